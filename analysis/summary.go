@@ -1,0 +1,180 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ErrNoData is returned when a statistic needs at least one value.
+var ErrNoData = errors.New("analysis: no values")
+
+// Summary describes one sample: the repetitions of one configuration for one
+// metric. All location fields are in the unit of the input values.
+type Summary struct {
+	N      int     // number of values
+	Median float64 // textbook median: middle value, or mean of the two middle values
+	Mean   float64
+	StdDev float64 // sample standard deviation (n-1 denominator); 0 when N < 2
+	CV     float64 // coefficient of variation StdDev/|Mean|; NaN when Mean is 0
+	Min    float64
+	Max    float64
+	Q1     float64 // first quartile (linear interpolation, type 7 as in R and NumPy)
+	Q3     float64 // third quartile (type 7)
+
+	// Confidence is the requested coverage of [MedianLo, MedianHi], in [0,1].
+	Confidence float64
+	// HasCI tells whether the sample is large enough for a distribution-free
+	// interval of the median at Confidence. When false MedianLo and MedianHi
+	// are NaN and Warnings says why.
+	HasCI bool
+	// MedianLo and MedianHi bound the median: order statistics x(l) and x(u)
+	// chosen from the Binomial(N, 1/2) distribution so that the coverage is at
+	// least Confidence. Coverage is the exact coverage achieved.
+	MedianLo, MedianHi float64
+	Coverage           float64
+
+	// Warnings lists conditions that weaken the summary without making it
+	// wrong.
+	Warnings []string
+}
+
+// CheckFinite returns an error naming the first NaN or infinite value in xs.
+func CheckFinite(xs []float64) error {
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("analysis: value %d is %v: only finite numbers can be summarised", i, x)
+		}
+	}
+	return nil
+}
+
+// Sorted returns a sorted copy of xs.
+func Sorted(xs []float64) []float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s
+}
+
+// Median returns the textbook median of xs: the middle value of the sorted
+// values, or the mean of the two middle values when len(xs) is even. It is
+// not gonum's stat.Quantile(0.5, ...), which returns a lower middle value.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := Sorted(xs)
+	return medianSorted(s)
+}
+
+func medianSorted(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// QuantileType7 returns the p-quantile of sorted data by linear interpolation
+// between order statistics, h = (n-1)p (Hyndman and Fan type 7, the default
+// of R's quantile and numpy.percentile).
+func QuantileType7(p float64, sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := float64(n-1) * p
+	lo := math.Floor(h)
+	i := int(lo)
+	if i >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+// MedianCI returns the distribution-free confidence interval of the median of
+// sorted data: the order statistics x(l) and x(n+1-l) (1-based) with the
+// largest l such that P(l <= B < n+1-l) >= confidence, B ~ Binomial(n, 1/2).
+// ok is false when even [min, max] does not reach the confidence, which
+// needs n >= 6 at 95%. coverage is the exact coverage of the interval.
+func MedianCI(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0, false
+	}
+	b := distuv.Binomial{N: float64(n), P: 0.5}
+	// The interval [x(l), x(n+1-l)] covers the median with probability
+	// P(l <= B <= n-l) = 1 - 2*P(B <= l-1).
+	best := 0
+	bestCov := 0.0
+	for l := 1; l <= n/2; l++ {
+		cov := 1 - 2*b.CDF(float64(l-1))
+		if cov >= confidence {
+			best, bestCov = l, cov
+		} else {
+			break
+		}
+	}
+	if best == 0 {
+		return math.NaN(), math.NaN(), 1 - 2*b.CDF(0), false
+	}
+	return sorted[best-1], sorted[n-best], bestCov, true
+}
+
+// Summarize computes the Summary of xs with a median interval at confidence
+// (for example 0.95). It returns ErrNoData for an empty sample and an error
+// for NaN or infinite values.
+func Summarize(xs []float64, confidence float64) (Summary, error) {
+	if len(xs) == 0 {
+		return Summary{}, ErrNoData
+	}
+	if err := CheckFinite(xs); err != nil {
+		return Summary{}, err
+	}
+	if !(confidence > 0 && confidence < 1) {
+		panic("analysis: confidence must be in (0, 1)")
+	}
+	s := Sorted(xs)
+	sum := Summary{
+		N:          len(s),
+		Median:     medianSorted(s),
+		Min:        s[0],
+		Max:        s[len(s)-1],
+		Q1:         QuantileType7(0.25, s),
+		Q3:         QuantileType7(0.75, s),
+		Confidence: confidence,
+	}
+	if len(s) > 1 {
+		sum.Mean, sum.StdDev = stat.MeanStdDev(s, nil)
+	} else {
+		sum.Mean = s[0]
+	}
+	if sum.Mean != 0 {
+		sum.CV = sum.StdDev / math.Abs(sum.Mean)
+	} else {
+		sum.CV = math.NaN()
+	}
+	sum.MedianLo, sum.MedianHi, sum.Coverage, sum.HasCI = MedianCI(s, confidence)
+	if !sum.HasCI {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
+			"need at least %d samples for a %g%% confidence interval of the median (have %d)",
+			MinSamplesForMedianCI(confidence), confidence*100, len(s)))
+	}
+	return sum, nil
+}
+
+// MinSamplesForMedianCI returns the smallest n for which MedianCI reaches
+// confidence.
+func MinSamplesForMedianCI(confidence float64) int {
+	for n := 1; n < 1000; n++ {
+		// [min, max] covers with 1 - 2 * 0.5^n.
+		if 1-2*math.Pow(0.5, float64(n)) >= confidence {
+			return n
+		}
+	}
+	return 1000
+}
