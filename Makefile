@@ -1,0 +1,34 @@
+# contend: nothing here is required; `go build ./...` and `go test ./...`
+# work without make.
+GO ?= go
+BIN := bin/contend
+
+.PHONY: all build run test race vet bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/contend
+
+# The main job at a size that fits a 2-core machine (under two minutes).
+run: build
+	./$(BIN) run faultme --threads 40 --mem 256MiB -n 5 --out results/make-run-faultme.json
+
+test: vet
+	$(GO) test -count=1 -timeout 20m ./...
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -count=1 ./...
+
+# Start-up cost of the repetition child against a C program that does nothing.
+bench: build
+	./scripts/bench-startup.sh
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/results
+
+clean:
+	rm -rf bin

@@ -1,0 +1,68 @@
+// Package bind is the Go side of contend's C ABI (native/contend.h): one Go
+// function per native workload, taking Go parameter types and returning Go
+// result types, with a non-zero errno turned into an *Error.
+//
+// Each call runs one whole repetition in C: no Go code runs while it is
+// timed. The C files here are one-line #includes of native/*.c, so that
+// each is its own compilation unit; the blank import of the root package
+// makes edits in native/ rebuild this package (see contend.go).
+package bind
+
+/*
+#cgo CFLAGS: -O2 -Wall -Wextra -Wno-unused-parameter -pthread -I${SRCDIR}/../native
+#cgo LDFLAGS: -pthread
+#include "contend.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	_ "contend" // rebuild when native/ changes
+)
+
+// Error is a failure reported by a native workload: the errno and the call
+// that returned it.
+type Error struct {
+	Workload string        // for example "faultme"
+	Call     string        // the failing call, for example "mmap"
+	Errno    syscall.Errno // the error number the call returned
+	Detail   string        // what the call was doing, in words
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s failed: %s (%s)", e.Workload, e.Call, ErrnoName(e.Errno), e.Errno.Error())
+	if e.Detail != "" {
+		s = fmt.Sprintf("%s: %s %s failed: %s (%s)", e.Workload, e.Call, e.Detail, ErrnoName(e.Errno), e.Errno.Error())
+	}
+	return s
+}
+
+// Unwrap lets errors.Is(err, syscall.ENOMEM) work.
+func (e *Error) Unwrap() error { return e.Errno }
+
+// ErrnoName returns the symbolic name of an errno, such as "ENOMEM".
+func ErrnoName(e syscall.Errno) string {
+	if n := unix.ErrnoName(e); n != "" {
+		return n
+	}
+	return fmt.Sprintf("errno %d", int(e))
+}
+
+func statusError(workload string, rc C.int, st *C.struct_ct_status) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{
+		Workload: workload,
+		Call:     C.GoString(&st.call[0]),
+		Errno:    syscall.Errno(rc),
+		Detail:   C.GoString(&st.detail[0]),
+	}
+}
+
+// CCVersion returns the version of the C compiler that built native/.
+func CCVersion() string { return C.GoString(C.ct_cc_version()) }

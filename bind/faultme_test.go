@@ -1,0 +1,53 @@
+package bind
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+)
+
+func TestFaultmeCountsAddUp(t *testing.T) {
+	const mem = 8 << 20
+	for _, threads := range []int{1, 3, 7} {
+		r, err := Faultme(FaultmeParams{Threads: threads, Mem: mem, Stride: 4096, THP: THPNever, ReportFD: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.PagesTouched != mem/4096 {
+			t.Errorf("threads=%d: pages touched %d, want %d", threads, r.PagesTouched, mem/4096)
+		}
+		if r.ThreadsCreated != threads {
+			t.Errorf("threads created %d, want %d", r.ThreadsCreated, threads)
+		}
+		if r.ElapsedNs == 0 {
+			t.Errorf("elapsed 0")
+		}
+		// Every page is read once: at least one minor fault per page
+		// (fresh mapping, 4 KiB pages forced by MADV_NOHUGEPAGE).
+		if r.MinFlt < mem/4096 {
+			t.Errorf("threads=%d: %d minor faults for %d pages: the reads did not fault", threads, r.MinFlt, mem/4096)
+		}
+	}
+}
+
+func TestFaultmeOddStride(t *testing.T) {
+	// ceil(mem/stride) pages when stride does not divide mem.
+	r, err := Faultme(FaultmeParams{Threads: 4, Mem: 1<<20 + 1, Stride: 8192, THP: THPLeave, ReportFD: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64((1<<20 + 1 + 8191) / 8192); r.PagesTouched != want {
+		t.Errorf("pages touched %d, want %d", r.PagesTouched, want)
+	}
+}
+
+func TestFaultmeMmapFailureNamesCall(t *testing.T) {
+	_, err := Faultme(FaultmeParams{Threads: 1, Mem: 1 << 62, Stride: 4096, ReportFD: -1})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v, want *bind.Error", err)
+	}
+	if e.Call != "mmap" || !errors.Is(err, syscall.ENOMEM) {
+		t.Errorf("got call %q errno %v, want mmap ENOMEM; message %q", e.Call, e.Errno, err)
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/env"
+)
+
+func init() { addCommand(envCommand) }
+
+func envCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "env",
+		Usage: "print this machine's environment fingerprint",
+		Description: `Prints the facts that every result file records about the machine it ran
+on: kernel release and preemption model, CPU, memory, THP and zero page,
+cpufreq governor, virtualisation, SysV and thread limits, compilers.
+
+Examples:
+   contend env
+   contend env --format json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		},
+		Action: func(c *cli.Context) error {
+			f := env.Capture()
+			switch c.String("format") {
+			case "json":
+				return printJSON(c.App.Writer, f)
+			case "text":
+			default:
+				return usagef("--format: %q is not accepted; accepted: text, json", c.String("format"))
+			}
+			for _, k := range f.Keys() {
+				fmt.Fprintf(c.App.Writer, "%-20s %s\n", k, f[k])
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/limits"
+	"contend/internal/workload"
+)
+
+// paramFlags returns one flag per parameter of w.
+func paramFlags(w *workload.Workload) []cli.Flag {
+	var fs []cli.Flag
+	for _, p := range w.Params {
+		usage := p.Usage
+		if d := p.DefaultString(); d != "" {
+			usage += " (default " + d + ")"
+		}
+		if p.Kind == workload.Bool {
+			fs = append(fs, &cli.BoolFlag{Name: p.Name, Usage: usage, Category: "workload parameters"})
+			continue
+		}
+		fs = append(fs, &cli.StringFlag{Name: p.Name, Usage: usage, Category: "workload parameters"})
+	}
+	return fs
+}
+
+// givenParams collects the parameter texts the user gave as flags or as
+// positional arguments.
+func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
+	given := map[string]string{}
+	for _, p := range w.Params {
+		if !c.IsSet(p.Name) {
+			continue
+		}
+		if p.Kind == workload.Bool {
+			given[p.Name] = fmt.Sprint(c.Bool(p.Name))
+		} else {
+			given[p.Name] = c.String(p.Name)
+		}
+	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return given, nil
+	}
+	if len(w.Positional) == 0 {
+		return nil, usagef("%s takes no positional arguments (got %q); give parameters as flags, see 'contend help %s'", w.Name, strings.Join(args, " "), w.Name)
+	}
+	if len(args) != len(w.Positional) {
+		return nil, usagef("%s takes %d positional arguments <%s>, got %d; see 'contend help %s'", w.Name, len(w.Positional), strings.Join(w.Positional, "> <"), len(args), w.Name)
+	}
+	for i, name := range w.Positional {
+		if _, dup := given[name]; dup {
+			return nil, usagef("--%s given both as a flag and as positional argument %d", name, i+1)
+		}
+		given[name] = args[i]
+	}
+	return given, nil
+}
+
+// resolve turns the user's texts into checked values of w, with the
+// warnings the machine check produced.
+func resolve(w *workload.Workload, given map[string]string) (workload.Values, []string, error) {
+	v, err := w.Resolve(given)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warns []string
+	if w.Check != nil {
+		warns, err = w.Check(v, machine())
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return v, warns, nil
+}
+
+// machine returns the limits checked before runs. CONTEND_FAKE_LIMITS
+// ("threads-max=100,semmsl=10") overrides some of them, for tests of the
+// limit checks on a machine with large limits.
+func machine() limits.Machine {
+	m := limits.Read()
+	if s := os.Getenv("CONTEND_FAKE_LIMITS"); s != "" {
+		m = m.Override(s)
+	}
+	return m
+}
+
+// repFlags are the flags of every command that runs repetitions.
+func repFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "runs", Aliases: []string{"n"}, Value: "5", Usage: "measured repetitions, each in a fresh process"},
+		&cli.StringFlag{Name: "warmup", Value: "0", Usage: "repetitions run first and not counted"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json)"},
+		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
+		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from the parameters, see 'contend help WORKLOAD')"},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
+	}
+}
+
+// repOptions are the parsed repFlags.
+type repOptions struct {
+	n, warmup int
+	out       string
+	label     string
+	timeout   time.Duration // 0: the workload's default
+	format    string
+	quiet     bool
+}
+
+func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
+	var o repOptions
+	var err error
+	if o.n, err = intFlag(c, "runs", 1, 100000); err != nil {
+		return o, err
+	}
+	if o.warmup, err = intFlag(c, "warmup", 0, 100000); err != nil {
+		return o, err
+	}
+	o.out, o.label, o.quiet = c.String("out"), c.String("label"), c.Bool("quiet")
+	if c.IsSet("out") && strings.TrimSpace(o.out) == "" {
+		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.json")
+	}
+	if t := c.String("timeout"); t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return o, usagef("--timeout: %q is not accepted; accepted: a positive duration such as 90s or 10m", t)
+		}
+		o.timeout = d
+	}
+	o.format = c.String("format")
+	if len(formats) == 0 {
+		formats = []string{"text", "json", "original"}
+	}
+	ok := false
+	for _, f := range formats {
+		ok = ok || f == o.format
+	}
+	if !ok {
+		return o, usagef("--format: %q is not accepted; accepted: %s", o.format, strings.Join(formats, ", "))
+	}
+	return o, nil
+}
+
+func intFlag(c *cli.Context, name string, lo, hi int) (int, error) {
+	s := strings.TrimSpace(c.String(name))
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(s, "+") {
+		return 0, usagef("--%s: %q is not an integer; accepted: an integer from %d to %d", name, s, lo, hi)
+	}
+	if n < lo || n > hi {
+		return 0, usagef("--%s: %d is out of range; accepted: an integer from %d to %d", name, n, lo, hi)
+	}
+	return n, nil
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/report"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(listCommand) }
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the workloads with their provenance and default parameters",
+		Description: `Lists every workload: what it measures, where it comes from, and its
+parameters with the original program's defaults.
+
+Example:
+   contend list`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("list takes no arguments; for one workload use 'contend help %s'", c.Args().First())
+			}
+			w := c.App.Writer
+			for i, wl := range workload.All() {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				describe(w, wl, false)
+			}
+			return nil
+		},
+	}
+}
+
+func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, long bool) {
+	fmt.Fprintf(w, "%s: %s\n", wl.Name, wl.Summary)
+	fmt.Fprintf(w, "  from: %s\n", wrap(wl.Provenance, 72, "        "))
+	if long {
+		fmt.Fprintf(w, "\n%s\n\n", wl.Doc)
+	}
+	if long {
+		fmt.Fprintln(w, "parameters (default in brackets):")
+	}
+	for _, p := range wl.Params {
+		fmt.Fprintf(w, "  %-24s %s\n", "--"+p.Name+" ["+p.DefaultString()+"]", p.Usage)
+	}
+	if long {
+		fmt.Fprintln(w, "\nmetrics:")
+		m := &report.Table{}
+		for _, x := range wl.Metrics {
+			m.Row("  "+x.Name, x.Unit, string(x.Better), x.Desc)
+		}
+		m.Write(w)
+		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...)")
+	}
+}
+
+func wrap(s string, width int, indent string) string {
+	out, line := "", ""
+	for _, word := range splitWords(s) {
+		if line != "" && len(line)+1+len(word) > width {
+			out += line + "\n" + indent
+			line = word
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return out + line
+}
+
+func splitWords(s string) []string {
+	var ws []string
+	cur := ""
+	for _, r := range s {
+		if r == ' ' || r == '\n' {
+			if cur != "" {
+				ws = append(ws, cur)
+			}
+			cur = ""
+			continue
+		}
+		cur += string(r)
+	}
+	if cur != "" {
+		ws = append(ws, cur)
+	}
+	return ws
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend"
+	"contend/internal/env"
+	"contend/internal/harness"
+	"contend/internal/report"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(runCommand) }
+
+func runCommand() *cli.Command {
+	cmd := &cli.Command{
+		Name:      "run",
+		Usage:     "repeat one configuration of a workload, each repetition in a fresh process",
+		ArgsUsage: "WORKLOAD [parameters]",
+		Description: `Runs WORKLOAD -n times (after --warmup uncounted runs), each repetition in a
+fresh child process that makes one call into the C workload. Every repetition
+is written to the result file (--out) as soon as it ends, with its status, its
+metrics and the child's rusage; the file also records the parameters, the
+command line and the environment. At the end a summary of every metric is
+printed: median with its 95% confidence interval, spread, and failures.
+
+Ctrl-C stops the run, keeps every finished repetition and exits with 130.
+
+Examples:
+   contend run faultme --threads 40 --mem 1GiB -n 5
+   contend run faultme --format original -n 3 --out rt6-patched.json --label 'rt6 + patch'
+   contend run faultme --help             the parameters of faultme`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("run: which workload? one of: %s (see 'contend list')", joinNames())
+			}
+			return usagef("run: no workload %q; one of: %s (see 'contend list')", c.Args().First(), joinNames())
+		},
+	}
+	for _, w := range workload.All() {
+		cmd.Subcommands = append(cmd.Subcommands, runWorkloadCommand(w))
+	}
+	return cmd
+}
+
+func runWorkloadCommand(w *workload.Workload) *cli.Command {
+	argsUsage := "[flags]"
+	if len(w.Positional) > 0 {
+		argsUsage = "[flags] [<" + joinStrings(w.Positional, "> <") + ">]"
+	}
+	return &cli.Command{
+		Name:        w.Name,
+		Usage:       w.Summary,
+		ArgsUsage:   argsUsage,
+		Description: w.Doc + "\n\nProvenance: " + w.Provenance,
+		Flags:       append(paramFlags(w), repFlags()...),
+		Action: func(c *cli.Context) error {
+			return runWorkload(c, w)
+		},
+	}
+}
+
+func runWorkload(c *cli.Context, w *workload.Workload) error {
+	given, err := givenParams(c, w)
+	if err != nil {
+		return err
+	}
+	opt, err := parseRepOptions(c)
+	if err != nil {
+		return err
+	}
+	v, warns, err := resolve(w, given)
+	if err != nil {
+		return err
+	}
+	stderr := c.App.ErrWriter
+	stdout := c.App.Writer
+	if !opt.quiet {
+		for _, x := range warns {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
+	}
+	timeout := opt.timeout
+	if timeout == 0 && w.Timeout != nil {
+		timeout = w.Timeout(v)
+	}
+	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
+	f.Warnings = warns
+	out := opt.out
+	if out == "" {
+		out = defaultOut(w.Name)
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, w.Primary, unitOf(w, w.Primary))
+	sess := &harness.Session{
+		Workload: w,
+		Configs:  []workload.Values{v},
+		Out:      wr,
+		Timeout:  func(int) time.Duration { return timeout },
+		Next:     harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			if opt.format == "original" && rep.Status == results.StatusOK && !rep.Warmup && w.Original != nil {
+				for _, line := range w.Original(v, workload.Sample{Metrics: rep.Metrics, Series: rep.Series}, rep.Metrics) {
+					fmt.Fprintln(stdout, line)
+				}
+			}
+			if rep.Status != results.StatusOK && !opt.quiet {
+				fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
+			}
+		},
+	}
+	runErr := sess.Run(ctx)
+	progress.done()
+	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	summaryTo := stdout
+	switch opt.format {
+	case "original":
+		summaryTo = stderr
+		if opt.quiet {
+			summaryTo = io.Discard
+		}
+	case "json":
+		b, err := results.Marshal(wr.File)
+		if err != nil {
+			return err
+		}
+		stdout.Write(b)
+		summaryTo = io.Discard
+	}
+	report.Summary(summaryTo, wr.File, 0)
+	if !opt.quiet {
+		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if wr.File.Counts(0)[results.StatusOK] == 0 {
+		return cli.Exit("no repetition succeeded", exitFailure)
+	}
+	return nil
+}
+
+// newFile starts a result file for configs of w.
+func newFile(kind string, w *workload.Workload, configs []workload.Values, names []string, label string) *results.File {
+	f := &results.File{
+		Format:   results.FormatName,
+		Version:  results.FormatVersion,
+		Contend:  contend.Version,
+		Native:   contend.NativeHash(),
+		Kind:     kind,
+		Command:  os.Args,
+		Workload: w.Name,
+		Label:    label,
+		Start:    time.Now(),
+		Primary:  w.Primary,
+		Env:      env.Capture(),
+	}
+	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
+		f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+	}
+	for i, v := range configs {
+		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})
+	}
+	return f
+}
+
+func paramList(w *workload.Workload, v workload.Values) []results.Param {
+	var ps []results.Param
+	for _, p := range w.Params {
+		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
+	}
+	return ps
+}
+
+func defaultOut(name string) string {
+	return filepath.Join("results", fmt.Sprintf("%s-%s.json", name, time.Now().Format("20060102-150405")))
+}
+
+func unitOf(w *workload.Workload, metric string) string {
+	m, _ := w.Metric(metric)
+	return m.Unit
+}
+
+func joinNames() string { return joinStrings(workload.Names(), ", ") }
+
+func joinStrings(s []string, sep string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += sep
+		}
+		out += x
+	}
+	return out
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/env"
+	"contend/internal/report"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(showCommand) }
+
+func showCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "summarise a result file",
+		ArgsUsage: "FILE",
+		Description: `Prints the summary of a result file as 'contend run' printed it at the end:
+per metric the median with its 95% confidence interval, spread, failures.
+
+Examples:
+   contend show results/faultme.json
+   contend show --format json results/faultme.json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json or original"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("show takes one result file, got %d arguments", c.NArg())
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" && format != "original" {
+				return usagef("--format: %q is not accepted; accepted: text, json, original", format)
+			}
+			f, err := results.Read(c.Args().First())
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			w := c.App.Writer
+			switch format {
+			case "json":
+				b, err := results.Marshal(f)
+				if err != nil {
+					return err
+				}
+				_, err = w.Write(b)
+				return err
+			case "original":
+				return showOriginal(c, f)
+			}
+			fmt.Fprintf(w, "file: %s (%s, %s)\n", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05"))
+			if !f.Complete {
+				fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
+			}
+			fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
+			for i := range f.Configs {
+				fmt.Fprintln(w)
+				report.Summary(w, f, i)
+			}
+			return nil
+		},
+	}
+}
+
+// showOriginal prints every successful repetition of f as the original
+// program printed it.
+func showOriginal(c *cli.Context, f *results.File) error {
+	wl, ok := workload.Lookup(f.Workload)
+	if !ok || wl.Original == nil {
+		return usagef("--format original: workload %q has no original output format", f.Workload)
+	}
+	for _, r := range f.Reps {
+		if r.Status != results.StatusOK || r.Warmup {
+			continue
+		}
+		v := workload.Values{}
+		for _, p := range f.Configs[r.Config].Params {
+			v[p.Name] = p.Value
+		}
+		for _, line := range wl.Original(v, workload.Sample{Metrics: r.Metrics, Series: r.Series}, r.Metrics) {
+			fmt.Fprintln(c.App.Writer, line)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+// Package env captures the environment fingerprint that every result file
+// records and `contend env` prints: what kernel, machine and settings a
+// measurement ran under, so that `contend compare` can list what differed.
+package env
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"contend"
+	"contend/bind"
+)
+
+// Fingerprint is an ordered set of key/value facts about the machine.
+type Fingerprint map[string]string
+
+// Keys returns the keys of f in a stable, readable order.
+func (f Fingerprint) Keys() []string {
+	order := map[string]int{}
+	for i, k := range keyOrder {
+		order[k] = i
+	}
+	ks := make([]string, 0, len(f))
+	for k := range f {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		oi, iok := order[ks[i]]
+		oj, jok := order[ks[j]]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}
+
+var keyOrder = []string{
+	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline",
+	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt", "mem.total", "mem.available",
+	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
+	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
+	"tracefs", "contend.version", "contend.native", "go.version", "cc.version",
+}
+
+// Capture reads the fingerprint of this machine now.
+func Capture() Fingerprint {
+	f := Fingerprint{}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		f["kernel.release"] = cstr(u.Release[:])
+		f["kernel.version"] = cstr(u.Version[:])
+		f["hostname"] = cstr(u.Nodename[:])
+	}
+	f["kernel.preempt"] = preemptModel(f["kernel.version"])
+	f["kernel.cmdline"] = read("/proc/cmdline")
+	f["cpu.model"] = cpuModel()
+	f["cpu.online"] = strconv.Itoa(runtime.NumCPU())
+	if g := read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); g != "" {
+		f["cpu.governor"] = g
+	} else {
+		f["cpu.governor"] = "none (no cpufreq)"
+	}
+	if s := read("/sys/devices/system/cpu/smt/active"); s != "" {
+		f["smt"] = map[string]string{"0": "off", "1": "on"}[s]
+	}
+	f["virt"] = virt()
+	mi := readMeminfo()
+	f["mem.total"] = mi["MemTotal"]
+	f["mem.available"] = mi["MemAvailable"]
+	f["thp.enabled"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/enabled"))
+	f["thp.defrag"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/defrag"))
+	f["thp.use_zero_page"] = read("/sys/kernel/mm/transparent_hugepage/use_zero_page")
+	if strings.Contains(f["kernel.cmdline"], "no_zero_page=1") {
+		f["zero_page"] = "disabled on the kernel command line: read faults allocate real pages"
+	} else {
+		f["zero_page"] = "assumed available"
+	}
+	f["kernel.sem"] = strings.Join(strings.Fields(read("/proc/sys/kernel/sem")), " ")
+	f["kernel.threads-max"] = read("/proc/sys/kernel/threads-max")
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NPROC, &rl) == nil {
+		if rl.Cur == unix.RLIM_INFINITY {
+			f["ulimit.nproc"] = "unlimited"
+		} else {
+			f["ulimit.nproc"] = strconv.FormatUint(rl.Cur, 10)
+		}
+	}
+	if la := strings.Fields(read("/proc/loadavg")); len(la) >= 3 {
+		f["loadavg"] = strings.Join(la[:3], " ")
+	}
+	f["tracefs"] = tracefs()
+	f["contend.version"] = contend.Version
+	f["contend.native"] = contend.NativeHash()
+	f["go.version"] = runtime.Version()
+	f["cc.version"] = bind.CCVersion()
+	for k, v := range f {
+		if v == "" {
+			delete(f, k)
+		}
+	}
+	return f
+}
+
+// Diff returns the keys whose values differ between a and b (or exist in
+// one only), ignoring keys that change from run to run on one machine.
+func Diff(a, b Fingerprint) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range []Fingerprint{a, b} {
+		for _, k := range f.Keys() {
+			if seen[k] || volatileKeys[k] {
+				continue
+			}
+			seen[k] = true
+			if a[k] != b[k] {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// volatileKeys change between runs without meaning a different setup.
+var volatileKeys = map[string]bool{"mem.available": true, "loadavg": true}
+
+func cstr(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+func read(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// bracketed returns the selected word of a sysfs choice list "a [b] c".
+func bracketed(s string) string {
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return s
+}
+
+func preemptModel(version string) string {
+	model := ""
+	for _, w := range []string{"PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"} {
+		if strings.Contains(version, w) {
+			model = w
+			break
+		}
+	}
+	if model == "" {
+		model = "none (no PREEMPT in uname -v)"
+	}
+	if s := read("/sys/kernel/debug/sched/preempt"); s != "" {
+		model += ", running as " + bracketed(s)
+	} else if cfg := kernelConfig(); cfg != nil {
+		for _, k := range []string{"CONFIG_PREEMPT_RT", "CONFIG_PREEMPT", "CONFIG_PREEMPT_VOLUNTARY", "CONFIG_PREEMPT_NONE"} {
+			if cfg[k] == "y" {
+				model += ", default " + strings.ToLower(strings.TrimPrefix(k, "CONFIG_PREEMPT_"))
+				break
+			}
+		}
+	}
+	return model
+}
+
+func kernelConfig() map[string]string {
+	f, err := os.Open("/proc/config.gz")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(z, 8<<20))
+	if err != nil {
+		return nil
+	}
+	cfg := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CONFIG_PREEMPT") {
+			cfg[k] = v
+		}
+	}
+	return cfg
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// virt names the hypervisor from several sources: the cpuinfo flag, DMI,
+// /sys/hypervisor, the kernel log's "Hypervisor detected" line (root only).
+func virt() string {
+	var found []string
+	cpuinfo := read("/proc/cpuinfo")
+	if strings.Contains(cpuinfo, " hypervisor") {
+		found = append(found, "cpu flag hypervisor")
+	}
+	if t := read("/sys/hypervisor/type"); t != "" {
+		found = append(found, t)
+	}
+	if p := read("/sys/class/dmi/id/product_name"); p != "" {
+		found = append(found, "dmi "+p)
+	}
+	if out, err := exec.Command("dmesg").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if i := strings.Index(line, "Hypervisor detected: "); i >= 0 {
+				found = append(found, strings.TrimSpace(line[i+len("Hypervisor detected: "):]))
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "none detected"
+	}
+	return strings.Join(found, "; ")
+}
+
+func tracefs() string {
+	for _, d := range []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"} {
+		if _, err := os.Stat(d + "/events"); err == nil {
+			return "mounted at " + d
+		}
+	}
+	return "not mounted"
+}
+
+func readMeminfo() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(read("/proc/meminfo"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Now is the time source of result files, replaceable in tests.
+var Now = time.Now

@@ -1,0 +1,75 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"contend/internal/workload"
+)
+
+// ChildArg is the hidden first argument that turns the contend binary into
+// a repetition child: `contend __child WORKLOAD PARAMS-JSON`.
+const ChildArg = "__child"
+
+// reportFD is the child's end of the report pipe (the first ExtraFiles
+// entry of the parent's exec.Cmd).
+const reportFD = 3
+
+// ChildMain runs one repetition in this process and returns its exit
+// status. It is called from main before anything else is set up, so that
+// the child stays lean. The result goes to the parent as one line
+// "result JSON" (or "error TEXT") on the report pipe; C code writes its
+// "ipc sem ID" lines to the same pipe before its timed region.
+func ChildMain(args []string) int {
+	// Keep the Go runtime out of the measurement: no GC during the one
+	// cgo call, and the call stays on this thread.
+	debug.SetGCPercent(-1)
+	runtime.LockOSThread()
+
+	report := os.NewFile(reportFD, "report")
+	fail := func(format string, a ...any) int {
+		msg := fmt.Sprintf(format, a...)
+		if report != nil {
+			fmt.Fprintf(report, "error %s\n", oneLine(msg))
+		}
+		fmt.Fprintln(os.Stderr, "contend child:", msg)
+		return 1
+	}
+	if len(args) != 2 {
+		return fail("usage: contend %s WORKLOAD PARAMS-JSON (internal)", ChildArg)
+	}
+	w, ok := workload.Lookup(args[0])
+	if !ok {
+		return fail("unknown workload %q", args[0])
+	}
+	var v workload.Values
+	if err := json.Unmarshal([]byte(args[1]), &v); err != nil {
+		return fail("bad parameters: %v", err)
+	}
+	s, err := w.Run(v, workload.Runtime{ReportFD: reportFD})
+	if err != nil {
+		return fail("%v", err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fail("cannot encode the result: %v", err)
+	}
+	if _, err := fmt.Fprintf(report, "result %s\n", b); err != nil {
+		return fail("cannot report the result: %v", err)
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			r = ' '
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}

@@ -1,0 +1,322 @@
+// Package harness runs repetitions: each in a fresh child process (the same
+// binary in a hidden mode), timed and accounted by the parent the way
+// time(1) does, with a timeout, and cleaned up after whatever way it ended:
+// its process group killed and reaped, the SysV IPC objects it reported
+// removed.
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+// Executable is the binary run as the repetition child; tests may point it
+// at a test binary.
+var Executable = func() (string, error) { return os.Executable() }
+
+// ChildEnv is added to the child's environment; tests use it to make a test
+// binary act as the child.
+var ChildEnv []string
+
+func init() {
+	// Orphans of a repetition (osim's worker processes after the child
+	// died) are reparented to contend, so that they can be reaped.
+	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// Outcome is one finished repetition as the parent saw it.
+type Outcome struct {
+	Rep results.Rep
+	// Leaked lists IPC objects the child did not remove and the parent
+	// did (or failed to: see Rep.Error).
+	Cleaned []string
+}
+
+// RunRep runs one repetition of w with values v in a child process and
+// returns it with the child's process metrics. It never returns an error:
+// a failed, timed-out or interrupted repetition is a Rep with that status.
+// ctx cancellation interrupts the repetition.
+func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
+	rep := results.Rep{Start: time.Now(), LoadAvg: loadAvg()}
+	fail := func(status string, err error) Outcome {
+		rep.Status, rep.Error = status, err.Error()
+		return Outcome{Rep: rep}
+	}
+	exe, err := Executable()
+	if err != nil {
+		return fail(results.StatusFailed, fmt.Errorf("cannot find the contend binary to run a child: %v", err))
+	}
+	pj, err := json.Marshal(v)
+	if err != nil {
+		return fail(results.StatusFailed, err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fail(results.StatusFailed, fmt.Errorf("cannot create the report pipe: %v", err))
+	}
+	cmd := exec.Command(exe, ChildArg, w.Name, string(pj))
+	cmd.Env = append(os.Environ(), ChildEnv...)
+	cmd.Stdout = os.Stderr // a workload prints nothing; anything it does is a diagnostic
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 8192}
+	cmd.ExtraFiles = []*os.File{pw}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return fail(results.StatusFailed, fmt.Errorf("cannot start the repetition child: %v", err))
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	// Read the report pipe until the child and everything it forked
+	// have closed it.
+	var (
+		mu        sync.Mutex
+		ipcs      = map[string]bool{}
+		resultMsg string
+		errorMsg  string
+	)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			verb, rest, _ := strings.Cut(line, " ")
+			mu.Lock()
+			switch verb {
+			case "ipc":
+				ipcs[rest] = true
+			case "ipc-removed":
+				delete(ipcs, rest)
+			case "result":
+				resultMsg = rest
+			case "error":
+				errorMsg = rest
+			}
+			mu.Unlock()
+		}
+	}()
+
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	status := ""
+	var werr error
+	select {
+	case werr = <-waitDone:
+	case <-timer:
+		status = results.StatusTimeout
+		unix.Kill(-pgid, unix.SIGKILL)
+		werr = <-waitDone
+	case <-ctx.Done():
+		status = results.StatusInterrupted
+		unix.Kill(-pgid, unix.SIGKILL)
+		werr = <-waitDone
+	}
+	elapsed := time.Since(start)
+
+	// Whatever the child left in its process group (forked workers) is
+	// killed and reaped; then the pipe's last writer is gone.
+	killGroup(pgid)
+	select {
+	case <-readDone:
+	case <-time.After(5 * time.Second):
+		// A grandchild that left the process group still holds the
+		// pipe: stop reading.
+	}
+	pr.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	out := Outcome{}
+	for obj := range ipcs {
+		if err := removeIPC(obj); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("could not remove %s left by the child: %v", obj, err))
+		} else {
+			out.Cleaned = append(out.Cleaned, obj)
+		}
+	}
+	if len(out.Cleaned) > 0 && status == "" && werr == nil {
+		rep.Notes = append(rep.Notes, "removed IPC objects the child left: "+strings.Join(out.Cleaned, ", "))
+	}
+
+	rep.Metrics = map[string]float64{}
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
+			user := time.Duration(ru.Utime.Nano())
+			sys := time.Duration(ru.Stime.Nano())
+			rep.Metrics["user"] = float64(user)
+			rep.Metrics["sys"] = float64(sys)
+			rep.Metrics["cpu"] = float64(user + sys)
+			rep.Metrics["maxrss"] = float64(ru.Maxrss * 1024)
+			rep.Metrics["minflt"] = float64(ru.Minflt)
+			rep.Metrics["majflt"] = float64(ru.Majflt)
+			rep.Metrics["vcsw"] = float64(ru.Nvcsw)
+			rep.Metrics["ivcsw"] = float64(ru.Nivcsw)
+		}
+	}
+	rep.Metrics["real"] = float64(elapsed)
+
+	switch {
+	case status == results.StatusTimeout:
+		rep.Status, rep.Error = status, fmt.Sprintf("timed out after %s; the child's process group was killed (raise --timeout)", timeout)
+	case status == results.StatusInterrupted:
+		rep.Status, rep.Error = status, "interrupted; the child's process group was killed"
+	case errorMsg != "":
+		rep.Status, rep.Error = results.StatusFailed, errorMsg
+	case werr != nil:
+		rep.Status, rep.Error = results.StatusFailed, describeExit(werr, stderr.String())
+	case resultMsg == "":
+		rep.Status, rep.Error = results.StatusFailed, "the child exited without a result"
+	default:
+		var s workload.Sample
+		if err := json.Unmarshal([]byte(resultMsg), &s); err != nil {
+			rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("unreadable result from the child: %v", err)
+			break
+		}
+		rep.Status = results.StatusOK
+		for k, x := range s.Metrics {
+			rep.Metrics[k] = x
+		}
+		rep.Series = s.Series
+		rep.Notes = append(s.Notes, rep.Notes...)
+	}
+	if rep.Status != results.StatusOK {
+		// Only the process metrics of a failed repetition mean anything.
+		for k := range rep.Metrics {
+			if _, own := w.Metric(k); own && !isProcessMetric(k) {
+				delete(rep.Metrics, k)
+			}
+		}
+	}
+	out.Rep = rep
+	return out
+}
+
+func isProcessMetric(name string) bool {
+	for _, m := range workload.ProcessMetrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func describeExit(err error, stderr string) string {
+	msg := err.Error()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			msg = fmt.Sprintf("the child was killed by signal %s", unix.SignalName(ws.Signal()))
+			if ws.CoreDump() {
+				msg += " (core dumped)"
+			}
+		} else {
+			msg = fmt.Sprintf("the child exited with status %d", ee.ExitCode())
+		}
+	}
+	if s := strings.TrimSpace(stderr); s != "" {
+		msg += ": " + oneLine(lastLine(s))
+	}
+	return msg
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// killGroup kills every process left in process group pgid and reaps the
+// ones that are contend's children (direct, or orphans reparented to
+// contend as child subreaper).
+func killGroup(pgid int) {
+	unix.Kill(-pgid, unix.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-pgid, &ws, unix.WNOHANG, nil)
+		if err != nil { // ECHILD: none left
+			return
+		}
+		if pid == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// removeIPC removes an object reported as "sem ID".
+func removeIPC(obj string) error {
+	kind, idText, _ := strings.Cut(obj, " ")
+	id, err := strconv.Atoi(idText)
+	if err != nil {
+		return fmt.Errorf("bad IPC report %q", obj)
+	}
+	switch kind {
+	case "sem":
+		const ipcRMID = 0
+		_, _, e := unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, ipcRMID, 0, 0, 0)
+		if e != 0 && e != unix.EINVAL && e != unix.EIDRM {
+			return e
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown IPC kind %q", kind)
+}
+
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	x, _ := strconv.ParseFloat(f[0], 64)
+	return x
+}
+
+type limitedWriter struct {
+	w interface{ WriteString(string) (int, error) }
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		q := p
+		if len(q) > l.n {
+			q = q[:l.n]
+		}
+		l.w.WriteString(string(q))
+		l.n -= len(q)
+	}
+	return len(p), nil
+}

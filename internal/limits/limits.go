@@ -1,0 +1,226 @@
+// Package limits reads the limits of this machine that a configuration can
+// run into: threads and processes, SysV semaphores, memory and address
+// space. Workloads check their parameters against a Machine before anything
+// starts; tests build a Machine by hand to fake a small machine.
+package limits
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Machine is a snapshot of the limits. A zero field means "unknown" and is
+// not checked.
+type Machine struct {
+	CPUs int // online CPUs
+
+	// Tasks: the most threads or processes one more task group can have,
+	// and where each limit comes from.
+	NProc      int64 // RLIMIT_NPROC (soft), per user
+	ThreadsMax int64 // kernel.threads-max
+	PidMax     int64 // kernel.pid_max
+	PidsCgroup int64 // pids.max of this process's cgroup, 0 when unlimited
+	Root       bool  // RLIMIT_NPROC does not bind root
+
+	// SysV semaphores (kernel.sem): SEMMSL SEMMNS SEMOPM SEMMNI.
+	SemMSL, SemMNS, SemOPM, SemMNI int64
+	SemVMX                         int64 // largest semaphore value (32767 on Linux)
+
+	MemTotal, MemAvailable int64 // bytes, /proc/meminfo
+	Overcommit             int   // vm.overcommit_memory: 0 heuristic, 1 always, 2 never
+	CommitLimit, Committed int64 // bytes, /proc/meminfo
+	AddressSpace           int64 // RLIMIT_AS (soft), 0 when unlimited
+	StackMin               int64 // PTHREAD_STACK_MIN
+}
+
+// Read returns the limits of this machine. Anything unreadable stays 0.
+func Read() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), SemVMX: 32767, StackMin: 16384, Root: os.Geteuid() == 0}
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NPROC, &rl) == nil && rl.Cur != unix.RLIM_INFINITY {
+		m.NProc = int64(rl.Cur)
+	}
+	if unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil && rl.Cur != unix.RLIM_INFINITY {
+		m.AddressSpace = int64(rl.Cur)
+	}
+	m.ThreadsMax = readInt("/proc/sys/kernel/threads-max")
+	m.PidMax = readInt("/proc/sys/kernel/pid_max")
+	m.PidsCgroup = pidsCgroupMax()
+	if f := fields("/proc/sys/kernel/sem"); len(f) == 4 {
+		m.SemMSL, m.SemMNS, m.SemOPM, m.SemMNI = f[0], f[1], f[2], f[3]
+	}
+	mi := meminfo()
+	m.MemTotal, m.MemAvailable = mi["MemTotal"], mi["MemAvailable"]
+	m.CommitLimit, m.Committed = mi["CommitLimit"], mi["Committed_AS"]
+	m.Overcommit = int(readInt("/proc/sys/vm/overcommit_memory"))
+	return m
+}
+
+// CheckTasks returns an error naming the binding limit when n more threads
+// or processes (beyond this process's own) cannot be had, or nil. flag names
+// the flag that asked for them.
+func (m Machine) CheckTasks(flag string, n int64) error {
+	type lim struct {
+		v    int64
+		what string
+	}
+	ls := []lim{
+		{m.ThreadsMax, "kernel.threads-max"},
+		{m.PidMax, "kernel.pid_max"},
+		{m.PidsCgroup, "the pids cgroup limit (pids.max)"},
+	}
+	if !m.Root {
+		ls = append(ls, lim{m.NProc, "RLIMIT_NPROC (ulimit -u)"})
+	}
+	for _, l := range ls {
+		// Keep head room for everything else running as this user.
+		if l.v > 0 && n > l.v-64 {
+			return fmt.Errorf("--%s: %d threads or processes exceed %s = %d; accepted: at most %d here", flag, n, l.what, l.v, max(l.v-64, 1))
+		}
+	}
+	return nil
+}
+
+// MaxTasks returns the largest task count CheckTasks accepts, 0 if unknown.
+func (m Machine) MaxTasks() int64 {
+	best := int64(0)
+	for _, v := range []int64{m.ThreadsMax, m.PidMax, m.PidsCgroup} {
+		if v > 0 && (best == 0 || v-64 < best) {
+			best = v - 64
+		}
+	}
+	if !m.Root && m.NProc > 0 && (best == 0 || m.NProc-64 < best) {
+		best = m.NProc - 64
+	}
+	return best
+}
+
+// UserSpace is the x86-64 and arm64 user address space with 4-level page
+// tables: the largest mapping that can ever succeed.
+const UserSpace = int64(1) << 47
+
+func readInt(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func fields(path string) []int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []int64
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func meminfo() map[string]int64 {
+	out := map[string]int64{}
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		k, rest, ok := strings.Cut(s.Text(), ":")
+		if !ok {
+			continue
+		}
+		fs := strings.Fields(rest)
+		if len(fs) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(fs[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		if len(fs) > 1 && fs[1] == "kB" {
+			n *= 1024
+		}
+		out[k] = n
+	}
+	return out
+}
+
+// pidsCgroupMax reads pids.max of this process's cgroup (v2), 0 when
+// unlimited or unknown.
+func pidsCgroupMax() int64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			v, err := os.ReadFile("/sys/fs/cgroup" + rest + "/pids.max")
+			if err != nil {
+				return 0
+			}
+			s := strings.TrimSpace(string(v))
+			if s == "max" {
+				return 0
+			}
+			n, _ := strconv.ParseInt(s, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// Override returns m with limits replaced from a spec such as
+// "threads-max=100,semmsl=10,semmni=4,nproc=50,memavailable=1073741824".
+// Unknown keys are ignored. It exists to test limit checks.
+func (m Machine) Override(spec string) Machine {
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "threads-max":
+			m.ThreadsMax = n
+		case "pid-max":
+			m.PidMax = n
+		case "pids-max":
+			m.PidsCgroup = n
+		case "nproc":
+			m.NProc, m.Root = n, false
+		case "semmsl":
+			m.SemMSL = n
+		case "semmns":
+			m.SemMNS = n
+		case "semopm":
+			m.SemOPM = n
+		case "semmni":
+			m.SemMNI = n
+		case "memavailable":
+			m.MemAvailable = n
+		case "as":
+			m.AddressSpace = n
+		}
+	}
+	return m
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// Confidence is the level of every interval contend prints.
+const Confidence = 0.95
+
+// Summary prints the per-metric summaries of config c of f (c < 0: all
+// reps pooled) to w: location, interval, spread, the count of repetitions
+// by status, the notes the repetitions carried and warnings.
+func Summary(w io.Writer, f *results.File, c int) {
+	counts := f.Counts(c)
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	fmt.Fprintf(w, "%s", f.Workload)
+	if c >= 0 {
+		fmt.Fprintf(w, "  %s", f.ConfigName(c))
+	}
+	fmt.Fprintln(w)
+	if f.Label != "" {
+		fmt.Fprintf(w, "label: %s\n", f.Label)
+	}
+	var st []string
+	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {
+		if counts[s] > 0 {
+			st = append(st, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	if len(st) == 0 {
+		st = []string{"none"}
+	}
+	fmt.Fprintf(w, "repetitions: %d (%s)\n", total, strings.Join(st, ", "))
+	if counts[results.StatusOK] == 0 {
+		printFailures(w, f, c)
+		return
+	}
+	fmt.Fprintln(w)
+
+	loc := &Table{}
+	loc.Row("metric", "n", "median", "95% CI of median", "min", "max")
+	spread := &Table{}
+	spread.Row("metric", "mean", "stddev", "CV", "Q1", "Q3")
+	var warns []string
+	for _, m := range f.Metrics {
+		xs := f.Values(c, m.Name)
+		if len(xs) == 0 {
+			continue
+		}
+		s, err := analysis.Summarize(xs, Confidence)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s: %v", m.Name, err))
+			continue
+		}
+		sc := ScaleFor(m.Unit, s.Median)
+		ci := "n too small"
+		if s.HasCI {
+			ci = fmt.Sprintf("[%s, %s]", sc.Format(s.MedianLo), sc.Format(s.MedianHi))
+		}
+		loc.Row(m.Name, fmt.Sprint(s.N), sc.Format(s.Median), ci, sc.Format(s.Min), sc.Format(s.Max))
+		cv := "-"
+		if s.N > 1 && s.Mean != 0 {
+			cv = fmt.Sprintf("%.1f%%", s.CV*100)
+		}
+		spread.Row(m.Name, sc.Format(s.Mean), sc.Format(s.StdDev), cv, sc.Format(s.Q1), sc.Format(s.Q3))
+		if !s.HasCI && len(warns) == 0 {
+			warns = append(warns, s.Warnings...)
+		}
+	}
+	loc.Write(w)
+	fmt.Fprintln(w)
+	spread.Write(w)
+	notes := map[string]int{}
+	for _, r := range f.Reps {
+		if r.Warmup || (c >= 0 && r.Config != c) {
+			continue
+		}
+		for _, n := range r.Notes {
+			notes[n]++
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		var ks []string
+		for k := range notes {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			fmt.Fprintf(w, "note (%d of %d): %s\n", notes[k], total, k)
+		}
+	}
+	printFailures(w, f, c)
+	for _, x := range warns {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+}
+
+func printFailures(w io.Writer, f *results.File, c int) {
+	seen := map[string]int{}
+	var order []string
+	for _, r := range f.Reps {
+		if r.Status == results.StatusOK || r.Warmup || (c >= 0 && r.Config != c) {
+			continue
+		}
+		if seen[r.Error] == 0 {
+			order = append(order, r.Error)
+		}
+		seen[r.Error]++
+	}
+	for _, e := range order {
+		fmt.Fprintf(w, "failed (%dx): %s\n", seen[e], e)
+	}
+}

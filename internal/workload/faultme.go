@@ -1,0 +1,119 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+
+	"contend/bind"
+	"contend/internal/limits"
+)
+
+// Faultme is Steven Rostedt's page-fault test. Its hot loop is
+// native/faultme.c, its binding bind/faultme.go.
+var Faultme = &Workload{
+	Name:       "faultme",
+	Summary:    "threads taking read page faults on one fresh mapping (mmap_lock readers)",
+	Provenance: "Steven Rostedt, LKML 2012-05-15, \"Re: [RFC][PATCH RT] rwsem_rt: Another (more sane) approach to mulit reader rt locks\", attachment faultme.c",
+	Doc: `Maps --mem bytes of anonymous, private, read-only memory and lets --threads
+threads read one byte every --stride bytes of it, interleaved page by page
+(thread k reads pages k, k+threads, ...), all released by one barrier. Every
+read takes a page fault with mmap_lock held for read, so the test measures how
+well the fault path scales with concurrent readers. The time is taken by the
+main thread just before the start barrier and just after the stop barrier.
+
+Fixed from the original: its loads are dead code at -O2 (the static byte they
+store into is never read), so the byte is volatile here; the clock is
+CLOCK_MONOTONIC in ns. Output in --format original is the original's two
+lines, "map=BYTES" and "time = N usecs".
+
+Where the kernel has no zero page for read faults (this VM: pvm_no_zero_page),
+every page read allocates real memory: --mem must fit in available memory.
+rss_anon after the run tells which regime ran.`,
+	Params: []Param{
+		{Name: "threads", Kind: Int, Default: "400", Min: 1, Max: 1 << 22, Unit: "threads",
+			Usage: "reader threads (original: 400)"},
+		{Name: "mem", Kind: Size, Default: "10GiB", Min: 1, Max: limits.UserSpace, Unit: "bytes",
+			Usage: "bytes to map and read (original: 10 GiB)"},
+		{Name: "stride", Kind: Size, Default: "4096", Min: 1, Max: limits.UserSpace, Unit: "bytes",
+			Usage: "bytes between reads (original: 4096, any page size)"},
+		{Name: "thp", Kind: Enum, Default: "leave", Choices: []string{"leave", "never", "huge"},
+			Usage: "THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"},
+	},
+	Metrics: []Metric{
+		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
+		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
+		{Name: "faults", Unit: "count", Better: Either, Desc: "minor faults taken during the timed region"},
+		{Name: "majfaults", Unit: "count", Better: Either, Desc: "major faults taken during the timed region"},
+		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
+	},
+	Primary: "time",
+	Check:   checkFaultme,
+	Run:     runFaultme,
+	Original: func(v Values, s Sample, _ map[string]float64) []string {
+		return []string{
+			fmt.Sprintf("map=%d", v.Int("mem")),
+			fmt.Sprintf("time = %d usecs", int64(s.Metrics["time"])/1000),
+		}
+	},
+	Timeout: func(v Values) time.Duration {
+		// Generous: about 10x what this 2-core VM needs (3 s per GiB,
+		// hypervisor-bound), plus thread start-up.
+		gib := float64(v.Int("mem")) / (1 << 30)
+		return 2*time.Minute + time.Duration(gib*30*float64(time.Second)) + time.Duration(v.Int("threads"))*time.Millisecond
+	},
+}
+
+func init() { Register(Faultme) }
+
+func checkFaultme(v Values, m limits.Machine) ([]string, error) {
+	threads, mem, stride := v.Int("threads"), v.Int("mem"), v.Int("stride")
+	if stride > mem {
+		return nil, Usagef("--stride: %s is larger than --mem %s; accepted: 1 byte to --mem", FormatSize(stride), FormatSize(mem))
+	}
+	if err := m.CheckTasks("threads", threads); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	// Every thread has an 8 MiB default stack reservation besides the
+	// mapping itself.
+	need := mem + threads*(8<<20)
+	if m.AddressSpace > 0 && need > m.AddressSpace {
+		return nil, Usagef("--mem: %s plus %d thread stacks exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), threads, FormatSize(m.AddressSpace))
+	}
+	var warns []string
+	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
+		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))
+	}
+	if m.MemAvailable > 0 && mem/v.Int("stride")*4096 > m.MemAvailable {
+		warns = append(warns, fmt.Sprintf("--mem %s may not fit in available memory (%s) if read faults allocate real pages (no zero page)", FormatSize(mem), FormatSize(m.MemAvailable)))
+	}
+	return warns, nil
+}
+
+func runFaultme(v Values, rt Runtime) (Sample, error) {
+	thp := map[string]bind.THP{"leave": bind.THPLeave, "never": bind.THPNever, "huge": bind.THPHuge}[v.Str("thp")]
+	r, err := bind.Faultme(bind.FaultmeParams{
+		Threads:  int(v.Int("threads")),
+		Mem:      uint64(v.Int("mem")),
+		Stride:   uint64(v.Int("stride")),
+		THP:      thp,
+		ReportFD: rt.ReportFD,
+	})
+	if err != nil {
+		return Sample{}, err
+	}
+	s := Sample{Metrics: map[string]float64{
+		"time":      float64(r.ElapsedNs),
+		"pages":     float64(r.PagesTouched),
+		"faults":    float64(r.MinFlt),
+		"majfaults": float64(r.MajFlt),
+		"rss_anon":  float64(r.RSSAnonKiB * 1024),
+	}}
+	// With the zero page, reads leave RSS flat; without it every page
+	// read is a page allocated (4 KiB, or 2 MiB with THP).
+	if r.PagesTouched > 0 && float64(r.RSSAnonKiB*1024) < float64(r.PagesTouched)*4096/4 {
+		s.Notes = append(s.Notes, "read faults mapped the shared zero page (RSS stayed small)")
+	} else {
+		s.Notes = append(s.Notes, "read faults allocated real pages (no zero page)")
+	}
+	return s, nil
+}

@@ -1,0 +1,161 @@
+// Package workload describes contend's workloads once: name, provenance,
+// parameters with the original's defaults and units, metrics with units and
+// better-direction, validation against the machine, the run itself (called
+// in the repetition's child), and the original program's output format.
+// Flags, `contend list`, validation, result files and reports are all
+// driven from these descriptions.
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"contend/internal/limits"
+)
+
+// Better says which direction of a metric is an improvement.
+type Better string
+
+// Directions of improvement.
+const (
+	Lower  Better = "lower"
+	Higher Better = "higher"
+	Either Better = "" // informational: no direction is better
+)
+
+// Metric describes one number a repetition reports.
+type Metric struct {
+	Name   string // short key, for example "time"
+	Unit   string // base unit: "ns", "bytes", "count", "ops/s", "ratio"
+	Better Better
+	Desc   string // one line
+}
+
+// Sample is what one repetition's child measured. Metric values are in the
+// base units of the workload's Metrics.
+type Sample struct {
+	Metrics map[string]float64   `json:"metrics"`
+	Series  map[string][]float64 `json:"series,omitempty"` // per-thread or per-task counts
+	Notes   []string             `json:"notes,omitempty"`  // warnings about this repetition
+}
+
+// Runtime is what the child gives a workload's Run besides its parameters.
+type Runtime struct {
+	// ReportFD is the pipe to the parent for IPC ids, -1 when there is
+	// none.
+	ReportFD int
+}
+
+// Workload is the description of one reproduction.
+type Workload struct {
+	Name       string
+	Summary    string // one line for `contend list`
+	Provenance string // who, when, where it was published
+	Doc        string // paragraphs for `contend help WORKLOAD`
+
+	Params []Param
+	// Positional names the parameters that may also be given as
+	// positional arguments, in order, as the original program took them.
+	Positional []string
+	Metrics    []Metric
+	// Primary is the metric that headlines reports and decides A/B runs.
+	Primary string
+
+	// Check validates a complete set of values against each other and
+	// against the machine. It returns a *UsageError for bad input and nil
+	// or warnings otherwise.
+	Check func(v Values, m limits.Machine) (warnings []string, err error)
+	// Run runs one repetition in the child process: one cgo call.
+	Run func(v Values, rt Runtime) (Sample, error)
+	// Original returns the lines the original program printed for one
+	// repetition. proc holds the parent's process metrics of that
+	// repetition (real, user, sys in ns).
+	Original func(v Values, s Sample, proc map[string]float64) []string
+	// Timeout returns the default per-repetition timeout for v.
+	Timeout func(v Values) time.Duration
+}
+
+// Metric returns the metric named name, from the workload's own metrics or
+// the process metrics every repetition has.
+func (w *Workload) Metric(name string) (Metric, bool) {
+	for _, m := range w.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	for _, m := range ProcessMetrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Param returns the parameter named name.
+func (w *Workload) Param(name string) (Param, bool) {
+	for _, p := range w.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// ProcessMetrics are measured by the parent for every repetition, from the
+// child's whole-process wall time and wait4 rusage, the way time(1) does.
+var ProcessMetrics = []Metric{
+	{Name: "real", Unit: "ns", Better: Lower, Desc: "child process wall time, exec to exit (as time(1) real)"},
+	{Name: "user", Unit: "ns", Better: Lower, Desc: "child process user CPU time (rusage)"},
+	{Name: "sys", Unit: "ns", Better: Lower, Desc: "child process system CPU time (rusage)"},
+	{Name: "cpu", Unit: "ns", Better: Lower, Desc: "user + sys: compare this, not the split, for fault-heavy runs in a VM"},
+	{Name: "maxrss", Unit: "bytes", Better: Lower, Desc: "peak resident set size of the child (rusage)"},
+	{Name: "minflt", Unit: "count", Better: Either, Desc: "minor page faults of the child (rusage)"},
+	{Name: "majflt", Unit: "count", Better: Either, Desc: "major page faults of the child (rusage)"},
+	{Name: "vcsw", Unit: "count", Better: Either, Desc: "voluntary context switches of the child (rusage)"},
+	{Name: "ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of the child (rusage)"},
+}
+
+var registry = map[string]*Workload{}
+
+// Register adds w to the registry; it panics on a duplicate name or a
+// description that contradicts itself (a programming error).
+func Register(w *Workload) {
+	if _, dup := registry[w.Name]; dup {
+		panic("workload: duplicate " + w.Name)
+	}
+	if _, ok := w.Metric(w.Primary); !ok {
+		panic(fmt.Sprintf("workload %s: primary metric %q not described", w.Name, w.Primary))
+	}
+	for _, p := range w.Positional {
+		if _, ok := w.Param(p); !ok {
+			panic(fmt.Sprintf("workload %s: positional %q not a parameter", w.Name, p))
+		}
+	}
+	registry[w.Name] = w
+}
+
+// Lookup returns the workload named name.
+func Lookup(name string) (*Workload, bool) {
+	w, ok := registry[name]
+	return w, ok
+}
+
+// All returns every workload, sorted by name.
+func All() []*Workload {
+	ws := make([]*Workload, 0, len(registry))
+	for _, w := range registry {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].Name < ws[j].Name })
+	return ws
+}
+
+// Names returns the sorted workload names.
+func Names() []string {
+	var ns []string
+	for _, w := range All() {
+		ns = append(ns, w.Name)
+	}
+	return ns
+}

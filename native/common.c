@@ -1,0 +1,78 @@
+/*
+ * common.c - helpers shared by the native workloads: failure records, the
+ * clock, the parent's report pipe, /proc readers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "contend.h"
+
+int ct_fail(struct ct_status *st, int err, const char *call, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->err = err ? err : EIO;
+	snprintf(st->call, sizeof(st->call), "%s", call);
+	va_start(ap, fmt);
+	vsnprintf(st->detail, sizeof(st->detail), fmt, ap);
+	va_end(ap);
+	return st->err;
+}
+
+uint64_t ct_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void ct_report(int fd, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	if (fd < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	/* One write(2) of at most PIPE_BUF bytes is atomic. */
+	while (write(fd, buf, n) < 0 && errno == EINTR)
+		;
+}
+
+uint64_t ct_rss_anon_kb(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+const char *ct_cc_version(void)
+{
+#ifdef __VERSION__
+	return __VERSION__;
+#else
+	return "unknown";
+#endif
+}

@@ -1,0 +1,70 @@
+/*
+ * contend.h - the C ABI between the native workloads and bind/.
+ *
+ * Every workload has one entry point
+ *
+ *	int ct_<name>_run(const struct ct_<name>_params *p,
+ *	                  struct ct_<name>_result *r);
+ *
+ * that runs one repetition from start to end in C (threads, start gate,
+ * hot loop, stop, clock reads), owns and frees its memory, and returns 0 or
+ * a positive errno. On failure r->status names the failing call.
+ *
+ * A workload that creates a SysV IPC object tells the parent process its
+ * id with ct_report() on p->report_fd *before* its timed region, and again
+ * when it has removed it, so that the parent can remove what a dead child
+ * left behind.
+ */
+#ifndef CONTEND_H
+#define CONTEND_H
+
+#include <stdint.h>
+
+/* ct_status says why a run failed: errno and the call that returned it. */
+struct ct_status {
+	int err;          /* positive errno, 0 on success */
+	char call[48];    /* the failing call, e.g. "mmap" */
+	char detail[208]; /* words for the user, e.g. "of 10737418240 bytes" */
+};
+
+/* ct_fail records a failure in st and returns err. */
+int ct_fail(struct ct_status *st, int err, const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ct_now_ns reads CLOCK_MONOTONIC in nanoseconds. */
+uint64_t ct_now_ns(void);
+
+/* ct_report writes one line to the parent's report pipe; fd < 0 is a no-op. */
+void ct_report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ct_rss_anon_kb returns RssAnon of this process from /proc/self/status. */
+uint64_t ct_rss_anon_kb(void);
+
+/* ct_cc_version returns the compiler that built the native code. */
+const char *ct_cc_version(void);
+
+/* ---- faultme (Steven Rostedt, 2012): native/faultme.c ---- */
+
+enum ct_thp { CT_THP_LEAVE = 0, CT_THP_NEVER = 1, CT_THP_HUGE = 2 };
+
+struct ct_faultme_params {
+	int threads;     /* worker threads (original: 400) */
+	uint64_t mem;    /* bytes mapped (original: 10 GiB) */
+	uint64_t stride; /* bytes between reads (original: 4096) */
+	int thp;         /* enum ct_thp */
+	int report_fd;
+};
+
+struct ct_faultme_result {
+	struct ct_status status;
+	uint64_t elapsed_ns;    /* main: just before start barrier .. after stop barrier */
+	uint64_t pages_touched; /* reads done by all workers */
+	uint64_t minflt;        /* minor faults of the process in the timed region */
+	uint64_t majflt;        /* major faults of the process in the timed region */
+	uint64_t rss_anon_kb;   /* RssAnon after the timed region */
+	int threads_created;
+};
+
+int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *r);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * faultme.c - Steven Rostedt's faultme (LKML, 2012-05-15, "Re: [RFC][PATCH
+ * RT] rwsem_rt: Another (more sane) approach to mulit reader rt locks"),
+ * reproduced for contend.
+ *
+ * Many threads take read page faults on one fresh anonymous mapping at
+ * once, so that mmap_lock (taken for read in the fault path) and the page
+ * table locks are hammered. Structure kept from the original:
+ *
+ *   - one mmap(PROT_READ, MAP_ANONYMOUS|MAP_PRIVATE), never written;
+ *   - all threads created (default attributes) before timing, each given its
+ *     index;
+ *   - two pthread barriers (start, stop) of threads + 1 participants, the
+ *     main thread taking part in both;
+ *   - thread k reads one byte of pages k, k+threads, k+2*threads, ...
+ *     (interleaved page by page, not chunks) and stores it into one static
+ *     byte that all threads share;
+ *   - main reads the clock just before it enters the start barrier and just
+ *     after it leaves the stop barrier.
+ *
+ * Fixed: the original's shared static byte is written but never read, so
+ * gcc -O1 and above drop the stores and then the loads: the program measures
+ * nothing. Here the byte is volatile, which forces one real load per page
+ * and keeps the shared store. The clock is CLOCK_MONOTONIC in ns instead of
+ * gettimeofday in us; barrier errors are checked (the original's "< 0" test
+ * never fired); the stride is a parameter (4096 by default, whatever the
+ * real page size, as in the original).
+ *
+ * Not timed, as in the original: mmap, thread creation, joins, munmap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "contend.h"
+
+struct faultme {
+	const char *data;
+	uint64_t mem, stride;
+	unsigned threads;
+	pthread_barrier_t start_barrier;
+	pthread_barrier_t stop_barrier;
+};
+
+struct faultme_thread {
+	struct faultme *fm;
+	unsigned long id;
+	uint64_t touched;
+};
+
+/* The original's "static char x", made volatile so the loads survive -O2. */
+static volatile char faultme_x;
+
+static void *faultme_func(void *arg)
+{
+	struct faultme_thread *t = arg;
+	struct faultme *fm = t->fm;
+	uint64_t i, n = 0;
+
+	pthread_barrier_wait(&fm->start_barrier);
+	for (i = t->id * fm->stride; i < fm->mem; i += fm->stride * fm->threads) {
+		faultme_x = fm->data[i];
+		n++;
+	}
+	pthread_barrier_wait(&fm->stop_barrier);
+	t->touched = n;
+	return NULL;
+}
+
+int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *r)
+{
+	struct faultme fm = { .mem = p->mem, .stride = p->stride, .threads = p->threads };
+	struct faultme_thread *t;
+	pthread_t *tid;
+	struct rusage ru0, ru1;
+	uint64_t start, end;
+	void *data;
+	int i, err;
+
+	memset(r, 0, sizeof(*r));
+	if (p->threads < 1 || p->stride < 1 || p->mem < 1)
+		return ct_fail(&r->status, EINVAL, "faultme", "threads, mem and stride must be positive");
+
+	t = calloc(p->threads, sizeof(*t));
+	tid = calloc(p->threads, sizeof(*tid));
+	if (!t || !tid) {
+		free(t);
+		free(tid);
+		return ct_fail(&r->status, ENOMEM, "calloc", "for %d thread records", p->threads);
+	}
+	if ((err = pthread_barrier_init(&fm.start_barrier, NULL, p->threads + 1)) ||
+	    (err = pthread_barrier_init(&fm.stop_barrier, NULL, p->threads + 1))) {
+		free(t);
+		free(tid);
+		return ct_fail(&r->status, err, "pthread_barrier_init", "for %d threads", p->threads + 1);
+	}
+
+	data = mmap(NULL, p->mem, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+	if (data == MAP_FAILED) {
+		err = errno;
+		goto out_barriers;
+	}
+	fm.data = data;
+	if (p->thp != CT_THP_LEAVE &&
+	    madvise(data, p->mem, p->thp == CT_THP_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
+		err = ct_fail(&r->status, errno, "madvise",
+			      p->thp == CT_THP_HUGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
+		goto out_unmap;
+	}
+
+	for (i = 0; i < p->threads; i++) {
+		t[i].fm = &fm;
+		t[i].id = i;
+		err = pthread_create(&tid[i], NULL, faultme_func, &t[i]);
+		if (err) {
+			/*
+			 * The i threads already created wait in a barrier that
+			 * can no longer fill up. They end with this process:
+			 * every repetition runs in a child of its own, which
+			 * exits after reporting the failure.
+			 */
+			r->threads_created = i;
+			free(t);
+			free(tid);
+			return ct_fail(&r->status, err, "pthread_create",
+				       "of thread %d of %d (%d created; see ulimit -u, kernel.threads-max)",
+				       i + 1, p->threads, i);
+		}
+	}
+	r->threads_created = p->threads;
+
+	getrusage(RUSAGE_SELF, &ru0);
+	start = ct_now_ns();
+	pthread_barrier_wait(&fm.start_barrier);
+	pthread_barrier_wait(&fm.stop_barrier);
+	end = ct_now_ns();
+	getrusage(RUSAGE_SELF, &ru1);
+
+	r->elapsed_ns = end - start;
+	r->minflt = ru1.ru_minflt - ru0.ru_minflt;
+	r->majflt = ru1.ru_majflt - ru0.ru_majflt;
+	r->rss_anon_kb = ct_rss_anon_kb();
+
+	for (i = 0; i < p->threads; i++) {
+		pthread_join(tid[i], NULL);
+		r->pages_touched += t[i].touched;
+	}
+	err = 0;
+out_unmap:
+	munmap(data, p->mem);
+out_barriers:
+	if (err && !r->status.err)
+		ct_fail(&r->status, err, "mmap", "of %llu bytes, PROT_READ, MAP_ANONYMOUS|MAP_PRIVATE",
+			(unsigned long long)p->mem);
+	pthread_barrier_destroy(&fm.start_barrier);
+	pthread_barrier_destroy(&fm.stop_barrier);
+	free(t);
+	free(tid);
+	return err;
+}
