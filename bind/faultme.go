@@ -1,7 +1,7 @@
 package bind
 
 /*
-#include "contend.h"
+#include "faultme.h"
 */
 import "C"
 

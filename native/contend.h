@@ -10,6 +10,9 @@
  * hot loop, stop, clock reads), owns and frees its memory, and returns 0 or
  * a positive errno. On failure r->status names the failing call.
  *
+ * The parameter and result structs of workload NAME are declared in
+ * native/NAME.h, which includes this header.
+ *
  * A workload that creates a SysV IPC object tells the parent process its
  * id with ct_report() on p->report_fd *before* its timed region, and again
  * when it has removed it, so that the parent can remove what a dead child
@@ -42,29 +45,5 @@ uint64_t ct_rss_anon_kb(void);
 
 /* ct_cc_version returns the compiler that built the native code. */
 const char *ct_cc_version(void);
-
-/* ---- faultme (Steven Rostedt, 2012): native/faultme.c ---- */
-
-enum ct_thp { CT_THP_LEAVE = 0, CT_THP_NEVER = 1, CT_THP_HUGE = 2 };
-
-struct ct_faultme_params {
-	int threads;     /* worker threads (original: 400) */
-	uint64_t mem;    /* bytes mapped (original: 10 GiB) */
-	uint64_t stride; /* bytes between reads (original: 4096) */
-	int thp;         /* enum ct_thp */
-	int report_fd;
-};
-
-struct ct_faultme_result {
-	struct ct_status status;
-	uint64_t elapsed_ns;    /* main: just before start barrier .. after stop barrier */
-	uint64_t pages_touched; /* reads done by all workers */
-	uint64_t minflt;        /* minor faults of the process in the timed region */
-	uint64_t majflt;        /* major faults of the process in the timed region */
-	uint64_t rss_anon_kb;   /* RssAnon after the timed region */
-	int threads_created;
-};
-
-int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *r);
 
 #endif

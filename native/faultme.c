@@ -37,7 +37,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "contend.h"
+#include "faultme.h"
 
 struct faultme {
 	const char *data;
