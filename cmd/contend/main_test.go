@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/harness"
+)
+
+// TestMain lets the test binary stand in for the contend binary: as the
+// repetition child (harness runs os.Executable), and as a whole contend
+// process when CONTEND_TEST_AS_MAIN is set (for tests that signal or kill
+// the parent).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
+		os.Exit(harness.ChildMain(os.Args[2:]))
+	}
+	if os.Getenv("CONTEND_TEST_AS_MAIN") == "1" {
+		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// result is what one in-process contend invocation printed and returned.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs contend in-process with args (without the program name).
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"contend"}, args...), &out, &errb)
+	return result{out.String(), errb.String(), code}
+}
+
+// contendCmd returns an exec.Cmd running this test binary as contend.
+func contendCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1")
+	return cmd
+}
+
+// chdirTemp runs the test in a fresh directory, so that default result
+// files land there.
+func chdirTemp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	return dir
+}
+
+// listFiles returns every file under dir, relative, sorted.
+func listFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var fs []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			fs = append(fs, rel)
+		}
+		return nil
+	})
+	return fs
+}
+
+// ipcsSem returns the ids of the SysV semaphore sets on the machine.
+func ipcsSem(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sysvipc/sem")
+	if err != nil {
+		t.Skipf("no /proc/sysvipc/sem: %v", err)
+	}
+	var ids []string
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 2 {
+			continue
+		}
+		ids = append(ids, f[1])
+	}
+	return strings.Join(ids, " ")
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/internal/results"
+)
+
+func TestRunFaultmeSmall(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "fm.json")
+	r := runCLI(t, "run", "faultme", "--threads", "3", "--mem", "4MiB", "--thp", "never", "-n", "2", "--warmup", "1", "--out", out, "--label", "small")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"faultme  threads=3 mem=4MiB", "repetitions: 2 (2 ok)", "time ", "pages ", "95% CI of median"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != 3 || !f.Reps[0].Warmup || f.Reps[1].Warmup {
+		t.Fatalf("want 1 warm-up + 2 reps, got %+v", f.Reps)
+	}
+	if !f.Complete || f.Label != "small" || f.Workload != "faultme" {
+		t.Errorf("header: complete=%v label=%q workload=%q", f.Complete, f.Label, f.Workload)
+	}
+	if v, _ := f.ParamValue(0, "mem"); v != "4194304" {
+		t.Errorf("mem recorded as %q", v)
+	}
+	for _, k := range []string{"kernel.release", "cpu.online", "thp.enabled", "contend.native", "cc.version", "go.version"} {
+		if f.Env[k] == "" {
+			t.Errorf("environment lacks %s", k)
+		}
+	}
+	for _, rep := range f.Reps {
+		if rep.Status != results.StatusOK {
+			t.Fatalf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
+		}
+		if got := rep.Metrics["pages"]; got != 1024 {
+			t.Errorf("pages %v, want 1024", got)
+		}
+		if rep.Metrics["faults"] < 1024 {
+			t.Errorf("faults %v < pages", rep.Metrics["faults"])
+		}
+		if rep.Metrics["time"] <= 0 || rep.Metrics["real"] < rep.Metrics["time"] {
+			t.Errorf("time %v real %v: real must cover the timed region", rep.Metrics["time"], rep.Metrics["real"])
+		}
+	}
+}
+
+func TestRunFaultmeFormatOriginal(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "run", "faultme", "--threads", "2", "--mem", "1MiB", "-n", "3", "--format", "original", "--out", filepath.Join(dir, "o.json"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	re := regexp.MustCompile(`^map=1048576\ntime = \d+ usecs\nmap=1048576\ntime = \d+ usecs\nmap=1048576\ntime = \d+ usecs\n$`)
+	if !re.MatchString(r.stdout) {
+		t.Errorf("stdout is not the original's lines:\n%q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "repetitions: 3") {
+		t.Errorf("summary not on stderr:\n%s", r.stderr)
+	}
+	s := runCLI(t, "show", "--format", "original", filepath.Join(dir, "o.json"))
+	if s.stdout != r.stdout {
+		t.Errorf("show --format original differs from the run:\n%s\nvs\n%s", s.stdout, r.stdout)
+	}
+}
+
+func TestRunFaultmeJSON(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "256KiB", "-n", "1", "--format", "json", "--out", filepath.Join(dir, "j.json"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var f results.File
+	if err := json.Unmarshal([]byte(r.stdout), &f); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if len(f.Reps) != 1 || f.Reps[0].Metrics["pages"] != 64 {
+		t.Errorf("unexpected JSON result: %+v", f.Reps)
+	}
+}
+
+func TestRunBadParameters(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string // in the one-line error
+	}{
+		{[]string{"--threads", "0"}, "--threads: 0 is out of range"},
+		{[]string{"--threads", "-3"}, "--threads: -3 is out of range"},
+		{[]string{"--threads", "many"}, `--threads: "many" is not an integer`},
+		{[]string{"--threads", "99999999999999999999"}, "--threads"},
+		{[]string{"--mem", "0"}, "--mem: 0 is out of range"},
+		{[]string{"--mem", "ten"}, `--mem: "ten" is not a size`},
+		{[]string{"--mem", "1PiB"}, "--mem"},
+		{[]string{"--mem", "200TiB"}, "--mem: 200TiB is out of range"},
+		{[]string{"--stride", "0"}, "--stride: 0 is out of range"},
+		{[]string{"--mem", "1MiB", "--stride", "2MiB"}, "--stride: 2MiB is larger than --mem"},
+		{[]string{"--thp", "sometimes"}, `--thp: "sometimes" is not a choice`},
+		{[]string{"-n", "0"}, "--runs: 0 is out of range"},
+		{[]string{"-n", "x"}, `--runs: "x" is not an integer`},
+		{[]string{"--warmup", "-1"}, "--warmup: -1 is out of range"},
+		{[]string{"--timeout", "0s"}, "--timeout"},
+		{[]string{"--format", "xml"}, `--format: "xml" is not accepted`},
+		{[]string{"--bogus", "1"}, "unknown flag -bogus"},
+		{[]string{"extra"}, "takes no positional arguments"},
+		{[]string{"--out", ""}, "--out: empty path"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			dir := chdirTemp(t)
+			args := append([]string{"run", "faultme", "--mem", "1MiB"}, c.args...)
+			r := runCLI(t, args...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr %q lacks %q", r.stderr, c.want)
+			}
+			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
+				t.Errorf("want a one-line error, got %d lines:\n%s", n+1, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout not empty: %q", r.stdout)
+			}
+			if fs := listFiles(t, dir); len(fs) != 0 {
+				t.Errorf("files left behind: %v", fs)
+			}
+		})
+	}
+}
+
+func TestRunThreadLimit(t *testing.T) {
+	chdirTemp(t)
+	t.Setenv("CONTEND_FAKE_LIMITS", "threads-max=100")
+	r := runCLI(t, "run", "faultme", "--mem", "1MiB", "--threads", "200")
+	if r.code != 2 || !strings.Contains(r.stderr, "kernel.threads-max") {
+		t.Errorf("exit %d, stderr %q: want 2 naming kernel.threads-max", r.code, r.stderr)
+	}
+}
+
+func TestUnknownWorkloadAndCommand(t *testing.T) {
+	r := runCLI(t, "run", "nosuch")
+	if r.code != 2 || !strings.Contains(r.stderr, `no workload "nosuch"`) {
+		t.Errorf("run nosuch: exit %d stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "show")
+	if r.code != 2 {
+		t.Errorf("show without file: exit %d", r.code)
+	}
+	r = runCLI(t, "show", "/nonexistent/x.json")
+	if r.code != 2 || !strings.Contains(r.stderr, "no such result file") {
+		t.Errorf("show missing: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestRunTimeoutRecorded(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "t.json")
+	// 1 GiB of faults cannot finish in 1 ms.
+	r := runCLI(t, "run", "faultme", "--threads", "2", "--mem", "1GiB", "-n", "2", "--timeout", "1ms", "--out", out)
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1 (no repetition succeeded); stderr %s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != 2 || f.Reps[0].Status != results.StatusTimeout || f.Reps[1].Status != results.StatusTimeout {
+		t.Fatalf("want two timed-out reps, got %+v", f.Reps)
+	}
+	if !strings.Contains(r.stdout, "2 timeout") {
+		t.Errorf("summary does not count timeouts:\n%s", r.stdout)
+	}
+}
+
+// TestInterruptKeepsFinishedReps sends SIGINT to a running contend and
+// checks the exit status, the file and that no child is left.
+func TestInterruptKeepsFinishedReps(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "i.json")
+	cmd := contendCmd(t, "run", "faultme", "--threads", "2", "--mem", "64MiB", "-n", "100000", "--out", out, "--quiet")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until some repetitions are in the file.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if f, err := results.Read(out); err == nil && len(f.Reps) >= 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("exit %v (%v), want 130; stderr %s", cmd.ProcessState.ExitCode(), err, stderr.String())
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("result file unreadable after SIGINT: %v", err)
+	}
+	ok := f.Counts(0)[results.StatusOK]
+	if ok < 2 || f.Complete {
+		t.Errorf("ok reps %d complete %v: want >= 2 finished reps and an incomplete file", ok, f.Complete)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	assertNoChildren(t, cmd.Process.Pid)
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// TestKilledParentKeepsFile SIGKILLs contend mid-run: the file must hold
+// every finished repetition and parse.
+func TestKilledParentKeepsFile(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "k.json")
+	cmd := contendCmd(t, "run", "faultme", "--threads", "2", "--mem", "32MiB", "-n", "100000", "--out", out, "--quiet")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if f, err := results.Read(out); err == nil && len(f.Reps) >= 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("result file unreadable after SIGKILL: %v", err)
+	}
+	if len(f.Reps) < 3 {
+		t.Errorf("only %d reps survived", len(f.Reps))
+	}
+	for _, r := range f.Reps {
+		if r.Status != results.StatusOK || r.Metrics["pages"] != 8192 {
+			t.Errorf("rep %d corrupt: %+v", r.Index, r)
+		}
+	}
+	// The child dies with its parent (PR_SET_PDEATHSIG).
+	time.Sleep(100 * time.Millisecond)
+	assertNoChildren(t, cmd.Process.Pid)
+}
+
+// assertNoChildren fails if any process still has ppid as parent or is in
+// a process group led by one of its former children.
+func assertNoChildren(t *testing.T, ppid int) {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 2 && f[1] == itoa(ppid) && f[0] != "Z" {
+			t.Errorf("process %s (state %s) is still a child of %d", e.Name(), f[0], ppid)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
