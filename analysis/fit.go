@@ -602,6 +602,10 @@ func (ls lsq) run(free []bool, start [2]float64, method optimize.Method) ([2]flo
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-16, Relative: 1e-14, Iterations: 50},
 		MajorIterations:   5000,
 	}
+	if _, ok := method.(*optimize.NelderMead); ok {
+		// Nelder-Mead only locates the basin; BFGS polishes.
+		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-8, Iterations: 10}
+	}
 	res, err := optimize.Minimize(p, init, settings, method)
 	if res == nil {
 		return start, ls.objective(start), err

@@ -58,7 +58,9 @@ func panics(fn func()) (p bool) {
 func TestFitUSLExact(t *testing.T) {
 	// Noise-free curves must be recovered to 1e-6 relative: the optimum has
 	// SSE = 0 and the optimiser polishes with BFGS to the floating-point
-	// limit.
+	// limit. (A term that adds under 1e-3 to the denominator at the largest
+	// N, such as kappa = 1e-7 with N <= 64, is determined only to about 1e-5
+	// even without noise: the SSE is nearly flat along it.)
 	for _, tc := range []struct {
 		name                 string
 		ns                   []float64
@@ -109,10 +111,10 @@ func TestFitUSLExact(t *testing.T) {
 
 func TestFitUSLNoisy(t *testing.T) {
 	// 3% lognormal noise, 5 repetitions at N = 1..64. At this design the
-	// asymptotic standard errors are about 1.5% of lambda, 5% of sigma and 3%
-	// of kappa (and 3% of N*), so the tolerances below are about four
-	// standard errors: each check fails by chance with probability about
-	// 1e-4, and a biased or non-converged fit still fails them.
+	// asymptotic standard errors are about 1% of lambda, 6% of sigma, 5% of
+	// kappa and 2.5% of N*, so the tolerances below are four to five
+	// standard errors: each check fails by chance with probability below
+	// 1e-4, while a biased or non-converged fit still fails them.
 	const lambda, sigma, kappa = 1000.0, 0.05, 0.001
 	peak := math.Sqrt((1 - sigma) / kappa)
 	for seed := range uint64(10) {
@@ -126,10 +128,10 @@ func TestFitUSLNoisy(t *testing.T) {
 			name           string
 			got, want, tol float64
 		}{
-			{"lambda", f.Lambda, lambda, 0.06},
-			{"sigma", f.Sigma, sigma, 0.2},
-			{"kappa", f.Kappa, kappa, 0.12},
-			{"peak N", f.PeakN, peak, 0.12},
+			{"lambda", f.Lambda, lambda, 0.05},
+			{"sigma", f.Sigma, sigma, 0.25},
+			{"kappa", f.Kappa, kappa, 0.2},
+			{"peak N", f.PeakN, peak, 0.1},
 		} {
 			if e := relErr(p.got, p.want); e > p.tol {
 				t.Errorf("seed %d: %s = %v, want %v within %g relative", seed, p.name, p.got, p.want, p.tol)
@@ -149,8 +151,9 @@ func TestFitUSLNoisy(t *testing.T) {
 				t.Errorf("seed %d: %s = %v ± %v does not cover %v", seed, p.name, p.got, p.se, p.want)
 			}
 		}
-		// s estimates the noise: the log-scale residual SE is about 0.03.
-		if f.ResidualSE < 0.02 || f.ResidualSE > 0.04 {
+		// s estimates the noise: the log-scale residual SE is about 0.03,
+		// with a standard deviation of 0.03/sqrt(2*32) = 0.004.
+		if f.ResidualSE < 0.015 || f.ResidualSE > 0.045 {
 			t.Errorf("seed %d: ResidualSE = %v, want about 0.03", seed, f.ResidualSE)
 		}
 		if f.R2 < 0.95 || len(f.Warnings) != 0 {
@@ -293,9 +296,9 @@ func TestFitAmdahl(t *testing.T) {
 		t.Errorf("exact: Predict(16) = %v, want %v; DF = %d", f.Predict(16), x[4], f.DF)
 	}
 
-	// Noisy: 3% lognormal, 5 repetitions. Standard errors are about 1% of
-	// lambda and 3% of sigma, so tolerances of 5% and 15% are about four
-	// standard errors.
+	// Noisy: 3% lognormal, 5 repetitions. Standard errors are about 0.7% of
+	// lambda and 2% of sigma, so tolerances of 4% and 10% are five standard
+	// errors; the coverage of ± 2 SE is checked as for the USL.
 	var cover [2]int
 	const reps = 200
 	rng := rand.New(rand.NewPCG(99, 1))
@@ -305,7 +308,7 @@ func TestFitAmdahl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r < 10 && (relErr(f.Lambda, 1200) > 0.05 || relErr(f.Sigma, 0.04) > 0.15 ||
+		if r < 10 && (relErr(f.Lambda, 1200) > 0.04 || relErr(f.Sigma, 0.04) > 0.1 ||
 			math.Abs(f.Asymptote-30000) > 4*f.AsymptoteSE) {
 			t.Errorf("rep %d: got %v, asymptote SE %v", r, f, f.AsymptoteSE)
 		}
