@@ -46,7 +46,8 @@ type FitQuality struct {
 	// R2 is the coefficient of determination on the same scale,
 	//  R^2 = 1 - SSE / \sum_i (ln x_i - mean(ln x))^2
 	// the fraction of the variation of log throughput that the model
-	// explains. It is NaN when all throughputs are equal.
+	// explains. It is NaN when all throughputs are equal (to 1e-12
+	// relative).
 	R2 float64
 	// ResidualSE is the residual standard error s = sqrt(SSE / DF) of log
 	// throughput: the typical relative deviation of a point from the curve
@@ -85,16 +86,16 @@ type USLFit struct {
 
 	// PeakN is the concurrency of maximum throughput,
 	//  N* = sqrt((1 - sigma) / kappa)
-	// It is +Inf when Kappa is 0: throughput then rises for ever towards
-	// Lambda/Sigma. It is 1 when the root is below 1 (including Sigma >= 1):
-	// throughput then never rises above X(1).
+	// It is 1 when Sigma >= 1 or the root is below 1: throughput then never
+	// rises above X(1). Otherwise it is +Inf when Kappa is 0: throughput then
+	// rises for ever towards Lambda/Sigma.
 	PeakN float64
 	// PeakNSE is the delta-method standard error of PeakN,
 	//  Var(N*) = g^T Cov g,  g = (0, -1/(2 kappa N*), -N*/(2 kappa))
 	// NaN when PeakN is infinite or clamped to 1, or Cov is nil.
 	PeakNSE float64
 	// PeakX is the predicted peak throughput X(PeakN); Lambda/Sigma when
-	// Kappa is 0 (+Inf when Sigma is 0 as well).
+	// PeakN is +Inf (+Inf when Sigma is 0 as well).
 	PeakX float64
 
 	FitQuality
@@ -226,17 +227,17 @@ func FitUSL(n, x []float64) (USLFit, error) {
 		FitQuality: c.q,
 	}
 	switch {
-	case f.Kappa == 0:
-		f.PeakN = math.Inf(1)
-		f.PeakX = f.Lambda / f.Sigma // +Inf when Sigma is 0
-		f.Warnings = append(f.Warnings, fmt.Sprintf(
-			"no peak: kappa = 0, so throughput rises for ever towards lambda/sigma = %.4g", f.PeakX))
-	case f.Sigma >= 1 || (1-f.Sigma)/f.Kappa < 1:
+	case f.Sigma >= 1 || (f.Kappa > 0 && (1-f.Sigma)/f.Kappa < 1):
 		f.PeakN = 1
 		f.PeakX = f.Lambda
 		f.Warnings = append(f.Warnings, fmt.Sprintf(
 			"no scaling: sigma = %.4g, kappa = %.4g put the peak at N = 1; throughput never rises above lambda",
 			f.Sigma, f.Kappa))
+	case f.Kappa == 0:
+		f.PeakN = math.Inf(1)
+		f.PeakX = f.Lambda / f.Sigma // +Inf when Sigma is 0
+		f.Warnings = append(f.Warnings, fmt.Sprintf(
+			"no peak: kappa = 0, so throughput rises for ever towards lambda/sigma = %.4g", f.PeakX))
 	default:
 		f.PeakN = math.Sqrt((1 - f.Sigma) / f.Kappa)
 		f.PeakX = f.Predict(f.PeakN)
@@ -247,6 +248,9 @@ func FitUSL(n, x []float64) (USLFit, error) {
 		if f.PeakN > c.nmax {
 			f.Warnings = append(f.Warnings, fmt.Sprintf(
 				"peak N* = %.4g lies beyond the largest measured N = %g: it is an extrapolation", f.PeakN, c.nmax))
+		} else if f.PeakN < c.nmin {
+			f.Warnings = append(f.Warnings, fmt.Sprintf(
+				"peak N* = %.4g lies below the smallest measured N = %g: it is an extrapolation", f.PeakN, c.nmin))
 		}
 	}
 	return f, nil
@@ -261,8 +265,9 @@ func FitUSL(n, x []float64) (USLFit, error) {
 //
 //	SSE = \sum_i (ln x_i - ln X(n_i))^2
 //
-// Cov is s^2 (J^T J)^{-1} with J_i = (1/lambda, -(N_i-1)/D_i). It needs at least 2 distinct values of N and
-// reports the asymptote lambda/sigma instead of a peak.
+// with Cov = s^2 (J^T J)^{-1}, J_i = (1/lambda, -(N_i-1)/D_i). It needs at
+// least 2 distinct values of N, reports the asymptote lambda/sigma instead of
+// a peak, and otherwise returns errors and warnings as FitUSL does.
 func FitAmdahl(n, x []float64) (AmdahlFit, error) {
 	c, err := fitCurve("Amdahl", n, x, false)
 	if err != nil {
@@ -282,6 +287,10 @@ func FitAmdahl(n, x []float64) (AmdahlFit, error) {
 		g := mat.NewVecDense(2, []float64{1 / f.Sigma, -f.Lambda / (f.Sigma * f.Sigma)})
 		f.AsymptoteSE = math.Sqrt(mat.Inner(g, f.Cov, g))
 	}
+	if f.Sigma > 1 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf(
+			"no scaling: sigma = %.4g > 1, so throughput falls from lambda towards lambda/sigma as N grows", f.Sigma))
+	}
 	return f, nil
 }
 
@@ -294,6 +303,7 @@ type curveFit struct {
 	p, se []float64 // lambda, sigma[, kappa]
 	cov   *mat.SymDense
 	q     FitQuality
+	nmin  float64
 	nmax  float64
 }
 
@@ -341,7 +351,7 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 	sigma, kappa, warn := ls.minimize(usl, nmin)
 	lambda, _ := ls.profile(sigma, kappa)
 
-	c := curveFit{nmax: nmax}
+	c := curveFit{nmin: nmin, nmax: nmax}
 	if usl {
 		c.p = []float64{lambda, sigma, kappa}
 	} else {
@@ -365,7 +375,7 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 		sst += (y[i] - mean) * (y[i] - mean)
 	}
 	q.R2 = math.NaN()
-	if sst > 0 {
+	if sst > float64(len(y))*1e-24 { // not all equal to 1e-12 relative
 		q.R2 = 1 - q.SSE/sst
 	}
 	q.ResidualSE = math.NaN()
@@ -391,7 +401,9 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 		}
 	}
 
-	if q.R2 < FitPoorR2 {
+	if math.IsNaN(q.R2) {
+		q.Warnings = append(q.Warnings, "all throughputs are equal: R^2 is undefined")
+	} else if q.R2 < FitPoorR2 {
 		q.Warnings = append(q.Warnings, fmt.Sprintf(
 			"poor fit: R^2 = %.3f < %g; the %s model may not describe these data", q.R2, FitPoorR2, model))
 	}

@@ -247,6 +247,37 @@ func TestFitUSLNoScaling(t *testing.T) {
 	if relErr(f.Sigma, 1.5) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda || !hasWarning(f.Warnings, "no scaling") {
 		t.Errorf("got %v, warnings %q", f, f.Warnings)
 	}
+
+	// Also when kappa is 0: the peak is at N = 1, not at infinity.
+	n, x = uslCurve(fitNs, 1, 100, 2, 0, 0, nil)
+	f, err = FitUSL(n, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kappa != 0 || relErr(f.Sigma, 2) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda {
+		t.Errorf("kappa 0, sigma 2: got %v", f)
+	}
+	a, err := FitAmdahl(n, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if relErr(a.Sigma, 2) > 1e-6 || relErr(a.Asymptote, 50) > 1e-6 || !hasWarning(a.Warnings, "no scaling") {
+		t.Errorf("Amdahl, sigma 2: got %v, warnings %q", a, a.Warnings)
+	}
+
+	// Constant throughput: sigma = 1, and R^2 undefined.
+	n, _ = uslCurve(fitNs, 2, 100, 1, 0, 0, nil)
+	x = make([]float64, len(n))
+	for i := range x {
+		x[i] = 100
+	}
+	f, err = FitUSL(n, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if relErr(f.Lambda, 100) > 1e-6 || relErr(f.Sigma, 1) > 1e-6 || !math.IsNaN(f.R2) || !hasWarning(f.Warnings, "R^2 is undefined") {
+		t.Errorf("constant: got %v, warnings %q", f, f.Warnings)
+	}
 }
 
 func TestFitUSLCoverage(t *testing.T) {
