@@ -25,12 +25,12 @@ const (
 	FitWideRelSE = 0.5
 )
 
-// boundaryTol is the contribution to the model's denominator at the largest
+// fitBoundaryTol is the contribution to the model's denominator at the largest
 // N, sigma*(Nmax-1) or kappa*Nmax*(Nmax-1), below which a fitted sigma or
 // kappa is set to exactly 0 (its lower bound). Such a term changes the
 // predicted throughput by less than 1e-7 relative anywhere in the measured
 // range.
-const boundaryTol = 1e-7
+const fitBoundaryTol = 1e-7
 
 // FitQuality describes how well a fitted scalability model matches its data.
 // USLFit and AmdahlFit embed it.
@@ -332,7 +332,7 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 	if usl {
 		np = 3
 	}
-	levels := distinct(n)
+	levels := fitLevels(n)
 	if levels < np {
 		return curveFit{}, fmt.Errorf("%w: the %s fit has %d parameters and needs at least %d distinct values of N, have %d",
 			ErrTooFewLevels, model, np, np, levels)
@@ -347,7 +347,7 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 	for i := range x {
 		y[i] = math.Log(x[i])
 	}
-	ls := lsq{n: n, y: y, sigScale: nmax - 1, kapScale: nmax * (nmax - 1)}
+	ls := uslLSQ{n: n, y: y, sigScale: nmax - 1, kapScale: nmax * (nmax - 1)}
 	sigma, kappa, warn := ls.minimize(usl, nmin)
 	lambda, _ := ls.profile(sigma, kappa)
 
@@ -391,7 +391,7 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 		q.Warnings = append(q.Warnings, fmt.Sprintf(
 			"no residual degrees of freedom (%d points for %d parameters): no standard errors", q.Points, np))
 	} else {
-		c.cov = covariance(n, c.p, q.ResidualSE)
+		c.cov = fitCovariance(n, c.p, q.ResidualSE)
 		if c.cov == nil {
 			q.Warnings = append(q.Warnings, "the Jacobian is rank-deficient: no standard errors")
 		} else {
@@ -424,8 +424,8 @@ func fitCurve(model string, n, x []float64, usl bool) (curveFit, error) {
 	return c, nil
 }
 
-// distinct returns the number of distinct values in xs.
-func distinct(xs []float64) int {
+// fitLevels returns the number of distinct values in xs.
+func fitLevels(xs []float64) int {
 	seen := make(map[float64]bool)
 	for _, v := range xs {
 		seen[v] = true
@@ -433,11 +433,11 @@ func distinct(xs []float64) int {
 	return len(seen)
 }
 
-// covariance returns s^2 (J^T J)^{-1} for the USL parameters p = (lambda,
+// fitCovariance returns s^2 (J^T J)^{-1} for the USL parameters p = (lambda,
 // sigma[, kappa]) at concurrencies n, or nil when J^T J is singular. The
 // columns of J are scaled to unit norm before the inversion so that its
 // condition number reflects the design, not the units of the parameters.
-func covariance(n, p []float64, s float64) *mat.SymDense {
+func fitCovariance(n, p []float64, s float64) *mat.SymDense {
 	np := len(p)
 	lambda, sigma, kappa := p[0], p[1], 0.0
 	if np == 3 {
@@ -480,14 +480,14 @@ func covariance(n, p []float64, s float64) *mat.SymDense {
 	return cov
 }
 
-// lsq is the least-squares problem on log throughput with lambda profiled
+// uslLSQ is the least-squares problem on log throughput with lambda profiled
 // out. The optimiser works on u = (u_s, u_k) with
 //
 //	sigma = u_s^2 / sigScale,  kappa = u_k^2 / kapScale
 //
 // so that u_s^2 and u_k^2 are the contributions of the two terms to the
 // denominator at the largest N.
-type lsq struct {
+type uslLSQ struct {
 	n, y               []float64 // y = ln x
 	sigScale, kapScale float64
 }
@@ -497,7 +497,7 @@ type lsq struct {
 //	ln lambda = mean_i(y_i - ln g_i),  g_i = n_i / D_i
 //
 // and the resulting SSE.
-func (ls lsq) profile(sigma, kappa float64) (lambda, sse float64) {
+func (ls uslLSQ) profile(sigma, kappa float64) (lambda, sse float64) {
 	var sum float64
 	for i, v := range ls.n {
 		sum += ls.y[i] - math.Log(v/uslDenom(v, sigma, kappa))
@@ -515,7 +515,7 @@ func (ls lsq) profile(sigma, kappa float64) (lambda, sse float64) {
 //
 //	dSSE/dsigma = 2 \sum_i r_i (n_i-1) / D_i
 //	dSSE/dkappa = 2 \sum_i r_i n_i (n_i-1) / D_i
-func (ls lsq) gradient(sigma, kappa float64) (gs, gk float64) {
+func (ls uslLSQ) gradient(sigma, kappa float64) (gs, gk float64) {
 	lambda, _ := ls.profile(sigma, kappa)
 	ll := math.Log(lambda)
 	for i, v := range ls.n {
@@ -530,7 +530,7 @@ func (ls lsq) gradient(sigma, kappa float64) (gs, gk float64) {
 
 // minimize returns the least-squares sigma and kappa (kappa = 0 unless usl),
 // and a warning when the optimiser failed to converge.
-func (ls lsq) minimize(usl bool, nmin float64) (sigma, kappa float64, warn string) {
+func (ls uslLSQ) minimize(usl bool, nmin float64) (sigma, kappa float64, warn string) {
 	free := []bool{true, usl}
 	starts := [][2]float64{ls.linearStart(usl, nmin), {0.3, 0.3}, {1, 0.01}}
 	best, bestF := [2]float64{}, math.Inf(1)
@@ -551,7 +551,7 @@ func (ls lsq) minimize(usl bool, nmin float64) (sigma, kappa float64, warn strin
 	// Snap negligible terms to their bound 0 and refit the others.
 	snapped := false
 	for k := range free {
-		if free[k] && best[k]*best[k] < boundaryTol {
+		if free[k] && best[k]*best[k] < fitBoundaryTol {
 			free[k], best[k], snapped = false, 0, true
 		}
 	}
@@ -570,14 +570,14 @@ func (ls lsq) minimize(usl bool, nmin float64) (sigma, kappa float64, warn strin
 }
 
 // objective returns the profiled SSE at u.
-func (ls lsq) objective(u [2]float64) float64 {
+func (ls uslLSQ) objective(u [2]float64) float64 {
 	_, sse := ls.profile(u[0]*u[0]/ls.sigScale, u[1]*u[1]/ls.kapScale)
 	return sse
 }
 
 // run minimises the profiled SSE over the free components of u from start
 // with method, holding the others fixed.
-func (ls lsq) run(free []bool, start [2]float64, method optimize.Method) ([2]float64, float64, error) {
+func (ls uslLSQ) run(free []bool, start [2]float64, method optimize.Method) ([2]float64, float64, error) {
 	var idx []int
 	for k, ok := range free {
 		if ok {
@@ -622,6 +622,9 @@ func (ls lsq) run(free []bool, start [2]float64, method optimize.Method) ([2]flo
 	if res == nil {
 		return start, ls.objective(start), err
 	}
+	if err == nil && res.Status.Early() {
+		err = res.Status.Err() // an iteration or evaluation limit
+	}
 	return expand(res.X), res.F, err
 }
 
@@ -632,7 +635,7 @@ func (ls lsq) run(free []bool, start [2]float64, method optimize.Method) ([2]flo
 //
 // fitted by least squares without intercept, with sigma and kappa kept
 // slightly positive.
-func (ls lsq) linearStart(usl bool, nmin float64) [2]float64 {
+func (ls uslLSQ) linearStart(usl bool, nmin float64) [2]float64 {
 	var sum float64
 	var cnt int
 	for i, v := range ls.n {

@@ -29,14 +29,14 @@ func uslCurve(ns []float64, reps int, lambda, sigma, kappa, cv float64, rng *ran
 	return n, x
 }
 
-func relErr(got, want float64) float64 {
+func fitRelErr(got, want float64) float64 {
 	if want == 0 {
 		return math.Abs(got)
 	}
 	return math.Abs(got-want) / math.Abs(want)
 }
 
-func hasWarning(ws []string, sub string) bool {
+func fitHasWarning(ws []string, sub string) bool {
 	for _, w := range ws {
 		if strings.Contains(w, sub) {
 			return true
@@ -45,7 +45,7 @@ func hasWarning(ws []string, sub string) bool {
 	return false
 }
 
-func panics(fn func()) (p bool) {
+func fitPanics(fn func()) (p bool) {
 	defer func() {
 		if recover() != nil {
 			p = true
@@ -88,7 +88,7 @@ func TestFitUSLExact(t *testing.T) {
 			{"kappa", f.Kappa, tc.kappa},
 			{"peak N", f.PeakN, math.Sqrt((1 - tc.sigma) / tc.kappa)},
 		} {
-			if e := relErr(p.got, p.want); e > 1e-6 {
+			if e := fitRelErr(p.got, p.want); e > 1e-6 {
 				t.Errorf("%s: %s = %v, want %v (relative error %.2g)", tc.name, p.name, p.got, p.want, e)
 			}
 		}
@@ -96,11 +96,11 @@ func TestFitUSLExact(t *testing.T) {
 			t.Errorf("%s: R2 = %v, want 1", tc.name, f.R2)
 		}
 		for i := range n {
-			if e := relErr(f.Predict(n[i]), x[i]); e > 1e-6 {
+			if e := fitRelErr(f.Predict(n[i]), x[i]); e > 1e-6 {
 				t.Errorf("%s: Predict(%v) = %v, want %v", tc.name, n[i], f.Predict(n[i]), x[i])
 			}
 		}
-		if e := relErr(f.PeakX, f.Predict(f.PeakN)); e > 1e-12 {
+		if e := fitRelErr(f.PeakX, f.Predict(f.PeakN)); e > 1e-12 {
 			t.Errorf("%s: PeakX = %v, Predict(PeakN) = %v", tc.name, f.PeakX, f.Predict(f.PeakN))
 		}
 		if f.Points != len(n) || f.Levels != len(tc.ns) || f.DF != len(n)-3 {
@@ -133,7 +133,7 @@ func TestFitUSLNoisy(t *testing.T) {
 			{"kappa", f.Kappa, kappa, 0.2},
 			{"peak N", f.PeakN, peak, 0.1},
 		} {
-			if e := relErr(p.got, p.want); e > p.tol {
+			if e := fitRelErr(p.got, p.want); e > p.tol {
 				t.Errorf("seed %d: %s = %v, want %v within %g relative", seed, p.name, p.got, p.want, p.tol)
 			}
 		}
@@ -180,9 +180,9 @@ func TestFitUSLScaleInvariance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if relErr(f.Lambda, ref.Lambda*scale) > 1e-6 || relErr(f.Sigma, ref.Sigma) > 1e-6 ||
-			relErr(f.Kappa, ref.Kappa) > 1e-6 || relErr(f.R2, ref.R2) > 1e-9 ||
-			relErr(f.LambdaSE, ref.LambdaSE*scale) > 1e-5 || relErr(f.KappaSE, ref.KappaSE) > 1e-5 {
+		if fitRelErr(f.Lambda, ref.Lambda*scale) > 1e-6 || fitRelErr(f.Sigma, ref.Sigma) > 1e-6 ||
+			fitRelErr(f.Kappa, ref.Kappa) > 1e-6 || fitRelErr(f.R2, ref.R2) > 1e-9 ||
+			fitRelErr(f.LambdaSE, ref.LambdaSE*scale) > 1e-5 || fitRelErr(f.KappaSE, ref.KappaSE) > 1e-5 {
 			t.Errorf("scale %g: %v\nwant %v", scale, f, ref)
 		}
 	}
@@ -196,13 +196,13 @@ func TestFitUSLKappaZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Kappa != 0 || relErr(f.Sigma, 0.1) > 1e-6 || relErr(f.Lambda, 800) > 1e-6 {
+	if f.Kappa != 0 || fitRelErr(f.Sigma, 0.1) > 1e-6 || fitRelErr(f.Lambda, 800) > 1e-6 {
 		t.Errorf("got %v, want lambda 800, sigma 0.1, kappa 0", f)
 	}
-	if !math.IsInf(f.PeakN, 1) || relErr(f.PeakX, 8000) > 1e-6 || !math.IsNaN(f.PeakNSE) {
+	if !math.IsInf(f.PeakN, 1) || fitRelErr(f.PeakX, 8000) > 1e-6 || !math.IsNaN(f.PeakNSE) {
 		t.Errorf("PeakN, PeakNSE, PeakX = %v, %v, %v; want +Inf, NaN, 8000", f.PeakN, f.PeakNSE, f.PeakX)
 	}
-	if !hasWarning(f.Warnings, "kappa is at its lower bound") || !hasWarning(f.Warnings, "no peak") {
+	if !fitHasWarning(f.Warnings, "kappa is at its lower bound") || !fitHasWarning(f.Warnings, "no peak") {
 		t.Errorf("warnings %q lack the bound and no-peak warnings", f.Warnings)
 	}
 
@@ -215,13 +215,13 @@ func TestFitUSLKappaZero(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Kappa < 0 || f.Kappa > 4*f.KappaSE || relErr(f.Sigma, 0.1) > 0.2 {
+		if f.Kappa < 0 || f.Kappa > 4*f.KappaSE || fitRelErr(f.Sigma, 0.1) > 0.2 {
 			t.Errorf("seed %d: sigma = %v, kappa = %v ± %v, want 0.1 and about 0", seed, f.Sigma, f.Kappa, f.KappaSE)
 		}
 		if !(f.PeakN > 64) {
 			t.Errorf("seed %d: PeakN = %v, want beyond the data", seed, f.PeakN)
 		}
-		if !math.IsInf(f.PeakN, 1) && !hasWarning(f.Warnings, "extrapolation") {
+		if !math.IsInf(f.PeakN, 1) && !fitHasWarning(f.Warnings, "extrapolation") {
 			t.Errorf("seed %d: PeakN = %v but warnings %q", seed, f.PeakN, f.Warnings)
 		}
 	}
@@ -232,7 +232,7 @@ func TestFitUSLKappaZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Sigma != 0 || f.Kappa != 0 || relErr(f.Lambda, 100) > 1e-9 || !math.IsInf(f.PeakX, 1) {
+	if f.Sigma != 0 || f.Kappa != 0 || fitRelErr(f.Lambda, 100) > 1e-9 || !math.IsInf(f.PeakX, 1) {
 		t.Errorf("linear data: got %v", f)
 	}
 }
@@ -244,7 +244,7 @@ func TestFitUSLNoScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if relErr(f.Sigma, 1.5) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda || !hasWarning(f.Warnings, "no scaling") {
+	if fitRelErr(f.Sigma, 1.5) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda || !fitHasWarning(f.Warnings, "no scaling") {
 		t.Errorf("got %v, warnings %q", f, f.Warnings)
 	}
 
@@ -254,14 +254,14 @@ func TestFitUSLNoScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Kappa != 0 || relErr(f.Sigma, 2) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda {
+	if f.Kappa != 0 || fitRelErr(f.Sigma, 2) > 1e-6 || f.PeakN != 1 || f.PeakX != f.Lambda {
 		t.Errorf("kappa 0, sigma 2: got %v", f)
 	}
 	a, err := FitAmdahl(n, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if relErr(a.Sigma, 2) > 1e-6 || relErr(a.Asymptote, 50) > 1e-6 || !hasWarning(a.Warnings, "no scaling") {
+	if fitRelErr(a.Sigma, 2) > 1e-6 || fitRelErr(a.Asymptote, 50) > 1e-6 || !fitHasWarning(a.Warnings, "no scaling") {
 		t.Errorf("Amdahl, sigma 2: got %v, warnings %q", a, a.Warnings)
 	}
 
@@ -275,7 +275,7 @@ func TestFitUSLNoScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if relErr(f.Lambda, 100) > 1e-6 || relErr(f.Sigma, 1) > 1e-6 || !math.IsNaN(f.R2) || !hasWarning(f.Warnings, "R^2 is undefined") {
+	if fitRelErr(f.Lambda, 100) > 1e-6 || fitRelErr(f.Sigma, 1) > 1e-6 || !math.IsNaN(f.R2) || !fitHasWarning(f.Warnings, "R^2 is undefined") {
 		t.Errorf("constant: got %v, warnings %q", f, f.Warnings)
 	}
 }
@@ -320,10 +320,10 @@ func TestFitAmdahl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if relErr(f.Lambda, 1200) > 1e-6 || relErr(f.Sigma, 0.04) > 1e-6 || relErr(f.Asymptote, 30000) > 1e-6 {
+	if fitRelErr(f.Lambda, 1200) > 1e-6 || fitRelErr(f.Sigma, 0.04) > 1e-6 || fitRelErr(f.Asymptote, 30000) > 1e-6 {
 		t.Errorf("exact: got %v", f)
 	}
-	if relErr(f.Predict(16), x[4]) > 1e-6 || f.DF != 5 {
+	if fitRelErr(f.Predict(16), x[4]) > 1e-6 || f.DF != 5 {
 		t.Errorf("exact: Predict(16) = %v, want %v; DF = %d", f.Predict(16), x[4], f.DF)
 	}
 
@@ -339,7 +339,7 @@ func TestFitAmdahl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r < 10 && (relErr(f.Lambda, 1200) > 0.04 || relErr(f.Sigma, 0.04) > 0.1 ||
+		if r < 10 && (fitRelErr(f.Lambda, 1200) > 0.04 || fitRelErr(f.Sigma, 0.04) > 0.1 ||
 			math.Abs(f.Asymptote-30000) > 4*f.AsymptoteSE) {
 			t.Errorf("rep %d: got %v, asymptote SE %v", r, f, f.AsymptoteSE)
 		}
@@ -362,7 +362,7 @@ func TestFitAmdahl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Sigma != 0 || !math.IsInf(f.Asymptote, 1) || !hasWarning(f.Warnings, "sigma is at its lower bound") {
+	if f.Sigma != 0 || !math.IsInf(f.Asymptote, 1) || !fitHasWarning(f.Warnings, "sigma is at its lower bound") {
 		t.Errorf("linear: got %v, warnings %q", f, f.Warnings)
 	}
 }
@@ -386,11 +386,11 @@ func TestFitTooFewLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f.DF != 0 || !math.IsNaN(f.ResidualSE) || !math.IsNaN(f.KappaSE) || f.Cov != nil ||
-		!hasWarning(f.Warnings, "no residual degrees of freedom") || relErr(f.Kappa, 0.001) > 1e-6 {
+		!fitHasWarning(f.Warnings, "no residual degrees of freedom") || fitRelErr(f.Kappa, 0.001) > 1e-6 {
 		t.Errorf("3 points: got %v, warnings %q", f, f.Warnings)
 	}
 	n, x = uslCurve([]float64{1, 8}, 3, 100, 0.1, 0, 0, nil)
-	if f, err := FitAmdahl(n, x); err != nil || relErr(f.Sigma, 0.1) > 1e-6 {
+	if f, err := FitAmdahl(n, x); err != nil || fitRelErr(f.Sigma, 0.1) > 1e-6 {
 		t.Errorf("FitAmdahl with 2 levels: %v, %v", f, err)
 	}
 }
@@ -419,10 +419,10 @@ func TestFitInvalidInput(t *testing.T) {
 	if _, err := FitUSL(nil, nil); err != ErrNoData {
 		t.Errorf("FitUSL(nil, nil): err = %v, want ErrNoData", err)
 	}
-	if !panics(func() { _, _ = FitUSL(good, good[:3]) }) {
+	if !fitPanics(func() { _, _ = FitUSL(good, good[:3]) }) {
 		t.Error("FitUSL with mismatched lengths did not panic")
 	}
-	if !panics(func() { _, _ = FitAmdahl(good[:1], good) }) {
+	if !fitPanics(func() { _, _ = FitAmdahl(good[:1], good) }) {
 		t.Error("FitAmdahl with mismatched lengths did not panic")
 	}
 }
@@ -435,7 +435,7 @@ func TestFitUSLWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(f.R2 < FitPoorR2) || !hasWarning(f.Warnings, "poor fit") {
+	if !(f.R2 < FitPoorR2) || !fitHasWarning(f.Warnings, "poor fit") {
 		t.Errorf("step data: R2 = %v, warnings %q", f.R2, f.Warnings)
 	}
 
@@ -446,7 +446,7 @@ func TestFitUSLWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasWarning(f.Warnings, "poorly determined") && !hasWarning(f.Warnings, "lower bound") {
+	if !fitHasWarning(f.Warnings, "poorly determined") && !fitHasWarning(f.Warnings, "lower bound") {
 		t.Errorf("noisy short curve: %v, warnings %q", f, f.Warnings)
 	}
 }
