@@ -18,6 +18,9 @@ const ChildArg = "__child"
 // entry of the parent's exec.Cmd).
 const reportFD = 3
 
+// reportEnv tells the child that fd 3 is the report pipe.
+const reportEnv = "CONTEND_REPORT_FD"
+
 // ChildMain runs one repetition in this process and returns its exit
 // status. It is called from main before anything else is set up, so that
 // the child stays lean. The result goes to the parent as one line
@@ -29,7 +32,12 @@ func ChildMain(args []string) int {
 	debug.SetGCPercent(-1)
 	runtime.LockOSThread()
 
-	report := os.NewFile(reportFD, "report")
+	rfd := reportFD
+	if os.Getenv(reportEnv) != "3" {
+		// Run by hand (debugging, benchmarks): report on stdout.
+		rfd = 1
+	}
+	report := os.NewFile(uintptr(rfd), "report")
 	fail := func(format string, a ...any) int {
 		msg := fmt.Sprintf(format, a...)
 		if report != nil {
@@ -49,7 +57,7 @@ func ChildMain(args []string) int {
 	if err := json.Unmarshal([]byte(args[1]), &v); err != nil {
 		return fail("bad parameters: %v", err)
 	}
-	s, err := w.Run(v, workload.Runtime{ReportFD: reportFD})
+	s, err := w.Run(v, workload.Runtime{ReportFD: rfd})
 	if err != nil {
 		return fail("%v", err)
 	}

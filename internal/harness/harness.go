@@ -70,7 +70,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		return fail(results.StatusFailed, fmt.Errorf("cannot create the report pipe: %v", err))
 	}
 	cmd := exec.Command(exe, ChildArg, w.Name, string(pj))
-	cmd.Env = append(os.Environ(), ChildEnv...)
+	cmd.Env = append(append(os.Environ(), ChildEnv...), reportEnv+"=3")
 	cmd.Stdout = os.Stderr // a workload prints nothing; anything it does is a diagnostic
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 8192}

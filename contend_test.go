@@ -1,0 +1,81 @@
+package contend
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNativeEditRebuilds checks the fix for golang/go#24355: after an edit
+// to a file in native/, the next `go build` compiles the new C code. It
+// copies the module, builds, edits native/common.c, builds again and runs
+// the binary's child mode, which reports the compiler string from C.
+func TestNativeEditRebuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module twice")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src, _ := os.Getwd()
+	dst := t.TempDir()
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "bin", "results", "testdata", "docs":
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func() string {
+		t.Helper()
+		cmd := exec.Command(gobin, "build", "-o", "contend", "./cmd/contend")
+		cmd.Dir = dst
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		out, err := exec.Command(filepath.Join(dst, "contend"), "env", "--format", "json").Output()
+		if err != nil {
+			t.Fatalf("contend env: %v", err)
+		}
+		return string(out)
+	}
+	before := build()
+	common := filepath.Join(dst, "native", "common.c")
+	b, _ := os.ReadFile(common)
+	edited := strings.Replace(string(b), "return __VERSION__;", `return "edited-" __VERSION__;`, 1)
+	if edited == string(b) {
+		t.Fatal("native/common.c no longer has the line this test edits")
+	}
+	os.WriteFile(common, []byte(edited), 0o644)
+	after := build()
+	if strings.Contains(before, "edited-") || !strings.Contains(after, "edited-") {
+		t.Errorf("the edit to native/common.c was not compiled in:\nbefore: %.200s\nafter: %.200s", before, after)
+	}
+}
+
+func TestNativeHashStable(t *testing.T) {
+	h := NativeHash()
+	if len(h) != 16 || h != NativeHash() {
+		t.Errorf("NativeHash %q", h)
+	}
+}
