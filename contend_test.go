@@ -65,7 +65,7 @@ func TestNativeEditRebuilds(t *testing.T) {
 	before := build()
 	common := filepath.Join(dst, "native", "common.c")
 	b, _ := os.ReadFile(common)
-	edited := strings.Replace(string(b), "return __VERSION__;", `return "edited-" __VERSION__;`, 1)
+	edited := strings.Replace(string(b), `return "gcc " __VERSION__;`, `return "edited-" __VERSION__;`, 1)
 	if edited == string(b) {
 		t.Fatal("native/common.c no longer has the line this test edits")
 	}

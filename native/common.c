@@ -70,8 +70,10 @@ uint64_t ct_rss_anon_kb(void)
 
 const char *ct_cc_version(void)
 {
-#ifdef __VERSION__
-	return __VERSION__;
+#if defined(__clang__)
+	return "clang " __VERSION__;
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
 #else
 	return "unknown";
 #endif

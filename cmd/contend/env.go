@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,7 +35,7 @@ Examples:
 				return usagef("--format: %q is not accepted; accepted: text, json", c.String("format"))
 			}
 			for _, k := range f.Keys() {
-				fmt.Fprintf(c.App.Writer, "%-20s %s\n", k, f[k])
+				fmt.Fprintf(c.App.Writer, "%-19s %s\n", k, wrap(f[k], 59, strings.Repeat(" ", 20)))
 			}
 			return nil
 		},
