@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,13 +47,18 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 		fmt.Fprintln(w, "parameters (default in brackets):")
 	}
 	for _, p := range wl.Params {
-		fmt.Fprintf(w, "  %-24s %s\n", "--"+p.Name+" ["+p.DefaultString()+"]", p.Usage)
+		fmt.Fprintf(w, "  %-24s %s\n", "--"+p.Name+" ["+p.DefaultString()+"]", wrap(p.Usage, 52, strings.Repeat(" ", 27)))
 	}
 	if long {
 		fmt.Fprintln(w, "\nmetrics:")
 		m := &report.Table{}
+		m.AlignLeft(1, 2, 3)
 		for _, x := range wl.Metrics {
-			m.Row("  "+x.Name, x.Unit, string(x.Better), x.Desc)
+			better := string(x.Better)
+			if better != "" {
+				better += " is better"
+			}
+			m.Row("  "+x.Name, x.Unit, better, x.Desc)
 		}
 		m.Write(w)
 		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...)")

@@ -11,6 +11,17 @@ import (
 // Column 0 is left-aligned, the others right-aligned.
 type Table struct {
 	rows [][]string
+	left map[int]bool
+}
+
+// AlignLeft makes the given columns left-aligned.
+func (t *Table) AlignLeft(cols ...int) {
+	if t.left == nil {
+		t.left = map[int]bool{}
+	}
+	for _, c := range cols {
+		t.left[c] = true
+	}
 }
 
 // Row adds a row.
@@ -36,7 +47,7 @@ func (t *Table) Write(w io.Writer) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if i == 0 {
+			if i == 0 || t.left[i] {
 				b.WriteString(c)
 				b.WriteString(strings.Repeat(" ", pad))
 			} else {
