@@ -35,3 +35,5 @@ func panics(f func()) (p bool) {
 	f()
 	return false
 }
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
