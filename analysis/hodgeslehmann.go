@@ -51,12 +51,24 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 		return HLResult{}, err
 	}
 	checkLevel("confidence", confidence)
-	d := pairwiseDiffs(a, b)
+	nn := len(a) * len(b)
+	var kth func(k int) float64 // k-th smallest difference, 1-based
+	if nn <= hlSortLimit {
+		d := pairwiseDiffs(a, b)
+		kth = func(k int) float64 { return d[k-1] }
+	} else {
+		sa, sb := Sorted(a), Sorted(b)
+		kth = func(k int) float64 { return kthPairwiseDiff(sa, sb, k) }
+	}
 	r := HLResult{
 		N1: len(a), N2: len(b),
-		Shift:      medianSorted(d),
 		Confidence: confidence,
 		Lo:         math.NaN(), Hi: math.NaN(),
+	}
+	if nn%2 == 1 {
+		r.Shift = kth(nn/2 + 1)
+	} else {
+		r.Shift = (kth(nn/2) + kth(nn/2+1)) / 2
 	}
 	k, cov, ok := hlRank(len(a), len(b), confidence)
 	r.Coverage = cov
@@ -66,9 +78,13 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 		return r, nil
 	}
 	r.HasCI = true
-	r.Lo, r.Hi = d[k-1], d[len(d)-k]
+	r.Lo, r.Hi = kth(k), kth(nn+1-k)
 	return r, nil
 }
+
+// hlSortLimit is the largest number of pairwise differences HodgesLehmann
+// sorts; above it, it selects order statistics without storing them.
+const hlSortLimit = 1 << 20
 
 // pairwiseDiffs returns the sorted differences b_j - a_i.
 func pairwiseDiffs(a, b []float64) []float64 {
@@ -80,6 +96,53 @@ func pairwiseDiffs(a, b []float64) []float64 {
 	}
 	sort.Float64s(d)
 	return d
+}
+
+// kthPairwiseDiff returns the k-th smallest (1-based) of the differences
+// b_j - a_i for sorted a and b, in O((m+n)·64) time and O(1) space: it
+// bisects over the totally ordered bit patterns of float64 for the
+// smallest x with #{b_j - a_i <= x} >= k. Floating-point subtraction is
+// monotone in each operand, so the count is exact for the computed
+// differences and the result is one of them.
+func kthPairwiseDiff(a, b []float64, k int) float64 {
+	count := func(x float64) int {
+		c, i := 0, 0
+		for _, y := range b {
+			for i < len(a) && y-a[i] > x {
+				i++
+			}
+			c += len(a) - i
+		}
+		return c
+	}
+	lo, hi := orderedKey(b[0]-a[len(a)-1]), orderedKey(b[len(b)-1]-a[0])
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if count(fromOrderedKey(mid)) >= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return fromOrderedKey(lo)
+}
+
+// orderedKey maps float64 values (not NaN) to uint64 keys in the same
+// order.
+func orderedKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// fromOrderedKey inverts orderedKey.
+func fromOrderedKey(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
 }
 
 // hlRank returns the rank k of the lower confidence bound among the n1·n2

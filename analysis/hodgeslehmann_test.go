@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -112,5 +113,50 @@ func TestRelativeChange(t *testing.T) {
 	checkClose(t, "fallback Change", r.Change, 2/2.5, 1e-12, 0)
 	if _, err := RelativeChange(nil, []float64{1}, 0.95); !errors.Is(err, ErrNoData) {
 		t.Errorf("empty: %v", err)
+	}
+}
+
+// TestKthPairwiseDiff checks the selection used for large samples against
+// sorting all differences, with ties, negative values and zeros.
+func TestKthPairwiseDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 50; trial++ {
+		a := make([]float64, 1+rng.IntN(30))
+		b := make([]float64, 1+rng.IntN(30))
+		for i := range a {
+			a[i] = math.Round(rng.NormFloat64()*3) / 2
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()*100 - 50
+		}
+		if trial%3 == 0 {
+			copy(b, a)
+		}
+		d := pairwiseDiffs(a, b)
+		sa, sb := Sorted(a), Sorted(b)
+		for k := 1; k <= len(d); k++ {
+			if got := kthPairwiseDiff(sa, sb, k); got != d[k-1] {
+				t.Fatalf("trial %d k=%d: %v, want %v", trial, k, got, d[k-1])
+			}
+		}
+	}
+}
+
+func TestHodgesLehmannLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := make([]float64, 1100)
+	b := make([]float64, 1000)
+	for i := range a {
+		a[i] = 100 + rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = 101 + rng.NormFloat64()
+	}
+	r, err := HodgesLehmann(a, b, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasCI || !(r.Lo < r.Shift && r.Shift < r.Hi) || math.Abs(r.Shift-1) > 0.2 || r.Hi-r.Lo > 0.3 {
+		t.Errorf("%+v", r)
 	}
 }
