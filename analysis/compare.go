@@ -137,7 +137,10 @@ type Comparison struct {
 //	"better"/"worse"         otherwise, by Sign and Better
 //	"increase"/"decrease"    otherwise, when Better is NoDirection
 //
-// When many comparisons are reported together, call AdjustHolm on them.
+// The interval of Change is always distribution-free (RelativeChange),
+// also with TestWelch, whose interval of the difference of means is in
+// Welch. When many comparisons are reported together, call AdjustHolm on
+// them.
 //
 // It returns an error wrapping ErrNoData for an empty sample, an error for
 // NaN or infinite values, and an error for invalid options.
@@ -231,6 +234,10 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
 			"the noise allows detecting only changes of about %.3g%% or more (threshold %.3g%%); more runs would help",
 			100*c.MDE, 100*opt.Threshold))
+	}
+	if c.Sign != 0 && sign(c.Change) == -c.Sign {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"the %s test and the change of the medians point in opposite directions; the distributions differ in shape", c.Test))
 	}
 	c.decide()
 	return c, nil

@@ -96,8 +96,8 @@ func TestSequentialFalsePositiveRate(t *testing.T) {
 		alpha   = 0.05
 		minRuns = 5
 		maxRuns = 30
-		sims    = 2000
 	)
+	sims := 2000
 	noises := []struct {
 		name string
 		draw func(*rand.Rand) float64
@@ -106,10 +106,10 @@ func TestSequentialFalsePositiveRate(t *testing.T) {
 		{"lognormal", func(r *rand.Rand) float64 { return 100 * math.Exp(0.3*r.NormFloat64()) }},
 	}
 	if testing.Short() {
-		noises = noises[:1]
+		noises, sims = noises[:1], 500
 	}
 	// Monte Carlo tolerance: three standard errors of a rate alpha.
-	tol := 3 * math.Sqrt(alpha*(1-alpha)/sims)
+	tol := 3 * math.Sqrt(alpha*(1-alpha)/float64(sims))
 	for i, noise := range noises {
 		t.Run(noise.name, func(t *testing.T) {
 			t.Parallel()
