@@ -1,0 +1,355 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// A Direction tells which way a metric improves.
+type Direction int
+
+const (
+	// NoDirection: changes are an increase or a decrease, neither better.
+	NoDirection Direction = iota
+	// LowerIsBetter: for times, latencies, costs.
+	LowerIsBetter
+	// HigherIsBetter: for throughputs, rates.
+	HigherIsBetter
+)
+
+// String returns "none", "lower is better" or "higher is better".
+func (d Direction) String() string {
+	switch d {
+	case NoDirection:
+		return "none"
+	case LowerIsBetter:
+		return "lower is better"
+	case HigherIsBetter:
+		return "higher is better"
+	}
+	return fmt.Sprintf("Direction(%d)", int(d))
+}
+
+// A Verdict is the conclusion of a Comparison in words.
+type Verdict string
+
+// The verdicts of a Comparison.
+const (
+	VerdictBetter      Verdict = "better"                // significant, beyond the noise band, in the good direction
+	VerdictWorse       Verdict = "worse"                 // significant, beyond the noise band, in the bad direction
+	VerdictIncrease    Verdict = "increase"              // as above with NoDirection: B is larger
+	VerdictDecrease    Verdict = "decrease"              // as above with NoDirection: B is smaller
+	VerdictNoChange    Verdict = "no significant change" // P > Alpha
+	VerdictWithinNoise Verdict = "within noise"          // P <= Alpha but |Change| < Threshold
+	VerdictTooFewRuns  Verdict = "too few runs"          // the test cannot reach Alpha with these sample sizes
+)
+
+// CompareOptions configures Compare. The zero value gives the defaults.
+type CompareOptions struct {
+	// Test is the hypothesis test; the default is TestMannWhitney.
+	Test Test
+	// Better tells which way the metric improves; the default NoDirection
+	// gives the verdicts "increase" and "decrease".
+	Better Direction
+	// Alpha is the significance level in (0, 1); 0 means 0.05.
+	Alpha float64
+	// Threshold is the relative noise band: a significant change with
+	// |Change| < Threshold is reported as "within noise". 0.02 means 2%;
+	// 0 disables the band.
+	Threshold float64
+	// Confidence is the coverage of the median and relative-change
+	// intervals, in (0, 1); 0 means 0.95.
+	Confidence float64
+	// Power is the power for MDE, in (0, 1); 0 means 0.8.
+	Power float64
+}
+
+// A Comparison compares sample B (new) against sample A (baseline).
+// Relative quantities are fractions: 0.05 means B is 5% larger than A.
+type Comparison struct {
+	SummaryA, SummaryB Summary
+
+	// Test is the hypothesis test used and Method how its p-value was
+	// computed: "exact" or "normal approximation" for Mann-Whitney,
+	// "Welch t" for Welch.
+	Test   Test
+	Method string
+	// P is the two-sided p-value of the test. AdjustedP is the p-value
+	// the Verdict uses: equal to P, or the Holm-adjusted value after
+	// AdjustHolm.
+	P, AdjustedP float64
+	// Sign is +1 when B tends to be larger than A, -1 when smaller, and 0
+	// when neither (by the test statistic: U against N1·N2/2 for
+	// Mann-Whitney, the difference of means for Welch).
+	Sign int
+
+	// Change is the relative change of the medians,
+	// (median(B)-median(A))/|median(A)|; NaN when median(A) is 0.
+	// [ChangeLo, ChangeHi] is its interval at Confidence, computed by
+	// ChangeMethod (see RelativeChange); HasChangeCI is false (and the
+	// bounds NaN) when the samples are too small for it.
+	Change             float64
+	ChangeLo, ChangeHi float64
+	HasChangeCI        bool
+	ChangeMethod       RelMethod
+	Confidence         float64
+
+	// CliffsDelta is Cliff's delta of B against A, in [-1, 1], and
+	// Magnitude its size in words (see DeltaMagnitude).
+	CliffsDelta float64
+	Magnitude   string
+
+	// MDE is the smallest relative change the test would detect with
+	// power Power at level Alpha, given the pooled standard deviation
+	// relative to |median(A)| (see MinDetectableEffect). NaN when the
+	// test cannot reach Alpha or the noise is undefined.
+	MDE   float64
+	Power float64
+	// CanReachAlpha tells whether the test can produce a p-value at or
+	// below Alpha with these sample sizes at all.
+	CanReachAlpha bool
+
+	// Alpha, Threshold and Better are the options the Verdict was decided
+	// with.
+	Alpha     float64
+	Threshold float64
+	Better    Direction
+	// Verdict is the conclusion in words.
+	Verdict Verdict
+
+	// MannWhitney and Welch hold the details of the test that ran; the
+	// other is nil.
+	MannWhitney *MWResult
+	Welch       *WelchResult
+
+	// Warnings lists conditions that weaken the comparison without making
+	// it wrong.
+	Warnings []string
+}
+
+// Compare compares B against A: summaries of both, the relative change of
+// the medians with its interval, a two-sided p-value by opt.Test, Cliff's
+// delta, the minimum detectable effect and a Verdict:
+//
+//	"too few runs"           the test cannot reach Alpha with N1 and N2 values
+//	"no significant change"  AdjustedP > Alpha
+//	"within noise"           AdjustedP <= Alpha and |Change| < Threshold
+//	"better"/"worse"         otherwise, by Sign and Better
+//	"increase"/"decrease"    otherwise, when Better is NoDirection
+//
+// The interval of Change is always distribution-free (RelativeChange),
+// also with TestWelch, whose interval of the difference of means is in
+// Welch. When many comparisons are reported together, call AdjustHolm on
+// them.
+//
+// It returns an error wrapping ErrNoData for an empty sample, an error for
+// NaN or infinite values, and an error for invalid options.
+func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
+	if err := checkSample("A", a); err != nil {
+		return Comparison{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return Comparison{}, err
+	}
+	if err := opt.fill(); err != nil {
+		return Comparison{}, err
+	}
+	c := Comparison{
+		Test:       opt.Test,
+		Confidence: opt.Confidence,
+		Power:      opt.Power,
+		Alpha:      opt.Alpha,
+		Threshold:  opt.Threshold,
+		Better:     opt.Better,
+	}
+	var err error
+	if c.SummaryA, err = Summarize(a, opt.Confidence); err != nil {
+		return Comparison{}, err
+	}
+	if c.SummaryB, err = Summarize(b, opt.Confidence); err != nil {
+		return Comparison{}, err
+	}
+	for _, w := range c.SummaryA.Warnings {
+		c.Warnings = append(c.Warnings, "A: "+w)
+	}
+	for _, w := range c.SummaryB.Warnings {
+		c.Warnings = append(c.Warnings, "B: "+w)
+	}
+	n1, n2 := len(a), len(b)
+
+	switch opt.Test {
+	case TestMannWhitney:
+		mw, err := MannWhitney(a, b, TwoSided)
+		if err != nil {
+			return Comparison{}, err
+		}
+		c.MannWhitney = &mw
+		c.Method = mw.Method.String()
+		c.P = mw.P
+		c.Sign = sign(mw.U - float64(n1)*float64(n2)/2)
+		c.Warnings = append(c.Warnings, mw.Warnings...)
+	case TestWelch:
+		c.Method = "Welch t"
+		if n1 < 2 || n2 < 2 {
+			c.P = 1
+			c.Sign = sign(c.SummaryB.Mean - c.SummaryA.Mean)
+			break
+		}
+		w, err := Welch(a, b, TwoSided, opt.Confidence)
+		if err != nil {
+			return Comparison{}, err
+		}
+		c.Welch = &w
+		c.P = w.P
+		c.Sign = sign(w.Diff)
+		c.Warnings = append(c.Warnings, w.Warnings...)
+	}
+	c.AdjustedP = c.P
+
+	c.CanReachAlpha = CanTestReach(opt.Test, n1, n2, opt.Alpha)
+	if !c.CanReachAlpha {
+		c.Warnings = append(c.Warnings, tooFewWarning(opt.Test, n1, n2, opt.Alpha))
+	}
+
+	rel, err := RelativeChange(a, b, opt.Confidence)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c.Change, c.ChangeLo, c.ChangeHi = rel.Change, rel.Lo, rel.Hi
+	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
+	c.Warnings = append(c.Warnings, rel.Warnings...)
+
+	if c.CliffsDelta, err = CliffsDelta(a, b); err != nil {
+		return Comparison{}, err
+	}
+	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
+
+	c.MDE = math.NaN()
+	if n1+n2 > 2 && c.SummaryA.Median != 0 {
+		sa, sb := c.SummaryA.StdDev, c.SummaryB.StdDev
+		pooled := math.Sqrt((float64(n1-1)*sa*sa + float64(n2-1)*sb*sb) / float64(n1+n2-2))
+		c.MDE, _ = MinDetectableEffect(n1, n2, pooled/math.Abs(c.SummaryA.Median), opt.Alpha, opt.Power, opt.Test)
+	}
+	if opt.Threshold > 0 && c.MDE > opt.Threshold {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"the noise allows detecting only changes of about %.3g%% or more (threshold %.3g%%); more runs would help",
+			100*c.MDE, 100*opt.Threshold))
+	}
+	if c.Sign != 0 && sign(c.Change) == -c.Sign {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"the %s test and the change of the medians point in opposite directions; the distributions differ in shape", c.Test))
+	}
+	c.decide()
+	return c, nil
+}
+
+// fill sets the defaults of opt and checks it.
+func (opt *CompareOptions) fill() error {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	if opt.Confidence == 0 {
+		opt.Confidence = 0.95
+	}
+	if opt.Power == 0 {
+		opt.Power = 0.8
+	}
+	for _, l := range []struct {
+		name string
+		v    float64
+	}{{"Alpha", opt.Alpha}, {"Confidence", opt.Confidence}, {"Power", opt.Power}} {
+		if !(l.v > 0 && l.v < 1) {
+			return fmt.Errorf("analysis: CompareOptions.%s must be in (0, 1), got %v", l.name, l.v)
+		}
+	}
+	if !(opt.Threshold >= 0) || math.IsInf(opt.Threshold, 0) {
+		return fmt.Errorf("analysis: CompareOptions.Threshold must be a finite fraction >= 0, got %v", opt.Threshold)
+	}
+	if opt.Test != TestMannWhitney && opt.Test != TestWelch {
+		return fmt.Errorf("analysis: CompareOptions.Test: unknown test %d", int(opt.Test))
+	}
+	if opt.Better < NoDirection || opt.Better > HigherIsBetter {
+		return fmt.Errorf("analysis: CompareOptions.Better: unknown direction %d", int(opt.Better))
+	}
+	return nil
+}
+
+func tooFewWarning(test Test, n1, n2 int, alpha float64) string {
+	if test == TestWelch {
+		return fmt.Sprintf("too few runs: Welch's t-test needs at least 2 runs per side (have %d and %d)", n1, n2)
+	}
+	return fmt.Sprintf("too few runs: with %d and %d runs the smallest possible p-value is %.3g > alpha %g; need at least %d runs per side",
+		n1, n2, MannWhitneyMinP(n1, n2, TwoSided), alpha, MinRunsForSignificance(alpha))
+}
+
+// decide sets c.Verdict from AdjustedP, Alpha, Threshold, Change, Sign and
+// Better.
+func (c *Comparison) decide() {
+	switch {
+	case !c.CanReachAlpha:
+		c.Verdict = VerdictTooFewRuns
+	case !(c.AdjustedP <= c.Alpha) || c.Sign == 0:
+		c.Verdict = VerdictNoChange
+	case math.Abs(c.Change) < c.Threshold:
+		c.Verdict = VerdictWithinNoise
+	default:
+		c.Verdict = directionVerdict(c.Sign > 0, c.Better)
+	}
+}
+
+// directionVerdict names a significant change beyond the noise band.
+func directionVerdict(up bool, better Direction) Verdict {
+	switch {
+	case better == LowerIsBetter && up, better == HigherIsBetter && !up:
+		return VerdictWorse
+	case better == LowerIsBetter, better == HigherIsBetter:
+		return VerdictBetter
+	case up:
+		return VerdictIncrease
+	}
+	return VerdictDecrease
+}
+
+// Significant tells whether the Verdict rests on a significant difference:
+// better, worse, increase, decrease or within noise.
+func (c *Comparison) Significant() bool {
+	return c.CanReachAlpha && c.AdjustedP <= c.Alpha && c.Sign != 0
+}
+
+// AdjustHolm corrects the comparisons cs, tested together, for multiple
+// testing: it sets each AdjustedP to the Holm–Bonferroni adjustment of all
+// the P values (see Holm) and recomputes each Verdict from it. Nil entries
+// are skipped. Every comparison counts as a hypothesis, including those
+// with too few runs.
+func AdjustHolm(cs []*Comparison) error {
+	var ps []float64
+	var live []*Comparison
+	for _, c := range cs {
+		if c != nil {
+			ps = append(ps, c.P)
+			live = append(live, c)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	adj, err := Holm(ps)
+	if err != nil {
+		return err
+	}
+	for i, c := range live {
+		c.AdjustedP = adj[i]
+		c.decide()
+	}
+	return nil
+}
+
+func sign(x float64) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}

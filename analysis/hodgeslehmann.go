@@ -1,0 +1,303 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// An HLResult is the Hodges–Lehmann estimate of the shift of B against A
+// with its distribution-free confidence interval.
+type HLResult struct {
+	N1, N2 int // number of values in A and in B
+
+	// Shift is the median of the N1·N2 pairwise differences b_j - a_i, in
+	// the unit of the values.
+	Shift float64
+
+	// Confidence is the requested coverage of [Lo, Hi], in (0, 1).
+	Confidence float64
+	// HasCI tells whether the samples are large enough for an interval at
+	// Confidence; when false Lo and Hi are NaN and Warnings says why.
+	HasCI bool
+	// Lo and Hi are the order statistics D(k) and D(N1·N2+1-k) of the
+	// sorted pairwise differences. Coverage is the coverage they achieve
+	// under the Mann-Whitney null distribution (exact when N1·N2 <= 2500,
+	// else its normal approximation).
+	Lo, Hi   float64
+	Coverage float64
+
+	// Warnings lists conditions that weaken the result without making it
+	// wrong.
+	Warnings []string
+}
+
+// HodgesLehmann returns the Hodges–Lehmann estimate of the shift of B
+// against A, median_{i,j}(b_j - a_i), and its confidence interval
+// [D(k), D(N+1-k)], N = N1·N2, where D are the sorted differences and k
+// is the largest integer with
+//
+//	P(U <= k-1) <= (1-confidence)/2
+//
+// for U the Mann-Whitney statistic under the null hypothesis. The
+// interval is the set of shifts the two-sided U test does not reject; its
+// coverage is 1 - 2·P(U <= k-1) >= confidence for continuous data
+// (Hollander & Wolfe, Nonparametric Statistical Methods, section 4.3).
+func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
+	if err := checkSample("A", a); err != nil {
+		return HLResult{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return HLResult{}, err
+	}
+	checkLevel("confidence", confidence)
+	nn := len(a) * len(b)
+	var kth func(k int) float64 // k-th smallest difference, 1-based
+	if nn <= hlSortLimit {
+		d := pairwiseDiffs(a, b)
+		kth = func(k int) float64 { return d[k-1] }
+	} else {
+		sa, sb := Sorted(a), Sorted(b)
+		kth = func(k int) float64 { return kthPairwiseDiff(sa, sb, k) }
+	}
+	r := HLResult{
+		N1: len(a), N2: len(b),
+		Confidence: confidence,
+		Lo:         math.NaN(), Hi: math.NaN(),
+	}
+	if nn%2 == 1 {
+		r.Shift = kth(nn/2 + 1)
+	} else {
+		r.Shift = (kth(nn/2) + kth(nn/2+1)) / 2
+	}
+	k, cov, ok := hlRank(len(a), len(b), confidence)
+	r.Coverage = cov
+	if !ok {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"%d and %d values are too few for a %g%% confidence interval of the shift", len(a), len(b), confidence*100))
+		return r, nil
+	}
+	r.HasCI = true
+	r.Lo, r.Hi = kth(k), kth(nn+1-k)
+	return r, nil
+}
+
+// hlSortLimit is the largest number of pairwise differences HodgesLehmann
+// sorts; above it, it selects order statistics without storing them.
+const hlSortLimit = 1 << 20
+
+// pairwiseDiffs returns the sorted differences b_j - a_i.
+func pairwiseDiffs(a, b []float64) []float64 {
+	d := make([]float64, 0, len(a)*len(b))
+	for _, y := range b {
+		for _, x := range a {
+			d = append(d, y-x)
+		}
+	}
+	sort.Float64s(d)
+	return d
+}
+
+// kthPairwiseDiff returns the k-th smallest (1-based) of the differences
+// b_j - a_i for sorted a and b, in O((m+n)·64) time and O(1) space: it
+// bisects over the totally ordered bit patterns of float64 for the
+// smallest x with #{b_j - a_i <= x} >= k. Floating-point subtraction is
+// monotone in each operand, so the count is exact for the computed
+// differences and the result is one of them.
+func kthPairwiseDiff(a, b []float64, k int) float64 {
+	count := func(x float64) int {
+		c, i := 0, 0
+		for _, y := range b {
+			for i < len(a) && y-a[i] > x {
+				i++
+			}
+			c += len(a) - i
+		}
+		return c
+	}
+	lo, hi := orderedKey(b[0]-a[len(a)-1]), orderedKey(b[len(b)-1]-a[0])
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if count(fromOrderedKey(mid)) >= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return fromOrderedKey(lo)
+}
+
+// orderedKey maps float64 values (not NaN) to uint64 keys in the same
+// order.
+func orderedKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// fromOrderedKey inverts orderedKey.
+func fromOrderedKey(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
+// hlRank returns the rank k of the lower confidence bound among the n1·n2
+// sorted pairwise differences, the coverage 1 - 2·P(U <= k-1), and whether
+// k >= 1 reaches confidence.
+func hlRank(n1, n2 int, confidence float64) (k int, coverage float64, ok bool) {
+	nn := n1 * n2
+	half := (1 - confidence) / 2
+	if nn <= mwExactMaxProduct {
+		cdf := mwExactCDF(n1, n2)
+		// cdf is increasing; find the largest k with cdf[k-1] <= half.
+		k = sort.Search(len(cdf), func(i int) bool { return cdf[i] > half*(1+1e-12) })
+		if k == 0 {
+			return 0, 1 - 2*cdf[0], false
+		}
+		k = min(k, (nn+1)/2)
+		return k, 1 - 2*cdf[k-1], true
+	}
+	// Normal approximation with continuity correction:
+	// P(U <= k-1) ≈ Φ((k - 1/2 - N/2)/σ), σ² = n1·n2·(n1+n2+1)/12.
+	sigma := math.Sqrt(float64(nn) * float64(n1+n2+1) / 12)
+	cdf := func(u int) float64 { return normalSF((float64(nn)/2 - float64(u) - 0.5) / sigma) }
+	z := -math.Sqrt2 * math.Erfinv(1-2*half) // Φ⁻¹(half)
+	k = int(math.Floor(float64(nn)/2+z*sigma+0.5)) + 1
+	for k > 1 && cdf(k-1) > half {
+		k--
+	}
+	for k < (nn+1)/2 && cdf(k) <= half {
+		k++
+	}
+	if k < 1 || cdf(k-1) > half {
+		return 0, 1 - 2*cdf(0), false
+	}
+	return k, 1 - 2*cdf(k-1), true
+}
+
+// A RelMethod tells how RelativeChange computed its interval.
+type RelMethod int
+
+const (
+	// RelLogShift: Hodges–Lehmann on log values; the interval of the shift
+	// of logs [lo, hi] becomes [exp(lo)-1, exp(hi)-1]. Used when all values
+	// are positive.
+	RelLogShift RelMethod = iota
+	// RelShiftOverMedian: Hodges–Lehmann on the values; the interval of
+	// the shift is divided by |median(A)|. Used when some value is zero or
+	// negative.
+	RelShiftOverMedian
+)
+
+// String describes the method in words.
+func (m RelMethod) String() string {
+	switch m {
+	case RelLogShift:
+		return "Hodges-Lehmann on log values"
+	case RelShiftOverMedian:
+		return "Hodges-Lehmann shift / |median(A)|"
+	}
+	return fmt.Sprintf("RelMethod(%d)", int(m))
+}
+
+// A RelChange is the relative change of B against A with a confidence
+// interval. Relative changes are fractions: 0.05 means B is 5% larger.
+type RelChange struct {
+	// Change is the relative change of the medians,
+	// (median(B) - median(A))/|median(A)|, which is median(B)/median(A) - 1
+	// for positive data. NaN when median(A) is 0.
+	Change float64
+	// Estimate is the Hodges–Lehmann point estimate matching the interval:
+	// exp(shift of logs)-1 for RelLogShift, shift/|median(A)| otherwise.
+	Estimate float64
+
+	// Method tells how the interval was computed.
+	Method RelMethod
+	// Confidence is the requested coverage of [Lo, Hi]; HasCI, Coverage
+	// as in HLResult. Lo and Hi are NaN when HasCI is false.
+	Confidence float64
+	HasCI      bool
+	Lo, Hi     float64
+	Coverage   float64
+
+	// Warnings lists conditions that weaken the result without making it
+	// wrong.
+	Warnings []string
+}
+
+// RelativeChange returns the relative change of the median of B against
+// the median of A with a distribution-free confidence interval.
+//
+// For positive data (the usual case for times and rates) the interval is
+// the Hodges–Lehmann interval of the shift of log values, transformed back
+// as a ratio: if B = A·(1+r) in distribution then log B = log A + log(1+r),
+// a pure shift, so the interval [lo, hi] of that shift gives the exact
+// distribution-free interval [exp(lo)-1, exp(hi)-1] of r. When some value
+// is zero or negative the interval falls back to the Hodges–Lehmann
+// interval of the shift divided by |median(A)|, which treats median(A) as
+// known (Method RelShiftOverMedian).
+func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
+	if err := checkSample("A", a); err != nil {
+		return RelChange{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return RelChange{}, err
+	}
+	checkLevel("confidence", confidence)
+	ma, mb := Median(a), Median(b)
+	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
+	if ma != 0 {
+		r.Change = (mb - ma) / math.Abs(ma)
+	}
+	if allPositive(a) && allPositive(b) {
+		r.Method = RelLogShift
+		hl, err := HodgesLehmann(logs(a), logs(b), confidence)
+		if err != nil {
+			return RelChange{}, err
+		}
+		r.Estimate = math.Expm1(hl.Shift)
+		r.HasCI, r.Coverage, r.Warnings = hl.HasCI, hl.Coverage, hl.Warnings
+		if hl.HasCI {
+			r.Lo, r.Hi = math.Expm1(hl.Lo), math.Expm1(hl.Hi)
+		}
+		return r, nil
+	}
+	r.Method = RelShiftOverMedian
+	hl, err := HodgesLehmann(a, b, confidence)
+	if err != nil {
+		return RelChange{}, err
+	}
+	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
+	if ma == 0 {
+		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
+		return r, nil
+	}
+	r.Estimate = hl.Shift / math.Abs(ma)
+	r.Warnings = append(r.Warnings, "some values are not positive: interval of the relative change treats median(A) as exact")
+	if hl.HasCI {
+		r.HasCI = true
+		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
+	}
+	return r, nil
+}
+
+func allPositive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func logs(xs []float64) []float64 {
+	l := make([]float64, len(xs))
+	for i, x := range xs {
+		l[i] = math.Log(x)
+	}
+	return l
+}

@@ -1,0 +1,162 @@
+package analysis
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestHodgesLehmannEdgeCases(t *testing.T) {
+	if _, err := HodgesLehmann([]float64{}, []float64{1}, 0.95); !errors.Is(err, ErrNoData) {
+		t.Errorf("empty: %v", err)
+	}
+	if _, err := HodgesLehmann([]float64{1}, []float64{math.Inf(1)}, 0.95); err == nil {
+		t.Errorf("Inf: no error")
+	}
+	r, err := HodgesLehmann([]float64{1}, []float64{3}, 0.95)
+	if err != nil || r.Shift != 2 || r.HasCI || !math.IsNaN(r.Lo) || len(r.Warnings) == 0 {
+		t.Errorf("1+1: %+v %v", r, err)
+	}
+	// 4+4 reaches 95%: k = 1 gives coverage 1 - 2/70.
+	r, _ = HodgesLehmann([]float64{1, 2, 3, 4}, []float64{11, 12, 13, 14}, 0.95)
+	if !r.HasCI || r.Lo != 7 || r.Hi != 13 || r.Shift != 10 {
+		t.Errorf("4+4: %+v", r)
+	}
+	checkClose(t, "coverage", r.Coverage, 1-2.0/70, 1e-12, 0)
+	// All equal.
+	r, _ = HodgesLehmann([]float64{5, 5, 5, 5, 5}, []float64{5, 5, 5, 5, 5}, 0.95)
+	if !r.HasCI || r.Lo != 0 || r.Hi != 0 || r.Shift != 0 {
+		t.Errorf("all equal: %+v", r)
+	}
+}
+
+// TestHodgesLehmannEquivariant checks that shifting B shifts the estimate
+// and the interval, and swapping A and B negates them.
+func TestHodgesLehmannEquivariant(t *testing.T) {
+	a := []float64{3.1, 2.7, 3.5, 2.9, 3.3, 3.0, 2.8}
+	b := []float64{3.6, 3.9, 3.4, 4.1, 3.7, 3.8}
+	r, _ := HodgesLehmann(a, b, 0.9)
+	bs := make([]float64, len(b))
+	for i, x := range b {
+		bs[i] = x + 10
+	}
+	s, _ := HodgesLehmann(a, bs, 0.9)
+	checkClose(t, "shifted Shift", s.Shift, r.Shift+10, 1e-12, 0)
+	checkClose(t, "shifted Lo", s.Lo, r.Lo+10, 1e-12, 0)
+	checkClose(t, "shifted Hi", s.Hi, r.Hi+10, 1e-12, 0)
+	w, _ := HodgesLehmann(b, a, 0.9)
+	checkClose(t, "swapped Shift", w.Shift, -r.Shift, 1e-12, 1e-15)
+	checkClose(t, "swapped Lo", w.Lo, -r.Hi, 1e-12, 1e-15)
+	checkClose(t, "swapped Hi", w.Hi, -r.Lo, 1e-12, 1e-15)
+}
+
+// TestHLRankNormal checks the normal approximation used for large samples
+// against the exact distribution, which mwExactCDF can compute for any size.
+func TestHLRankNormal(t *testing.T) {
+	for _, c := range [][2]int{{50, 60}, {40, 100}, {70, 70}} {
+		n1, n2 := c[0], c[1]
+		cdf := mwExactCDF(n1, n2)
+		for _, conf := range []float64{0.9, 0.95, 0.99} {
+			k, cov, ok := hlRank(n1, n2, conf)
+			if !ok {
+				t.Fatalf("%v at %v: no CI", c, conf)
+			}
+			half := (1 - conf) / 2
+			exact := 0
+			for exact < len(cdf) && cdf[exact] <= half {
+				exact++
+			}
+			if k < exact-3 || k > exact+3 { // the normal tail is off by a few ranks at 99%
+				t.Errorf("%v at %v: k = %d, exact %d", c, conf, k, exact)
+			}
+			if math.Abs(cov-(1-2*cdf[k-1])) > 0.002 {
+				t.Errorf("%v at %v: coverage %v, exact %v", c, conf, cov, 1-2*cdf[k-1])
+			}
+		}
+	}
+}
+
+func TestRelativeChange(t *testing.T) {
+	a := []float64{100, 102, 98, 101, 99, 100.5}
+	b := []float64{110, 112.2, 107.8, 111.1, 108.9, 110.55} // a·1.1
+	r, err := RelativeChange(a, b, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != RelLogShift || !r.HasCI {
+		t.Fatalf("%+v", r)
+	}
+	checkClose(t, "Change", r.Change, 0.1, 1e-12, 1e-12)
+	checkClose(t, "Estimate", r.Estimate, 0.1, 1e-12, 1e-12)
+	if !(r.Lo <= 0.1 && 0.1 <= r.Hi) {
+		t.Errorf("interval [%v, %v] misses 0.1", r.Lo, r.Hi)
+	}
+	// Scale invariance: multiplying both samples by a constant changes
+	// nothing.
+	a2, b2 := make([]float64, len(a)), make([]float64, len(b))
+	for i := range a {
+		a2[i] = a[i] * 1e-6
+	}
+	for i := range b {
+		b2[i] = b[i] * 1e-6
+	}
+	r2, _ := RelativeChange(a2, b2, 0.95)
+	checkClose(t, "scaled Lo", r2.Lo, r.Lo, 1e-9, 1e-12)
+	checkClose(t, "scaled Hi", r2.Hi, r.Hi, 1e-9, 1e-12)
+
+	r, _ = RelativeChange([]float64{0, 1, 2, 3, 4, 5}, []float64{2, 3, 4, 5, 6, 7}, 0.95)
+	if r.Method != RelShiftOverMedian || !r.HasCI {
+		t.Fatalf("non-positive: %+v", r)
+	}
+	checkClose(t, "fallback Estimate", r.Estimate, 2/2.5, 1e-12, 0)
+	checkClose(t, "fallback Change", r.Change, 2/2.5, 1e-12, 0)
+	if _, err := RelativeChange(nil, []float64{1}, 0.95); !errors.Is(err, ErrNoData) {
+		t.Errorf("empty: %v", err)
+	}
+}
+
+// TestKthPairwiseDiff checks the selection used for large samples against
+// sorting all differences, with ties, negative values and zeros.
+func TestKthPairwiseDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 50; trial++ {
+		a := make([]float64, 1+rng.IntN(30))
+		b := make([]float64, 1+rng.IntN(30))
+		for i := range a {
+			a[i] = math.Round(rng.NormFloat64()*3) / 2
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()*100 - 50
+		}
+		if trial%3 == 0 {
+			copy(b, a)
+		}
+		d := pairwiseDiffs(a, b)
+		sa, sb := Sorted(a), Sorted(b)
+		for k := 1; k <= len(d); k++ {
+			if got := kthPairwiseDiff(sa, sb, k); got != d[k-1] {
+				t.Fatalf("trial %d k=%d: %v, want %v", trial, k, got, d[k-1])
+			}
+		}
+	}
+}
+
+func TestHodgesLehmannLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := make([]float64, 1100)
+	b := make([]float64, 1000)
+	for i := range a {
+		a[i] = 100 + rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = 101 + rng.NormFloat64()
+	}
+	r, err := HodgesLehmann(a, b, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasCI || !(r.Lo < r.Shift && r.Shift < r.Hi) || math.Abs(r.Shift-1) > 0.2 || r.Hi-r.Lo > 0.3 {
+		t.Errorf("%+v", r)
+	}
+}

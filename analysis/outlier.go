@@ -1,0 +1,63 @@
+package analysis
+
+import "math"
+
+// OutlierThreshold is the modified z-score above which Outliers flags a
+// value, as recommended by Iglewicz and Hoaglin (1993).
+const OutlierThreshold = 3.5
+
+// ModifiedZScores returns the modified z-score of each value of xs,
+//
+//	M_i = 0.6745·(x_i - median) / MAD,  MAD = median(|x_i - median|),
+//
+// where 0.6745 = Φ⁻¹(3/4) makes M comparable to a standard normal score
+// (Iglewicz & Hoaglin, How to Detect and Handle Outliers, 1993). When more
+// than half the values are equal MAD is 0; the scores then use the mean
+// absolute deviation instead, M_i = (x_i - median)/(1.253314·MeanAD), and
+// when that is 0 too (all values equal) every score is 0. It returns an
+// error wrapping ErrNoData for empty input and an error for NaN or
+// infinite values.
+func ModifiedZScores(xs []float64) ([]float64, error) {
+	if err := checkSample("X", xs); err != nil {
+		return nil, err
+	}
+	med := Median(xs)
+	dev := make([]float64, len(xs))
+	var sum float64
+	for i, x := range xs {
+		dev[i] = math.Abs(x - med)
+		sum += dev[i]
+	}
+	mad := Median(dev)
+	scale := mad / 0.6745
+	if mad == 0 {
+		// 1.253314 = sqrt(π/2) turns the mean absolute deviation of a
+		// normal sample into its standard deviation.
+		scale = 1.253314 * sum / float64(len(xs))
+	}
+	z := make([]float64, len(xs))
+	if scale == 0 {
+		return z, nil
+	}
+	for i, x := range xs {
+		z[i] = (x - med) / scale
+	}
+	return z, nil
+}
+
+// Outliers returns the indices, in increasing order, of the values of xs
+// whose modified z-score exceeds threshold in absolute value (use
+// OutlierThreshold). It returns the errors of ModifiedZScores.
+func Outliers(xs []float64, threshold float64) ([]int, error) {
+	z, err := ModifiedZScores(xs)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for i, s := range z {
+		if math.Abs(s) > threshold {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,58 @@
+package analysis
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestOutliers(t *testing.T) {
+	xs := []float64{10, 10.2, 9.9, 10.1, 9.8, 10.0, 15, 10.3, 2}
+	got, err := Outliers(xs, OutlierThreshold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != 6 || got[1] != 8 {
+		t.Errorf("Outliers = %v, want [6 8]", got)
+	}
+	z, _ := ModifiedZScores([]float64{1, 2, 3, 4, 100})
+	// median 3, MAD = median(2,1,0,1,97) = 1.
+	checkClose(t, "z", z[4], 0.6745*97, 1e-12, 0)
+	checkClose(t, "z", z[0], -0.6745*2, 1e-12, 0)
+}
+
+func TestOutliersMADZero(t *testing.T) {
+	// More than half the values equal: MAD = 0, the mean absolute
+	// deviation takes over.
+	xs := []float64{5, 5, 5, 5, 5, 6, 50}
+	z, err := ModifiedZScores(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meanAD := (1.0 + 45) / 7
+	checkClose(t, "z", z[6], 45/(1.253314*meanAD), 1e-12, 0)
+	for _, s := range z {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			t.Fatalf("non-finite score: %v", z)
+		}
+	}
+	got, _ := Outliers(xs, OutlierThreshold)
+	if len(got) != 1 || got[0] != 6 {
+		t.Errorf("Outliers = %v, want [6]", got)
+	}
+	// All equal: no outliers, all scores 0.
+	got, _ = Outliers([]float64{3, 3, 3}, OutlierThreshold)
+	if len(got) != 0 {
+		t.Errorf("all equal: %v", got)
+	}
+	got, _ = Outliers([]float64{3}, OutlierThreshold)
+	if len(got) != 0 {
+		t.Errorf("single: %v", got)
+	}
+	if _, err := Outliers(nil, OutlierThreshold); !errors.Is(err, ErrNoData) {
+		t.Errorf("empty: %v", err)
+	}
+	if _, err := Outliers([]float64{1, math.Inf(1)}, OutlierThreshold); err == nil {
+		t.Errorf("Inf: no error")
+	}
+}
