@@ -67,7 +67,7 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 
 func wrap(s string, width int, indent string) string {
 	out, line := "", ""
-	for _, word := range splitWords(s) {
+	for _, word := range strings.Fields(s) {
 		if line != "" && len(line)+1+len(word) > width {
 			out += line + "\n" + indent
 			line = word
@@ -79,23 +79,4 @@ func wrap(s string, width int, indent string) string {
 		line += word
 	}
 	return out + line
-}
-
-func splitWords(s string) []string {
-	var ws []string
-	cur := ""
-	for _, r := range s {
-		if r == ' ' || r == '\n' {
-			if cur != "" {
-				ws = append(ws, cur)
-			}
-			cur = ""
-			continue
-		}
-		cur += string(r)
-	}
-	if cur != "" {
-		ws = append(ws, cur)
-	}
-	return ws
 }

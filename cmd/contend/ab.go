@@ -1,0 +1,530 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/analysis"
+	"contend/internal/ab"
+	"contend/internal/harness"
+	"contend/internal/report"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(abCommand) }
+
+func abCommand() *cli.Command {
+	cmd := &cli.Command{
+		Name:      "ab",
+		Usage:     "run two configurations interleaved in one boot and compare them",
+		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS]",
+		Description: `Runs side A and side B of one workload alternately (A B A B ... by default),
+each repetition in a fresh process, so that drift of the machine (heat, other
+load, page cache) falls on both sides alike, then compares B against A on
+every metric and checks each side for a trend over run order.
+
+The sides differ by workload flags (--a, --b), by shell commands run before
+each repetition of a side (--a-prepare, --b-prepare), or by tracefs events
+that side B runs with and side A without (--trace-events). The events are put
+back as they were at the end, also after Ctrl-C, a timeout or a failure.
+
+Examples:
+   contend ab mutex --threads 1000 --locks 300000 --trace-events lock -n 10
+   contend ab faultme --mem 1GiB --a '--threads 4' --b '--threads 40' -n 8
+   contend ab osim 64 256 1000000 0 0 --a-prepare 'sysctl -w kernel.x=0' \
+       --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
+   contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
+   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("ab: which workload? one of: %s", joinNames())
+			}
+			return usagef("ab: no workload %q; one of: %s", c.Args().First(), joinNames())
+		},
+	}
+	for _, w := range workload.All() {
+		w := w
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:        w.Name,
+			Usage:       "A/B of " + w.Name + ": " + w.Summary,
+			ArgsUsage:   "[flags]",
+			Description: "Flags given here apply to both sides; --a and --b add or override flags of one side.\nSee 'contend help ab' for examples and 'contend help " + w.Name + "' for the workload.",
+			Flags:       append(append(paramFlags(w), abFlags()...), repFlags()...),
+			Action:      func(c *cli.Context) error { return runAB(c, w) },
+		})
+	}
+	return cmd
+}
+
+func abFlags() []cli.Flag {
+	cat := "A/B"
+	return []cli.Flag{
+		&cli.StringFlag{Name: "a", Usage: "workload flags of side A only, such as '--threads 4'", Category: cat},
+		&cli.StringFlag{Name: "b", Usage: "workload flags of side B only", Category: cat},
+		&cli.StringFlag{Name: "a-prepare", Usage: "shell command run before each repetition of side A", Category: cat},
+		&cli.StringFlag{Name: "b-prepare", Usage: "shell command run before each repetition of side B", Category: cat},
+		&cli.StringFlag{Name: "cleanup", Usage: "shell command run once at the end, however the run ends", Category: cat},
+		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
+		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
+		&cli.StringFlag{Name: "seed", Value: "1", Usage: "seed of --order random", Category: cat},
+		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
+		&cli.StringFlag{Name: "until", Usage: "stop once the primary metric's change is known within ±X%, such as 5%", Category: cat},
+		&cli.StringFlag{Name: "min-runs", Value: "5", Usage: "with --until: runs per side before the first look", Category: cat},
+		&cli.StringFlag{Name: "max-runs", Usage: "with --until: most runs per side (default 30)", Category: cat},
+		&cli.StringFlag{Name: "alpha", Value: "0.05", Usage: "significance level of the comparison", Category: cat},
+		&cli.StringFlag{Name: "prepare-timeout", Value: "60s", Usage: "timeout of each prepare or cleanup command", Category: cat},
+	}
+}
+
+// abPlan is the parsed command line of `contend ab`.
+type abPlan struct {
+	sides      [2]workload.Values
+	prepare    [2]string
+	cleanup    string
+	trace      string
+	order      ab.Order
+	seed       uint64
+	until      float64 // relative half-width, 0: fixed n
+	minRuns    int
+	maxRuns    int
+	alpha      float64
+	prepTimout time.Duration
+}
+
+func parseABPlan(c *cli.Context, w *workload.Workload, opt repOptions) (abPlan, []string, error) {
+	var p abPlan
+	shared, err := givenParams(c, w)
+	if err != nil {
+		return p, nil, err
+	}
+	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare")) {
+		return p, nil, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare or --trace-events")
+	}
+	var warns []string
+	for i, side := range []string{"a", "b"} {
+		given := map[string]string{}
+		for k, v := range shared {
+			given[k] = v
+		}
+		text := c.String(side)
+		if c.Bool("aa") {
+			text = c.String("a")
+		}
+		own, err := parseSideFlags(w, side, text)
+		if err != nil {
+			return p, nil, err
+		}
+		for k, v := range own {
+			given[k] = v
+		}
+		v, ws, err := resolve(w, given)
+		if err != nil {
+			return p, nil, usagef("side %s: %v", strings.ToUpper(side), err)
+		}
+		p.sides[i] = v
+		warns = append(warns, ws...)
+	}
+	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
+	if c.Bool("aa") {
+		p.prepare[1] = p.prepare[0]
+	}
+	p.cleanup = c.String("cleanup")
+	p.trace = c.String("trace-events")
+	if c.IsSet("trace-events") && strings.TrimSpace(p.trace) == "" {
+		return p, nil, usagef("--trace-events: empty; accepted: GROUP or GROUP:EVENT, such as lock")
+	}
+	same := equalValues(p.sides[0], p.sides[1]) && p.prepare[0] == p.prepare[1] && p.trace == ""
+	if same && !c.Bool("aa") {
+		return p, nil, usagef("sides A and B are the same configuration: give --a/--b flags, --a-prepare/--b-prepare, or --trace-events (or --aa for a null control)")
+	}
+	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
+		return p, nil, &usageError{err.Error()}
+	}
+	seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
+	if err != nil {
+		return p, nil, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
+	}
+	p.seed = seed
+	if p.alpha, err = strconv.ParseFloat(c.String("alpha"), 64); err != nil || !(p.alpha > 0 && p.alpha < 0.5) {
+		return p, nil, usagef("--alpha: %q is not accepted; accepted: a number above 0 and below 0.5, such as 0.05", c.String("alpha"))
+	}
+	d, err := time.ParseDuration(c.String("prepare-timeout"))
+	if err != nil || d <= 0 {
+		return p, nil, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
+	}
+	p.prepTimout = d
+	if c.IsSet("until") {
+		u, err := parsePercent(c.String("until"))
+		if err != nil || !(u > 0 && u < 1) {
+			return p, nil, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
+		}
+		p.until = u
+		if p.minRuns, err = intFlag(c, "min-runs", 2, 10000); err != nil {
+			return p, nil, err
+		}
+		p.maxRuns = 30
+		if c.IsSet("max-runs") {
+			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, 10000); err != nil {
+				return p, nil, err
+			}
+		}
+		if c.IsSet("runs") {
+			return p, nil, usagef("-n/--runs and --until exclude each other: --until decides the count between --min-runs and --max-runs")
+		}
+	} else if c.IsSet("max-runs") || c.IsSet("min-runs") {
+		return p, nil, usagef("--min-runs and --max-runs need --until")
+	}
+	return p, warns, nil
+}
+
+func equalValues(a, b workload.Values) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// parsePercent parses "5%" or "0.05" into 0.05.
+func parsePercent(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		return x / 100, err
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+// parseSideFlags parses the text of --a or --b as workload flags.
+func parseSideFlags(w *workload.Workload, side, text string) (map[string]string, error) {
+	words, err := splitWords(text)
+	if err != nil {
+		return nil, usagef("--%s: %v", side, err)
+	}
+	given := map[string]string{}
+	for i := 0; i < len(words); i++ {
+		word := words[i]
+		if !strings.HasPrefix(word, "-") {
+			return nil, usagef("--%s: %q is not a flag; give workload flags such as '--threads 4'", side, word)
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(word, "-"), "=")
+		p, ok := w.Param(name)
+		if !ok {
+			return nil, usagef("--%s: %s has no parameter --%s; see 'contend help %s'", side, w.Name, name, w.Name)
+		}
+		if !hasVal {
+			if p.Kind == workload.Bool {
+				val = "true"
+			} else if i+1 < len(words) {
+				i++
+				val = words[i]
+			} else {
+				return nil, usagef("--%s: --%s needs a value", side, name)
+			}
+		}
+		given[name] = val
+	}
+	return given, nil
+}
+
+// splitWords splits a command-line fragment into words, honouring single
+// and double quotes.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+func runAB(c *cli.Context, w *workload.Workload) error {
+	opt, err := parseRepOptions(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	p, warns, err := parseABPlan(c, w, opt)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	var trace *ab.TraceSwitch
+	if p.trace != "" {
+		if trace, err = ab.NewTraceSwitch(p.trace); err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	if !opt.quiet {
+		for _, x := range warns {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
+	}
+	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
+	f.Warnings = warns
+	for i := range f.Configs {
+		e := map[string]string{}
+		if p.prepare[i] != "" {
+			e["prepare"] = p.prepare[i]
+		}
+		if trace != nil {
+			e["trace-events"] = trace.State(i == 1)
+			e["tracefs"] = trace.Root
+		}
+		f.Configs[i].Env = e
+	}
+	out := opt.out
+	if out == "" {
+		out = defaultOut(w.Name + "-ab")
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// Whatever happens from here on, the events and the cleanup command
+	// are put back.
+	var restoreErr error
+	defer func() {
+		if p.cleanup != "" {
+			outText, err := ab.Prepare(context.Background(), "cleanup", p.cleanup, p.prepTimout)
+			if err != nil {
+				fmt.Fprintf(stderr, "warning: %v\n", err)
+			} else if outText != "" && !opt.quiet {
+				fmt.Fprint(stderr, outText)
+			}
+		}
+		if trace != nil {
+			if restoreErr = trace.Restore(); restoreErr != nil {
+				fmt.Fprintf(stderr, "contend: %v\n", restoreErr)
+			}
+		}
+	}()
+
+	var seq *analysis.Sequential
+	if p.until > 0 {
+		if seq, err = analysis.NewSequential(p.alpha, p.minRuns, p.maxRuns, p.until); err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
+	for i := range timeouts {
+		if timeouts[i] == 0 && w.Timeout != nil {
+			timeouts[i] = w.Timeout(p.sides[i])
+		}
+	}
+	pairs := opt.n
+	if seq != nil {
+		pairs = p.maxRuns
+	}
+	next, decision := abNext(p, seq, w.Primary, opt.warmup, pairs)
+	total := 2 * (opt.warmup + pairs)
+	progress := newProgress(stderr, opt.quiet, total, w.Primary, unitOf(w, w.Primary))
+	sess := &harness.Session{
+		Workload: w,
+		Configs:  p.sides[:],
+		Out:      wr,
+		Timeout:  func(c int) time.Duration { return timeouts[c] },
+		Next:     next,
+		Before: func(ctx context.Context, s harness.Slot) (string, error) {
+			if trace != nil {
+				if err := trace.Set(s.Config == 1); err != nil {
+					return "", err
+				}
+			}
+			return ab.Prepare(ctx, "side "+[]string{"A", "B"}[s.Config]+" prepare", p.prepare[s.Config], p.prepTimout)
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			if rep.Status != results.StatusOK && !opt.quiet {
+				fmt.Fprintf(stderr, "repetition %d (side %s) %s: %s\n", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error)
+			}
+		},
+	}
+	runErr := sess.Run(ctx)
+	progress.done()
+	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	if opt.format == "json" {
+		b, err := results.Marshal(wr.File)
+		if err != nil {
+			return err
+		}
+		stdout.Write(b)
+	} else {
+		printAB(stdout, wr.File, p, decision())
+	}
+	if !opt.quiet {
+		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+	}
+	return runErr
+}
+
+// abNext returns the adaptive plan of an A/B run: warm-up pairs, then pairs
+// in the chosen order until pairs are done or the sequential rule stops.
+func abNext(p abPlan, seq *analysis.Sequential, primary string, warmup, pairs int) (func(*results.File) (harness.Slot, bool), func() *analysis.Decision) {
+	rng := ab.NewRand(p.seed)
+	var queue []harness.Slot
+	pair := 0
+	var last *analysis.Decision
+	next := func(f *results.File) (harness.Slot, bool) {
+		if len(queue) == 0 {
+			if pair >= warmup+pairs {
+				return harness.Slot{}, false
+			}
+			if seq != nil && pair > warmup {
+				d, err := seq.Decide(f.Values(0, primary), f.Values(1, primary))
+				if err == nil {
+					last = &d
+					if d.Stop {
+						return harness.Slot{}, false
+					}
+				}
+			}
+			warm := pair < warmup
+			round := pair - warmup
+			idx := round
+			if warm {
+				idx = pair
+			}
+			// The measured pairs start the pattern afresh after the
+			// warm-ups, so that they are balanced by themselves.
+			order := p.order.Pair(idx, rng)
+			for _, side := range order {
+				queue = append(queue, harness.Slot{Config: side, Warmup: warm, Round: round})
+			}
+			pair++
+		}
+		s := queue[0]
+		queue = queue[1:]
+		return s, true
+	}
+	return next, func() *analysis.Decision { return last }
+}
+
+// printAB prints the comparison of side B against side A, the drift check
+// and the adaptive decision.
+func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
+	for i := range f.Configs {
+		fmt.Fprintf(w, "side %s: %s", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "order: %s", p.order)
+	if p.order == ab.OrderRandom {
+		fmt.Fprintf(w, " (seed %d)", p.seed)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	alpha := p.alpha
+	if d != nil {
+		alpha = d.NominalAlpha
+	}
+	printSides(w, f, 0, 1, alpha)
+	if d != nil {
+		fmt.Fprintf(w, "\nadaptive stop: %s (after %d runs per side; each look tested at alpha %.4g to keep %.3g overall)\n", d.Reason, d.N, d.NominalAlpha, p.alpha)
+	}
+	for i := range f.Configs {
+		xs := f.Values(i, f.Primary)
+		if len(xs) < 4 {
+			continue
+		}
+		mk, err := analysis.MannKendall(xs)
+		if err == nil && mk.P < p.alpha {
+			fmt.Fprintf(w, "warning: side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run\n", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P)
+		}
+	}
+}
+
+func describeSide(f *results.File, i int) string {
+	var parts, ps []string
+	for _, p := range f.Configs[i].Params {
+		d := p.Display
+		if d == "" {
+			d = p.Value
+		}
+		ps = append(ps, p.Name+"="+d)
+	}
+	parts = append(parts, strings.Join(ps, " "))
+	if e := f.Configs[i].Env; e != nil {
+		if t := e["trace-events"]; t != "" {
+			parts = append(parts, "events "+t)
+		}
+		if pr := e["prepare"]; pr != "" {
+			parts = append(parts, "prepare '"+pr+"'")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printSides prints B against A for every metric with data on both sides.
+func printSides(w io.Writer, f *results.File, a, b int, alpha float64) {
+	t := &report.Table{}
+	t.Row("metric", "A median", "B median", "change [95% CI]", "p", "verdict")
+	for _, m := range f.Metrics {
+		xa, xb := f.Values(a, m.Name), f.Values(b, m.Name)
+		if len(xa) == 0 || len(xb) == 0 {
+			continue
+		}
+		dir := analysis.NoDirection
+		switch m.Better {
+		case "lower":
+			dir = analysis.LowerIsBetter
+		case "higher":
+			dir = analysis.HigherIsBetter
+		}
+		cmp, err := analysis.Compare(xa, xb, analysis.CompareOptions{Better: dir, Alpha: alpha})
+		if err != nil {
+			continue
+		}
+		sc := report.ScaleFor(m.Unit, cmp.SummaryA.Median)
+		ch := report.Percent(cmp.Change)
+		if cmp.HasChangeCI {
+			ch += fmt.Sprintf(" [%s, %s]", report.Percent(cmp.ChangeLo), report.Percent(cmp.ChangeHi))
+		}
+		t.Row(m.Name, sc.Format(cmp.SummaryA.Median), sc.Format(cmp.SummaryB.Median), ch, fmt.Sprintf("%.3g", cmp.P), string(cmp.Verdict))
+	}
+	t.AlignLeft(5)
+	t.Write(w)
+}

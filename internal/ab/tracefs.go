@@ -1,0 +1,121 @@
+package ab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// TraceRoots are where tracefs is looked for, in order. The environment
+// variable CONTEND_TRACEFS replaces them (tests use a fake directory).
+var TraceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+
+// TraceSwitch turns a group of tracefs events off (side A) or on (side B)
+// and puts every event back the way it found it.
+type TraceSwitch struct {
+	Spec  string // as given: "lock" or "lock:contention_begin"
+	Root  string // the tracefs mount used
+	files []string
+	saved map[string]string
+}
+
+// NewTraceSwitch finds tracefs and the events of spec, reads their state,
+// and checks that they can be written, before anything runs. Its errors
+// are one line and say what to do.
+func NewTraceSwitch(spec string) (*TraceSwitch, error) {
+	roots := TraceRoots
+	if env := os.Getenv("CONTEND_TRACEFS"); env != "" {
+		roots = []string{env}
+	}
+	root := ""
+	for _, r := range roots {
+		if st, err := os.Stat(filepath.Join(r, "events")); err == nil && st.IsDir() {
+			root = r
+			break
+		}
+	}
+	if root == "" {
+		return nil, fmt.Errorf("--trace-events: tracefs is not mounted (looked in %s); mount it as root with: mount -t tracefs nodev /sys/kernel/tracing", strings.Join(roots, ", "))
+	}
+	group, event, _ := strings.Cut(spec, ":")
+	if group == "" || strings.ContainsAny(spec, "/ ") || strings.Count(spec, ":") > 1 {
+		return nil, fmt.Errorf("--trace-events: %q is not accepted; accepted: GROUP or GROUP:EVENT, such as lock or lock:contention_begin", spec)
+	}
+	dir := filepath.Join(root, "events", group)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--trace-events: no event group %q in %s/events (see %s/available_events)", group, root, root)
+	}
+	var files []string
+	if event != "" {
+		f := filepath.Join(dir, event, "enable")
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("--trace-events: no event %q in group %q (see %s/available_events)", event, group, root)
+		}
+		files = []string{f}
+	} else {
+		fs, _ := filepath.Glob(filepath.Join(dir, "*", "enable"))
+		sort.Strings(fs)
+		if len(fs) == 0 {
+			return nil, fmt.Errorf("--trace-events: event group %q in %s has no events", group, root)
+		}
+		files = fs
+	}
+	ts := &TraceSwitch{Spec: spec, Root: root, files: files, saved: map[string]string{}}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-events: cannot read %s: %v (run as root)", f, err)
+		}
+		v := strings.TrimSpace(string(b))
+		ts.saved[f] = v
+		// Writing the current value back proves the permission without
+		// changing anything.
+		if err := os.WriteFile(f, []byte(v+"\n"), 0); err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return nil, fmt.Errorf("--trace-events: no permission to write %s; run as root", f)
+			}
+			return nil, fmt.Errorf("--trace-events: cannot write %s: %v", f, err)
+		}
+	}
+	return ts, nil
+}
+
+// Set enables (on) or disables every event of the switch.
+func (t *TraceSwitch) Set(on bool) error {
+	v := "0\n"
+	if on {
+		v = "1\n"
+	}
+	for _, f := range t.files {
+		if err := os.WriteFile(f, []byte(v), 0); err != nil {
+			return fmt.Errorf("--trace-events: cannot write %s: %v", f, err)
+		}
+	}
+	return nil
+}
+
+// State describes the side's setting for the result file.
+func (t *TraceSwitch) State(on bool) string {
+	if on {
+		return t.Spec + " enabled"
+	}
+	return t.Spec + " disabled"
+}
+
+// Restore puts back every event's state as NewTraceSwitch found it. It
+// tries every file and returns the first error.
+func (t *TraceSwitch) Restore() error {
+	var first error
+	for _, f := range t.files {
+		if err := os.WriteFile(f, []byte(t.saved[f]+"\n"), 0); err != nil && first == nil {
+			first = fmt.Errorf("could not restore %s to %s: %v; restore it by hand", f, t.saved[f], err)
+		}
+	}
+	return first
+}
+
+// Saved returns the state found at the start, event file -> value.
+func (t *TraceSwitch) Saved() map[string]string { return t.saved }
