@@ -288,4 +288,3 @@ func assertNoChildren(t *testing.T, ppid int) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
