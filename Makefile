@@ -12,7 +12,7 @@ build:
 
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build
-	./$(BIN) run faultme --threads 40 --mem 256MiB -n 5 --out results/make-run-faultme.json
+	./$(BIN) run faultme --threads 40 --mem 1GiB -n 6 --out results/make-run-faultme.json
 
 test: vet
 	$(GO) test -count=1 -timeout 20m ./...
