@@ -15,6 +15,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
+	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -294,13 +295,13 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 			return &usageError{err.Error()}
 		}
 	}
+	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
+	f.Warnings = append(warns, env.Diagnose(f.Env, 0, false)...)
 	if !opt.quiet {
-		for _, x := range warns {
+		for _, x := range f.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", x)
 		}
 	}
-	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
-	f.Warnings = warns
 	for i := range f.Configs {
 		e := map[string]string{}
 		if p.prepare[i] != "" {

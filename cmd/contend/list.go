@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/report"
 	"contend/internal/workload"
 )
 
@@ -51,16 +50,13 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 	}
 	if long {
 		fmt.Fprintln(w, "\nmetrics:")
-		m := &report.Table{}
-		m.AlignLeft(1, 2, 3)
 		for _, x := range wl.Metrics {
-			better := string(x.Better)
-			if better != "" {
-				better += " is better"
+			head := x.Unit
+			if x.Better != "" {
+				head += ", " + string(x.Better) + " is better"
 			}
-			m.Row("  "+x.Name, x.Unit, better, x.Desc)
+			fmt.Fprintf(w, "  %s [%s]\n      %s\n", x.Name, head, wrap(x.Desc, 72, "      "))
 		}
-		m.Write(w)
 		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...)")
 	}
 }

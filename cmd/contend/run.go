@@ -86,17 +86,17 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	stderr := c.App.ErrWriter
 	stdout := c.App.Writer
-	if !opt.quiet {
-		for _, x := range warns {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
 	timeout := opt.timeout
 	if timeout == 0 && w.Timeout != nil {
 		timeout = w.Timeout(v)
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
-	f.Warnings = warns
+	f.Warnings = append(warns, env.Diagnose(f.Env, 0, false)...)
+	if !opt.quiet {
+		for _, x := range f.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
+	}
 	out := opt.out
 	if out == "" {
 		out = defaultOut(w.Name)

@@ -288,3 +288,44 @@ func assertNoChildren(t *testing.T, ppid int) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestCompletionAndHelp(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh"} {
+		r := runCLI(t, "completion", sh)
+		if r.code != 0 || !strings.Contains(r.stdout, "--generate-bash-completion") {
+			t.Errorf("completion %s: %d %q", sh, r.code, r.stdout)
+		}
+	}
+	if r := runCLI(t, "completion", "fish"); r.code != 2 {
+		t.Errorf("completion fish: exit %d", r.code)
+	}
+	r := runCLI(t, "help", "faultme")
+	for _, want := range []string{"Steven Rostedt", "parameters", "--threads [400]", "metrics:", "lower is better"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("help faultme lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("help line of %d columns: %q", n, line)
+		}
+	}
+	if r := runCLI(t, "help", "run"); r.code != 0 || !strings.Contains(r.stdout, "contend run") {
+		t.Errorf("help run: %d %q", r.code, r.stdout)
+	}
+	if r := runCLI(t, "help", "nosuch"); r.code != 2 {
+		t.Errorf("help nosuch: exit %d", r.code)
+	}
+	if r := runCLI(t, "list"); r.code != 0 || !strings.Contains(r.stdout, "faultme:") {
+		t.Errorf("list: %d %q", r.code, r.stdout)
+	}
+	r = runCLI(t, "env")
+	if r.code != 0 || !strings.Contains(r.stdout, "kernel.release") {
+		t.Errorf("env: %d %q", r.code, r.stdout)
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("env line of %d columns: %q", n, line)
+		}
+	}
+}

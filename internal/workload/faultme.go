@@ -12,7 +12,7 @@ import (
 // native/faultme.c, its binding bind/faultme.go.
 var Faultme = &Workload{
 	Name:       "faultme",
-	Summary:    "threads taking read page faults on one fresh mapping (mmap_lock readers)",
+	Summary:    "threads taking read faults on one fresh mapping (mmap_lock readers)",
 	Provenance: "Steven Rostedt, LKML 2012-05-15, \"Re: [RFC][PATCH RT] rwsem_rt: Another (more sane) approach to mulit reader rt locks\", attachment faultme.c",
 	Doc: `Maps --mem bytes of anonymous, private, read-only memory and lets --threads
 threads read one byte every --stride bytes of it, interleaved page by page

@@ -1,0 +1,62 @@
+package env
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// LoadThreshold is the 1-minute load average per online CPU above which a
+// run is warned about.
+const LoadThreshold = 0.5
+
+// Diagnose returns warnings about conditions of this machine that add
+// noise to measurements: a cpufreq governor other than performance, load
+// from other work, other runnable processes, a virtual machine, SMT, THP
+// set to always, and more threads than CPUs when the workload cares.
+// threads is the largest thread or task count of the run (0 if none).
+func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string {
+	var w []string
+	if g := f["cpu.governor"]; g != "" && !strings.HasPrefix(g, "none") && g != "performance" {
+		w = append(w, fmt.Sprintf("cpufreq governor is %s, not performance: clock speed varies between runs", g))
+	}
+	cpus, _ := strconv.Atoi(f["cpu.online"])
+	if la := strings.Fields(f["loadavg"]); len(la) > 0 && cpus > 0 {
+		if l, err := strconv.ParseFloat(la[0], 64); err == nil && l/float64(cpus) > LoadThreshold {
+			w = append(w, fmt.Sprintf("load average %.2f on %d CPUs: other work is running and will disturb the results", l, cpus))
+		}
+	}
+	if n := otherRunnable(); n > 0 {
+		w = append(w, fmt.Sprintf("%d other runnable threads right now", n))
+	}
+	if v := f["virt"]; v != "" && v != "none detected" {
+		w = append(w, "running in a virtual machine ("+v+"): steal time and hypervisor-bound faults add noise")
+	}
+	if f["smt"] == "on" {
+		w = append(w, "SMT is on: sibling hyperthreads share cores; busy siblings slow the measured threads")
+	}
+	if f["thp.enabled"] == "always" {
+		w = append(w, "transparent huge pages are 'always': page-fault workloads take one fault per 2 MiB unless told otherwise (--thp never)")
+	}
+	if oversubscribeMatters && cpus > 0 && threads > int64(cpus) {
+		w = append(w, fmt.Sprintf("%d threads on %d online CPUs: the run is oversubscribed and measures scheduling as much as contention", threads, cpus))
+	}
+	return w
+}
+
+// otherRunnable counts runnable threads besides the caller, from
+// /proc/stat's procs_running.
+func otherRunnable() int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "procs_running "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(rest))
+			return max(n-1, 0)
+		}
+	}
+	return 0
+}
