@@ -92,7 +92,7 @@ func checkOsim(v Values, m limits.Machine) ([]string, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	if m.SemVMX > 0 && tasks > m.SemVMX {
-		return nil, Usagef("--tasks: %d exceeds SEMVMX = %d, the largest semaphore value (the completion counter starts at --tasks); accepted: at most %d", tasks, m.SemVMX, m.SemVMX)
+		return nil, Usagef("--tasks: %d exceeds SEMVMX = %d, the kernel's largest semaphore value (a compile-time constant; the completion counter starts at --tasks); accepted: at most %d", tasks, m.SemVMX, m.SemVMX)
 	}
 	if err := m.CheckTasks("tasks", tasks); err != nil {
 		return nil, &UsageError{Msg: err.Error()}

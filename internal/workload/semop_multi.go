@@ -98,7 +98,7 @@ func checkSemopMulti(v Values, m limits.Machine) ([]string, error) {
 	// Every thread sharing a semaphore may have added its 1 at once.
 	perSem := (threads + sems - 1) / sems
 	if m.SemVMX > 0 && semopMultiInit+perSem > m.SemVMX {
-		return nil, Usagef("--threads: %d threads on %d semaphores put up to %d on one semaphore, above SEMVMX = %d (the largest semaphore value); accepted: at most %d threads per semaphore",
+		return nil, Usagef("--threads: %d threads on %d semaphores put up to %d on one semaphore, above SEMVMX = %d (the kernel's largest semaphore value, a compile-time constant); accepted: at most %d threads per semaphore",
 			threads, sems, semopMultiInit+perSem, m.SemVMX, m.SemVMX-semopMultiInit)
 	}
 	var warns []string
