@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,4 +79,42 @@ const char *ct_cc_version(void)
 #else
 	return "unknown";
 #endif
+}
+
+int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st)
+{
+	int id, err;
+
+	if (inject & CT_INJECT_SEMGET_ENOSPC) {
+		id = -1;
+		errno = ENOSPC;
+	} else {
+		id = semget(IPC_PRIVATE, nsems, 0600 | IPC_CREAT);
+	}
+	if (id >= 0) {
+		ct_report(report_fd, "ipc sem %d", id);
+		return id;
+	}
+	err = errno;
+	switch (err) {
+	case ENOSPC:
+		ct_fail(st, err, "semget", "of a set of %d semaphores (the system's semaphore sets "
+			"(kernel.sem SEMMNI) or semaphores (kernel.sem SEMMNS) are used up: "
+			"remove stale sets (ipcs -s, ipcrm) or raise kernel.sem)", nsems);
+		break;
+	case EINVAL:
+		ct_fail(st, err, "semget", "of a set of %d semaphores (above kernel.sem SEMMSL?)", nsems);
+		break;
+	default:
+		ct_fail(st, err, "semget", "of a set of %d semaphores", nsems);
+	}
+	return -1;
+}
+
+int ct_sem_remove(int id, int report_fd)
+{
+	if (semctl(id, 0, IPC_RMID) < 0 && errno != EINVAL && errno != EIDRM)
+		return errno;
+	ct_report(report_fd, "ipc-removed sem %d", id);
+	return 0;
 }

@@ -46,4 +46,32 @@ uint64_t ct_rss_anon_kb(void);
 /* ct_cc_version returns the compiler that built the native code. */
 const char *ct_cc_version(void);
 
+/*
+ * SysV semaphore sets (semop-multi, osim).
+ *
+ * ct_sem_create creates a private set of nsems semaphores (all 0) and
+ * reports "ipc sem ID" on report_fd before returning its id; on failure it
+ * fills st (naming the kernel.sem limit to raise for ENOSPC) and returns -1.
+ * ct_sem_remove removes the set (IPC_RMID) and reports "ipc-removed sem ID".
+ */
+union ct_semun {
+	int val;
+	struct semid_ds *buf;
+	unsigned short *array;
+};
+
+int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st);
+int ct_sem_remove(int id, int report_fd);
+
+/*
+ * Failures that tests inject through a workload's `inject` parameter, to
+ * prove the cleanup paths of limits that cannot be lowered safely on a
+ * shared test machine (root ignores RLIMIT_NPROC; kernel.sem is global).
+ * Real runs pass 0.
+ */
+enum {
+	CT_INJECT_SEMGET_ENOSPC = 1, /* semget fails with ENOSPC */
+	CT_INJECT_FORK_EAGAIN = 2,   /* the middle fork/pthread_create fails with EAGAIN */
+};
+
 #endif

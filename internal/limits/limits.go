@@ -31,6 +31,7 @@ type Machine struct {
 	// SysV semaphores (kernel.sem): SEMMSL SEMMNS SEMOPM SEMMNI.
 	SemMSL, SemMNS, SemOPM, SemMNI int64
 	SemVMX                         int64 // largest semaphore value (32767 on Linux)
+	SemSets, SemsInUse             int64 // sets and semaphores that exist now (/proc/sysvipc/sem)
 
 	MemTotal, MemAvailable int64 // bytes, /proc/meminfo
 	Overcommit             int   // vm.overcommit_memory: 0 heuristic, 1 always, 2 never
@@ -55,6 +56,7 @@ func Read() Machine {
 	if f := fields("/proc/sys/kernel/sem"); len(f) == 4 {
 		m.SemMSL, m.SemMNS, m.SemOPM, m.SemMNI = f[0], f[1], f[2], f[3]
 	}
+	m.SemSets, m.SemsInUse = semUsage()
 	mi := meminfo()
 	m.MemTotal, m.MemAvailable = mi["MemTotal"], mi["MemAvailable"]
 	m.CommitLimit, m.Committed = mi["CommitLimit"], mi["Committed_AS"]
@@ -186,8 +188,50 @@ func pidsCgroupMax() int64 {
 	return 0
 }
 
+// semUsage counts the SysV semaphore sets that exist and their semaphores.
+func semUsage() (sets, sems int64) {
+	b, err := os.ReadFile("/proc/sysvipc/sem")
+	if err != nil {
+		return 0, 0
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 4 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			continue
+		}
+		sets++
+		sems += n
+	}
+	return sets, sems
+}
+
+// CheckSemSet returns an error naming the binding kernel.sem limit when one
+// more semaphore set of nsems semaphores cannot be created now, or nil. flag
+// and asked name what the user gave (--sems 64 may need a set of 65).
+func (m Machine) CheckSemSet(flag string, asked, nsems int64) error {
+	extra := nsems - asked
+	if m.SemMSL > 0 && nsems > m.SemMSL {
+		what := fmt.Sprintf("--%s: %d", flag, asked)
+		if extra > 0 {
+			what = fmt.Sprintf("--%s: %d (a set of %d semaphores)", flag, asked, nsems)
+		}
+		return fmt.Errorf("%s exceeds kernel.sem SEMMSL = %d semaphores per set; accepted: at most %d here", what, m.SemMSL, max(m.SemMSL-extra, 1))
+	}
+	if m.SemMNI > 0 && m.SemSets >= m.SemMNI {
+		return fmt.Errorf("--%s: no semaphore set can be created: %d sets exist, kernel.sem SEMMNI = %d; remove stale sets (ipcs -s, ipcrm) or raise SEMMNI", flag, m.SemSets, m.SemMNI)
+	}
+	if m.SemMNS > 0 && m.SemsInUse+nsems > m.SemMNS {
+		return fmt.Errorf("--%s: %d semaphores exceed what kernel.sem SEMMNS = %d leaves (%d in use); accepted: at most %d here", flag, nsems, m.SemMNS, m.SemsInUse, max(m.SemMNS-m.SemsInUse-extra, 0))
+	}
+	return nil
+}
+
 // Override returns m with limits replaced from a spec such as
-// "threads-max=100,semmsl=10,semmni=4,nproc=50,memavailable=1073741824".
+// "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824".
 // Unknown keys are ignored. It exists to test limit checks.
 func (m Machine) Override(spec string) Machine {
 	for _, kv := range strings.Split(spec, ",") {
@@ -216,6 +260,12 @@ func (m Machine) Override(spec string) Machine {
 			m.SemOPM = n
 		case "semmni":
 			m.SemMNI = n
+		case "semvmx":
+			m.SemVMX = n
+		case "sem-sets":
+			m.SemSets = n
+		case "sems-in-use":
+			m.SemsInUse = n
 		case "memavailable":
 			m.MemAvailable = n
 		case "as":

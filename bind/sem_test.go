@@ -1,0 +1,139 @@
+package bind
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// semSetExists reports whether SysV semaphore set id is listed in
+// /proc/sysvipc/sem.
+func semSetExists(t *testing.T, id int) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sysvipc/sem")
+	if err != nil {
+		t.Skipf("no /proc/sysvipc/sem: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == strconv.Itoa(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// assertNoChildProcesses fails if this process has any child left, zombie
+// or alive.
+func assertNoChildProcesses(t *testing.T) {
+	t.Helper()
+	var ws unix.WaitStatus
+	pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+	if err != unix.ECHILD {
+		t.Errorf("a child process is left (wait4: pid %d, %v)", pid, err)
+	}
+}
+
+func TestSemopMultiCountsAddUp(t *testing.T) {
+	for _, c := range []struct {
+		threads, sems int
+		pin           bool
+	}{{1, 1, false}, {3, 2, false}, {4, 1, true}} {
+		r, err := SemopMulti(SemopMultiParams{Threads: c.threads, Sems: c.sems, Duration: 150 * time.Millisecond, Pin: c.pin, ReportFD: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.PerThread) != c.threads || r.ThreadsCreated != c.threads {
+			t.Fatalf("%+v: %d counts, %d threads created", c, len(r.PerThread), r.ThreadsCreated)
+		}
+		var sum uint64
+		for i, n := range r.PerThread {
+			if n%2 != 0 {
+				t.Errorf("%+v: thread %d count %d is odd (2 per loop)", c, i, n)
+			}
+			sum += n
+		}
+		if sum != r.TotalOps || r.TotalOps == 0 || r.TotalOps%2 != 0 {
+			t.Errorf("%+v: total %d, sum of threads %d: want equal, even, positive", c, r.TotalOps, sum)
+		}
+		if r.ElapsedNs == 0 || r.NominalNs != uint64(150*time.Millisecond) || r.CPUs < 1 {
+			t.Errorf("%+v: elapsed %d nominal %d cpus %d", c, r.ElapsedNs, r.NominalNs, r.CPUs)
+		}
+		if r.SemID < 0 || semSetExists(t, r.SemID) {
+			t.Errorf("%+v: set %d not removed", c, r.SemID)
+		}
+	}
+}
+
+func TestSemopMultiInjectedFailures(t *testing.T) {
+	_, err := SemopMulti(SemopMultiParams{Threads: 2, Sems: 1, Duration: time.Millisecond, Inject: InjectSemgetENOSPC, ReportFD: -1})
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "semget" || !errors.Is(err, syscall.ENOSPC) ||
+		!strings.Contains(err.Error(), "SEMMNI") || !strings.Contains(err.Error(), "SEMMNS") {
+		t.Errorf("semget ENOSPC: got %v", err)
+	}
+	r, err := SemopMulti(SemopMultiParams{Threads: 4, Sems: 2, Duration: time.Hour, Inject: InjectForkEAGAIN, ReportFD: -1})
+	if !errors.As(err, &e) || e.Call != "pthread_create" || !errors.Is(err, syscall.EAGAIN) || !strings.Contains(err.Error(), "kernel.threads-max") {
+		t.Errorf("pthread_create EAGAIN: got %v", err)
+	}
+	if r.ThreadsCreated != 2 || r.SemID < 0 || semSetExists(t, r.SemID) {
+		t.Errorf("after a failed thread start: %d threads created, set %d must be removed", r.ThreadsCreated, r.SemID)
+	}
+}
+
+func TestOsimCountsAddUp(t *testing.T) {
+	for _, c := range []OsimParams{
+		{Sems: 1, Tasks: 1, Loops: 100},
+		{Sems: 2, Tasks: 5, Loops: 1001, BusyIn: 10, BusyOut: 20},
+		{Sems: 4, Tasks: 8, Loops: 4000},
+	} {
+		c.ReportFD = -1
+		r, err := Osim(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := (c.Loops + c.Tasks - 1) / c.Tasks
+		if r.LoopsPerTask != per || r.TotalLoops != int64(per*c.Tasks) {
+			t.Errorf("%+v: %d loops per task, %d in all; want %d, %d", c, r.LoopsPerTask, r.TotalLoops, per, per*c.Tasks)
+		}
+		if r.TasksForked != c.Tasks || r.ElapsedNs == 0 {
+			t.Errorf("%+v: forked %d, elapsed %d", c, r.TasksForked, r.ElapsedNs)
+		}
+		if r.SemID < 0 || semSetExists(t, r.SemID) {
+			t.Errorf("%+v: set %d not removed", c, r.SemID)
+		}
+		assertNoChildProcesses(t)
+	}
+}
+
+func TestOsimInjectedFailures(t *testing.T) {
+	_, err := Osim(OsimParams{Sems: 1, Tasks: 2, Loops: 10, Inject: InjectSemgetENOSPC, ReportFD: -1})
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "semget" || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "kernel.sem") {
+		t.Errorf("semget ENOSPC: got %v", err)
+	}
+	// Three workers are forked and wait in their first semop when the
+	// fourth fork fails: they must be killed and reaped, the set removed.
+	r, err := Osim(OsimParams{Sems: 2, Tasks: 6, Loops: 1000, Inject: InjectForkEAGAIN, ReportFD: -1})
+	if !errors.As(err, &e) || e.Call != "fork" || !errors.Is(err, syscall.EAGAIN) || !strings.Contains(err.Error(), "ulimit -u") {
+		t.Errorf("fork EAGAIN: got %v", err)
+	}
+	if r.TasksForked != 3 || r.SemID < 0 || semSetExists(t, r.SemID) {
+		t.Errorf("after a failed fork: %d forked, set %d must be removed", r.TasksForked, r.SemID)
+	}
+	assertNoChildProcesses(t)
+}
+
+func TestOsimBadParams(t *testing.T) {
+	for _, p := range []OsimParams{{Sems: 0, Tasks: 1, Loops: 1}, {Sems: 1, Tasks: 0, Loops: 1}, {Sems: 1, Tasks: 1, Loops: 0}, {Sems: 1, Tasks: 1, Loops: 1, BusyIn: -1}} {
+		p.ReportFD = -1
+		if _, err := Osim(p); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("%+v: got %v, want EINVAL", p, err)
+		}
+	}
+}

@@ -1,0 +1,1 @@
+#include "../native/semop_multi.c"

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// Tests of the SysV semaphore workloads osim and semop-multi: short real
+// runs, the original output, bad input and machine limits, and that nothing
+// leaks when a repetition is killed, contend is interrupted or a timeout
+// expires.
+
+func TestRunOsimSmall(t *testing.T) {
+	dir := chdirTemp(t)
+	before := semSet(t)
+	out := filepath.Join(dir, "o.json")
+	r := runCLI(t, "run", "osim", "--sems", "2", "--tasks", "5", "--loops", "2001", "--busy-in", "3", "--busy-out", "4", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "each task loops 401 times, 2005 loops in all") {
+		t.Errorf("no rounding warning:\n%s", r.stderr)
+	}
+	for _, want := range []string{"osim  sems=2 tasks=5 loops=2001 busy-in=3 busy-out=4", "repetitions: 2 (2 ok)", "per_loop ", "worker_vcsw "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range f.Reps {
+		if rep.Status != results.StatusOK {
+			t.Fatalf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
+		}
+		m := rep.Metrics
+		if m["loops"] != 5*401 || m["loops_per_task"] != 401 {
+			t.Errorf("loops %v per task %v, want 2005 and 401", m["loops"], m["loops_per_task"])
+		}
+		if m["time"] <= 0 || m["per_loop"] != m["time"]/m["loops"] || m["per_loop_orig"] > m["per_loop"] {
+			t.Errorf("time %v per_loop %v per_loop_orig %v", m["time"], m["per_loop"], m["per_loop_orig"])
+		}
+		// The child waited for its workers: its rusage includes theirs.
+		if m["vcsw"] < m["worker_vcsw"] || m["ivcsw"] < m["worker_ivcsw"] {
+			t.Errorf("child context switches %v/%v below the workers' %v/%v", m["vcsw"], m["ivcsw"], m["worker_vcsw"], m["worker_ivcsw"])
+		}
+	}
+	assertNoNewSems(t, before)
+}
+
+func TestRunOsimPositionalFormatOriginal(t *testing.T) {
+	dir := chdirTemp(t)
+	before := semSet(t)
+	out := filepath.Join(dir, "o.json")
+	// Positional as the original took them; flags may follow.
+	r := runCLI(t, "run", "osim", "3", "4", "1001", "7", "9", "--format", "original", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	one := `osim <sems> <tasks> <loops> <busy-in> <busy-out>
+osim: using a semaphore array with 3 semaphores\.
+osim: using 4 tasks\.
+osim: each thread loops 251 times
+osim: each thread busyloops 9 loops outside and 7 loops inside\.
+total execution time: \d+\.\d{6} seconds for 1004 loops
+per loop execution time: \d+\.\d{3} usec
+`
+	if !regexp.MustCompile(`^` + one + one + `$`).MatchString(r.stdout) {
+		t.Errorf("stdout is not the original's lines:\n%s", r.stdout)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ name, want string }{{"sems", "3"}, {"tasks", "4"}, {"loops", "1001"}, {"busy-in", "7"}, {"busy-out", "9"}} {
+		if v, _ := f.ParamValue(0, p.name); v != p.want {
+			t.Errorf("%s recorded as %q, want %q", p.name, v, p.want)
+		}
+	}
+	s := runCLI(t, "show", "--format", "original", out)
+	if s.stdout != r.stdout {
+		t.Errorf("show --format original differs from the run:\n%s\nvs\n%s", s.stdout, r.stdout)
+	}
+	assertNoNewSems(t, before)
+}
+
+func TestRunSemopMultiSmall(t *testing.T) {
+	dir := chdirTemp(t)
+	before := semSet(t)
+	out := filepath.Join(dir, "s.json")
+	// Positional <threads> <semaphores>, as the original took them.
+	r := runCLI(t, "run", "semop-multi", "3", "2", "--duration", "200ms", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"semop-multi  threads=3 sems=2 duration=200ms pin=false", "repetitions: 2 (2 ok)", "ops_per_sec ", "jain ", "min_max "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range f.Reps {
+		if rep.Status != results.StatusOK {
+			t.Fatalf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
+		}
+		counts := rep.Series["ops_per_thread"]
+		if len(counts) != 3 {
+			t.Fatalf("ops_per_thread %v, want 3 counts", counts)
+		}
+		sum := 0.0
+		for _, c := range counts {
+			sum += c
+		}
+		m := rep.Metrics
+		if sum != m["ops"] || m["ops"] <= 0 || int64(m["ops"])%2 != 0 {
+			t.Errorf("ops %v, sum of threads %v: want equal, even, positive", m["ops"], sum)
+		}
+		if m["ops_per_sec"] != float64(int64(m["ops"]/0.2)) {
+			t.Errorf("ops_per_sec %v, want ops/0.2 truncated (%v)", m["ops_per_sec"], m["ops"]/0.2)
+		}
+		if m["jain"] <= 0 || m["jain"] > 1 || m["min_max"] < 0 || m["min_max"] > 1 || m["cpus"] < 1 {
+			t.Errorf("jain %v min_max %v cpus %v", m["jain"], m["min_max"], m["cpus"])
+		}
+	}
+	assertNoNewSems(t, before)
+}
+
+func TestRunSemopMultiFormatOriginal(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "run", "semop-multi", "--threads", "2", "--sems", "1", "--duration", "1s", "--pin", "--format", "original", "-n", "1", "--out", filepath.Join(dir, "s.json"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	re := regexp.MustCompile(`^cpus \d+, threads: 2, semaphores: 1, test duration: 1 secs\ntotal operations: (\d+), ops/sec (\d+)\n$`)
+	m := re.FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("stdout is not the original's lines:\n%q", r.stdout)
+	}
+	if m[1] != m[2] {
+		t.Errorf("1 s run: ops/sec %s must equal total %s", m[2], m[1])
+	}
+}
+
+func TestSemBadParameters(t *testing.T) {
+	cases := []struct {
+		args []string
+		fake string // CONTEND_FAKE_LIMITS
+		want string // in the one-line error
+	}{
+		{[]string{"osim", "--sems", "0"}, "", "--sems: 0 is out of range"},
+		{[]string{"osim", "--tasks", "0"}, "", "--tasks: 0 is out of range"},
+		{[]string{"osim", "--loops", "0"}, "", "--loops: 0 is out of range"},
+		{[]string{"osim", "--busy-in", "-1"}, "", "--busy-in: -1 is out of range"},
+		{[]string{"osim", "--busy-out", "-5"}, "", "--busy-out: -5 is out of range"},
+		{[]string{"osim", "64", "256"}, "", "osim takes 5 positional arguments <sems> <tasks> <loops> <busy-in> <busy-out>, got 2"},
+		{[]string{"osim", "64", "256", "1000", "0", "0", "1"}, "", "osim takes 5 positional arguments"},
+		{[]string{"osim", "64", "256", "1000", "0", "0", "--tasks", "3"}, "", "--tasks given both as a flag and as positional argument 2"},
+		{[]string{"osim", "--tasks", "40000"}, "", "--tasks: 40000 exceeds SEMVMX = 32767"},
+		{[]string{"osim", "--sems", "10"}, "semmsl=10", "--sems: 10 (a set of 11 semaphores) exceeds kernel.sem SEMMSL = 10"},
+		{[]string{"osim", "--sems", "4"}, "semmni=8,sem-sets=8", "kernel.sem SEMMNI = 8"},
+		{[]string{"osim", "--sems", "20"}, "semmns=100,sems-in-use=90", "--sems: 21 semaphores exceed what kernel.sem SEMMNS = 100 leaves"},
+		{[]string{"osim", "--tasks", "200"}, "threads-max=100", "--tasks: 200 threads or processes exceed kernel.threads-max = 100"},
+		{[]string{"semop-multi", "--threads", "0"}, "", "--threads: 0 is out of range"},
+		{[]string{"semop-multi", "--sems", "0"}, "", "--sems: 0 is out of range"},
+		{[]string{"semop-multi", "--duration", "0"}, "", "--duration: 0 is out of range"},
+		{[]string{"semop-multi", "--duration", "-1s"}, "", "--duration: -1s is out of range"},
+		{[]string{"semop-multi", "--duration", "soon"}, "", `--duration: "soon" is not a duration`},
+		{[]string{"semop-multi", "--threads", "200"}, "threads-max=100", "--threads: 200 threads or processes exceed kernel.threads-max = 100"},
+		{[]string{"semop-multi", "--sems", "11"}, "semmsl=10", "--sems: 11 exceeds kernel.sem SEMMSL = 10"},
+		{[]string{"semop-multi", "--threads", "150", "--sems", "1"}, "semvmx=300", "above SEMVMX = 300"},
+		{[]string{"semop-multi", "1", "2", "3"}, "", "semop-multi takes 2 positional arguments <threads> <sems>, got 3"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " ")+" "+c.fake, func(t *testing.T) {
+			dir := chdirTemp(t)
+			if c.fake != "" {
+				t.Setenv("CONTEND_FAKE_LIMITS", c.fake)
+			}
+			r := runCLI(t, append([]string{"run"}, c.args...)...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr %q lacks %q", r.stderr, c.want)
+			}
+			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
+				t.Errorf("want a one-line error, got %d lines:\n%s", n+1, r.stderr)
+			}
+			if fs := listFiles(t, dir); len(fs) != 0 {
+				t.Errorf("files left behind: %v", fs)
+			}
+		})
+	}
+}
+
+func TestListSaysReconstructed(t *testing.T) {
+	r := runCLI(t, "list")
+	i := strings.Index(r.stdout, "semop-multi:")
+	if i < 0 || !strings.Contains(r.stdout[i:], "RECONSTRUCTED") {
+		t.Errorf("list does not say semop-multi is reconstructed:\n%s", r.stdout)
+	}
+	for _, want := range []string{"--tasks [256]", "--loops [1000000]", "--threads [online CPUs]", "--duration [30s]"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("list lacks %q", want)
+		}
+	}
+}
+
+// leakRun starts contend with args in a fresh directory (result file
+// r.json), and returns the command, the result path and a watch over its
+// processes.
+func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func() int, out string, w *runWatch) {
+	t.Helper()
+	dir := chdirTemp(t)
+	out = filepath.Join(dir, "r.json")
+	cmd := contendCmd(t, append(append([]string{"run"}, args...), "--out", out, "--quiet")...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w = watchRun(cmd.Process.Pid)
+	return &stderr, func() int { cmd.Wait(); return cmd.ProcessState.ExitCode() }, out, w
+}
+
+// testChildKilled SIGKILLs the repetition child of the second of three
+// repetitions in the middle of its run.
+func testChildKilled(t *testing.T, workers bool, args ...string) {
+	before := semSet(t)
+	stderr, wait, out, w := leakRun(t, append(args, "-n", "3")...)
+	waitReps(t, out, 1)
+	child := waitMidRun(t, w.root, before, workers)
+	if err := syscall.Kill(child, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(); code != 0 {
+		t.Errorf("exit %d, want 0 (two repetitions ok); stderr %s", code, stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st []string
+	for _, r := range f.Reps {
+		st = append(st, r.Status)
+	}
+	if strings.Join(st, " ") != "ok failed ok" || !strings.Contains(f.Reps[1].Error, "SIGKILL") {
+		t.Errorf("statuses %v (rep 2: %q), want ok failed ok, the failure naming SIGKILL", st, f.Reps[1].Error)
+	}
+	w.assertGone(t)
+	assertNoNewSems(t, before)
+}
+
+func TestOsimChildKilledMidRun(t *testing.T) {
+	testChildKilled(t, true, "osim", "2", "8", "300000", "0", "0")
+}
+
+func TestSemopMultiChildKilledMidRun(t *testing.T) {
+	testChildKilled(t, false, "semop-multi", "--threads", "2", "--sems", "1", "--duration", "400ms")
+}
+
+// testInterrupted sends SIGINT to contend in the middle of its third
+// repetition.
+func testInterrupted(t *testing.T, workers bool, args ...string) {
+	before := semSet(t)
+	stderr, wait, out, w := leakRun(t, append(args, "-n", "1000")...)
+	waitReps(t, out, 2)
+	waitMidRun(t, w.root, before, workers)
+	if err := syscall.Kill(w.root, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(); code != 130 {
+		t.Errorf("exit %d, want 130; stderr %s", code, stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("result file unreadable after SIGINT: %v", err)
+	}
+	if ok := f.Counts(0)[results.StatusOK]; ok < 2 || f.Complete {
+		t.Errorf("%d ok repetitions, complete %v: want the finished ones and an incomplete file", ok, f.Complete)
+	}
+	if last := f.Reps[len(f.Reps)-1]; last.Status != results.StatusInterrupted {
+		t.Errorf("last repetition %s, want %s", last.Status, results.StatusInterrupted)
+	}
+	w.assertGone(t)
+	assertNoNewSems(t, before)
+}
+
+func TestOsimInterruptedMidRun(t *testing.T) {
+	testInterrupted(t, true, "osim", "2", "8", "200000", "0", "0")
+}
+
+func TestSemopMultiInterruptedMidRun(t *testing.T) {
+	testInterrupted(t, false, "semop-multi", "--threads", "2", "--sems", "1", "--duration", "300ms")
+}
+
+// testTimeout lets --timeout expire on every repetition.
+func testTimeout(t *testing.T, args ...string) {
+	before := semSet(t)
+	stderr, wait, out, w := leakRun(t, append(args, "-n", "2", "--timeout", "400ms")...)
+	if code := wait(); code != 1 {
+		t.Errorf("exit %d, want 1 (no repetition succeeded); stderr %s", code, stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != 2 || f.Reps[0].Status != results.StatusTimeout || f.Reps[1].Status != results.StatusTimeout {
+		t.Errorf("want two timed-out repetitions, got %+v", f.Reps)
+	}
+	w.assertGone(t)
+	assertNoNewSems(t, before)
+}
+
+func TestOsimTimeout(t *testing.T) {
+	testTimeout(t, "osim", "2", "8", "2000000000", "0", "0")
+}
+
+func TestSemopMultiTimeout(t *testing.T) {
+	testTimeout(t, "semop-multi", "--threads", "2", "--sems", "1", "--duration", "1h")
+}

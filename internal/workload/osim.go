@@ -1,0 +1,156 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"contend/bind"
+	"contend/internal/limits"
+)
+
+// Osim is Manfred Spraul's osim (ipcscale sem-lockunlock.c): worker
+// processes locking and unlocking SysV semaphores. Its hot loop is
+// native/osim.c, its binding bind/osim.go.
+var Osim = &Workload{
+	Name:       "osim",
+	Summary:    "worker processes locking/unlocking SysV semaphores: sleeps and wake-ups",
+	Provenance: "Manfred Spraul 2013, run by Mike Galbraith in \"Re: [PATCH 2/4] ipc/sem: seperate wait-for-zero and alter tasks into seperate queues\" (LKML, June 2013); published as sem-lockunlock.c, github.com/manfred-colorfu/ipcscale commit 791aedb (2013-06-10)",
+	Doc: `--tasks worker processes (fork, not threads) share one array of --sems + 1
+SysV semaphores: 0..sems-1 are locks, the last counts the running workers.
+Worker i uses lock (i mod sems). Each does ceil(loops / tasks) loops of:
+semop -1 (lock; sleeps while another worker holds it), --busy-in increments
+of a volatile int, semop +1 (unlock, waking a sleeper), --busy-out
+increments. So --loops is the total of all tasks, rounded up per task.
+
+The start gate is one SETALL (locks to 1, the completion counter to tasks),
+the clock read just before it; workers forked earlier wait in their first
+semop. Each worker ends with a -1 IPC_NOWAIT on the completion semaphore; the
+parent waits for zero on it (it sits in the array's wait-for-zero queue the
+whole run, which the 2013 kernel change was about) and reads the clock when
+that returns. Forking and reaping are not timed. "per loop" is the time
+divided by all loops of all tasks: an inverse throughput, not a latency.
+
+Kept from the original: processes, SETALL gate, wait-for-zero completion,
+i mod sems, rounding up per task, volatile busy loops, defaults of Mike
+Galbraith's run (64 256 1000000 0 0), and the positional form
+'contend run osim 64 256 1000000 0 0'. --format original prints the usage
+line and the six lines the original printed, program name osim; its
+per-loop figure is truncated from whole microseconds, as the original did.
+
+Fixed: CLOCK_MONOTONIC in ns (the original: gettimeofday); workers run only
+C, print nothing and leave with _exit, and die with the repetition
+(PR_SET_PDEATHSIG); errors are checked (a failed fork or SETALL kills the
+workers already forked and removes the set; a worker whose semop fails still
+counts itself out, so the parent does not hang); the set is mode 0600, not
+0777; the four info lines are not printed between fork and SETALL. The
+original leaked its set on Ctrl-C or a crash and could leave workers hanging
+forever: here the set's id is reported to contend before anything is timed,
+and a dead repetition's set is removed and its workers killed.
+
+Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
+10 ns per busy-loop increment), about ten times what this 2-core VM needs.`,
+	Params: []Param{
+		{Name: "sems", Kind: Int, Default: "64", Min: 1, Max: 1 << 20, Unit: "semaphores",
+			Usage: "lock semaphores; worker i uses i mod sems (array: sems+1)"},
+		{Name: "tasks", Kind: Int, Default: "256", Min: 1, Max: 1 << 22, Unit: "processes",
+			Usage: "worker processes"},
+		{Name: "loops", Kind: Int, Default: "1000000", Min: 1, Max: math.MaxInt32, Unit: "loops",
+			Usage: "lock/unlock loops of all tasks together (ceil per task)"},
+		{Name: "busy-in", Kind: Int, Default: "0", Min: 0, Max: math.MaxInt32, Unit: "increments",
+			Usage: "volatile increments inside the critical section"},
+		{Name: "busy-out", Kind: Int, Default: "0", Min: 0, Max: math.MaxInt32, Unit: "increments",
+			Usage: "volatile increments outside the critical section"},
+	},
+	Positional: []string{"sems", "tasks", "loops", "busy-in", "busy-out"},
+	Metrics: []Metric{
+		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: just before SETALL until the wait-for-zero returned"},
+		{Name: "per_loop", Unit: "ns", Better: Lower, Desc: "time / all loops of all tasks (exact)"},
+		{Name: "per_loop_orig", Unit: "ns", Better: Lower, Desc: "as the original printed: whole us * 1000 / loops, truncated"},
+		{Name: "loops", Unit: "count", Better: Either, Desc: "loops of all tasks = tasks x loops per task"},
+		{Name: "loops_per_task", Unit: "count", Better: Either, Desc: "ceil(loops / tasks)"},
+		{Name: "worker_vcsw", Unit: "count", Better: Either, Desc: "voluntary context switches of all workers (sleeps in semop)"},
+		{Name: "worker_ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of all workers (preemptions)"},
+	},
+	Primary:  "time",
+	Check:    checkOsim,
+	Run:      runOsim,
+	Original: originalOsim,
+	Timeout: func(v Values) time.Duration {
+		tasks, loops := v.Int("tasks"), v.Int("loops")
+		total := (loops + tasks - 1) / tasks * tasks
+		perLoop := 100*time.Microsecond + time.Duration(v.Int("busy-in")+v.Int("busy-out"))*10*time.Nanosecond
+		return time.Minute + time.Duration(tasks)*10*time.Millisecond + time.Duration(total)*perLoop
+	},
+}
+
+func init() { Register(Osim) }
+
+func checkOsim(v Values, m limits.Machine) ([]string, error) {
+	sems, tasks, loops := v.Int("sems"), v.Int("tasks"), v.Int("loops")
+	if err := m.CheckSemSet("sems", sems, sems+1); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if m.SemVMX > 0 && tasks > m.SemVMX {
+		return nil, Usagef("--tasks: %d exceeds SEMVMX = %d, the kernel's largest semaphore value (a compile-time constant; the completion counter starts at --tasks); accepted: at most %d", tasks, m.SemVMX, m.SemVMX)
+	}
+	if err := m.CheckTasks("tasks", tasks); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	var warns []string
+	if sems > tasks {
+		warns = append(warns, fmt.Sprintf("--sems %d is more than --tasks %d: %d semaphores are never used and no lock is contended", sems, tasks, sems-tasks))
+	}
+	if loops%tasks != 0 {
+		per := (loops + tasks - 1) / tasks
+		warns = append(warns, fmt.Sprintf("--loops %d is not a multiple of --tasks %d: each task loops %d times, %d loops in all (as the original)", loops, tasks, per, per*tasks))
+	}
+	return warns, nil
+}
+
+func runOsim(v Values, rt Runtime) (Sample, error) {
+	r, err := bind.Osim(bind.OsimParams{
+		Sems:     int(v.Int("sems")),
+		Tasks:    int(v.Int("tasks")),
+		Loops:    int(v.Int("loops")),
+		BusyIn:   int(v.Int("busy-in")),
+		BusyOut:  int(v.Int("busy-out")),
+		ReportFD: rt.ReportFD,
+	})
+	if err != nil {
+		return Sample{}, err
+	}
+	return Sample{Metrics: map[string]float64{
+		"time":           float64(r.ElapsedNs),
+		"per_loop":       float64(r.ElapsedNs) / float64(r.TotalLoops),
+		"per_loop_orig":  float64(osimPerLoopOrig(int64(r.ElapsedNs), r.TotalLoops)),
+		"loops":          float64(r.TotalLoops),
+		"loops_per_task": float64(r.LoopsPerTask),
+		"worker_vcsw":    float64(r.NVCSw),
+		"worker_ivcsw":   float64(r.NIVCSw),
+	}}, nil
+}
+
+// osimPerLoopOrig is the original's per-loop figure in thousandths of a
+// microsecond (= ns): whole microseconds * 1000 / loops, truncated.
+func osimPerLoopOrig(ns, loops int64) int64 {
+	if loops <= 0 {
+		return 0
+	}
+	return ns / 1000 * 1000 / loops
+}
+
+func originalOsim(v Values, s Sample, _ map[string]float64) []string {
+	us := int64(s.Metrics["time"]) / 1000
+	loops := int64(s.Metrics["loops"])
+	per := osimPerLoopOrig(int64(s.Metrics["time"]), loops)
+	return []string{
+		"osim <sems> <tasks> <loops> <busy-in> <busy-out>",
+		fmt.Sprintf("osim: using a semaphore array with %d semaphores.", v.Int("sems")),
+		fmt.Sprintf("osim: using %d tasks.", v.Int("tasks")),
+		fmt.Sprintf("osim: each thread loops %d times", int64(s.Metrics["loops_per_task"])),
+		fmt.Sprintf("osim: each thread busyloops %d loops outside and %d loops inside.", v.Int("busy-out"), v.Int("busy-in")),
+		fmt.Sprintf("total execution time: %d.%03d%03d seconds for %d loops", us/1000000, us/1000%1000, us%1000, loops),
+		fmt.Sprintf("per loop execution time: %d.%03d usec", per/1000, per%1000),
+	}
+}
