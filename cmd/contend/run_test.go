@@ -329,3 +329,12 @@ func TestCompletionAndHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestListFits80Columns(t *testing.T) {
+	r := runCLI(t, "list")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("list line of %d columns: %q", n, line)
+		}
+	}
+}

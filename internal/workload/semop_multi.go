@@ -22,7 +22,7 @@ const semopMultiInit = 200
 // native/semop_multi.c, its binding bind/semop_multi.go.
 var SemopMulti = &Workload{
 	Name:       "semop-multi",
-	Summary:    "threads doing semop +1/-1 on one SysV array, never sleeping (RECONSTRUCTED)",
+	Summary:    "semop +1/-1 loops on one SysV array, never sleeping (RECONSTRUCTED)",
 	Provenance: "ipc/sem.c scalability work 2013 (Rik van Riel / Davidlohr Bueso circle; kernel commit 6062a8dc0517; Mike Galbraith's runs in \"Re: [PATCH 2/4] ipc/sem: seperate wait-for-zero and alter tasks into seperate queues\", June 2013). Source never found: RECONSTRUCTED from published output",
 	Doc: `RECONSTRUCTED: the source of semop-multi was never found. This is built from
 its published output and the kernel commit that quotes it (ORIGINALS.md
