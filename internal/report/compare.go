@@ -570,26 +570,66 @@ func joinDistinct(vs []string) string {
 
 func (r *CompareReport) findOutliers() {
 	for si := range r.Sides {
-		s := &r.Sides[si]
-		for _, m := range r.Metrics {
-			os := s.obs[m.Name]
-			xs := s.values(m.Name)
-			if len(xs) < OutlierMinN {
-				continue
-			}
-			z, err := analysis.ModifiedZScores(xs)
-			if err != nil {
-				continue
-			}
-			for i, zi := range z {
-				if math.Abs(zi) > analysis.OutlierThreshold {
-					r.Outliers = append(r.Outliers, Outlier{
-						Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-						Rep: os[i].rep, Value: os[i].v, Z: zi,
-					})
-				}
+		r.Outliers = append(r.Outliers, sideOutliers(&r.Sides[si], si, r.Metrics)...)
+	}
+}
+
+// sideOutliers returns the outliers of side s (index si) in metrics.
+func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
+	var out []Outlier
+	for _, m := range metrics {
+		os := s.obs[m.Name]
+		xs := s.values(m.Name)
+		if len(xs) < OutlierMinN {
+			continue
+		}
+		z, err := analysis.ModifiedZScores(xs)
+		if err != nil {
+			continue
+		}
+		for i, zi := range z {
+			if math.Abs(zi) > analysis.OutlierThreshold {
+				out = append(out, Outlier{
+					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
+					Rep: os[i].rep, Value: os[i].v, Z: zi,
+				})
 			}
 		}
+	}
+	return out
+}
+
+// Outliers returns the outliers of config c of f (c < 0: all configs
+// pooled), metric by metric: the successful measured repetitions whose
+// modified z-score exceeds analysis.OutlierThreshold, computed over the
+// repetitions of that metric (none below OutlierMinN values).
+func Outliers(f *results.File, c int) []Outlier {
+	var configs []int
+	for i := range f.Configs {
+		if c < 0 || i == c {
+			configs = append(configs, i)
+		}
+	}
+	s := collectSide("", Side{Parts: []Part{{File: f, Configs: configs}}})
+	return sideOutliers(&s, 0, f.Metrics)
+}
+
+// WriteOutliers prints the outlier report of config c of f for show: one
+// line per outlier, or one line saying there is none.
+func WriteOutliers(w io.Writer, f *results.File, c int) {
+	n := f.Counts(c)[results.StatusOK]
+	if n < OutlierMinN {
+		return
+	}
+	outs := Outliers(f, c)
+	if len(outs) == 0 {
+		fmt.Fprintf(w, "outliers: none (no modified z-score above %g)\n", analysis.OutlierThreshold)
+		return
+	}
+	fmt.Fprintf(w, "outliers (modified z-score above %g; kept, not dropped):\n", analysis.OutlierThreshold)
+	for _, o := range outs {
+		m, _ := f.Metric(o.Metric)
+		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, Human(m.Unit, o.Value), o.Rep+1, o.Z)
 	}
 }
 

@@ -165,12 +165,10 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
 			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // csvNum renders x for CSV: shortest exact form, empty for NaN.
@@ -179,7 +177,7 @@ func csvNum(x num) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return ""
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // writeCSV writes one row per pair and metric, values in base units,
@@ -365,7 +363,7 @@ func BenchUnit(m results.Metric, primary string) string {
 	case "count", "ratio", "":
 		return name + "/op"
 	}
-	return name + "-" + benchToken(m.Unit)
+	return name + "-" + strings.Join(strings.Fields(m.Unit), "_")
 }
 
 // WriteBench writes the repetitions of configs of f in the Go benchmark
