@@ -197,8 +197,11 @@ func (r *CompareReport) methodNote() string {
 		order = nil
 	}
 	s := "p: two-sided " + test
-	if len(order) > 0 {
-		s += " (" + strings.Join(order, ", ") + ")"
+	switch {
+	case len(order) == 1:
+		s += " (" + order[0] + ")"
+	case len(order) > 1:
+		s += " (exact; normal approximation where values tie)"
 	}
 	if len(r.Families) > 0 {
 		s += "; " + strings.Join(r.Families, "; ")
