@@ -339,17 +339,26 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 
 // writeWithin prints the checks between the files of pooled sides.
 func (r *CompareReport) writeWithin(w io.Writer) {
+	first := true
+	sep := func() {
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+	}
 	for _, c := range r.Within {
 		m := r.metric(c.Metric)
 		sc := ScaleFor(m.Unit, c.MedianA)
 		s := r.Sides[c.Side]
 		switch {
 		case c.Differ:
+			sep()
 			writeWrapped(w, fmt.Sprintf(
 				"warning: side %s: %s differs between its files more than their noise allows (a between-boot effect?): median %s in %s, %s in %s, p=%s (U test, Holm over %d); pooling hides it",
 				s.Label, c.Metric, sc.Format(c.MedianA), c.PartA, sc.Format(c.MedianB), c.PartB,
 				FormatP(c.AdjustedP), len(r.Within)), "  ")
 		case !c.CanTest && c.Separated && c.Metric == r.Headline:
+			sep()
 			writeWrapped(w, fmt.Sprintf(
 				"note: side %s: the %s values of %s and %s do not overlap (medians %s and %s); too few runs per file to test whether the files differ",
 				s.Label, c.Metric, c.PartA, c.PartB, sc.Format(c.MedianA), sc.Format(c.MedianB)), "  ")
