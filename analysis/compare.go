@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // A Direction tells which way a metric improves.
@@ -106,8 +107,13 @@ type Comparison struct {
 	MDE   float64
 	Power float64
 	// CanReachAlpha tells whether the test can produce a p-value at or
-	// below Alpha with these sample sizes at all.
+	// below Alpha with these sample sizes at all. After AdjustHolm it
+	// also requires that the family can: it is false when even the
+	// smallest Holm-adjusted p-value possible exceeds Alpha.
 	CanReachAlpha bool
+	// FamilySize is the number of comparisons AdjustHolm adjusted this
+	// one together with (itself included); 1 before adjustment.
+	FamilySize int
 
 	// Alpha, Threshold and Better are the options the Verdict was decided
 	// with.
@@ -205,6 +211,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, w.Warnings...)
 	}
 	c.AdjustedP = c.P
+	c.FamilySize = 1
 
 	c.CanReachAlpha = CanTestReach(opt.Test, n1, n2, opt.Alpha)
 	if !c.CanReachAlpha {
@@ -321,6 +328,13 @@ func (c *Comparison) Significant() bool {
 // the P values (see Holm) and recomputes each Verdict from it. Nil entries
 // are skipped. Every comparison counts as a hypothesis, including those
 // with too few runs.
+//
+// Every Holm-adjusted p-value is at least m·min(p_min), with m the number
+// of comparisons and p_min the smallest p-value each test can produce with
+// its sample sizes (2/C(N1+N2, N1) for the exact Mann-Whitney test). When
+// that floor exceeds Alpha no comparison of the family can be significant,
+// so each gets the verdict "too few runs" (CanReachAlpha false, with a
+// warning) rather than "no significant change".
 func AdjustHolm(cs []*Comparison) error {
 	var ps []float64
 	var live []*Comparison
@@ -337,11 +351,49 @@ func AdjustHolm(cs []*Comparison) error {
 	if err != nil {
 		return err
 	}
+	floor := 1.0
+	for _, c := range live {
+		floor = math.Min(floor, minAchievableP(c))
+	}
+	floor = math.Min(1, floor*float64(len(live)))
 	for i, c := range live {
 		c.AdjustedP = adj[i]
+		c.FamilySize = len(live)
+		var ws []string
+		for _, w := range c.Warnings {
+			if !strings.HasPrefix(w, familyWarning) {
+				ws = append(ws, w)
+			}
+		}
+		c.Warnings = ws
+		n1, n2 := c.SummaryA.N, c.SummaryB.N
+		c.CanReachAlpha = CanTestReach(c.Test, n1, n2, c.Alpha)
+		if c.CanReachAlpha && floor > c.Alpha*(1+1e-12) {
+			c.CanReachAlpha = false
+			c.Warnings = append(c.Warnings, fmt.Sprintf(
+				"%s: with %d comparisons adjusted together the smallest possible adjusted p-value is %.3g > alpha %g",
+				familyWarning, len(live), floor, c.Alpha))
+		}
 		c.decide()
 	}
 	return nil
+}
+
+// familyWarning starts the warning AdjustHolm adds when the family cannot
+// reach Alpha.
+const familyWarning = "too few runs for the number of comparisons"
+
+// minAchievableP returns the smallest two-sided p-value the test of c can
+// produce with its sample sizes.
+func minAchievableP(c *Comparison) float64 {
+	n1, n2 := c.SummaryA.N, c.SummaryB.N
+	if c.Test == TestWelch {
+		if n1 >= 2 && n2 >= 2 {
+			return 0
+		}
+		return 1
+	}
+	return MannWhitneyMinP(n1, n2, TwoSided)
 }
 
 func sign(x float64) int {

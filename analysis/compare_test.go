@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -99,24 +100,95 @@ func TestCompareBadInput(t *testing.T) {
 func TestAdjustHolm(t *testing.T) {
 	a := []float64{1, 2, 3, 4, 5}
 	b := []float64{6, 7, 8, 9, 10}
+	a8 := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	b8 := []float64{9, 10, 11, 12, 13, 14, 15, 16}
 	var cs []*Comparison
 	for i := 0; i < 3; i++ {
-		c, err := Compare(a, b, CompareOptions{Alpha: 0.01})
+		x, y := a, b
+		if i == 0 {
+			x, y = a8, b8
+		}
+		c, err := Compare(x, y, CompareOptions{Alpha: 0.01})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cs = append(cs, &c)
 	}
-	if cs[0].Verdict != VerdictIncrease {
-		t.Fatalf("before adjustment: %q (P %v)", cs[0].Verdict, cs[0].P)
+	for _, c := range cs {
+		if c.Verdict != VerdictIncrease {
+			t.Fatalf("before adjustment: %q (P %v)", c.Verdict, c.P)
+		}
 	}
 	if err := AdjustHolm(append(cs, nil)); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cs {
-		checkClose(t, "AdjustedP", c.AdjustedP, 3*2.0/252, 1e-12, 0)
+	// Holm: 3·2/12870 for the 8 vs 8 comparison, then 2·2/252 for both
+	// 5 vs 5 ones.
+	checkClose(t, "AdjustedP 8v8", cs[0].AdjustedP, 3*2.0/12870, 1e-12, 0)
+	if cs[0].Verdict != VerdictIncrease {
+		t.Errorf("8 vs 8 after adjustment: %q, want %q", cs[0].Verdict, VerdictIncrease)
+	}
+	for _, c := range cs[1:] {
+		checkClose(t, "AdjustedP", c.AdjustedP, 2*2.0/252, 1e-12, 0)
 		if c.Verdict != VerdictNoChange {
 			t.Errorf("after adjustment: %q, want %q", c.Verdict, VerdictNoChange)
 		}
+	}
+	for _, c := range cs {
+		if c.FamilySize != 3 {
+			t.Errorf("FamilySize %d, want 3", c.FamilySize)
+		}
+	}
+}
+
+// TestAdjustHolmFamilyTooSmall: 5 vs 5 runs reach p = 2/252 = 0.0079, but
+// with 14 metrics adjusted together the smallest adjusted p-value is
+// 14·0.0079 = 0.11 > 0.05: nothing can be significant, so the verdict is
+// "too few runs", not "no significant change", even for completely
+// separated samples. With 6 comparisons (0.048) the separated ones are
+// significant.
+func TestAdjustHolmFamilyTooSmall(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5}
+	b := []float64{6, 7, 8, 9, 10}
+	family := func(m int) []*Comparison {
+		var cs []*Comparison
+		for i := 0; i < m; i++ {
+			c, err := Compare(a, b, CompareOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, &c)
+		}
+		if err := AdjustHolm(cs); err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	for _, c := range family(14) {
+		if c.Verdict != VerdictTooFewRuns || c.CanReachAlpha {
+			t.Fatalf("14 comparisons: %q (CanReachAlpha %v), want %q", c.Verdict, c.CanReachAlpha, VerdictTooFewRuns)
+		}
+		n := 0
+		for _, w := range c.Warnings {
+			if strings.HasPrefix(w, familyWarning) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d family warnings in %q", n, c.Warnings)
+		}
+	}
+	cs := family(6)
+	for _, c := range cs {
+		if c.Verdict != VerdictIncrease || !c.CanReachAlpha {
+			t.Fatalf("6 comparisons: %q, want %q", c.Verdict, VerdictIncrease)
+		}
+	}
+	// Adjusting again with a smaller family restores the verdict.
+	if err := AdjustHolm(cs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].Verdict != VerdictIncrease || cs[0].FamilySize != 1 {
+		t.Errorf("re-adjusted alone: %q, family %d", cs[0].Verdict, cs[0].FamilySize)
 	}
 }

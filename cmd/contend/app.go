@@ -153,6 +153,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 3 {
 		return args
 	}
+	if args[1] == "compare" {
+		return compareArgs(args)
+	}
 	var cmd *cli.Command
 	for _, c := range app.Commands {
 		if c.Name == args[1] {

@@ -19,7 +19,11 @@ func showCommand() *cli.Command {
 		Usage:     "summarise a result file",
 		ArgsUsage: "FILE",
 		Description: `Prints the summary of a result file as 'contend run' printed it at the end:
-per metric the median with its 95% confidence interval, spread, failures.
+per metric the median with its 95% confidence interval, spread, failures,
+and the outliers: repetitions whose modified z-score (distance from the
+median in units of the median absolute deviation, Iglewicz and Hoaglin)
+is above 3.5, checked from 4 repetitions on. Outliers are reported, never
+dropped; 'contend compare' reports them the same way.
 
 Examples:
    contend show results/faultme.json
@@ -59,6 +63,7 @@ Examples:
 			for i := range f.Configs {
 				fmt.Fprintln(w)
 				report.Summary(w, f, i)
+				report.WriteOutliers(w, f, i)
 			}
 			return nil
 		},

@@ -96,12 +96,12 @@ func Summary(w io.Writer, f *results.File, c int) {
 		}
 		sort.Strings(ks)
 		for _, k := range ks {
-			fmt.Fprintf(w, "note (%d of %d): %s\n", notes[k], total, k)
+			writeWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
 		}
 	}
 	printFailures(w, f, c)
 	for _, x := range warns {
-		fmt.Fprintf(w, "warning: %s\n", x)
+		writeWrapped(w, "warning: "+x, "  ")
 	}
 }
 
@@ -118,6 +118,6 @@ func printFailures(w io.Writer, f *results.File, c int) {
 		seen[r.Error]++
 	}
 	for _, e := range order {
-		fmt.Fprintf(w, "failed (%dx): %s\n", seen[e], e)
+		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", seen[e], e), "  ")
 	}
 }

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/analysis"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+func init() { addCommand(compareCommand) }
+
+// sweepCompareHook compares sweep result files (Kind "sweep", one
+// configuration per point) given without a configuration selector,
+// point by point. The sweep command's file sets it; while it is nil such
+// files are refused with a hint to select a point.
+var sweepCompareHook func(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "compare result files with statistics: is the difference real?",
+		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...]",
+		Description: `Compares each file with the first (the baseline), metric by metric: the
+median of each side with its 95% interval, the relative change of the
+medians with its 95% interval (Hodges-Lehmann on log values), a two-sided
+p-value (Mann-Whitney U, exact when there are no ties; --test welch for
+Welch's t-test) and a verdict: faster/slower for durations, better/worse for
+other metrics with a direction, increase/decrease for informational ones,
+"~" (no significant change), "within noise" (significant but smaller than
+--threshold) or "too few runs" (the test cannot reach --alpha with so few
+runs, e.g. 3 against 3). The first lines are headlines to paste into a mail.
+
+Multiple testing: the p-values of the headline metric (the workload's
+primary metric) are Holm-adjusted over the file pairs, those of the other
+metrics together over all metrics and pairs (--one-family: all in one
+family). Metrics whose values are all the same number on both sides are
+shown as identical and not tested.
+
+Sides with several files: --a and --b pool the repetitions of their files
+(runs spread over reboots). Every two files of a side are tested against
+each other (U test, Holm over all such tests); a side whose files differ
+more than their noise allows gets a warning (a between-boot effect that
+pooling hides).
+
+FILE:CONFIG selects a configuration of a file with several, by name or
+index from 0: 'contend ab' files have configurations a and b.
+
+Also listed: failed and timed-out repetitions per side (counted, never
+compared), outliers (modified z-score above 3.5, reported and kept),
+parameters that differ, and the environment differences key by key.
+Comparing different workloads is refused.
+
+Formats: text (80 columns), markdown, csv and json (numbers in base units,
+changes as fractions), bench: the Go benchmark format, one line per
+repetition, for 'benchstat -col side FILE' (durations in ns/op, which
+benchstat shows as sec/op; other metrics as NAME-ns/op, NAME-B/op, NAME/op;
+'Unit ... better=' lines carry the directions).
+
+Examples:
+   contend compare before.json after.json
+   contend compare --threshold 2% --metric time,real before.json after.json
+   contend compare ab.json:a ab.json:b
+   contend compare --a boot1.json boot2.json --b patched1.json patched2.json
+   contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "a", Usage: "baseline side: result files to pool (each followed by its files)"},
+			&cli.StringSliceFlag{Name: "b", Usage: "other side: result files to pool"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
+			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
+			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
+			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
+			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+		},
+		Action: runCompare,
+	}
+}
+
+// compareValueFlags are the flags of compare that take a value.
+var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true}
+
+// compareArgs rewrites `compare ... --a X Y --b Z W ...` into the form
+// urfave/cli parses: `--a X --a Y --b Z --b W`, other flags, then `--`
+// and the positional files.
+func compareArgs(args []string) []string {
+	var flags, pos []string
+	side := ""
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[i+1:]...)
+			i = len(rest)
+		case a == "--a" || a == "-a" || a == "--b" || a == "-b":
+			side = strings.TrimLeft(a, "-")
+		case strings.HasPrefix(a, "--a=") || strings.HasPrefix(a, "--b="):
+			side = a[2:3]
+			flags = append(flags, "--"+side, a[4:])
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !negNumber.MatchString(a):
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && compareValueFlags[name] && i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+		case side != "":
+			flags = append(flags, "--"+side, a)
+		default:
+			pos = append(pos, a)
+		}
+	}
+	out := append([]string{}, args[:2]...)
+	out = append(out, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+func runCompare(c *cli.Context) error {
+	opt, format, err := compareOptions(c)
+	if err != nil {
+		return err
+	}
+	as, bs := c.StringSlice("a"), c.StringSlice("b")
+	var specs [][]string // files per side
+	switch {
+	case len(as) > 0 || len(bs) > 0:
+		if len(as) == 0 || len(bs) == 0 {
+			return usagef("compare: --a and --b go together: give files for both sides")
+		}
+		if c.NArg() > 0 {
+			return usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
+		}
+		specs = [][]string{as, bs}
+	default:
+		if c.NArg() < 2 {
+			return usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
+		}
+		for _, a := range c.Args().Slice() {
+			specs = append(specs, []string{a})
+		}
+	}
+	var sides []report.Side
+	var sweeps []*results.File
+	var sweepNames []string
+	for _, files := range specs {
+		var s report.Side
+		for _, spec := range files {
+			p, sweep, err := openPart(spec)
+			if err != nil {
+				return err
+			}
+			if sweep {
+				sweeps = append(sweeps, p.File)
+				sweepNames = append(sweepNames, spec)
+			}
+			s.Parts = append(s.Parts, p)
+		}
+		names := make([]string, len(s.Parts))
+		for i, p := range s.Parts {
+			names[i] = p.Name
+		}
+		s.Name = strings.Join(names, " + ")
+		sides = append(sides, s)
+	}
+	if len(sweeps) > 0 {
+		if sweepCompareHook == nil {
+			return usagef("%s is a sweep (%d points): compare one point as %s:NAME or %s:INDEX (points: %s)",
+				sweepNames[0], len(sweeps[0].Configs), sweepNames[0], sweepNames[0], configNames(sweeps[0]))
+		}
+		var files []*results.File
+		var names []string
+		for _, s := range sides {
+			for _, p := range s.Parts {
+				files = append(files, p.File)
+				names = append(names, p.Name)
+			}
+		}
+		return sweepCompareHook(c, files, names, opt, format)
+	}
+	r, err := report.BuildComparison(sides, opt)
+	if err != nil {
+		if errors.Is(err, report.ErrIncompatible) {
+			return &usageError{err.Error()}
+		}
+		return err
+	}
+	return r.Write(c.App.Writer, format)
+}
+
+// compareOptions reads and checks the flags of compare.
+func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
+	var opt report.CompareOptions
+	opt.Alpha = c.Float64("alpha")
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return opt, "", usagef("--alpha: %v is not accepted: a significance level is between 0 and 1, such as 0.05", c.Float64("alpha"))
+	}
+	th, err := parseFraction(c.String("threshold"))
+	if err != nil {
+		return opt, "", usagef("--threshold: %q is not accepted: %v", c.String("threshold"), err)
+	}
+	opt.Threshold = th
+	switch c.String("test") {
+	case "mannwhitney", "mann-whitney", "u", "utest":
+		opt.Test = analysis.TestMannWhitney
+	case "welch", "t":
+		opt.Test = analysis.TestWelch
+	default:
+		return opt, "", usagef("--test: %q is not accepted; accepted: mannwhitney, welch", c.String("test"))
+	}
+	if m := c.String("metric"); m != "" {
+		for _, x := range strings.Split(m, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				opt.Metrics = append(opt.Metrics, x)
+			}
+		}
+		if len(opt.Metrics) == 0 {
+			return opt, "", usagef("--metric: %q names no metric", m)
+		}
+	}
+	opt.OneFamily = c.Bool("one-family")
+	format := c.String("format")
+	ok := false
+	for _, f := range report.CompareFormats {
+		ok = ok || f == format
+	}
+	if !ok {
+		return opt, "", usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
+	}
+	return opt, format, nil
+}
+
+// parseFraction reads "2%" or "0.02" as 0.02.
+func parseFraction(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	div := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, div = strings.TrimSuffix(t, "%"), 100
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
+	}
+	v /= div
+	if !(v >= 0 && v < 1) || math.IsInf(v, 0) {
+		return 0, errors.New("a noise band is at least 0% and below 100%")
+	}
+	return v, nil
+}
+
+// openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
+// selects its configuration. sweep is true for a sweep file given without
+// a selector (all its configurations are selected).
+func openPart(spec string) (p report.Part, sweep bool, err error) {
+	path, sel := spec, ""
+	if _, statErr := os.Stat(spec); statErr != nil {
+		if i := strings.LastIndex(spec, ":"); i > 0 {
+			path, sel = spec[:i], spec[i+1:]
+		}
+	}
+	f, err := results.Read(path)
+	if err != nil {
+		return p, false, &usageError{err.Error()}
+	}
+	p = report.Part{Name: spec, File: f}
+	if sel == "" {
+		switch {
+		case len(f.Configs) == 1:
+			p.Configs = []int{0}
+		case f.Kind == "sweep":
+			for i := range f.Configs {
+				p.Configs = append(p.Configs, i)
+			}
+			return p, true, nil
+		default:
+			ex := f.Configs[0].Name
+			if ex == "" {
+				ex = "0"
+			}
+			return p, false, usagef("%s has %d configurations (%s): select one as %s:%s (a name, or an index from 0)",
+				path, len(f.Configs), configNames(f), path, ex)
+		}
+		return p, false, nil
+	}
+	for i, cf := range f.Configs {
+		if cf.Name == sel {
+			p.Configs = []int{i}
+			return p, false, nil
+		}
+	}
+	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(f.Configs) {
+		p.Configs = []int{i}
+		return p, false, nil
+	}
+	return p, false, usagef("%s: no configuration %q; it has %s (or an index from 0 to %d)",
+		path, sel, configNames(f), len(f.Configs)-1)
+}
+
+// configNames lists the configurations of f by name.
+func configNames(f *results.File) string {
+	var ns []string
+	for i := range f.Configs {
+		ns = append(ns, f.ConfigName(i))
+		if len(ns) == 8 && len(f.Configs) > 9 {
+			ns = append(ns, fmt.Sprintf("... %d more", len(f.Configs)-8))
+			break
+		}
+	}
+	return strings.Join(ns, ", ")
+}

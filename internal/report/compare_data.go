@@ -1,0 +1,427 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// num is a float64 that encodes NaN and infinities as JSON null.
+type num float64
+
+func (x num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+type jsonReport struct {
+	Workload  string       `json:"workload"`
+	Test      string       `json:"test"`
+	Alpha     float64      `json:"alpha"`
+	Threshold float64      `json:"threshold"`
+	Conf      float64      `json:"confidence"`
+	Headline  string       `json:"headline_metric"`
+	Families  []string     `json:"holm_families"`
+	Sides     []jsonSide   `json:"sides"`
+	Pairs     []jsonPair   `json:"pairs"`
+	Params    []Diff       `json:"param_diffs"`
+	Env       []Diff       `json:"env_diffs"`
+	Outliers  []jsonOut    `json:"outliers"`
+	Within    []jsonWithin `json:"within_side_checks"`
+}
+
+type jsonSide struct {
+	Label  string         `json:"label"`
+	Name   string         `json:"name"`
+	Files  []string       `json:"files"`
+	Counts map[string]int `json:"counts"`
+}
+
+type jsonPair struct {
+	A        string       `json:"a"`
+	B        string       `json:"b"`
+	Headline string       `json:"headline"`
+	Metrics  []jsonMetric `json:"metrics"`
+}
+
+type jsonMetric struct {
+	Metric      string   `json:"metric"`
+	Unit        string   `json:"unit"`
+	Better      string   `json:"better"`
+	NA          int      `json:"n_a"`
+	MedianA     num      `json:"median_a"`
+	MedianALo   num      `json:"median_a_lo"`
+	MedianAHi   num      `json:"median_a_hi"`
+	NB          int      `json:"n_b"`
+	MedianB     num      `json:"median_b"`
+	MedianBLo   num      `json:"median_b_lo"`
+	MedianBHi   num      `json:"median_b_hi"`
+	Change      num      `json:"change"`
+	ChangeLo    num      `json:"change_lo"`
+	ChangeHi    num      `json:"change_hi"`
+	P           num      `json:"p"`
+	PAdjusted   num      `json:"p_adjusted"`
+	FamilySize  int      `json:"holm_family_size"`
+	Method      string   `json:"method"`
+	CliffsDelta num      `json:"cliffs_delta"`
+	MDE         num      `json:"mde"`
+	Verdict     string   `json:"verdict"`
+	Warnings    []string `json:"warnings"`
+}
+
+type jsonOut struct {
+	Side   string  `json:"side"`
+	Metric string  `json:"metric"`
+	File   string  `json:"file"`
+	Rep    int     `json:"rep_index"`
+	Value  float64 `json:"value"`
+	Z      num     `json:"modified_z"`
+}
+
+type jsonWithin struct {
+	Side      string `json:"side"`
+	Metric    string `json:"metric"`
+	FileA     string `json:"file_a"`
+	FileB     string `json:"file_b"`
+	MedianA   num    `json:"median_a"`
+	MedianB   num    `json:"median_b"`
+	P         num    `json:"p"`
+	PAdjusted num    `json:"p_adjusted"`
+	CanTest   bool   `json:"can_test"`
+	Separated bool   `json:"separated"`
+	Differ    bool   `json:"differ"`
+}
+
+// rowData is one metric of one pair with every number, NaN when absent.
+func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
+	a, b := r.Sides[p.A], r.Sides[p.B]
+	xa, xb := a.values(row.Metric.Name), b.values(row.Metric.Name)
+	nan := num(math.NaN())
+	j := jsonMetric{
+		Metric: row.Metric.Name, Unit: row.Metric.Unit, Better: row.Metric.Better,
+		NA: len(xa), NB: len(xb),
+		MedianA: num(analysis.Median(xa)), MedianB: num(analysis.Median(xb)),
+		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
+		Change: nan, ChangeLo: nan, ChangeHi: nan, P: nan, PAdjusted: nan,
+		CliffsDelta: nan, MDE: nan, Verdict: VerdictWord(row), Warnings: []string{},
+	}
+	if row.Identical {
+		j.Change = 0
+		return j
+	}
+	c := row.Cmp
+	if c.SummaryA.HasCI {
+		j.MedianALo, j.MedianAHi = num(c.SummaryA.MedianLo), num(c.SummaryA.MedianHi)
+	}
+	if c.SummaryB.HasCI {
+		j.MedianBLo, j.MedianBHi = num(c.SummaryB.MedianLo), num(c.SummaryB.MedianHi)
+	}
+	j.Change, j.ChangeLo, j.ChangeHi = num(c.Change), num(c.ChangeLo), num(c.ChangeHi)
+	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
+	j.Method = c.Test.String() + ", " + c.Method
+	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
+	j.Warnings = append(j.Warnings, c.Warnings...)
+	return j
+}
+
+func (r *CompareReport) writeJSON(w io.Writer) error {
+	out := jsonReport{
+		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
+		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
+		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs,
+		Outliers: []jsonOut{}, Within: []jsonWithin{},
+	}
+	if out.Params == nil {
+		out.Params = []Diff{}
+	}
+	if out.Env == nil {
+		out.Env = []Diff{}
+	}
+	for _, s := range r.Sides {
+		out.Sides = append(out.Sides, jsonSide{Label: s.Label, Name: s.Name, Files: s.Parts, Counts: s.Counts})
+	}
+	for _, p := range r.Pairs {
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
+		for _, row := range p.Rows {
+			jp.Metrics = append(jp.Metrics, r.rowData(p, row))
+		}
+		out.Pairs = append(out.Pairs, jp)
+	}
+	for _, o := range r.Outliers {
+		out.Outliers = append(out.Outliers, jsonOut{r.Sides[o.Side].Label, o.Metric, o.Part, o.Rep, o.Value, num(o.Z)})
+	}
+	for _, c := range r.Within {
+		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
+			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// csvNum renders x for CSV: shortest exact form, empty for NaN.
+func csvNum(x num) string {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// writeCSV writes one row per pair and metric, values in base units,
+// fractions for changes.
+func (r *CompareReport) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
+		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict"})
+	for _, p := range r.Pairs {
+		for _, row := range p.Rows {
+			j := r.rowData(p, row)
+			cw.Write([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
+				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
+				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
+				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
+				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// mdCell escapes a Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (r *CompareReport) writeMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "### %s: each side compared with A (the baseline)\n\n", r.Workload)
+	fmt.Fprintln(w, "| side | files | repetitions |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, s := range r.Sides {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", s.Label, mdCell(strings.Join(s.Parts, ", ")), countsText(s.Counts))
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.Pairs {
+		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
+	}
+	for _, p := range r.Pairs {
+		a, b := r.Sides[p.A], r.Sides[p.B]
+		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
+		for _, row := range p.Rows {
+			m := row.Metric
+			xa, xb := a.values(m.Name), b.values(m.Name)
+			ma, mb := analysis.Median(xa), analysis.Median(xb)
+			sc := ScaleFor(m.Unit, ma)
+			if row.Identical {
+				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))
+				continue
+			}
+			c := row.Cmp
+			ci := func(s analysis.Summary) string {
+				if !s.HasCI {
+					return ""
+				}
+				return " " + numRange(sc, s.MedianLo, s.MedianHi)
+			}
+			chg := Percent(c.Change)
+			if c.HasChangeCI {
+				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
+			}
+			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s | %s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA),
+				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
+		}
+	}
+	fmt.Fprintf(w, "\n%s Intervals: %.0f%%, of the median by order statistics, of the change by Hodges-Lehmann on log values.\n",
+		r.methodNote(), Confidence*100)
+	var notes []string
+	for _, p := range r.Pairs {
+		var buf strings.Builder
+		r.writePairWarnings(&buf, p)
+		notes = append(notes, unwrap(buf.String())...)
+	}
+	var buf strings.Builder
+	r.writeWithin(&buf)
+	notes = append(notes, unwrap(buf.String())...)
+	for _, o := range r.Outliers {
+		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
+			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+	for _, sec := range []struct {
+		title string
+		diffs []Diff
+	}{{"Parameters that differ", r.ParamDiffs}, {"Environment differences", r.EnvDiffs}} {
+		if len(sec.diffs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n**%s**\n\n| key |", sec.title)
+		for _, s := range r.Sides {
+			fmt.Fprintf(w, " %s |", s.Label)
+		}
+		fmt.Fprint(w, "\n|---|")
+		for range r.Sides {
+			fmt.Fprint(w, "---|")
+		}
+		fmt.Fprintln(w)
+		for _, d := range sec.diffs {
+			fmt.Fprintf(w, "| %s |", d.Key)
+			for _, v := range d.Values {
+				fmt.Fprintf(w, " %s |", mdCell(v))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+// unwrap joins the wrapped lines of text written by writeWrapped back
+// into one line per item (continuation lines start with spaces).
+func unwrap(text string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, " ") && len(out) > 0:
+			out[len(out)-1] += " " + strings.TrimSpace(l)
+		default:
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// BenchName is the Go benchmark name of config c of f:
+// "BenchmarkFaultme/threads=400/mem=10GiB/stride=4KiB/thp=leave".
+func BenchName(f *results.File, c int) string {
+	var b strings.Builder
+	b.WriteString("Benchmark")
+	up := true
+	for _, r := range f.Workload {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	for _, p := range f.Configs[c].Params {
+		d := p.Display
+		if d == "" {
+			d = p.Value
+		}
+		fmt.Fprintf(&b, "/%s=%s", benchToken(p.Name), benchToken(d))
+	}
+	return b.String()
+}
+
+// benchToken replaces what the Go benchmark format does not allow in a
+// name (spaces, slashes) with underscores.
+func benchToken(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '/' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// BenchUnit is the unit metric m gets in the Go benchmark format: "ns/op"
+// for the primary duration (benchstat shows it as sec/op), NAME-ns/op for
+// other durations (NAME-sec/op), NAME-B/op for bytes (binary prefixes),
+// NAME/op for counts and ratios, NAME-UNIT for others such as ops/s.
+// benchstat scales ns and B itself.
+func BenchUnit(m results.Metric, primary string) string {
+	name := benchToken(m.Name)
+	switch m.Unit {
+	case "ns":
+		if m.Name == primary {
+			return "ns/op"
+		}
+		return name + "-ns/op"
+	case "bytes":
+		return name + "-B/op"
+	case "count", "ratio", "":
+		return name + "/op"
+	}
+	return name + "-" + strings.Join(strings.Fields(m.Unit), "_")
+}
+
+// WriteBench writes the repetitions of configs of f in the Go benchmark
+// format: no configuration lines (the caller writes them), one line per
+// successful measured repetition, each metric of metrics as a value with
+// its unit (BenchUnit).
+func WriteBench(w io.Writer, f *results.File, configs []int, metrics []results.Metric, primary string) {
+	sel := map[int]bool{}
+	for _, c := range configs {
+		sel[c] = true
+	}
+	for _, rep := range f.Reps {
+		if rep.Warmup || rep.Status != results.StatusOK || !sel[rep.Config] {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(BenchName(f, rep.Config))
+		b.WriteString(" 1")
+		n := 0
+		for _, m := range metrics {
+			v, ok := rep.Metrics[m.Name]
+			if !ok {
+				continue
+			}
+			n++
+			fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(v, 'f', -1, 64), BenchUnit(m, primary))
+		}
+		if n > 0 {
+			fmt.Fprintln(w, b.String())
+		}
+	}
+}
+
+// WriteBenchUnits writes the "Unit UNIT better=lower|higher" lines of
+// the metrics with a direction, so that benchstat knows them.
+func WriteBenchUnits(w io.Writer, metrics []results.Metric, primary string) {
+	for _, m := range metrics {
+		if m.Better == "lower" || m.Better == "higher" {
+			fmt.Fprintf(w, "Unit %s better=%s\n", BenchUnit(m, primary), m.Better)
+		}
+	}
+}
+
+// writeBench writes every side's repetitions in the Go benchmark format.
+// Each side starts with the configuration line "side: NAME", so that
+// `benchstat -col side FILE` compares the sides. No other configuration
+// line differs between the sides: benchstat splits its tables by every
+// configuration key that is not a column, so a per-side kernel line would
+// keep the sides apart.
+func (r *CompareReport) writeBench(w io.Writer) error {
+	fmt.Fprintln(w, "goos: linux")
+	fmt.Fprintf(w, "pkg: contend/%s\n", r.Workload)
+	WriteBenchUnits(w, r.Metrics, r.Headline)
+	for si, s := range r.Sides {
+		fmt.Fprintf(w, "side: %s\n", strings.Join(strings.Fields(s.Name), " "))
+		for _, p := range r.sideParts[si] {
+			WriteBench(w, p.File, p.Configs, r.Metrics, r.Headline)
+		}
+	}
+	return nil
+}

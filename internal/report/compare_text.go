@@ -1,0 +1,408 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// Width is the width of contend's text reports: an 80-column mail.
+const Width = 80
+
+// countsText renders repetition counts: "5 ok, 1 failed".
+func countsText(counts map[string]int) string {
+	var st []string
+	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {
+		if counts[s] > 0 {
+			st = append(st, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	if len(st) == 0 {
+		return "no repetitions"
+	}
+	return strings.Join(st, ", ")
+}
+
+// Wrap breaks text into lines of at most width runes at spaces; lines
+// after the first start with indent. A word longer than a line is cut.
+func Wrap(text string, width int, indent string) []string {
+	var lines []string
+	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
+	line := ""
+	for _, word := range strings.Fields(text) {
+		prefix := lead
+		if len(lines) > 0 {
+			prefix = indent
+		}
+		switch {
+		case line == "":
+			line = prefix + word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = indent + word
+		}
+		for utf8.RuneCountInString(line) > width {
+			r := []rune(line)
+			lines = append(lines, string(r[:width]))
+			line = indent + string(r[width:])
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func writeWrapped(w io.Writer, text, indent string) {
+	for _, l := range Wrap(text, Width, indent) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// writeText renders r for people, in 80 columns.
+func (r *CompareReport) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: ", r.Workload)
+	if len(r.Sides) == 2 {
+		fmt.Fprintln(w, "B compared with A (the baseline)")
+	} else {
+		fmt.Fprintf(w, "each of B..%s compared with A (the baseline)\n", r.Sides[len(r.Sides)-1].Label)
+	}
+	t := &Table{}
+	t.AlignLeft(1, 2)
+	failed := false
+	for _, s := range r.Sides {
+		name := s.Name
+		if len(s.Parts) > 1 {
+			name = fmt.Sprintf("%d files pooled", len(s.Parts))
+		}
+		t.Row("  "+s.Label, name, countsText(s.Counts))
+		if len(s.Parts) > 1 {
+			for _, p := range s.Parts {
+				t.Row("", "  "+p, "")
+			}
+		}
+		if s.Counts[results.StatusOK] != total(s.Counts) {
+			failed = true
+		}
+	}
+	writeTable(w, t)
+	if failed {
+		fmt.Fprintln(w, "failed, timed-out and interrupted repetitions are counted, not compared")
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.Pairs {
+		h := r.HeadlineFor(p)
+		if utf8.RuneCountInString(h) > Width {
+			// Break before the test's parenthesis, where a reader
+			// pauses anyway.
+			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+				fmt.Fprintln(w, h[:i])
+				writeWrapped(w, "  "+h[i+1:], "  ")
+				continue
+			}
+		}
+		writeWrapped(w, h, "  ")
+	}
+	usedTilde, usedDash := false, false
+	for _, p := range r.Pairs {
+		fmt.Fprintln(w)
+		tilde, dash := r.writePairTable(w, p)
+		usedTilde = usedTilde || tilde
+		usedDash = usedDash || dash
+	}
+	fmt.Fprintln(w)
+	var legend []string
+	if usedTilde {
+		legend = append(legend, "~ no significant change.")
+	}
+	legend = append(legend, r.methodNote())
+	legend = append(legend, fmt.Sprintf("Intervals: %.0f%%, of the median by order statistics, of the change by Hodges-Lehmann on log values.", Confidence*100))
+	if usedDash {
+		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(Confidence)))
+	}
+	writeWrapped(w, strings.Join(legend, " "), "")
+
+	for _, p := range r.Pairs {
+		r.writePairWarnings(w, p)
+	}
+	r.writeWithin(w)
+	if len(r.Outliers) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Outliers (modified z-score above %g; kept in the comparison):\n", analysis.OutlierThreshold)
+		for _, o := range r.Outliers {
+			s := r.Sides[o.Side]
+			m := r.metric(o.Metric)
+			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
+				s.Label, o.Metric, Human(m.Unit, o.Value), o.Rep+1, o.Part, o.Z), "    ")
+		}
+	}
+	if len(r.ParamDiffs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "warning: the parameters differ:")
+		r.writeDiffs(w, r.ParamDiffs)
+	}
+	fmt.Fprintln(w)
+	if len(r.EnvDiffs) == 0 {
+		fmt.Fprintln(w, "Environment: no differences.")
+	} else {
+		fmt.Fprintln(w, "Environment differences:")
+		r.writeDiffs(w, r.EnvDiffs)
+	}
+	return nil
+}
+
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// writeTable writes t, cutting nothing: its callers keep it narrow.
+func writeTable(w io.Writer, t *Table) { t.Write(w) }
+
+func (r *CompareReport) metric(name string) results.Metric {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	return results.Metric{Name: name}
+}
+
+// methodNote says which test ran, how, and how p was adjusted.
+func (r *CompareReport) methodNote() string {
+	methods := map[string]bool{}
+	var order []string
+	for _, p := range r.Pairs {
+		for _, row := range p.Rows {
+			if row.Cmp != nil && !methods[row.Cmp.Method] {
+				methods[row.Cmp.Method] = true
+				order = append(order, row.Cmp.Method)
+			}
+		}
+	}
+	test := "Mann-Whitney U"
+	if r.Options.Test == analysis.TestWelch {
+		test = "Welch's t"
+		order = nil
+	}
+	s := "p: two-sided " + test
+	switch {
+	case len(order) == 1:
+		s += " (" + order[0] + ")"
+	case len(order) > 1:
+		s += " (exact; normal approximation where values tie)"
+	}
+	if len(r.Families) > 0 {
+		s += "; " + strings.Join(r.Families, "; ")
+	}
+	s += fmt.Sprintf("; alpha %g", r.Options.Alpha)
+	if r.Options.Threshold > 0 {
+		s += fmt.Sprintf(", noise band %s", pctAbs(r.Options.Threshold))
+	}
+	return s + "."
+}
+
+// tableVerdict is the verdict in a table cell.
+func tableVerdict(row MetricRow) string {
+	if row.Cmp != nil && row.Cmp.Verdict == analysis.VerdictNoChange {
+		return "~"
+	}
+	return VerdictWord(row)
+}
+
+// numRange renders [lo, hi] in scale s without the unit.
+func numRange(s Scale, lo, hi float64) string {
+	n := Scale{Div: s.Div}
+	return "[" + n.Format(lo) + ", " + n.Format(hi) + "]"
+}
+
+// pctNums renders a relative interval without percent signs.
+func pctNums(lo, hi float64) string {
+	return "[" + strings.TrimSuffix(Percent(lo), "%") + ", " + strings.TrimSuffix(Percent(hi), "%") + "]"
+}
+
+// writePairTable writes the table of one pair: per metric a line of
+// medians, change, p and verdict, and a line of their intervals. Metric
+// names too long for the first column get a line of their own, so that
+// the table fits Width.
+func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash bool) {
+	a, b := r.Sides[p.A], r.Sides[p.B]
+	type line struct {
+		name  string
+		cells []string
+	}
+	var lines []line
+	head := "metric"
+	if len(r.Pairs) > 1 {
+		head = b.Label + " vs " + a.Label
+	}
+	lines = append(lines, line{head, []string{a.Label, b.Label, "change", "p", "verdict"}})
+	for _, row := range p.Rows {
+		m := row.Metric
+		xa, xb := a.values(m.Name), b.values(m.Name)
+		ma, mb := analysis.Median(xa), analysis.Median(xb)
+		sc := ScaleFor(m.Unit, ma)
+		if row.Identical {
+			lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), "0", "-", "identical"}})
+			continue
+		}
+		c := row.Cmp
+		v := tableVerdict(row)
+		tilde = tilde || v == "~"
+		lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), Percent(c.Change), FormatP(c.AdjustedP), v}})
+		ci := func(s analysis.Summary) string {
+			if !s.HasCI {
+				dash = true
+				return "-"
+			}
+			return numRange(sc, s.MedianLo, s.MedianHi)
+		}
+		chg := "-"
+		if c.HasChangeCI {
+			chg = pctNums(c.ChangeLo, c.ChangeHi)
+		} else {
+			dash = true
+		}
+		lines = append(lines, line{"", []string{ci(c.SummaryA), ci(c.SummaryB), chg, "", ""}})
+	}
+	width := make([]int, 5)
+	for _, l := range lines {
+		for i, c := range l.cells {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	rest := 0
+	for _, x := range width {
+		rest += x + 2
+	}
+	budget := Width - rest
+	t := &Table{}
+	t.AlignLeft(5)
+	var own []string // names printed on a line of their own, by row
+	for _, l := range lines {
+		name := l.name
+		if utf8.RuneCountInString(name) > budget {
+			own = append(own, name)
+			name = ""
+		} else {
+			own = append(own, "")
+		}
+		t.Row(append([]string{name}, l.cells...)...)
+	}
+	var buf bytes.Buffer
+	t.Write(&buf)
+	for i, text := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if own[i] != "" {
+			fmt.Fprintln(w, own[i])
+		}
+		fmt.Fprintln(w, text)
+	}
+	return tilde, dash
+}
+
+// writePairWarnings prints the warnings of the headline metric of p.
+func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
+	seen := map[string]bool{}
+	for _, row := range p.Rows {
+		if row.Cmp == nil || row.Metric.Name != r.Headline {
+			continue
+		}
+		c := row.Cmp
+		for _, x := range c.Warnings {
+			// A missing interval is shown as "-" and explained there.
+			if seen[x] || strings.Contains(x, "confidence interval") && (!c.SummaryA.HasCI || !c.SummaryB.HasCI || !c.HasChangeCI) {
+				continue
+			}
+			if len(seen) == 0 {
+				fmt.Fprintln(w)
+			}
+			seen[x] = true
+			prefix := "warning: " + row.Metric.Name + ": "
+			if len(r.Pairs) > 1 {
+				prefix = fmt.Sprintf("warning: %s vs %s %s: ", r.Sides[p.B].Label, r.Sides[p.A].Label, row.Metric.Name)
+			}
+			writeWrapped(w, prefix+x, "  ")
+		}
+	}
+}
+
+// writeWithin prints the checks between the files of pooled sides.
+func (r *CompareReport) writeWithin(w io.Writer) {
+	first := true
+	sep := func() {
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+	}
+	for _, c := range r.Within {
+		m := r.metric(c.Metric)
+		sc := ScaleFor(m.Unit, c.MedianA)
+		s := r.Sides[c.Side]
+		switch {
+		case c.Differ:
+			sep()
+			writeWrapped(w, fmt.Sprintf(
+				"warning: side %s: %s differs between its files more than their noise allows (a between-boot effect?): median %s in %s, %s in %s, p=%s (U test, Holm over %d); pooling hides it",
+				s.Label, c.Metric, sc.Format(c.MedianA), c.PartA, sc.Format(c.MedianB), c.PartB,
+				FormatP(c.AdjustedP), len(r.Within)), "  ")
+		case !c.CanTest && c.Separated && c.Metric == r.Headline:
+			sep()
+			writeWrapped(w, fmt.Sprintf(
+				"note: side %s: the %s values of %s and %s do not overlap (medians %s and %s); too few runs per file to test whether the files differ",
+				s.Label, c.Metric, c.PartA, c.PartB, sc.Format(c.MedianA), sc.Format(c.MedianB)), "  ")
+		}
+	}
+}
+
+// writeDiffs prints parameter or environment differences key by key: on
+// one line when it fits, else one line per side.
+func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
+	one := func(d Diff) string {
+		var b strings.Builder
+		for i, v := range d.Values {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(r.Sides[i].Label + " " + v)
+		}
+		return b.String()
+	}
+	keyw := 0
+	for _, d := range diffs {
+		if 2+len(d.Key)+2+utf8.RuneCountInString(one(d)) <= Width {
+			keyw = max(keyw, len(d.Key))
+		}
+	}
+	for _, d := range diffs {
+		l := "  " + d.Key + strings.Repeat(" ", max(0, keyw-len(d.Key))) + "  " + one(d)
+		if utf8.RuneCountInString(l) <= Width && len(d.Key) <= keyw {
+			fmt.Fprintln(w, l)
+			continue
+		}
+		fmt.Fprintln(w, "  "+d.Key)
+		for i, v := range d.Values {
+			writeWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
+		}
+	}
+}
+
+// round rounds x to n significant digits, for stable machine output.
+func round(x float64, n int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	e := math.Pow(10, float64(n-1)-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*e) / e
+}
