@@ -144,11 +144,14 @@ static void *sbm_worker(void *arg)
 {
 	struct sbm_thread *t = arg;
 	struct sbm_request req;
-	uint64_t rng[2], t0, t1;
+	uint64_t rng[2], t0, t1, hi;
+	int k;
 
-	/* Per-thread generator state from random(), 32 bits at a time. */
-	rng[0] = (uint64_t)random() << 32 | (uint32_t)random();
-	rng[1] = (uint64_t)random() << 32 | (uint32_t)random();
+	/* Per-thread generator state from random(), high 32 bits first. */
+	for (k = 0; k < 2; k++) {
+		hi = (uint64_t)random() << 32;
+		rng[k] = hi | (uint32_t)random();
+	}
 
 	sbm_gate_wait();
 	if (sbm_abort)
