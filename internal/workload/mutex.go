@@ -18,7 +18,7 @@ const MaxStack = int64(1) << 30
 // plain lock. Its hot loop is native/mutex.c, its binding bind/mutex.go.
 var Mutex = &Workload{
 	Name:    "mutex",
-	Summary: "1000 threads x 300000 lock/unlock of one pthread mutex, timed like `time ./mainc`",
+	Summary: "1000 threads x 300000 lock/unlock of one pthread mutex (test-mutex)",
 	Provenance: "Xiao Guangrong, LKML 2010-03-11, \"lock's trace events can improve mutex's performance in userspace?\" " +
 		"(test-mutex.tar.bz, not recovered); Hitoshi Mitake's reply 2010-03-13, attachment mainc.c (trylock variant)",
 	Doc: `--threads threads each lock and unlock one default-attribute pthread mutex
