@@ -66,3 +66,10 @@ func statusError(workload string, rc C.int, st *C.struct_ct_status) error {
 
 // CCVersion returns the version of the C compiler that built native/.
 func CCVersion() string { return C.GoString(C.ct_cc_version()) }
+
+func errnoOrNil(e C.int) error {
+	if e == 0 {
+		return nil
+	}
+	return syscall.Errno(e)
+}

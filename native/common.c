@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +70,13 @@ uint64_t ct_rss_anon_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+long ct_thread_stack_min(void)
+{
+	long n = sysconf(_SC_THREAD_STACK_MIN);
+
+	return n > 0 ? n : PTHREAD_STACK_MIN;
 }
 
 const char *ct_cc_version(void)

@@ -43,6 +43,10 @@ void ct_report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* ct_rss_anon_kb returns RssAnon of this process from /proc/self/status. */
 uint64_t ct_rss_anon_kb(void);
 
+/* ct_thread_stack_min returns sysconf(_SC_THREAD_STACK_MIN), the smallest
+ * stack pthread_attr_setstacksize accepts (PTHREAD_STACK_MIN). */
+long ct_thread_stack_min(void);
+
 /* ct_cc_version returns the compiler that built the native code. */
 const char *ct_cc_version(void);
 

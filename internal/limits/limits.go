@@ -231,7 +231,8 @@ func (m Machine) CheckSemSet(flag string, asked, nsems int64) error {
 }
 
 // Override returns m with limits replaced from a spec such as
-// "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824".
+// "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824,
+// stack-min=65536".
 // Unknown keys are ignored. It exists to test limit checks.
 func (m Machine) Override(spec string) Machine {
 	for _, kv := range strings.Split(spec, ",") {
@@ -270,6 +271,8 @@ func (m Machine) Override(spec string) Machine {
 			m.MemAvailable = n
 		case "as":
 			m.AddressSpace = n
+		case "stack-min":
+			m.StackMin = n
 		}
 	}
 	return m

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"contend/analysis"
 	"math"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestSemopMultiDefaults(t *testing.T) {
 	}
 }
 
-func TestFairness(t *testing.T) {
+func TestSemopFairness(t *testing.T) {
 	for _, c := range []struct {
 		xs          []float64
 		jain, minMx float64
@@ -93,7 +94,8 @@ func TestFairness(t *testing.T) {
 		{nil, 0, 0},
 		{[]float64{0, 0}, 0, 0},
 	} {
-		j, m := fairness(c.xs)
+		f := analysis.FairnessOf(c.xs)
+		j, m := f.Jain, f.MinMax
 		if math.Abs(j-c.jain) > 1e-12 || math.Abs(m-c.minMx) > 1e-12 {
 			t.Errorf("fairness(%v) = %v, %v; want %v, %v", c.xs, j, m, c.jain, c.minMx)
 		}

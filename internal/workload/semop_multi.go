@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"contend/analysis"
 	"fmt"
 	"math"
 	"os"
@@ -126,7 +127,8 @@ func runSemopMulti(v Values, rt Runtime) (Sample, error) {
 	for i, c := range r.PerThread {
 		counts[i] = float64(c)
 	}
-	jain, minMax := fairness(counts)
+	fair := analysis.FairnessOf(counts)
+	jain, minMax := fair.Jain, fair.MinMax
 	s := Sample{
 		Metrics: map[string]float64{
 			"ops":              float64(r.TotalOps),
@@ -154,27 +156,6 @@ func nominalRate(total, nominalNs uint64) uint64 {
 		return total / (nominalNs / uint64(time.Second))
 	}
 	return uint64(math.Floor(float64(total) / (float64(nominalNs) / 1e9)))
-}
-
-// fairness returns Jain's index (sum x)^2 / (n sum x^2) and min/max of xs.
-func fairness(xs []float64) (jain, minMax float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	var sum, sq float64
-	lo, hi := xs[0], xs[0]
-	for _, x := range xs {
-		sum += x
-		sq += x * x
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	if sq > 0 {
-		jain = sum * sum / (float64(len(xs)) * sq)
-	}
-	if hi > 0 {
-		minMax = lo / hi
-	}
-	return jain, minMax
 }
 
 func originalSemopMulti(v Values, s Sample, _ map[string]float64) []string {

@@ -1,0 +1,1 @@
+#include "../native/sysbench_mutex.c"
