@@ -220,6 +220,8 @@ func (m Machine) Override(spec string) Machine {
 			m.MemAvailable = n
 		case "as":
 			m.AddressSpace = n
+		case "cpus":
+			m.CPUs = int(n)
 		}
 	}
 	return m

@@ -29,7 +29,8 @@ func Report(w io.Writer, a *Analysis) {
 		if s.Order == OrderShuffled {
 			order = fmt.Sprintf("shuffled (seed %d)", s.Seed)
 		}
-		fmt.Fprintf(w, "rounds: %d measured, %d warm-up; each round runs every point once, %s\n", s.Rounds, s.WarmupRounds, order)
+		fmt.Fprintf(w, "rounds: %d measured + %d warm-up, every point once per round\n", s.Rounds, s.WarmupRounds)
+		fmt.Fprintf(w, "order within a round: %s\n", order)
 	}
 	if k := f.Env["kernel.release"]; k != "" {
 		fmt.Fprintf(w, "kernel: %s, %s online CPUs\n", k, f.Env["cpu.online"])
@@ -50,15 +51,15 @@ func Report(w io.Writer, a *Analysis) {
 	// Primary metric.
 	pm, _ := f.Metric(f.Primary)
 	t := &report.Table{}
-	t.Row(head, "n", pm.Name+" median", "95% CI", "CV")
+	sc := scaleOf(a, pm)
+	t.Row(head, "n", pm.Name+unitText(sc), "95% CI", "CV")
 	for _, p := range a.Points {
 		s, ok := p.Summaries[pm.Name]
 		if !ok {
 			t.Row(name(p), countText(p.Counts), "-", "-", "-")
 			continue
 		}
-		sc := report.ScaleFor(pm.Unit, s.Median)
-		t.Row(name(p), countText(p.Counts), sc.Format(s.Median), ciText(sc, s), cvText(s))
+		t.Row(name(p), countText(p.Counts), bare(sc, s.Median), ciText(sc, s), cvText(s))
 	}
 	t.Write(w)
 
@@ -66,7 +67,8 @@ func Report(w io.Writer, a *Analysis) {
 	if a.Throughput.Name != "" && a.Throughput.Name != pm.Name {
 		fmt.Fprintln(w)
 		t = &report.Table{}
-		cols := []string{head, a.Throughput.Name + " median", "95% CI", "speedup"}
+		sc := scaleOf(a, a.Throughput)
+		cols := []string{head, a.Throughput.Name + unitText(sc), "95% CI", "speedup"}
 		if a.Concurrency {
 			cols = append(cols, "per "+strings.TrimSuffix(a.XParam.Unit, "s"))
 		}
@@ -76,15 +78,15 @@ func Report(w io.Writer, a *Analysis) {
 				t.Row(name(p), "-", "-", "-")
 				continue
 			}
-			sc := report.ScaleFor(a.Throughput.Unit, p.Throughput.Median)
-			row := []string{name(p), sc.Format(p.Throughput.Median), ciText(sc, p.Throughput), fmt.Sprintf("%.2fx", p.Speedup)}
+			row := []string{name(p), bare(sc, p.Throughput.Median), ciText(sc, p.Throughput), fmt.Sprintf("%.2fx", p.Speedup)}
 			if a.Concurrency && p.X > 0 {
-				row = append(row, sc.Format(p.Throughput.Median/p.X))
+				row = append(row, bare(sc, p.Throughput.Median/p.X))
 			}
 			t.Row(row...)
 		}
 		t.Write(w)
-		fmt.Fprintf(w, "%s: %s; speedup against %s\n", a.Throughput.Name, a.Throughput.Desc, smallestName(a))
+		fmt.Fprintf(w, "medians; %s: %s\n", a.Throughput.Name, a.Throughput.Desc)
+		fmt.Fprintf(w, "speedup: median throughput over that of %s\n", smallestName(a))
 	} else if a.Throughput.Name != "" && a.Smallest >= 0 {
 		fmt.Fprintf(w, "throughput is %s; speedup against %s:", pm.Name, smallestName(a))
 		for _, p := range a.Points {
@@ -231,7 +233,7 @@ func WriteCSV(w io.Writer, a *Analysis) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return ""
 		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	for _, p := range a.Points {
 		total := 0
@@ -332,7 +334,31 @@ func ciText(sc report.Scale, s analysis.Summary) string {
 	if !s.HasCI {
 		return "n too small"
 	}
-	return "[" + sc.Format(s.MedianLo) + ", " + sc.Format(s.MedianHi) + "]"
+	return "[" + bare(sc, s.MedianLo) + ", " + bare(sc, s.MedianHi) + "]"
+}
+
+// scaleOf picks one scale for metric m over all points (by the largest
+// median), so that a column shares its unit.
+func scaleOf(a *Analysis, m results.Metric) report.Scale {
+	ref := 0.0
+	for _, p := range a.Points {
+		if s, ok := p.Summaries[m.Name]; ok {
+			ref = math.Max(ref, math.Abs(s.Median))
+		}
+	}
+	return report.ScaleFor(m.Unit, ref)
+}
+
+// bare formats v in scale sc without the unit.
+func bare(sc report.Scale, v float64) string {
+	return strings.TrimSuffix(sc.Format(v), " "+sc.Unit)
+}
+
+func unitText(sc report.Scale) string {
+	if sc.Unit == "" {
+		return ""
+	}
+	return " (" + sc.Unit + ")"
 }
 
 func cvText(s analysis.Summary) string {
