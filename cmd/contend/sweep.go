@@ -356,4 +356,3 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	return nil
 }
-
