@@ -177,6 +177,7 @@ func curves(format string, files []Input, opt Options) (vg.CanvasWriterTo, error
 	// Bottom right: under a scalability curve, away from the points.
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(6)
+	p.Legend.XOffs = -vg.Points(10)
 	xmax, ymax := 0.0, 0.0
 	p.Add(plotter.NewGrid())
 	fitted := false
@@ -245,7 +246,7 @@ func curves(format string, files []Input, opt Options) (vg.CanvasWriterTo, error
 	}
 	p.X.Label.Text += "\n" + note
 	c := newCanvas(format, 7*vg.Inch, 4.5*vg.Inch)
-	p.Draw(draw.New(c))
+	p.Draw(draw.Crop(draw.New(c), vg.Points(4), -vg.Points(14), vg.Points(2), -vg.Points(6)))
 	return c, nil
 }
 
