@@ -9,6 +9,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/contend
+	$(GO) build -o bin/contend-plot ./cmd/contend-plot
 
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build

@@ -162,6 +162,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
+	if cmd != nil && interspersed[cmd.Name] {
+		return append(append([]string{}, args[:2]...), reorder(cmd, args[2:])...)
+	}
 	if cmd == nil || len(cmd.Subcommands) == 0 {
 		return args
 	}
@@ -174,6 +177,15 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if sub == nil {
 		return args
 	}
+	return append(append([]string{}, args[:3]...), reorder(sub, args[3:])...)
+}
+
+// interspersed names the commands without subcommands whose flags may
+// follow their file arguments ('contend plot a.json --out x.svg').
+var interspersed = map[string]bool{"plot": true}
+
+// reorder puts the flags of cmd in rest before its positional arguments.
+func reorder(sub *cli.Command, rest []string) []string {
 	bools := map[string]bool{}
 	for _, f := range sub.Flags {
 		if _, ok := f.(*cli.BoolFlag); ok {
@@ -183,7 +195,6 @@ func reorderArgs(app *cli.App, args []string) []string {
 		}
 	}
 	var flags, pos []string
-	rest := args[3:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
@@ -201,8 +212,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			pos = append(pos, a)
 		}
 	}
-	out := append([]string{}, args[:3]...)
-	out = append(out, flags...)
+	out := flags
 	if len(pos) > 0 {
 		out = append(out, "--")
 		out = append(out, pos...)

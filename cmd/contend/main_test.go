@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"contend/internal/harness"
+	"contend/internal/plot"
 )
 
 // TestMain lets the test binary stand in for the contend binary: as the
@@ -18,6 +19,10 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
+	}
+	if os.Getenv("CONTEND_TEST_AS_PLOT") == "1" {
+		// The contend-plot helper (see plot_test.go).
+		os.Exit(plot.Main(os.Args[1:], os.Stderr))
 	}
 	if os.Getenv("CONTEND_TEST_AS_MAIN") == "1" {
 		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))

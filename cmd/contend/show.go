@@ -8,6 +8,7 @@ import (
 	"contend/internal/env"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/sweep"
 	"contend/internal/workload"
 )
 
@@ -29,19 +30,22 @@ Examples:
    contend show results/faultme.json
    contend show --format json results/faultme.json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json or original"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, original, or csv (a sweep's per-point table)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("show takes one result file, got %d arguments", c.NArg())
 			}
 			format := c.String("format")
-			if format != "text" && format != "json" && format != "original" {
-				return usagef("--format: %q is not accepted; accepted: text, json, original", format)
+			if format != "text" && format != "json" && format != "original" && format != "csv" {
+				return usagef("--format: %q is not accepted; accepted: text, json, original, csv", format)
 			}
 			f, err := results.Read(c.Args().First())
 			if err != nil {
 				return &usageError{err.Error()}
+			}
+			if format == "csv" && f.Kind != "sweep" {
+				return usagef("--format csv: %s is a %s file; csv is the per-point table of a sweep file", c.Args().First(), f.Kind)
 			}
 			w := c.App.Writer
 			switch format {
@@ -54,10 +58,25 @@ Examples:
 				return err
 			case "original":
 				return showOriginal(c, f)
+			case "csv":
+				a, err := sweep.Analyze(f)
+				if err != nil {
+					return err
+				}
+				return sweep.WriteCSV(w, a)
 			}
 			fmt.Fprintf(w, "file: %s (%s, %s)\n", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05"))
 			if !f.Complete {
 				fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
+			}
+			if f.Kind == "sweep" {
+				a, err := sweep.Analyze(f)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(w)
+				sweep.Report(w, a)
+				return nil
 			}
 			fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
 			for i := range f.Configs {

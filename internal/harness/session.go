@@ -31,6 +31,9 @@ type Session struct {
 	// Before runs before a repetition (prepare commands); an error stops
 	// the session. Its output is stored with the repetition.
 	Before func(ctx context.Context, s Slot) (output string, err error)
+	// Derive, when set, may add derived metrics to a repetition before it
+	// is recorded (a sweep's throughput).
+	Derive func(rep *results.Rep)
 	// After is told about each recorded repetition (printing, progress).
 	After func(rep results.Rep, o Outcome)
 	// Stop, when set and true after a repetition, ends the session
@@ -96,6 +99,9 @@ func (s *Session) Run(ctx context.Context) error {
 		o.Rep.Warmup = slot.Warmup
 		o.Rep.Round = slot.Round
 		o.Rep.Output = prepOut
+		if s.Derive != nil {
+			s.Derive(&o.Rep)
+		}
 		if err := s.Out.Add(o.Rep); err != nil {
 			return err
 		}

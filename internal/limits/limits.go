@@ -273,6 +273,8 @@ func (m Machine) Override(spec string) Machine {
 			m.AddressSpace = n
 		case "stack-min":
 			m.StackMin = n
+		case "cpus":
+			m.CPUs = int(n)
 		}
 	}
 	return m

@@ -65,7 +65,28 @@ type File struct {
 
 	Env      map[string]string `json:"env"`
 	Warnings []string          `json:"warnings,omitempty"`
-	Reps     []Rep             `json:"reps"`
+	// Sweep describes a sweep's plan (kind "sweep" only).
+	Sweep *Sweep `json:"sweep,omitempty"`
+	Reps  []Rep  `json:"reps"`
+}
+
+// Sweep is what a sweep file records beyond its configurations: which
+// parameters vary across the points, how repetitions were ordered, and
+// which metric holds the throughput. The order actually run is in the
+// repetitions (Index, Round, Config).
+type Sweep struct {
+	// Params are the swept parameters, in the order given.
+	Params []string `json:"params"`
+	// Order is "shuffled" (each round in a random order, from Seed) or
+	// "fixed" (each round in the points' order).
+	Order string `json:"order"`
+	Seed  int64  `json:"seed,omitempty"`
+	// Rounds and WarmupRounds are the planned numbers of rounds.
+	Rounds       int `json:"rounds"`
+	WarmupRounds int `json:"warmup_rounds,omitempty"`
+	// Throughput names the metric holding work per second, "" when the
+	// workload has none.
+	Throughput string `json:"throughput,omitempty"`
 }
 
 // Metric describes a metric in a file, so that files can be read without

@@ -47,8 +47,20 @@ rss_anon after the run tells which regime ran.`,
 		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
 	},
 	Primary: "time",
-	Check:   checkFaultme,
-	Run:     runFaultme,
+	Throughput: &Throughput{
+		Unit: "pages/s",
+		Desc: "pages read per second of the timed region (pages / time)",
+		Of: func(_ Values, m map[string]float64) (float64, bool) {
+			if m["time"] <= 0 {
+				return 0, false
+			}
+			return m["pages"] / (m["time"] / 1e9), true
+		},
+	},
+	// More readers than CPUs are time-sliced, not concurrent faulters.
+	OversubscribeWarn: true,
+	Check:             checkFaultme,
+	Run:               runFaultme,
 	Original: func(v Values, s Sample, _ map[string]float64) []string {
 		return []string{
 			fmt.Sprintf("map=%d", v.Int("mem")),

@@ -74,6 +74,47 @@ type Workload struct {
 	Original func(v Values, s Sample, proc map[string]float64) []string
 	// Timeout returns the default per-repetition timeout for v.
 	Timeout func(v Values) time.Duration
+
+	// Throughput, optional, says what "work per second" is for sweeps,
+	// fits and plots. Without it, a sweep uses the primary metric as is
+	// when higher is better, and otherwise 1e9/primary for a primary in
+	// ns (repetitions per second, "runs/s").
+	Throughput *Throughput
+	// OversubscribeWarn makes a sweep warn when a point asks for more
+	// threads or tasks (a parameter whose Unit is "threads", "tasks" or
+	// "processes") than there are online CPUs: set it where the extra
+	// threads would only be time-sliced, so that the point measures the
+	// scheduler rather than more concurrency (faultme: more readers than
+	// CPUs do not fault concurrently). Leave it false where
+	// oversubscription is the point of the test.
+	OversubscribeWarn bool
+}
+
+// Throughput describes a workload's work per second, computed from one
+// repetition's parameter values and metrics (base units).
+type Throughput struct {
+	Unit string // "pages/s"
+	Desc string // one line: "pages read per second of the timed region"
+	// Of returns the throughput of one repetition, false when its metrics
+	// do not allow it (a zero time).
+	Of func(v Values, m map[string]float64) (float64, bool)
+}
+
+// ConcurrencyUnits are the Param units that make a parameter a thread or
+// task count: the N of a scalability fit.
+var ConcurrencyUnits = []string{"threads", "tasks", "processes"}
+
+// IsConcurrency tells whether p counts threads, tasks or processes.
+func (p Param) IsConcurrency() bool {
+	if p.Kind != Int {
+		return false
+	}
+	for _, u := range ConcurrencyUnits {
+		if p.Unit == u {
+			return true
+		}
+	}
+	return false
 }
 
 // Metric returns the metric named name, from the workload's own metrics or

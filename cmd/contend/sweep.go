@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/harness"
+	"contend/internal/results"
+	"contend/internal/sweep"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(sweepCommand) }
+
+func sweepCommand() *cli.Command {
+	cmd := &cli.Command{
+		Name:      "sweep",
+		Usage:     "a scalability curve: one configuration per point, repetitions in rounds, USL fit",
+		ArgsUsage: "WORKLOAD --threads LIST | --param NAME=LIST ...",
+		Description: `Runs WORKLOAD at every point of one or more swept parameters, -n repetitions
+per point, each in a fresh process. Repetitions are taken in rounds: every
+point once, then every point again, so slow drift spreads evenly over the
+curve; within a round the points run in a random order (--order shuffled,
+the default; the seed is recorded) or in the order given (--order fixed).
+--warmup N runs N uncounted rounds first.
+
+LIST is 1,2,4,8 or a range with a step, 10..100+10, or a geometric range,
+1..64x2 (1,2,4,...,64); items mix: 1,2..8+2. Each value is checked like a
+single value of the parameter. --threads LIST (any thread or task count
+parameter) is short for --param threads=LIST; the other parameters are fixed
+by their flags. Several swept parameters give every combination.
+
+Prints per point the median and 95% CI of the primary metric, the throughput
+(work per second, as the workload defines it) with the speedup against the
+smallest point, and the medians of the other metrics; when the one swept
+parameter counts threads or tasks, the Universal Scalability Law and Amdahl's
+law fitted to the per-repetition throughputs. --format csv prints the
+per-point table with every metric's interval. The result file (kind "sweep")
+has one configuration per point: 'contend show', 'contend compare' (curve
+against curve) and 'contend plot' read it.
+
+Examples:
+   contend sweep faultme --mem 1GiB --threads 1..64x2 -n 3
+   contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 5 --out rt.json
+   contend sweep faultme --threads 4 --param mem=64MiB..256MiBx2 --format csv`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("sweep: which workload? one of: %s (see 'contend list')", joinNames())
+			}
+			return usagef("sweep: no workload %q; one of: %s (see 'contend list')", c.Args().First(), joinNames())
+		},
+	}
+	for _, w := range workload.All() {
+		cmd.Subcommands = append(cmd.Subcommands, sweepWorkloadCommand(w))
+	}
+	return cmd
+}
+
+// paramListFlag collects repeated --param NAME=LIST flags without splitting
+// at commas (a cli.StringSliceFlag would).
+type paramListFlag struct{ items []string }
+
+func (p *paramListFlag) Set(s string) error { p.items = append(p.items, s); return nil }
+func (p *paramListFlag) String() string     { return strings.Join(p.items, " ") }
+
+func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
+	flags := paramFlags(w)
+	for _, f := range flags {
+		if sf, ok := f.(*cli.StringFlag); ok {
+			if p, _ := w.Param(sf.Name); p.IsConcurrency() {
+				sf.Usage += "; a LIST sweeps it (1,2,4 or 1..64x2)"
+			}
+		}
+	}
+	flags = append(flags,
+		&cli.GenericFlag{Name: "param", Value: &paramListFlag{}, Usage: "NAME=LIST: sweep parameter NAME over LIST (repeatable)"},
+		&cli.StringFlag{Name: "order", Value: sweep.OrderShuffled, Usage: "order of the points within a round: shuffled or fixed"},
+		&cli.StringFlag{Name: "seed", Usage: "seed of the shuffled order (default: from the clock; recorded)"},
+	)
+	flags = append(flags, repFlags()...)
+	for _, f := range flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "runs" {
+			sf.Usage = "measured rounds: repetitions per point"
+		}
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "warmup" {
+			sf.Usage = "uncounted rounds run first (every point once per round)"
+		}
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "format" {
+			sf.Usage = "output: text, json or csv (the per-point table)"
+		}
+	}
+	return &cli.Command{
+		Name:        w.Name,
+		Usage:       w.Summary,
+		ArgsUsage:   "--threads LIST | --param NAME=LIST [flags]",
+		Description: w.Doc + "\n\nProvenance: " + w.Provenance,
+		Flags:       flags,
+		Action: func(c *cli.Context) error {
+			return sweepWorkload(c, w)
+		},
+	}
+}
+
+// sweepSpec is a parsed sweep command line.
+type sweepSpec struct {
+	points  []sweep.Point
+	axes    []sweep.Axis
+	warns   []string
+	order   string
+	seed    int64
+	opt     repOptions
+	through results.Metric
+	derive  func(workload.Values, map[string]float64) (float64, bool)
+}
+
+func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
+	if c.NArg() > 0 {
+		return nil, usagef("sweep %s takes no positional arguments (got %q); give parameters as flags", w.Name, strings.Join(c.Args().Slice(), " "))
+	}
+	s := &sweepSpec{}
+	var err error
+	if s.opt, err = parseRepOptions(c, "text", "json", "csv"); err != nil {
+		return nil, err
+	}
+	s.order = c.String("order")
+	if s.order != sweep.OrderShuffled && s.order != sweep.OrderFixed {
+		return nil, usagef("--order: %q is not accepted; accepted: shuffled, fixed", s.order)
+	}
+	s.seed = time.Now().UnixNano()
+	if c.IsSet("seed") {
+		if s.seed, err = strconv.ParseInt(strings.TrimSpace(c.String("seed")), 10, 64); err != nil {
+			return nil, usagef("--seed: %q is not an integer", c.String("seed"))
+		}
+	}
+	if s.order == sweep.OrderFixed {
+		s.seed = 0
+	}
+
+	// Swept parameters: --param NAME=LIST, and thread-count flags.
+	lists := map[string]string{}
+	var names []string
+	for _, item := range c.Generic("param").(*paramListFlag).items {
+		name, list, ok := strings.Cut(item, "=")
+		name = strings.TrimPrefix(strings.TrimSpace(name), "--")
+		if !ok || name == "" {
+			return nil, usagef("--param: %q is not accepted; accepted: NAME=LIST such as threads=1,2,4 or mem=1MiB..8MiBx2", item)
+		}
+		p, found := w.Param(name)
+		if !found {
+			return nil, usagef("--param: %s has no parameter %q; see 'contend help %s'", w.Name, name, w.Name)
+		}
+		if _, dup := lists[name]; dup || c.IsSet(name) {
+			return nil, usagef("--param: %s is given twice (as --param and as --%s, or twice)", name, name)
+		}
+		if p.Kind == workload.Bool {
+			list = strings.ReplaceAll(list, " ", "")
+		}
+		lists[name] = list
+		names = append(names, name)
+	}
+	fixed := map[string]string{}
+	for _, p := range w.Params {
+		if !c.IsSet(p.Name) {
+			continue
+		}
+		if p.Kind == workload.Bool {
+			fixed[p.Name] = fmt.Sprint(c.Bool(p.Name))
+			continue
+		}
+		text := c.String(p.Name)
+		if p.IsConcurrency() {
+			lists[p.Name] = text
+			names = append(names, p.Name)
+			continue
+		}
+		if strings.Contains(text, ",") || strings.Contains(text, "..") {
+			return nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
+		}
+		fixed[p.Name] = text
+	}
+	if len(names) == 0 {
+		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
+	}
+	// Resolve the fixed values once, so their errors come first and
+	// alone.
+	base, err := w.Resolve(fixed)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		p, _ := w.Param(name)
+		vals, err := sweep.ParseList(p, lists[name])
+		if err != nil {
+			return nil, err
+		}
+		s.axes = append(s.axes, sweep.Axis{Param: p, Values: vals})
+	}
+	s.points = sweep.Points(base, s.axes)
+	if len(s.points) > sweep.MaxPoints {
+		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweep.MaxPoints)
+	}
+	m := machine()
+	seen := map[string]bool{}
+	for i := range s.points {
+		pt := &s.points[i]
+		// Re-resolve so DefaultFuncs see the point's values.
+		given := map[string]string{}
+		for k, v := range fixed {
+			given[k] = v
+		}
+		for _, a := range s.axes {
+			given[a.Param.Name] = pt.Values[a.Param.Name] + canonText(a.Param)
+		}
+		if pt.Values, err = w.Resolve(given); err != nil {
+			return nil, usagef("point %s: %v", pt.Name, err)
+		}
+		if w.Check != nil {
+			ws, err := w.Check(pt.Values, m)
+			if err != nil {
+				return nil, usagef("point %s: %v", pt.Name, err)
+			}
+			for _, x := range ws {
+				if !seen[x] {
+					seen[x] = true
+					s.warns = append(s.warns, pt.Name+": "+x)
+				}
+			}
+		}
+		if w.OversubscribeWarn && m.CPUs > 0 {
+			for _, a := range s.axes {
+				if a.Param.IsConcurrency() && pt.Values.Int(a.Param.Name) > int64(m.CPUs) {
+					s.warns = append(s.warns, fmt.Sprintf("%s oversubscribes the %d online CPUs: the extra %s are time-sliced, not concurrent",
+						pt.Name, m.CPUs, a.Param.Unit))
+				}
+			}
+		}
+	}
+	s.through, s.derive, _ = sweep.ThroughputFor(w)
+	return s, nil
+}
+
+// canonText makes a canonical value parse back as itself.
+func canonText(p workload.Param) string {
+	if p.Kind == workload.Duration {
+		return "ns"
+	}
+	return ""
+}
+
+func sweepWorkload(c *cli.Context, w *workload.Workload) error {
+	s, err := parseSweep(c, w)
+	if err != nil {
+		return err
+	}
+	opt := s.opt
+	stderr, stdout := c.App.ErrWriter, c.App.Writer
+	if !opt.quiet {
+		for _, x := range s.warns {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
+	}
+	var configs []workload.Values
+	var names []string
+	for _, p := range s.points {
+		configs = append(configs, p.Values)
+		names = append(names, p.Name)
+	}
+	f := newFile("sweep", w, configs, names, opt.label)
+	f.Warnings = s.warns
+	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
+	for _, a := range s.axes {
+		info.Params = append(info.Params, a.Param.Name)
+	}
+	f.Sweep = info
+	if s.derive != nil {
+		f.Metrics = append(f.Metrics, s.through)
+	}
+	out := opt.out
+	if out == "" {
+		out = defaultOut(w.Name + "-sweep")
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
+	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
+	sess := &harness.Session{
+		Workload: w,
+		Configs:  configs,
+		Out:      wr,
+		Timeout: func(i int) time.Duration {
+			if opt.timeout > 0 || w.Timeout == nil {
+				return opt.timeout
+			}
+			return w.Timeout(configs[i])
+		},
+		Next: harness.StaticPlan(slots),
+		Derive: func(rep *results.Rep) {
+			if s.derive == nil || rep.Status != results.StatusOK {
+				return
+			}
+			if x, ok := s.derive(configs[rep.Config], rep.Metrics); ok {
+				rep.Metrics[s.through.Name] = x
+			}
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			if rep.Status != results.StatusOK && !opt.quiet {
+				fmt.Fprintf(stderr, "repetition %d (%s) %s: %s\n", rep.Index+1, names[rep.Config], rep.Status, rep.Error)
+			}
+		},
+	}
+	runErr := sess.Run(ctx)
+	progress.done()
+	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	a, err := sweep.Analyze(wr.File)
+	if err != nil {
+		return err
+	}
+	switch opt.format {
+	case "json":
+		b, err := results.Marshal(wr.File)
+		if err != nil {
+			return err
+		}
+		stdout.Write(b)
+	case "csv":
+		if err := sweep.WriteCSV(stdout, a); err != nil {
+			return err
+		}
+	default:
+		sweep.Report(stdout, a)
+	}
+	if !opt.quiet {
+		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if wr.File.Counts(-1)[results.StatusOK] == 0 {
+		return cli.Exit("no repetition succeeded", exitFailure)
+	}
+	return nil
+}

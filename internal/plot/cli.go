@@ -1,0 +1,45 @@
+package plot
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"contend/internal/results"
+)
+
+// Main is the contend-plot helper's command line,
+//
+//	contend-plot --out FILE.svg|FILE.png [--metric NAME] RESULT-FILE...
+//
+// which 'contend plot' runs after checking its arguments. It returns the
+// exit status: 0, 1 for a failure, 2 for bad usage.
+func Main(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("contend-plot", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "image file, .svg or .png")
+	metric := fs.String("metric", "", "metric to draw")
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "contend: plot: "+format+"\n", a...)
+		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		return usage("%v", err)
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return usage("usage: contend-plot --out FILE.svg|FILE.png [--metric NAME] RESULT-FILE...")
+	}
+	var in []Input
+	for _, p := range fs.Args() {
+		f, err := results.Read(p)
+		if err != nil {
+			return usage("%v", err)
+		}
+		in = append(in, Input{Path: p, File: f})
+	}
+	if err := Draw(*out, in, Options{Metric: *metric}); err != nil {
+		fmt.Fprintf(stderr, "contend: plot: %v\n", err)
+		return 1
+	}
+	return 0
+}

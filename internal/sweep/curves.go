@@ -1,0 +1,264 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+// CurveOptions configures CompareCurves. The zero value compares the
+// throughput (or, without one, the primary metric) with the defaults of
+// analysis.Compare.
+type CurveOptions struct {
+	// Metric to compare point by point; "" means the throughput, or the
+	// primary metric when the files have no throughput.
+	Metric string
+	// Compare holds the test, alpha, noise band and confidence; its Better
+	// is taken from the metric.
+	Compare analysis.CompareOptions
+}
+
+// PointChange is the comparison of one point present in both curves.
+type PointChange struct {
+	Name       string
+	X          float64
+	ConfA      int // config index in A
+	ConfB      int // config index in B
+	Comparison *analysis.Comparison
+	Err        error // why there is no comparison (no successful repetition)
+}
+
+// ParamShift is the change of one fitted parameter from A to B.
+type ParamShift struct {
+	Name         string
+	A, ASE       float64
+	B, BSE       float64
+	Diff, DiffSE float64 // B-A and sqrt(ASE^2+BSE^2), NaN when unknown
+}
+
+// CurveComparison is curve B against curve A.
+type CurveComparison struct {
+	Metric     results.Metric
+	Points     []PointChange // points of A in A's order that B has too
+	OnlyA      []string      // points of A missing in B
+	OnlyB      []string      // points of B missing in A
+	A, B       *Analysis
+	USLShift   []ParamShift // lambda, sigma, kappa, N*; nil without both USL fits
+	Notes      []string
+	Holm       bool // p-values adjusted across the points
+	PointsUsed int
+}
+
+// CompareCurveData compares sweep file b against sweep file a point by
+// point (points matched by name, such as "threads=4"): the relative change
+// of the metric's median with its interval and a p-value that is
+// Holm-adjusted across the points, plus the shift of the fitted USL
+// parameters and peak.
+func CompareCurveData(a, b *results.File, opt CurveOptions) (*CurveComparison, error) {
+	aa, err := Analyze(a)
+	if err != nil {
+		return nil, fmt.Errorf("A: %w", err)
+	}
+	ab, err := Analyze(b)
+	if err != nil {
+		return nil, fmt.Errorf("B: %w", err)
+	}
+	if a.Workload != b.Workload {
+		return nil, fmt.Errorf("A is a sweep of %s, B of %s: not the same curve", a.Workload, b.Workload)
+	}
+	cc := &CurveComparison{A: aa, B: ab}
+	name := opt.Metric
+	if name == "" {
+		name = aa.Throughput.Name
+		if name == "" || aa.Throughput.Name != ab.Throughput.Name {
+			name = a.Primary
+		}
+	}
+	ma, okA := a.Metric(name)
+	if _, okB := b.Metric(name); !okA || !okB {
+		return nil, fmt.Errorf("metric %q is not in both files", name)
+	}
+	cc.Metric = ma
+	copt := opt.Compare
+	switch ma.Better {
+	case "higher":
+		copt.Better = analysis.HigherIsBetter
+	case "lower":
+		copt.Better = analysis.LowerIsBetter
+	default:
+		copt.Better = analysis.NoDirection
+	}
+	index := map[string]int{}
+	for i := range b.Configs {
+		index[b.ConfigName(i)] = i
+	}
+	seen := map[string]bool{}
+	var live []*analysis.Comparison
+	for i, p := range aa.Points {
+		j, ok := index[p.Name]
+		if !ok {
+			cc.OnlyA = append(cc.OnlyA, p.Name)
+			continue
+		}
+		seen[p.Name] = true
+		pc := PointChange{Name: p.Name, X: p.X, ConfA: i, ConfB: j}
+		xa, xb := a.Values(i, name), b.Values(j, name)
+		c, err := analysis.Compare(xa, xb, copt)
+		if err != nil {
+			pc.Err = err
+		} else {
+			pc.Comparison = &c
+			live = append(live, pc.Comparison)
+		}
+		cc.Points = append(cc.Points, pc)
+	}
+	for i := range b.Configs {
+		if n := b.ConfigName(i); !seen[n] {
+			cc.OnlyB = append(cc.OnlyB, n)
+		}
+	}
+	if len(cc.Points) == 0 {
+		return nil, errors.New("the two sweeps have no point in common")
+	}
+	if err := analysis.AdjustHolm(live); err != nil {
+		return nil, err
+	}
+	cc.Holm = len(live) > 1
+	cc.PointsUsed = len(live)
+	if aa.USL != nil && ab.USL != nil && name == aa.Throughput.Name {
+		u, v := aa.USL, ab.USL
+		shift := func(n string, a, ase, b, bse float64) ParamShift {
+			s := ParamShift{Name: n, A: a, ASE: ase, B: b, BSE: bse, Diff: b - a, DiffSE: math.Hypot(ase, bse)}
+			if math.IsInf(a, 0) || math.IsInf(b, 0) {
+				s.Diff, s.DiffSE = math.NaN(), math.NaN()
+			}
+			return s
+		}
+		cc.USLShift = []ParamShift{
+			shift("lambda", u.Lambda, u.LambdaSE, v.Lambda, v.LambdaSE),
+			shift("sigma", u.Sigma, u.SigmaSE, v.Sigma, v.SigmaSE),
+			shift("kappa", u.Kappa, u.KappaSE, v.Kappa, v.KappaSE),
+			shift("peak N*", u.PeakN, u.PeakNSE, v.PeakN, v.PeakNSE),
+			shift("peak X*", u.PeakX, math.NaN(), v.PeakX, math.NaN()),
+		}
+	} else if name == aa.Throughput.Name {
+		for _, n := range aa.FitNotes {
+			cc.Notes = append(cc.Notes, "A: "+n)
+		}
+		for _, n := range ab.FitNotes {
+			cc.Notes = append(cc.Notes, "B: "+n)
+		}
+	}
+	return cc, nil
+}
+
+// CompareCurves prints curve b against curve a (two sweep files) to w: per
+// point the change of the throughput with its 95% interval and the
+// Holm-adjusted p-value, then the shift of the USL parameters and of the
+// peak. 'contend compare A B' calls it when both files are sweeps.
+func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
+	cc, err := CompareCurveData(a, b, opt)
+	if err != nil {
+		return err
+	}
+	m := cc.Metric
+	fmt.Fprintf(w, "%s curve, B against A: %s (%s)\n", a.Workload, m.Name, m.Unit)
+	fmt.Fprintf(w, "A: %s\n", fileTitle(a))
+	fmt.Fprintf(w, "B: %s\n", fileTitle(b))
+	fmt.Fprintln(w)
+	t := &report.Table{}
+	t.AlignLeft(6)
+	t.Row("point", "A median", "B median", "change", "95% CI", "p (Holm)", "verdict")
+	var warn []string
+	for _, p := range cc.Points {
+		c := p.Comparison
+		if c == nil {
+			t.Row(p.Name, "-", "-", "-", "-", "-", p.Err.Error())
+			continue
+		}
+		sc := report.ScaleFor(m.Unit, c.SummaryA.Median)
+		ci := "-"
+		if c.HasChangeCI {
+			ci = "[" + report.Percent(c.ChangeLo) + ", " + report.Percent(c.ChangeHi) + "]"
+		}
+		t.Row(p.Name, sc.Format(c.SummaryA.Median), sc.Format(c.SummaryB.Median), report.Percent(c.Change), ci,
+			fmt.Sprintf("%.3g", c.AdjustedP), string(c.Verdict))
+		if c.Verdict == analysis.VerdictTooFewRuns && len(warn) == 0 {
+			warn = append(warn, fmt.Sprintf("%s: %d and %d repetitions cannot reach significance; run more (-n)", p.Name, c.SummaryA.N, c.SummaryB.N))
+		}
+	}
+	t.Write(w)
+	if cc.Holm {
+		fmt.Fprintf(w, "p: %s, Holm-adjusted over %d points\n", cc.Points[0].method(), cc.PointsUsed)
+	}
+	for _, n := range cc.OnlyA {
+		fmt.Fprintf(w, "only in A: %s\n", n)
+	}
+	for _, n := range cc.OnlyB {
+		fmt.Fprintf(w, "only in B: %s\n", n)
+	}
+	if len(cc.USLShift) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "USL fit shift (± one standard error; N* by the delta method):")
+		t := &report.Table{}
+		t.Row("parameter", "A", "B", "B-A", "change")
+		for _, s := range cc.USLShift {
+			f := func(v, se float64) string {
+				var x string
+				if s.Name == "lambda" || s.Name == "peak X*" {
+					x = report.Human(m.Unit, v)
+					if !math.IsNaN(se) {
+						x += " ± " + report.Human(m.Unit, se)
+					}
+					return x
+				}
+				x = fmt.Sprintf("%.4g", v)
+				if !math.IsNaN(se) {
+					x += fmt.Sprintf(" ± %.2g", se)
+				}
+				return x
+			}
+			rel := "-"
+			if s.A != 0 && !math.IsNaN(s.Diff) {
+				rel = report.Percent(s.Diff / math.Abs(s.A))
+			}
+			t.Row(s.Name, f(s.A, s.ASE), f(s.B, s.BSE), f(s.Diff, s.DiffSE), rel)
+		}
+		t.Write(w)
+		if s := cc.USLShift[3]; !math.IsNaN(s.DiffSE) && s.DiffSE > 0 {
+			fmt.Fprintf(w, "peak shift: %.2f standard errors\n", s.Diff/s.DiffSE)
+		}
+	}
+	for _, n := range cc.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, x := range warn {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	return nil
+}
+
+func (p PointChange) method() string {
+	if p.Comparison == nil {
+		return ""
+	}
+	return p.Comparison.Test.String() + " (" + p.Comparison.Method + ")"
+}
+
+func fileTitle(f *results.File) string {
+	var parts []string
+	if f.Label != "" {
+		parts = append(parts, f.Label)
+	}
+	if k := f.Env["kernel.release"]; k != "" {
+		parts = append(parts, "kernel "+k)
+	}
+	parts = append(parts, f.Start.Format("2006-01-02 15:04"))
+	return strings.Join(parts, ", ")
+}
