@@ -81,6 +81,9 @@ runs with statistics.
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError:         onUsageError,
 		Commands:             commands(),
+		// Our own help command (help.go) stops urfave/cli from adding
+		// the --help flag by itself.
+		Flags: []cli.Flag{cli.HelpFlag},
 	}
 	for _, c := range app.Commands {
 		setUsageErrors(c)

@@ -338,3 +338,12 @@ func TestListFits80Columns(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpFlagExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"run", "--help"}, {"run", "faultme", "--help"}, {"ab", "faultme", "-h"}} {
+		r := runCLI(t, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "USAGE") {
+			t.Errorf("%v: exit %d, stdout %.80q stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
