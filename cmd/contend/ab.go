@@ -296,7 +296,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, 0, false)...)
+	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, p.sides[0]), concurrency(w, p.sides[1])), w.OversubscribeWarn)...)
 	if !opt.quiet {
 		for _, x := range f.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", x)
@@ -462,7 +462,10 @@ func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
 	if d != nil {
 		alpha = d.NominalAlpha
 	}
-	printSides(w, f, 0, 1, alpha)
+	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
+	if err != nil {
+		fmt.Fprintf(w, "no comparison: %v\n", err)
+	}
 	if d != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s (after %d runs per side; each look tested at alpha %.4g to keep %.3g overall)\n", d.Reason, d.N, d.NominalAlpha, p.alpha)
 	}
@@ -497,35 +500,4 @@ func describeSide(f *results.File, i int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// printSides prints B against A for every metric with data on both sides.
-func printSides(w io.Writer, f *results.File, a, b int, alpha float64) {
-	t := &report.Table{}
-	t.Row("metric", "A median", "B median", "change [95% CI]", "p", "verdict")
-	for _, m := range f.Metrics {
-		xa, xb := f.Values(a, m.Name), f.Values(b, m.Name)
-		if len(xa) == 0 || len(xb) == 0 {
-			continue
-		}
-		dir := analysis.NoDirection
-		switch m.Better {
-		case "lower":
-			dir = analysis.LowerIsBetter
-		case "higher":
-			dir = analysis.HigherIsBetter
-		}
-		cmp, err := analysis.Compare(xa, xb, analysis.CompareOptions{Better: dir, Alpha: alpha})
-		if err != nil {
-			continue
-		}
-		sc := report.ScaleFor(m.Unit, cmp.SummaryA.Median)
-		ch := report.Percent(cmp.Change)
-		if cmp.HasChangeCI {
-			ch += fmt.Sprintf(" [%s, %s]", report.Percent(cmp.ChangeLo), report.Percent(cmp.ChangeHi))
-		}
-		t.Row(m.Name, sc.Format(cmp.SummaryA.Median), sc.Format(cmp.SummaryB.Median), ch, fmt.Sprintf("%.3g", cmp.P), string(cmp.Verdict))
-	}
-	t.AlignLeft(5)
-	t.Write(w)
 }

@@ -91,7 +91,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		timeout = w.Timeout(v)
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, 0, false)...)
+	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
 	if !opt.quiet {
 		for _, x := range f.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", x)
@@ -222,4 +222,16 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// concurrency returns the thread or task count of v: the value of the
+// parameter counted in threads, tasks or processes, 0 if none.
+func concurrency(w *workload.Workload, v workload.Values) int64 {
+	for _, p := range w.Params {
+		switch p.Unit {
+		case "threads", "tasks", "processes":
+			return v.Int(p.Name)
+		}
+	}
+	return 0
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/analysis"
 	"contend/internal/harness"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
 	"contend/internal/workload"
@@ -353,6 +355,43 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	if wr.File.Counts(-1)[results.StatusOK] == 0 {
 		return cli.Exit("no repetition succeeded", exitFailure)
+	}
+	return nil
+}
+
+func init() { sweepCompareHook = compareSweeps }
+
+// compareSweeps compares sweep files curve against curve: each file after
+// the first against the first.
+func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
+	if format != "text" {
+		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
+	}
+	for _, f := range files {
+		if f.Kind != "sweep" {
+			return usagef("%s is not a sweep: a sweep is compared only with another sweep", names[0])
+		}
+	}
+	if len(files) < 2 {
+		return usagef("compare needs at least two sweep files")
+	}
+	metric := ""
+	if len(opt.Metrics) > 1 {
+		return usagef("--metric: give one metric for a curve comparison")
+	} else if len(opt.Metrics) == 1 {
+		metric = opt.Metrics[0]
+	}
+	for i := 1; i < len(files); i++ {
+		if i > 1 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		err := sweep.CompareCurves(c.App.Writer, files[0], files[i], sweep.CurveOptions{
+			Metric:  metric,
+			Compare: analysis.CompareOptions{Alpha: opt.Alpha, Threshold: opt.Threshold, Test: opt.Test},
+		})
+		if err != nil {
+			return &usageError{err.Error()}
+		}
 	}
 	return nil
 }

@@ -158,3 +158,28 @@ func TestSweepOversubscribeWarning(t *testing.T) {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
+
+func TestCompareSweepFiles(t *testing.T) {
+	dir := chdirTemp(t)
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, out := range []string{a, b} {
+		if r := runCLI(t, "sweep", "faultme", "--mem", "1MiB", "--threads", "1,2,3", "-n", "2", "--out", out, "--quiet"); r.code != 0 {
+			t.Fatalf("sweep: %d %s", r.code, r.stderr)
+		}
+	}
+	r := runCLI(t, "compare", a, b)
+	if r.code != 0 || !strings.Contains(r.stdout, "faultme curve, B against A: throughput") || !strings.Contains(r.stdout, "USL fit shift") {
+		t.Fatalf("compare of sweeps: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("line of %d columns: %q", len([]rune(line)), line)
+		}
+	}
+	if r := runCLI(t, "compare", "--format", "csv", a, b); r.code != 2 {
+		t.Errorf("compare --format csv of sweeps: exit %d", r.code)
+	}
+	if r := runCLI(t, "compare", a+":threads=2", b+":threads=2"); r.code != 0 || !strings.Contains(r.stdout, "faultme time:") {
+		t.Errorf("compare of one point: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}

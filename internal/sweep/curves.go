@@ -172,9 +172,19 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	fmt.Fprintf(w, "A: %s\n", fileTitle(a))
 	fmt.Fprintf(w, "B: %s\n", fileTitle(b))
 	fmt.Fprintln(w)
+	// One scale for the whole table, named in the header, keeps rows short.
+	ref := 0.0
+	for _, p := range cc.Points {
+		if p.Comparison != nil {
+			ref = math.Max(ref, p.Comparison.SummaryA.Median)
+		}
+	}
+	tsc := report.ScaleFor(m.Unit, ref)
+	unit := strings.TrimSpace(tsc.Unit)
+	num := func(v float64) string { return fmt.Sprintf("%.4g", v/tsc.Div) }
 	t := &report.Table{}
 	t.AlignLeft(6)
-	t.Row("point", "A median", "B median", "change", "95% CI", "p (Holm)", "verdict")
+	t.Row("point", "A "+unit, "B "+unit, "change", "95% CI", "p (Holm)", "verdict")
 	var warn []string
 	for _, p := range cc.Points {
 		c := p.Comparison
@@ -182,12 +192,11 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			t.Row(p.Name, "-", "-", "-", "-", "-", p.Err.Error())
 			continue
 		}
-		sc := report.ScaleFor(m.Unit, c.SummaryA.Median)
 		ci := "-"
 		if c.HasChangeCI {
 			ci = "[" + report.Percent(c.ChangeLo) + ", " + report.Percent(c.ChangeHi) + "]"
 		}
-		t.Row(p.Name, sc.Format(c.SummaryA.Median), sc.Format(c.SummaryB.Median), report.Percent(c.Change), ci,
+		t.Row(p.Name, num(c.SummaryA.Median), num(c.SummaryB.Median), report.Percent(c.Change), ci,
 			fmt.Sprintf("%.3g", c.AdjustedP), string(c.Verdict))
 		if c.Verdict == analysis.VerdictTooFewRuns && len(warn) == 0 {
 			warn = append(warn, fmt.Sprintf("%s: %d and %d repetitions cannot reach significance; run more (-n)", p.Name, c.SummaryA.N, c.SummaryB.N))
@@ -205,30 +214,25 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	}
 	if len(cc.USLShift) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "USL fit shift (± one standard error; N* by the delta method):")
+		sc := report.ScaleFor(m.Unit, cc.USLShift[0].A)
+		fmt.Fprintf(w, "USL fit shift (± one standard error; N* by the delta method; lambda\nand X* in %s):\n", strings.TrimSpace(sc.Unit))
 		t := &report.Table{}
-		t.Row("parameter", "A", "B", "B-A", "change")
-		for _, s := range cc.USLShift {
-			f := func(v, se float64) string {
-				var x string
-				if s.Name == "lambda" || s.Name == "peak X*" {
-					x = report.Human(m.Unit, v)
-					if !math.IsNaN(se) {
-						x += " ± " + report.Human(m.Unit, se)
-					}
-					return x
-				}
-				x = fmt.Sprintf("%.4g", v)
-				if !math.IsNaN(se) {
-					x += fmt.Sprintf(" ± %.2g", se)
-				}
-				return x
+		t.Row("parameter", "A", "±", "B", "±", "B-A", "±", "change")
+		num := func(name string, v float64) string {
+			if math.IsNaN(v) {
+				return "-"
 			}
+			if name == "lambda" || name == "peak X*" {
+				return fmt.Sprintf("%.4g", v/sc.Div)
+			}
+			return fmt.Sprintf("%.4g", v)
+		}
+		for _, s := range cc.USLShift {
 			rel := "-"
 			if s.A != 0 && !math.IsNaN(s.Diff) {
 				rel = report.Percent(s.Diff / math.Abs(s.A))
 			}
-			t.Row(s.Name, f(s.A, s.ASE), f(s.B, s.BSE), f(s.Diff, s.DiffSE), rel)
+			t.Row(s.Name, num(s.Name, s.A), num(s.Name, s.ASE), num(s.Name, s.B), num(s.Name, s.BSE), num(s.Name, s.Diff), num(s.Name, s.DiffSE), rel)
 		}
 		t.Write(w)
 		if s := cc.USLShift[3]; !math.IsNaN(s.DiffSE) && s.DiffSE > 0 {

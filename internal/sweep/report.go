@@ -70,7 +70,7 @@ func Report(w io.Writer, a *Analysis) {
 		sc := scaleOf(a, a.Throughput)
 		cols := []string{head, a.Throughput.Name + unitText(sc), "95% CI", "speedup"}
 		if a.Concurrency {
-			cols = append(cols, "per "+strings.TrimSuffix(a.XParam.Unit, "s"))
+			cols = append(cols, "per "+singular(a.XParam.Unit))
 		}
 		t.Row(cols...)
 		for _, p := range a.Points {
@@ -384,4 +384,13 @@ func printFailures(w io.Writer, f *results.File) {
 	for _, e := range order {
 		fmt.Fprintf(w, "failed (%dx) %s\n", seen[e], e)
 	}
+}
+
+// singular turns a unit such as "threads" or "processes" into "thread" or
+// "process".
+func singular(unit string) string {
+	if u, ok := strings.CutSuffix(unit, "sses"); ok {
+		return u + "ss"
+	}
+	return strings.TrimSuffix(unit, "s")
 }

@@ -68,7 +68,15 @@ and bash's time lines, so a log looks like the mails'.`,
 		{Name: "stack", Unit: "bytes", Better: Either, Desc: "stack size the threads got (pthread_getattr_np)"},
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when the requested --stack was used, 0 when refused"},
 	},
-	Primary:  "real",
+	Primary: "real",
+	Throughput: &Throughput{
+		Unit: "locks/s",
+		Desc: "lock/unlock pairs of all threads per second of the threads phase",
+		Of: func(v Values, m map[string]float64) (float64, bool) {
+			t := m["threads_time"]
+			return float64(v.Int("threads")*v.Int("locks")) / t * 1e9, t > 0
+		},
+	},
 	Check:    checkMutex,
 	Run:      runMutex,
 	Original: originalMutex,

@@ -72,7 +72,15 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 		{Name: "worker_vcsw", Unit: "count", Better: Either, Desc: "voluntary context switches of all workers (sleeps in semop)"},
 		{Name: "worker_ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of all workers (preemptions)"},
 	},
-	Primary:  "time",
+	Primary: "time",
+	Throughput: &Throughput{
+		Unit: "loops/s",
+		Desc: "lock/unlock loops of all tasks per second of the timed region",
+		Of: func(_ Values, m map[string]float64) (float64, bool) {
+			t := m["time"]
+			return m["loops"] / t * 1e9, t > 0
+		},
+	},
 	Check:    checkOsim,
 	Run:      runOsim,
 	Original: originalOsim,

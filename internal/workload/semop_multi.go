@@ -77,10 +77,21 @@ duration plus a minute plus 10 ms per thread.`,
 		{Name: "min_max", Unit: "ratio", Better: Higher, Desc: "smallest per-thread count / largest"},
 		{Name: "cpus", Unit: "count", Better: Either, Desc: "online CPUs, as the original printed"},
 	},
-	Primary:  "ops_per_sec",
-	Check:    checkSemopMulti,
-	Run:      runSemopMulti,
-	Original: originalSemopMulti,
+	Primary: "ops_per_sec",
+	Throughput: &Throughput{
+		Unit: "ops/s",
+		Desc: "semops of all threads per second of real elapsed time",
+		Of: func(_ Values, m map[string]float64) (float64, bool) {
+			x, ok := m["ops_per_sec_real"]
+			return x, ok && x > 0
+		},
+	},
+	// Threads beyond the CPUs are time-sliced: with semops that never
+	// sleep, they add no concurrency.
+	OversubscribeWarn: true,
+	Check:             checkSemopMulti,
+	Run:               runSemopMulti,
+	Original:          originalSemopMulti,
 	Timeout: func(v Values) time.Duration {
 		return 2*time.Duration(v.Int("duration")) + time.Minute + time.Duration(v.Int("threads"))*10*time.Millisecond
 	},

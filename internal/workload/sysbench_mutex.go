@@ -69,7 +69,15 @@ so scripts that parse sysbench's output parse contend's.`,
 		{Name: "lost_updates", Unit: "count", Better: Either, Desc: "threads x mutex-locks - global_var: increments lost to the data race"},
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when --thread-stack-size was used, 0 when refused"},
 	},
-	Primary:  "total_time",
+	Primary: "total_time",
+	Throughput: &Throughput{
+		Unit: "locks/s",
+		Desc: "lock/unlock pairs of all threads per second of sysbench's total time",
+		Of: func(v Values, m map[string]float64) (float64, bool) {
+			t := m["total_time"]
+			return float64(v.Int("threads")*v.Int("mutex-locks")) / t * 1e9, t > 0
+		},
+	},
 	Check:    checkSysbenchMutex,
 	Run:      runSysbenchMutex,
 	Original: originalSysbenchMutex,
