@@ -308,7 +308,7 @@ func TestCompareErrors(t *testing.T) {
 		{"workloads", []string{w, seeds + "galbraith-osim-rt.json"}, "different workloads: " + w + " is faultme, " + seeds + "galbraith-osim-rt.json is osim"},
 		{"ab no selector", []string{seeds + "mitake-ab.json", b}, "mitake-ab.json has 2 configurations (a, b): select one as " + seeds + "mitake-ab.json:a"},
 		{"bad selector", []string{seeds + "mitake-ab.json:c", seeds + "mitake-ab.json:a"}, `no configuration "c"; it has a, b (or an index from 0 to 1)`},
-		{"sweep", []string{files["sweep"], b}, "is a sweep (2 points): compare one point as"},
+		{"sweep", []string{files["sweep"], b}, "is not a sweep: a sweep is compared only with another sweep"},
 		{"metric", []string{"--metric", "nosuch", w, b}, `no metric "nosuch" in faultme; its metrics: time, pages`},
 		{"metric no data", []string{"--metric", "faults", w, b}, "metric faults has no successful repetition on side A"},
 		{"a without b", []string{"--a", w}, "--a and --b go together"},
@@ -346,11 +346,12 @@ func TestCompareSweepHook(t *testing.T) {
 	sb, _ := json.Marshal(f)
 	p := writeFile(t, dir, "sweep.json", string(sb))
 	var got []string
+	saved := sweepCompareHook
+	defer func() { sweepCompareHook = saved }()
 	sweepCompareHook = func(_ *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
 		got = names
 		return nil
 	}
-	defer func() { sweepCompareHook = nil }()
 	r := runCLI(t, "compare", p, seeds+"rostedt-without.json")
 	if r.code != 0 || len(got) != 2 || got[0] != p {
 		t.Errorf("hook not called as expected: exit %d %q, names %q", r.code, r.stderr, got)
