@@ -128,7 +128,7 @@ func parseABPlan(c *cli.Context, w *workload.Workload, opt repOptions) (abPlan, 
 		for k, v := range own {
 			given[k] = v
 		}
-		v, ws, err := resolve(w, given)
+		v, ws, err := resolve(w, given, opt.force)
 		if err != nil {
 			return p, nil, usagef("side %s: %v", strings.ToUpper(side), err)
 		}
@@ -378,7 +378,9 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 		},
 		After: func(rep results.Rep, _ harness.Outcome) {
 			progress.step(rep)
-			if rep.Status != results.StatusOK && !opt.quiet {
+			if opt.verbose {
+				fmt.Fprintln(stderr, verboseLine(rep, "side "+strings.ToUpper(f.ConfigName(rep.Config)), w.Primary, unitOf(w, w.Primary)))
+			} else if rep.Status != results.StatusOK && !opt.quiet {
 				fmt.Fprintf(stderr, "repetition %d (side %s) %s: %s\n", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error)
 			}
 		},

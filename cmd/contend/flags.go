@@ -64,14 +64,21 @@ func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error
 
 // resolve turns the user's texts into checked values of w, with the
 // warnings the machine check produced.
-func resolve(w *workload.Workload, given map[string]string) (workload.Values, []string, error) {
+func resolve(w *workload.Workload, given map[string]string, force bool) (workload.Values, []string, error) {
+	m := machine()
+	m.Force = force
+	return resolveOn(w, given, m)
+}
+
+// resolveOn is resolve against the limits m.
+func resolveOn(w *workload.Workload, given map[string]string, m limits.Machine) (workload.Values, []string, error) {
 	v, err := w.Resolve(given)
 	if err != nil {
 		return nil, nil, err
 	}
 	var warns []string
 	if w.Check != nil {
-		warns, err = w.Check(v, machine())
+		warns, err = w.Check(v, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -100,6 +107,8 @@ func repFlags() []cli.Flag {
 		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from the parameters, see 'contend help WORKLOAD')"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
+		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
 	}
 }
 
@@ -111,6 +120,8 @@ type repOptions struct {
 	timeout   time.Duration // 0: the workload's default
 	format    string
 	quiet     bool
+	verbose   bool
+	force     bool
 }
 
 func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
@@ -123,6 +134,10 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 		return o, err
 	}
 	o.out, o.label, o.quiet = c.String("out"), c.String("label"), c.Bool("quiet")
+	o.verbose, o.force = c.Bool("verbose"), c.Bool("force")
+	if o.quiet && o.verbose {
+		return o, usagef("--quiet and --verbose exclude each other")
+	}
 	if c.IsSet("out") && strings.TrimSpace(o.out) == "" {
 		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.json")
 	}

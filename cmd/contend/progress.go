@@ -58,3 +58,25 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// verboseLine describes one finished repetition for --verbose.
+func verboseLine(rep results.Rep, side, metric, unit string) string {
+	s := fmt.Sprintf("repetition %d", rep.Index+1)
+	if side != "" {
+		s += " (" + side + ")"
+	}
+	if rep.Warmup {
+		s += " warm-up"
+	}
+	if rep.Status != results.StatusOK {
+		return s + ": " + rep.Status + ": " + rep.Error
+	}
+	s += ": " + metric + " " + report.Human(unit, rep.Metrics[metric])
+	if r, ok := rep.Metrics["real"]; ok && metric != "real" {
+		s += ", real " + report.Human("ns", r)
+	}
+	if l := rep.LoadAvg; l > 0 {
+		s += fmt.Sprintf(", load %.2f", l)
+	}
+	return s
+}

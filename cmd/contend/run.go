@@ -80,7 +80,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	v, warns, err := resolve(w, given)
+	v, warns, err := resolve(w, given, opt.force)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,9 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 					fmt.Fprintln(stdout, line)
 				}
 			}
-			if rep.Status != results.StatusOK && !opt.quiet {
+			if opt.verbose {
+				fmt.Fprintln(stderr, verboseLine(rep, "", w.Primary, unitOf(w, w.Primary)))
+			} else if rep.Status != results.StatusOK && !opt.quiet {
 				fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
 			}
 		},

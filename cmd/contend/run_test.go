@@ -347,3 +347,39 @@ func TestHelpFlagExitsZero(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryCheckAndForce(t *testing.T) {
+	dir := chdirTemp(t)
+	t.Setenv("CONTEND_FAKE_LIMITS", "no-zero-page=1,memavailable=1000000")
+	r := runCLI(t, "run", "faultme", "--threads", "2", "--mem", "4MiB", "-n", "1")
+	if r.code != 2 || !strings.Contains(r.stderr, "zero page is disabled") || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("exit %d stderr %q: want a refusal naming --force", r.code, r.stderr)
+	}
+	if fs := listFiles(t, dir); len(fs) != 0 {
+		t.Errorf("files left: %v", fs)
+	}
+	out := filepath.Join(dir, "f.json")
+	r = runCLI(t, "run", "faultme", "--threads", "2", "--mem", "4MiB", "-n", "1", "--force", "--out", out)
+	if r.code != 0 || !strings.Contains(r.stderr, "--force given") {
+		t.Errorf("--force: exit %d stderr %q", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil || len(f.Warnings) == 0 || !strings.Contains(strings.Join(f.Warnings, "\n"), "no zero page") {
+		t.Errorf("the warning is not recorded in the file: %v %v", err, f)
+	}
+}
+
+func TestVerboseAndQuiet(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "256KiB", "-n", "2", "--warmup", "1", "--verbose", "--out", filepath.Join(dir, "v.json"))
+	if r.code != 0 || strings.Count(r.stderr, "repetition ") != 3 || !strings.Contains(r.stderr, "repetition 1 warm-up: time ") {
+		t.Errorf("--verbose: exit %d stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "run", "faultme", "--threads", "1", "--mem", "256KiB", "-n", "1", "--quiet", "--out", filepath.Join(dir, "q.json"))
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("--quiet: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, "run", "faultme", "--quiet", "--verbose"); r.code != 2 {
+		t.Errorf("--quiet --verbose: exit %d", r.code)
+	}
+}

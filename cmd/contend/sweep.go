@@ -210,6 +210,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweep.MaxPoints)
 	}
 	m := machine()
+	m.Force = c.Bool("force")
 	seen := map[string]bool{}
 	for i := range s.points {
 		pt := &s.points[i]

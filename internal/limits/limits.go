@@ -38,6 +38,14 @@ type Machine struct {
 	CommitLimit, Committed int64 // bytes, /proc/meminfo
 	AddressSpace           int64 // RLIMIT_AS (soft), 0 when unlimited
 	StackMin               int64 // PTHREAD_STACK_MIN
+	// NoZeroPage is true when read faults on fresh anonymous memory
+	// allocate real pages (the kernel command line disables the zero
+	// page, as pvm_no_zero_page=1 does): faultme then needs --mem of RAM.
+	NoZeroPage bool
+
+	// Force turns refusals that the user may know better about (memory
+	// that may not fit) into warnings: the --force flag.
+	Force bool
 }
 
 // Read returns the limits of this machine. Anything unreadable stays 0.
@@ -61,6 +69,9 @@ func Read() Machine {
 	m.MemTotal, m.MemAvailable = mi["MemTotal"], mi["MemAvailable"]
 	m.CommitLimit, m.Committed = mi["CommitLimit"], mi["Committed_AS"]
 	m.Overcommit = int(readInt("/proc/sys/vm/overcommit_memory"))
+	if b, err := os.ReadFile("/proc/cmdline"); err == nil && strings.Contains(string(b), "no_zero_page=1") {
+		m.NoZeroPage = true
+	}
 	return m
 }
 
@@ -271,6 +282,8 @@ func (m Machine) Override(spec string) Machine {
 			m.MemAvailable = n
 		case "as":
 			m.AddressSpace = n
+		case "no-zero-page":
+			m.NoZeroPage = n != 0
 		case "stack-min":
 			m.StackMin = n
 		case "cpus":

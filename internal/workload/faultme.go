@@ -95,8 +95,18 @@ func checkFaultme(v Values, m limits.Machine) ([]string, error) {
 	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
 		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))
 	}
-	if m.MemAvailable > 0 && mem/v.Int("stride")*4096 > m.MemAvailable {
-		warns = append(warns, fmt.Sprintf("--mem %s may not fit in available memory (%s) if read faults allocate real pages (no zero page)", FormatSize(mem), FormatSize(m.MemAvailable)))
+	// Pages really allocated when read faults cannot map the zero page:
+	// one 4 KiB page per read (more with THP).
+	need = (mem + stride - 1) / stride * 4096
+	if m.MemAvailable > 0 && need > m.MemAvailable {
+		switch {
+		case m.NoZeroPage && !m.Force:
+			return nil, Usagef("--mem: reading %s allocates %s here (the zero page is disabled on the kernel command line), more than the %s available; lower --mem or --stride, or give --force", FormatSize(mem), FormatSize(need), FormatSize(m.MemAvailable))
+		case m.NoZeroPage:
+			warns = append(warns, fmt.Sprintf("--mem %s needs %s of RAM here (no zero page) but %s is available: the run may swap or be killed (--force given)", FormatSize(mem), FormatSize(need), FormatSize(m.MemAvailable)))
+		default:
+			warns = append(warns, fmt.Sprintf("--mem %s would not fit in available memory (%s) if read faults allocated real pages (no zero page)", FormatSize(mem), FormatSize(m.MemAvailable)))
+		}
 	}
 	return warns, nil
 }
