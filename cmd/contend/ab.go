@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -321,8 +318,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 
 	// Whatever happens from here on, the events and the cleanup command
 	// are put back.

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,7 +39,12 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // errors become messages and exit codes.
 func Main(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(reorderArgs(app, args))
+	// SIGINT and SIGTERM cancel the context from the start, so that no
+	// command is ever stopped half-way through writing a file: runs stop
+	// after the repetition in flight and exit with 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return exitOK
 	}

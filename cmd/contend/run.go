@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -106,8 +103,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, w.Primary, unitOf(w, w.Primary))
 	sess := &harness.Session{
 		Workload: w,

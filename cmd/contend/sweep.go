@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -295,8 +291,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
 	sess := &harness.Session{

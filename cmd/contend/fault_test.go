@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/internal/results"
+)
+
+// faultWorkloads are short configurations of every workload: a
+// repetition takes a fraction of a second, so that faults land before,
+// during and after IPC creation, forks and thread creation.
+var faultWorkloads = [][]string{
+	{"faultme", "--threads", "4", "--mem", "32MiB"},
+	{"semop-multi", "--threads", "2", "--sems", "1", "--duration", "150ms"},
+	{"osim", "2", "16", "100000", "0", "0"},
+	{"mutex", "--threads", "50", "--locks", "20000"},
+	{"sysbench-mutex", "--threads", "4", "--mutex-locks", "20000"},
+}
+
+// TestFaultInjection starts runs of every workload (and A/B runs with a
+// tracefs switch) and, at a random moment, SIGKILLs the repetition child
+// and then interrupts contend, or sends SIGINT or SIGTERM to contend
+// directly. Afterwards no semaphore set and no process of the run may be
+// left, the result file must read and hold only intact repetitions, and
+// the tracefs events must be back as they were. CONTEND_FAULT_SEED replays
+// a run; CONTEND_FAULT_BUDGET (a duration) changes its length.
+func TestFaultInjection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault injection runs for about 30 s")
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("CONTEND_FAULT_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	budget := 30 * time.Second
+	if s := os.Getenv("CONTEND_FAULT_BUDGET"); s != "" {
+		if d, err := time.ParseDuration(s); err == nil {
+			budget = d
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	t.Logf("seed %d (CONTEND_FAULT_SEED=%d replays it), budget %s", seed, seed, budget)
+	_, enable := fakeTrace(t)
+	start := time.Now()
+	trials := map[string]int{}
+	for i := 0; time.Since(start) < budget; i++ {
+		wl := faultWorkloads[i%len(faultWorkloads)]
+		action := []string{"kill-child", "sigint", "sigterm", "ab-sigint", "ab-kill-child"}[rng.IntN(5)]
+		delay := time.Duration(rng.IntN(400)) * time.Millisecond
+		name := fmt.Sprintf("%d-%s-%s-%s", i, wl[0], action, delay)
+		ok := t.Run(name, func(t *testing.T) { faultTrial(t, wl, action, delay, enable) })
+		trials[action]++
+		if !ok {
+			break
+		}
+	}
+	total := 0
+	for _, n := range trials {
+		total += n
+	}
+	t.Logf("%d fault trials in %s: %v", total, time.Since(start).Round(time.Second), trials)
+}
+
+func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, enable func(string) string) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "r.json")
+	before := semSet(t)
+	args := append([]string{"run"}, wl...)
+	if strings.HasPrefix(action, "ab-") {
+		args = append([]string{"ab"}, wl...)
+		args = append(args, "--trace-events", "lock")
+	}
+	args = append(args, "-n", "1000", "--out", out, "--quiet")
+	cmd := contendCmd(t, args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := watchRun(cmd.Process.Pid)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+
+	time.Sleep(delay)
+	signalled := syscall.SIGINT
+	switch action {
+	case "kill-child", "ab-kill-child":
+		if child := repChild(cmd.Process.Pid); child > 0 {
+			syscall.Kill(child, syscall.SIGKILL)
+			time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+		}
+		syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	case "sigterm":
+		signalled = syscall.SIGTERM
+		syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+	default:
+		syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("contend did not stop within 30 s of %s; stderr %s", action, stderr.String())
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	// A signal that arrives before contend installed its handler (in the
+	// first milliseconds) ends it the default way; then it had not
+	// started a repetition yet.
+	early := ws.Signaled() && ws.Signal() == signalled
+	if !early && cmd.ProcessState.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130 after %s; stderr %s", ws, action, stderr.String())
+	}
+	if f, err := results.Read(out); err == nil {
+		for _, r := range f.Reps {
+			if r.Status == results.StatusOK {
+				if _, ok := r.Metrics[f.Primary]; !ok {
+					t.Errorf("repetition %d is ok but has no %s", r.Index, f.Primary)
+				}
+			}
+		}
+		if f.Complete {
+			t.Errorf("an interrupted run is marked complete")
+		}
+	} else if !os.IsNotExist(unwrapNotExist(out)) {
+		t.Errorf("result file after %s: %v", action, err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+	w.mu.Lock()
+	saw := len(w.pids)
+	w.mu.Unlock()
+	if saw > 0 {
+		w.assertGone(t)
+	} else {
+		close(w.stop)
+		<-w.done
+	}
+	assertNoNewSems(t, before)
+	if enable("contention_begin") != "0" || enable("contention_end") != "1" {
+		t.Errorf("tracefs events not restored: begin %s end %s", enable("contention_begin"), enable("contention_end"))
+	}
+}
+
+// unwrapNotExist returns the error of stat(path), to tell "no file" from
+// "a broken file".
+func unwrapNotExist(path string) error {
+	_, err := os.Stat(path)
+	return err
+}
+
+// repChild returns the pid of contend's running repetition child, 0 if
+// there is none right now.
+func repChild(root int) int {
+	for _, p := range procs() {
+		if p.ppid != root || p.state == "Z" {
+			continue
+		}
+		if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline")); strings.Contains(string(b), "__child") {
+			return p.pid
+		}
+	}
+	return 0
+}
