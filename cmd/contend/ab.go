@@ -294,11 +294,6 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
 	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, p.sides[0]), concurrency(w, p.sides[1])), w.OversubscribeWarn)...)
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
 	for i := range f.Configs {
 		e := map[string]string{}
 		if p.prepare[i] != "" {
@@ -316,7 +311,12 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	}
 	wr, err := results.Create(out, f)
 	if err != nil {
-		return err
+		return usagef("--out: %v", err)
+	}
+	if !opt.quiet {
+		for _, x := range f.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
 	}
 	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 

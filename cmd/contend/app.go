@@ -143,9 +143,11 @@ func setUsageErrors(c *cli.Command) {
 // onUsageError turns urfave/cli's flag errors into one-line usage errors.
 func onUsageError(_ *cli.Context, err error, _ bool) error {
 	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "flag provided but not defined: ")
-	if msg != err.Error() {
-		return usagef("unknown flag %s; see --help", msg)
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return usagef("unknown flag --%s; see --help", strings.TrimLeft(name, "-"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usagef("--%s: needs a value; see --help", strings.TrimLeft(name, "-"))
 	}
 	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
 		return usagef("--%s: %q is not accepted: %s", m[2], m[1], m[3])

@@ -89,18 +89,18 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
 	out := opt.out
 	if out == "" {
 		out = defaultOut(w.Name)
 	}
 	wr, err := results.Create(out, f)
 	if err != nil {
-		return err
+		return usagef("--out: %v", err)
+	}
+	if !opt.quiet {
+		for _, x := range f.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
 	}
 
 	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)

@@ -115,7 +115,7 @@ func TestRunBadParameters(t *testing.T) {
 		{[]string{"--warmup", "-1"}, "--warmup: -1 is out of range"},
 		{[]string{"--timeout", "0s"}, "--timeout"},
 		{[]string{"--format", "xml"}, `--format: "xml" is not accepted`},
-		{[]string{"--bogus", "1"}, "unknown flag -bogus"},
+		{[]string{"--bogus", "1"}, "unknown flag --bogus"},
 		{[]string{"extra"}, "takes no positional arguments"},
 		{[]string{"--out", ""}, "--out: empty path"},
 	}

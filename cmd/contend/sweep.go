@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/analysis"
+	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -261,11 +262,6 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	opt := s.opt
 	stderr, stdout := c.App.ErrWriter, c.App.Writer
-	if !opt.quiet {
-		for _, x := range s.warns {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
 	var configs []workload.Values
 	var names []string
 	for _, p := range s.points {
@@ -273,7 +269,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		names = append(names, p.Name)
 	}
 	f := newFile("sweep", w, configs, names, opt.label)
-	f.Warnings = s.warns
+	f.Warnings = append(s.warns, env.Diagnose(f.Env, 0, false)...)
 	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
 	for _, a := range s.axes {
 		info.Params = append(info.Params, a.Param.Name)
@@ -288,7 +284,12 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	wr, err := results.Create(out, f)
 	if err != nil {
-		return err
+		return usagef("--out: %v", err)
+	}
+	if !opt.quiet {
+		for _, x := range f.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", x)
+		}
 	}
 
 	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
