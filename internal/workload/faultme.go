@@ -47,6 +47,7 @@ rss_anon after the run tells which regime ran.`,
 		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
 	},
 	Primary: "time",
+	Preset:  "faultme",
 	Check:   checkFaultme,
 	Run:     runFaultme,
 	Original: func(v Values, s Sample, _ map[string]float64) []string {

@@ -61,6 +61,11 @@ type Workload struct {
 	Metrics    []Metric
 	// Primary is the metric that headlines reports and decides A/B runs.
 	Primary string
+	// Preset names the output format of the original program in
+	// internal/external (its metric names match this workload's), so
+	// that `contend verify` can run the original beside the
+	// reproduction. Empty when there is none.
+	Preset string
 
 	// Check validates a complete set of values against each other and
 	// against the machine. It returns a *UsageError for bad input and nil
