@@ -76,6 +76,11 @@ func resolve(w *workload.Workload, given map[string]string) (workload.Values, []
 			return nil, nil, err
 		}
 	}
+	if w.ForValues != nil {
+		if _, _, err := w.ForValues(v); err != nil {
+			return nil, nil, err
+		}
+	}
 	return v, warns, nil
 }
 

@@ -79,6 +79,11 @@ type Workload struct {
 	Original func(v Values, s Sample, proc map[string]float64) []string
 	// Timeout returns the default per-repetition timeout for v.
 	Timeout func(v Values) time.Duration
+	// ForValues, when set, returns the metrics that depend on the
+	// parameters (a plugin's named counters) and the primary metric for
+	// them (empty: Primary). It runs in the parent, after Check, before
+	// the result file is created.
+	ForValues func(v Values) (extra []Metric, primary string, err error)
 }
 
 // Metric returns the metric named name, from the workload's own metrics or
