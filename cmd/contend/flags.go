@@ -83,6 +83,11 @@ func resolveOn(w *workload.Workload, given map[string]string, m limits.Machine) 
 			return nil, nil, err
 		}
 	}
+	if w.ForValues != nil {
+		if _, _, err := w.ForValues(v); err != nil {
+			return nil, nil, err
+		}
+	}
 	return v, warns, nil
 }
 

@@ -173,7 +173,17 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		Primary:  w.Primary,
 		Env:      env.Capture(),
 	}
-	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
+	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
+	if w.ForValues != nil && len(configs) > 0 {
+		// Checked by resolve; the first configuration decides.
+		if extra, primary, err := w.ForValues(configs[0]); err == nil {
+			ms = append(ms, extra...)
+			if primary != "" {
+				f.Primary = primary
+			}
+		}
+	}
+	for _, m := range ms {
 		f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
 	}
 	for i, v := range configs {

@@ -13,13 +13,14 @@ type Kind int
 
 // Parameter kinds. Values are kept as canonical text: Int and Size as a
 // decimal integer (Size in bytes), Duration as integer nanoseconds, Enum as
-// the choice, Bool as "true" or "false".
+// the choice, Bool as "true" or "false", String as given (a path).
 const (
 	Int Kind = iota
 	Size
 	Duration
 	Enum
 	Bool
+	String
 )
 
 // Param describes one parameter of a workload.
@@ -90,6 +91,8 @@ func (p Param) Range() string {
 		return "one of " + strings.Join(p.Choices, ", ")
 	case Bool:
 		return "true or false"
+	case String:
+		return "a non-empty text"
 	}
 	return ""
 }
@@ -145,6 +148,8 @@ func (p Param) Parse(text string) (string, error) {
 			return "", bad(fmt.Sprintf("%q is not a boolean", t))
 		}
 		return strconv.FormatBool(b), nil
+	case String:
+		return text, nil
 	}
 	if n < p.Min || (p.Max > 0 && n > p.Max) {
 		return "", bad(fmt.Sprintf("%s is out of range", t))
@@ -261,6 +266,9 @@ func (w *Workload) Resolve(given map[string]string) (Values, error) {
 		def := p.Default
 		if p.DefaultFunc != nil {
 			def = p.DefaultFunc(v)
+		}
+		if p.Kind == String && def == "" {
+			return nil, Usagef("%s needs --%s: %s", w.Name, p.Name, p.Usage)
 		}
 		c, err := p.Parse(def)
 		if err != nil {

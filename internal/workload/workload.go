@@ -61,6 +61,11 @@ type Workload struct {
 	Metrics    []Metric
 	// Primary is the metric that headlines reports and decides A/B runs.
 	Primary string
+	// Preset names the output format of the original program in
+	// internal/external (its metric names match this workload's), so
+	// that `contend verify` can run the original beside the
+	// reproduction. Empty when there is none.
+	Preset string
 
 	// Check validates a complete set of values against each other and
 	// against the machine. It returns a *UsageError for bad input and nil
@@ -88,6 +93,11 @@ type Workload struct {
 	// CPUs do not fault concurrently). Leave it false where
 	// oversubscription is the point of the test.
 	OversubscribeWarn bool
+	// ForValues, when set, returns the metrics that depend on the
+	// parameters (a plugin's named counters) and the primary metric for
+	// them (empty: Primary). It runs in the parent, after Check, before
+	// the result file is created.
+	ForValues func(v Values) (extra []Metric, primary string, err error)
 }
 
 // Throughput describes a workload's work per second, computed from one

@@ -1,0 +1,93 @@
+package bind
+
+/*
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "plugin.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// Plugin modes (native/contend_plugin.h).
+const (
+	PluginDuration = C.CONTEND_DURATION
+	PluginFixed    = C.CONTEND_FIXED
+	// PluginABI is the plugin ABI version this contend runs.
+	PluginABI = C.CONTEND_PLUGIN_ABI
+	// PluginMaxCounters is the number of extra counters a plugin may name.
+	PluginMaxCounters = C.CONTEND_MAX_COUNTERS
+)
+
+// PluginParams are the parameters of one plugin repetition.
+type PluginParams struct {
+	SO         string // path given to dlopen (with a slash: not searched)
+	Threads    int
+	DurationNs uint64 // duration mode
+	Pin        bool
+	ReportFD   int
+}
+
+// PluginResult is what one plugin repetition measured.
+type PluginResult struct {
+	Mode           int
+	Description    string
+	ElapsedNs      uint64
+	Iterations     uint64
+	PerThread      []uint64
+	Counters       []string // names of the extra counters
+	CounterTotals  []uint64
+	ThreadsCreated int
+}
+
+// Plugin loads the plugin at p.SO and runs one repetition of it
+// (native/plugin.c). Missing symbols and a wrong ABI version are errors
+// that say so; a crashing plugin kills the calling process with its
+// signal.
+func Plugin(p PluginParams) (PluginResult, error) {
+	cso := C.CString(p.SO)
+	defer C.free(unsafe.Pointer(cso))
+	n := max(p.Threads, 1)
+	per := (*C.uint64_t)(C.calloc(C.size_t(n), 8))
+	defer C.free(unsafe.Pointer(per))
+	pin := 0
+	if p.Pin {
+		pin = 1
+	}
+	cp := C.struct_ct_plugin_params{
+		so:          cso,
+		threads:     C.int(p.Threads),
+		duration_ns: C.uint64_t(p.DurationNs),
+		pin:         C.int(pin),
+		report_fd:   C.int(p.ReportFD),
+		per_thread:  per,
+	}
+	var cr C.struct_ct_plugin_result
+	rc := C.ct_plugin_run(&cp, &cr)
+	r := PluginResult{
+		Mode:           int(cr.mode),
+		Description:    C.GoString(&cr.description[0]),
+		ElapsedNs:      uint64(cr.elapsed_ns),
+		Iterations:     uint64(cr.iterations),
+		ThreadsCreated: int(cr.threads_created),
+	}
+	if rc != 0 {
+		err := statusError("plugin", rc, &cr.status)
+		var be *Error
+		if errors.As(err, &be) && (be.Call == "plugin" || be.Call == "dlopen") {
+			// The detail says it all; errno adds nothing.
+			return r, errors.New("plugin: " + be.Detail)
+		}
+		return r, err
+	}
+	pt := unsafe.Slice((*uint64)(unsafe.Pointer(per)), n)
+	r.PerThread = append([]uint64(nil), pt[:p.Threads]...)
+	for i := 0; i < int(cr.ncounters); i++ {
+		r.Counters = append(r.Counters, C.GoString(&cr.counter_names[i][0]))
+		r.CounterTotals = append(r.CounterTotals, uint64(cr.counters[i]))
+	}
+	return r, nil
+}

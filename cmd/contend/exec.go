@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend"
+	"contend/internal/env"
+	"contend/internal/external"
+	"contend/internal/harness"
+	"contend/internal/report"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+func init() { addCommand(execCommand) }
+
+func metricFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "NAME=REGEX[:UNIT[:lower|higher]]: a metric read from the first capture group of REGEX; repeatable"},
+		&cli.StringFlag{Name: "preset", Usage: "metrics of an original program's output: " + strings.Join(external.PresetNames(), ", ")},
+	}
+}
+
+func execCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "exec",
+		Usage:     "repeat an unmodified external program, reading metrics from its output",
+		ArgsUsage: "[flags] -- PROGRAM [ARGS]",
+		Description: `Runs PROGRAM -n times, each run a repetition as in 'contend run': in its own
+process group (killed with everything it forked on --timeout or Ctrl-C),
+timed by contend and accounted with wait4 (real, user, sys, cpu, maxrss,
+faults, context switches). No shell is involved unless --shell is given
+(then the arguments are joined with spaces and run by /bin/sh -c).
+
+Its stdout and stderr are captured together (as 2>&1). Each --metric
+NAME=REGEX[:UNIT[:lower|higher]] is the first capture group of REGEX, which
+must match exactly once: no match or several matches make the repetition
+fail with a message saying so. UNIT (default count) is one of
+ns, us, ms, s, B, KiB, MiB, GiB, count, ops/s, ratio, %; time units also
+accept durations such as 0m46.765s. --preset reads the output format of one
+of the original programs: faultme, semop-multi, osim, mutex, sysbench
+(and 'time' for import). A non-zero exit status or a signal is a failed
+repetition; the output is kept in the result file either way (the first
+and last 16 KiB).
+
+The result file has the format of 'contend run' (kind exec), so show,
+compare and ab read it.
+
+Examples:
+   contend exec -n 10 --metric 'time=time = (\d+) usecs:us:lower' -- ./faultme
+   contend exec -n 10 --preset osim -- ./osim 64 256 1000000 0 0
+   contend exec -n 5 -- ./mainc             no metric: wall, user, sys, rusage
+   contend exec -n 5 --shell -- 'cd /tmp && ./mainc | tail -1'`,
+		Flags: append(append(metricFlags(),
+			&cli.BoolFlag{Name: "shell", Usage: "run the arguments with /bin/sh -c (joined with spaces)"},
+		), repFlags()...),
+		Action: runExec,
+	}
+}
+
+// metricSpecs returns the metrics asked for with --preset and --metric,
+// the primary metric and the preset's name.
+func metricSpecs(c *cli.Context) ([]external.Spec, string, *external.Preset, error) {
+	var specs []external.Spec
+	primary := ""
+	var pre *external.Preset
+	if name := c.String("preset"); name != "" {
+		p, err := external.LookupPreset(name)
+		if err != nil {
+			return nil, "", nil, usagef("--preset: %v", err)
+		}
+		pre = p
+		specs = append(specs, p.Metrics...)
+		primary = p.Primary
+	}
+	seen := map[string]bool{}
+	for _, s := range specs {
+		seen[s.Name] = true
+	}
+	for _, text := range c.StringSlice("metric") {
+		s, err := external.ParseSpec(text)
+		if err != nil {
+			return nil, "", nil, usagef("--metric: %v", err)
+		}
+		if seen[s.Name] {
+			return nil, "", nil, usagef("--metric %s: given twice (or also in --preset)", s.Name)
+		}
+		seen[s.Name] = true
+		specs = append(specs, s)
+		if primary == "" {
+			primary = s.Name
+		}
+	}
+	return specs, primary, pre, nil
+}
+
+func isProcessMetricName(name string) bool {
+	for _, m := range workload.ProcessMetrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func runExec(c *cli.Context) error {
+	specs, primary, pre, err := metricSpecs(c)
+	if err != nil {
+		return err
+	}
+	if pre != nil && pre.ImportOnly != "" {
+		return usagef("--preset %s: %s", pre.Name, pre.ImportOnly)
+	}
+	for _, s := range specs {
+		if isProcessMetricName(s.Name) {
+			return usagef("--metric %s: %s is measured by contend for every repetition (wait4); give the extracted metric another name, such as %s_out", s.Name, s.Name, s.Name)
+		}
+	}
+	if primary == "" {
+		primary = "real"
+	}
+	opt, err := parseRepOptions(c, "text", "json", "original")
+	if err != nil {
+		return err
+	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return usagef("exec: which program? usage: contend exec [flags] -- PROGRAM [ARGS]")
+	}
+	argv := args
+	if c.Bool("shell") {
+		argv = external.ShellArgv(args)
+	} else if err := checkProgram(args[0]); err != nil {
+		return err
+	}
+	name := "exec:" + filepath.Base(args[0])
+	if c.Bool("shell") {
+		name = "exec:sh"
+	}
+	f := newExternalFile("exec", name, specs, primary, opt.label)
+	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
+	out := opt.out
+	if out == "" {
+		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	unit := "ns"
+	if m, ok := f.Metric(primary); ok {
+		unit = m.Unit
+	}
+	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
+	prog := external.Program{Argv: argv, Metrics: specs, Timeout: opt.timeout}
+	var runErr error
+	for i, slot := range repeatSlots(opt.n, opt.warmup) {
+		if ctx.Err() != nil {
+			runErr = errInterrupted()
+			break
+		}
+		rep := external.RunRep(ctx, prog)
+		rep.Index, rep.Warmup, rep.Round = i, slot.warmup, slot.round
+		if err := wr.Add(rep); err != nil {
+			runErr = err
+			break
+		}
+		progress.step(rep)
+		if opt.format == "original" && !rep.Warmup {
+			io.WriteString(stdout, rep.Output)
+			if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+				fmt.Fprintln(stdout)
+			}
+		}
+		if rep.Status != results.StatusOK && !opt.quiet {
+			fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
+		}
+		if rep.Status == results.StatusInterrupted {
+			runErr = errInterrupted()
+			break
+		}
+	}
+	progress.done()
+	return finishReps(c, wr, opt, runErr)
+}
+
+type repSlot struct {
+	warmup bool
+	round  int
+}
+
+func repeatSlots(n, warmup int) []repSlot {
+	var s []repSlot
+	for i := 0; i < warmup; i++ {
+		s = append(s, repSlot{warmup: true})
+	}
+	for i := 0; i < n; i++ {
+		s = append(s, repSlot{round: i})
+	}
+	return s
+}
+
+// finishReps closes the result file and prints the summary as run does.
+func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error) error {
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	summaryTo := stdout
+	switch opt.format {
+	case "original":
+		summaryTo = stderr
+		if opt.quiet {
+			summaryTo = io.Discard
+		}
+	case "json":
+		b, err := results.Marshal(wr.File)
+		if err != nil {
+			return err
+		}
+		stdout.Write(b)
+		summaryTo = io.Discard
+	}
+	for i := range wr.File.Configs {
+		if i > 0 {
+			fmt.Fprintln(summaryTo)
+		}
+		report.Summary(summaryTo, wr.File, i)
+	}
+	if !opt.quiet {
+		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if wr.File.Counts(-1)[results.StatusOK] == 0 {
+		return cli.Exit("no repetition succeeded", exitFailure)
+	}
+	return nil
+}
+
+// checkProgram fails early, as a usage error, when PROGRAM cannot be run.
+func checkProgram(p string) error {
+	if !strings.Contains(p, "/") {
+		if _, err := lookPath(p); err != nil {
+			return usagef("exec: %s: not found in PATH (give a path such as ./%s)", p, p)
+		}
+		return nil
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return usagef("exec: %s: no such file", p)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return usagef("exec: %s is not an executable file", p)
+	}
+	return nil
+}
+
+// newExternalFile starts a result file whose metrics are the extracted
+// ones and the process metrics.
+func newExternalFile(kind, name string, specs []external.Spec, primary, label string) *results.File {
+	f := &results.File{
+		Format:   results.FormatName,
+		Version:  results.FormatVersion,
+		Contend:  contend.Version,
+		Native:   contend.NativeHash(),
+		Kind:     kind,
+		Command:  os.Args,
+		Workload: name,
+		Label:    label,
+		Start:    time.Now(),
+		Primary:  primary,
+		Env:      env.Capture(),
+	}
+	for _, s := range specs {
+		f.Metrics = append(f.Metrics, s.Metric())
+	}
+	if kind != "import" {
+		for _, m := range workload.ProcessMetrics {
+			f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+		}
+	}
+	return f
+}
+
+// programConfig describes an external program run as a configuration.
+func programConfig(name string, args []string, shell bool) results.Config {
+	cfg := results.Config{Name: name, Params: []results.Param{{Name: "program", Value: args[0]}}}
+	if shell {
+		cfg.Params = []results.Param{{Name: "shell", Value: strings.Join(args, " ")}}
+	} else if len(args) > 1 {
+		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellQuote(args[1:])})
+	}
+	if wd, err := os.Getwd(); err == nil {
+		cfg.Env = map[string]string{"cwd": wd}
+	}
+	return cfg
+}
+
+func shellQuote(args []string) string {
+	var q []string
+	for _, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+		}) < 0 {
+			q = append(q, a)
+			continue
+		}
+		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(q, " ")
+}
+
+func errInterrupted() error { return harness.ErrInterrupted }
+
+var lookPath = osexec.LookPath

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// buildC compiles src with the system compiler (skipping the test when
+// there is none) and returns the output file.
+func buildC(t *testing.T, src string, flags ...string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, "p.c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "p")
+	for i, f := range flags {
+		if f == "-shared" {
+			bin += ".so"
+		}
+		_ = i
+	}
+	args := append([]string{"-O2", "-Wall", "-o", bin, c}, flags...)
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// fakeFaultme prints what faultme prints; "fail" as argument exits 1
+// on the second run (a counter file next to it).
+const fakeFaultme = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	printf("map=1073741824\n");
+	fflush(stdout);
+	if (argc > 1 && !strcmp(argv[1], "fail")) {
+		fprintf(stderr, "mmap: Cannot allocate memory\n");
+		return 255;
+	}
+	printf("time = %d usecs\n", argc > 1 ? atoi(argv[1]) : 1000);
+	return 0;
+}
+`
+
+func TestExecPresetAndMetric(t *testing.T) {
+	dir := chdirTemp(t)
+	bin := buildC(t, fakeFaultme)
+	out := filepath.Join(dir, "e.json")
+	r := runCLI(t, "exec", "-n", "3", "--warmup", "1", "--preset", "faultme",
+		"--metric", `map=map=(\d+):B`, "--out", out, "--label", "fake", "--", bin, "2500")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"exec:p  program=", "args=2500", "repetitions: 3 (3 ok)", "time ", "2.500 ms", "map ", "1.000 GiB", "real ", "maxrss "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kind != "exec" || f.Workload != "exec:p" || f.Primary != "time" || len(f.Reps) != 4 || !f.Reps[0].Warmup || f.Label != "fake" {
+		t.Errorf("file: kind %s workload %s primary %s reps %d", f.Kind, f.Workload, f.Primary, len(f.Reps))
+	}
+	if v, _ := f.ParamValue(0, "program"); v != bin {
+		t.Errorf("program param %q", v)
+	}
+	if m, _ := f.Metric("time"); m.Unit != "ns" || m.Better != "lower" {
+		t.Errorf("time described as %+v", m)
+	}
+	if f.Reps[1].Output != "map=1073741824\ntime = 2500 usecs\n" || f.Reps[1].Metrics["map"] != 1<<30 {
+		t.Errorf("rep: %+v", f.Reps[1])
+	}
+	s := runCLI(t, "show", out)
+	if s.code != 0 || !strings.Contains(s.stdout, "repetitions: 3 (3 ok)") {
+		t.Errorf("show: %d %s %s", s.code, s.stdout, s.stderr)
+	}
+}
+
+func TestExecFailuresKeepOutput(t *testing.T) {
+	dir := chdirTemp(t)
+	bin := buildC(t, fakeFaultme)
+	out := filepath.Join(dir, "f.json")
+	r := runCLI(t, "exec", "-n", "2", "--preset", "faultme", "--out", out, "--", bin, "fail")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1 (no repetition succeeded)", r.code)
+	}
+	if !strings.Contains(r.stderr, "p exited with status 255; last line of output: mmap: Cannot allocate memory") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Reps[0].Status != results.StatusFailed || !strings.Contains(f.Reps[0].Output, "map=1073741824") || f.Reps[0].Metrics["real"] <= 0 {
+		t.Errorf("failed rep: %+v", f.Reps[0])
+	}
+	// A metric that is not in the output fails the repetition by name.
+	r = runCLI(t, "exec", "-n", "1", "--metric", `ops=ops/sec (\d+)`, "--out", filepath.Join(dir, "g.json"), "--", bin)
+	if r.code != 1 || !strings.Contains(r.stderr, `metric ops: no match of /ops/sec (\d+)/ in the output`) {
+		t.Errorf("missing metric: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestExecNoMetricTimeoutAndFormatOriginal(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "exec", "-n", "2", "--format", "original", "--out", filepath.Join(dir, "s.json"), "--shell", "--", "echo", "contended:42")
+	if r.code != 0 || r.stdout != "contended:42\ncontended:42\n" {
+		t.Errorf("format original: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	out := filepath.Join(dir, "t.json")
+	r = runCLI(t, "exec", "-n", "1", "--timeout", "200ms", "--out", out, "--", "sleep", "30")
+	if r.code != 1 || !strings.Contains(r.stderr, "timed out after 200ms") {
+		t.Errorf("timeout: %d %s", r.code, r.stderr)
+	}
+	if f, err := results.Read(out); err != nil || f.Reps[0].Status != results.StatusTimeout || f.Primary != "real" {
+		t.Errorf("timeout file: %v %+v", err, f)
+	}
+}
+
+func TestExecUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exec"}, "which program?"},
+		{[]string{"exec", "--", "/nonexistent/x"}, "no such file"},
+		{[]string{"exec", "--", "no-such-program-here"}, "not found in PATH"},
+		{[]string{"exec", "--preset", "nosuch", "--", "true"}, `no preset "nosuch"`},
+		{[]string{"exec", "--preset", "time", "--", "true"}, "use it with import"},
+		{[]string{"exec", "--metric", "real=real (\\d+)", "--", "true"}, "measured by contend"},
+		{[]string{"exec", "--metric", "x=(\\d+):parsecs", "--", "true"}, `unknown unit "parsecs"`},
+		{[]string{"exec", "--metric", "x=\\d+", "--", "true"}, "no capture group"},
+		{[]string{"exec", "-n", "0", "--", "true"}, "--runs"},
+	}
+	for _, c := range cases {
+		dir := chdirTemp(t)
+		r := runCLI(t, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q, want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+		if fs := listFiles(t, dir); len(fs) != 0 {
+			t.Errorf("%v: files left: %v", c.args, fs)
+		}
+	}
+}
+
+const seedFaultme = "/work/shared/seeds/000_d7e92e058cbd48a1.txt"
+
+func TestImportSeedMail(t *testing.T) {
+	if _, err := os.Stat(seedFaultme); err != nil {
+		t.Skip("seed mails not available")
+	}
+	dir := chdirTemp(t)
+	all := filepath.Join(dir, "all.json")
+	r := runCLI(t, "import", "--preset", "faultme", "--out", all, seedFaultme)
+	if r.code != 0 || !strings.Contains(r.stdout, "repetitions: 9 (9 ok)") {
+		t.Fatalf("import: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := results.Read(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kind != "import" || f.Workload != "import:faultme" || f.Reps[0].Metrics["time"] != 11302617e3 || f.Reps[8].Metrics["time"] != 6796688e3 {
+		t.Errorf("file: %s %s %+v", f.Kind, f.Workload, f.Reps[0])
+	}
+	if !strings.Contains(f.Reps[0].Output, "time = 11302617 usecs") {
+		t.Errorf("record text: %q", f.Reps[0].Output)
+	}
+	before := filepath.Join(dir, "before.json")
+	r = runCLI(t, "import", "--preset", "faultme", "--select", "1..5", "--label", "without", "--out", before, seedFaultme)
+	if r.code != 0 || !strings.Contains(r.stdout, "repetitions: 5 (5 ok)") {
+		t.Errorf("select 1..5: %s %s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "import", "--preset", "faultme", "--from", "52", "--out", filepath.Join(dir, "after.json"), seedFaultme)
+	if r.code != 0 || !strings.Contains(r.stdout, "repetitions: 4 (4 ok)") {
+		t.Errorf("from 52: %s %s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "import", "--metric", `t=time = (\d+) usecs:us:lower`, "--select", "6..", "--out", filepath.Join(dir, "m.json"), seedFaultme)
+	if r.code != 0 || !strings.Contains(r.stdout, "repetitions: 4 (4 ok)") {
+		t.Errorf("--metric select 6..: %s %s", r.stdout, r.stderr)
+	}
+	for _, bad := range [][]string{
+		{"import", seedFaultme},
+		{"import", "--preset", "osim", seedFaultme},
+		{"import", "--preset", "faultme", "--select", "20..", seedFaultme},
+		{"import", "--preset", "faultme", "/nonexistent.txt"},
+	} {
+		if r := runCLI(t, bad...); r.code != 2 {
+			t.Errorf("%v: exit %d %s", bad, r.code, r.stderr)
+		}
+	}
+}

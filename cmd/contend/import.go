@@ -1,0 +1,224 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/external"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+func init() { addCommand(importCommand) }
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "turn a log of an original program's output (a mail, a console log) into a result file",
+		ArgsUsage: "[flags] LOG",
+		Description: `Reads LOG (a file, or - for stdin), finds every match of the metrics of
+--preset or --metric (NAME=REGEX[:UNIT[:lower|higher]], as for exec), and
+writes a result file with one repetition per record, kind import, so that
+published numbers can be summarised and compared with statistics.
+
+Records: each match of the first metric (the preset's first, then the
+--metric flags in order) starts a new record; a match of another metric
+belongs to the record started last before it. A record that lacks a metric
+or has one twice is kept as a failed repetition saying so. The text of each
+record is stored with it.
+
+Cutting a log: --from and --to keep only lines FROM..TO (1-based,
+inclusive) before matching; --select N..M then keeps records N to M of
+what is left (also N.., ..M, N). --unquote removes mail quoting ("> ")
+first, so that numbers quoted in a reply are found.
+
+Examples:
+   contend import --preset faultme --select 1..5 --label 'rt6' mail.txt
+   contend import --preset faultme --select 6..9 --label 'rt6 + patch' mail.txt
+   contend import --preset time --unquote --from 70 --to 89 xiao.txt
+   contend import --metric 'lat=latency: (\d+) us:us:lower' console.log`,
+		Flags: append(metricFlags(),
+			&cli.StringFlag{Name: "from", Usage: "first line of LOG to read (1-based)"},
+			&cli.StringFlag{Name: "to", Usage: "last line of LOG to read (inclusive)"},
+			&cli.StringFlag{Name: "select", Usage: "records to keep: N..M, N.., ..M or N (from 1, after --from/--to)"},
+			&cli.BoolFlag{Name: "unquote", Usage: "strip mail quoting (\"> \") from line starts"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json)"},
+			&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no warnings on stderr"},
+		),
+		Action: runImport,
+	}
+}
+
+func runImport(c *cli.Context) error {
+	specs, primary, pre, err := metricSpecs(c)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return usagef("import: which metrics? give --preset (%s) or --metric NAME=REGEX", strings.Join(external.PresetNames(), ", "))
+	}
+	if pre != nil && pre.Primary != specs[0].Name {
+		if _, ok := findSpec(specs, pre.Primary); !ok {
+			primary = specs[0].Name // a process metric (mutex: real) is not in a log
+		}
+	}
+	if c.NArg() != 1 {
+		return usagef("import takes one log file (or -), got %d arguments", c.NArg())
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usagef("--format: %q is not accepted; accepted: text, json", format)
+	}
+	from, to := 0, 0
+	if c.IsSet("from") {
+		if from, err = intFlag(c, "from", 1, 1<<31-1); err != nil {
+			return err
+		}
+	}
+	if c.IsSet("to") {
+		if to, err = intFlag(c, "to", 1, 1<<31-1); err != nil {
+			return err
+		}
+	}
+	lo, hi := 0, 0
+	if c.IsSet("select") {
+		if lo, hi, err = external.ParseSelect(c.String("select")); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	path := c.Args().First()
+	var b []byte
+	if path == "-" {
+		b, err = readAllLimited(os.Stdin)
+	} else {
+		b, err = readFileLimited(path)
+	}
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	log := strings.ToValidUTF8(string(b), "\uFFFD")
+	log = strings.ReplaceAll(log, "\r\n", "\n")
+	if from > 0 || to > 0 {
+		if log, err = external.CutLines(log, from, to); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if c.Bool("unquote") {
+		log = external.Unquote(log)
+	}
+	recs, specs, warns, err := external.Records(specs, log, lo, hi)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if len(recs) == 0 {
+		return usagef("import: no match of %s (/%s/) in %s", specs[0].Name, specs[0].Regex, path)
+	}
+	name := "import"
+	if pre != nil {
+		name = "import:" + pre.Name
+	}
+	f := newExternalFile("import", name, specs, primary, c.String("label"))
+	sum := sha256.Sum256(b)
+	cfg := results.Config{Params: []results.Param{{Name: "log", Value: filepath.Base(path)}}}
+	if from > 0 || to > 0 {
+		cfg.Params = append(cfg.Params, results.Param{Name: "lines", Value: fmt.Sprintf("%d..%d", from, to)})
+	}
+	if c.IsSet("select") {
+		cfg.Params = append(cfg.Params, results.Param{Name: "select", Value: c.String("select")})
+	}
+	cfg.Env = map[string]string{"log.path": path, "log.sha256": hex.EncodeToString(sum[:])}
+	f.Configs = []results.Config{cfg}
+	f.Warnings = warns
+	now := time.Now()
+	for i, r := range recs {
+		rep := results.Rep{Index: i, Round: i, Start: now, Metrics: r.Metrics,
+			Output: fmt.Sprintf("[line %d]\n%s", r.Line+max(from, 1)-1, r.Text)}
+		rep.Status = results.StatusOK
+		if r.Err != "" {
+			rep.Status, rep.Error = results.StatusFailed, r.Err
+		}
+		f.Reps = append(f.Reps, rep)
+	}
+	f.End, f.Complete = now, true
+	out := c.String("out")
+	if out == "" {
+		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if !c.Bool("quiet") {
+		for _, w := range warns {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
+	if format == "json" {
+		b, err := results.Marshal(wr.File)
+		if err != nil {
+			return err
+		}
+		stdout.Write(b)
+	} else {
+		report.Summary(stdout, wr.File, 0)
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+	}
+	if wr.File.Counts(0)[results.StatusOK] == 0 {
+		return cli.Exit("no complete record in the log", exitFailure)
+	}
+	return nil
+}
+
+func findSpec(specs []external.Spec, name string) (external.Spec, bool) {
+	for _, s := range specs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return external.Spec{}, false
+}
+
+const maxLog = 64 << 20
+
+func readFileLimited(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, err
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a log", path)
+	}
+	return readAllLimited(fh)
+}
+
+func readAllLimited(fh *os.File) ([]byte, error) {
+	b := make([]byte, 0, 1<<16)
+	buf := make([]byte, 1<<16)
+	for {
+		n, err := fh.Read(buf)
+		b = append(b, buf[:n]...)
+		if len(b) > maxLog {
+			return nil, fmt.Errorf("%s: larger than %d MiB; cut it first", fh.Name(), maxLog>>20)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend"
+	"contend/internal/results"
+)
+
+// buildPlugin compiles src against native/contend_plugin.h into dir/name.so.
+func buildPlugin(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	c := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(dir, name+".so")
+	// The header as a user gets it: contend port --header.
+	hdr, _ := contend.Native.ReadFile("native/contend_plugin.h")
+	if err := os.WriteFile(filepath.Join(dir, "contend_plugin.h"), hdr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-O2", "-Wall", "-fPIC", "-shared", "-o", so, c).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return so
+}
+
+// mutexPlugin is will-it-scale's pthread_mutex1 in contend's ABI, with a
+// counter of the lock attempts that found the mutex taken.
+const mutexPlugin = `#include <errno.h>
+#include <pthread.h>
+#include "contend_plugin.h"
+
+CONTEND_PLUGIN(CONTEND_DURATION, "contended pthread mutex lock/unlock", "busy");
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	while (!contend_stopped(t)) {
+		if (pthread_mutex_trylock(&m) == EBUSY) {
+			pthread_mutex_lock(&m);
+			t->counters[0]++;
+		}
+		pthread_mutex_unlock(&m);
+		(*t->iterations)++;
+	}
+}
+`
+
+func TestPluginDurationMode(t *testing.T) {
+	dir := chdirTemp(t)
+	buildPlugin(t, dir, "mutex", mutexPlugin)
+	out := filepath.Join(dir, "m.json")
+	// A bare name is looked up in the current directory, not the library path.
+	r := runCLI(t, "run", "plugin", "--so", "mutex.so", "--threads", "2", "--duration", "100ms", "--pin", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"plugin  so=mutex.so threads=2 duration=100ms pin=true", "repetitions: 2 (2 ok)", "ops_per_sec ", "busy "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Primary != "ops_per_sec" {
+		t.Errorf("primary %s", f.Primary)
+	}
+	for _, rep := range f.Reps {
+		it := rep.Metrics["iterations"]
+		if it <= 0 || len(rep.Series["iterations"]) != 2 || rep.Series["iterations"][0]+rep.Series["iterations"][1] != it {
+			t.Errorf("rep %d: iterations %v series %v", rep.Index, it, rep.Series)
+		}
+		if _, ok := rep.Metrics["busy"]; !ok || rep.Metrics["time"] < 100e6 {
+			t.Errorf("rep %d: %v", rep.Index, rep.Metrics)
+		}
+	}
+}
+
+func TestPluginFixedMode(t *testing.T) {
+	dir := chdirTemp(t)
+	so := buildPlugin(t, dir, "fixed", `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "200000 increments of a private counter");
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	for (int i = 0; i < 200000; i++)
+		(*(volatile uint64_t *)t->iterations)++;
+}
+`)
+	out := filepath.Join(dir, "f.json")
+	r := runCLI(t, "run", "plugin", "--so", so, "--threads", "3", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Primary != "time" || f.Reps[0].Metrics["iterations"] != 600000 || f.Reps[1].Metrics["fairness"] != 1 {
+		t.Errorf("primary %s rep %+v", f.Primary, f.Reps[0].Metrics)
+	}
+}
+
+func TestPluginErrorsAndCrash(t *testing.T) {
+	dir := chdirTemp(t)
+	noWorker := buildPlugin(t, dir, "noworker", `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_DURATION, "no worker");
+`)
+	oldABI := buildPlugin(t, dir, "oldabi", `#include "contend_plugin.h"
+#undef CONTEND_PLUGIN_ABI
+#define CONTEND_PLUGIN_ABI 0
+CONTEND_PLUGIN(CONTEND_DURATION, "old");
+void contend_worker(void *s, unsigned id, struct contend_thread *t) {}
+`)
+	badName := buildPlugin(t, dir, "badname", `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "x", "real");
+void contend_worker(void *s, unsigned id, struct contend_thread *t) {}
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--so", noWorker}, "defines no contend_worker"},
+		{[]string{"--so", oldABI}, "was built for plugin ABI 0, this contend runs ABI 1"},
+		{[]string{"--so", badName}, `counter "real" has the name of a metric`},
+		{[]string{"--so", filepath.Join(dir, "noworker.c")}, "not a shared object"},
+		{[]string{"--so", "/nonexistent.so"}, "no such file"},
+		{[]string{}, "plugin needs --so"},
+	} {
+		r := runCLI(t, append([]string{"run", "plugin", "-n", "1", "--out", filepath.Join(dir, "x.json")}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	crash := buildPlugin(t, dir, "crash", `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "crashes in thread 1");
+void contend_worker(void *s, unsigned id, struct contend_thread *t)
+{
+	if (id == 1)
+		*(volatile int *)0 = 1;
+}
+`)
+	out := filepath.Join(dir, "c.json")
+	r := runCLI(t, "run", "plugin", "--so", crash, "--threads", "2", "-n", "1", "--out", out)
+	if r.code != 1 || !strings.Contains(r.stderr, "killed by signal SIGSEGV") {
+		t.Errorf("crash: exit %d %s", r.code, r.stderr)
+	}
+	if f, err := results.Read(out); err != nil || f.Reps[0].Status != results.StatusFailed {
+		t.Errorf("crash file: %v", err)
+	}
+}
+
+func TestPortHeaderAndTemplate(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "port", "--header")
+	want, _ := contend.Native.ReadFile("native/contend_plugin.h")
+	if r.code != 0 || r.stdout != string(want) {
+		t.Errorf("--header: %d, %d bytes", r.code, len(r.stdout))
+	}
+	r = runCLI(t, "port", "--template", "mytest", "--mode", "fixed")
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote mytest.c") || !strings.Contains(r.stderr, "wrote contend_plugin.h") {
+		t.Fatalf("--template: %d %s", r.code, r.stderr)
+	}
+	r = runCLI(t, "port", "--template", "mytest")
+	if r.code != 2 || !strings.Contains(r.stderr, "mytest.c exists; not overwritten") {
+		t.Errorf("overwrite: %d %s", r.code, r.stderr)
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	if out, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-fPIC", "-shared", "-o", filepath.Join(dir, "mytest.so"), filepath.Join(dir, "mytest.c")).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("the template does not build cleanly: %v\n%s", err, out)
+	}
+	r = runCLI(t, "run", "plugin", "--so", "./mytest.so", "--threads", "2", "-n", "1", "--out", filepath.Join(dir, "t.json"))
+	if r.code != 0 || !strings.Contains(r.stdout, "events ") {
+		t.Errorf("template run: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "port"); r.code != 2 {
+		t.Errorf("port without flags: %d", r.code)
+	}
+}

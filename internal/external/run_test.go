@@ -1,0 +1,126 @@
+package external
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"contend/internal/results"
+)
+
+// buildC compiles src with the system compiler into a temporary directory.
+func buildC(t *testing.T, src string, flags ...string) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, "p.c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "p")
+	args := append([]string{"-O2", "-o", bin, c}, flags...)
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+const progSrc = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "ok";
+	if (!strcmp(mode, "ok")) {
+		printf("map=1048576\n");
+		fflush(stdout);
+		fprintf(stderr, "time = 4321 usecs\n");
+		return 0;
+	}
+	if (!strcmp(mode, "twice"))
+		printf("time = 1 usecs\ntime = 2 usecs\n");
+	if (!strcmp(mode, "fail")) {
+		printf("time = 9 usecs\nmmap: Cannot allocate memory\n");
+		return 3;
+	}
+	if (!strcmp(mode, "crash")) {
+		printf("about to crash\n");
+		fflush(stdout);
+		abort();
+	}
+	if (!strcmp(mode, "hang")) {
+		if (fork() == 0) { /* a child in the same group, holding the pipe */
+			sleep(100);
+			_exit(0);
+		}
+		printf("hanging\n");
+		fflush(stdout);
+		sleep(100);
+	}
+	return 0;
+}
+`
+
+func TestRunRep(t *testing.T) {
+	bin := buildC(t, progSrc)
+	p, _ := LookupPreset("faultme")
+	run := func(mode string, timeout time.Duration) results.Rep {
+		return RunRep(context.Background(), Program{Argv: []string{bin, mode}, Metrics: p.Metrics, Timeout: timeout})
+	}
+	r := run("ok", 0)
+	if r.Status != results.StatusOK || r.Metrics["time"] != 4321e3 {
+		t.Fatalf("ok: %+v", r)
+	}
+	if r.Output != "map=1048576\ntime = 4321 usecs\n" {
+		t.Errorf("stdout and stderr not captured together: %q", r.Output)
+	}
+	for _, k := range []string{"real", "user", "sys", "cpu", "maxrss", "minflt", "majflt", "vcsw", "ivcsw"} {
+		if _, ok := r.Metrics[k]; !ok {
+			t.Errorf("process metric %s missing", k)
+		}
+	}
+	r = run("twice", 0)
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, "2 matches") || r.Output == "" {
+		t.Errorf("twice: %+v", r)
+	}
+	r = run("none", 0)
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, "no match") {
+		t.Errorf("none: %+v", r)
+	}
+	r = run("fail", 0)
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, "exited with status 3") ||
+		!strings.Contains(r.Error, "Cannot allocate memory") || !strings.Contains(r.Output, "time = 9 usecs") {
+		t.Errorf("fail: %+v", r)
+	}
+	if _, ok := r.Metrics["time"]; ok {
+		t.Errorf("a failed repetition kept its extracted metric")
+	}
+	r = run("crash", 0)
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, "killed by signal SIGABRT") {
+		t.Errorf("crash: %+v", r)
+	}
+	start := time.Now()
+	r = run("hang", 300*time.Millisecond)
+	if r.Status != results.StatusTimeout || !strings.Contains(r.Output, "hanging") {
+		t.Errorf("hang: %+v", r)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("timeout took %s", time.Since(start))
+	}
+	r = RunRep(context.Background(), Program{Argv: []string{"/nonexistent/prog"}})
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, "cannot start") {
+		t.Errorf("missing program: %+v", r)
+	}
+	r = RunRep(context.Background(), Program{Argv: ShellArgv([]string{"echo contended:$((6*7)) >&2"}), Metrics: []Spec{mustSpec(t, `c=contended:(\d+)`)}})
+	if r.Status != results.StatusOK || r.Metrics["c"] != 42 {
+		t.Errorf("shell: %+v", r)
+	}
+}
