@@ -195,8 +195,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 }
 
 // interspersed names the commands without subcommands whose flags may
-// follow their file arguments ('contend plot a.json --out x.svg').
-var interspersed = map[string]bool{"plot": true}
+// follow their file arguments ('contend plot a.json --out x.svg',
+// 'contend import mail.txt --preset faultme').
+var interspersed = map[string]bool{"plot": true, "import": true, "show": true}
 
 // reorder puts the flags of cmd in rest before its positional arguments.
 func reorder(sub *cli.Command, rest []string) []string {

@@ -53,7 +53,7 @@ var presets = map[string]*Preset{
 		Desc: "osim (ipcscale sem-lockunlock): \"total execution time\" and \"per loop execution time\"",
 		Metrics: []Spec{
 			spec("time", `(?m)^total execution time: (\d+\.\d+) seconds for \d+ loops\s*$`, "s", workload.Lower, "osim's timed region, SETALL to wait-for-zero return"),
-			spec("per_loop", `(?m)^per loop execution time: (\d+\.\d+) usec\s*$`, "us", workload.Lower, "osim's time / total loops (truncated to ns)"),
+			spec("per_loop_orig", `(?m)^per loop execution time: (\d+\.\d+) usec\s*$`, "us", workload.Lower, "osim's time / total loops as printed (truncated to ns)"),
 			spec("loops", `(?m)^total execution time: \d+\.\d+ seconds for (\d+) loops\s*$`, "count", workload.Either, "lock/unlock cycles of all tasks"),
 		},
 		Primary: "time",
@@ -70,14 +70,14 @@ var presets = map[string]*Preset{
 		Name: "sysbench",
 		Desc: "sysbench (0.4 and 1.x) report: total time, events and the thread-fairness lines",
 		Metrics: []Spec{
-			spec("time", `(?m)^\s*total time:\s+(\d+(?:\.\d+)?)s\s*$`, "s", workload.Lower, "sysbench's total time"),
+			spec("total_time", `(?m)^\s*total time:\s+(\d+(?:\.\d+)?)s\s*$`, "s", workload.Lower, "sysbench's total time"),
 			spec("events", `(?m)^\s*total number of events:\s+(\d+)\s*$`, "count", workload.Either, "sysbench's total number of events"),
 			spec("events_avg", `(?m)^\s*events \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "count", workload.Either, "fairness: events per thread, mean"),
 			spec("events_stddev", `(?m)^\s*events \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "count", workload.Lower, "fairness: events per thread, standard deviation"),
 			spec("exec_time_avg", `(?m)^\s*execution time \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "s", workload.Lower, "fairness: execution time per thread, mean"),
 			spec("exec_time_stddev", `(?m)^\s*execution time \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "s", workload.Lower, "fairness: execution time per thread, standard deviation"),
 		},
-		Primary: "time",
+		Primary: "total_time",
 	},
 	"time": {
 		Name: "time",

@@ -86,6 +86,9 @@ type CompareReport struct {
 	Outliers   []Outlier
 	// Within holds the checks between the files of a pooled side.
 	Within []WithinCheck
+	// Warnings are about the comparison as a whole, such as a built-in
+	// workload compared with an external program's results.
+	Warnings []string
 
 	sideParts [][]Part
 }
@@ -228,11 +231,19 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 					return nil, incompatible("%s: no configuration %d", p.Name, c)
 				}
 			}
+			first := sides[0].Parts[0]
 			if r.Workload == "" {
 				r.Workload = p.File.Workload
 			} else if p.File.Workload != r.Workload {
-				return nil, incompatible("different workloads: %s is %s, %s is %s",
-					sides[0].Parts[0].Name, r.Workload, p.Name, p.File.Workload)
+				// Results of external programs (exec, import) carry
+				// the program's name, not a workload's: they may be
+				// compared with anything whose metrics they share.
+				if !comparableWorkloads(first.File.Workload, p.File.Workload) {
+					return nil, incompatible("different workloads: %s is %s, %s is %s",
+						first.Name, r.Workload, p.Name, p.File.Workload)
+				}
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s (%s) is compared with %s (%s): make sure they measure the same thing",
+					first.Name, r.Workload, p.Name, p.File.Workload))
 			}
 		}
 		r.Sides = append(r.Sides, collectSide(sideLabel(i), s))
@@ -819,4 +830,15 @@ func pctAbs(x float64) string {
 		return fmt.Sprintf("%.0f%%", v)
 	}
 	return fmt.Sprintf("%.2g%%", v)
+}
+
+// comparableWorkloads tells whether files of workloads a and b may be
+// compared: the same workload, the same after an "import:" prefix (a log
+// read with that workload's preset), or an external program ("exec:NAME"),
+// whose name says nothing about what it measures.
+func comparableWorkloads(a, b string) bool {
+	if strings.HasPrefix(a, "exec:") || strings.HasPrefix(b, "exec:") {
+		return true
+	}
+	return strings.TrimPrefix(a, "import:") == strings.TrimPrefix(b, "import:")
 }

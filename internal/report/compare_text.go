@@ -144,6 +144,12 @@ func (r *CompareReport) writeText(w io.Writer) error {
 				s.Label, o.Metric, Human(m.Unit, o.Value), o.Rep+1, o.Part, o.Z), "    ")
 		}
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for _, x := range r.Warnings {
+			writeWrapped(w, "warning: "+x, "  ")
+		}
+	}
 	if len(r.ParamDiffs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "warning: the parameters differ:")

@@ -69,6 +69,7 @@ and bash's time lines, so a log looks like the mails'.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when the requested --stack was used, 0 when refused"},
 	},
 	Primary: "real",
+	Preset:  "mutex",
 	Throughput: &Throughput{
 		Unit: "locks/s",
 		Desc: "lock/unlock pairs of all threads per second of the threads phase",

@@ -73,6 +73,7 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 		{Name: "worker_ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of all workers (preemptions)"},
 	},
 	Primary: "time",
+	Preset:  "osim",
 	Throughput: &Throughput{
 		Unit: "loops/s",
 		Desc: "lock/unlock loops of all tasks per second of the timed region",

@@ -78,6 +78,7 @@ duration plus a minute plus 10 ms per thread.`,
 		{Name: "cpus", Unit: "count", Better: Either, Desc: "online CPUs, as the original printed"},
 	},
 	Primary: "ops_per_sec",
+	Preset:  "semop-multi",
 	Throughput: &Throughput{
 		Unit: "ops/s",
 		Desc: "semops of all threads per second of real elapsed time",

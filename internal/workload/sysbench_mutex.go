@@ -70,6 +70,7 @@ so scripts that parse sysbench's output parse contend's.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when --thread-stack-size was used, 0 when refused"},
 	},
 	Primary: "total_time",
+	Preset:  "sysbench",
 	Throughput: &Throughput{
 		Unit: "locks/s",
 		Desc: "lock/unlock pairs of all threads per second of sysbench's total time",
