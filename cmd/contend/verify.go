@@ -247,10 +247,12 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintln(w)
 	t := &report.Table{}
 	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
+	// The primary metric, then every metric both sides measured: the
+	// original's own output (through the preset) and the process metrics.
 	names := []string{f.Primary}
-	for _, n := range []string{"real", "cpu", "maxrss", "minflt"} {
-		if n != f.Primary {
-			names = append(names, n)
+	for _, m := range f.Metrics {
+		if m.Name != f.Primary {
+			names = append(names, m.Name)
 		}
 	}
 	for _, n := range names {
