@@ -44,7 +44,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// after the repetition in flight and exit with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	app.Metadata = map[string]any{}
 	err := app.RunContext(ctx, reorderArgs(app, args))
+	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
+		err = usagef("no command %q; see 'contend --help'", name)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -98,7 +102,8 @@ runs with statistics.
 		setUsageErrors(c)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		fmt.Fprintf(c.App.ErrWriter, "contend: no command %q; see 'contend --help'\n", name)
+		// Main turns this into exit status 2.
+		c.App.Metadata["notfound"] = name
 	}
 	return app
 }
@@ -155,7 +160,7 @@ func onUsageError(_ *cli.Context, err error, _ bool) error {
 	return usagef("%s", msg)
 }
 
-var invalidValue = regexp.MustCompile(`invalid value "(.*)" for flag -([^:]+): (.*)`)
+var invalidValue = regexp.MustCompile(`invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)`)
 
 var negNumber = regexp.MustCompile(`^-[0-9]`)
 

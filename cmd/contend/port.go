@@ -25,6 +25,7 @@ func portCommand() *cli.Command {
 against. --template NAME writes NAME.c, a commented starting file (and
 contend_plugin.h beside it when there is none); it never overwrites a file.
 
+Examples:
    contend port --template mytest
    cc -O2 -fPIC -shared -o mytest.so mytest.c
    contend run plugin --so ./mytest.so --threads 8 --duration 10s -n 5`,

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/workload"
+)
+
+// badCase is one invocation that must be refused as bad usage.
+type badCase struct {
+	name string
+	args []string
+	want string // in the one-line error: usually the flag's name
+}
+
+// baseArgs are valid, small parameters of each workload, so that only the
+// value under test is wrong.
+var baseArgs = map[string][]string{
+	"faultme":        {"--threads", "2", "--mem", "1MiB"},
+	"semop-multi":    {"--threads", "2", "--sems", "1", "--duration", "100ms"},
+	"osim":           {"--sems", "2", "--tasks", "4", "--loops", "1000"},
+	"mutex":          {"--threads", "4", "--locks", "100"},
+	"sysbench-mutex": {"--threads", "2", "--mutex-locks", "100"},
+	"plugin":         {"--so", "/nonexistent/x.so", "--threads", "1"},
+}
+
+// badValues returns wrong values for a parameter of kind k: missing,
+// empty, negative, zero, huge, non-numeric, wrong unit.
+func badValues(p workload.Param) []string {
+	switch p.Kind {
+	case workload.Int:
+		v := []string{"", "-1", "many", "1.5", "99999999999999999999", "12abc"}
+		if p.Min > 0 {
+			v = append(v, "0")
+		}
+		if p.Max > 0 {
+			v = append(v, fmt.Sprint(p.Max+1))
+		}
+		return v
+	case workload.Size:
+		return []string{"", "-1", "0", "ten", "10XB", "1.5.5G", "999999999TiB", "1EiB"}
+	case workload.Duration:
+		return []string{"", "-1s", "0", "soon", "10 parsecs", "99999999999h"}
+	case workload.Enum:
+		return []string{"", "nosuch", strings.ToUpper(p.Choices[0]) + "x"}
+	case workload.Bool:
+		return []string{"maybe"}
+	}
+	return []string{""}
+}
+
+func badInputCases() []badCase {
+	var cs []badCase
+	for _, w := range workload.All() {
+		base := baseArgs[w.Name]
+		for _, p := range w.Params {
+			if w.Name == "plugin" && p.Name == "so" {
+				continue // a missing .so is tested below
+			}
+			for _, val := range badValues(p) {
+				flag := "--" + p.Name + "=" + val
+				args := append(withoutFlag(base, p.Name), flag)
+				for _, cmd := range []string{"run", "ab", "sweep", "verify"} {
+					a := append([]string{cmd, w.Name}, args...)
+					if cmd == "verify" {
+						if w.Preset == "" {
+							continue
+						}
+						a = append(a, "--", "/bin/true")
+					}
+					cs = append(cs, badCase{fmt.Sprintf("%s %s --%s=%q", cmd, w.Name, p.Name, val), a, "--" + p.Name})
+				}
+			}
+		}
+		// Repetition flags, on every command that runs repetitions (the
+		// plugin's base names no real .so, which is refused first).
+		for _, cmd := range []string{"run", "ab", "sweep"} {
+			if w.Name == "plugin" {
+				break
+			}
+			for _, f := range []struct{ flag, val, want string }{
+				{"-n", "0", "--runs"}, {"-n", "-1", "--runs"}, {"-n", "x", "--runs"}, {"-n", "1e9", "--runs"}, {"-n", "", "--runs"},
+				{"--warmup", "-1", "--warmup"}, {"--warmup", "lots", "--warmup"},
+				{"--timeout", "0", "--timeout"}, {"--timeout", "-1s", "--timeout"}, {"--timeout", "10", "--timeout"}, {"--timeout", "later", "--timeout"},
+				{"--format", "xml", "--format"}, {"--out", "", "--out"}, {"--out", "/proc/nonexistent/r.json", "--out"},
+			} {
+				a := append(append([]string{cmd, w.Name}, base...), f.flag, f.val)
+				if cmd == "ab" {
+					a = append(a, "--aa")
+				}
+				cs = append(cs, badCase{fmt.Sprintf("%s %s %s=%q", cmd, w.Name, f.flag, f.val), a, f.want})
+			}
+		}
+	}
+	cs = append(cs,
+		badCase{"unknown command", []string{"frobnicate"}, "frobnicate"},
+		badCase{"run unknown workload", []string{"run", "nosuch"}, `no workload "nosuch"`},
+		badCase{"ab unknown workload", []string{"ab", "nosuch"}, `no workload "nosuch"`},
+		badCase{"sweep unknown workload", []string{"sweep", "nosuch"}, "nosuch"},
+		badCase{"verify unknown workload", []string{"verify", "nosuch"}, "nosuch"},
+		badCase{"run no workload", []string{"run"}, "which workload"},
+		badCase{"run unknown flag", []string{"run", "faultme", "--nosuch", "1"}, "--nosuch"},
+		badCase{"run flag without value", []string{"run", "faultme", "--threads"}, "--threads"},
+		badCase{"run quiet verbose", []string{"run", "faultme", "--quiet", "--verbose"}, "--quiet"},
+		badCase{"osim positional count", []string{"run", "osim", "1", "2", "3"}, "positional"},
+		badCase{"osim positional value", []string{"run", "osim", "0", "8", "100", "0", "0"}, "--sems"},
+		badCase{"osim positional and flag", []string{"run", "osim", "2", "8", "100", "0", "0", "--sems", "2"}, "--sems"},
+		badCase{"faultme positional", []string{"run", "faultme", "4"}, "positional"},
+		badCase{"sweep bad list", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", "1..x"}, "--threads"},
+		badCase{"sweep empty list", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", ""}, "--threads"},
+		badCase{"sweep unknown param", []string{"sweep", "faultme", "--param", "nosuch=1,2"}, "nosuch"},
+		badCase{"ab same sides", []string{"ab", "faultme", "--mem", "1MiB"}, "same configuration"},
+		badCase{"ab bad order", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--order", "zigzag"}, "--order"},
+		badCase{"ab bad until", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "-5%"}, "--until"},
+		badCase{"ab bad alpha", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--alpha", "1"}, "--alpha"},
+		badCase{"ab until with n", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "5%", "-n", "3"}, "--until"},
+		badCase{"compare one file", []string{"compare", "testdata/seeds/rostedt-with.json"}, "compare"},
+		badCase{"compare missing file", []string{"compare", "nosuch.json", "testdata/seeds/rostedt-with.json"}, "nosuch.json"},
+		badCase{"compare bad alpha", []string{"compare", "--alpha", "2", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"compare bad threshold", []string{"compare", "--threshold", "x", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--threshold"},
+		badCase{"compare bad test", []string{"compare", "--test", "ks", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--test"},
+		badCase{"compare unknown metric", []string{"compare", "--metric", "nosuch", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "nosuch"},
+		badCase{"compare bad format", []string{"compare", "--format", "xml", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--format"},
+		badCase{"compare different workloads", []string{"compare", "testdata/seeds/rostedt-without.json", "testdata/seeds/galbraith-osim-rt.json"}, "different workloads"},
+		badCase{"show no file", []string{"show"}, "show"},
+		badCase{"show missing file", []string{"show", "nosuch.json"}, "nosuch.json"},
+		badCase{"show directory", []string{"show", "."}, "directory"},
+		badCase{"show bad format", []string{"show", "--format", "xml", "testdata/seeds/rostedt-with.json"}, "--format"},
+		badCase{"plot bad extension", []string{"plot", "testdata/seeds/rostedt-with.json", "--out", "x.bmp"}, "--out"},
+		badCase{"plot missing file", []string{"plot", "nosuch.json", "--out", "x.svg"}, "nosuch.json"},
+		badCase{"exec no program", []string{"exec", "-n", "1"}, "program"},
+		badCase{"exec bad metric", []string{"exec", "--metric", "novalue", "--", "/bin/true"}, "--metric"},
+		badCase{"exec bad regex", []string{"exec", "--metric", "x=(", "--", "/bin/true"}, "--metric"},
+		badCase{"exec bad unit", []string{"exec", "--metric", `x=(\d+):parsecs`, "--", "/bin/true"}, "--metric"},
+		badCase{"exec bad preset", []string{"exec", "--preset", "nosuch", "--", "/bin/true"}, "--preset"},
+		badCase{"exec bad runs", []string{"exec", "-n", "0", "--", "/bin/true"}, "--runs"},
+		badCase{"import missing log", []string{"import", "--preset", "faultme", "nosuch.txt"}, "nosuch.txt"},
+		badCase{"import bad preset", []string{"import", "--preset", "nosuch", "x.txt"}, "--preset"},
+		badCase{"import bad select", []string{"import", "--preset", "faultme", "--select", "z..y", "x.txt"}, "--select"},
+		badCase{"verify no program", []string{"verify", "faultme", "--mem", "1MiB"}, "program"},
+		badCase{"verify bad margin", []string{"verify", "faultme", "--mem", "1MiB", "--margin", "lots", "--", "/bin/true"}, "--margin"},
+		badCase{"port bad mode", []string{"port", "--template", "x", "--mode", "sometimes"}, "--mode"},
+		badCase{"port nothing", []string{"port"}, "port"},
+		badCase{"env bad format", []string{"env", "--format", "xml"}, "--format"},
+		badCase{"completion bad shell", []string{"completion", "fish"}, "bash, zsh"},
+		badCase{"help unknown", []string{"help", "nosuch"}, "nosuch"},
+		badCase{"list extra", []string{"list", "x"}, "list"},
+		badCase{"plugin missing so", []string{"run", "plugin", "--so", "/nonexistent/x.so"}, "--so"},
+	)
+	return cs
+}
+
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--"+name {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// TestBadInput runs every command with every kind of bad value for every
+// flag and checks: exit status 2, one line on stderr naming the flag,
+// nothing on stdout, no file created or modified, no IPC object and no
+// process left.
+func TestBadInput(t *testing.T) {
+	src, _ := os.Getwd()
+	testdata := filepath.Join(src, "testdata")
+	semsBefore := semSet(t)
+	cases := badInputCases()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := chdirTemp(t)
+			os.Symlink(testdata, filepath.Join(dir, "testdata"))
+			os.WriteFile(filepath.Join(dir, "x.txt"), []byte("time = 5 usecs\n"), 0o644)
+			before := listFiles(t, dir)
+			r := runCLI(t, c.args...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+			}
+			if lines := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; lines != 1 || r.stderr == "" {
+				t.Errorf("want one line on stderr, got %d: %q", lines, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr %q does not name %q", r.stderr, c.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout not empty: %q", r.stdout)
+			}
+			if after := listFiles(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+				t.Errorf("files changed: before %v after %v", before, after)
+			}
+		})
+	}
+	assertNoNewSems(t, semsBefore)
+	assertNoChildren(t, os.Getpid())
+	t.Logf("%d bad-input cases", len(cases))
+}
