@@ -305,13 +305,9 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 		}
 		f.Configs[i].Env = e
 	}
-	out := opt.out
-	if out == "" {
-		out = defaultOut(w.Name + "-ab")
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(opt.out, w.Name+"-ab", f)
 	if err != nil {
-		return usagef("--out: %v", err)
+		return err
 	}
 	if !opt.quiet {
 		for _, x := range f.Warnings {

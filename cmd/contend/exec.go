@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	osexec "os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -150,17 +147,12 @@ func runExec(c *cli.Context) error {
 	}
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
-	out := opt.out
-	if out == "" {
-		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(opt.out, name, f)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	unit := "ns"
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit

@@ -149,11 +149,7 @@ func runImport(c *cli.Context) error {
 		f.Reps = append(f.Reps, rep)
 	}
 	f.End, f.Complete = now, true
-	out := c.String("out")
-	if out == "" {
-		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(c.String("out"), name, f)
 	if err != nil {
 		return err
 	}

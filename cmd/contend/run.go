@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -13,7 +14,6 @@ import (
 	"contend"
 	"contend/internal/env"
 	"contend/internal/harness"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -89,13 +89,9 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
-	out := opt.out
-	if out == "" {
-		out = defaultOut(w.Name)
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(opt.out, w.Name, f)
 	if err != nil {
-		return usagef("--out: %v", err)
+		return err
 	}
 	if !opt.quiet {
 		for _, x := range f.Warnings {
@@ -127,35 +123,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	runErr := sess.Run(ctx)
 	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	summaryTo := stdout
-	switch opt.format {
-	case "original":
-		summaryTo = stderr
-		if opt.quiet {
-			summaryTo = io.Discard
-		}
-	case "json":
-		b, err := results.Marshal(wr.File)
-		if err != nil {
-			return err
-		}
-		stdout.Write(b)
-		summaryTo = io.Discard
-	}
-	report.Summary(summaryTo, wr.File, 0)
-	if !opt.quiet {
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if wr.File.Counts(0)[results.StatusOK] == 0 {
-		return cli.Exit("no repetition succeeded", exitFailure)
-	}
-	return nil
+	return finishReps(c, wr, opt, runErr)
 }
 
 // newFile starts a result file for configs of w.
@@ -198,6 +166,20 @@ func paramList(w *workload.Workload, v workload.Values) []results.Param {
 		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
 	}
 	return ps
+}
+
+// createOut creates the result file given by --out (out), or
+// results/NAME-DATE-TIME.json when out is empty. A path that cannot be
+// written is a usage error naming --out.
+func createOut(out, name string, f *results.File) (*results.Writer, error) {
+	if out == "" {
+		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
+	}
+	wr, err := results.Create(out, f)
+	if err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	return wr, nil
 }
 
 func defaultOut(name string) string {

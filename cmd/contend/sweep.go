@@ -278,13 +278,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
-	out := opt.out
-	if out == "" {
-		out = defaultOut(w.Name + "-sweep")
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(opt.out, w.Name+"-sweep", f)
 	if err != nil {
-		return usagef("--out: %v", err)
+		return err
 	}
 	if !opt.quiet {
 		for _, x := range f.Warnings {

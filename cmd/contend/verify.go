@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -169,16 +165,11 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f.Configs = append(f.Configs, programConfig("original", args, false))
-	out := opt.out
-	if out == "" {
-		out = defaultOut("verify-" + w.Name)
-	}
-	wr, err := results.Create(out, f)
+	wr, err := createOut(opt.out, "verify-"+w.Name, f)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
 	var runErr error

@@ -119,7 +119,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	}
 	pr.Close()
 
-	rep.Metrics = processMetrics(cmd.ProcessState, elapsed)
+	rep.Metrics = harness.ProcessMetrics(cmd.ProcessState, elapsed)
 	out := capt.String()
 	rep.Output = keep(out)
 	if capt.dropped > 0 {
@@ -144,26 +144,6 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		}
 	}
 	return rep
-}
-
-func processMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float64 {
-	m := map[string]float64{"real": float64(elapsed)}
-	if ps == nil {
-		return m
-	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		user := time.Duration(ru.Utime.Nano())
-		sys := time.Duration(ru.Stime.Nano())
-		m["user"] = float64(user)
-		m["sys"] = float64(sys)
-		m["cpu"] = float64(user + sys)
-		m["maxrss"] = float64(ru.Maxrss * 1024)
-		m["minflt"] = float64(ru.Minflt)
-		m["majflt"] = float64(ru.Majflt)
-		m["vcsw"] = float64(ru.Nvcsw)
-		m["ivcsw"] = float64(ru.Nivcsw)
-	}
-	return m
 }
 
 func describeExit(prog string, err error, out string) string {

@@ -166,22 +166,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		rep.Notes = append(rep.Notes, "removed IPC objects the child left: "+strings.Join(out.Cleaned, ", "))
 	}
 
-	rep.Metrics = map[string]float64{}
-	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
-			user := time.Duration(ru.Utime.Nano())
-			sys := time.Duration(ru.Stime.Nano())
-			rep.Metrics["user"] = float64(user)
-			rep.Metrics["sys"] = float64(sys)
-			rep.Metrics["cpu"] = float64(user + sys)
-			rep.Metrics["maxrss"] = float64(ru.Maxrss * 1024)
-			rep.Metrics["minflt"] = float64(ru.Minflt)
-			rep.Metrics["majflt"] = float64(ru.Majflt)
-			rep.Metrics["vcsw"] = float64(ru.Nvcsw)
-			rep.Metrics["ivcsw"] = float64(ru.Nivcsw)
-		}
-	}
-	rep.Metrics["real"] = float64(elapsed)
+	rep.Metrics = ProcessMetrics(cmd.ProcessState, elapsed)
 
 	switch {
 	case status == results.StatusTimeout:
@@ -319,4 +304,28 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 		l.n -= len(q)
 	}
 	return len(p), nil
+}
+
+// ProcessMetrics returns the process metrics of a finished child (see
+// workload.ProcessMetrics): real is the wall time the parent measured from
+// start to wait, the others come from the wait4 rusage of the child and
+// the descendants it waited for.
+func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float64 {
+	m := map[string]float64{"real": float64(elapsed)}
+	if ps == nil {
+		return m
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		user := time.Duration(ru.Utime.Nano())
+		sys := time.Duration(ru.Stime.Nano())
+		m["user"] = float64(user)
+		m["sys"] = float64(sys)
+		m["cpu"] = float64(user + sys)
+		m["maxrss"] = float64(ru.Maxrss * 1024)
+		m["minflt"] = float64(ru.Minflt)
+		m["majflt"] = float64(ru.Majflt)
+		m["vcsw"] = float64(ru.Nvcsw)
+		m["ivcsw"] = float64(ru.Nivcsw)
+	}
+	return m
 }
