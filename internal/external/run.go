@@ -88,28 +88,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		defer close(readDone)
 		io.Copy(&capt, pr)
 	}()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
-
-	var timer <-chan time.Time
-	if p.Timeout > 0 {
-		t := time.NewTimer(p.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	status := ""
-	var werr error
-	select {
-	case werr = <-waitDone:
-	case <-timer:
-		status = results.StatusTimeout
-		unix.Kill(-pgid, unix.SIGKILL)
-		werr = <-waitDone
-	case <-ctx.Done():
-		status = results.StatusInterrupted
-		unix.Kill(-pgid, unix.SIGKILL)
-		werr = <-waitDone
-	}
+	status, werr := harness.WaitGroupLeader(ctx, cmd, p.Timeout)
 	elapsed := time.Since(start)
 	harness.KillGroup(pgid)
 	select {

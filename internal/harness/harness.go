@@ -117,28 +117,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		}
 	}()
 
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
-
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	status := ""
-	var werr error
-	select {
-	case werr = <-waitDone:
-	case <-timer:
-		status = results.StatusTimeout
-		unix.Kill(-pgid, unix.SIGKILL)
-		werr = <-waitDone
-	case <-ctx.Done():
-		status = results.StatusInterrupted
-		unix.Kill(-pgid, unix.SIGKILL)
-		werr = <-waitDone
-	}
+	status, werr := WaitGroupLeader(ctx, cmd, timeout)
 	elapsed := time.Since(start)
 
 	// Whatever the child left in its process group (forked workers) is
@@ -328,4 +307,30 @@ func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float
 		m["ivcsw"] = float64(ru.Nivcsw)
 	}
 	return m
+}
+
+// WaitGroupLeader waits for cmd, started as the leader of its own process
+// group, to exit. On timeout (when positive) or cancellation of ctx it
+// kills the whole group first. It returns "", StatusTimeout or
+// StatusInterrupted, and cmd.Wait's error.
+func WaitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) (string, error) {
+	pgid := cmd.Process.Pid
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case werr := <-waitDone:
+		return "", werr
+	case <-timer:
+		unix.Kill(-pgid, unix.SIGKILL)
+		return results.StatusTimeout, <-waitDone
+	case <-ctx.Done():
+		unix.Kill(-pgid, unix.SIGKILL)
+		return results.StatusInterrupted, <-waitDone
+	}
 }
