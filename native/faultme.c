@@ -74,7 +74,7 @@ static void *faultme_func(void *arg)
 
 int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *r)
 {
-	struct faultme fm = { .mem = p->mem, .stride = p->stride, .threads = p->threads };
+	struct faultme *fm;
 	struct faultme_thread *t;
 	pthread_t *tid;
 	struct rusage ru0, ru1;
@@ -86,15 +86,23 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 	if (p->threads < 1 || p->stride < 1 || p->mem < 1)
 		return ct_fail(&r->status, EINVAL, "faultme", "threads, mem and stride must be positive");
 
+	/* On the heap: threads that wait in the barriers may outlive a failed
+	 * call (see pthread_create below). */
+	fm = calloc(1, sizeof(*fm));
 	t = calloc(p->threads, sizeof(*t));
 	tid = calloc(p->threads, sizeof(*tid));
-	if (!t || !tid) {
+	if (!fm || !t || !tid) {
+		free(fm);
 		free(t);
 		free(tid);
 		return ct_fail(&r->status, ENOMEM, "calloc", "for %d thread records", p->threads);
 	}
-	if ((err = pthread_barrier_init(&fm.start_barrier, NULL, p->threads + 1)) ||
-	    (err = pthread_barrier_init(&fm.stop_barrier, NULL, p->threads + 1))) {
+	fm->mem = p->mem;
+	fm->stride = p->stride;
+	fm->threads = p->threads;
+	if ((err = pthread_barrier_init(&fm->start_barrier, NULL, p->threads + 1)) ||
+	    (err = pthread_barrier_init(&fm->stop_barrier, NULL, p->threads + 1))) {
+		free(fm);
 		free(t);
 		free(tid);
 		return ct_fail(&r->status, err, "pthread_barrier_init", "for %d threads", p->threads + 1);
@@ -102,10 +110,11 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 
 	data = mmap(NULL, p->mem, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
 	if (data == MAP_FAILED) {
-		err = errno;
+		err = ct_fail(&r->status, errno, "mmap", "of %llu bytes, PROT_READ, MAP_ANONYMOUS|MAP_PRIVATE",
+			      (unsigned long long)p->mem);
 		goto out_barriers;
 	}
-	fm.data = data;
+	fm->data = data;
 	if (p->thp != CT_THP_LEAVE &&
 	    madvise(data, p->mem, p->thp == CT_THP_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
 		err = ct_fail(&r->status, errno, "madvise",
@@ -114,21 +123,23 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 	}
 
 	for (i = 0; i < p->threads; i++) {
-		t[i].fm = &fm;
+		t[i].fm = fm;
 		t[i].id = i;
 		err = pthread_create(&tid[i], NULL, faultme_func, &t[i]);
 		if (err) {
 			/*
-			 * The i threads already created wait in a barrier that
-			 * can no longer fill up. They end with this process:
-			 * every repetition runs in a child of its own, which
-			 * exits after reporting the failure.
+			 * The i threads already created wait in a barrier of
+			 * threads + 1 that can no longer fill up, and a POSIX
+			 * barrier can neither be cancelled nor destroyed with
+			 * waiters. So the state they use is left allocated and
+			 * mapped, and they end with this process: every
+			 * repetition is a child process of its own, which
+			 * reports the failure and exits right after this
+			 * returns.
 			 */
 			r->threads_created = i;
-			free(t);
-			free(tid);
 			return ct_fail(&r->status, err, "pthread_create",
-				       "of thread %d of %d (%d created; see ulimit -u, kernel.threads-max)",
+				       "of thread %d of %d (%d created, left blocked until the child exits; see ulimit -u, kernel.threads-max, ulimit -v)",
 				       i + 1, p->threads, i);
 		}
 	}
@@ -136,8 +147,8 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 
 	getrusage(RUSAGE_SELF, &ru0);
 	start = ct_now_ns();
-	pthread_barrier_wait(&fm.start_barrier);
-	pthread_barrier_wait(&fm.stop_barrier);
+	pthread_barrier_wait(&fm->start_barrier);
+	pthread_barrier_wait(&fm->stop_barrier);
 	end = ct_now_ns();
 	getrusage(RUSAGE_SELF, &ru1);
 
@@ -154,11 +165,9 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 out_unmap:
 	munmap(data, p->mem);
 out_barriers:
-	if (err && !r->status.err)
-		ct_fail(&r->status, err, "mmap", "of %llu bytes, PROT_READ, MAP_ANONYMOUS|MAP_PRIVATE",
-			(unsigned long long)p->mem);
-	pthread_barrier_destroy(&fm.start_barrier);
-	pthread_barrier_destroy(&fm.stop_barrier);
+	pthread_barrier_destroy(&fm->start_barrier);
+	pthread_barrier_destroy(&fm->stop_barrier);
+	free(fm);
 	free(t);
 	free(tid);
 	return err;

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -58,6 +59,11 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 			fmt.Fprintf(w, "  %s [%s]\n      %s\n", x.Name, head, wrap(x.Desc, 72, "      "))
 		}
 		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...)")
+		if wl.Timeout != nil {
+			if v, err := wl.Resolve(nil); err == nil {
+				fmt.Fprintf(w, "\ntimeout: each repetition is killed after %s at the defaults (derived from\nthe parameters; --timeout overrides it)\n", wl.Timeout(v).Round(time.Second))
+			}
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -382,4 +383,45 @@ func TestVerboseAndQuiet(t *testing.T) {
 	if r := runCLI(t, "run", "faultme", "--quiet", "--verbose"); r.code != 2 {
 		t.Errorf("--quiet --verbose: exit %d", r.code)
 	}
+}
+
+// TestFaultmeThreadCreationFails limits the address space so that the
+// thread stacks cannot all be had: contend refuses up front, and when that
+// check is bypassed, the repetition fails naming pthread_create and the
+// errno, and nothing is left running.
+func TestFaultmeThreadCreationFails(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit(1)")
+	}
+	dir := chdirTemp(t)
+	run := func(env ...string) (*exec.Cmd, string) {
+		out := filepath.Join(dir, "p.json")
+		cmd := contendCmd(t, "run", "faultme", "--threads", "1000", "--mem", "1MiB", "-n", "1", "--out", out, "--quiet")
+		cmd.Args = append([]string{prlimit, "--as=3221225472", "--"}, cmd.Args...)
+		cmd.Path = prlimit
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Run()
+		return cmd, stderr.String()
+	}
+	cmd, stderr := run()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(stderr, "RLIMIT_AS") {
+		t.Errorf("up-front check: exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr)
+	}
+	cmd, stderr = run("CONTEND_FAKE_LIMITS=as=0")
+	if cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit %d, want 1; stderr %q", cmd.ProcessState.ExitCode(), stderr)
+	}
+	f, err := results.Read(filepath.Join(dir, "p.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != 1 || f.Reps[0].Status != results.StatusFailed ||
+		!strings.Contains(f.Reps[0].Error, "pthread_create") || !strings.Contains(f.Reps[0].Error, "EAGAIN") || !strings.Contains(f.Reps[0].Error, "created") {
+		t.Errorf("want a failed repetition naming pthread_create, EAGAIN and the count created: %+v", f.Reps)
+	}
+	assertNoChildren(t, cmd.Process.Pid)
 }
