@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
