@@ -1,0 +1,63 @@
+package env
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCaptureHasTheFingerprint(t *testing.T) {
+	f := Capture()
+	for _, k := range []string{"kernel.release", "kernel.version", "kernel.preempt", "cpu.online", "mem.total", "contend.version", "contend.native", "go.version", "cc.version", "tracefs", "virt", "cpu.governor"} {
+		if f[k] == "" {
+			t.Errorf("fingerprint lacks %s", k)
+		}
+	}
+	keys := f.Keys()
+	if keys[0] != "hostname" || len(keys) != len(f) {
+		t.Errorf("keys not in the documented order: %v", keys)
+	}
+}
+
+func TestDiffIgnoresVolatileKeys(t *testing.T) {
+	a := Fingerprint{"kernel.release": "6.18", "loadavg": "0.1 0.1 0.1", "mem.available": "1 kB", "thp.enabled": "madvise"}
+	b := Fingerprint{"kernel.release": "6.19", "loadavg": "3 3 3", "mem.available": "2 kB", "cpu.governor": "performance", "thp.enabled": "madvise"}
+	got := strings.Join(Diff(a, b), " ")
+	if got != "kernel.release cpu.governor" {
+		t.Errorf("Diff = %q, want kernel.release and cpu.governor", got)
+	}
+}
+
+func TestBracketedAndPreempt(t *testing.T) {
+	if got := bracketed("always [madvise] never"); got != "madvise" {
+		t.Errorf("bracketed = %q", got)
+	}
+	if got := bracketed("1"); got != "1" {
+		t.Errorf("bracketed without brackets = %q", got)
+	}
+	for v, want := range map[string]string{
+		"#1 SMP PREEMPT_RT Thu":     "PREEMPT_RT",
+		"#1 SMP PREEMPT_DYNAMIC @0": "PREEMPT_DYNAMIC",
+		"#1 SMP PREEMPT Mon":        "PREEMPT",
+		"#1 SMP Debian 6.1.0-13":    "none",
+	} {
+		if got := preemptModel(v); !strings.HasPrefix(got, want) {
+			t.Errorf("preemptModel(%q) = %q, want prefix %q", v, got, want)
+		}
+	}
+}
+
+func TestDiagnose(t *testing.T) {
+	f := Fingerprint{"cpu.governor": "powersave", "cpu.online": "2", "loadavg": "3.00 1 1", "virt": "KVM", "smt": "on", "thp.enabled": "always"}
+	got := strings.Join(Diagnose(f, 8, true), "\n")
+	for _, want := range []string{"governor is powersave", "load average 3.00 on 2 CPUs", "virtual machine", "SMT is on", "'always'", "8 threads on 2 online CPUs"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Diagnose lacks %q:\n%s", want, got)
+		}
+	}
+	quiet := Fingerprint{"cpu.governor": "performance", "cpu.online": "64", "loadavg": "0.00 0 0", "virt": "none detected", "smt": "off", "thp.enabled": "madvise"}
+	for _, w := range Diagnose(quiet, 8, true) {
+		if !strings.Contains(w, "runnable") { // other tests may be running
+			t.Errorf("a quiet machine got the warning %q", w)
+		}
+	}
+}

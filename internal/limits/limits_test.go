@@ -1,0 +1,57 @@
+package limits
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckTasksNamesTheBindingLimit(t *testing.T) {
+	m := Machine{ThreadsMax: 1000, PidMax: 32768, NProc: 500}
+	if err := m.CheckTasks("threads", 400); err != nil {
+		t.Errorf("400 threads refused: %v", err)
+	}
+	err := m.CheckTasks("threads", 800)
+	if err == nil || !strings.Contains(err.Error(), "--threads") || !strings.Contains(err.Error(), "RLIMIT_NPROC") {
+		t.Errorf("800 threads with ulimit -u 500: %v", err)
+	}
+	m.Root = true // RLIMIT_NPROC does not bind root
+	err = m.CheckTasks("tasks", 990)
+	if err == nil || !strings.Contains(err.Error(), "kernel.threads-max = 1000") || !strings.Contains(err.Error(), "--tasks") {
+		t.Errorf("990 tasks with threads-max 1000: %v", err)
+	}
+	if got := m.MaxTasks(); got != 936 {
+		t.Errorf("MaxTasks = %d, want 936", got)
+	}
+	m.PidsCgroup = 100
+	if err := m.CheckTasks("threads", 50); err == nil || !strings.Contains(err.Error(), "pids.max") {
+		t.Errorf("pids cgroup of 100: %v", err)
+	}
+}
+
+func TestCheckSemSet(t *testing.T) {
+	m := Machine{SemMSL: 250, SemMNS: 32000, SemMNI: 128, SemSets: 3, SemsInUse: 10}
+	if err := m.CheckSemSet("sems", 64, 65); err != nil {
+		t.Errorf("64+1 semaphores refused: %v", err)
+	}
+	if err := m.CheckSemSet("sems", 250, 251); err == nil || !strings.Contains(err.Error(), "SEMMSL = 250") || !strings.Contains(err.Error(), "at most 249") {
+		t.Errorf("250+1 with SEMMSL 250: %v", err)
+	}
+	m.SemSets = 128
+	if err := m.CheckSemSet("sems", 1, 2); err == nil || !strings.Contains(err.Error(), "SEMMNI") {
+		t.Errorf("no set left: %v", err)
+	}
+}
+
+func TestOverride(t *testing.T) {
+	m := Machine{Root: true}.Override("threads-max=100, semmsl=10,nproc=50,bogus=3,memavailable=x,no-zero-page=1")
+	if m.ThreadsMax != 100 || m.SemMSL != 10 || m.NProc != 50 || m.Root || !m.NoZeroPage || m.MemAvailable != 0 {
+		t.Errorf("Override = %+v", m)
+	}
+}
+
+func TestReadThisMachine(t *testing.T) {
+	m := Read()
+	if m.CPUs < 1 || m.MemTotal <= 0 || m.PidMax <= 0 {
+		t.Errorf("Read() = %+v", m)
+	}
+}
