@@ -25,9 +25,11 @@ const (
 // PluginParams are the parameters of one plugin repetition.
 type PluginParams struct {
 	SO         string // path given to dlopen (with a slash: not searched)
-	Threads    int
+	Threads    int    // workers: threads, or processes with Processes
+	Processes  bool   // fork worker processes instead of creating threads
 	DurationNs uint64 // duration mode
 	Pin        bool
+	Inject     Inject // tests only: InjectForkEAGAIN
 	ReportFD   int
 }
 
@@ -40,28 +42,34 @@ type PluginResult struct {
 	PerThread      []uint64
 	Counters       []string // names of the extra counters
 	CounterTotals  []uint64
-	ThreadsCreated int
+	WorkersStarted int // threads created or processes forked
 }
 
 // Plugin loads the plugin at p.SO and runs one repetition of it
 // (native/plugin.c). Missing symbols and a wrong ABI version are errors
-// that say so; a crashing plugin kills the calling process with its
-// signal.
+// that say so; a plugin crashing in a thread kills the calling process with
+// its signal, one crashing in a worker process is an error naming the
+// signal (the other workers are killed and reaped).
 func Plugin(p PluginParams) (PluginResult, error) {
 	cso := C.CString(p.SO)
 	defer C.free(unsafe.Pointer(cso))
 	n := max(p.Threads, 1)
 	per := (*C.uint64_t)(C.calloc(C.size_t(n), 8))
 	defer C.free(unsafe.Pointer(per))
-	pin := 0
+	pin, procs := 0, 0
 	if p.Pin {
 		pin = 1
+	}
+	if p.Processes {
+		procs = 1
 	}
 	cp := C.struct_ct_plugin_params{
 		so:          cso,
 		threads:     C.int(p.Threads),
+		processes:   C.int(procs),
 		duration_ns: C.uint64_t(p.DurationNs),
 		pin:         C.int(pin),
+		inject:      C.int(p.Inject),
 		report_fd:   C.int(p.ReportFD),
 		per_thread:  per,
 	}
@@ -72,12 +80,12 @@ func Plugin(p PluginParams) (PluginResult, error) {
 		Description:    C.GoString(&cr.description[0]),
 		ElapsedNs:      uint64(cr.elapsed_ns),
 		Iterations:     uint64(cr.iterations),
-		ThreadsCreated: int(cr.threads_created),
+		WorkersStarted: int(cr.workers_started),
 	}
 	if rc != 0 {
 		err := statusError("plugin", rc, &cr.status)
 		var be *Error
-		if errors.As(err, &be) && (be.Call == "plugin" || be.Call == "dlopen") {
+		if errors.As(err, &be) && (be.Call == "plugin" || be.Call == "dlopen" || be.Call == "worker") {
 			// The detail says it all; errno adds nothing.
 			return r, errors.New("plugin: " + be.Detail)
 		}

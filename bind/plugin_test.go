@@ -1,11 +1,14 @@
 package bind
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // buildPlugin compiles src against native/contend_plugin.h into a shared
@@ -85,5 +88,153 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) {}
 	_, err := Plugin(PluginParams{SO: "/nonexistent/p.so", Threads: 1, ReportFD: -1})
 	if err == nil || !strings.Contains(err.Error(), "plugin: /nonexistent/p.so: cannot open shared object file") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// durationPlugin counts iterations and, in counter "proc", whether it runs
+// in a worker process, and in "pinned" whether it was pinned.
+const durationPlugin = `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_DURATION, "loop", "proc", "pinned");
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	t->counters[0] = t->process;
+	t->counters[1] = t->cpu >= 0;
+	while (!contend_stopped(t))
+		(*t->iterations)++;
+}
+`
+
+func TestPluginWorkersBothModes(t *testing.T) {
+	fixed := buildPlugin(t, fixedPlugin)
+	dur := buildPlugin(t, durationPlugin)
+	for _, procs := range []bool{false, true} {
+		r, err := Plugin(PluginParams{SO: fixed, Threads: 3, Processes: procs, ReportFD: -1})
+		if err != nil {
+			t.Fatalf("processes=%v: %v", procs, err)
+		}
+		if r.Mode != PluginFixed || r.Iterations != 3000 || len(r.PerThread) != 3 || r.WorkersStarted != 3 || r.ElapsedNs == 0 {
+			t.Errorf("processes=%v: fixed %+v", procs, r)
+		}
+		for i, n := range r.PerThread {
+			if n != 1000 {
+				t.Errorf("processes=%v: worker %d counted %d", procs, i, n)
+			}
+		}
+		if r.CounterTotals[0] != 1500 || r.CounterTotals[1] != 1500 {
+			t.Errorf("processes=%v: counters %v %v", procs, r.Counters, r.CounterTotals)
+		}
+
+		r, err = Plugin(PluginParams{SO: dur, Threads: 2, Processes: procs, Pin: true, DurationNs: 50e6, ReportFD: -1})
+		if err != nil {
+			t.Fatalf("processes=%v: %v", procs, err)
+		}
+		var sum uint64
+		for _, n := range r.PerThread {
+			if n == 0 {
+				t.Errorf("processes=%v: a worker counted nothing: %v", procs, r.PerThread)
+			}
+			sum += n
+		}
+		wantProc := uint64(0)
+		if procs {
+			wantProc = 2
+		}
+		if r.Mode != PluginDuration || sum != r.Iterations || r.ElapsedNs < 50e6 || r.CounterTotals[0] != wantProc || r.CounterTotals[1] != 2 {
+			t.Errorf("processes=%v: duration %+v", procs, r)
+		}
+		assertNoChildProcesses(t)
+	}
+}
+
+// In process mode the state from contend_setup is each worker's own copy.
+func TestPluginProcessStateIsPrivate(t *testing.T) {
+	so := buildPlugin(t, `#include <stdlib.h>
+#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "private state");
+int contend_setup(unsigned n, void **s) { *s = calloc(1, sizeof(uint64_t)); return *s ? 0 : 12; }
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	volatile uint64_t *x = state;
+	for (int i = 0; i < 100000; i++)
+		(*x)++;
+	*t->iterations = *x;
+}
+void contend_teardown(void *s) { free(s); }
+`)
+	r, err := Plugin(PluginParams{SO: so, Threads: 2, Processes: true, ReportFD: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PerThread[0] != 100000 || r.PerThread[1] != 100000 {
+		t.Errorf("each process must count its own copy to 100000: %v", r.PerThread)
+	}
+}
+
+func TestPluginProcessFailures(t *testing.T) {
+	crash := buildPlugin(t, `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "crashes in worker 1");
+void contend_worker(void *s, unsigned id, struct contend_thread *t)
+{
+	if (id == 1)
+		*(volatile int *)0 = 1;
+}
+`)
+	crashLoop := buildPlugin(t, `#include <signal.h>
+#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_DURATION, "aborts in worker 0, the others loop");
+void contend_worker(void *s, unsigned id, struct contend_thread *t)
+{
+	if (id == 0)
+		raise(SIGABRT);
+	while (!contend_stopped(t))
+		(*t->iterations)++;
+}
+`)
+	exits := buildPlugin(t, `#include <stdlib.h>
+#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "exits");
+void contend_worker(void *s, unsigned id, struct contend_thread *t) { exit(3); }
+`)
+	for _, c := range []struct {
+		so      string
+		threads int
+		dur     uint64
+		want    string
+	}{
+		{crash, 3, 0, "plugin: worker 2 of 3 (pid "},
+		{crash, 3, 0, ") was killed by signal SIGSEGV"},
+		// Found within a tick, long before the duration is over.
+		{crashLoop, 2, 60e9, ") was killed by signal SIGABRT"},
+		{exits, 2, 0, "exited with status 3 before contend_worker returned"},
+	} {
+		start := time.Now()
+		_, err := Plugin(PluginParams{SO: c.so, Threads: c.threads, Processes: true, DurationNs: c.dur, ReportFD: -1})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Errorf("%s: the failure was not noticed until the end", c.want)
+		}
+		assertNoChildProcesses(t)
+	}
+}
+
+func TestPluginStartFailure(t *testing.T) {
+	so := buildPlugin(t, durationPlugin)
+	for _, c := range []struct {
+		procs bool
+		want  string
+	}{
+		{true, "plugin: fork of worker 3 of 4 (2 forked; raise ulimit -u"},
+		{false, "plugin: pthread_create thread 3 of 4 (2 created) failed: EAGAIN"},
+	} {
+		r, err := Plugin(PluginParams{SO: so, Threads: 4, Processes: c.procs, DurationNs: 60e9, Inject: InjectForkEAGAIN, ReportFD: -1})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, syscall.EAGAIN) {
+			t.Errorf("error %v, want %q and EAGAIN", err, c.want)
+		}
+		if r.WorkersStarted != 2 {
+			t.Errorf("%d workers started, want 2", r.WorkersStarted)
+		}
+		assertNoChildProcesses(t)
 	}
 }

@@ -13,9 +13,12 @@
  *
  * It is loaded with dlopen() in each repetition's child process. contend's
  * runner (in C) owns everything but the test itself: it creates the
- * threads (optionally pinned, --pin), holds them at a start gate until all
- * are ready, reads the clock, gives each thread its own counters at a
- * 256-byte stride (no false sharing), stops them, and adds up the counts.
+ * workers, threads by default or processes with --workers processes
+ * (optionally pinned, --pin), holds them at a start gate until all are
+ * ready, reads the clock, gives each worker its own counters at a 256-byte
+ * stride (no false sharing), stops them, and adds up the counts. The
+ * metrics are the same for threads and processes, so runs of one plugin
+ * compare across the two.
  *
  * The plugin defines:
  *
@@ -24,23 +27,39 @@
  *	extra counters (lower-case letters, digits, _).
  *
  *   void contend_worker(void *state, unsigned id, struct contend_thread *t);
- *	required; runs in thread id (0 .. nthreads-1), after the start gate.
+ *	required; runs in worker id (0 .. nthreads-1), after the start gate.
  *	CONTEND_DURATION: loop until contend_stopped(t), adding 1 to
  *	*t->iterations per iteration; the runner stops it after --duration
  *	and reports iterations and ops/s.
  *	CONTEND_FIXED: do a fixed amount of work and return; the runner
- *	times the start gate to the last thread's return. Counting
+ *	times the start gate to the last worker's return. Counting
  *	iterations is optional (ops/s then is iterations / time);
  *	contend_stopped(t) is always true in this mode.
- *	t->counters[i] is this thread's extra counter i (summed over the
- *	threads and reported under the names given to CONTEND_PLUGIN).
+ *	t->counters[i] is this worker's extra counter i (summed over the
+ *	workers and reported under the names given to CONTEND_PLUGIN).
+ *	A worker returns; it never calls exit().
  *
  *   int contend_setup(unsigned nthreads, void **state);        optional
- *	runs once before the threads are created (not timed); returns 0 or
+ *	runs once before the workers are created (not timed); returns 0 or
  *	a positive errno; *state is passed to every worker and to teardown.
  *
  *   void contend_teardown(void *state);                        optional
  *	runs once after every worker returned (not timed).
+ *
+ * Worker processes (--workers processes), as will-it-scale's _processes
+ * builds: the runner forks the workers after contend_setup, so each
+ * inherits the state copy-on-write and from then on has its own copy: a
+ * write in one worker is not seen by the others, by the runner or by
+ * contend_teardown (which runs in the parent, on the parent's copy). So a
+ * static pthread_mutex_t or a lock in malloc'ed state is per process and
+ * uncontended, as in will-it-scale's process mode. To share something
+ * between processes, map it in contend_setup with
+ * mmap(MAP_SHARED | MAP_ANONYMOUS) (and make locks in it process-shared,
+ * PTHREAD_PROCESS_SHARED), or open a file there. The counters, the stop
+ * flag and the start gate are the runner's shared memory; t->process is 1.
+ * A worker process that crashes fails the repetition, naming the signal,
+ * and the other workers are killed. Output a worker writes with stdio may
+ * be lost (worker processes leave with _exit); use write(2) if you must.
  *
  * Unlike will-it-scale, workers are never cancelled asynchronously: they
  * return when asked to, so locks are never left held. The whole timed
@@ -73,15 +92,15 @@ struct contend_plugin {
 	char counters[CONTEND_MAX_COUNTERS][CONTEND_NAME_MAX];
 };
 
-/* What the runner gives each worker thread. */
+/* What the runner gives each worker (thread or process). */
 struct contend_thread {
 	unsigned id;               /* 0 .. nthreads-1 */
-	unsigned nthreads;
-	int cpu;                   /* CPU the thread is pinned to, or -1 */
-	int reserved0;
+	unsigned nthreads;         /* the number of workers */
+	int cpu;                   /* CPU the worker is pinned to, or -1 */
+	int process;               /* 1 in a worker process, 0 in a thread */
 	const volatile int *stop;  /* set by the runner in duration mode */
-	uint64_t *iterations;      /* this thread's iteration counter */
-	uint64_t *counters;        /* this thread's extra counters */
+	uint64_t *iterations;      /* this worker's iteration counter */
+	uint64_t *counters;        /* this worker's extra counters */
 	void *reserved[4];
 };
 

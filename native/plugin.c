@@ -2,8 +2,9 @@
  * plugin.c - contend's runner of plugins (native/contend_plugin.h), in the
  * shape of will-it-scale's runner with its defects fixed:
  *
- *   - the runner owns the threads, the start gate, the clock, the
- *     counters (one 256-byte slot per thread, no false sharing) and
+ *   - the runner owns the workers (threads, or forked processes as
+ *     will-it-scale's _processes builds), the start gate, the clock, the
+ *     counters (one 256-byte slot per worker, no false sharing) and
  *     optional pinning; the plugin owns one function;
  *   - workers return when asked (a stop flag) instead of being cancelled
  *     asynchronously, so no lock is left held and teardown is safe;
@@ -11,68 +12,522 @@
  *     tests disagreed on testcase's type), errors are returned, not exit()ed,
  *     and pinning needs no hwloc.
  *
- * Timed: from opening the start gate (all threads created and waiting) to
- * the last worker's return. Not timed: dlopen, setup, thread creation,
- * joins, teardown.
+ * Timed: from opening the start gate (all workers created and waiting) to
+ * the last worker's return. Not timed: dlopen, setup, thread creation or
+ * fork, joins or reaping, teardown.
+ *
+ * Worker processes (p->processes) are forked after contend_setup, so they
+ * inherit the plugin's state copy-on-write: each has its own copy, as in
+ * will-it-scale's process mode. Their counters, the stop flag and the start
+ * gate live in one MAP_SHARED | MAP_ANONYMOUS mapping: a control slot (a
+ * ready count, a finished count and the gate, futex words every worker
+ * waits on) and a stop slot, then one 256-byte slot per worker. Like
+ * osim.c's workers they run only C, reset the signal handlers inherited
+ * from the Go runtime, die with the thread that forked them
+ * (PR_SET_PDEATHSIG), never touch stdio and leave with _exit; they stay in
+ * the repetition child's process group. The parent thread blocks SIGCHLD,
+ * sleeps on the futex words and every CT_TICK_NS looks for a worker that
+ * died (waitid WNOWAIT): a worker killed by a signal, or one that exited
+ * before contend_worker returned, fails the repetition naming the signal or
+ * status, and the others are killed and reaped. A failed fork kills and
+ * reaps the workers already forked. Teardown runs in the parent.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "plugin.h"
 
-#define CT_SLOT 256 /* bytes per thread's counters */
+#define CT_SLOT 256             /* bytes per worker's counters */
+#define CT_TICK_NS 100000000ULL /* processes: look for dead workers this often */
 
 struct slot {
 	uint64_t iterations;
 	uint64_t counters[CONTEND_MAX_COUNTERS];
+	int done; /* processes: contend_worker returned */
+	int err;  /* processes: errno of the worker's sched_setaffinity */
 };
 
-struct runner {
+static struct slot *slot_at(void *slots, unsigned i)
+{
+	return (struct slot *)((char *)slots + (size_t)i * CT_SLOT);
+}
+
+/* What the runner found in the shared object. */
+struct loaded {
+	const struct contend_plugin *info;
 	void (*worker)(void *, unsigned, struct contend_thread *);
+	int (*setup)(unsigned, void **);
+	void (*teardown)(void *);
+};
+
+/* One repetition, either kind of worker. */
+struct run {
+	const struct ct_plugin_params *p;
+	struct ct_plugin_result *r;
+	struct loaded ld;
 	void *state;
+	unsigned n;
+	void *slots;       /* n slots of CT_SLOT bytes */
+	const int *cpus;   /* --pin: the allowed CPUs, ncpus of them */
+	int ncpus;
+};
+
+static int worker_cpu(const struct run *run, unsigned i)
+{
+	return run->p->pin && run->ncpus > 0 ? run->cpus[i % run->ncpus] : -1;
+}
+
+static void worker_thread_init(const struct run *run, unsigned i, struct contend_thread *t, const volatile int *stop)
+{
+	struct slot *s = slot_at(run->slots, i);
+
+	memset(t, 0, sizeof(*t));
+	t->id = i;
+	t->nthreads = run->n;
+	t->cpu = worker_cpu(run, i);
+	t->process = run->p->processes != 0;
+	t->stop = stop;
+	t->iterations = &s->iterations;
+	t->counters = s->counters;
+}
+
+/* ---- threads ---- */
+
+struct tgate {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned ready, finished, nthreads;
+	unsigned ready, finished;
 	int go, abort;
 	volatile int stop;
+	const struct run *run;
 };
 
 struct worker_arg {
-	struct runner *run;
+	struct tgate *g;
 	struct contend_thread t;
 };
 
 static void *plugin_thread(void *p)
 {
 	struct worker_arg *a = p;
-	struct runner *run = a->run;
+	struct tgate *g = a->g;
 	int abort_;
 
-	pthread_mutex_lock(&run->lock);
-	run->ready++;
-	pthread_cond_broadcast(&run->cond);
-	while (!run->go)
-		pthread_cond_wait(&run->cond, &run->lock);
-	abort_ = run->abort;
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_lock(&g->lock);
+	g->ready++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->go)
+		pthread_cond_wait(&g->cond, &g->lock);
+	abort_ = g->abort;
+	pthread_mutex_unlock(&g->lock);
 	if (abort_)
 		return NULL;
 
-	run->worker(run->state, a->t.id, &a->t);
+	g->run->ld.worker(g->run->state, a->t.id, &a->t);
 
-	pthread_mutex_lock(&run->lock);
-	if (++run->finished == run->nthreads)
-		pthread_cond_broadcast(&run->cond);
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_lock(&g->lock);
+	if (++g->finished == g->run->n)
+		pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
 	return NULL;
 }
+
+static int run_threads(struct run *run)
+{
+	const struct ct_plugin_params *p = run->p;
+	struct ct_plugin_result *r = run->r;
+	struct worker_arg *args;
+	pthread_t *tids;
+	struct tgate g;
+	unsigned i, n = run->n;
+	int err = 0, k;
+	uint64_t t0;
+
+	tids = calloc(n, sizeof(*tids));
+	args = calloc(n, sizeof(*args));
+	if (!tids || !args) {
+		free(tids);
+		free(args);
+		return ct_fail(&r->status, ENOMEM, "malloc", "for %u threads", n);
+	}
+	memset(&g, 0, sizeof(g));
+	pthread_mutex_init(&g.lock, NULL);
+	pthread_cond_init(&g.cond, NULL);
+	g.run = run;
+	/* A fixed-mode worker that loops until stopped returns at once
+	 * instead of running forever. */
+	g.stop = run->ld.info->mode == CONTEND_FIXED;
+	for (i = 0; i < n; i++) {
+		pthread_attr_t attr;
+
+		args[i].g = &g;
+		worker_thread_init(run, i, &args[i].t, &g.stop);
+		pthread_attr_init(&attr);
+		if (args[i].t.cpu >= 0) {
+			cpu_set_t one;
+
+			CPU_ZERO(&one);
+			CPU_SET(args[i].t.cpu, &one);
+			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		}
+		if ((p->inject & CT_INJECT_FORK_EAGAIN) && i == n / 2)
+			err = EAGAIN;
+		else
+			err = pthread_create(&tids[i], &attr, plugin_thread, &args[i]);
+		pthread_attr_destroy(&attr);
+		if (err) {
+			ct_fail(&r->status, err, "pthread_create", "thread %u of %u (%u created)", i + 1, n, i);
+			break;
+		}
+		r->workers_started++;
+	}
+
+	/* The start gate: every created thread is waiting. */
+	pthread_mutex_lock(&g.lock);
+	while (g.ready < (unsigned)r->workers_started)
+		pthread_cond_wait(&g.cond, &g.lock);
+	g.abort = err != 0;
+	g.go = 1;
+	t0 = ct_now_ns();
+	pthread_cond_broadcast(&g.cond);
+	pthread_mutex_unlock(&g.lock);
+
+	if (!err) {
+		if (run->ld.info->mode == CONTEND_DURATION) {
+			struct timespec until;
+
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_sec += p->duration_ns / 1000000000ULL;
+			until.tv_nsec += p->duration_ns % 1000000000ULL;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+				;
+			__atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
+		}
+		pthread_mutex_lock(&g.lock);
+		while (g.finished < n)
+			pthread_cond_wait(&g.cond, &g.lock);
+		pthread_mutex_unlock(&g.lock);
+		r->elapsed_ns = ct_now_ns() - t0;
+	}
+	for (k = 0; k < r->workers_started; k++)
+		pthread_join(tids[k], NULL);
+	pthread_cond_destroy(&g.cond);
+	pthread_mutex_destroy(&g.lock);
+	free(args);
+	free(tids);
+	return err;
+}
+
+/* ---- processes ---- */
+
+/* The control block, in its own slot of the shared mapping. The three
+ * counts are futex words (shared, so not FUTEX_PRIVATE). */
+struct pctl {
+	unsigned ready;    /* workers waiting at the gate */
+	unsigned finished; /* workers whose contend_worker returned */
+	unsigned go;       /* the start gate: 0 closed, 1 open */
+};
+
+struct procs {
+	struct run *run;
+	struct pctl *ctl;
+	volatile int *stop; /* its own slot: read in every worker's loop */
+	pid_t *pids;
+	unsigned char *reaped;
+	unsigned started;
+};
+
+static void futex_wait(unsigned *w, unsigned val, const struct timespec *ts)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT, val, ts, NULL, 0);
+}
+
+static void futex_wake(unsigned *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* proc_worker is the forked side: C only, no stdio, leaves with _exit. */
+static void __attribute__((noreturn))
+proc_worker(const struct procs *pr, unsigned i, pid_t parent)
+{
+	const struct run *run = pr->run;
+	struct slot *s = slot_at(run->slots, i);
+	struct contend_thread t;
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (run->p->report_fd >= 0)
+		close(run->p->report_fd);
+
+	worker_thread_init(run, i, &t, pr->stop);
+	if (t.cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(t.cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+			s->err = errno;
+			_exit(1);
+		}
+	}
+	if (__atomic_add_fetch(&pr->ctl->ready, 1, __ATOMIC_SEQ_CST) == run->n)
+		futex_wake(&pr->ctl->ready);
+	while (!__atomic_load_n(&pr->ctl->go, __ATOMIC_ACQUIRE))
+		futex_wait(&pr->ctl->go, 0, NULL);
+
+	run->ld.worker(run->state, i, &t);
+
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	if (__atomic_add_fetch(&pr->ctl->finished, 1, __ATOMIC_SEQ_CST) == run->n)
+		futex_wake(&pr->ctl->finished);
+	_exit(0);
+}
+
+static const struct {
+	int sig;
+	const char *name;
+} signames[] = {
+	{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
+	{ SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" },
+	{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+	{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGCHLD, "SIGCHLD" },
+	{ SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" }, { SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" },
+	{ SIGTTOU, "SIGTTOU" }, { SIGURG, "SIGURG" }, { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
+	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" }, { SIGIO, "SIGIO" },
+	{ SIGPWR, "SIGPWR" }, { SIGSYS, "SIGSYS" },
+};
+
+static const char *signame(int sig, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)
+		if (signames[i].sig == sig)
+			return signames[i].name;
+	snprintf(buf, len, "%d", sig);
+	return buf;
+}
+
+/* proc_status judges how worker i ended; it returns 0 or a positive errno
+ * after filling the status. */
+static int proc_status(struct procs *pr, unsigned i, int st)
+{
+	struct run *run = pr->run;
+	struct slot *s = slot_at(run->slots, i);
+	char buf[16];
+
+	if (WIFSIGNALED(st))
+		return ct_fail(&run->r->status, ECHILD, "worker", "worker %u of %u (pid %d) was killed by signal %s",
+			       i + 1, run->n, (int)pr->pids[i], signame(WTERMSIG(st), buf, sizeof(buf)));
+	if (s->err)
+		return ct_fail(&run->r->status, s->err, "sched_setaffinity", "of worker %u of %u to CPU %d (--pin)",
+			       i + 1, run->n, worker_cpu(run, i));
+	if (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+		return ct_fail(&run->r->status, ECHILD, "worker",
+			       "worker %u of %u (pid %d) exited with status %d before contend_worker returned "
+			       "(a worker must return, not exit)",
+			       i + 1, run->n, (int)pr->pids[i], WEXITSTATUS(st));
+	return 0;
+}
+
+/* proc_reap waits for worker i (flags: 0 or WNOHANG) and judges its end
+ * into *err and the status unless *err is set already (the first failure
+ * is the one reported; the workers killed after it are not failures). */
+static void proc_reap(struct procs *pr, unsigned i, int flags, int *err)
+{
+	pid_t w;
+	int st, e;
+
+	do
+		w = waitpid(pr->pids[i], &st, flags);
+	while (w < 0 && errno == EINTR);
+	if (w == 0)
+		return; /* WNOHANG: still running */
+	pr->reaped[i] = 1;
+	if (w < 0) {
+		e = errno;
+		if (!*err && !__atomic_load_n(&slot_at(pr->run->slots, i)->done, __ATOMIC_ACQUIRE))
+			*err = ct_fail(&pr->run->r->status, e, "waitpid", "for worker %u of %u (pid %d)",
+				       i + 1, pr->run->n, (int)pr->pids[i]);
+		return;
+	}
+	if (!*err)
+		*err = proc_status(pr, i, st);
+}
+
+/* proc_check reaps the workers that ended and returns the first failure
+ * (0 if none). One waitid(WNOWAIT) tells whether any child ended. */
+static int proc_check(struct procs *pr)
+{
+	siginfo_t si;
+	unsigned i;
+	int err = 0;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+			return err;
+		for (i = 0; i < pr->started && pr->pids[i] != si.si_pid; i++)
+			;
+		if (i == pr->started || pr->reaped[i]) {
+			/* Not ours: look at each of ours instead. */
+			for (i = 0; i < pr->started; i++)
+				if (!pr->reaped[i])
+					proc_reap(pr, i, WNOHANG, &err);
+			return err;
+		}
+		proc_reap(pr, i, 0, &err);
+		if (err)
+			return err;
+	}
+}
+
+/* proc_wait sleeps until *word reaches want or until deadline (ns of
+ * CLOCK_MONOTONIC, 0 for none), looking for dead workers every CT_TICK_NS.
+ * A wake-up that meets the condition returns at once, without a syscall. */
+static int proc_wait(struct procs *pr, unsigned *word, unsigned want, uint64_t deadline)
+{
+	for (;;) {
+		unsigned cur = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+		uint64_t left = CT_TICK_NS, now;
+		struct timespec ts;
+		int err;
+
+		if (cur >= want)
+			return 0;
+		if (deadline) {
+			now = ct_now_ns();
+			if (now >= deadline)
+				return 0;
+			if (deadline - now < left)
+				left = deadline - now;
+		}
+		ts.tv_sec = left / 1000000000ULL;
+		ts.tv_nsec = left % 1000000000ULL;
+		futex_wait(word, cur, &ts);
+		if (__atomic_load_n(word, __ATOMIC_ACQUIRE) >= want)
+			return 0;
+		if ((err = proc_check(pr)))
+			return err;
+	}
+}
+
+static int run_processes(struct run *run, struct pctl *ctl, volatile int *stop)
+{
+	const struct ct_plugin_params *p = run->p;
+	struct ct_plugin_result *r = run->r;
+	struct procs pr;
+	sigset_t chld, oldmask;
+	pid_t parent = getpid();
+	unsigned i, n = run->n;
+	int err = 0;
+	uint64_t t0, t1;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.run = run;
+	pr.ctl = ctl;
+	pr.stop = stop;
+	pr.pids = calloc(n, sizeof(*pr.pids));
+	pr.reaped = calloc(n, 1);
+	if (!pr.pids || !pr.reaped) {
+		free(pr.pids);
+		free(pr.reaped);
+		return ct_fail(&r->status, ENOMEM, "malloc", "for %u processes", n);
+	}
+	/* A fixed-mode worker that loops until stopped returns at once. */
+	*stop = run->ld.info->mode == CONTEND_FIXED;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &oldmask);
+
+	fflush(NULL); /* nothing buffered is inherited */
+	for (i = 0; i < n; i++) {
+		pid_t pid;
+
+		if ((p->inject & CT_INJECT_FORK_EAGAIN) && i == n / 2) {
+			pid = -1;
+			errno = EAGAIN;
+		} else {
+			pid = fork();
+		}
+		if (pid == 0)
+			proc_worker(&pr, i, parent);
+		if (pid < 0) {
+			err = ct_fail(&r->status, errno, "fork",
+				      "of worker %u of %u (%u forked; raise ulimit -u (RLIMIT_NPROC), "
+				      "kernel.threads-max, kernel.pid_max or the pids cgroup limit)",
+				      i + 1, n, i);
+			break;
+		}
+		pr.pids[i] = pid;
+		pr.started++;
+	}
+	r->workers_started = (int)pr.started;
+
+	/* The start gate: every worker is waiting on ctl->go. */
+	if (!err)
+		err = proc_wait(&pr, &ctl->ready, n, 0);
+	if (!err) {
+		t0 = ct_now_ns();
+		__atomic_store_n(&ctl->go, 1, __ATOMIC_RELEASE);
+		futex_wake(&ctl->go);
+		if (run->ld.info->mode == CONTEND_DURATION) {
+			/* finished never exceeds n: this waits for the deadline. */
+			err = proc_wait(&pr, &ctl->finished, n + 1, t0 + p->duration_ns);
+			__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+		}
+		if (!err)
+			err = proc_wait(&pr, &ctl->finished, n, 0);
+		t1 = ct_now_ns();
+		if (!err)
+			r->elapsed_ns = t1 - t0;
+	}
+
+	if (err)
+		for (i = 0; i < pr.started; i++)
+			if (!pr.reaped[i])
+				kill(pr.pids[i], SIGKILL);
+	for (i = 0; i < pr.started; i++)
+		if (!pr.reaped[i])
+			proc_reap(&pr, i, 0, &err);
+	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	free(pr.pids);
+	free(pr.reaped);
+	return err;
+}
+
+/* ---- loading and the repetition ---- */
 
 static int valid_name(const char *s, size_t max)
 {
@@ -86,6 +541,42 @@ static int valid_name(const char *s, size_t max)
 	return i < max;
 }
 
+static int plugin_load(const struct ct_plugin_params *p, struct ct_plugin_result *r, struct loaded *ld)
+{
+	const struct contend_plugin *info;
+	void *h;
+	int k;
+
+	h = dlopen(p->so, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return ct_fail(&r->status, ENOENT, "dlopen", "%s", dlerror());
+	info = dlsym(h, "contend_plugin");
+	if (!info)
+		return ct_fail(&r->status, EINVAL, "plugin", "%s defines no contend_plugin: add CONTEND_PLUGIN(mode, \"description\") (see contend port --header)", p->so);
+	if (info->magic != CONTEND_PLUGIN_MAGIC)
+		return ct_fail(&r->status, EINVAL, "plugin", "%s: contend_plugin is not a contend plugin description (bad magic)", p->so);
+	if (info->abi != CONTEND_PLUGIN_ABI)
+		return ct_fail(&r->status, EINVAL, "plugin", "%s was built for plugin ABI %u, this contend runs ABI %d: rebuild it with the header of contend port --header", p->so, info->abi, CONTEND_PLUGIN_ABI);
+	if (info->mode != CONTEND_DURATION && info->mode != CONTEND_FIXED)
+		return ct_fail(&r->status, EINVAL, "plugin", "%s: mode %u is neither CONTEND_DURATION nor CONTEND_FIXED", p->so, info->mode);
+	*(void **)&ld->worker = dlsym(h, "contend_worker");
+	if (!ld->worker)
+		return ct_fail(&r->status, EINVAL, "plugin", "%s defines no contend_worker(void *state, unsigned id, struct contend_thread *t)", p->so);
+	*(void **)&ld->setup = dlsym(h, "contend_setup");
+	*(void **)&ld->teardown = dlsym(h, "contend_teardown");
+	ld->info = info;
+	r->mode = info->mode;
+	memcpy(r->description, info->description, sizeof(r->description));
+	r->description[sizeof(r->description) - 1] = 0;
+	for (k = 0; k < CONTEND_MAX_COUNTERS && info->counters[k][0]; k++) {
+		if (!valid_name(info->counters[k], CONTEND_NAME_MAX))
+			return ct_fail(&r->status, EINVAL, "plugin", "%s: counter %d has an invalid name (use a-z, 0-9, _; at most %d bytes)", p->so, k, CONTEND_NAME_MAX - 1);
+		memcpy(r->counter_names[k], info->counters[k], CONTEND_NAME_MAX);
+	}
+	r->ncounters = k;
+	return 0;
+}
+
 /* A crashing plugin must kill the child with its signal, so that the
  * parent can name it: the Go runtime's handlers would turn it into a Go
  * crash report and exit status 2. */
@@ -95,68 +586,32 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, S
 int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 {
 	struct sigaction dfl, saved[NCRASH];
-	const struct contend_plugin *info;
-	int (*setup)(unsigned, void **);
-	void (*teardown)(void *);
-	struct runner run;
-	struct worker_arg *args = NULL;
-	pthread_t *tids = NULL;
-	struct slot *slots = NULL;
+	struct run run;
 	cpu_set_t allowed;
-	int cpus[CPU_SETSIZE], ncpus = 0;
+	int cpus[CPU_SETSIZE];
 	unsigned i, n = (unsigned)p->threads;
-	void *h;
+	size_t shm_len = 0;
+	char *shm = NULL;
 	int err = 0, k;
-	uint64_t t0, t1;
 
 	memset(r, 0, sizeof(*r));
 	memset(&run, 0, sizeof(run));
+	run.p = p;
+	run.r = r;
+	run.n = n;
+	run.cpus = cpus;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &dfl, &saved[i]);
 
-	h = dlopen(p->so, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		err = ct_fail(&r->status, ENOENT, "dlopen", "%s", dlerror());
+	if (n < 1) {
+		err = ct_fail(&r->status, EINVAL, "plugin", "needs at least one worker");
 		goto out_signals;
 	}
-	info = dlsym(h, "contend_plugin");
-	if (!info) {
-		err = ct_fail(&r->status, EINVAL, "plugin", "%s defines no contend_plugin: add CONTEND_PLUGIN(mode, \"description\") (see contend port --header)", p->so);
+	err = plugin_load(p, r, &run.ld);
+	if (err)
 		goto out_signals;
-	}
-	if (info->magic != CONTEND_PLUGIN_MAGIC) {
-		err = ct_fail(&r->status, EINVAL, "plugin", "%s: contend_plugin is not a contend plugin description (bad magic)", p->so);
-		goto out_signals;
-	}
-	if (info->abi != CONTEND_PLUGIN_ABI) {
-		err = ct_fail(&r->status, EINVAL, "plugin", "%s was built for plugin ABI %u, this contend runs ABI %d: rebuild it with the header of contend port --header", p->so, info->abi, CONTEND_PLUGIN_ABI);
-		goto out_signals;
-	}
-	if (info->mode != CONTEND_DURATION && info->mode != CONTEND_FIXED) {
-		err = ct_fail(&r->status, EINVAL, "plugin", "%s: mode %u is neither CONTEND_DURATION nor CONTEND_FIXED", p->so, info->mode);
-		goto out_signals;
-	}
-	*(void **)&run.worker = dlsym(h, "contend_worker");
-	if (!run.worker) {
-		err = ct_fail(&r->status, EINVAL, "plugin", "%s defines no contend_worker(void *state, unsigned id, struct contend_thread *t)", p->so);
-		goto out_signals;
-	}
-	*(void **)&setup = dlsym(h, "contend_setup");
-	*(void **)&teardown = dlsym(h, "contend_teardown");
-	r->mode = info->mode;
-	memcpy(r->description, info->description, sizeof(r->description));
-	r->description[sizeof(r->description) - 1] = 0;
-	for (k = 0; k < CONTEND_MAX_COUNTERS && info->counters[k][0]; k++) {
-		if (!valid_name(info->counters[k], CONTEND_NAME_MAX)) {
-			err = ct_fail(&r->status, EINVAL, "plugin", "%s: counter %d has an invalid name (use a-z, 0-9, _; at most %d bytes)", p->so, k, CONTEND_NAME_MAX - 1);
-			goto out_signals;
-		}
-		memcpy(r->counter_names[k], info->counters[k], CONTEND_NAME_MAX);
-	}
-	r->ncounters = k;
-
 	if (p->pin) {
 		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
 			err = ct_fail(&r->status, errno, "sched_getaffinity", "for --pin");
@@ -164,96 +619,42 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 		}
 		for (k = 0; k < CPU_SETSIZE; k++)
 			if (CPU_ISSET(k, &allowed))
-				cpus[ncpus++] = k;
+				cpus[run.ncpus++] = k;
 	}
-	tids = calloc(n, sizeof(*tids));
-	args = calloc(n, sizeof(*args));
-	if (!tids || !args || posix_memalign((void **)&slots, CT_SLOT, (size_t)n * CT_SLOT) != 0) {
-		err = ct_fail(&r->status, ENOMEM, "malloc", "for %u threads", n);
-		goto out_free;
+	if (p->processes) {
+		/* The stop slot, the control slot, then the workers' slots. */
+		shm_len = (size_t)(n + 2) * CT_SLOT;
+		shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (shm == MAP_FAILED) {
+			shm = NULL;
+			err = ct_fail(&r->status, errno, "mmap", "MAP_SHARED of %zu bytes for %u processes' counters", shm_len, n);
+			goto out_signals;
+		}
+		run.slots = shm + 2 * CT_SLOT;
+	} else if (posix_memalign(&run.slots, CT_SLOT, (size_t)n * CT_SLOT) != 0) {
+		run.slots = NULL;
+		err = ct_fail(&r->status, ENOMEM, "malloc", "for %u threads' counters", n);
+		goto out_signals;
+	} else {
+		memset(run.slots, 0, (size_t)n * CT_SLOT);
 	}
-	memset(slots, 0, (size_t)n * CT_SLOT);
-	if (setup) {
-		err = setup(n, &run.state);
+	if (run.ld.setup) {
+		err = run.ld.setup(n, &run.state);
 		if (err) {
-			err = ct_fail(&r->status, err > 0 ? err : EIO, "contend_setup", "of %s (%u threads)", p->so, n);
+			err = ct_fail(&r->status, err > 0 ? err : EIO, "contend_setup", "of %s (%u %s)", p->so, n,
+				      p->processes ? "processes" : "threads");
 			goto out_free;
 		}
 	}
-	pthread_mutex_init(&run.lock, NULL);
-	pthread_cond_init(&run.cond, NULL);
-	run.nthreads = n;
-	/* A fixed-mode worker that loops until stopped returns at once
-	 * instead of running forever. */
-	run.stop = info->mode == CONTEND_FIXED;
-	for (i = 0; i < n; i++) {
-		pthread_attr_t attr;
-		struct slot *s = (struct slot *)((char *)slots + (size_t)i * CT_SLOT);
-
-		args[i].run = &run;
-		args[i].t.id = i;
-		args[i].t.nthreads = n;
-		args[i].t.cpu = -1;
-		args[i].t.stop = &run.stop;
-		args[i].t.iterations = &s->iterations;
-		args[i].t.counters = s->counters;
-		pthread_attr_init(&attr);
-		if (p->pin && ncpus > 0) {
-			cpu_set_t one;
-
-			CPU_ZERO(&one);
-			CPU_SET(cpus[i % ncpus], &one);
-			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-			args[i].t.cpu = cpus[i % ncpus];
-		}
-		err = pthread_create(&tids[i], &attr, plugin_thread, &args[i]);
-		pthread_attr_destroy(&attr);
-		if (err) {
-			ct_fail(&r->status, err, "pthread_create", "thread %u of %u", i + 1, n);
-			break;
-		}
-		r->threads_created++;
-	}
-
-	/* The start gate: every created thread is waiting. */
-	pthread_mutex_lock(&run.lock);
-	while (run.ready < (unsigned)r->threads_created)
-		pthread_cond_wait(&run.cond, &run.lock);
-	run.abort = err != 0;
-	run.go = 1;
-	t0 = ct_now_ns();
-	pthread_cond_broadcast(&run.cond);
-	pthread_mutex_unlock(&run.lock);
-
-	if (!err) {
-		if (info->mode == CONTEND_DURATION) {
-			struct timespec until;
-
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += p->duration_ns / 1000000000ULL;
-			until.tv_nsec += p->duration_ns % 1000000000ULL;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-				;
-			__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_lock(&run.lock);
-		while (run.finished < n)
-			pthread_cond_wait(&run.cond, &run.lock);
-		pthread_mutex_unlock(&run.lock);
-		t1 = ct_now_ns();
-		r->elapsed_ns = t1 - t0;
-	}
-	for (k = 0; k < r->threads_created; k++)
-		pthread_join(tids[k], NULL);
-	if (teardown)
-		teardown(run.state);
+	if (p->processes)
+		err = run_processes(&run, (struct pctl *)(shm + CT_SLOT), (volatile int *)shm);
+	else
+		err = run_threads(&run);
+	if (run.ld.teardown)
+		run.ld.teardown(run.state);
 	if (!err) {
 		for (i = 0; i < n; i++) {
-			struct slot *s = (struct slot *)((char *)slots + (size_t)i * CT_SLOT);
+			struct slot *s = slot_at(run.slots, i);
 
 			r->iterations += s->iterations;
 			if (p->per_thread)
@@ -262,12 +663,11 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 				r->counters[k] += s->counters[k];
 		}
 	}
-	pthread_cond_destroy(&run.cond);
-	pthread_mutex_destroy(&run.lock);
 out_free:
-	free(slots);
-	free(args);
-	free(tids);
+	if (shm)
+		munmap(shm, shm_len);
+	else
+		free(run.slots);
 out_signals:
 	/* The plugin stays loaded: the child exits right after. */
 	for (i = 0; i < NCRASH; i++)

@@ -192,3 +192,107 @@ func TestPortHeaderAndTemplate(t *testing.T) {
 		t.Errorf("port without flags: %d", r.code)
 	}
 }
+
+// Both plugin modes with --workers processes: the same metrics as threads,
+// counters summed over the processes, the mode recorded in the parameters.
+func TestPluginWorkerProcesses(t *testing.T) {
+	dir := chdirTemp(t)
+	buildPlugin(t, dir, "mutex", mutexPlugin)
+	out := filepath.Join(dir, "m.json")
+	r := runCLI(t, "run", "plugin", "--so", "mutex.so", "--threads", "2", "--duration", "100ms", "--workers", "processes", "--pin", "-n", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"pin=true workers=processes", "repetitions: 2 (2 ok)", "ops_per_sec ", "fairness ", "busy "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.ParamValue(0, "workers"); v != "processes" || f.Primary != "ops_per_sec" {
+		t.Errorf("workers=%q primary %s", v, f.Primary)
+	}
+	for _, rep := range f.Reps {
+		it, s := rep.Metrics["iterations"], rep.Series["iterations"]
+		if it <= 0 || len(s) != 2 || s[0]+s[1] != it || rep.Metrics["time"] < 100e6 {
+			t.Errorf("rep %d: iterations %v series %v metrics %v", rep.Index, it, s, rep.Metrics)
+		}
+		// Each process locks its own copy of the static mutex.
+		if busy, ok := rep.Metrics["busy"]; !ok || busy != 0 {
+			t.Errorf("rep %d: busy %v (%v), want 0: a process-local mutex is never contended", rep.Index, busy, ok)
+		}
+	}
+
+	so := buildPlugin(t, dir, "fixed", `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "200000 increments of a private counter", "procs");
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	for (int i = 0; i < 200000; i++)
+		(*(volatile uint64_t *)t->iterations)++;
+	t->counters[0] = t->process;
+}
+`)
+	for _, workers := range []string{"threads", "processes"} {
+		out := filepath.Join(dir, workers+".json")
+		r := runCLI(t, "run", "plugin", "--so", so, "--threads", "3", "--workers", workers, "-n", "2", "--out", out)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", workers, r.code, r.stdout, r.stderr)
+		}
+		f, err := results.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs := 0.0
+		if workers == "processes" {
+			procs = 3
+		}
+		m := f.Reps[1].Metrics
+		if f.Primary != "time" || m["iterations"] != 600000 || m["fairness"] != 1 || m["procs"] != procs || m["time"] <= 0 {
+			t.Errorf("%s: primary %s rep %+v", workers, f.Primary, m)
+		}
+	}
+	if r := runCLI(t, "run", "plugin", "--so", so, "--workers", "fibers", "-n", "1", "--out", filepath.Join(dir, "x.json")); r.code != 2 || !strings.Contains(r.stderr, "threads, processes") {
+		t.Errorf("--workers fibers: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A worker process that crashes fails its repetition naming the signal,
+// while the others are still looping; no process of the run is left.
+func TestPluginWorkerProcessCrash(t *testing.T) {
+	so := buildPlugin(t, t.TempDir(), "crash", `#include <time.h>
+#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_DURATION, "worker 2 crashes after 50 ms");
+void contend_worker(void *s, unsigned id, struct contend_thread *t)
+{
+	struct timespec ts = { 0, 50000000 };
+
+	if (id == 2) {
+		nanosleep(&ts, NULL);
+		*(volatile int *)0 = 1;
+	}
+	while (!contend_stopped(t))
+		(*t->iterations)++;
+}
+`)
+	stderr, wait, out, w := leakRun(t, "plugin", "--so", so, "--threads", "3", "--workers", "processes", "--duration", "60s", "-n", "2")
+	code := wait()
+	w.assertGone(t)
+	if code != 1 {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != 2 {
+		t.Errorf("%d repetitions, want 2", len(f.Reps))
+	}
+	for _, rep := range f.Reps {
+		if rep.Status != results.StatusFailed || !strings.Contains(rep.Error, "plugin: worker 3 of 3 (pid ") || !strings.Contains(rep.Error, "killed by signal SIGSEGV") {
+			t.Errorf("rep %d: %s %q", rep.Index, rep.Status, rep.Error)
+		}
+	}
+}

@@ -110,10 +110,12 @@ const pluginTemplate = `/*
  * Build and run:
  *	cc -O2 -fPIC -shared -o NAME.so NAME.c
  *	contend run plugin --so ./NAME.so --threads 2 --duration 5s -n 5
+ *	contend run plugin --so ./NAME.so --threads 2 --workers processes -n 5
  *
- * contend's runner creates the threads, holds them at a start gate, reads
- * the clock and keeps one padded counter block per thread. You write the
- * work of one thread in contend_worker; setup and teardown are optional.
+ * contend's runner creates the workers (threads, or with --workers
+ * processes forked processes), holds them at a start gate, reads the clock
+ * and keeps one padded counter block per worker. You write the work of one
+ * worker in contend_worker; setup and teardown are optional.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -127,13 +129,15 @@ const pluginTemplate = `/*
  */
 CONTEND_PLUGIN(CONTEND_DURATION, "NAME: TODO say what one iteration does", "events");
 
-/* Shared between the threads: whatever your test contends on. */
+/* Shared between the threads: whatever your test contends on. Worker
+ * processes each get their own copy (fork after setup): to share between
+ * processes, mmap it MAP_SHARED | MAP_ANONYMOUS in contend_setup. */
 struct state {
 	unsigned nthreads;
 	/* TODO: a lock, a mapping, a file descriptor, ... */
 };
 
-/* Optional: runs once before the threads exist, not timed. Return 0 or a
+/* Optional: runs once before the workers exist, not timed. Return 0 or a
  * positive errno. */
 int contend_setup(unsigned nthreads, void **state)
 {
@@ -146,7 +150,8 @@ int contend_setup(unsigned nthreads, void **state)
 	return 0;
 }
 
-/* Runs in thread id (0 .. nthreads-1) once the start gate opens. */
+/* Runs in worker id (0 .. nthreads-1) once the start gate opens; return,
+ * never exit. t->process is 1 in a worker process. */
 void contend_worker(void *state, unsigned id, struct contend_thread *t)
 {
 	struct state *s = state;
@@ -171,7 +176,7 @@ const durationLoop = `	while (!contend_stopped(t)) {
 			t->counters[0]++;
 	}`
 
-const fixedLoop = `	/* TODO: this thread's share of the work; contend times all of it. */
+const fixedLoop = `	/* TODO: this worker's share of the work; contend times all of it. */
 	for (unsigned long i = 0; i < 1000000; i++) {
 		(*(volatile uint64_t *)t->iterations)++;
 		/* Extra counters: t->counters[0] is "events" above. */

@@ -19,34 +19,49 @@ import (
 var Plugin = &Workload{
 	Name:       "plugin",
 	Summary:    "your own C test, built as a shared object against contend_plugin.h",
-	Provenance: "contend's plugin ABI (contend port --header), will-it-scale's shape: the runner owns threads, start gate, clock and counters",
+	Provenance: "contend's plugin ABI (contend port --header), will-it-scale's shape: the runner owns the workers (threads or processes), start gate, clock and counters",
 	Doc: `Loads --so (built with cc -O2 -fPIC -shared) in each repetition's child and
-runs its contend_worker in --threads threads, created by contend's runner in
-C, held at a start gate until all are ready, optionally pinned (--pin: thread
+runs its contend_worker in --threads workers, created by contend's runner in
+C, held at a start gate until all are ready, optionally pinned (--pin: worker
 i on the i-th CPU this process may use, modulo their number). The plugin
 declares its mode with CONTEND_PLUGIN: in duration mode the workers loop
 until stopped after --duration, counting iterations (ops_per_sec is the
 primary metric); in fixed mode they do a fixed amount of work and the runner
 times the start gate to the last return (time is primary). Extra counters
-the plugin names are summed over the threads and reported under their names.
+the plugin names are summed over the workers and reported under their names.
+
+--workers threads (the default) runs the workers as threads of the child;
+--workers processes forks them from C after contend_setup, as
+will-it-scale's _processes builds do. Then the plugin's state is each
+process's own copy-on-write copy: a static or malloc'ed lock is per process
+and uncontended, and contend_teardown (in the parent) sees none of the
+workers' writes. A plugin shares memory between processes only by mapping
+it MAP_SHARED in contend_setup. The counters, the stop flag and the start
+gate are in the runner's shared memory; the clock, the metrics and their
+meaning are the same in both modes, so results compare across them. A worker
+process that crashes fails the repetition naming its signal; the other
+workers are killed.
 
 Start with 'contend port --template NAME'; the contract is printed by
 'contend port --header'. A crashing plugin kills the repetition's child with
-its signal; the repetition is recorded as failed, naming the signal.`,
+its signal (or, with --workers processes, its worker); the repetition is
+recorded as failed, naming the signal.`,
 	Params: []Param{
 		{Name: "so", Kind: String, Usage: "the plugin, a shared object (./mytest.so)"},
 		{Name: "threads", Kind: Int, Default: "1", Min: 1, Max: 1 << 20, Unit: "threads",
-			Usage: "worker threads"},
+			Usage: "workers (threads or processes, see --workers)"},
 		{Name: "duration", Kind: Duration, Default: "5s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Unit: "ns",
 			Usage: "duration mode: how long the workers run"},
 		{Name: "pin", Kind: Bool, Default: "false",
-			Usage: "pin thread i to the i-th allowed CPU (modulo)"},
+			Usage: "pin worker i to the i-th allowed CPU (modulo)"},
+		{Name: "workers", Kind: Enum, Default: "threads", Choices: []string{"threads", "processes"},
+			Usage: "run the workers as threads or as forked processes (will-it-scale's _threads, _processes)"},
 	},
 	Metrics: []Metric{
-		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all threads / time"},
-		{Name: "iterations", Unit: "count", Better: Either, Desc: "iterations counted by all threads"},
+		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all workers / time"},
+		{Name: "iterations", Unit: "count", Better: Either, Desc: "iterations counted by all workers"},
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "start gate opened .. last worker returned"},
-		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one thread (1 = fair)"},
+		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one worker (1 = fair)"},
 	},
 	Primary: "ops_per_sec",
 	Check:   checkPlugin,
@@ -64,7 +79,7 @@ its signal; the repetition is recorded as failed, naming the signal.`,
 		}
 		var ms []Metric
 		for _, c := range info.Counters {
-			ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the threads"})
+			ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the workers"})
 		}
 		if info.Mode == bind.PluginFixed {
 			return ms, "time", nil
@@ -220,6 +235,7 @@ func runPlugin(v Values, rt Runtime) (Sample, error) {
 	r, err := bind.Plugin(bind.PluginParams{
 		SO:         so,
 		Threads:    int(v.Int("threads")),
+		Processes:  v.Str("workers") == "processes",
 		DurationNs: uint64(v.Int("duration")),
 		Pin:        v.Bool("pin"),
 		ReportFD:   rt.ReportFD,
