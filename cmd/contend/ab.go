@@ -25,7 +25,7 @@ func abCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "ab",
 		Usage:     "run two configurations interleaved in one boot and compare them",
-		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS]",
+		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS] | exec [flags] --a 'COMMAND A' --b 'COMMAND B' | exec [flags] -- PROGRAM [ARGS]",
 		Description: `Runs side A and side B of one workload alternately (A B A B ... by default),
 each repetition in a fresh process, so that drift of the machine (heat, other
 load, page cache) falls on both sides alike, then compares B against A on
@@ -36,18 +36,35 @@ each repetition of a side (--a-prepare, --b-prepare), or by tracefs events
 that side B runs with and side A without (--trace-events). The events are put
 back as they were at the end, also after Ctrl-C, a timeout or a failure.
 
+'contend ab exec' does the same for unmodified external programs, each
+repetition run as 'contend exec' runs it (metrics from --metric or --preset;
+without them wall time and rusage). The sides are two commands, --a and --b
+(split into words as a shell would, run without one unless --shell), or one
+PROGRAM after -- that both sides run, under different prepare commands or
+trace events. The result file records each side's program and arguments;
+its workload is exec:PROGRAM, which 'contend compare' lines up with the
+built-in workloads.
+
 Examples:
    contend ab mutex --threads 1000 --locks 300000 --trace-events lock -n 10
    contend ab faultme --mem 1GiB --a '--threads 4' --b '--threads 40' -n 8
    contend ab osim 64 256 1000000 0 0 --a-prepare 'sysctl -w kernel.x=0' \
        --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
    contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
-   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B`,
+   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B
+
+   contend ab exec --preset faultme --a './faultme-old' --b './faultme-new' -n 10
+   contend ab exec --metric 'time=time = (\d+) usecs:us:lower' --a './x 1' --b './x 2'
+   contend ab exec --preset mutex --trace-events lock -n 10 -- ./mainc
+       one program, lock events off for A and on for B
+   contend ab exec --preset osim --a-prepare 'sysctl -w kernel.x=0' \
+       --b-prepare 'sysctl -w kernel.x=1' -- ./osim 64 256 1000000 0 0
+   contend ab exec --aa -n 10 -- ./mainc           a null control of a program`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usagef("ab: which workload? one of: %s", joinNames())
+				return usagef("ab: which workload? one of: %s (or exec for external programs)", joinNames())
 			}
-			return usagef("ab: no workload %q; one of: %s", c.Args().First(), joinNames())
+			return usagef("ab: no workload %q; one of: %s (or exec for external programs)", c.Args().First(), joinNames())
 		},
 	}
 	for _, w := range workload.All() {
@@ -61,6 +78,7 @@ Examples:
 			Action:      func(c *cli.Context) error { return runAB(c, w) },
 		})
 	}
+	cmd.Subcommands = append(cmd.Subcommands, abExecCommand())
 	return cmd
 }
 
