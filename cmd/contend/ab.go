@@ -25,7 +25,7 @@ func abCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "ab",
 		Usage:     "run two configurations interleaved in one boot and compare them",
-		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS]",
+		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS] | exec [flags] --a 'COMMAND A' --b 'COMMAND B' | exec [flags] -- PROGRAM [ARGS]",
 		Description: `Runs side A and side B of one workload alternately (A B A B ... by default),
 each repetition in a fresh process, so that drift of the machine (heat, other
 load, page cache) falls on both sides alike, then compares B against A on
@@ -36,18 +36,35 @@ each repetition of a side (--a-prepare, --b-prepare), or by tracefs events
 that side B runs with and side A without (--trace-events). The events are put
 back as they were at the end, also after Ctrl-C, a timeout or a failure.
 
+'contend ab exec' does the same for unmodified external programs, each
+repetition run as 'contend exec' runs it (metrics from --metric or --preset;
+without them wall time and rusage). The sides are two commands, --a and --b
+(split into words as a shell would, run without one unless --shell), or one
+PROGRAM after -- that both sides run, under different prepare commands or
+trace events. The result file records each side's program and arguments;
+its workload is exec:PROGRAM, which 'contend compare' lines up with the
+built-in workloads.
+
 Examples:
    contend ab mutex --threads 1000 --locks 300000 --trace-events lock -n 10
    contend ab faultme --mem 1GiB --a '--threads 4' --b '--threads 40' -n 8
    contend ab osim 64 256 1000000 0 0 --a-prepare 'sysctl -w kernel.x=0' \
        --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
    contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
-   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B`,
+   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B
+
+   contend ab exec --preset faultme --a './faultme-old' --b './faultme-new' -n 10
+   contend ab exec --metric 'time=time = (\d+) usecs:us:lower' --a './x 1' --b './x 2'
+   contend ab exec --preset mutex --trace-events lock -n 10 -- ./mainc
+       one program, lock events off for A and on for B
+   contend ab exec --preset osim --a-prepare 'sysctl -w kernel.x=0' \
+       --b-prepare 'sysctl -w kernel.x=1' -- ./osim 64 256 1000000 0 0
+   contend ab exec --aa -n 10 -- ./mainc           a null control of a program`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usagef("ab: which workload? one of: %s", joinNames())
+				return usagef("ab: which workload? one of: %s (or exec for external programs)", joinNames())
 			}
-			return usagef("ab: no workload %q; one of: %s", c.Args().First(), joinNames())
+			return usagef("ab: no workload %q; one of: %s (or exec for external programs)", c.Args().First(), joinNames())
 		},
 	}
 	for _, w := range workload.All() {
@@ -57,18 +74,21 @@ Examples:
 			Usage:       "A/B of " + w.Name + ": " + w.Summary,
 			ArgsUsage:   "[flags]",
 			Description: "Flags given here apply to both sides; --a and --b add or override flags of one side.\nSee 'contend help ab' for examples and 'contend help " + w.Name + "' for the workload.",
-			Flags:       append(append(paramFlags(w), abFlags()...), repFlags()...),
+			Flags:       append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags()...),
 			Action:      func(c *cli.Context) error { return runAB(c, w) },
 		})
 	}
+	cmd.Subcommands = append(cmd.Subcommands, abExecCommand())
 	return cmd
 }
 
-func abFlags() []cli.Flag {
+// abFlags are the flags of every A/B subcommand; sideUsage describes what
+// --a and --b take (workload flags, or an external program's command).
+func abFlags(sideUsage [2]string) []cli.Flag {
 	cat := "A/B"
 	return []cli.Flag{
-		&cli.StringFlag{Name: "a", Usage: "workload flags of side A only, such as '--threads 4'", Category: cat},
-		&cli.StringFlag{Name: "b", Usage: "workload flags of side B only", Category: cat},
+		&cli.StringFlag{Name: "a", Usage: sideUsage[0], Category: cat},
+		&cli.StringFlag{Name: "b", Usage: sideUsage[1], Category: cat},
 		&cli.StringFlag{Name: "a-prepare", Usage: "shell command run before each repetition of side A", Category: cat},
 		&cli.StringFlag{Name: "b-prepare", Usage: "shell command run before each repetition of side B", Category: cat},
 		&cli.StringFlag{Name: "cleanup", Usage: "shell command run once at the end, however the run ends", Category: cat},
@@ -84,9 +104,9 @@ func abFlags() []cli.Flag {
 	}
 }
 
-// abPlan is the parsed command line of `contend ab`.
+// abPlan is the parsed command line of an A/B run, apart from what the
+// sides run (workload values or programs).
 type abPlan struct {
-	sides      [2]workload.Values
 	prepare    [2]string
 	cleanup    string
 	trace      string
@@ -99,14 +119,78 @@ type abPlan struct {
 	prepTimout time.Duration
 }
 
-func parseABPlan(c *cli.Context, w *workload.Workload, opt repOptions) (abPlan, []string, error) {
+// parseABPlan parses the A/B flags shared by every A/B subcommand.
+func parseABPlan(c *cli.Context) (abPlan, error) {
 	var p abPlan
+	var err error
+	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare")) {
+		return p, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare or --trace-events")
+	}
+	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
+	if c.Bool("aa") {
+		p.prepare[1] = p.prepare[0]
+	}
+	p.cleanup = c.String("cleanup")
+	p.trace = c.String("trace-events")
+	if c.IsSet("trace-events") && strings.TrimSpace(p.trace) == "" {
+		return p, usagef("--trace-events: empty; accepted: GROUP or GROUP:EVENT, such as lock")
+	}
+	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
+		return p, &usageError{err.Error()}
+	}
+	seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
+	if err != nil {
+		return p, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
+	}
+	p.seed = seed
+	if p.alpha, err = strconv.ParseFloat(c.String("alpha"), 64); err != nil || !(p.alpha > 0 && p.alpha < 0.5) {
+		return p, usagef("--alpha: %q is not accepted; accepted: a number above 0 and below 0.5, such as 0.05", c.String("alpha"))
+	}
+	d, err := time.ParseDuration(c.String("prepare-timeout"))
+	if err != nil || d <= 0 {
+		return p, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
+	}
+	p.prepTimout = d
+	if c.IsSet("until") {
+		u, err := parsePercent(c.String("until"))
+		if err != nil || !(u > 0 && u < 1) {
+			return p, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
+		}
+		p.until = u
+		if p.minRuns, err = intFlag(c, "min-runs", 2, 10000); err != nil {
+			return p, err
+		}
+		p.maxRuns = 30
+		if c.IsSet("max-runs") {
+			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, 10000); err != nil {
+				return p, err
+			}
+		}
+		if c.IsSet("runs") {
+			return p, usagef("-n/--runs and --until exclude each other: --until decides the count between --min-runs and --max-runs")
+		}
+	} else if c.IsSet("max-runs") || c.IsSet("min-runs") {
+		return p, usagef("--min-runs and --max-runs need --until")
+	}
+	return p, nil
+}
+
+// checkDistinct refuses two sides that would run the same configuration
+// (sameRun: what the sides run is the same) unless --aa asks for it.
+func (p abPlan) checkDistinct(c *cli.Context, sameRun bool, how string) error {
+	if sameRun && p.prepare[0] == p.prepare[1] && p.trace == "" && !c.Bool("aa") {
+		return usagef("sides A and B are the same configuration: give %s, --a-prepare/--b-prepare, or --trace-events (or --aa for a null control)", how)
+	}
+	return nil
+}
+
+// parseABSides resolves the workload values of both sides of `contend ab
+// WORKLOAD`.
+func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions) ([2]workload.Values, []string, error) {
+	var sides [2]workload.Values
 	shared, err := givenParams(c, w)
 	if err != nil {
-		return p, nil, err
-	}
-	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare")) {
-		return p, nil, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare or --trace-events")
+		return sides, nil, err
 	}
 	var warns []string
 	for i, side := range []string{"a", "b"} {
@@ -120,69 +204,19 @@ func parseABPlan(c *cli.Context, w *workload.Workload, opt repOptions) (abPlan, 
 		}
 		own, err := parseSideFlags(w, side, text)
 		if err != nil {
-			return p, nil, err
+			return sides, nil, err
 		}
 		for k, v := range own {
 			given[k] = v
 		}
 		v, ws, err := resolve(w, given, opt.force)
 		if err != nil {
-			return p, nil, usagef("side %s: %v", strings.ToUpper(side), err)
+			return sides, nil, usagef("side %s: %v", strings.ToUpper(side), err)
 		}
-		p.sides[i] = v
+		sides[i] = v
 		warns = append(warns, ws...)
 	}
-	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
-	if c.Bool("aa") {
-		p.prepare[1] = p.prepare[0]
-	}
-	p.cleanup = c.String("cleanup")
-	p.trace = c.String("trace-events")
-	if c.IsSet("trace-events") && strings.TrimSpace(p.trace) == "" {
-		return p, nil, usagef("--trace-events: empty; accepted: GROUP or GROUP:EVENT, such as lock")
-	}
-	same := equalValues(p.sides[0], p.sides[1]) && p.prepare[0] == p.prepare[1] && p.trace == ""
-	if same && !c.Bool("aa") {
-		return p, nil, usagef("sides A and B are the same configuration: give --a/--b flags, --a-prepare/--b-prepare, or --trace-events (or --aa for a null control)")
-	}
-	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
-		return p, nil, &usageError{err.Error()}
-	}
-	seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
-	if err != nil {
-		return p, nil, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
-	}
-	p.seed = seed
-	if p.alpha, err = strconv.ParseFloat(c.String("alpha"), 64); err != nil || !(p.alpha > 0 && p.alpha < 0.5) {
-		return p, nil, usagef("--alpha: %q is not accepted; accepted: a number above 0 and below 0.5, such as 0.05", c.String("alpha"))
-	}
-	d, err := time.ParseDuration(c.String("prepare-timeout"))
-	if err != nil || d <= 0 {
-		return p, nil, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
-	}
-	p.prepTimout = d
-	if c.IsSet("until") {
-		u, err := parsePercent(c.String("until"))
-		if err != nil || !(u > 0 && u < 1) {
-			return p, nil, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
-		}
-		p.until = u
-		if p.minRuns, err = intFlag(c, "min-runs", 2, 10000); err != nil {
-			return p, nil, err
-		}
-		p.maxRuns = 30
-		if c.IsSet("max-runs") {
-			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, 10000); err != nil {
-				return p, nil, err
-			}
-		}
-		if c.IsSet("runs") {
-			return p, nil, usagef("-n/--runs and --until exclude each other: --until decides the count between --min-runs and --max-runs")
-		}
-	} else if c.IsSet("max-runs") || c.IsSet("min-runs") {
-		return p, nil, usagef("--min-runs and --max-runs need --until")
-	}
-	return p, warns, nil
+	return sides, warns, p.checkDistinct(c, equalValues(sides[0], sides[1]), "--a/--b flags")
 }
 
 func equalValues(a, b workload.Values) bool {
@@ -281,21 +315,49 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	p, warns, err := parseABPlan(c, w, opt)
+	p, err := parseABPlan(c)
 	if err != nil {
 		return err
 	}
+	sides, warns, err := parseABSides(c, w, p, opt)
+	if err != nil {
+		return err
+	}
+	f := newFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
+	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, sides[0]), concurrency(w, sides[1])), w.OversubscribeWarn)...)
+	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
+	for i := range timeouts {
+		if timeouts[i] == 0 && w.Timeout != nil {
+			timeouts[i] = w.Timeout(sides[i])
+		}
+	}
+	return runABSession(c, opt, p, f, w.Name+"-ab", &harness.Session{
+		Workload: w,
+		Configs:  sides[:],
+		Timeout:  func(c int) time.Duration { return timeouts[c] },
+	})
+}
+
+// runABSession runs an A/B session whose result file f has configurations
+// a and b, and prints the comparison. sess says how a repetition runs
+// (a built-in workload, or a Runner); runABSession adds the plan, the
+// prepare commands, the tracefs switch and the reporting. Nothing is
+// created before every argument is checked: the tracefs switch is made
+// before the result file (outName names the default one).
+func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	var trace *ab.TraceSwitch
+	var err error
 	if p.trace != "" {
 		if trace, err = ab.NewTraceSwitch(p.trace); err != nil {
 			return &usageError{err.Error()}
 		}
 	}
-	f := newFile("ab", w, p.sides[:], []string{"a", "b"}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, p.sides[0]), concurrency(w, p.sides[1])), w.OversubscribeWarn)...)
 	for i := range f.Configs {
-		e := map[string]string{}
+		e := f.Configs[i].Env
+		if e == nil {
+			e = map[string]string{}
+		}
 		if p.prepare[i] != "" {
 			e["prepare"] = p.prepare[i]
 		}
@@ -305,7 +367,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 		}
 		f.Configs[i].Env = e
 	}
-	wr, err := createOut(opt.out, w.Name+"-ab", f)
+	wr, err := createOut(opt.out, outName, f)
 	if err != nil {
 		return err
 	}
@@ -318,7 +380,6 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 
 	// Whatever happens from here on, the events and the cleanup command
 	// are put back.
-	var restoreErr error
 	defer func() {
 		if p.cleanup != "" {
 			outText, err := ab.Prepare(context.Background(), "cleanup", p.cleanup, p.prepTimout)
@@ -329,8 +390,8 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 			}
 		}
 		if trace != nil {
-			if restoreErr = trace.Restore(); restoreErr != nil {
-				fmt.Fprintf(stderr, "contend: %v\n", restoreErr)
+			if err := trace.Restore(); err != nil {
+				fmt.Fprintf(stderr, "contend: %v\n", err)
 			}
 		}
 	}()
@@ -341,41 +402,33 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 			return &usageError{err.Error()}
 		}
 	}
-	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
-	for i := range timeouts {
-		if timeouts[i] == 0 && w.Timeout != nil {
-			timeouts[i] = w.Timeout(p.sides[i])
-		}
-	}
 	pairs := opt.n
 	if seq != nil {
 		pairs = p.maxRuns
 	}
-	next, decision := abNext(p, seq, w.Primary, opt.warmup, pairs)
-	total := 2 * (opt.warmup + pairs)
-	progress := newProgress(stderr, opt.quiet, total, w.Primary, unitOf(w, w.Primary))
-	sess := &harness.Session{
-		Workload: w,
-		Configs:  p.sides[:],
-		Out:      wr,
-		Timeout:  func(c int) time.Duration { return timeouts[c] },
-		Next:     next,
-		Before: func(ctx context.Context, s harness.Slot) (string, error) {
-			if trace != nil {
-				if err := trace.Set(s.Config == 1); err != nil {
-					return "", err
-				}
+	primary, unit := f.Primary, "ns"
+	if m, ok := f.Metric(primary); ok {
+		unit = m.Unit
+	}
+	next, decision := abNext(p, seq, primary, opt.warmup, pairs)
+	progress := newProgress(stderr, opt.quiet, 2*(opt.warmup+pairs), primary, unit)
+	sess.Out = wr
+	sess.Next = next
+	sess.Before = func(ctx context.Context, s harness.Slot) (string, error) {
+		if trace != nil {
+			if err := trace.Set(s.Config == 1); err != nil {
+				return "", err
 			}
-			return ab.Prepare(ctx, "side "+[]string{"A", "B"}[s.Config]+" prepare", p.prepare[s.Config], p.prepTimout)
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			if opt.verbose {
-				fmt.Fprintln(stderr, verboseLine(rep, "side "+strings.ToUpper(f.ConfigName(rep.Config)), w.Primary, unitOf(w, w.Primary)))
-			} else if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d (side %s) %s: %s\n", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error)
-			}
-		},
+		}
+		return ab.Prepare(ctx, "side "+[]string{"A", "B"}[s.Config]+" prepare", p.prepare[s.Config], p.prepTimout)
+	}
+	sess.After = func(rep results.Rep, _ harness.Outcome) {
+		progress.step(rep)
+		if opt.verbose {
+			fmt.Fprintln(stderr, verboseLine(rep, "side "+strings.ToUpper(f.ConfigName(rep.Config)), primary, unit))
+		} else if rep.Status != results.StatusOK && !opt.quiet {
+			fmt.Fprintf(stderr, "repetition %d (side %s) %s: %s\n", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error)
+		}
 	}
 	runErr := sess.Run(ctx)
 	progress.done()

@@ -193,7 +193,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			sub = s
 		}
 	}
-	if sub == nil {
+	if sub == nil || verbatim[cmd.Name+" "+sub.Name] {
 		return args
 	}
 	return append(append([]string{}, args[:3]...), reorder(sub, args[3:])...)
@@ -203,6 +203,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 // follow their file arguments ('contend plot a.json --out x.svg',
 // 'contend import mail.txt --preset faultme').
 var interspersed = map[string]bool{"plot": true, "import": true, "show": true}
+
+// verbatim names the subcommands whose arguments are a program and its own
+// flags: contend's flags stop at the program's name, as they do for exec.
+var verbatim = map[string]bool{"ab exec": true}
 
 // reorder puts the flags of cmd in rest before its positional arguments.
 func reorder(sub *cli.Command, rest []string) []string {

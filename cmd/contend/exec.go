@@ -59,9 +59,7 @@ Examples:
    contend exec -n 10 --preset osim -- ./osim 64 256 1000000 0 0
    contend exec -n 5 -- ./mainc             no metric: wall, user, sys, rusage
    contend exec -n 5 --shell -- 'cd /tmp && ./mainc | tail -1'`,
-		Flags: append(append(metricFlags(),
-			&cli.BoolFlag{Name: "shell", Usage: "run the arguments with /bin/sh -c (joined with spaces)"},
-		), repFlags()...),
+		Flags:  append(append(metricFlags(), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags()...),
 		Action: runExec,
 	}
 }
@@ -111,21 +109,43 @@ func isProcessMetricName(name string) bool {
 	return false
 }
 
-func runExec(c *cli.Context) error {
+func shellFlag(usage string) cli.Flag { return &cli.BoolFlag{Name: "shell", Usage: usage} }
+
+// execName is the workload name of a result file of external program
+// runs: exec:PROGRAM's base name, or exec:sh with --shell.
+func execName(program string, shell bool) string {
+	if shell {
+		return "exec:sh"
+	}
+	return "exec:" + filepath.Base(program)
+}
+
+// execMetrics returns the metrics that exec and ab exec read from a
+// program's output (--preset, --metric) and the primary metric (real
+// without any).
+func execMetrics(c *cli.Context) ([]external.Spec, string, error) {
 	specs, primary, pre, err := metricSpecs(c)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if pre != nil && pre.ImportOnly != "" {
-		return usagef("--preset %s: %s", pre.Name, pre.ImportOnly)
+		return nil, "", usagef("--preset %s: %s", pre.Name, pre.ImportOnly)
 	}
 	for _, s := range specs {
 		if isProcessMetricName(s.Name) {
-			return usagef("--metric %s: %s is measured by contend for every repetition (wait4); give the extracted metric another name, such as %s_out", s.Name, s.Name, s.Name)
+			return nil, "", usagef("--metric %s: %s is measured by contend for every repetition (wait4); give the extracted metric another name, such as %s_out", s.Name, s.Name, s.Name)
 		}
 	}
 	if primary == "" {
 		primary = "real"
+	}
+	return specs, primary, nil
+}
+
+func runExec(c *cli.Context) error {
+	specs, primary, err := execMetrics(c)
+	if err != nil {
+		return err
 	}
 	opt, err := parseRepOptions(c, "text", "json", "original")
 	if err != nil {
@@ -141,10 +161,7 @@ func runExec(c *cli.Context) error {
 	} else if err := checkProgram(args[0]); err != nil {
 		return err
 	}
-	name := "exec:" + filepath.Base(args[0])
-	if c.Bool("shell") {
-		name = "exec:sh"
-	}
+	name := execName(args[0], c.Bool("shell"))
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
 	wr, err := createOut(opt.out, name, f)
@@ -246,19 +263,22 @@ func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.
-func checkProgram(p string) error {
+func checkProgram(p string) error { return checkProgramAs("exec", p) }
+
+// checkProgramAs is checkProgram with the error's prefix (what gave p).
+func checkProgramAs(what, p string) error {
 	if !strings.Contains(p, "/") {
 		if _, err := lookPath(p); err != nil {
-			return usagef("exec: %s: not found in PATH (give a path such as ./%s)", p, p)
+			return usagef("%s: %s: not found in PATH (give a path such as ./%s)", what, p, p)
 		}
 		return nil
 	}
 	st, err := os.Stat(p)
 	if err != nil {
-		return usagef("exec: %s: no such file", p)
+		return usagef("%s: %s: no such file", what, p)
 	}
 	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return usagef("exec: %s is not an executable file", p)
+		return usagef("%s: %s is not an executable file", what, p)
 	}
 	return nil
 }

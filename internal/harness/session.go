@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"contend/internal/results"
@@ -23,8 +24,14 @@ type Session struct {
 	Workload *workload.Workload
 	Configs  []workload.Values
 	Out      *results.Writer
-	// Timeout returns the timeout of a repetition of config c.
+	// Timeout returns the timeout of a repetition of config c (used by
+	// the built-in runner only).
 	Timeout func(c int) time.Duration
+	// Runner, when set, runs the repetition of a slot instead of RunRep
+	// of Workload with Configs[slot.Config] (an external program). Its
+	// Rep keeps its own Output; a prepare command's output then goes to
+	// the repetition's notes.
+	Runner func(ctx context.Context, s Slot) Outcome
 	// Next returns the next slot to run, given the file so far, or false
 	// when the session is done. It allows adaptive plans.
 	Next func(f *results.File) (Slot, bool)
@@ -93,12 +100,20 @@ func (s *Session) Run(ctx context.Context) error {
 			}
 			prepOut = out
 		}
-		o := RunRep(ctx, s.Workload, s.Configs[slot.Config], s.Timeout(slot.Config))
+		var o Outcome
+		if s.Runner != nil {
+			o = s.Runner(ctx, slot)
+			if prepOut != "" {
+				o.Rep.Notes = append(o.Rep.Notes, "prepare output: "+strings.TrimRight(prepOut, "\n"))
+			}
+		} else {
+			o = RunRep(ctx, s.Workload, s.Configs[slot.Config], s.Timeout(slot.Config))
+			o.Rep.Output = prepOut
+		}
 		o.Rep.Index = len(f.Reps)
 		o.Rep.Config = slot.Config
 		o.Rep.Warmup = slot.Warmup
 		o.Rep.Round = slot.Round
-		o.Rep.Output = prepOut
 		if s.Derive != nil {
 			s.Derive(&o.Rep)
 		}
