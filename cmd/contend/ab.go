@@ -369,6 +369,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	wr, err := createOut(opt.out, outName, f)
 	if err != nil {
+		if trace != nil {
+			trace.Restore() // nothing was switched yet; this releases it
+		}
 		return err
 	}
 	if !opt.quiet {

@@ -130,3 +130,20 @@ func TestTraceSwitchErrors(t *testing.T) {
 		t.Errorf("unmounted: %v", err)
 	}
 }
+
+func TestTraceSwitchOneAtATime(t *testing.T) {
+	fakeTracefs(t)
+	first, err := NewTraceSwitch("lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTraceSwitch("lock:contention_end"); err == nil || !strings.Contains(err.Error(), "another contend run") {
+		t.Errorf("second switch while the first holds tracefs: %v", err)
+	}
+	first.Restore()
+	second, err := NewTraceSwitch("lock")
+	if err != nil {
+		t.Fatalf("after Restore: %v", err)
+	}
+	second.Restore()
+}

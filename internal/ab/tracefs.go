@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // TraceRoots are where tracefs is looked for, in order. The environment
@@ -20,6 +22,7 @@ type TraceSwitch struct {
 	Root  string // the tracefs mount used
 	files []string
 	saved map[string]string
+	lock  *os.File // flock on Root: one switch at a time
 }
 
 // NewTraceSwitch finds tracefs and the events of spec, reads their state,
@@ -63,11 +66,25 @@ func NewTraceSwitch(spec string) (*TraceSwitch, error) {
 		}
 		files = fs
 	}
-	ts := &TraceSwitch{Spec: spec, Root: root, files: files, saved: map[string]string{}}
+	// Two runs switching the same events would each restore what it found,
+	// which may be the other's setting: allow one at a time.
+	lock, err := os.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("--trace-events: cannot open %s: %v", root, err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("--trace-events: another contend run is switching trace events in %s; wait for it to end", root)
+	}
+	ts := &TraceSwitch{Spec: spec, Root: root, files: files, saved: map[string]string{}, lock: lock}
+	fail := func(err error) (*TraceSwitch, error) {
+		lock.Close()
+		return nil, err
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("--trace-events: cannot read %s: %v (run as root)", f, err)
+			return fail(fmt.Errorf("--trace-events: cannot read %s: %v (run as root)", f, err))
 		}
 		v := strings.TrimSpace(string(b))
 		ts.saved[f] = v
@@ -75,9 +92,9 @@ func NewTraceSwitch(spec string) (*TraceSwitch, error) {
 		// changing anything.
 		if err := os.WriteFile(f, []byte(v+"\n"), 0); err != nil {
 			if errors.Is(err, os.ErrPermission) {
-				return nil, fmt.Errorf("--trace-events: no permission to write %s; run as root", f)
+				return fail(fmt.Errorf("--trace-events: no permission to write %s; run as root", f))
 			}
-			return nil, fmt.Errorf("--trace-events: cannot write %s: %v", f, err)
+			return fail(fmt.Errorf("--trace-events: cannot write %s: %v", f, err))
 		}
 	}
 	return ts, nil
@@ -105,14 +122,19 @@ func (t *TraceSwitch) State(on bool) string {
 	return t.Spec + " disabled"
 }
 
-// Restore puts back every event's state as NewTraceSwitch found it. It
-// tries every file and returns the first error.
+// Restore puts back every event's state as NewTraceSwitch found it and
+// lets another run switch events. It tries every file and returns the
+// first error.
 func (t *TraceSwitch) Restore() error {
 	var first error
 	for _, f := range t.files {
 		if err := os.WriteFile(f, []byte(t.saved[f]+"\n"), 0); err != nil && first == nil {
 			first = fmt.Errorf("could not restore %s to %s: %v; restore it by hand", f, t.saved[f], err)
 		}
+	}
+	if t.lock != nil {
+		t.lock.Close()
+		t.lock = nil
 	}
 	return first
 }
