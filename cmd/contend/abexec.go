@@ -135,7 +135,7 @@ func runABExec(c *cli.Context) error {
 	var progs [2]external.Program
 	for i, s := range sides {
 		f.Configs = append(f.Configs, programConfig([]string{"a", "b"}[i], s.args, shell))
-		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: opt.timeout}
+		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	}
 	return runABSession(c, opt, p, f, name+"-ab", &harness.Session{
 		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {

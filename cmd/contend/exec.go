@@ -175,7 +175,7 @@ func runExec(c *cli.Context) error {
 		unit = m.Unit
 	}
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
-	prog := external.Program{Argv: argv, Metrics: specs, Timeout: opt.timeout}
+	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	var runErr error
 	for i, slot := range repeatSlots(opt.n, opt.warmup) {
 		if ctx.Err() != nil {
@@ -341,3 +341,15 @@ func shellQuote(args []string) string {
 func errInterrupted() error { return harness.ErrInterrupted }
 
 var lookPath = osexec.LookPath
+
+// ExternalTimeout is the per-repetition timeout of an external program
+// when --timeout is not given: nothing is known of what it does, so the
+// default only ends a program that hangs.
+const ExternalTimeout = time.Hour
+
+func externalTimeout(given time.Duration) time.Duration {
+	if given > 0 {
+		return given
+	}
+	return ExternalTimeout
+}

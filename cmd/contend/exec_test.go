@@ -205,3 +205,15 @@ func TestImportSeedMail(t *testing.T) {
 		}
 	}
 }
+
+func TestShowOriginalOfExec(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "e.json")
+	if r := runCLI(t, "exec", "-n", "2", "--metric", `x=x=(\d+)`, "--out", out, "--quiet", "--", "/bin/echo", "x=5"); r.code != 0 {
+		t.Fatalf("exec: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "show", "--format", "original", out)
+	if r.code != 0 || r.stdout != "x=5\nx=5\n" {
+		t.Errorf("show --format original of an exec file: %d %q", r.code, r.stdout)
+	}
+}

@@ -109,7 +109,7 @@ func repFlags() []cli.Flag {
 		&cli.StringFlag{Name: "warmup", Value: "0", Usage: "repetitions run first and not counted"},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json)"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
-		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from the parameters, see 'contend help WORKLOAD')"},
+		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -90,8 +91,17 @@ Examples:
 }
 
 // showOriginal prints every successful repetition of f as the original
-// program printed it.
+// program printed it: rebuilt from the metrics for a built-in workload, the
+// captured output for an external program (exec, ab exec, verify).
 func showOriginal(c *cli.Context, f *results.File) error {
+	if strings.HasPrefix(f.Workload, "exec:") {
+		for _, r := range f.Reps {
+			if r.Status == results.StatusOK && !r.Warmup {
+				fmt.Fprint(c.App.Writer, r.Output)
+			}
+		}
+		return nil
+	}
 	wl, ok := workload.Lookup(f.Workload)
 	if !ok || wl.Original == nil {
 		return usagef("--format original: workload %q has no original output format", f.Workload)
