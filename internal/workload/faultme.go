@@ -47,16 +47,8 @@ rss_anon after the run tells which regime ran.`,
 		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
 	},
 	Primary: "time",
-	Throughput: &Throughput{
-		Unit: "pages/s",
-		Desc: "pages read per second of the timed region (pages / time)",
-		Of: func(_ Values, m map[string]float64) (float64, bool) {
-			if m["time"] <= 0 {
-				return 0, false
-			}
-			return m["pages"] / (m["time"] / 1e9), true
-		},
-	},
+	Throughput: PerSecond("pages/s", "pages read per second of the timed region (pages / time)", "time",
+		func(_ Values, m map[string]float64) float64 { return m["pages"] }),
 	// More readers than CPUs are time-sliced, not concurrent faulters.
 	OversubscribeWarn: true,
 	Preset:            "faultme",

@@ -70,14 +70,8 @@ and bash's time lines, so a log looks like the mails'.`,
 	},
 	Primary: "real",
 	Preset:  "mutex",
-	Throughput: &Throughput{
-		Unit: "locks/s",
-		Desc: "lock/unlock pairs of all threads per second of the threads phase",
-		Of: func(v Values, m map[string]float64) (float64, bool) {
-			t := m["threads_time"]
-			return float64(v.Int("threads")*v.Int("locks")) / t * 1e9, t > 0
-		},
-	},
+	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of the threads phase", "threads_time",
+		func(v Values, _ map[string]float64) float64 { return float64(v.Int("threads") * v.Int("locks")) }),
 	Check:    checkMutex,
 	Run:      runMutex,
 	Original: originalMutex,

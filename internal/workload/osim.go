@@ -74,14 +74,8 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 	},
 	Primary: "time",
 	Preset:  "osim",
-	Throughput: &Throughput{
-		Unit: "loops/s",
-		Desc: "lock/unlock loops of all tasks per second of the timed region",
-		Of: func(_ Values, m map[string]float64) (float64, bool) {
-			t := m["time"]
-			return m["loops"] / t * 1e9, t > 0
-		},
-	},
+	Throughput: PerSecond("loops/s", "lock/unlock loops of all tasks per second of the timed region", "time",
+		func(_ Values, m map[string]float64) float64 { return m["loops"] }),
 	Check:    checkOsim,
 	Run:      runOsim,
 	Original: originalOsim,

@@ -71,14 +71,8 @@ so scripts that parse sysbench's output parse contend's.`,
 	},
 	Primary: "total_time",
 	Preset:  "sysbench",
-	Throughput: &Throughput{
-		Unit: "locks/s",
-		Desc: "lock/unlock pairs of all threads per second of sysbench's total time",
-		Of: func(v Values, m map[string]float64) (float64, bool) {
-			t := m["total_time"]
-			return float64(v.Int("threads")*v.Int("mutex-locks")) / t * 1e9, t > 0
-		},
-	},
+	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of sysbench's total time", "total_time",
+		func(v Values, _ map[string]float64) float64 { return float64(v.Int("threads") * v.Int("mutex-locks")) }),
 	Check:    checkSysbenchMutex,
 	Run:      runSysbenchMutex,
 	Original: originalSysbenchMutex,

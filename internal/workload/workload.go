@@ -110,6 +110,18 @@ type Throughput struct {
 	Of func(v Values, m map[string]float64) (float64, bool)
 }
 
+// PerSecond returns a Throughput of work per second of the time metric
+// timeNs (in ns), where work counts what one repetition did.
+func PerSecond(unit, desc, timeNs string, work func(v Values, m map[string]float64) float64) *Throughput {
+	return &Throughput{Unit: unit, Desc: desc, Of: func(v Values, m map[string]float64) (float64, bool) {
+		t := m[timeNs]
+		if t <= 0 {
+			return 0, false
+		}
+		return work(v, m) / t * 1e9, true
+	}}
+}
+
 // ConcurrencyUnits are the Param units that make a parameter a thread or
 // task count: the N of a scalability fit.
 var ConcurrencyUnits = []string{"threads", "tasks", "processes"}

@@ -1,0 +1,55 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEveryWorkloadIsDescribed checks what list, help, flags, reports and
+// sweeps rely on: every workload says what it is and where it comes from,
+// every parameter has usage text and a default that parses, every metric
+// a unit, and the primary metric exists.
+func TestEveryWorkloadIsDescribed(t *testing.T) {
+	if len(All()) < 6 {
+		t.Fatalf("only %d workloads registered: %v", len(All()), Names())
+	}
+	for _, w := range All() {
+		if w.Summary == "" || w.Provenance == "" || w.Doc == "" || w.Run == nil || w.Check == nil {
+			t.Errorf("%s: summary, provenance, doc, Run and Check are required", w.Name)
+		}
+		if n := len(w.Name) + 2 + len(w.Summary); n > 80 {
+			t.Errorf("%s: the list line has %d columns", w.Name, n)
+		}
+		for _, p := range w.Params {
+			if p.Usage == "" {
+				t.Errorf("%s --%s: no usage text", w.Name, p.Name)
+			}
+		}
+		if w.Name != "plugin" { // --so has no default
+			if _, err := w.Resolve(nil); err != nil {
+				t.Errorf("%s: defaults do not resolve: %v", w.Name, err)
+			}
+		}
+		for _, m := range w.Metrics {
+			if m.Unit == "" || m.Desc == "" {
+				t.Errorf("%s metric %s: unit and description are required", w.Name, m.Name)
+			}
+		}
+		if _, ok := w.Metric(w.Primary); !ok {
+			t.Errorf("%s: primary metric %q is not described", w.Name, w.Primary)
+		}
+	}
+}
+
+func TestPerSecond(t *testing.T) {
+	tp := PerSecond("pages/s", "pages per second", "time", func(_ Values, m map[string]float64) float64 { return m["pages"] })
+	if x, ok := tp.Of(nil, map[string]float64{"pages": 500, "time": 250e6}); !ok || x != 2000 {
+		t.Errorf("500 pages in 250 ms = %v %v, want 2000/s", x, ok)
+	}
+	if _, ok := tp.Of(nil, map[string]float64{"pages": 500}); ok {
+		t.Error("a missing time gave a throughput")
+	}
+	if !strings.Contains(tp.Desc, "second") || tp.Unit != "pages/s" {
+		t.Errorf("%+v", tp)
+	}
+}
