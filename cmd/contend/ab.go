@@ -447,10 +447,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	} else {
 		printAB(stdout, wr.File, p, decision())
 	}
-	if !opt.quiet {
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	return runErr
+	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
 // abNext returns the adaptive plan of an A/B run: warm-up pairs, then pairs

@@ -15,7 +15,6 @@ import (
 	"contend/internal/env"
 	"contend/internal/external"
 	"contend/internal/harness"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -221,45 +220,6 @@ func repeatSlots(n, warmup int) []repSlot {
 		s = append(s, repSlot{round: i})
 	}
 	return s
-}
-
-// finishReps closes the result file and prints the summary as run does.
-func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error) error {
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	summaryTo := stdout
-	switch opt.format {
-	case "original":
-		summaryTo = stderr
-		if opt.quiet {
-			summaryTo = io.Discard
-		}
-	case "json":
-		b, err := results.Marshal(wr.File)
-		if err != nil {
-			return err
-		}
-		stdout.Write(b)
-		summaryTo = io.Discard
-	}
-	for i := range wr.File.Configs {
-		if i > 0 {
-			fmt.Fprintln(summaryTo)
-		}
-		report.Summary(summaryTo, wr.File, i)
-	}
-	if !opt.quiet {
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if wr.File.Counts(-1)[results.StatusOK] == 0 {
-		return cli.Exit("no repetition succeeded", exitFailure)
-	}
-	return nil
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.

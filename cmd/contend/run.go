@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -166,24 +164,6 @@ func paramList(w *workload.Workload, v workload.Values) []results.Param {
 		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
 	}
 	return ps
-}
-
-// createOut creates the result file given by --out (out), or
-// results/NAME-DATE-TIME.json when out is empty. A path that cannot be
-// written is a usage error naming --out.
-func createOut(out, name string, f *results.File) (*results.Writer, error) {
-	if out == "" {
-		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
-	}
-	wr, err := results.Create(out, f)
-	if err != nil {
-		return nil, usagef("--out: %v", err)
-	}
-	return wr, nil
-}
-
-func defaultOut(name string) string {
-	return filepath.Join("results", fmt.Sprintf("%s-%s.json", name, time.Now().Format("20060102-150405")))
 }
 
 func unitOf(w *workload.Workload, metric string) string {

@@ -340,16 +340,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	default:
 		sweep.Report(stdout, a)
 	}
-	if !opt.quiet {
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if wr.File.Counts(-1)[results.StatusOK] == 0 {
-		return cli.Exit("no repetition succeeded", exitFailure)
-	}
-	return nil
+	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
 func init() { sweepCompareHook = compareSweeps }

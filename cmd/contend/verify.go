@@ -212,10 +212,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		runErr = ferr
 	}
 	verifyReport(stdout, wr.File, margin)
-	if !opt.quiet {
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	return runErr
+	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
 func specNames(specs []external.Spec) string {
