@@ -1,10 +1,11 @@
 package workload
 
 import (
-	"contend/analysis"
 	"math"
 	"strings"
 	"testing"
+
+	"contend/analysis"
 )
 
 func TestBashTime(t *testing.T) {

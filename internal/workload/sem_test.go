@@ -1,10 +1,11 @@
 package workload
 
 import (
-	"contend/analysis"
 	"math"
 	"strings"
 	"testing"
+
+	"contend/analysis"
 )
 
 func TestOsimOriginalArithmetic(t *testing.T) {

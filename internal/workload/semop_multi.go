@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"contend/analysis"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"contend/analysis"
 	"contend/bind"
 	"contend/internal/limits"
 )

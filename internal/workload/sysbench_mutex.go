@@ -1,12 +1,12 @@
 package workload
 
 import (
-	"contend/analysis"
 	"fmt"
 	"math"
 	"sort"
 	"time"
 
+	"contend/analysis"
 	"contend/bind"
 	"contend/internal/limits"
 )
