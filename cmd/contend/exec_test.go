@@ -64,7 +64,7 @@ func TestExecPresetAndMetric(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"exec:p  program=", "args=2500", "repetitions: 3 (3 ok)", "time ", "2.500 ms", "map ", "1.000 GiB", "real ", "maxrss "} {
+	for _, want := range []string{"exec:p  program=", "args=2500", "repetitions: 3 (3 ok)", "time    ms    3   2.500", "map     GiB   3   1.000", "real ", "maxrss "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 		}

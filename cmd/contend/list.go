@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/report"
 	"contend/internal/workload"
 )
 
@@ -67,18 +68,11 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 	}
 }
 
+// wrap breaks s into lines of at most width columns of text; lines after
+// the first start with indent, which is not counted (the caller prints a
+// prefix as wide before the first line).
 func wrap(s string, width int, indent string) string {
-	out, line := "", ""
-	for _, word := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(word) > width {
-			out += line + "\n" + indent
-			line = word
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	return out + line
+	lines := report.Wrap(indent+s, width+len(indent), indent)
+	lines[0] = strings.TrimPrefix(lines[0], indent)
+	return strings.Join(lines, "\n")
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"contend/analysis"
 	"contend/internal/results"
@@ -22,13 +23,17 @@ func Summary(w io.Writer, f *results.File, c int) {
 	for _, n := range counts {
 		total += n
 	}
-	fmt.Fprintf(w, "%s", f.Workload)
+	head := f.Workload
 	if c >= 0 {
-		fmt.Fprintf(w, "  %s", f.ConfigName(c))
+		head += "  " + f.ConfigName(c)
 	}
-	fmt.Fprintln(w)
+	if utf8.RuneCountInString(head) <= Width {
+		fmt.Fprintln(w, head)
+	} else {
+		writeWrapped(w, head, "  ")
+	}
 	if f.Label != "" {
-		fmt.Fprintf(w, "label: %s\n", f.Label)
+		writeWrapped(w, "label: "+f.Label, "  ")
 	}
 	var st []string
 	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {
@@ -47,9 +52,11 @@ func Summary(w io.Writer, f *results.File, c int) {
 	fmt.Fprintln(w)
 
 	loc := &Table{}
-	loc.Row("metric", "n", "median", "95% CI of median", "min", "max")
+	loc.AlignLeft(1)
+	loc.Row("metric", "unit", "n", "median", "95% CI of median", "min", "max")
 	spread := &Table{}
-	spread.Row("metric", "mean", "stddev", "CV", "Q1", "Q3")
+	spread.AlignLeft(1)
+	spread.Row("metric", "unit", "mean", "stddev", "CV", "Q1", "Q3")
 	var warns []string
 	for _, m := range f.Metrics {
 		xs := f.Values(c, m.Name)
@@ -64,14 +71,14 @@ func Summary(w io.Writer, f *results.File, c int) {
 		sc := ScaleFor(m.Unit, s.Median)
 		ci := "n too small"
 		if s.HasCI {
-			ci = fmt.Sprintf("[%s, %s]", sc.Format(s.MedianLo), sc.Format(s.MedianHi))
+			ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
 		}
-		loc.Row(m.Name, fmt.Sprint(s.N), sc.Format(s.Median), ci, sc.Format(s.Min), sc.Format(s.Max))
+		loc.Row(m.Name, sc.Unit, fmt.Sprint(s.N), sc.Num(s.Median), ci, sc.Num(s.Min), sc.Num(s.Max))
 		cv := "-"
 		if s.N > 1 && s.Mean != 0 {
 			cv = fmt.Sprintf("%.1f%%", s.CV*100)
 		}
-		spread.Row(m.Name, sc.Format(s.Mean), sc.Format(s.StdDev), cv, sc.Format(s.Q1), sc.Format(s.Q3))
+		spread.Row(m.Name, sc.Unit, sc.Num(s.Mean), sc.Num(s.StdDev), cv, sc.Num(s.Q1), sc.Num(s.Q3))
 		if !s.HasCI && len(warns) == 0 {
 			warns = append(warns, s.Warnings...)
 		}

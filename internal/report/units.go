@@ -61,8 +61,18 @@ func ScaleFor(unit string, ref float64) Scale {
 	return Scale{1, strings.TrimSpace(suffix)}
 }
 
-// Format renders v in scale s with four significant digits.
+// Format renders v in scale s with four significant digits and the unit.
 func (s Scale) Format(v float64) string {
+	num := s.Num(v)
+	if s.Unit == "" || num == "-" {
+		return num
+	}
+	return num + " " + s.Unit
+}
+
+// Num renders v in scale s with four significant digits, without the unit
+// (for tables that name the unit in a column of its own).
+func (s Scale) Num(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
@@ -82,10 +92,7 @@ func (s Scale) Format(v float64) string {
 	default:
 		num = fmt.Sprintf("%.3f", x)
 	}
-	if s.Unit == "" {
-		return num
-	}
-	return num + " " + s.Unit
+	return num
 }
 
 // Human renders v of unit with a scale chosen for v itself.
