@@ -425,3 +425,34 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 	}
 	assertNoChildren(t, cmd.Process.Pid)
 }
+
+// TestShowFits80Columns shows every seed fixture and a real run of every
+// built-in workload's summary shape: no line may be wider than a mail.
+func TestShowFits80Columns(t *testing.T) {
+	files, _ := filepath.Glob("testdata/seeds/*.json")
+	if len(files) == 0 {
+		t.Fatal("no seed fixtures")
+	}
+	dir := t.TempDir()
+	for name, args := range baseArgs {
+		if name == "plugin" {
+			continue
+		}
+		out := filepath.Join(dir, name+".json")
+		if r := runCLI(t, append(append([]string{"run", name}, args...), "-n", "6", "--quiet", "--out", out)...); r.code != 0 {
+			t.Fatalf("run %s: %d %s", name, r.code, r.stderr)
+		}
+		files = append(files, out)
+	}
+	for _, f := range files {
+		r := runCLI(t, "show", f)
+		if r.code != 0 {
+			t.Errorf("show %s: exit %d %s", f, r.code, r.stderr)
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := len([]rune(line)); n > 80 {
+				t.Errorf("show %s: line of %d columns: %q", f, n, line)
+			}
+		}
+	}
+}

@@ -66,7 +66,7 @@ Examples:
 				}
 				return sweep.WriteCSV(w, a)
 			}
-			fmt.Fprintf(w, "file: %s (%s, %s)\n", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05"))
+			fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
 			if !f.Complete {
 				fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
 			}
