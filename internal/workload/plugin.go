@@ -47,7 +47,7 @@ Start with 'contend port --template NAME'; the contract is printed by
 its signal (or, with --workers processes, its worker); the repetition is
 recorded as failed, naming the signal.`,
 	Params: []Param{
-		{Name: "so", Kind: String, Usage: "the plugin, a shared object (./mytest.so)"},
+		{Name: "so", Kind: String, DefaultText: "required", Usage: "the plugin, a shared object (./mytest.so)"},
 		{Name: "threads", Kind: Int, Default: "1", Min: 1, Max: 1 << 20, Unit: "threads",
 			Usage: "workers (threads or processes, see --workers)"},
 		{Name: "duration", Kind: Duration, Default: "5s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Unit: "ns",
