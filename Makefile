@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race vet bench fuzz clean
+.PHONY: all build run test race vet bench faithfulness fuzz clean
 
 all: build
 
@@ -31,6 +31,10 @@ race:
 # Start-up cost of the repetition child against a C program that does nothing.
 bench: build
 	./scripts/bench-startup.sh
+
+# The reproductions against the original programs, built from the seed mails.
+faithfulness: build
+	./scripts/faithfulness.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/results
