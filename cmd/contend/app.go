@@ -83,10 +83,13 @@ lock, IPC and page-fault contention were settled with, runs each repetition
 in a fresh process, records every run with its environment, and compares
 runs with statistics.
 
-   contend list                          the workloads
-   contend run faultme --threads 40 --mem 1GiB -n 5
-   contend show results/faultme-*.json   a result file's summary
-   contend env                           this machine's fingerprint`,
+   contend list                              the workloads
+   contend help faultme                      one workload: provenance, parameters
+   contend run faultme --threads 40 --mem 1GiB -n 6 --out before.json
+   contend compare before.json after.json    is the difference real?
+   contend ab mutex --trace-events lock -n 10    A/B interleaved in one boot
+   contend sweep faultme --threads 1..8x2 -n 6   a scalability curve, fitted
+   contend env                               this machine's fingerprint`,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      false,
