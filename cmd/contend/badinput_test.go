@@ -66,6 +66,9 @@ func badInputCases() []badCase {
 				args := append(withoutFlag(base, p.Name), flag)
 				for _, cmd := range []string{"run", "ab", "sweep", "verify"} {
 					a := append([]string{cmd, w.Name}, args...)
+					if cmd == "sweep" && p.Name != "threads" && p.Name != "tasks" {
+						a = append([]string{cmd, w.Name}, sweepable(args)...)
+					}
 					if cmd == "verify" {
 						if w.Preset == "" {
 							continue
@@ -89,6 +92,9 @@ func badInputCases() []badCase {
 				{"--format", "xml", "--format"}, {"--out", "", "--out"}, {"--out", "/proc/nonexistent/r.json", "--out"},
 			} {
 				a := append(append([]string{cmd, w.Name}, base...), f.flag, f.val)
+				if cmd == "sweep" {
+					a = append(append([]string{cmd, w.Name}, sweepable(base)...), f.flag, f.val)
+				}
 				if cmd == "ab" {
 					a = append(a, "--aa")
 				}
@@ -184,6 +190,18 @@ func badInputCases() []badCase {
 		badCase{"plugin missing so", []string{"run", "plugin", "--so", "/nonexistent/x.so"}, "--so"},
 	)
 	return cs
+}
+
+// sweepable turns the thread or task count of args into a list, as a
+// sweep needs one.
+func sweepable(args []string) []string {
+	out := append([]string{}, args...)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == "--threads" || out[i] == "--tasks" {
+			out[i+1] = "1," + out[i+1]
+		}
+	}
+	return out
 }
 
 func withoutFlag(args []string, name string) []string {

@@ -175,24 +175,27 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 			continue
 		}
 		text := c.String(p.Name)
-		if p.IsConcurrency() {
+		isList := strings.Contains(text, ",") || strings.Contains(text, "..")
+		// A thread count takes a list directly; a single value is fixed
+		// (sweep mutex --param locks=... --threads 100).
+		if p.IsConcurrency() && isList {
 			lists[p.Name] = text
 			names = append(names, p.Name)
 			continue
 		}
-		if strings.Contains(text, ",") || strings.Contains(text, "..") {
+		if isList {
 			return nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
 		}
 		fixed[p.Name] = text
-	}
-	if len(names) == 0 {
-		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
 	}
 	// Resolve the fixed values once, so their errors come first and
 	// alone.
 	base, err := w.Resolve(fixed)
 	if err != nil {
 		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
 	}
 	for _, name := range names {
 		p, _ := w.Param(name)

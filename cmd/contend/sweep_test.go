@@ -96,8 +96,8 @@ func TestSweepCSVAndParam(t *testing.T) {
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("csv: %v, %d rows\n%s", err, len(rows), r.stdout)
 	}
-	// --param axes come first; threads is swept too (a one-value list).
-	if rows[0][0] != "point" || rows[0][1] != "mem" || rows[0][2] != "threads" || rows[1][0] != "mem=256KiB threads=2" || rows[2][0] != "mem=512KiB threads=2" {
+	// One value of --threads is fixed: only mem is swept.
+	if rows[0][0] != "point" || rows[0][1] != "mem" || rows[0][2] != "n" || rows[1][0] != "mem=256KiB" || rows[2][0] != "mem=512KiB" {
 		t.Errorf("rows %v", rows)
 	}
 	if r.stderr != "" {
@@ -119,7 +119,8 @@ func TestSweepBadUsage(t *testing.T) {
 		{[]string{"--param", "nosuch=1,2"}, `no parameter "nosuch"`},
 		{[]string{"--param", "threads"}, "NAME=LIST"},
 		{[]string{"--threads", "2", "--mem", "1MiB,2MiB"}, "--param mem=1MiB,2MiB"},
-		{[]string{"--threads", "2", "--stride", "8MiB"}, "point threads=2: --stride"},
+		{[]string{"--threads", "1,2", "--stride", "8MiB"}, "point threads=1: --stride"},
+		{[]string{"--threads", "2"}, "what to sweep"},
 		{[]string{"--threads", "1,2", "--order", "random"}, `--order: "random"`},
 		{[]string{"--threads", "1,2", "--seed", "x"}, `--seed: "x"`},
 		{[]string{"--threads", "1,2", "--format", "original"}, `--format: "original" is not accepted`},
