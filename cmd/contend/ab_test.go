@@ -173,3 +173,43 @@ func TestABInterruptRestoresEvents(t *testing.T) {
 		t.Errorf("result file after SIGINT: %v", err)
 	}
 }
+
+// TestABRestoresEventsOnEveryExit ends A/B runs with a tracefs switch in
+// each way but SIGKILL of contend: a failed prepare command, a timed-out
+// repetition, and SIGTERM; the events must be as they were each time.
+func TestABRestoresEventsOnEveryExit(t *testing.T) {
+	_, enable := fakeTrace(t)
+	check := func(how string) {
+		t.Helper()
+		if enable("contention_begin") != "0" || enable("contention_end") != "1" {
+			t.Errorf("%s: events not restored: begin %s end %s", how, enable("contention_begin"), enable("contention_end"))
+		}
+	}
+	dir := chdirTemp(t)
+	r := runCLI(t, "ab", "faultme", "--threads", "2", "--mem", "1MiB", "--trace-events", "lock", "-n", "3",
+		"--b-prepare", "exit 9", "--out", filepath.Join(dir, "p.json"))
+	if r.code != 1 || !strings.Contains(r.stderr, "side B prepare") {
+		t.Errorf("failed prepare: exit %d %q", r.code, r.stderr)
+	}
+	check("failed prepare")
+
+	r = runCLI(t, "ab", "faultme", "--threads", "2", "--mem", "1GiB", "--trace-events", "lock", "-n", "1",
+		"--timeout", "1ms", "--out", filepath.Join(dir, "t.json"))
+	if f, err := results.Read(filepath.Join(dir, "t.json")); err != nil || f.Counts(-1)[results.StatusTimeout] != 2 {
+		t.Errorf("timed-out repetitions: exit %d, %v", r.code, err)
+	}
+	check("timeout")
+
+	cmd := contendCmd(t, "ab", "faultme", "--threads", "2", "--mem", "16MiB", "--trace-events", "lock", "-n", "100000", "--out", filepath.Join(dir, "s.json"), "--quiet")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitReps(t, filepath.Join(dir, "s.json"), 2)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("SIGTERM: exit %d, want 130", code)
+	}
+	check("SIGTERM")
+}
