@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"contend/internal/results"
@@ -58,7 +59,7 @@ func (s Spec) Metric() results.Metric {
 	return results.Metric{Name: s.Name, Unit: s.BaseUnit(), Better: string(s.Better), Desc: desc}
 }
 
-var metricName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var metricName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*$`) })
 
 // ParseSpec parses NAME=REGEX[:UNIT[:lower|higher]]. UNIT defaults to
 // count and the direction to none. A colon inside REGEX needs no escape,
@@ -69,7 +70,7 @@ func ParseSpec(text string) (Spec, error) {
 	if !ok || name == "" || rest == "" {
 		return Spec{}, fmt.Errorf("%q is not NAME=REGEX[:UNIT[:lower|higher]]", text)
 	}
-	if !metricName.MatchString(name) {
+	if !metricName().MatchString(name) {
 		return Spec{}, fmt.Errorf("metric name %q: use lower-case letters, digits and _ (starting with a letter)", name)
 	}
 	s := Spec{Name: name, Unit: "count"}
@@ -90,7 +91,7 @@ func ParseSpec(text string) (Spec, error) {
 		if _, ok := unitTable[last]; ok && !strings.HasSuffix(rest[:i], `\`) {
 			s.Unit = last
 			rest = rest[:i]
-		} else if plainWord.MatchString(last) && !strings.HasSuffix(rest[:i], `\`) {
+		} else if plainWord().MatchString(last) && !strings.HasSuffix(rest[:i], `\`) {
 			return Spec{}, fmt.Errorf("metric %s: unknown unit %q; accepted: %s (write a colon that belongs to the regex as \\:)", name, last, Units())
 		}
 	}
@@ -105,7 +106,7 @@ func ParseSpec(text string) (Spec, error) {
 	return s, nil
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z/%µ]+$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z/%µ]+$`) })
 
 // Value converts the captured text to the base unit of s: a number, or
 // for time units a duration such as 1m18.933s or 0.0145s.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A Record is one repetition found in a log by Records.
@@ -21,10 +22,10 @@ type match struct {
 	value      string
 }
 
-var quotePrefix = regexp.MustCompile(`(?m)^[ \t]*(?:>[ \t]?)+`)
+var quotePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*(?:>[ \t]?)+`) })
 
 // Unquote removes mail quoting ("> ", "> > ") from the start of each line.
-func Unquote(log string) string { return quotePrefix.ReplaceAllString(log, "") }
+func Unquote(log string) string { return quotePrefix().ReplaceAllString(log, "") }
 
 // Records cuts log into records: each match of specs[0] starts a new
 // record, and a match of any other metric belongs to the record started
