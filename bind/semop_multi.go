@@ -19,6 +19,9 @@ type Inject int
 const (
 	InjectSemgetENOSPC Inject = C.CT_INJECT_SEMGET_ENOSPC // semget fails with ENOSPC
 	InjectForkEAGAIN   Inject = C.CT_INJECT_FORK_EAGAIN   // the middle fork or pthread_create fails with EAGAIN
+	// InjectDieAfterSemget kills the process between semget and its
+	// report to the parent: the one moment a set has no reported id.
+	InjectDieAfterSemget Inject = C.CT_INJECT_DIE_AFTER_SEMGET
 )
 
 // SemopMultiParams are the parameters of one semop-multi repetition.

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,9 +99,13 @@ int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st)
 		id = -1;
 		errno = ENOSPC;
 	} else {
-		id = semget(IPC_PRIVATE, nsems, 0600 | IPC_CREAT);
+		id = semget(CT_SEM_KEY(getpid()), nsems, 0600 | IPC_CREAT | IPC_EXCL);
+		if (id < 0 && errno == EEXIST)
+			id = semget(IPC_PRIVATE, nsems, 0600 | IPC_CREAT);
 	}
 	if (id >= 0) {
+		if (inject & CT_INJECT_DIE_AFTER_SEMGET)
+			raise(SIGKILL);
 		ct_report(report_fd, "ipc sem %d", id);
 		return id;
 	}

@@ -53,11 +53,19 @@ const char *ct_cc_version(void);
 /*
  * SysV semaphore sets (semop-multi, osim).
  *
- * ct_sem_create creates a private set of nsems semaphores (all 0) and
- * reports "ipc sem ID" on report_fd before returning its id; on failure it
- * fills st (naming the kernel.sem limit to raise for ENOSPC) and returns -1.
+ * ct_sem_create creates a set of nsems semaphores (all 0) and reports
+ * "ipc sem ID" on report_fd before returning its id; on failure it fills st
+ * (naming the kernel.sem limit to raise for ENOSPC) and returns -1.
  * ct_sem_remove removes the set (IPC_RMID) and reports "ipc-removed sem ID".
+ *
+ * The set's key is CT_SEM_KEY(getpid()), not IPC_PRIVATE as in the
+ * originals: a child killed between semget and its report would otherwise
+ * leave a set nobody can name. The parent, which knows the child's pid,
+ * finds such a set by its key and removes it. The key changes nothing that
+ * is measured. If the key is taken, the set is private (reported as usual).
  */
+#define CT_SEM_KEY(pid) (0x63000000 | ((pid) & 0x00ffffff))
+
 union ct_semun {
 	int val;
 	struct semid_ds *buf;
@@ -76,6 +84,7 @@ int ct_sem_remove(int id, int report_fd);
 enum {
 	CT_INJECT_SEMGET_ENOSPC = 1, /* semget fails with ENOSPC */
 	CT_INJECT_FORK_EAGAIN = 2,   /* the middle fork/pthread_create fails with EAGAIN */
+	CT_INJECT_DIE_AFTER_SEMGET = 4, /* SIGKILL between semget and its report */
 };
 
 #endif

@@ -329,3 +329,35 @@ func TestOsimTimeout(t *testing.T) {
 func TestSemopMultiTimeout(t *testing.T) {
 	testTimeout(t, "semop-multi", "--threads", "2", "--sems", "1", "--duration", "1h")
 }
+
+// TestUnreportedSetRemoved kills the repetition child between semget and
+// the report of the set's id, the one moment the parent cannot know it
+// from the child: the parent finds the set by the key the child's pid gives
+// it and removes it.
+func TestUnreportedSetRemoved(t *testing.T) {
+	for _, args := range [][]string{
+		{"semop-multi", "--threads", "2", "--sems", "1", "--duration", "100ms"},
+		{"osim", "2", "4", "1000", "0", "0"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			before := semSet(t)
+			dir := chdirTemp(t)
+			t.Setenv("CONTEND_TEST_INJECT", "die-after-semget")
+			out := filepath.Join(dir, "r.json")
+			r := runCLI(t, append(append([]string{"run"}, args...), "-n", "2", "--out", out, "--quiet")...)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1 (every repetition killed); stderr %q", r.code, r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rep := range f.Reps {
+				if rep.Status != results.StatusFailed || !strings.Contains(rep.Error, "SIGKILL") {
+					t.Errorf("repetition %d: %s %q, want failed by SIGKILL", rep.Index, rep.Status, rep.Error)
+				}
+			}
+			assertNoNewSems(t, before)
+		})
+	}
+}

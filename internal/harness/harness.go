@@ -91,6 +91,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	var (
 		mu        sync.Mutex
 		ipcs      = map[string]bool{}
+		removed   = map[string]bool{}
 		resultMsg string
 		errorMsg  string
 	)
@@ -108,6 +109,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 				ipcs[rest] = true
 			case "ipc-removed":
 				delete(ipcs, rest)
+				removed[rest] = true
 			case "result":
 				resultMsg = rest
 			case "error":
@@ -134,6 +136,11 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	mu.Lock()
 	defer mu.Unlock()
 	out := Outcome{}
+	// A set the child created but was killed before reporting is found
+	// by the key its pid gives it (native/contend.h, CT_SEM_KEY).
+	if id, ok := semByKey(SemKey(pgid)); ok && !removed[fmt.Sprintf("sem %d", id)] {
+		ipcs[fmt.Sprintf("sem %d", id)] = true
+	}
 	for obj := range ipcs {
 		if err := removeIPC(obj); err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("could not remove %s left by the child: %v", obj, err))
@@ -333,4 +340,17 @@ func WaitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) 
 		unix.Kill(-pgid, unix.SIGKILL)
 		return results.StatusInterrupted, <-waitDone
 	}
+}
+
+// SemKey is the SysV key of the semaphore set made by the repetition child
+// with process id pid: CT_SEM_KEY in native/contend.h.
+func SemKey(pid int) int { return 0x63000000 | (pid & 0x00ffffff) }
+
+// semByKey returns the id of the semaphore set with key, if one exists.
+func semByKey(key int) (int, bool) {
+	id, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(key), 0, 0)
+	if e != 0 {
+		return 0, false
+	}
+	return int(id), true
 }

@@ -119,6 +119,7 @@ func runOsim(v Values, rt Runtime) (Sample, error) {
 		BusyIn:   int(v.Int("busy-in")),
 		BusyOut:  int(v.Int("busy-out")),
 		ReportFD: rt.ReportFD,
+		Inject:   testInject(),
 	})
 	if err != nil {
 		return Sample{}, err

@@ -131,6 +131,7 @@ func runSemopMulti(v Values, rt Runtime) (Sample, error) {
 		Duration: time.Duration(v.Int("duration")),
 		Pin:      v.Bool("pin"),
 		ReportFD: rt.ReportFD,
+		Inject:   testInject(),
 	})
 	if err != nil {
 		return Sample{}, err

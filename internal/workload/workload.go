@@ -8,9 +8,11 @@ package workload
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
+	"contend/bind"
 	"contend/internal/limits"
 )
 
@@ -221,4 +223,14 @@ func Names() []string {
 		ns = append(ns, w.Name)
 	}
 	return ns
+}
+
+// testInject returns the failure a test asks a SysV workload's child to
+// take, from CONTEND_TEST_INJECT (only "die-after-semget" is known): the
+// way to test that the parent removes a set whose id it was never told.
+func testInject() bind.Inject {
+	if os.Getenv("CONTEND_TEST_INJECT") == "die-after-semget" {
+		return bind.InjectDieAfterSemget
+	}
+	return 0
 }
