@@ -325,6 +325,9 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
 	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, sides[0]), concurrency(w, sides[1])), w.OversubscribeWarn)...)
+	if x := staleWarning(); x != "" {
+		f.Warnings = append(f.Warnings, x)
+	}
 	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
 	for i := range timeouts {
 		if timeouts[i] == 0 && w.Timeout != nil {

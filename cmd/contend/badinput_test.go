@@ -187,6 +187,7 @@ func badInputCases() []badCase {
 		badCase{"completion bad shell", []string{"completion", "fish"}, "bash, zsh"},
 		badCase{"help unknown", []string{"help", "nosuch"}, "nosuch"},
 		badCase{"list extra", []string{"list", "x"}, "list"},
+		badCase{"cleanup extra", []string{"cleanup", "x"}, "cleanup"},
 		badCase{"plugin missing so", []string{"run", "plugin", "--so", "/nonexistent/x.so"}, "--so"},
 	)
 	return cs

@@ -87,6 +87,9 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
+	if x := staleWarning(); x != "" {
+		f.Warnings = append(f.Warnings, x)
+	}
 	wr, err := createOut(opt.out, w.Name, f)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -359,5 +360,37 @@ func TestUnreportedSetRemoved(t *testing.T) {
 			}
 			assertNoNewSems(t, before)
 		})
+	}
+}
+
+// TestCleanupRemovesStaleSets makes a set as a repetition child of a dead
+// contend (SIGKILL) would have left it, and checks that runs warn about it
+// and that cleanup removes it.
+func TestCleanupRemovesStaleSets(t *testing.T) {
+	dir := chdirTemp(t)
+	const pid = 0xfffffe // above any pid_max: never alive
+	key := 0x63000000 | pid
+	id, _, e := syscall.Syscall(syscall.SYS_SEMGET, uintptr(key), 2, 0o1000|0o2000|0o600)
+	if e != 0 {
+		t.Skipf("semget: %v", e)
+	}
+	defer syscall.Syscall6(syscall.SYS_SEMCTL, id, 0, 0, 0, 0, 0) // IPC_RMID if the test fails
+	r := runCLI(t, "cleanup", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("semaphore set %d (key 0x%08x, made by pid %d, gone)", id, key, pid)) {
+		t.Errorf("cleanup --dry-run: %d %q", r.code, r.stdout)
+	}
+	r = runCLI(t, "run", "faultme", "--threads", "1", "--mem", "256KiB", "-n", "1", "--out", filepath.Join(dir, "r.json"))
+	if !strings.Contains(r.stderr, "'contend cleanup' removes them") {
+		t.Errorf("run does not warn about the stale set: %q", r.stderr)
+	}
+	r = runCLI(t, "cleanup")
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("removed semaphore set %d", id)) {
+		t.Errorf("cleanup: %d %q", r.code, r.stdout)
+	}
+	if strings.Contains(" "+ipcsSem(t)+" ", fmt.Sprintf(" %d ", id)) {
+		t.Errorf("set %d still exists", id)
+	}
+	if r := runCLI(t, "cleanup"); r.code != 0 || !strings.Contains(r.stdout, "no semaphore set left by contend") {
+		t.Errorf("second cleanup: %d %q", r.code, r.stdout)
 	}
 }

@@ -273,6 +273,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	f := newFile("sweep", w, configs, names, opt.label)
 	f.Warnings = append(s.warns, env.Diagnose(f.Env, 0, false)...)
+	if x := staleWarning(); x != "" {
+		f.Warnings = append(f.Warnings, x)
+	}
 	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
 	for _, a := range s.axes {
 		info.Params = append(info.Params, a.Param.Name)

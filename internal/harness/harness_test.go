@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -64,5 +65,26 @@ func TestDescribeExit(t *testing.T) {
 	}
 	if got := describeExit(errors.New("boom"), ""); got != "boom" {
 		t.Errorf("describeExit = %q", got)
+	}
+}
+
+func TestStaleSetsSparesLiveCreators(t *testing.T) {
+	key := SemKey(os.Getpid()) // this process is alive: its set is not stale
+	id, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(key), 1, 0o1000|0o2000|0o600)
+	if e != 0 {
+		t.Skipf("semget: %v", e)
+	}
+	defer removeIPC(fmt.Sprintf("sem %d", id))
+	sets, err := StaleSets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		if s.ID == int(id) {
+			t.Errorf("set %d of a live process listed as stale", id)
+		}
+	}
+	if got, ok := semByKey(key); !ok || got != int(id) {
+		t.Errorf("semByKey(%#x) = %d %v, want %d", key, got, ok, id)
 	}
 }
