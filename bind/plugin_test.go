@@ -2,34 +2,20 @@ package bind
 
 import (
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"contend/internal/testutil"
 )
 
 // buildPlugin compiles src against native/contend_plugin.h into a shared
 // object.
 func buildPlugin(t *testing.T, src string) string {
-	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
-	dir := t.TempDir()
-	c := filepath.Join(dir, "p.c")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	so := filepath.Join(dir, "p.so")
 	native, _ := filepath.Abs("../native")
-	if out, err := exec.Command(cc, "-O2", "-Wall", "-fPIC", "-shared", "-I", native, "-o", so, c).CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
-	return so
+	return testutil.BuildC(t, src, "-fPIC", "-shared", "-I", native)
 }
 
 const fixedPlugin = `#include "contend_plugin.h"

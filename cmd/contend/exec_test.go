@@ -2,39 +2,17 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
-// buildC compiles src with the system compiler (skipping the test when
-// there is none) and returns the output file.
+// buildC compiles src with the system compiler (see testutil.BuildC).
 func buildC(t *testing.T, src string, flags ...string) string {
-	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
-	dir := t.TempDir()
-	c := filepath.Join(dir, "p.c")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "p")
-	for i, f := range flags {
-		if f == "-shared" {
-			bin += ".so"
-		}
-		_ = i
-	}
-	args := append([]string{"-O2", "-Wall", "-o", bin, c}, flags...)
-	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.BuildC(t, src, flags...)
 }
 
 // fakeFaultme prints what faultme prints; "fail" as argument exits 1

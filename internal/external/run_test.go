@@ -2,34 +2,17 @@ package external
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
-// buildC compiles src with the system compiler into a temporary directory.
+// buildC compiles src with the system compiler (see testutil.BuildC).
 func buildC(t *testing.T, src string, flags ...string) string {
-	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
-	dir := t.TempDir()
-	c := filepath.Join(dir, "p.c")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "p")
-	args := append([]string{"-O2", "-o", bin, c}, flags...)
-	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
-	return bin
+	return testutil.BuildC(t, src, flags...)
 }
 
 const progSrc = `#include <stdio.h>
