@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"contend/internal/ab"
 	"contend/internal/results"
@@ -205,13 +204,7 @@ func TestABExecInterruptRestoresEvents(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if f, err := results.Read(out); err == nil && len(f.Reps) >= 4 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitReps(t, out, 4)
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {

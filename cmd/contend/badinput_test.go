@@ -232,22 +232,7 @@ func TestBadInput(t *testing.T) {
 			os.Symlink(testdata, filepath.Join(dir, "testdata"))
 			os.WriteFile(filepath.Join(dir, "x.txt"), []byte("time = 5 usecs\n"), 0o644)
 			before := listFiles(t, dir)
-			r := runCLI(t, c.args...)
-			if r.code != 2 {
-				t.Errorf("exit %d, want 2\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
-			}
-			if lines := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; lines != 1 || r.stderr == "" {
-				t.Errorf("want one line on stderr, got %d: %q", lines, r.stderr)
-			}
-			if !strings.Contains(r.stderr, c.want) {
-				t.Errorf("stderr %q does not name %q", r.stderr, c.want)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout not empty: %q", r.stdout)
-			}
-			if after := listFiles(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
-				t.Errorf("files changed: before %v after %v", before, after)
-			}
+			assertUsageError(t, runCLI(t, c.args...), c.want, dir, before)
 		})
 	}
 	assertNoNewSems(t, semsBefore)

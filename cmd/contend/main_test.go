@@ -96,3 +96,25 @@ func ipcsSem(t *testing.T) string {
 	}
 	return strings.Join(ids, " ")
 }
+
+// assertUsageError checks what every refusal of bad input must do: exit
+// status 2, exactly one line on stderr containing want (usually the flag's
+// name), nothing on stdout, and the files of dir as they were (before).
+func assertUsageError(t *testing.T, r result, want, dir string, before []string) {
+	t.Helper()
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	if lines := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; lines != 1 || r.stderr == "" {
+		t.Errorf("want one line on stderr, got %d: %q", lines, r.stderr)
+	}
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q does not name %q", r.stderr, want)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout not empty: %q", r.stdout)
+	}
+	if after := listFiles(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("files changed: before %v after %v", before, after)
+	}
+}

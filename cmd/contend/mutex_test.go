@@ -196,22 +196,7 @@ func TestRunMutexBadInput(t *testing.T) {
 			if c.env != "" {
 				t.Setenv("CONTEND_FAKE_LIMITS", c.env)
 			}
-			r := runCLI(t, append([]string{"run"}, c.args...)...)
-			if r.code != 2 {
-				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
-			}
-			if !strings.Contains(r.stderr, c.want) {
-				t.Errorf("stderr %q lacks %q", r.stderr, c.want)
-			}
-			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
-				t.Errorf("want a one-line error, got %d lines:\n%s", n+1, r.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout not empty: %q", r.stdout)
-			}
-			if fs := listFiles(t, dir); len(fs) != 0 {
-				t.Errorf("files left behind: %v", fs)
-			}
+			assertUsageError(t, runCLI(t, append([]string{"run"}, c.args...)...), c.want, dir, nil)
 		})
 	}
 }

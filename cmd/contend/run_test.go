@@ -123,23 +123,7 @@ func TestRunBadParameters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			dir := chdirTemp(t)
-			args := append([]string{"run", "faultme", "--mem", "1MiB"}, c.args...)
-			r := runCLI(t, args...)
-			if r.code != 2 {
-				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
-			}
-			if !strings.Contains(r.stderr, c.want) {
-				t.Errorf("stderr %q lacks %q", r.stderr, c.want)
-			}
-			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
-				t.Errorf("want a one-line error, got %d lines:\n%s", n+1, r.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout not empty: %q", r.stdout)
-			}
-			if fs := listFiles(t, dir); len(fs) != 0 {
-				t.Errorf("files left behind: %v", fs)
-			}
+			assertUsageError(t, runCLI(t, append([]string{"run", "faultme", "--mem", "1MiB"}, c.args...)...), c.want, dir, nil)
 		})
 	}
 }
@@ -201,13 +185,7 @@ func TestInterruptKeepsFinishedReps(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait until some repetitions are in the file.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if f, err := results.Read(out); err == nil && len(f.Reps) >= 2 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReps(t, out, 2)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	if cmd.ProcessState.ExitCode() != 130 {
@@ -240,13 +218,7 @@ func TestKilledParentKeepsFile(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if f, err := results.Read(out); err == nil && len(f.Reps) >= 3 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitReps(t, out, 3)
 	cmd.Process.Kill()
 	cmd.Wait()
 	f, err := results.Read(out)

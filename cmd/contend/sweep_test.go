@@ -130,16 +130,7 @@ func TestSweepBadUsage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			dir := chdirTemp(t)
-			r := runCLI(t, append([]string{"sweep", "faultme", "--mem", "1MiB"}, c.args...)...)
-			if r.code != 2 || !strings.Contains(r.stderr, c.want) {
-				t.Errorf("exit %d stderr %q, want 2 and %q", r.code, r.stderr, c.want)
-			}
-			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
-				t.Errorf("want one line, got:\n%s", r.stderr)
-			}
-			if fs := listFiles(t, dir); len(fs) != 0 || r.stdout != "" {
-				t.Errorf("files %v, stdout %q", fs, r.stdout)
-			}
+			assertUsageError(t, runCLI(t, append([]string{"sweep", "faultme", "--mem", "1MiB"}, c.args...)...), c.want, dir, nil)
 		})
 	}
 	r := runCLI(t, "sweep", "nosuch")
