@@ -75,9 +75,7 @@ func SysbenchMutex(p SysbenchMutexParams) (SysbenchMutexResult, error) {
 		Seed:           uint32(cr.seed),
 	}
 	if rc == 0 {
-		for _, x := range unsafe.Slice((*uint64)(unsafe.Pointer(buf)), n) {
-			r.ThreadNs = append(r.ThreadNs, x)
-		}
+		r.ThreadNs = append(r.ThreadNs, unsafe.Slice((*uint64)(unsafe.Pointer(buf)), n)...)
 	}
 	return r, statusError("sysbench-mutex", rc, &cr.status)
 }

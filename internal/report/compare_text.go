@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -402,13 +401,4 @@ func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
 			writeWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
 		}
 	}
-}
-
-// round rounds x to n significant digits, for stable machine output.
-func round(x float64, n int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	e := math.Pow(10, float64(n-1)-math.Floor(math.Log10(math.Abs(x))))
-	return math.Round(x*e) / e
 }

@@ -63,14 +63,14 @@ type CurveComparison struct {
 func CompareCurveData(a, b *results.File, opt CurveOptions) (*CurveComparison, error) {
 	aa, err := Analyze(a)
 	if err != nil {
-		return nil, fmt.Errorf("A: %w", err)
+		return nil, fmt.Errorf("side A: %w", err)
 	}
 	ab, err := Analyze(b)
 	if err != nil {
-		return nil, fmt.Errorf("B: %w", err)
+		return nil, fmt.Errorf("side B: %w", err)
 	}
 	if a.Workload != b.Workload {
-		return nil, fmt.Errorf("A is a sweep of %s, B of %s: not the same curve", a.Workload, b.Workload)
+		return nil, fmt.Errorf("side A is a sweep of %s, side B of %s: not the same curve", a.Workload, b.Workload)
 	}
 	cc := &CurveComparison{A: aa, B: ab}
 	name := opt.Metric
