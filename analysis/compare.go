@@ -84,16 +84,23 @@ type Comparison struct {
 	// Mann-Whitney, the difference of means for Welch).
 	Sign int
 
-	// Change is the relative change of the medians,
-	// (median(B)-median(A))/|median(A)|; NaN when median(A) is 0.
-	// [ChangeLo, ChangeHi] is its interval at Confidence, computed by
-	// ChangeMethod (see RelativeChange); HasChangeCI is false (and the
-	// bounds NaN) when the samples are too small for it.
-	Change             float64
+	// Estimate is the Hodges-Lehmann estimate of the relative change of B
+	// against A by ChangeMethod (see RelativeChange), and [ChangeLo,
+	// ChangeHi] its interval at Confidence, by the same estimator: the
+	// estimate always lies inside it. HasChangeCI is false (and the
+	// bounds NaN) when the samples are too small for it. Estimate is NaN
+	// when median(A) is 0 and some value is not positive.
+	Estimate           float64
 	ChangeLo, ChangeHi float64
-	HasChangeCI        bool
-	ChangeMethod       RelMethod
-	Confidence         float64
+	// Change is the relative change of the medians,
+	// (median(B)-median(A))/|median(A)|; NaN when median(A) is 0. It is a
+	// different estimator from Estimate, and may lie outside [ChangeLo,
+	// ChangeHi] when the samples differ in shape (bimodal samples): see
+	// Disagreement.
+	Change       float64
+	HasChangeCI  bool
+	ChangeMethod RelMethod
+	Confidence   float64
 
 	// CliffsDelta is Cliff's delta of B against A, in [-1, 1], and
 	// Magnitude its size in words (see DeltaMagnitude).
@@ -139,7 +146,7 @@ type Comparison struct {
 //
 //	"too few runs"           the test cannot reach Alpha with N1 and N2 values
 //	"no significant change"  AdjustedP > Alpha
-//	"within noise"           AdjustedP <= Alpha and |Change| < Threshold
+//	"within noise"           AdjustedP <= Alpha and |Estimate| < Threshold
 //	"better"/"worse"         otherwise, by Sign and Better
 //	"increase"/"decrease"    otherwise, when Better is NoDirection
 //
@@ -222,7 +229,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	if err != nil {
 		return Comparison{}, err
 	}
-	c.Change, c.ChangeLo, c.ChangeHi = rel.Change, rel.Lo, rel.Hi
+	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
 	c.Warnings = append(c.Warnings, rel.Warnings...)
 
@@ -233,21 +240,61 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 
 	c.MDE = math.NaN()
 	if n1+n2 > 2 && c.SummaryA.Median != 0 {
-		sa, sb := c.SummaryA.StdDev, c.SummaryB.StdDev
-		pooled := math.Sqrt((float64(n1-1)*sa*sa + float64(n2-1)*sb*sb) / float64(n1+n2-2))
-		c.MDE, _ = MinDetectableEffect(n1, n2, pooled/math.Abs(c.SummaryA.Median), opt.Alpha, opt.Power, opt.Test)
+		c.MDE, _ = MinDetectableEffect(n1, n2, pooledRelativeSD(c.SummaryA, c.SummaryB), opt.Alpha, opt.Power, opt.Test)
 	}
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
 			"the noise allows detecting only changes of about %.3g%% or more (threshold %.3g%%); more runs would help",
 			100*c.MDE, 100*opt.Threshold))
 	}
-	if c.Sign != 0 && sign(c.Change) == -c.Sign {
-		c.Warnings = append(c.Warnings, fmt.Sprintf(
-			"the %s test and the change of the medians point in opposite directions; the distributions differ in shape", c.Test))
+	if d := c.Disagreement(); d != "" {
+		c.Warnings = append(c.Warnings, d)
 	}
 	c.decide()
 	return c, nil
+}
+
+// pooledRelativeSD returns the pooled standard deviation of the two
+// samples relative to |median(A)|, computed without overflow: relative
+// first, then scaled by the larger of the two.
+func pooledRelativeSD(a, b Summary) float64 {
+	m := math.Abs(a.Median)
+	ra, rb := a.StdDev/m, b.StdDev/m
+	top := math.Max(ra, rb)
+	if top == 0 || math.IsInf(top, 0) {
+		return top
+	}
+	ra, rb = ra/top, rb/top
+	return top * math.Sqrt((float64(a.N-1)*ra*ra+float64(b.N-1)*rb*rb)/float64(a.N+b.N-2))
+}
+
+// Disagreement says in words when the change of the medians and the
+// Hodges-Lehmann estimate (or the test) tell different stories: opposite
+// directions, or the change of the medians outside the interval of the
+// estimate. It returns "" when they agree. Both are honest estimates of
+// different things; they part when the samples differ in shape (as
+// bimodal samples do), and a reader must then look at the distributions.
+func (c *Comparison) Disagreement() string {
+	if math.IsNaN(c.Change) || math.IsNaN(c.Estimate) {
+		return ""
+	}
+	sm := sign(c.Change)
+	moves := map[int]string{-1: "fall", 1: "rise"}
+	larger := map[int]string{-1: "smaller", 1: "larger"}
+	by := fmt.Sprintf("the medians %s by %.3g%%", moves[sm], 100*math.Abs(c.Change))
+	const shape = ": the samples differ in shape"
+	switch {
+	case sm != 0 && sign(c.Estimate) == -sm:
+		return by + " while the Hodges-Lehmann estimate " + moves[-sm] + "s" + shape
+	case sm != 0 && c.Sign == -sm:
+		return by + " while the " + c.Test.String() + " test finds B " + larger[-sm] + shape
+	case c.HasChangeCI && (c.Change < c.ChangeLo || c.Change > c.ChangeHi):
+		if sm == 0 {
+			by = "the medians are equal"
+		}
+		return by + ", outside the interval of the Hodges-Lehmann estimate" + shape
+	}
+	return ""
 }
 
 // fill sets the defaults of opt and checks it.
@@ -297,11 +344,21 @@ func (c *Comparison) decide() {
 		c.Verdict = VerdictTooFewRuns
 	case !(c.AdjustedP <= c.Alpha) || c.Sign == 0:
 		c.Verdict = VerdictNoChange
-	case math.Abs(c.Change) < c.Threshold:
+	case math.Abs(c.noiseChange()) < c.Threshold:
 		c.Verdict = VerdictWithinNoise
 	default:
 		c.Verdict = directionVerdict(c.Sign > 0, c.Better)
 	}
+}
+
+// noiseChange is the change compared with the noise band: the printed
+// Hodges-Lehmann estimate, or the change of the medians when there is
+// none.
+func (c *Comparison) noiseChange() float64 {
+	if math.IsNaN(c.Estimate) {
+		return c.Change
+	}
+	return c.Estimate
 }
 
 // directionVerdict names a significant change beyond the noise band.

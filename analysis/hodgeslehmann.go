@@ -51,6 +51,16 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 		return HLResult{}, err
 	}
 	checkLevel("confidence", confidence)
+	// Differences of values of opposite signs near the largest float
+	// overflow: compute on the values divided by 2^k (exact), scale back.
+	k := scaleExp(a, b)
+	r := hodgesLehmannScaled(rescaled(a, k), rescaled(b, k), confidence)
+	r.Shift, r.Lo, r.Hi = math.Ldexp(r.Shift, k), math.Ldexp(r.Lo, k), math.Ldexp(r.Hi, k)
+	return r, nil
+}
+
+// hodgesLehmannScaled is HodgesLehmann on checked values in (-1, 1).
+func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 	nn := len(a) * len(b)
 	var kth func(k int) float64 // k-th smallest difference, 1-based
 	if nn <= hlSortLimit {
@@ -68,18 +78,18 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 	if nn%2 == 1 {
 		r.Shift = kth(nn/2 + 1)
 	} else {
-		r.Shift = (kth(nn/2) + kth(nn/2+1)) / 2
+		r.Shift = midpoint(kth(nn/2), kth(nn/2+1))
 	}
 	k, cov, ok := hlRank(len(a), len(b), confidence)
 	r.Coverage = cov
 	if !ok {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
 			"%d and %d values are too few for a %g%% confidence interval of the shift", len(a), len(b), confidence*100))
-		return r, nil
+		return r
 	}
 	r.HasCI = true
 	r.Lo, r.Hi = kth(k), kth(nn+1-k)
-	return r, nil
+	return r
 }
 
 // hlSortLimit is the largest number of pairwise differences HodgesLehmann
@@ -248,17 +258,18 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return RelChange{}, err
 	}
 	checkLevel("confidence", confidence)
-	ma, mb := Median(a), Median(b)
+	// Relative quantities do not depend on the unit: compute them on the
+	// values divided by 2^k (exact), where no difference overflows.
+	k := scaleExp(a, b)
+	sa, sb := rescaled(a, k), rescaled(b, k)
+	ma, mb := Median(sa), Median(sb)
 	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
 	if ma != 0 {
 		r.Change = (mb - ma) / math.Abs(ma)
 	}
 	if allPositive(a) && allPositive(b) {
 		r.Method = RelLogShift
-		hl, err := HodgesLehmann(logs(a), logs(b), confidence)
-		if err != nil {
-			return RelChange{}, err
-		}
+		hl := hodgesLehmannScaled(logs(a), logs(b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)
 		r.HasCI, r.Coverage, r.Warnings = hl.HasCI, hl.Coverage, hl.Warnings
 		if hl.HasCI {
@@ -267,10 +278,7 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return r, nil
 	}
 	r.Method = RelShiftOverMedian
-	hl, err := HodgesLehmann(a, b, confidence)
-	if err != nil {
-		return RelChange{}, err
-	}
+	hl := hodgesLehmannScaled(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
 	if ma == 0 {
 		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
@@ -294,10 +302,23 @@ func allPositive(xs []float64) bool {
 	return true
 }
 
+// logs returns the natural logarithms of the positive values xs (see
+// logPositive).
 func logs(xs []float64) []float64 {
 	l := make([]float64, len(xs))
 	for i, x := range xs {
-		l[i] = math.Log(x)
+		l[i] = logPositive(x)
 	}
 	return l
+}
+
+// logPositive returns ln x for x > 0, subnormal x included: Go's math.Log
+// is wrong for subnormal arguments on amd64 (golang/go#56600; it returns
+// about -709.09 for every one of them), so those are scaled by 2^54 into
+// the normal range first and the logarithm corrected by 54·ln 2.
+func logPositive(x float64) float64 {
+	if x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
 }

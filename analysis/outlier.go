@@ -21,6 +21,9 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	if err := checkSample("X", xs); err != nil {
 		return nil, err
 	}
+	// The scores do not depend on the unit: compute them on the values
+	// divided by 2^k, where no deviation overflows or underflows.
+	xs = rescaled(xs, scaleExp(xs))
 	med := Median(xs)
 	dev := make([]float64, len(xs))
 	var sum float64

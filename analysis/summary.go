@@ -76,7 +76,55 @@ func medianSorted(s []float64) float64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return midpoint(s[n/2-1], s[n/2])
+}
+
+// midpoint returns (x+y)/2 without overflow: when x+y overflows (both
+// beyond half the largest float, of one sign) it halves each first, which
+// is exact there. Elsewhere it is (x+y)/2, as before.
+func midpoint(x, y float64) float64 {
+	if s := x + y; !math.IsInf(s, 0) {
+		return s / 2
+	}
+	return x/2 + y/2
+}
+
+// interpolate returns x + f·(y-x) for f in [0, 1] without overflow: when
+// y-x overflows (x and y of opposite signs near the largest float) it
+// weighs the two values instead.
+func interpolate(x, y, f float64) float64 {
+	if d := y - x; !math.IsInf(d, 0) {
+		return x + f*d
+	}
+	return (1-f)*x + f*y
+}
+
+// scaleExp returns the binary exponent k of the largest |x| of the
+// samples (largest |x| in [2^(k-1), 2^k)), 0 when every value is 0.
+// Dividing by 2^k (Ldexp(x, -k)) is exact for normal values and brings
+// every value into (-1, 1): sums, squares and differences of the scaled
+// values cannot overflow, and subnormal samples become normal.
+func scaleExp(xss ...[]float64) int {
+	m := 0.0
+	for _, xs := range xss {
+		for _, x := range xs {
+			m = math.Max(m, math.Abs(x))
+		}
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return 0
+	}
+	_, k := math.Frexp(m)
+	return k
+}
+
+// rescaled returns xs divided by 2^k.
+func rescaled(xs []float64, k int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Ldexp(x, -k)
+	}
+	return out
 }
 
 // QuantileType7 returns the p-quantile of sorted data by linear interpolation
@@ -93,7 +141,7 @@ func QuantileType7(p float64, sorted []float64) float64 {
 	if i >= n-1 {
 		return sorted[n-1]
 	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+	return interpolate(sorted[i], sorted[i+1], h-lo)
 }
 
 // MedianCI returns the distribution-free confidence interval of the median of
@@ -148,13 +196,19 @@ func Summarize(xs []float64, confidence float64) (Summary, error) {
 		Q3:         QuantileType7(0.75, s),
 		Confidence: confidence,
 	}
+	// Mean and standard deviation of the values divided by 2^k: no sum or
+	// square overflows (values near the largest float) or underflows
+	// (tiny and subnormal values), and the coefficient of variation is
+	// taken before scaling back.
+	k := scaleExp(s)
+	sc := rescaled(s, k)
+	mean, sd := sc[0], 0.0
 	if len(s) > 1 {
-		sum.Mean, sum.StdDev = stat.MeanStdDev(s, nil)
-	} else {
-		sum.Mean = s[0]
+		mean, sd = stat.MeanStdDev(sc, nil)
 	}
-	if sum.Mean != 0 {
-		sum.CV = sum.StdDev / math.Abs(sum.Mean)
+	sum.Mean, sum.StdDev = math.Ldexp(mean, k), math.Ldexp(sd, k)
+	if mean != 0 {
+		sum.CV = sd / math.Abs(mean)
 	} else {
 		sum.CV = math.NaN()
 	}

@@ -60,6 +60,25 @@ func Welch(a, b []float64, alt Alternative, confidence float64) (WelchResult, er
 	if n1 < 2 || n2 < 2 {
 		return WelchResult{}, fmt.Errorf("analysis: Welch's t-test needs at least 2 values in each sample, have %d and %d", n1, n2)
 	}
+	// The test is location- and scale-invariant: it runs on the values
+	// divided by 2^k (exact), so that the squared variances in DF neither
+	// overflow (values from about 1e77 on) nor underflow (tiny values),
+	// and the means, their difference, SE and the interval are scaled
+	// back at the end.
+	k := scaleExp(a, b)
+	r, err := welchScaled(rescaled(a, k), rescaled(b, k), alt, confidence)
+	if err != nil {
+		return WelchResult{}, err
+	}
+	for _, x := range []*float64{&r.MeanA, &r.MeanB, &r.Diff, &r.SE, &r.Lo, &r.Hi} {
+		*x = math.Ldexp(*x, k)
+	}
+	return r, nil
+}
+
+// welchScaled is Welch on values in (-1, 1).
+func welchScaled(a, b []float64, alt Alternative, confidence float64) (WelchResult, error) {
+	n1, n2 := len(a), len(b)
 	ma, va := stat.MeanVariance(a, nil)
 	mb, vb := stat.MeanVariance(b, nil)
 	ea, eb := va/float64(n1), vb/float64(n2)
