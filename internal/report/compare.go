@@ -765,9 +765,14 @@ func pctRange(lo, hi float64) string {
 }
 
 // HeadlineFor is the one-line summary of the headline metric of pair p, as
-// a person would write it in a mail:
+// a person would write it in a mail: the medians of A and B, the
+// Hodges-Lehmann estimate of the change with its interval (one estimator,
+// so the estimate lies inside its interval), the test and the verdict:
 //
-//	faultme time: 11.30 s -> 6.61 s, -41.5% [-64.8%, -40.2%], p=0.016 (U test, n=5+4): faster
+//	faultme time: 11.30 s -> 6.61 s, HL -41.4% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster
+//
+// When the change of the medians and the estimate or the test disagree
+// (see analysis.Comparison.Disagreement), the headline ends saying so.
 func (r *CompareReport) HeadlineFor(p PairReport) string {
 	var row MetricRow
 	for _, x := range p.Rows {
@@ -786,8 +791,8 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 		return b.String()
 	}
 	c := row.Cmp
-	if !math.IsNaN(c.Change) {
-		fmt.Fprintf(&b, ", %s", Percent(c.Change))
+	if !math.IsNaN(c.Estimate) {
+		fmt.Fprintf(&b, ", HL %s", Percent(c.Estimate))
 		if c.HasChangeCI {
 			fmt.Fprintf(&b, " %s", pctRange(c.ChangeLo, c.ChangeHi))
 		}
@@ -802,6 +807,9 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 	}
 	b.WriteString("): ")
 	b.WriteString(verdictPhrase(row))
+	if d := c.Disagreement(); d != "" {
+		b.WriteString("; " + d)
+	}
 	return b.String()
 }
 

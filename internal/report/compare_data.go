@@ -70,6 +70,8 @@ type jsonMetric struct {
 	Change      num      `json:"change"`
 	ChangeLo    num      `json:"change_lo"`
 	ChangeHi    num      `json:"change_hi"`
+	Estimator   string   `json:"change_estimator"`
+	MedianChg   num      `json:"median_change"`
 	P           num      `json:"p"`
 	PAdjusted   num      `json:"p_adjusted"`
 	FamilySize  int      `json:"holm_family_size"`
@@ -113,11 +115,11 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 		NA: len(xa), NB: len(xb),
 		MedianA: num(analysis.Median(xa)), MedianB: num(analysis.Median(xb)),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
-		Change: nan, ChangeLo: nan, ChangeHi: nan, P: nan, PAdjusted: nan,
+		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
 		CliffsDelta: nan, MDE: nan, Verdict: VerdictWord(row), Warnings: []string{},
 	}
 	if row.Identical {
-		j.Change = 0
+		j.Change, j.MedianChg = 0, 0
 		return j
 	}
 	c := row.Cmp
@@ -127,7 +129,10 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	if c.SummaryB.HasCI {
 		j.MedianBLo, j.MedianBHi = num(c.SummaryB.MedianLo), num(c.SummaryB.MedianHi)
 	}
-	j.Change, j.ChangeLo, j.ChangeHi = num(c.Change), num(c.ChangeLo), num(c.ChangeHi)
+	// change and its interval are one estimator (Hodges-Lehmann);
+	// median_change, the change of the medians, is another.
+	j.Change, j.ChangeLo, j.ChangeHi = num(c.Estimate), num(c.ChangeLo), num(c.ChangeHi)
+	j.Estimator, j.MedianChg = c.ChangeMethod.String(), num(c.Change)
 	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
 	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
@@ -186,7 +191,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict"})
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change"})
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
 			j := r.rowData(p, row)
@@ -194,7 +199,8 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
-				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict})
+				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
+				j.Estimator, csvNum(j.MedianChg)})
 		}
 	}
 	cw.Flush()
@@ -217,7 +223,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
-		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
+		fmt.Fprintf(w, "\n| metric | %s | %s | HL change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
 		for _, row := range p.Rows {
 			m := row.Metric
@@ -235,7 +241,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 				}
 				return " " + numRange(sc, s.MedianLo, s.MedianHi)
 			}
-			chg := Percent(c.Change)
+			chg := Percent(c.Estimate)
 			if c.HasChangeCI {
 				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
 			}
@@ -243,8 +249,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
 		}
 	}
-	fmt.Fprintf(w, "\n%s Intervals: %.0f%%, of the median by order statistics, of the change by Hodges-Lehmann on log values.\n",
-		r.methodNote(), Confidence*100)
+	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
 	var notes []string
 	for _, p := range r.Pairs {
 		var buf strings.Builder

@@ -62,7 +62,7 @@ func TestCompareABSides(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"mutex time: 10.01 s -> 12.01 s, +20.0%",
+		"mutex time: 10.01 s -> 12.01 s, HL +20.0% [+18.9%, +21.1%]",
 		"slower",
 		"  A  a  6 ok\n  B  b  6 ok, 1 failed, 1 timeout\n",
 		"failed, timed-out and interrupted repetitions are counted, not compared",

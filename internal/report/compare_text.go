@@ -123,7 +123,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		legend = append(legend, "~ no significant change.")
 	}
 	legend = append(legend, r.methodNote())
-	legend = append(legend, fmt.Sprintf("Intervals: %.0f%%, of the median by order statistics, of the change by Hodges-Lehmann on log values.", Confidence*100))
+	legend = append(legend, r.estimatorNote())
 	if usedDash {
 		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(Confidence)))
 	}
@@ -252,7 +252,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	if len(r.Pairs) > 1 {
 		head = b.Label + " vs " + a.Label
 	}
-	lines = append(lines, line{head, []string{a.Label, b.Label, "change", "p", "verdict"}})
+	lines = append(lines, line{head, []string{a.Label, b.Label, "HL change", "p", "verdict"}})
 	for _, row := range p.Rows {
 		m := row.Metric
 		xa, xb := a.values(m.Name), b.values(m.Name)
@@ -265,7 +265,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		c := row.Cmp
 		v := tableVerdict(row)
 		tilde = tilde || v == "~"
-		lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), Percent(c.Change), FormatP(c.AdjustedP), v}})
+		lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), Percent(c.Estimate), FormatP(c.AdjustedP), v}})
 		ci := func(s analysis.Summary) string {
 			if !s.HasCI {
 				dash = true
@@ -320,26 +320,80 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 	seen := map[string]bool{}
 	for _, row := range p.Rows {
-		if row.Cmp == nil || row.Metric.Name != r.Headline {
+		if row.Cmp == nil {
+			continue
+		}
+		if row.Metric.Name != r.Headline {
+			// Of the other metrics, only a disagreement between the
+			// medians and the printed estimate.
+			if d := row.Cmp.Disagreement(); d != "" && !seen[d] {
+				if len(seen) == 0 {
+					fmt.Fprintln(w)
+				}
+				seen[d] = true
+				writeWrapped(w, r.pairWarningPrefix(p, row)+d, "  ")
+			}
 			continue
 		}
 		c := row.Cmp
+		disagree := c.Disagreement()
 		for _, x := range c.Warnings {
-			// A missing interval is shown as "-" and explained there.
+			// A missing interval is shown as "-" and explained there;
+			// the headline says when the medians disagree.
 			if seen[x] || strings.Contains(x, "confidence interval") && (!c.SummaryA.HasCI || !c.SummaryB.HasCI || !c.HasChangeCI) {
+				continue
+			}
+			if x == disagree && row.Metric.Name == r.Headline {
 				continue
 			}
 			if len(seen) == 0 {
 				fmt.Fprintln(w)
 			}
 			seen[x] = true
-			prefix := "warning: " + row.Metric.Name + ": "
-			if len(r.Pairs) > 1 {
-				prefix = fmt.Sprintf("warning: %s vs %s %s: ", r.Sides[p.B].Label, r.Sides[p.A].Label, row.Metric.Name)
-			}
-			writeWrapped(w, prefix+x, "  ")
+			writeWrapped(w, r.pairWarningPrefix(p, row)+x, "  ")
 		}
 	}
+}
+
+// pairWarningPrefix starts a warning about row of pair p.
+func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
+	if len(r.Pairs) > 1 {
+		return fmt.Sprintf("warning: %s vs %s %s: ", r.Sides[p.B].Label, r.Sides[p.A].Label, row.Metric.Name)
+	}
+	return "warning: " + row.Metric.Name + ": "
+}
+
+// estimatorNote names the estimators behind the printed numbers and
+// intervals: the medians by order statistics, the change by
+// Hodges-Lehmann on log values, or, for metrics with values <= 0, the
+// Hodges-Lehmann shift over |median(A)|.
+func (r *CompareReport) estimatorNote() string {
+	var logMetrics, shiftMetrics []string
+	seen := map[string]bool{}
+	for _, p := range r.Pairs {
+		for _, row := range p.Rows {
+			if row.Cmp == nil || seen[row.Metric.Name] {
+				continue
+			}
+			seen[row.Metric.Name] = true
+			if row.Cmp.ChangeMethod == analysis.RelShiftOverMedian {
+				shiftMetrics = append(shiftMetrics, row.Metric.Name)
+			} else {
+				logMetrics = append(logMetrics, row.Metric.Name)
+			}
+		}
+	}
+	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", Confidence*100, Confidence*100)
+	const shift = "the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact"
+	switch {
+	case len(shiftMetrics) == 0:
+		s += ", on log values."
+	case len(logMetrics) == 0:
+		s += "; values <= 0: " + shift + "."
+	default:
+		s += ", on log values; for " + strings.Join(shiftMetrics, ", ") + " (values <= 0): " + shift + "."
+	}
+	return s
 }
 
 // writeWithin prints the checks between the files of pooled sides.
