@@ -791,7 +791,7 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 		return b.String()
 	}
 	c := row.Cmp
-	if !math.IsNaN(c.Estimate) {
+	if !math.IsNaN(c.Estimate) && !math.IsInf(c.Estimate, 0) {
 		fmt.Fprintf(&b, ", HL %s", Percent(c.Estimate))
 		if c.HasChangeCI {
 			fmt.Fprintf(&b, " %s", pctRange(c.ChangeLo, c.ChangeHi))

@@ -228,8 +228,7 @@ func tableVerdict(row MetricRow) string {
 
 // numRange renders [lo, hi] in scale s without the unit.
 func numRange(s Scale, lo, hi float64) string {
-	n := Scale{Div: s.Div}
-	return "[" + n.Format(lo) + ", " + n.Format(hi) + "]"
+	return "[" + s.Num(lo) + ", " + s.Num(hi) + "]"
 }
 
 // pctNums renders a relative interval without percent signs.

@@ -123,7 +123,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			if ci == nil {
 				t.Fatalf("draw %d: no interval under %q in\n%s", i, l, text.String())
 			}
-			check("table", l[col[0]:col[1]], ci[1], ci[2])
+			check("table", strings.TrimSuffix(l[col[0]:col[1]], "%"), ci[1], ci[2])
 		}
 		for li, l := range lines {
 			if utf8.RuneCountInString(l) > Width {

@@ -9,26 +9,32 @@ import (
 	"strings"
 )
 
-// Scale is a unit prefix chosen for a row of values.
+// Scale is a unit prefix chosen for a row of values. For values too large
+// or too small for any prefix it is a power of ten, and Unit starts with
+// the exponent: Div 1e-310, Unit "e-310 ns" renders 1.15e-310 as
+// "1.150e-310 ns" (Format), or "1.150" in a table whose column names the
+// unit (Num).
 type Scale struct {
 	Div  float64
 	Unit string
 }
 
+// SciLarge and SciSmall bound the magnitudes for which ScaleFor picks a
+// unit prefix; values from SciLarge on, or below SciSmall (not 0), get a
+// power of ten (scientific notation) instead of a 300-digit number or
+// "0.000".
+const (
+	SciLarge = 1e15
+	SciSmall = 1e-3
+)
+
 // ScaleFor picks the scale for values of unit around ref: ns become ns, µs,
 // ms or s; bytes become B, KiB, MiB or GiB; counts and rates get k, M, G.
-// From SciLarge on no prefix helps: values keep their base unit and Num
-// prints them in scientific notation.
+// Values from SciLarge on or below SciSmall get a power of ten.
 func ScaleFor(unit string, ref float64) Scale {
 	a := math.Abs(ref)
-	if a >= SciLarge {
-		switch unit {
-		case "count", "ratio", "":
-			return Scale{1, ""}
-		case "bytes":
-			return Scale{1, "B"}
-		}
-		return Scale{1, unit}
+	if a >= SciLarge || a > 0 && a < SciSmall {
+		return sciScale(unit, a)
 	}
 	switch unit {
 	case "ns":
@@ -78,19 +84,65 @@ func (s Scale) Format(v float64) string {
 	if s.Unit == "" || num == "-" {
 		return num
 	}
+	if _, ok := s.exponent(); ok {
+		if strings.Contains(num, "e") || strings.Contains(num, "Inf") {
+			// Far from the scale: the value on its own.
+			return strings.TrimSpace(num + " " + strings.TrimSpace(strings.TrimLeft(s.Unit[1:], "+-0123456789")))
+		}
+		return num + s.Unit
+	}
 	return num + " " + s.Unit
 }
 
-// SciLarge is the magnitude from which ScaleFor gives up prefixes and
-// keeps the base unit. SciNumLarge and SciNumSmall bound the numbers Num
-// prints in positional notation: from SciNumLarge on, and below
-// SciNumSmall (but not 0), it prints them in scientific notation,
-// "1.000e+300", rather than 300 digits or "0.000".
+// SciNumLarge and SciNumSmall bound the numbers Num prints in positional
+// notation; beyond them (a value far from the one its scale was chosen
+// for) it prints them in scientific notation.
 const (
-	SciLarge    = 1e15
 	SciNumLarge = 1e7
 	SciNumSmall = 1e-3
 )
+
+// sciScale is the scale of a power of ten for values of unit around a > 0.
+func sciScale(unit string, a float64) Scale {
+	e := int(math.Floor(math.Log10(a)))
+	if a < 0x1p-1022 {
+		// math.Log10 is wrong for subnormals (golang/go#56600).
+		e = int(math.Floor(math.Log10(a*0x1p54) - 54*math.Log10(2)))
+	}
+	base := unit
+	switch unit {
+	case "count", "ratio":
+		base = ""
+	case "bytes":
+		base = "B"
+	}
+	// Div is for callers that divide by it; 10^-324 is 0 in float64
+	// (Num and Format use the exponent in Unit).
+	return Scale{Div: math.Pow10(max(e, -323)), Unit: strings.TrimSpace(fmt.Sprintf("e%+03d %s", e, base))}
+}
+
+// exponent returns the power of ten of a scale made by sciScale, and
+// whether it is one.
+func (s Scale) exponent() (int, bool) {
+	if !strings.HasPrefix(s.Unit, "e") || len(s.Unit) < 3 || (s.Unit[1] != '+' && s.Unit[1] != '-') {
+		return 0, false
+	}
+	f := strings.Fields(s.Unit)[0]
+	var e int
+	if _, err := fmt.Sscanf(f, "e%d", &e); err != nil {
+		return 0, false
+	}
+	return e, true
+}
+
+// scaled returns v/s.Div, computed without dividing by a subnormal power
+// of ten.
+func (s Scale) scaled(v float64) float64 {
+	if e, ok := s.exponent(); ok && e < -290 {
+		return v * 1e300 / math.Pow10(e+300)
+	}
+	return v / s.Div
+}
 
 // Num renders v in scale s with four significant digits, without the unit
 // (for tables that name the unit in a column of its own). Numbers of
@@ -100,13 +152,17 @@ func (s Scale) Num(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	x := v / s.Div
+	x := s.scaled(v)
+	_, sci := s.exponent()
 	var num string
 	switch ax := math.Abs(x); {
-	case ax == 0:
+	case v == 0:
 		num = "0"
-	case math.IsInf(x, 0):
-		num = fmt.Sprintf("%+v", x)
+	case math.IsInf(v, 0):
+		num = fmt.Sprintf("%+v", v)
+	case sci && (ax >= SciNumLarge || ax < SciNumSmall || math.IsInf(x, 0)):
+		// Far from the power of ten of the scale: the value itself.
+		num = fmt.Sprintf("%.3e", v)
 	case ax >= SciNumLarge || ax < SciNumSmall:
 		num = fmt.Sprintf("%.3e", x)
 	case s.Div == 1 && x == math.Trunc(x) && ax < 1e6:
