@@ -77,7 +77,7 @@ func TestABExecTwoCommands(t *testing.T) {
 	if f.Reps[2].Output != "map=7\ntime = 1000 usecs\n" {
 		t.Errorf("output kept: %q", f.Reps[1].Output)
 	}
-	for _, want := range []string{"side A: program=" + prog + " args=1000 'one arg'", "side B: program=" + prog, "order: abba", "exec:faultme time: 1.000 ms -> 1.100 ms, +10.0%"} {
+	for _, want := range []string{"side A: program=" + prog + " args=1000 'one arg'", "side B: program=" + prog, "order: abba", "exec:faultme time: 1.000 ms -> 1.100 ms, HL +10.0%"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

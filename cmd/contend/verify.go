@@ -252,8 +252,8 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 		ma, mb := analysis.Median(a), analysis.Median(b)
 		sc := report.ScaleFor(m.Unit, ma)
 		ratio, ci, p := "-", "-", "-"
-		if rc, err := analysis.RelativeChange(a, b, report.Confidence); err == nil && !math.IsNaN(rc.Change) {
-			ratio = fmt.Sprintf("%.3f", 1+rc.Change)
+		if rc, err := analysis.RelativeChange(a, b, report.Confidence); err == nil && !math.IsNaN(rc.Estimate) {
+			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
 			if rc.HasCI {
 				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
 			}
@@ -267,7 +267,7 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintln(w)
 	v := equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
 	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), wrap(v, 76, "  "))
-	fmt.Fprintln(w, "ratio: contend / original of the medians, 95% CI Hodges-Lehmann on logs;")
+	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
 	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
 	fmt.Fprintln(w, "maxrss of a program started by contend includes contend's own RSS at the")
 	fmt.Fprintln(w, "fork (Linux keeps the high-water mark across exec).")

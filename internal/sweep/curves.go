@@ -184,7 +184,7 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	num := func(v float64) string { return fmt.Sprintf("%.4g", v/tsc.Div) }
 	t := &report.Table{}
 	t.AlignLeft(6)
-	t.Row("point", "A "+unit, "B "+unit, "change", "95% CI", "p (Holm)", "verdict")
+	t.Row("point", "A "+unit, "B "+unit, "HL change", "95% CI", "p (Holm)", "verdict")
 	var warn []string
 	for _, p := range cc.Points {
 		c := p.Comparison
@@ -196,13 +196,14 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 		if c.HasChangeCI {
 			ci = "[" + report.Percent(c.ChangeLo) + ", " + report.Percent(c.ChangeHi) + "]"
 		}
-		t.Row(p.Name, num(c.SummaryA.Median), num(c.SummaryB.Median), report.Percent(c.Change), ci,
+		t.Row(p.Name, num(c.SummaryA.Median), num(c.SummaryB.Median), report.Percent(c.Estimate), ci,
 			fmt.Sprintf("%.3g", c.AdjustedP), string(c.Verdict))
 		if c.Verdict == analysis.VerdictTooFewRuns && len(warn) == 0 {
 			warn = append(warn, fmt.Sprintf("%s: %d and %d repetitions cannot reach significance; run more (-n)", p.Name, c.SummaryA.N, c.SummaryB.N))
 		}
 	}
 	t.Write(w)
+	fmt.Fprintln(w, "A, B: medians; HL change: Hodges-Lehmann estimate of B/A-1 and its 95% CI")
 	if cc.Holm {
 		fmt.Fprintf(w, "p: %s, Holm-adjusted over %d points\n", cc.Points[0].method(), cc.PointsUsed)
 	}
