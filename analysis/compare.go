@@ -269,11 +269,15 @@ func pooledRelativeSD(a, b Summary) float64 {
 }
 
 // Disagreement says in words when the change of the medians and the
-// Hodges-Lehmann estimate (or the test) tell different stories: opposite
-// directions, or the change of the medians outside the interval of the
-// estimate. It returns "" when they agree. Both are honest estimates of
-// different things; they part when the samples differ in shape (as
-// bimodal samples do), and a reader must then look at the distributions.
+// Hodges-Lehmann estimate (or the test) tell different stories, and ""
+// when they agree. They disagree when the change of the medians lies
+// outside the interval of the estimate (in the other direction or not),
+// when it goes the other way than a significant test, or, without an
+// interval, when it goes the other way than the estimate. Opposite signs of
+// two changes within the interval are noise, not a disagreement. Both are
+// honest estimates of different things; they part when the samples differ
+// in shape (as bimodal samples do), and a reader must then look at the
+// distributions.
 func (c *Comparison) Disagreement() string {
 	if math.IsNaN(c.Change) || math.IsNaN(c.Estimate) {
 		return ""
@@ -282,16 +286,17 @@ func (c *Comparison) Disagreement() string {
 	moves := map[int]string{-1: "fall", 1: "rise"}
 	larger := map[int]string{-1: "smaller", 1: "larger"}
 	by := fmt.Sprintf("the medians %s by %.3g%%", moves[sm], 100*math.Abs(c.Change))
+	if sm == 0 {
+		by = "the medians are equal"
+	}
 	const shape = ": the samples differ in shape"
+	outside := c.HasChangeCI && (c.Change < c.ChangeLo || c.Change > c.ChangeHi)
 	switch {
-	case sm != 0 && sign(c.Estimate) == -sm:
+	case sm != 0 && sign(c.Estimate) == -sm && (outside || !c.HasChangeCI):
 		return by + " while the Hodges-Lehmann estimate " + moves[-sm] + "s" + shape
-	case sm != 0 && c.Sign == -sm:
+	case sm != 0 && c.Sign == -sm && c.AdjustedP <= c.Alpha:
 		return by + " while the " + c.Test.String() + " test finds B " + larger[-sm] + shape
-	case c.HasChangeCI && (c.Change < c.ChangeLo || c.Change > c.ChangeHi):
-		if sm == 0 {
-			by = "the medians are equal"
-		}
+	case outside:
 		return by + ", outside the interval of the Hodges-Lehmann estimate" + shape
 	}
 	return ""

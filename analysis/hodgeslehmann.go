@@ -43,6 +43,8 @@ type HLResult struct {
 // interval is the set of shifts the two-sided U test does not reject; its
 // coverage is 1 - 2·P(U <= k-1) >= confidence for continuous data
 // (Hollander & Wolfe, Nonparametric Statistical Methods, section 4.3).
+// The differences are taken of the values divided by a power of two, so
+// none overflows; a shift beyond the largest float is ±Inf.
 func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 	if err := checkSample("A", a); err != nil {
 		return HLResult{}, err
@@ -249,7 +251,12 @@ type RelChange struct {
 // distribution-free interval [exp(lo)-1, exp(hi)-1] of r. When some value
 // is zero or negative the interval falls back to the Hodges–Lehmann
 // interval of the shift divided by |median(A)|, which treats median(A) as
-// known (Method RelShiftOverMedian).
+// known (Method RelShiftOverMedian). Both work for values of any
+// magnitude: logarithms of subnormal values are exact (logPositive), and
+// the fallback computes on the values divided by a power of two.
+//
+// Estimate and [Lo, Hi] are one estimator; Change (of the medians) is
+// another, reported for reference, and may lie outside [Lo, Hi].
 func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 	if err := checkSample("A", a); err != nil {
 		return RelChange{}, err

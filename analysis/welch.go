@@ -45,7 +45,10 @@ type WelchResult struct {
 //	CI = Diff ± t_{DF, (1+confidence)/2} · SE
 //
 // with P from Student's t distribution with DF degrees of freedom
-// (scipy.stats.ttest_ind(b, a, equal_var=False)). Each sample needs at
+// (scipy.stats.ttest_ind(b, a, equal_var=False)). It computes on the
+// values divided by a power of two, so that values of any magnitude, from
+// subnormal to near the largest float, give the T, DF and P of rescaled
+// data. Each sample needs at
 // least 2 values; fewer is an error, as are empty samples (ErrNoData) and
 // NaN or infinite values.
 func Welch(a, b []float64, alt Alternative, confidence float64) (WelchResult, error) {
