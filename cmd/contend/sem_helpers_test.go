@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -224,4 +225,32 @@ func waitMidRun(t *testing.T, root int, before map[string]bool, workers bool) in
 	}
 	t.Fatalf("no repetition child of %d reached its timed region", root)
 	return 0
+}
+
+// foreignSet creates a semaphore set under key as another program would
+// (mode 0600, the same user) and returns its id; it is removed when the
+// test ends. ok is false if the key is taken.
+func foreignSet(t *testing.T, key uint32, nsems int) (id int, ok bool) {
+	t.Helper()
+	const ipcCreat, ipcExcl = 0o1000, 0o2000
+	r, _, e := syscall.Syscall(syscall.SYS_SEMGET, uintptr(int32(key)), uintptr(nsems), ipcCreat|ipcExcl|0o600)
+	if e == syscall.EEXIST {
+		return 0, false
+	}
+	if e != 0 {
+		t.Fatalf("semget of a foreign set with key %#x: %v", key, e)
+	}
+	t.Cleanup(func() { syscall.Syscall6(syscall.SYS_SEMCTL, r, 0, 0, 0, 0, 0) })
+	return int(r), true
+}
+
+// assertSetsExist fails for each id that is no longer listed.
+func assertSetsExist(t *testing.T, ids map[int]uint32) {
+	t.Helper()
+	now := semSet(t)
+	for id, key := range ids {
+		if !now[strconv.Itoa(id)] {
+			t.Errorf("foreign semaphore set %d (key %#x) was removed", id, key)
+		}
+	}
 }

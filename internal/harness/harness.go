@@ -69,7 +69,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	if err != nil {
 		return fail(results.StatusFailed, fmt.Errorf("cannot create the report pipe: %v", err))
 	}
-	own, ownNote := journalSet(w, v)
+	own, ownNote := journalSet(w, v, timeout)
 	cmd := exec.Command(exe, ChildArg, w.Name, string(pj))
 	cmd.Env = append(append(os.Environ(), ChildEnv...), reportEnv+"=3", semKeyEnv+"="+ownKey(own))
 	cmd.Stdout = os.Stderr // a workload prints nothing; anything it does is a diagnostic

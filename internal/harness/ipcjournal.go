@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"contend/internal/ipcown"
 	"contend/internal/workload"
@@ -14,14 +15,14 @@ import (
 const semKeyEnv = "CONTEND_SEM_KEY"
 
 // journalSet picks the key of the set a repetition of w with v creates and
-// journals it before the child starts (internal/ipcown); nil for a
+// journals it, with the repetition's timeout, before the child starts (internal/ipcown); nil for a
 // workload that creates none. The note says why the child runs without a
 // key, if it does.
-func journalSet(w *workload.Workload, v workload.Values) (*ipcown.Entry, string) {
+func journalSet(w *workload.Workload, v workload.Values, timeout time.Duration) (*ipcown.Entry, string) {
 	if w.SemSet == nil {
 		return nil, ""
 	}
-	e, err := ipcown.Begin(w.SemSet(v))
+	e, err := ipcown.Begin(w.SemSet(v), timeout)
 	if err != nil {
 		return e, fmt.Sprintf("the semaphore set was made without a key (%v): a set of a child killed before reporting it could not be found", err)
 	}

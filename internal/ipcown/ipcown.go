@@ -41,6 +41,10 @@ type Entry struct {
 	NSems int    `json:"nsems"` // the set's size
 	UID   int    `json:"uid"`   // contend's effective uid, the set's creator
 	Time  int64  `json:"time"`  // Unix seconds, read before the key was found free
+	// Deadline is the Unix second after which the repetition's
+	// processes are dead (the timeout, plus a margin); 0 for none. A set
+	// changed or used after it is not the repetition's.
+	Deadline int64 `json:"deadline,omitempty"`
 
 	path string
 }
@@ -55,13 +59,21 @@ type Set struct {
 	OTime, CTime int64
 }
 
-// Begin picks a free key for a set of nsems semaphores and writes the
+// deadlineMargin covers the kill and reaping after a timeout and clock
+// granularity.
+const deadlineMargin = 10
+
+// Begin picks a free key for a set of nsems semaphores made by a
+// repetition that ends within timeout (0: no bound) and writes the
 // journal entry. The entry is returned even when it could not be written
 // (with the error): the caller then runs without a key (Key 0,
 // IPC_PRIVATE), which is safe but cannot find a set whose child died
 // before reporting it.
-func Begin(nsems int) (*Entry, error) {
+func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 	e := &Entry{PID: os.Getpid(), Boot: bootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
+	if timeout > 0 {
+		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
+	}
 	e.Start, _ = startTime(e.PID)
 	if s := os.Getenv(TestKeyEnv); s != "" {
 		k, err := strconv.ParseInt(s, 0, 64)
@@ -107,11 +119,13 @@ func (e *Entry) Done() error {
 }
 
 // Matches tells whether s is a set the repetition of e created: under its
-// key (or IPC_PRIVATE with private), of its size, mode 0600, created by
-// its uid, and changed last (semget, SETALL) no earlier than the entry.
+// key (or IPC_PRIVATE with private), of its size, mode 0600, owned and
+// created by its uid, changed last (semget, SETALL) no earlier than the
+// entry, and neither changed nor used (semop) after its deadline.
 func (e *Entry) Matches(s Set, private bool) bool {
 	keyOK := e.Key != 0 && s.Key == e.Key || private && s.Key == 0
-	return keyOK && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID && s.CTime >= e.Time
+	inTime := s.CTime >= e.Time && (e.Deadline == 0 || s.CTime <= e.Deadline && s.OTime <= e.Deadline)
+	return keyOK && inTime && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
 }
 
 // Find returns the set under the entry's key if it matches the entry.
