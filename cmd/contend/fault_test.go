@@ -67,7 +67,7 @@ func TestFaultInjection(t *testing.T) {
 		action := []string{"kill-child", "sigint", "sigterm", "ab-sigint", "ab-kill-child"}[rng.IntN(5)]
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
 		var env []string
-		if rng.IntN(3) == 0 {
+		if rng.IntN(3) == 0 && (wl[0] == "osim" || wl[0] == "semop-multi") {
 			env = []string{fmt.Sprintf("CONTEND_TEST_SEM_KEY=%d", foreignKey)}
 		}
 		name := fmt.Sprintf("%d-%s-%s-%s", i, wl[0], action, delay)

@@ -59,6 +59,11 @@ type Set struct {
 	OTime, CTime int64
 }
 
+// oldKeys is the top byte of the keys contend used before the journal
+// (0x63000000 | child pid): an older contend's cleanup removes such sets
+// when the pid is dead, so they are never picked.
+const oldKeys = 0x63
+
 // deadlineMargin covers the kill and reaping after a timeout and clock
 // granularity.
 const deadlineMargin = 10
@@ -84,7 +89,7 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 	} else {
 		for i := 0; i < 1000 && e.Key == 0; i++ {
 			k := int32(rand.Uint32())
-			if k != 0 && keyFree(k) {
+			if k != 0 && uint32(k)>>24 != oldKeys && keyFree(k) {
 				e.Key = k
 			}
 		}

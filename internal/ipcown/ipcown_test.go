@@ -12,6 +12,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "ipcown-test")
+	if err != nil {
+		panic(err)
+	}
+	testDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
 // semget creates a set as another program would; the test removes it.
 func semget(t *testing.T, key int32, nsems int, mode int) int {
 	t.Helper()

@@ -16,6 +16,9 @@ import (
 func Dir() (string, error) {
 	uid := os.Geteuid()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("contend-%d", uid))
+	if testDir != "" {
+		return testDir, nil
+	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		dir = filepath.Join(x, "contend")
 	}
@@ -37,6 +40,10 @@ func Dir() (string, error) {
 	}
 	return dir, nil
 }
+
+// testDir replaces Dir in this package's tests, so that they never meet
+// the entries of real runs (and `contend cleanup` never sees theirs).
+var testDir string
 
 // Stale is the journal entry of a contend process that died (SIGKILL)
 // during a repetition, with the set it left, if any.
