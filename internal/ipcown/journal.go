@@ -14,11 +14,11 @@ import (
 // root, else $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID. It must be a
 // directory (not a symlink) owned by this user and writable by nobody else.
 func Dir() (string, error) {
-	uid := os.Geteuid()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("contend-%d", uid))
 	if testDir != "" {
 		return testDir, nil
 	}
+	uid := os.Geteuid()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("contend-%d", uid))
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		dir = filepath.Join(x, "contend")
 	}
