@@ -111,9 +111,9 @@ int ct_sem_create(int nsems, int key, int report_fd, int inject, struct ct_statu
 	switch (err) {
 	case EEXIST:
 		ct_report(report_fd, "ipc-key-taken sem %d", key);
-		ct_fail(st, err, "semget", "of a set of %d semaphores with key 0x%08x: another program "
-			"created a set with this key after contend found it free; contend never uses a "
-			"set it did not create: run again", nsems, (unsigned)key);
+		ct_fail(st, err, "semget", "of a set of %d semaphores with key 0x%08x (another program "
+			"created a set with this key after contend found it free, and contend never uses a "
+			"set it did not create: run again)", nsems, (unsigned)key);
 		break;
 	case ENOSPC:
 		ct_fail(st, err, "semget", "of a set of %d semaphores (the system's semaphore sets "

@@ -426,7 +426,7 @@ func TestForeignSetsSurviveRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, rep := range f.Reps {
-				if rep.Status != results.StatusFailed || !strings.Contains(rep.Error, fmt.Sprintf("key 0x%08x: another program created a set with this key", key)) || !strings.Contains(rep.Error, "EEXIST") {
+				if rep.Status != results.StatusFailed || !strings.Contains(rep.Error, fmt.Sprintf("key 0x%08x (another program created a set with this key", key)) || !strings.Contains(rep.Error, "EEXIST") {
 					t.Errorf("repetition %d: %s %q, want failed naming the taken key", rep.Index, rep.Status, rep.Error)
 				}
 			}
