@@ -60,6 +60,7 @@ func TestFaultInjection(t *testing.T) {
 			foreign[id] = key
 		}
 	}
+	plantGuard(t, foreign)
 	start := time.Now()
 	trials := map[string]int{}
 	for i := 0; time.Since(start) < budget; i++ {

@@ -404,6 +404,7 @@ func TestForeignSetsSurviveRuns(t *testing.T) {
 				t.Skipf("key %#x is taken", key)
 			}
 			planted[id] = key
+			plantGuard(t, planted)
 			before := semSet(t)
 
 			// Normal runs: a free key each.
@@ -452,6 +453,7 @@ func TestCleanupAfterContendKilled(t *testing.T) {
 			foreign[id] = key
 		}
 	}
+	plantGuard(t, foreign)
 	before := semSet(t)
 	_, wait, _, w := leakRun(t, "osim", "2", "8", "2000000000", "0", "0", "-n", "1")
 	waitMidRun(t, w.root, before, true)
