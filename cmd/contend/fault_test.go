@@ -77,7 +77,7 @@ func TestFaultInjection(t *testing.T) {
 		}
 		ok := t.Run(name, func(t *testing.T) {
 			faultTrial(t, wl, action, delay, enable, env)
-			assertSetsExist(t, foreign)
+			assertSetsExist(t, foreign, nil)
 		})
 		trials[action]++
 		if !ok {

@@ -406,6 +406,18 @@ func TestForeignSetsSurviveRuns(t *testing.T) {
 			planted[id] = key
 			plantGuard(t, planted)
 			before := semSet(t)
+			w := watchRun(os.Getpid()) // this test's children: the old scheme's keys are theirs
+			ours := func() map[int]bool {
+				w.scan()
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				m := map[int]bool{}
+				for p := range w.pids {
+					m[p] = true
+				}
+				return m
+			}
+			defer func() { close(w.stop); <-w.done }()
 
 			// Normal runs: a free key each.
 			out := filepath.Join(dir, "r.json")
@@ -413,7 +425,7 @@ func TestForeignSetsSurviveRuns(t *testing.T) {
 			if r.code != 0 {
 				t.Errorf("exit %d: %s", r.code, r.stderr)
 			}
-			assertSetsExist(t, planted)
+			assertSetsExist(t, planted, ours())
 
 			// The key is taken: the child refuses it and fails.
 			t.Setenv("CONTEND_TEST_SEM_KEY", strconv.Itoa(int(key)))
@@ -431,11 +443,11 @@ func TestForeignSetsSurviveRuns(t *testing.T) {
 					t.Errorf("repetition %d: %s %q, want failed naming the taken key", rep.Index, rep.Status, rep.Error)
 				}
 			}
-			assertSetsExist(t, planted)
+			assertSetsExist(t, planted, ours())
 			if r := runCLI(t, "cleanup"); r.code != 0 {
 				t.Errorf("cleanup: %d %s", r.code, r.stderr)
 			}
-			assertSetsExist(t, planted)
+			assertSetsExist(t, planted, ours())
 			assertNoNewSems(t, before)
 		})
 	}
@@ -499,7 +511,9 @@ func TestCleanupAfterContendKilled(t *testing.T) {
 			t.Errorf("cleanup did not remove set %s left by the killed contend: %q", id, r.stdout)
 		}
 	}
-	assertSetsExist(t, foreign)
+	w.mu.Lock()
+	assertSetsExist(t, foreign, w.pids)
+	w.mu.Unlock()
 	if _, err := os.Stat(journal[0]); !os.IsNotExist(err) {
 		t.Errorf("journal entry %s left: %v", journal[0], err)
 	}
