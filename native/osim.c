@@ -125,9 +125,14 @@ osim_worker(const struct ct_osim_params *p, int semid, int semnum, int loops, pi
  * would never reach zero). */
 #define OSIM_TICK_NS 100000000L
 
+struct osim_pid {
+	pid_t pid;
+	int i;
+};
+
 struct osim_workers {
-	const pid_t *pids; /* in fork order */
-	pid_t *sorted;     /* the same, sorted, for bsearch */
+	const pid_t *pids;      /* in fork order */
+	struct osim_pid *sorted; /* the same with their index, by pid, for bsearch */
 	char *reaped;
 	int n;
 	int err, bad, badsig; /* the first failure: errno, worker index, signal */
@@ -135,7 +140,7 @@ struct osim_workers {
 
 static int osim_pid_cmp(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	pid_t x = ((const struct osim_pid *)a)->pid, y = ((const struct osim_pid *)b)->pid;
 
 	return (x > y) - (x < y);
 }
@@ -143,15 +148,10 @@ static int osim_pid_cmp(const void *a, const void *b)
 /* osim_index returns the index of worker pid, -1 if it is not a worker. */
 static int osim_index(const struct osim_workers *w, pid_t pid)
 {
-	pid_t *hit = bsearch(&pid, w->sorted, w->n, sizeof(pid_t), osim_pid_cmp);
-	int i;
+	struct osim_pid key = { pid, -1 };
+	struct osim_pid *hit = bsearch(&key, w->sorted, w->n, sizeof(key), osim_pid_cmp);
 
-	if (!hit)
-		return -1;
-	for (i = 0; i < w->n; i++)
-		if (w->pids[i] == pid)
-			return i;
-	return -1;
+	return hit ? hit->i : -1;
 }
 
 /* osim_account adds the rusage of worker i, which ended with status st, to
@@ -284,7 +284,10 @@ int ct_osim_run(const struct ct_osim_params *p, struct ct_osim_result *r)
 	r->tasks_forked = n;
 	w.pids = pids;
 	w.n = n;
-	memcpy(w.sorted, pids, n * sizeof(*pids));
+	for (i = 0; i < n; i++) {
+		w.sorted[i].pid = pids[i];
+		w.sorted[i].i = i;
+	}
 	qsort(w.sorted, n, sizeof(*w.sorted), osim_pid_cmp);
 	if (err)
 		goto out_kill;
