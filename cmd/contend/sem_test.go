@@ -223,6 +223,14 @@ func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that stops early must not leave the run going: SIGTERM
+	// makes contend clean up after its repetition.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		}
+	})
 	w = watchRun(cmd.Process.Pid)
 	return &stderr, func() int { cmd.Wait(); return cmd.ProcessState.ExitCode() }, out, w
 }
