@@ -14,6 +14,7 @@ type OsimParams struct {
 	BusyIn   int // volatile increments inside the critical section
 	BusyOut  int // volatile increments outside it
 	Inject   Inject
+	SemKey   int // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
 	ReportFD int // parent's report pipe, -1 for none
 }
 
@@ -38,6 +39,7 @@ func Osim(p OsimParams) (OsimResult, error) {
 		busy_in:   C.int(p.BusyIn),
 		busy_out:  C.int(p.BusyOut),
 		inject:    C.int(p.Inject),
+		sem_key:   C.int(int32(p.SemKey)),
 		report_fd: C.int(p.ReportFD),
 	}
 	var cr C.struct_ct_osim_result

@@ -2,6 +2,7 @@ package bind
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -136,4 +137,35 @@ func TestOsimBadParams(t *testing.T) {
 			t.Errorf("%+v: got %v, want EINVAL", p, err)
 		}
 	}
+}
+
+// TestSemKeyTakenNeverAdopted gives both SysV workloads a key another
+// program's set already has: they fail with EEXIST naming the key, and
+// the foreign set is untouched (no semop, no IPC_RMID).
+func TestSemKeyTakenNeverAdopted(t *testing.T) {
+	key := 0x0bad1000 | os.Getpid()&0xfff
+	const ipcCreat, ipcExcl = 0o1000, 0o2000
+	id, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(key), 3, ipcCreat|ipcExcl|0o600)
+	if e != 0 {
+		t.Skipf("semget: %v", e)
+	}
+	defer unix.Syscall6(unix.SYS_SEMCTL, id, 0, 0, 0, 0, 0)
+	_, err1 := Osim(OsimParams{Sems: 2, Tasks: 2, Loops: 10, SemKey: key, ReportFD: -1})
+	_, err2 := SemopMulti(SemopMultiParams{Threads: 1, Sems: 3, Duration: time.Millisecond, SemKey: key, ReportFD: -1})
+	for _, err := range []error{err1, err2} {
+		if !errors.Is(err, syscall.EEXIST) || !strings.Contains(err.Error(), fmt.Sprintf("key %#08x", key)) {
+			t.Errorf("got %v, want EEXIST naming key %#x", err, key)
+		}
+	}
+	if !semSetExists(t, int(id)) {
+		t.Fatalf("the foreign set %d was removed", id)
+	}
+	// Untouched: semop was never called on it (otime 0).
+	b, _ := os.ReadFile("/proc/sysvipc/sem")
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 9 && f[1] == strconv.Itoa(int(id)) && f[8] != "0" {
+			t.Errorf("the foreign set was used: %s", line)
+		}
+	}
+	assertNoChildProcesses(t)
 }

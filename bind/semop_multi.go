@@ -31,6 +31,7 @@ type SemopMultiParams struct {
 	Duration time.Duration // how long main sleeps
 	Pin      bool          // pin thread i to the i-th allowed CPU
 	Inject   Inject        // tests only
+	SemKey   int           // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
 	ReportFD int           // parent's report pipe, -1 for none
 }
 
@@ -56,6 +57,7 @@ func SemopMulti(p SemopMultiParams) (SemopMultiResult, error) {
 		duration_ns: C.uint64_t(p.Duration.Nanoseconds()),
 		inject:      C.int(p.Inject),
 		per_thread:  counts,
+		sem_key:     C.int(int32(p.SemKey)),
 		report_fd:   C.int(p.ReportFD),
 	}
 	if p.Pin {

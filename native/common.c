@@ -91,7 +91,7 @@ const char *ct_cc_version(void)
 #endif
 }
 
-int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st)
+int ct_sem_create(int nsems, int key, int report_fd, int inject, struct ct_status *st)
 {
 	int id, err;
 
@@ -99,9 +99,7 @@ int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st)
 		id = -1;
 		errno = ENOSPC;
 	} else {
-		id = semget(CT_SEM_KEY(getpid()), nsems, 0600 | IPC_CREAT | IPC_EXCL);
-		if (id < 0 && errno == EEXIST)
-			id = semget(IPC_PRIVATE, nsems, 0600 | IPC_CREAT);
+		id = semget((key_t)key, nsems, 0600 | IPC_CREAT | IPC_EXCL);
 	}
 	if (id >= 0) {
 		if (inject & CT_INJECT_DIE_AFTER_SEMGET)
@@ -111,6 +109,12 @@ int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st)
 	}
 	err = errno;
 	switch (err) {
+	case EEXIST:
+		ct_report(report_fd, "ipc-key-taken sem %d", key);
+		ct_fail(st, err, "semget", "of a set of %d semaphores with key 0x%08x (another program "
+			"created a set with this key after contend found it free, and contend never uses a "
+			"set it did not create: run again)", nsems, (unsigned)key);
+		break;
 	case ENOSPC:
 		ct_fail(st, err, "semget", "of a set of %d semaphores (the system's semaphore sets "
 			"(kernel.sem SEMMNI) or semaphores (kernel.sem SEMMNS) are used up: "

@@ -58,13 +58,15 @@ const char *ct_cc_version(void);
  * (naming the kernel.sem limit to raise for ENOSPC) and returns -1.
  * ct_sem_remove removes the set (IPC_RMID) and reports "ipc-removed sem ID".
  *
- * The set's key is CT_SEM_KEY(getpid()), not IPC_PRIVATE as in the
- * originals: a child killed between semget and its report would otherwise
- * leave a set nobody can name. The parent, which knows the child's pid,
- * finds such a set by its key and removes it. The key changes nothing that
- * is measured. If the key is taken, the set is private (reported as usual).
+ * The set's key is the one the parent chose (found free and written to its
+ * journal before starting the child: internal/ipcown), not IPC_PRIVATE as
+ * in the originals: a child killed between semget and its report would
+ * otherwise leave a set nobody can name. The set is created with
+ * IPC_CREAT|IPC_EXCL: if another program took the key meanwhile (EEXIST),
+ * the child reports "ipc-key-taken sem KEY" and fails; it never adopts or
+ * touches a set it did not create. Key 0 (IPC_PRIVATE) when run without a
+ * parent. The key changes nothing that is measured.
  */
-#define CT_SEM_KEY(pid) (0x63000000 | ((pid) & 0x00ffffff))
 
 union ct_semun {
 	int val;
@@ -72,7 +74,7 @@ union ct_semun {
 	unsigned short *array;
 };
 
-int ct_sem_create(int nsems, int report_fd, int inject, struct ct_status *st);
+int ct_sem_create(int nsems, int key, int report_fd, int inject, struct ct_status *st);
 int ct_sem_remove(int id, int report_fd);
 
 /*

@@ -32,6 +32,13 @@
  *     the process that forked them (PR_SET_PDEATHSIG);
  *   - the parent blocks SIGCHLD in its thread and restarts the wait-for-zero
  *     on EINTR (the Go runtime catches SIGCHLD; the C original did not);
+ *   - the wait-for-zero is a semtimedop with a 100 ms timeout: on each
+ *     timeout the parent reaps the workers that ended (wait4 WNOHANG) and,
+ *     if one was killed by a signal or failed, kills and reaps the others
+ *     and fails the repetition naming it (a killed worker never does its
+ *     final -1, and a lock it held stays 0, so the original hung). The
+ *     parent stays in the wait-for-zero queue except for these ten
+ *     re-entries a second; nothing else about the measurement changes;
  *   - errors are checked: a fork failure or a failing SETALL kills and reaps
  *     the workers already forked and removes the set (the original hung or
  *     leaked); a worker whose semop fails still decrements the completion
@@ -113,33 +120,95 @@ osim_worker(const struct ct_osim_params *p, int semid, int semnum, int loops, pi
 	_exit(err);
 }
 
-/* osim_reap waits for the n workers, adding up their rusage in r. It
- * returns the first failure as a positive errno with *bad set to its index. */
-static int osim_reap(const pid_t *pids, int n, struct ct_osim_result *r, int *bad, int *badsig)
+/* The parent's wait-for-zero sleeps at most this long before it looks for
+ * dead workers (a killed worker never does its final -1, so the counter
+ * would never reach zero). */
+#define OSIM_TICK_NS 100000000L
+
+struct osim_pid {
+	pid_t pid;
+	int i;
+};
+
+struct osim_workers {
+	const pid_t *pids;      /* in fork order */
+	struct osim_pid *sorted; /* the same with their index, by pid, for bsearch */
+	char *reaped;
+	int n;
+	int err, bad, badsig; /* the first failure: errno, worker index, signal */
+};
+
+static int osim_pid_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct osim_pid *)a)->pid, y = ((const struct osim_pid *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* osim_index returns the index of worker pid, -1 if it is not a worker. */
+static int osim_index(const struct osim_workers *w, pid_t pid)
+{
+	struct osim_pid key = { pid, -1 };
+	struct osim_pid *hit = bsearch(&key, w->sorted, w->n, sizeof(key), osim_pid_cmp);
+
+	return hit ? hit->i : -1;
+}
+
+/* osim_account adds the rusage of worker i, which ended with status st, to
+ * r and records the first failure (a worker killed by a signal, or one
+ * whose semop failed: its exit status is the errno). */
+static void osim_account(struct osim_workers *w, int i, int st, const struct rusage *ru,
+			 struct ct_osim_result *r)
+{
+	w->reaped[i] = 1;
+	r->nvcsw += ru->ru_nvcsw;
+	r->nivcsw += ru->ru_nivcsw;
+	r->utime_ns += ru->ru_utime.tv_sec * 1000000000ULL + ru->ru_utime.tv_usec * 1000ULL;
+	r->stime_ns += ru->ru_stime.tv_sec * 1000000000ULL + ru->ru_stime.tv_usec * 1000ULL;
+	if (w->err)
+		return;
+	if (WIFEXITED(st) && WEXITSTATUS(st)) {
+		w->err = WEXITSTATUS(st);
+		w->bad = i;
+	} else if (WIFSIGNALED(st)) {
+		w->err = ECHILD;
+		w->bad = i;
+		w->badsig = WTERMSIG(st);
+	}
+}
+
+/* osim_check reaps the workers that have ended so far (WNOHANG) and
+ * returns the first failure as a positive errno, 0 if none. */
+static int osim_check(struct osim_workers *w, struct ct_osim_result *r)
 {
 	struct rusage ru;
-	int i, st, err = 0;
+	pid_t pid;
+	int i, st;
 
-	for (i = 0; i < n; i++) {
-		while (wait4(pids[i], &st, 0, &ru) < 0) {
+	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0 || (pid < 0 && errno == EINTR))
+		if (pid > 0 && (i = osim_index(w, pid)) >= 0)
+			osim_account(w, i, st, &ru, r);
+	return w->err;
+}
+
+/* osim_reap waits for the workers not reaped yet and returns the first
+ * failure as a positive errno. */
+static int osim_reap(struct osim_workers *w, struct ct_osim_result *r)
+{
+	struct rusage ru;
+	int i, st;
+
+	for (i = 0; i < w->n; i++) {
+		if (w->reaped[i])
+			continue;
+		while (wait4(w->pids[i], &st, 0, &ru) < 0) {
 			if (errno != EINTR)
 				goto next;
 		}
-		r->nvcsw += ru.ru_nvcsw;
-		r->nivcsw += ru.ru_nivcsw;
-		r->utime_ns += ru.ru_utime.tv_sec * 1000000000ULL + ru.ru_utime.tv_usec * 1000ULL;
-		r->stime_ns += ru.ru_stime.tv_sec * 1000000000ULL + ru.ru_stime.tv_usec * 1000ULL;
-		if (!err && WIFEXITED(st) && WEXITSTATUS(st)) {
-			err = WEXITSTATUS(st);
-			*bad = i;
-		} else if (!err && WIFSIGNALED(st)) {
-			err = EINTR;
-			*bad = i;
-			*badsig = WTERMSIG(st);
-		}
+		osim_account(w, i, st, &ru, r);
 next:;
 	}
-	return err;
+	return w->err;
 }
 
 static void osim_kill(const pid_t *pids, int n)
@@ -154,11 +223,13 @@ int ct_osim_run(const struct ct_osim_params *p, struct ct_osim_result *r)
 {
 	pid_t *pids = NULL, parent = getpid();
 	unsigned short *vals = NULL;
+	struct osim_workers w = { 0 };
+	struct timespec tick = { 0, OSIM_TICK_NS };
 	struct sembuf sop;
 	union ct_semun arg;
 	sigset_t chld, oldmask;
 	uint64_t start, end;
-	int i, n = 0, semid, err = 0, werr, bad = -1, badsig = 0;
+	int i, n = 0, semid, err = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->semid = -1;
@@ -169,16 +240,20 @@ int ct_osim_run(const struct ct_osim_params *p, struct ct_osim_result *r)
 
 	pids = calloc(p->tasks, sizeof(*pids));
 	vals = calloc(p->sems + 1, sizeof(*vals));
-	if (!pids || !vals) {
+	w.sorted = calloc(p->tasks, sizeof(*w.sorted));
+	w.reaped = calloc(p->tasks, 1);
+	if (!pids || !vals || !w.sorted || !w.reaped) {
 		free(pids);
 		free(vals);
+		free(w.sorted);
+		free(w.reaped);
 		return ct_fail(&r->status, ENOMEM, "calloc", "for %d tasks and %d semaphores", p->tasks, p->sems + 1);
 	}
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, &oldmask);
 
-	semid = ct_sem_create(p->sems + 1, p->report_fd, p->inject, &r->status);
+	semid = ct_sem_create(p->sems + 1, p->sem_key, p->report_fd, p->inject, &r->status);
 	if (semid < 0) {
 		err = r->status.err;
 		goto out;
@@ -207,6 +282,13 @@ int ct_osim_run(const struct ct_osim_params *p, struct ct_osim_result *r)
 		pids[n] = pid;
 	}
 	r->tasks_forked = n;
+	w.pids = pids;
+	w.n = n;
+	for (i = 0; i < n; i++) {
+		w.sorted[i].pid = pids[i];
+		w.sorted[i].i = i;
+	}
+	qsort(w.sorted, n, sizeof(*w.sorted), osim_pid_cmp);
 	if (err)
 		goto out_kill;
 
@@ -224,36 +306,42 @@ int ct_osim_run(const struct ct_osim_params *p, struct ct_osim_result *r)
 	sop.sem_num = p->sems;
 	sop.sem_op = 0;
 	sop.sem_flg = 0;
-	while (semop(semid, &sop, 1) < 0) {
-		if (errno != EINTR) {
+	while (semtimedop(semid, &sop, 1, &tick) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN) {
 			err = ct_fail(&r->status, errno, "semop", "wait-for-zero on the completion semaphore %d of set %d",
 				      p->sems, semid);
 			goto out_kill;
 		}
+		if (osim_check(&w, r)) /* the tick: a worker died */
+			goto out_kill;
 	}
 	end = ct_now_ns();
 	r->elapsed_ns = end - start;
-
-	werr = osim_reap(pids, n, r, &bad, &badsig);
-	if (werr) {
-		if (badsig)
-			err = ct_fail(&r->status, werr, "worker", "%d of %d (pid %d) was killed by signal %d",
-				      bad + 1, p->tasks, (int)pids[bad], badsig);
-		else
-			err = ct_fail(&r->status, werr, "semop", "in worker %d of %d (pid %d) on semaphore %d of set %d",
-				      bad + 1, p->tasks, (int)pids[bad], bad % p->sems, semid);
-	}
+	osim_reap(&w, r);
 	goto out_rmid;
 
 out_kill:
 	osim_kill(pids, n);
-	osim_reap(pids, n, r, &bad, &badsig);
+	osim_reap(&w, r);
 out_rmid:
+	if (w.err && !err) {
+		if (w.badsig)
+			err = ct_fail(&r->status, w.err, "worker",
+				      "%d of %d (pid %d) was killed by signal SIG%s",
+				      w.bad + 1, p->tasks, (int)pids[w.bad], sigabbrev_np(w.badsig) ? sigabbrev_np(w.badsig) : "?");
+		else
+			err = ct_fail(&r->status, w.err, "semop", "in worker %d of %d (pid %d) on semaphore %d of set %d",
+				      w.bad + 1, p->tasks, (int)pids[w.bad], w.bad % p->sems, semid);
+	}
 	if ((i = ct_sem_remove(semid, p->report_fd)) && !err)
 		err = ct_fail(&r->status, i, "semctl", "IPC_RMID of set %d", semid);
 out:
 	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	free(pids);
 	free(vals);
+	free(w.sorted);
+	free(w.reaped);
 	return err;
 }

@@ -11,6 +11,7 @@ struct ct_osim_params {
 	int busy_in;  /* volatile increments inside the critical section (arg 4) */
 	int busy_out; /* volatile increments outside it (arg 5) */
 	int inject;   /* testing only: CT_INJECT_* failures, 0 in real runs */
+	int sem_key;  /* the set's key, chosen by the parent; 0: IPC_PRIVATE */
 	int report_fd;
 };
 

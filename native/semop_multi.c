@@ -147,7 +147,7 @@ int ct_semop_multi_run(const struct ct_semop_multi_params *p, struct ct_semop_mu
 		goto out_sync;
 	}
 
-	sm.semid = ct_sem_create(p->sems, p->report_fd, p->inject, &r->status);
+	sm.semid = ct_sem_create(p->sems, p->sem_key, p->report_fd, p->inject, &r->status);
 	if (sm.semid < 0) {
 		err = r->status.err;
 		goto out_sync;

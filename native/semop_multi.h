@@ -15,6 +15,7 @@ struct ct_semop_multi_params {
 	 * thread's operation count (2 per loop). May be NULL.
 	 */
 	uint64_t *per_thread;
+	int sem_key;  /* the set's key, chosen by the parent; 0: IPC_PRIVATE */
 	int report_fd;
 };
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/harness"
+	"contend/internal/ipcown"
 )
 
 func init() { addCommand(cleanupCommand) }
@@ -17,9 +17,16 @@ func cleanupCommand() *cli.Command {
 		Description: `contend removes every semaphore set a repetition made, however the
 repetition ends, as long as contend itself is alive: Ctrl-C, SIGTERM, a
 timeout or a crash of the child are all cleaned up. Only SIGKILL of contend
-itself can leave a set behind. Such a set has a key of the form 0x63PPPPPP,
-where PPPPPP is the pid of the repetition child that made it; cleanup removes
-those whose child no longer exists. Runs warn when there are any.
+itself can leave a set behind.
+
+Before each repetition that makes a set, contend writes a journal entry
+(/run/contend for root, else $XDG_RUNTIME_DIR/contend or /tmp/contend-UID)
+naming itself, the set's key (one that was free), its size and the time.
+cleanup looks only at the entries whose contend process is dead (a zombie
+counts as dead), and removes a set only if it still matches its entry:
+same key, size, mode 0600, created by the same user, not older than the
+entry. Any other set, whatever its key, is never touched. Runs warn when
+there is something to clean up.
 
 Examples:
    contend cleanup --dry-run     list them
@@ -31,35 +38,50 @@ Examples:
 			if c.NArg() > 0 {
 				return usagef("cleanup takes no arguments")
 			}
-			sets, err := harness.StaleSets()
+			stale, err := ipcown.StaleEntries()
 			if err != nil {
-				return fmt.Errorf("cannot read the semaphore sets: %v", err)
+				return fmt.Errorf("cannot read the IPC journal: %v", err)
 			}
 			w := c.App.Writer
-			if len(sets) == 0 {
-				fmt.Fprintln(w, "no semaphore set left by contend")
-				return nil
-			}
-			if c.Bool("dry-run") {
-				for _, s := range sets {
-					fmt.Fprintf(w, "semaphore set %d (key 0x%08x, made by pid %d, gone)\n", s.ID, s.Key, s.PID)
+			n := 0
+			for _, s := range stale {
+				if s.Set.ID < 0 {
+					if !c.Bool("dry-run") {
+						if err := s.Remove(); err != nil {
+							return fmt.Errorf("cannot remove the journal entry %s: %v", s.File, err)
+						}
+					}
+					continue
 				}
-				return nil
+				n++
+				if c.Bool("dry-run") {
+					fmt.Fprintf(w, "semaphore set %d (key 0x%08x, left by contend pid %d, gone)\n", s.Set.ID, uint32(s.Key), s.PID)
+					continue
+				}
+				if err := s.Remove(); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "removed semaphore set %d (key 0x%08x, left by contend pid %d)\n", s.Set.ID, uint32(s.Key), s.PID)
 			}
-			done, err := harness.RemoveStale(sets)
-			for _, s := range done {
-				fmt.Fprintf(w, "removed semaphore set %d (key 0x%08x, made by pid %d)\n", s.ID, s.Key, s.PID)
+			if n == 0 {
+				fmt.Fprintln(w, "no semaphore set left by contend")
 			}
-			return err
+			return nil
 		},
 	}
 }
 
 // staleWarning returns a warning about sets left by killed runs, or "".
 func staleWarning() string {
-	sets, err := harness.StaleSets()
-	if err != nil || len(sets) == 0 {
+	stale, err := ipcown.StaleEntries()
+	n := 0
+	for _, s := range stale {
+		if s.Set.ID >= 0 {
+			n++
+		}
+	}
+	if err != nil || n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d SysV semaphore set(s) were left by contend runs that were killed with SIGKILL; 'contend cleanup' removes them", len(sets))
+	return fmt.Sprintf("%d SysV semaphore set(s) were left by contend runs that were killed with SIGKILL; 'contend cleanup' removes them", n)
 }

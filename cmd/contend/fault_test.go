@@ -49,14 +49,36 @@ func TestFaultInjection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	t.Logf("seed %d (CONTEND_FAULT_SEED=%d replays it), budget %s", seed, seed, budget)
 	_, enable := fakeTrace(t)
+	// Foreign sets: one under the key some trials force on their
+	// children (as if another program took it after contend's check), one
+	// under an old-scheme key (0x63 << 24 | a dead pid). No trial may
+	// remove them.
+	foreignKey := uint32(0x0fa00000 | os.Getpid()&0xffff)
+	foreign := map[int]uint32{}
+	for _, key := range []uint32{foreignKey, 0x63fffffd} {
+		if id, ok := foreignSet(t, key, 3); ok {
+			foreign[id] = key
+		}
+	}
+	plantGuard(t, foreign)
 	start := time.Now()
 	trials := map[string]int{}
 	for i := 0; time.Since(start) < budget; i++ {
 		wl := faultWorkloads[i%len(faultWorkloads)]
 		action := []string{"kill-child", "sigint", "sigterm", "ab-sigint", "ab-kill-child"}[rng.IntN(5)]
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
+		var env []string
+		if rng.IntN(3) == 0 && (wl[0] == "osim" || wl[0] == "semop-multi") {
+			env = []string{fmt.Sprintf("CONTEND_TEST_SEM_KEY=%d", foreignKey)}
+		}
 		name := fmt.Sprintf("%d-%s-%s-%s", i, wl[0], action, delay)
-		ok := t.Run(name, func(t *testing.T) { faultTrial(t, wl, action, delay, enable) })
+		if env != nil {
+			name += "-taken-key"
+		}
+		ok := t.Run(name, func(t *testing.T) {
+			faultTrial(t, wl, action, delay, enable, env)
+			assertSetsExist(t, foreign, nil)
+		})
 		trials[action]++
 		if !ok {
 			break
@@ -69,7 +91,7 @@ func TestFaultInjection(t *testing.T) {
 	t.Logf("%d fault trials in %s: %v", total, time.Since(start).Round(time.Second), trials)
 }
 
-func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, enable func(string) string) {
+func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, enable func(string) string, env []string) {
 	dir := chdirTemp(t)
 	out := filepath.Join(dir, "r.json")
 	before := semSet(t)
@@ -80,6 +102,7 @@ func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, e
 	}
 	args = append(args, "-n", "1000", "--out", out, "--quiet")
 	cmd := contendCmd(t, args...)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -224,4 +225,68 @@ func waitMidRun(t *testing.T, root int, before map[string]bool, workers bool) in
 	}
 	t.Fatalf("no repetition child of %d reached its timed region", root)
 	return 0
+}
+
+// foreignSet creates a semaphore set under key as another program would
+// (mode 0600, the same user) and returns its id; it is removed when the
+// test ends. ok is false if the key is taken.
+func foreignSet(t *testing.T, key uint32, nsems int) (id int, ok bool) {
+	t.Helper()
+	const ipcCreat, ipcExcl = 0o1000, 0o2000
+	r, _, e := syscall.Syscall(syscall.SYS_SEMGET, uintptr(int32(key)), uintptr(nsems), ipcCreat|ipcExcl|0o600)
+	if e == syscall.EEXIST {
+		return 0, false
+	}
+	if e != 0 {
+		t.Fatalf("semget of a foreign set with key %#x: %v", key, e)
+	}
+	t.Cleanup(func() { syscall.Syscall6(syscall.SYS_SEMCTL, r, 0, 0, 0, 0, 0) })
+	return int(r), true
+}
+
+// plantGuard adds to ids a set that only an older contend's cleanup
+// would remove (key 0x63ff0000 | ..., the old scheme's key of a pid above
+// any pid_max): such a cleanup, run by another test suite on a shared
+// machine, removes every 0x63xxxxxx set of a dead pid, and its work must
+// not be taken for this contend's.
+func plantGuard(t *testing.T, ids map[int]uint32) {
+	t.Helper()
+	if id, ok := foreignSet(t, uint32(0x63ff0000|os.Getpid()&0xffff), 1); ok {
+		ids[id] = uint32(0x63ff0000 | os.Getpid()&0xffff)
+	}
+}
+
+// assertSetsExist fails for each id that is no longer listed and that
+// this test's contend may have removed. Other test suites on a shared
+// machine may run an older contend, which removes 0x63xxxxxx sets: its
+// runs the set under the key of their child's pid, its cleanup every such
+// set of a dead pid. So a missing 0x63 set is this contend's doing only if
+// its pid is one of this run's processes (ours), or if its pid can never
+// be alive and the guard set (plantGuard) is still there.
+func assertSetsExist(t *testing.T, ids map[int]uint32, ours map[int]bool) {
+	t.Helper()
+	now := semSet(t)
+	b, _ := os.ReadFile("/proc/sys/kernel/pid_max")
+	pidMax, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	outsider := false
+	for id, key := range ids {
+		if key>>16 == 0x63ff && !now[strconv.Itoa(id)] {
+			outsider = true
+			t.Logf("an older contend's cleanup removed the guard set %d (key %#x): sets of dead pids are not checked", id, key)
+		}
+	}
+	for id, key := range ids {
+		if now[strconv.Itoa(id)] {
+			continue
+		}
+		pid := int(key & 0xffffff)
+		switch {
+		case key>>24 != 0x63, ours[pid]:
+			t.Errorf("foreign semaphore set %d (key %#x) was removed", id, key)
+		case pidMax > 0 && pid >= pidMax && !outsider:
+			t.Errorf("foreign semaphore set %d (key %#x, of a pid that cannot exist) was removed", id, key)
+		default:
+			t.Logf("foreign semaphore set %d (key %#x) was removed by another program (an older contend on this machine, whose process %d had its key)", id, key, pid)
+		}
+	}
 }

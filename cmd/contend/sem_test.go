@@ -2,12 +2,17 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"contend/internal/harness"
+	"contend/internal/ipcown"
 	"contend/internal/results"
 )
 
@@ -218,6 +223,14 @@ func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that stops early must not leave the run going: SIGTERM
+	// makes contend clean up after its repetition.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		}
+	})
 	w = watchRun(cmd.Process.Pid)
 	return &stderr, func() int { cmd.Wait(); return cmd.ProcessState.ExitCode() }, out, w
 }
@@ -351,34 +364,230 @@ func TestUnreportedSetRemoved(t *testing.T) {
 	}
 }
 
-// TestCleanupRemovesStaleSets makes a set as a repetition child of a dead
-// contend (SIGKILL) would have left it, and checks that runs warn about it
-// and that cleanup removes it.
-func TestCleanupRemovesStaleSets(t *testing.T) {
-	dir := chdirTemp(t)
-	const pid = 0xfffffe // above any pid_max: never alive
-	key := 0x63000000 | pid
-	id, _, e := syscall.Syscall(syscall.SYS_SEMGET, uintptr(key), 2, 0o1000|0o2000|0o600)
-	if e != 0 {
-		t.Skipf("semget: %v", e)
+// plantOldKeys creates foreign sets under the keys the old scheme gave
+// the children of the next n pids (0x63000000 | pid), as ftok(path, 'c')
+// may give any program.
+func plantOldKeys(t *testing.T, n, nsems int) map[int]uint32 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/kernel/ns_last_pid")
+	if err != nil {
+		t.Skipf("no ns_last_pid: %v", err)
 	}
-	defer syscall.Syscall6(syscall.SYS_SEMCTL, id, 0, 0, 0, 0, 0) // IPC_RMID if the test fails
+	last, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	b, _ = os.ReadFile("/proc/sys/kernel/pid_max")
+	max, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	sets := map[int]uint32{}
+	for i := 1; i <= n; i++ {
+		pid := last + i
+		if max > 0 && pid >= max {
+			pid = 300 + pid - max
+		}
+		key := uint32(0x63000000 | pid&0xffffff)
+		if id, ok := foreignSet(t, key, nsems); ok {
+			sets[id] = key
+		}
+	}
+	return sets
+}
+
+// TestForeignSetsSurviveRuns puts foreign sets under the keys the children
+// of a run would get: under the key forced with CONTEND_TEST_SEM_KEY (as if
+// another program took the key between contend's check and the child's
+// semget), and under the old scheme's keys of the next pids. A run must
+// never remove them.
+func TestForeignSetsSurviveRuns(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		nsems int
+	}{
+		{[]string{"osim", "2", "4", "1000", "0", "0"}, 3},
+		{[]string{"semop-multi", "--threads", "2", "--sems", "1", "--duration", "50ms"}, 1},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			dir := chdirTemp(t)
+			planted := plantOldKeys(t, 600, c.nsems)
+			key := uint32(0x0bad0000 | os.Getpid()&0xffff)
+			id, ok := foreignSet(t, key, c.nsems)
+			if !ok {
+				t.Skipf("key %#x is taken", key)
+			}
+			planted[id] = key
+			plantGuard(t, planted)
+			before := semSet(t)
+			w := watchRun(os.Getpid()) // this test's children: the old scheme's keys are theirs
+			ours := func() map[int]bool {
+				w.scan()
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				m := map[int]bool{}
+				for p := range w.pids {
+					m[p] = true
+				}
+				return m
+			}
+			defer func() { close(w.stop); <-w.done }()
+
+			// Normal runs: a free key each.
+			out := filepath.Join(dir, "r.json")
+			r := runCLI(t, append(append([]string{"run"}, c.args...), "-n", "3", "--out", out, "--quiet")...)
+			if r.code != 0 {
+				t.Errorf("exit %d: %s", r.code, r.stderr)
+			}
+			assertSetsExist(t, planted, ours())
+
+			// The key is taken: the child refuses it and fails.
+			t.Setenv("CONTEND_TEST_SEM_KEY", strconv.Itoa(int(key)))
+			out = filepath.Join(dir, "taken.json")
+			r = runCLI(t, append(append([]string{"run"}, c.args...), "-n", "2", "--out", out, "--quiet")...)
+			if r.code != 1 {
+				t.Errorf("exit %d with a taken key, want 1; stderr %s", r.code, r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rep := range f.Reps {
+				if rep.Status != results.StatusFailed || !strings.Contains(rep.Error, fmt.Sprintf("key 0x%08x (another program created a set with this key", key)) || !strings.Contains(rep.Error, "EEXIST") {
+					t.Errorf("repetition %d: %s %q, want failed naming the taken key", rep.Index, rep.Status, rep.Error)
+				}
+			}
+			assertSetsExist(t, planted, ours())
+			if r := runCLI(t, "cleanup"); r.code != 0 {
+				t.Errorf("cleanup: %d %s", r.code, r.stderr)
+			}
+			assertSetsExist(t, planted, ours())
+			assertNoNewSems(t, before)
+		})
+	}
+}
+
+// TestCleanupAfterContendKilled SIGKILLs contend in the middle of an osim
+// repetition and runs cleanup at once, while contend is still a zombie
+// (the test has not waited for it): the set it left is found through its
+// journal entry and removed; foreign sets, one with an old-scheme key of a
+// dead pid among them, are not touched.
+func TestCleanupAfterContendKilled(t *testing.T) {
+	foreign := map[int]uint32{}
+	for _, key := range []uint32{0x63fffffe, 0x63000000 | 0x3fff00} {
+		if id, ok := foreignSet(t, key, 3); ok {
+			foreign[id] = key
+		}
+	}
+	plantGuard(t, foreign)
+	before := semSet(t)
+	_, wait, _, w := leakRun(t, "osim", "2", "8", "2000000000", "0", "0", "-n", "1")
+	waitMidRun(t, w.root, before, true)
+	// The run's set: the one under the key of contend's journal entry.
+	var left []string
+	dir, err := ipcown.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal, _ := filepath.Glob(filepath.Join(dir, strconv.Itoa(w.root)+"-*.json"))
+	sets, _ := ipcown.Sets()
+	for _, s := range sets {
+		if len(journal) == 1 && strings.HasSuffix(journal[0], fmt.Sprintf("-%08x.json", uint32(s.Key))) {
+			left = append(left, strconv.Itoa(s.ID))
+		}
+	}
+	if len(left) != 1 {
+		t.Fatalf("journal %v, sets under its key %v: want one entry and one set", journal, left)
+	}
+	if err := syscall.Kill(w.root, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if p, ok := procOf(w.root); ok && p.state == "Z" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("contend %d did not become a zombie", w.root)
+		}
+	}
 	r := runCLI(t, "cleanup", "--dry-run")
-	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("semaphore set %d (key 0x%08x, made by pid %d, gone)", id, key, pid)) {
-		t.Errorf("cleanup --dry-run: %d %q", r.code, r.stdout)
-	}
-	r = runCLI(t, "run", "faultme", "--threads", "1", "--mem", "256KiB", "-n", "1", "--out", filepath.Join(dir, "r.json"))
-	if !strings.Contains(r.stderr, "'contend cleanup' removes them") {
-		t.Errorf("run does not warn about the stale set: %q", r.stderr)
+	for _, id := range left {
+		if !strings.Contains(r.stdout, "semaphore set "+id+" ") {
+			t.Errorf("cleanup --dry-run does not list set %s left by the killed contend: %q", id, r.stdout)
+		}
 	}
 	r = runCLI(t, "cleanup")
-	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("removed semaphore set %d", id)) {
-		t.Errorf("cleanup: %d %q", r.code, r.stdout)
+	if r.code != 0 {
+		t.Errorf("cleanup: exit %d: %s", r.code, r.stderr)
 	}
-	if strings.Contains(" "+ipcsSem(t)+" ", fmt.Sprintf(" %d ", id)) {
-		t.Errorf("set %d still exists", id)
+	for _, id := range left {
+		if !strings.Contains(r.stdout, "removed semaphore set "+id+" ") {
+			t.Errorf("cleanup did not remove set %s left by the killed contend: %q", id, r.stdout)
+		}
+	}
+	w.mu.Lock()
+	assertSetsExist(t, foreign, w.pids)
+	w.mu.Unlock()
+	if _, err := os.Stat(journal[0]); !os.IsNotExist(err) {
+		t.Errorf("journal entry %s left: %v", journal[0], err)
 	}
 	if r := runCLI(t, "cleanup"); r.code != 0 || !strings.Contains(r.stdout, "no semaphore set left by contend") {
 		t.Errorf("second cleanup: %d %q", r.code, r.stdout)
 	}
+	wait()
+	// The child and its workers were orphaned; this test process is a
+	// child subreaper (package harness), so they are its zombies now.
+	w.mu.Lock()
+	for pg := range w.pgrps {
+		harness.KillGroup(pg)
+	}
+	w.mu.Unlock()
+	w.assertGone(t)
+	assertNoNewSems(t, before)
+}
+
+// TestOsimWorkerKilled SIGKILLs one osim worker in the middle of a long
+// repetition: the repetition fails at once naming the worker and the
+// signal, not at the timeout, and nothing of it is left.
+func TestOsimWorkerKilled(t *testing.T) {
+	before := semSet(t)
+	const timeout = 10 * time.Minute
+	stderr, wait, out, w := leakRun(t, "osim", "2", "8", "2000000000", "0", "0", "-n", "1", "--timeout", timeout.String())
+	child := waitMidRun(t, w.root, before, true)
+	workers := descendants(procs(), child)
+	if len(workers) == 0 {
+		t.Fatal("no worker")
+	}
+	worker := workers[len(workers)/2].pid
+	start := time.Now()
+	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code := wait()
+	took := time.Since(start)
+	if code != 1 {
+		t.Errorf("exit %d, want 1; stderr %s", code, stderr)
+	}
+	if took > timeout/10 {
+		t.Errorf("the repetition ended %s after the worker died (timeout %s): it waited for the timeout", took, timeout)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`osim: worker \d of 8 \(pid ` + strconv.Itoa(worker) + `\) was killed by signal SIGKILL`)
+	if len(f.Reps) != 1 || f.Reps[0].Status != results.StatusFailed || !want.MatchString(f.Reps[0].Error) || strings.Contains(f.Reps[0].Error, "timeout") {
+		t.Errorf("repetitions %+v, want one failed, naming worker %d and SIGKILL, no timeout", f.Reps, worker)
+	}
+	w.assertGone(t)
+	assertNoNewSems(t, before)
+}
+
+func mustAtoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// procOf returns the process pid, if it exists.
+func procOf(pid int) (proc, bool) {
+	for _, p := range procs() {
+		if p.pid == pid {
+			return p, true
+		}
+	}
+	return proc{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 
 	"contend/internal/workload"
 )
@@ -57,7 +58,8 @@ func ChildMain(args []string) int {
 	if err := json.Unmarshal([]byte(args[1]), &v); err != nil {
 		return fail("bad parameters: %v", err)
 	}
-	s, err := w.Run(v, workload.Runtime{ReportFD: rfd})
+	key, _ := strconv.ParseInt(os.Getenv(semKeyEnv), 10, 32)
+	s, err := w.Run(v, workload.Runtime{ReportFD: rfd, SemKey: int(key)})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -69,8 +69,9 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	if err != nil {
 		return fail(results.StatusFailed, fmt.Errorf("cannot create the report pipe: %v", err))
 	}
+	own, ownNote := journalSet(w, v, timeout)
 	cmd := exec.Command(exe, ChildArg, w.Name, string(pj))
-	cmd.Env = append(append(os.Environ(), ChildEnv...), reportEnv+"=3")
+	cmd.Env = append(append(os.Environ(), ChildEnv...), reportEnv+"=3", semKeyEnv+"="+ownKey(own))
 	cmd.Stdout = os.Stderr // a workload prints nothing; anything it does is a diagnostic
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 8192}
@@ -79,6 +80,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		own.Done()
 		pr.Close()
 		pw.Close()
 		return fail(results.StatusFailed, fmt.Errorf("cannot start the repetition child: %v", err))
@@ -92,6 +94,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		mu        sync.Mutex
 		ipcs      = map[string]bool{}
 		removed   = map[string]bool{}
+		keyTaken  bool
 		resultMsg string
 		errorMsg  string
 	)
@@ -110,6 +113,8 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 			case "ipc-removed":
 				delete(ipcs, rest)
 				removed[rest] = true
+			case "ipc-key-taken":
+				keyTaken = true
 			case "result":
 				resultMsg = rest
 			case "error":
@@ -136,17 +141,11 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	mu.Lock()
 	defer mu.Unlock()
 	out := Outcome{}
-	// A set the child created but was killed before reporting is found
-	// by the key its pid gives it (native/contend.h, CT_SEM_KEY).
-	if id, ok := semByKey(SemKey(pgid)); ok && !removed[fmt.Sprintf("sem %d", id)] {
-		ipcs[fmt.Sprintf("sem %d", id)] = true
-	}
-	for obj := range ipcs {
-		if err := removeIPC(obj); err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("could not remove %s left by the child: %v", obj, err))
-		} else {
-			out.Cleaned = append(out.Cleaned, obj)
-		}
+	var notes []string
+	out.Cleaned, notes = removeOwnSets(own, ipcs, removed, keyTaken)
+	rep.Notes = append(rep.Notes, notes...)
+	if ownNote != "" {
+		rep.Notes = append(rep.Notes, ownNote)
 	}
 	if len(out.Cleaned) > 0 && status == "" && werr == nil {
 		rep.Notes = append(rep.Notes, "removed IPC objects the child left: "+strings.Join(out.Cleaned, ", "))
@@ -243,25 +242,6 @@ func killGroup(pgid int) {
 	}
 }
 
-// removeIPC removes an object reported as "sem ID".
-func removeIPC(obj string) error {
-	kind, idText, _ := strings.Cut(obj, " ")
-	id, err := strconv.Atoi(idText)
-	if err != nil {
-		return fmt.Errorf("bad IPC report %q", obj)
-	}
-	switch kind {
-	case "sem":
-		const ipcRMID = 0
-		_, _, e := unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, ipcRMID, 0, 0, 0)
-		if e != 0 && e != unix.EINVAL && e != unix.EIDRM {
-			return e
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown IPC kind %q", kind)
-}
-
 func loadAvg() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
@@ -340,17 +320,4 @@ func WaitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) 
 		unix.Kill(-pgid, unix.SIGKILL)
 		return results.StatusInterrupted, <-waitDone
 	}
-}
-
-// SemKey is the SysV key of the semaphore set made by the repetition child
-// with process id pid: CT_SEM_KEY in native/contend.h.
-func SemKey(pid int) int { return 0x63000000 | (pid & 0x00ffffff) }
-
-// semByKey returns the id of the semaphore set with key, if one exists.
-func semByKey(key int) (int, bool) {
-	id, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(key), 0, 0)
-	if e != 0 {
-		return 0, false
-	}
-	return int(id), true
 }

@@ -79,6 +79,7 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 	Check:    checkOsim,
 	Run:      runOsim,
 	Original: originalOsim,
+	SemSet:   func(v Values) int { return int(v.Int("sems")) + 1 },
 	Timeout: func(v Values) time.Duration {
 		tasks, loops := v.Int("tasks"), v.Int("loops")
 		total := (loops + tasks - 1) / tasks * tasks
@@ -119,6 +120,7 @@ func runOsim(v Values, rt Runtime) (Sample, error) {
 		BusyIn:   int(v.Int("busy-in")),
 		BusyOut:  int(v.Int("busy-out")),
 		ReportFD: rt.ReportFD,
+		SemKey:   rt.SemKey,
 		Inject:   testInject(),
 	})
 	if err != nil {

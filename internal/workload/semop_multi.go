@@ -93,6 +93,7 @@ duration plus a minute plus 10 ms per thread.`,
 	Check:             checkSemopMulti,
 	Run:               runSemopMulti,
 	Original:          originalSemopMulti,
+	SemSet:            func(v Values) int { return int(v.Int("sems")) },
 	Timeout: func(v Values) time.Duration {
 		return 2*time.Duration(v.Int("duration")) + time.Minute + time.Duration(v.Int("threads"))*10*time.Millisecond
 	},
@@ -131,6 +132,7 @@ func runSemopMulti(v Values, rt Runtime) (Sample, error) {
 		Duration: time.Duration(v.Int("duration")),
 		Pin:      v.Bool("pin"),
 		ReportFD: rt.ReportFD,
+		SemKey:   rt.SemKey,
 		Inject:   testInject(),
 	})
 	if err != nil {

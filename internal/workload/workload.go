@@ -47,6 +47,9 @@ type Runtime struct {
 	// ReportFD is the pipe to the parent for IPC ids, -1 when there is
 	// none.
 	ReportFD int
+	// SemKey is the key for the SysV set the child creates, chosen by the
+	// parent (internal/ipcown); 0 is IPC_PRIVATE.
+	SemKey int
 }
 
 // Workload is the description of one reproduction.
@@ -73,6 +76,10 @@ type Workload struct {
 	// against the machine. It returns a *UsageError for bad input and nil
 	// or warnings otherwise.
 	Check func(v Values, m limits.Machine) (warnings []string, err error)
+	// SemSet returns the number of semaphores of the SysV set a
+	// repetition with v creates; nil for a workload that creates none.
+	// The parent journals the set before the child starts (internal/ipcown).
+	SemSet func(v Values) int
 	// Run runs one repetition in the child process: one cgo call.
 	Run func(v Values, rt Runtime) (Sample, error)
 	// Original returns the lines the original program printed for one

@@ -1,0 +1,238 @@
+// Package ipcown proves which SysV semaphore sets contend created, so that
+// contend removes those and never anything else.
+//
+// Before a repetition child starts, the parent picks a key that is free
+// right now (semget(key, 0, 0) fails with ENOENT) and writes a journal
+// Entry (a small file in Dir) naming itself, the key, the set's size and
+// the time. The child creates its set with IPC_CREAT|IPC_EXCL on that key
+// and never adopts an existing one. A set counts as contend's only if it
+// matches its entry (Entry.Matches): the key (or IPC_PRIVATE for an id the
+// child reported), the number of semaphores, mode 0600, creator uid =
+// the entry's uid, and a ctime not before the entry. After the repetition
+// the parent removes what matches and deletes the entry; `contend cleanup`
+// does the same for the entries whose contend process is dead (Stale).
+package ipcown
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestKeyEnv forces the key (decimal or 0x hex) without checking that it
+// is free: tests use it to put a foreign set under the child's key, as if
+// another program took the key between the check and the child's semget.
+const TestKeyEnv = "CONTEND_TEST_SEM_KEY"
+
+// Entry is the journal record of one repetition in flight.
+type Entry struct {
+	PID   int    `json:"pid"`   // the contend process that runs the repetition
+	Start uint64 `json:"start"` // its start time (/proc/PID/stat field 22), against pid reuse
+	Boot  string `json:"boot"`  // /proc/sys/kernel/random/boot_id: sets do not survive a reboot
+	Key   int32  `json:"key"`   // the key the child creates its set with
+	NSems int    `json:"nsems"` // the set's size
+	UID   int    `json:"uid"`   // contend's effective uid, the set's creator
+	Time  int64  `json:"time"`  // Unix seconds, read before the key was found free
+	// Deadline is the Unix second after which the repetition's
+	// processes are dead (the timeout, plus a margin); 0 for none. A set
+	// changed or used after it is not the repetition's.
+	Deadline int64 `json:"deadline,omitempty"`
+
+	path string
+}
+
+// Set is one line of /proc/sysvipc/sem.
+type Set struct {
+	Key          int32
+	ID           int
+	Mode         uint32 // permission bits
+	NSems        int
+	UID, CUID    int
+	OTime, CTime int64
+}
+
+// oldKeys is the top byte of the keys contend used before the journal
+// (0x63000000 | child pid): an older contend's cleanup removes such sets
+// when the pid is dead, so they are never picked.
+const oldKeys = 0x63
+
+// deadlineMargin covers the kill and reaping after a timeout and clock
+// granularity.
+const deadlineMargin = 10
+
+// Begin picks a free key for a set of nsems semaphores made by a
+// repetition that ends within timeout (0: no bound) and writes the
+// journal entry. The entry is returned even when it could not be written
+// (with the error): the caller then runs without a key (Key 0,
+// IPC_PRIVATE), which is safe but cannot find a set whose child died
+// before reporting it.
+func Begin(nsems int, timeout time.Duration) (*Entry, error) {
+	e := &Entry{PID: os.Getpid(), Boot: bootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
+	if timeout > 0 {
+		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
+	}
+	e.Start, _ = startTime(e.PID)
+	if s := os.Getenv(TestKeyEnv); s != "" {
+		k, err := strconv.ParseInt(s, 0, 64)
+		if err != nil || k == 0 || k != int64(int32(k)) && k != int64(uint32(k)) {
+			return e, fmt.Errorf("%s=%q is not a non-zero 32-bit key", TestKeyEnv, s)
+		}
+		e.Key = int32(k)
+	} else {
+		for i := 0; i < 1000 && e.Key == 0; i++ {
+			k := int32(rand.Uint32())
+			if k != 0 && uint32(k)>>24 != oldKeys && keyFree(k) {
+				e.Key = k
+			}
+		}
+		if e.Key == 0 {
+			return e, errors.New("found no free SysV key in 1000 random tries")
+		}
+	}
+	dir, err := Dir()
+	if err != nil {
+		e.Key = 0
+		return e, err
+	}
+	e.path = filepath.Join(dir, fmt.Sprintf("%d-%08x.json", e.PID, uint32(e.Key)))
+	b, _ := json.Marshal(e)
+	if err := os.WriteFile(e.path, append(b, '\n'), 0o600); err != nil {
+		os.Remove(e.path)
+		e.Key, e.path = 0, ""
+		return e, fmt.Errorf("cannot write the IPC journal: %v", err)
+	}
+	return e, nil
+}
+
+// Done deletes the journal entry.
+func (e *Entry) Done() error {
+	if e == nil || e.path == "" {
+		return nil
+	}
+	if err := os.Remove(e.path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// Matches tells whether s is a set the repetition of e created: under its
+// key (or IPC_PRIVATE with private), of its size, mode 0600, owned and
+// created by its uid, changed last (semget, SETALL) no earlier than the
+// entry, and neither changed nor used (semop) after its deadline.
+func (e *Entry) Matches(s Set, private bool) bool {
+	keyOK := e.Key != 0 && s.Key == e.Key || private && s.Key == 0
+	inTime := s.CTime >= e.Time && (e.Deadline == 0 || s.CTime <= e.Deadline && s.OTime <= e.Deadline)
+	return keyOK && inTime && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
+}
+
+// Find returns the set under the entry's key if it matches the entry.
+func (e *Entry) Find() (Set, bool) {
+	if e.Key == 0 {
+		return Set{}, false
+	}
+	sets, err := Sets()
+	if err != nil {
+		return Set{}, false
+	}
+	for _, s := range sets {
+		if s.Key == e.Key {
+			return s, e.Matches(s, false)
+		}
+	}
+	return Set{}, false
+}
+
+// Owned tells whether a set with id exists and whether it matches the
+// entry (a set the child reported: under the key, or IPC_PRIVATE).
+func (e *Entry) Owned(id int) (exists, ours bool) {
+	sets, err := Sets()
+	if err != nil {
+		return false, false
+	}
+	for _, s := range sets {
+		if s.ID == id {
+			return true, e.Matches(s, true)
+		}
+	}
+	return false, false
+}
+
+// Sets lists the semaphore sets of this IPC namespace.
+func Sets() ([]Set, error) {
+	b, err := os.ReadFile("/proc/sysvipc/sem")
+	if err != nil {
+		return nil, err
+	}
+	var out []Set
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 10 {
+			continue
+		}
+		var n [10]int64
+		ok := true
+		for j := range n {
+			base := 10
+			if j == 2 {
+				base = 8
+			}
+			x, err := strconv.ParseInt(f[j], base, 64)
+			ok = ok && err == nil
+			n[j] = x
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, Set{Key: int32(n[0]), ID: int(n[1]), Mode: uint32(n[2]) & 0o777, NSems: int(n[3]),
+			UID: int(n[4]), CUID: int(n[6]), OTime: n[8], CTime: n[9]})
+	}
+	return out, nil
+}
+
+// Remove removes the set with id (IPC_RMID); a set already gone is no error.
+func Remove(id int) error {
+	const ipcRMID = 0
+	_, _, e := unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, ipcRMID, 0, 0, 0)
+	if e != 0 && e != unix.EINVAL && e != unix.EIDRM {
+		return e
+	}
+	return nil
+}
+
+// keyFree tells whether no set has key k now.
+func keyFree(k int32) bool {
+	_, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(k), 0, 0)
+	return e == unix.ENOENT
+}
+
+// startTime returns field 22 of /proc/PID/stat and the state (field 3).
+func startTime(pid int) (uint64, string) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, ""
+	}
+	st, _ := strconv.ParseUint(f[19], 10, 64)
+	return st, f[0]
+}
+
+func bootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+}

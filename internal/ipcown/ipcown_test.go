@@ -1,0 +1,232 @@
+package ipcown
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "ipcown-test")
+	if err != nil {
+		panic(err)
+	}
+	testDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// semget creates a set as another program would; the test removes it.
+func semget(t *testing.T, key int32, nsems int, mode int) int {
+	t.Helper()
+	const ipcCreat, ipcExcl = 0o1000, 0o2000
+	id, _, e := unix.Syscall(unix.SYS_SEMGET, uintptr(key), uintptr(nsems), uintptr(ipcCreat|ipcExcl|mode))
+	if e != 0 {
+		t.Skipf("semget: %v", e)
+	}
+	t.Cleanup(func() { Remove(int(id)) })
+	return int(id)
+}
+
+func exists(id int) bool {
+	sets, _ := Sets()
+	for _, s := range sets {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMatches(t *testing.T) {
+	e := Entry{Key: 0x1234, NSems: 3, UID: 1000, Time: 100, Deadline: 200}
+	ours := Set{Key: 0x1234, NSems: 3, Mode: 0o600, UID: 1000, CUID: 1000, CTime: 150, OTime: 160}
+	if !e.Matches(ours, false) {
+		t.Fatalf("its own set does not match")
+	}
+	priv := ours
+	priv.Key = 0
+	if e.Matches(priv, false) || !e.Matches(priv, true) {
+		t.Errorf("an IPC_PRIVATE set must match only as a reported id")
+	}
+	for name, change := range map[string]func(*Set){
+		"other key":           func(s *Set) { s.Key = 0x1235 },
+		"other size":          func(s *Set) { s.NSems = 4 },
+		"other mode":          func(s *Set) { s.Mode = 0o666 },
+		"other creator":       func(s *Set) { s.CUID = 0 },
+		"other owner":         func(s *Set) { s.UID = 0 },
+		"made before":         func(s *Set) { s.CTime = 99 },
+		"changed after":       func(s *Set) { s.CTime = 201 },
+		"used after deadline": func(s *Set) { s.OTime = 201 },
+	} {
+		s := ours
+		change(&s)
+		if e.Matches(s, true) {
+			t.Errorf("%s: a foreign set matches", name)
+		}
+	}
+	e.Key = 0
+	if e.Matches(ours, false) {
+		t.Errorf("an entry without a key matches a keyed set")
+	}
+}
+
+// TestBeginPicksAFreeKey checks that the key is free, journalled, and that
+// a set made under it is found, and a foreign set under it is not.
+func TestBeginPicksAFreeKey(t *testing.T) {
+	e, err := Begin(2, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Done()
+	if e.Key == 0 || !keyFree(e.Key) {
+		t.Fatalf("key %#x is not a free key", e.Key)
+	}
+	b, err := os.ReadFile(e.path)
+	if err != nil {
+		t.Fatalf("no journal entry: %v", err)
+	}
+	var got Entry
+	if err := json.Unmarshal(b, &got); err != nil || got.Key != e.Key || got.PID != os.Getpid() || got.NSems != 2 || got.Start == 0 {
+		t.Errorf("journal entry %s (%v), want key %#x, pid %d, 2 semaphores", b, err, e.Key, os.Getpid())
+	}
+	if _, ok := e.Find(); ok {
+		t.Errorf("found a set under a free key")
+	}
+	id := semget(t, e.Key, 2, 0o600)
+	if s, ok := e.Find(); !ok || s.ID != id {
+		t.Errorf("Find = %+v %v, want set %d", s, ok, id)
+	}
+	if exists, ours := e.Owned(id); !exists || !ours {
+		t.Errorf("Owned(%d) = %v %v", id, exists, ours)
+	}
+	Remove(id)
+	semget(t, e.Key, 5, 0o600) // another program's set under the key
+	if _, ok := e.Find(); ok {
+		t.Errorf("a set of 5 semaphores matches an entry of 2")
+	}
+	if err := e.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(e.path); !os.IsNotExist(err) {
+		t.Errorf("journal entry left: %v", err)
+	}
+}
+
+// writeEntry journals e as a contend process with pid would have.
+func writeEntry(t *testing.T, e Entry) string {
+	t.Helper()
+	dir, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("%d-%08x.json", e.PID, uint32(e.Key)))
+	b, _ := json.Marshal(e)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(p) })
+	return p
+}
+
+func staleFile(t *testing.T, file string) (Stale, bool) {
+	t.Helper()
+	stale, err := StaleEntries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stale {
+		if s.File == file {
+			return s, true
+		}
+	}
+	return Stale{}, false
+}
+
+func TestStaleEntries(t *testing.T) {
+	const dead = 0x3ffffff0 // above any pid_max
+	now := time.Now().Unix()
+
+	// A live contend (this process): its repetition is in flight.
+	start, _ := startTime(os.Getpid())
+	live := writeEntry(t, Entry{PID: os.Getpid(), Start: start, Boot: bootID(), Key: 0x0c0ffee1, NSems: 1, UID: os.Geteuid(), Time: now})
+	if _, ok := staleFile(t, live); ok {
+		t.Errorf("the entry of a live process is stale")
+	}
+
+	// A dead contend whose child made its set: found, removed.
+	key := int32(0x0c0ffee2)
+	id := semget(t, key, 3, 0o600)
+	file := writeEntry(t, Entry{PID: dead, Boot: bootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 1, Deadline: now + 60})
+	s, ok := staleFile(t, file)
+	if !ok || s.Set.ID != id {
+		t.Fatalf("stale entry %+v %v, want the set %d", s, ok, id)
+	}
+	if err := s.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(id) {
+		t.Errorf("set %d not removed", id)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("entry not removed: %v", err)
+	}
+
+	// A dead contend that was killed before its child made a set; another
+	// program made one under the key long after: left alone.
+	key = 0x0c0ffee3
+	foreign := semget(t, key, 3, 0o600)
+	file = writeEntry(t, Entry{PID: dead, Boot: bootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 3600, Deadline: now - 3500})
+	s, ok = staleFile(t, file)
+	if !ok || s.Set.ID != -1 {
+		t.Fatalf("stale entry %+v %v, want no set", s, ok)
+	}
+	if err := s.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(foreign) {
+		t.Errorf("the foreign set %d was removed", foreign)
+	}
+
+	// A torn entry of a dead process: stale, no set.
+	dir, _ := Dir()
+	torn := filepath.Join(dir, fmt.Sprintf("%d-0c0ffee4.json", dead))
+	os.WriteFile(torn, []byte(`{"pid":`), 0o600)
+	t.Cleanup(func() { os.Remove(torn) })
+	if s, ok := staleFile(t, torn); !ok || s.Set.ID != -1 {
+		t.Errorf("torn entry: %+v %v", s, ok)
+	}
+}
+
+func TestAliveZombie(t *testing.T) {
+	if !Alive(os.Getpid(), 0) {
+		t.Fatal("this process is not alive")
+	}
+	start, _ := startTime(os.Getpid())
+	if Alive(os.Getpid(), start+1) {
+		t.Error("a process with another start time (a reused pid) is alive")
+	}
+	// A child that exited and was not waited for is a zombie: dead.
+	cmd := exec.Command("/bin/true")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start /bin/true: %v", err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, st := startTime(pid); st == "Z" {
+			if Alive(pid, 0) {
+				t.Errorf("a zombie counts as alive")
+			}
+			return
+		}
+	}
+	t.Fatalf("child %d never became a zombie", pid)
+}
