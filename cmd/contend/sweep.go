@@ -194,6 +194,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.warns = append(s.warns, decimalSizeNotes(w, fixed)...)
 	if len(names) == 0 {
 		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
 	}
@@ -357,9 +358,14 @@ func compareSweeps(c *cli.Context, files []*results.File, names []string, opt re
 	if format != "text" {
 		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
 	}
-	for _, f := range files {
+	for i, f := range files {
 		if f.Kind != "sweep" {
-			return usagef("%s is not a sweep: a sweep is compared only with another sweep", names[0])
+			other := names[0]
+			if i == 0 {
+				other = names[1]
+			}
+			return usagef("%s is not a sweep (it is a %s file) but %s is: a sweep is compared only with another sweep, or compare one point as %s:NAME",
+				names[i], f.Kind, other, other)
 		}
 	}
 	if len(files) < 2 {
