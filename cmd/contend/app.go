@@ -208,7 +208,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 // 'contend run faultme --threads 4'. A word right after a flag that takes
 // a value is that flag's value, not the workload.
 func workloadFirst(cmd *cli.Command, args []string) []string {
-	if !strings.HasPrefix(args[2], "-") || args[2] == "-h" || args[2] == "--help" {
+	if len(args) < 3 || !strings.HasPrefix(args[2], "-") || args[2] == "-h" || args[2] == "--help" {
 		return args
 	}
 	for i := 3; i < len(args); i++ {
