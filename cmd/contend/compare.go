@@ -73,8 +73,8 @@ Examples:
    contend compare --a boot1.json boot2.json --b patched1.json patched2.json
    contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "a", Usage: "baseline side: result files to pool (each followed by its files)"},
-			&cli.StringSliceFlag{Name: "b", Usage: "other side: result files to pool"},
+			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
+			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
 			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
 			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
