@@ -129,8 +129,8 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 			}
 			if opt.verbose {
 				fmt.Fprintln(stderr, verboseLine(rep, "", w.Primary, unitOf(w, w.Primary)))
-			} else if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
+			} else {
+				progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
 			}
 		},
 	}

@@ -298,6 +298,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
+	progress.count = func(done int, rep results.Rep) string {
+		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
+	}
 	sess := &harness.Session{
 		Workload: w,
 		Configs:  configs,
@@ -319,9 +322,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		},
 		After: func(rep results.Rep, _ harness.Outcome) {
 			progress.step(rep)
-			if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d (%s) %s: %s\n", rep.Index+1, names[rep.Config], rep.Status, rep.Error)
-			}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, names[rep.Config], rep.Status, rep.Error))
 		},
 	}
 	runErr := sess.Run(ctx)
@@ -345,6 +346,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 			return err
 		}
 	default:
+		a.WarningsShown = !opt.quiet
 		sweep.Report(stdout, a)
 	}
 	return endRun(stderr, wr, opt.quiet, runErr)

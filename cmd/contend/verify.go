@@ -195,9 +195,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 				break
 			}
 			progress.step(rep)
-			if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d (%s) %s: %s\n", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error)
-			}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error))
 			if rep.Status == results.StatusInterrupted {
 				runErr = harness.ErrInterrupted
 				break
