@@ -112,3 +112,24 @@ func TestCompareWithItselfWarns(t *testing.T) {
 		t.Errorf("two configurations of one file are not the same runs: %q", r.stderr)
 	}
 }
+
+func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
+	f := &results.File{Workload: "faultme", Primary: "time",
+		Metrics: []results.Metric{{Name: "time", Unit: "ns"}, {Name: "sys", Unit: "ns"}},
+		Configs: []results.Config{{Name: "contend"}, {Name: "original"}}}
+	sys := [][]float64{{0, 1e6, 2e6, 0, 3e6, 1e6, 0, 2e6}, {2e6, 0, 1e6, 3e6, 2e6, 0, 4e6, 1e6}}
+	for i := 0; i < 16; i++ {
+		c := i % 2
+		f.Reps = append(f.Reps, results.Rep{Index: i, Config: c, Status: results.StatusOK,
+			Metrics: map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]}})
+	}
+	var b strings.Builder
+	verifyReport(&b, f, 0.05)
+	out := b.String()
+	if !strings.Contains(out, "]*") || !strings.Contains(out, "*: sys had values of 0") {
+		t.Errorf("the interval of sys (values of 0) is not marked:\n%s", out)
+	}
+	if strings.Contains(out, "time had values") {
+		t.Errorf("time (all positive) is marked:\n%s", out)
+	}
+}

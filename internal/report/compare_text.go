@@ -123,7 +123,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 			for j, v := range d.Values {
 				vs = append(vs, r.Sides[j].Label+" "+v)
 			}
-			ds = append(ds, d.Key+" "+strings.Join(vs, ", "))
+			ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
 		}
 		writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
 	}
@@ -152,7 +152,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	r.writeWithin(w)
 	if len(r.Outliers) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Outliers (modified z-score above %g and 1%% from the median; kept in the comparison):\n", analysis.OutlierThreshold)
+		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
 		for i, o := range r.Outliers {
 			if i == OutlierListMax {
 				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
