@@ -74,7 +74,7 @@ func TestNewcomerMessages(t *testing.T) {
 		{"reversed range with step", []string{"sweep", "faultme", "--threads", "8..1x2"}, "", `"8..1x2" is reversed`},
 		{"threshold 2", []string{"compare", "--threshold", "2", w, b}, "", "did you mean 2%?"},
 		{"mem beyond the address space", []string{"run", "faultme", "--threads", "1", "--mem", "2TiB"}, "address-gap=1099511627776",
-			"--mem: 2TiB does not fit in the address space: the largest free range of a process here is 1TiB"},
+			"--mem: 2TiB does not fit in the address space: the largest free range a process can count on here is 1TiB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
@@ -84,6 +84,14 @@ func TestNewcomerMessages(t *testing.T) {
 			assertUsageError(t, runCLI(t, c.args...), c.want, dir, before)
 		})
 	}
+}
+
+func TestMemBeyondHalfTheAddressSpaceIsRefused(t *testing.T) {
+	dir := chdirTemp(t)
+	// 100TiB is within the parameter's range (128TiB of user space) but
+	// more than any process can count on: refused before anything runs,
+	// on any machine, also with --force.
+	assertUsageError(t, runCLI(t, "run", "faultme", "--threads", "1", "--mem", "100TiB", "--force", "-n", "1"), "--mem: 100TiB does not fit in the address space", dir, listFiles(t, dir))
 }
 
 func TestDecimalSizeIsSaid(t *testing.T) {

@@ -37,10 +37,11 @@ type Machine struct {
 	Overcommit             int   // vm.overcommit_memory: 0 heuristic, 1 always, 2 never
 	CommitLimit, Committed int64 // bytes, /proc/meminfo
 	AddressSpace           int64 // RLIMIT_AS (soft), 0 when unlimited
-	// AddressGap is the largest free range of this process's address
-	// space (/proc/self/maps), 0 when unknown: no single mapping can be
-	// larger, whatever the memory limits say (a repetition's child is
-	// this same binary, so its layout is alike).
+	// AddressGap is the largest single mapping a process can count on:
+	// the largest free range of this process's address space
+	// (/proc/self/maps), at most half the user address space since the
+	// layout is randomized; 0 when unknown. A larger mapping fails with
+	// ENOMEM whatever the memory limits say.
 	AddressGap int64
 	StackMin               int64 // PTHREAD_STACK_MIN
 	// NoZeroPage is true when read faults on fresh anonymous memory
@@ -75,7 +76,11 @@ func Read() Machine {
 	m.CommitLimit, m.Committed = mi["CommitLimit"], mi["Committed_AS"]
 	m.Overcommit = int(readInt("/proc/sys/vm/overcommit_memory"))
 	if b, err := os.ReadFile("/proc/self/maps"); err == nil {
-		m.AddressGap = LargestGap(string(b))
+		// The layout is randomized (ASLR): a repetition's child may
+		// have a smaller largest gap than this process. Half the user
+		// address space is below every gap measured here (68 TiB and
+		// more), so no more is counted on.
+		m.AddressGap = min(LargestGap(string(b)), UserSpace/2)
 	}
 	if b, err := os.ReadFile("/proc/cmdline"); err == nil && strings.Contains(string(b), "no_zero_page=1") {
 		m.NoZeroPage = true

@@ -85,7 +85,7 @@ func checkFaultme(v Values, m limits.Machine) ([]string, error) {
 		return nil, Usagef("--mem: %s plus %d thread stacks exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), threads, FormatSize(m.AddressSpace))
 	}
 	if m.AddressGap > 0 && mem > m.AddressGap {
-		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range of a process here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))
+		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))
 	}
 	var warns []string
 	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
