@@ -43,7 +43,7 @@ type Machine struct {
 	// layout is randomized; 0 when unknown. A larger mapping fails with
 	// ENOMEM whatever the memory limits say.
 	AddressGap int64
-	StackMin               int64 // PTHREAD_STACK_MIN
+	StackMin   int64 // PTHREAD_STACK_MIN
 	// NoZeroPage is true when read faults on fresh anonymous memory
 	// allocate real pages (the kernel command line disables the zero
 	// page, as pvm_no_zero_page=1 does): faultme then needs --mem of RAM.
