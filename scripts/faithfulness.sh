@@ -7,13 +7,17 @@
 #   mutex --threads 100 --locks 30000    against mainc100 (trylock variant)
 #
 # Timings on a shared or virtual machine are noisy: read the ratio's
-# interval, not the verdict alone.
+# interval, not the verdict alone. The result files are kept in results/
+# (verify-faultme-DATE.json, verify-mutex-DATE.json); the built originals
+# are removed at the end.
 set -euo pipefail
 runs=${1:-10}
 cd "$(dirname "$0")/.."
 make -s build
 orig=$(scripts/build-originals.sh)
 trap 'rm -rf "$orig"' EXIT
-./bin/contend verify faultme --threads 40 --mem 1GiB -n "$runs" --out "$orig/verify-faultme.json" -- "$orig/faultme40"
+stamp=$(date +%Y%m%d-%H%M%S)
+mkdir -p results
+./bin/contend verify faultme --threads 40 --mem 1GiB -n "$runs" --out "results/verify-faultme-$stamp.json" -- "$orig/faultme40"
 echo
-./bin/contend verify mutex --threads 100 --locks 30000 -n "$runs" --out "$orig/verify-mutex.json" -- "$orig/mainc100"
+./bin/contend verify mutex --threads 100 --locks 30000 -n "$runs" --out "results/verify-mutex-$stamp.json" -- "$orig/mainc100"

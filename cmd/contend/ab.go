@@ -418,6 +418,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	next, decision := abNext(p, seq, primary, opt.warmup, pairs)
 	progress := newProgress(stderr, opt.quiet, 2*(opt.warmup+pairs), primary, unit)
+	progress.count = func(done int, rep results.Rep) string {
+		return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, opt.warmup+pairs, strings.ToUpper(f.ConfigName(rep.Config)))
+	}
 	sess.Out = wr
 	sess.Next = next
 	sess.Before = func(ctx context.Context, s harness.Slot) (string, error) {
@@ -432,8 +435,8 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		progress.step(rep)
 		if opt.verbose {
 			fmt.Fprintln(stderr, verboseLine(rep, "side "+strings.ToUpper(f.ConfigName(rep.Config)), primary, unit))
-		} else if rep.Status != results.StatusOK && !opt.quiet {
-			fmt.Fprintf(stderr, "repetition %d (side %s) %s: %s\n", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error)
+		} else {
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (side %s) %s: %s", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error))
 		}
 	}
 	runErr := sess.Run(ctx)

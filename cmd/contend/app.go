@@ -190,6 +190,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if cmd == nil || len(cmd.Subcommands) == 0 {
 		return args
 	}
+	args = workloadFirst(cmd, args)
 	var sub *cli.Command
 	for _, s := range cmd.Subcommands {
 		if s.Name == args[2] {
@@ -200,6 +201,52 @@ func reorderArgs(app *cli.App, args []string) []string {
 		return args
 	}
 	return append(append([]string{}, args[:3]...), reorder(sub, args[3:])...)
+}
+
+// workloadFirst moves a workload (subcommand) name given after flags to its
+// place after the command: 'contend run --threads 4 faultme' is taken as
+// 'contend run faultme --threads 4'. A word right after a flag that takes
+// a value is that flag's value, not the workload.
+func workloadFirst(cmd *cli.Command, args []string) []string {
+	if len(args) < 3 || !strings.HasPrefix(args[2], "-") || args[2] == "-h" || args[2] == "--help" {
+		return args
+	}
+	for i := 3; i < len(args); i++ {
+		if args[i] == "--" {
+			break
+		}
+		var sub *cli.Command
+		for _, s := range cmd.Subcommands {
+			if s.Name == args[i] {
+				sub = s
+			}
+		}
+		if sub == nil {
+			continue
+		}
+		prev := args[i-1]
+		if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && !isBoolFlag(sub, strings.TrimLeft(prev, "-")) {
+			continue
+		}
+		out := append(append([]string{}, args[:2]...), args[i])
+		out = append(out, args[2:i]...)
+		return append(out, args[i+1:]...)
+	}
+	return args
+}
+
+// isBoolFlag reports whether cmd has a boolean flag called name.
+func isBoolFlag(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				if n == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // interspersed names the commands without subcommands whose flags may

@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -71,8 +73,8 @@ Examples:
    contend compare --a boot1.json boot2.json --b patched1.json patched2.json
    contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "a", Usage: "baseline side: result files to pool (each followed by its files)"},
-			&cli.StringSliceFlag{Name: "b", Usage: "other side: result files to pool"},
+			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
+			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
 			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
 			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
@@ -174,6 +176,7 @@ func runCompare(c *cli.Context) error {
 		s.Name = strings.Join(names, " + ")
 		sides = append(sides, s)
 	}
+	warnSelfCompare(c.App.ErrWriter, sides)
 	if len(sweeps) > 0 {
 		if sweepCompareHook == nil {
 			return usagef("%s is a sweep (%d points): compare one point as %s:NAME or %s:INDEX (points: %s)",
@@ -253,6 +256,9 @@ func parseFraction(s string) (float64, error) {
 		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
 	}
 	v /= div
+	if div == 1 && v >= 1 && v < 100 {
+		return 0, fmt.Errorf("a bare number is a fraction (0.02 = 2%%); did you mean %s%%?", t)
+	}
 	if !(v >= 0 && v < 1) || math.IsInf(v, 0) {
 		return 0, errors.New("a noise band is at least 0% and below 100%")
 	}
@@ -318,4 +324,42 @@ func configNames(f *results.File) string {
 		}
 	}
 	return strings.Join(ns, ", ")
+}
+
+// warnSelfCompare warns when the same configuration of the same file is
+// given twice (compare a.json a.json): the report is then a comparison of
+// a file with itself, which no verdict can make meaningful.
+func warnSelfCompare(w io.Writer, sides []report.Side) {
+	seen := map[string]string{}
+	for _, s := range sides {
+		for _, p := range s.Parts {
+			key := partKey(p)
+			if first, ok := seen[key]; ok {
+				fmt.Fprintf(w, "warning: %s and %s are the same runs: this compares a file with itself\n", first, p.Name)
+				continue
+			}
+			seen[key] = p.Name
+		}
+	}
+}
+
+// partKey identifies the runs of p: the file (by device and inode where it
+// can be read, else by its start time and command) and the configurations.
+func partKey(p report.Part) string {
+	path := p.Name
+	if _, err := os.Stat(path); err != nil {
+		if i := strings.LastIndex(path, ":"); i > 0 {
+			path = path[:i]
+		}
+	}
+	id := ""
+	if st, err := os.Stat(path); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			id = fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
+		}
+	}
+	if id == "" {
+		id = p.File.Start.String() + strings.Join(p.File.Command, " ")
+	}
+	return fmt.Sprint(id, p.Configs)
 }

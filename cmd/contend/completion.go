@@ -2,43 +2,55 @@ package main
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"contend/internal/external"
+	"contend/internal/workload"
 )
 
-func init() { addCommand(completionCommand) }
+func init() {
+	addCommand(completionCommand)
+	addCommand(completeCommand)
+}
+
+// completeArg is the hidden command the shell scripts call: `contend
+// __complete WORD... CURRENT` prints the candidates for CURRENT, one a
+// line; a first line filesMarker asks the shell to add file names.
+const (
+	completeArg = "__complete"
+	filesMarker = "__files__"
+)
 
 const bashCompletion = `# bash completion for contend: source <(contend completion bash)
 _contend_complete() {
-	local cur words
-	cur="${COMP_WORDS[COMP_CWORD]}"
-	if [[ "$cur" == -* ]]; then
-		words=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" --generate-bash-completion 2>/dev/null)
-	else
-		words=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD-1}" --generate-bash-completion 2>/dev/null)
+	local cur="${COMP_WORDS[COMP_CWORD]}" words IFS=$'\n'
+	words=$("${COMP_WORDS[0]}" ` + completeArg + ` "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+	COMPREPLY=()
+	if [[ "$words" == ` + filesMarker + `* ]]; then
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		words="${words#` + filesMarker + `}"
 	fi
-	COMPREPLY=($(compgen -W "$words" -- "$cur"))
-	[[ ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
+	COMPREPLY+=($(compgen -W "$words" -- "$cur"))
 	return 0
 }
-complete -o filenames -F _contend_complete contend
+complete -F _contend_complete contend
 `
 
 const zshCompletion = `#compdef contend
 # zsh completion for contend: source <(contend completion zsh)
 _contend() {
 	local -a opts
-	local cur=${words[-1]}
-	if [[ "$cur" == -* ]]; then
-		opts=("${(@f)$(${words[1]} ${words[@]:1:#words[@]-2} $cur --generate-bash-completion 2>/dev/null)}")
-	else
-		opts=("${(@f)$(${words[1]} ${words[@]:1:#words[@]-2} --generate-bash-completion 2>/dev/null)}")
-	fi
-	if [[ -n "${opts[1]}" ]]; then
-		_describe 'values' opts
-	else
+	opts=("${(@f)$(${words[1]} ` + completeArg + ` ${words[@]:1:$CURRENT-1} 2>/dev/null)}")
+	if [[ "${opts[1]}" == ` + filesMarker + ` ]]; then
+		shift opts
 		_files
 	fi
+	opts=(${opts:#})
+	(( ${#opts} )) && compadd -- $opts
 }
 compdef _contend contend
 `
@@ -48,7 +60,8 @@ func completionCommand() *cli.Command {
 		Name:      "completion",
 		Usage:     "print a shell completion script (bash or zsh)",
 		ArgsUsage: "bash|zsh",
-		Description: `Prints a script that completes contend's commands, workloads and flags.
+		Description: `Prints a script that completes contend's commands, workloads, flags, the
+values of flags such as --format, --variant or --thp, and result files.
 
 Examples:
    source <(contend completion bash)      in ~/.bashrc
@@ -65,4 +78,212 @@ Examples:
 			return nil
 		},
 	}
+}
+
+func completeCommand() *cli.Command {
+	return &cli.Command{
+		Name:            completeArg,
+		Hidden:          true,
+		SkipFlagParsing: true,
+		HideHelp:        true,
+		HideHelpCommand: true,
+		Action: func(c *cli.Context) error {
+			for _, w := range complete(c.App, c.Args().Slice()) {
+				fmt.Fprintln(c.App.Writer, w)
+			}
+			return nil
+		},
+	}
+}
+
+// fileFlags take a file name.
+var fileFlags = map[string]bool{"out": true, "o": true, "so": true}
+
+// flagValues are the values of flags that take one of a few words, by
+// "COMMAND FLAG" or, for every command, by "FLAG".
+var flagValues = map[string][]string{
+	"format":         {"text", "json", "original"},
+	"compare format": {"text", "markdown", "csv", "json", "bench"},
+	"show format":    {"text", "json", "original", "csv"},
+	"sweep format":   {"text", "json", "csv"},
+	"env format":     {"text", "json"},
+	"import format":  {"text", "json"},
+	"test":           {"mannwhitney", "welch"},
+	"sweep order":    {"shuffled", "fixed"},
+	"ab order":       {"ab", "abba", "random"},
+}
+
+// complete returns the candidates for the last of words (the word being
+// completed, possibly empty) after the others, the words after "contend".
+// A first candidate filesMarker asks for file names too.
+func complete(app *cli.App, words []string) []string {
+	if len(words) == 0 {
+		words = []string{""}
+	}
+	prev, cur := words[:len(words)-1], words[len(words)-1]
+	i := 0
+	for i < len(prev) && strings.HasPrefix(prev[i], "-") {
+		i++
+	}
+	if i == len(prev) {
+		if strings.HasPrefix(cur, "-") {
+			return []string{"--help", "--version"}
+		}
+		return commandNames(app.Commands)
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(prev[i]) && !c.Hidden {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return nil
+	}
+	rest := prev[i+1:]
+	switch cmd.Name {
+	case "help":
+		if len(rest) > 0 {
+			return nil
+		}
+		return append(commandNames(app.Commands), workload.Names()...)
+	case "completion":
+		if len(rest) > 0 {
+			return nil
+		}
+		return []string{"bash", "zsh"}
+	}
+	target := cmd
+	if subs := visibleSubs(cmd); len(subs) > 0 {
+		args := workloadFirst(cmd, append([]string{"contend", cmd.Name}, rest...))[2:]
+		var sub *cli.Command
+		if len(args) > 0 {
+			for _, s := range subs {
+				if s.Name == args[0] {
+					sub = s
+				}
+			}
+		}
+		if sub == nil {
+			if strings.HasPrefix(cur, "-") {
+				return []string{"--help"}
+			}
+			return commandNames(subs)
+		}
+		target, rest = sub, args[1:]
+	}
+	for _, w := range rest {
+		if w == "--" {
+			return []string{filesMarker} // a program and its arguments
+		}
+	}
+	if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "-") && !strings.Contains(rest[n-1], "=") {
+		name := strings.TrimLeft(rest[n-1], "-")
+		if f := findFlag(target, name); f != nil {
+			if _, isBool := f.(*cli.BoolFlag); !isBool {
+				return flagValueWords(cmd, f, name)
+			}
+		}
+	}
+	if strings.HasPrefix(cur, "-") {
+		return flagNames(target, cur)
+	}
+	switch target.Name {
+	case "compare", "show", "plot", "import", "exec":
+		return []string{filesMarker}
+	}
+	return nil
+}
+
+// flagValueWords returns the candidates for the value of flag f (called
+// name) of a command under top.
+func flagValueWords(top *cli.Command, f cli.Flag, name string) []string {
+	long := f.Names()[0]
+	if fileFlags[name] || (top.Name == "compare" && (long == "a" || long == "b")) {
+		return []string{filesMarker}
+	}
+	if long == "preset" {
+		return external.PresetNames()
+	}
+	for _, w := range workload.All() {
+		if p, ok := w.Param(long); ok && len(p.Choices) > 0 {
+			return p.Choices
+		}
+	}
+	if v, ok := flagValues[top.Name+" "+long]; ok {
+		return v
+	}
+	return flagValues[long]
+}
+
+// findFlag returns the flag of cmd called name, or nil.
+func findFlag(cmd *cli.Command, name string) cli.Flag {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	if name == "help" || name == "h" {
+		return cli.HelpFlag
+	}
+	return nil
+}
+
+// flagNames returns the flags of cmd that start with cur: long names as
+// --name, short ones as -x only when cur is a single dash or one letter.
+func flagNames(cmd *cli.Command, cur string) []string {
+	var out []string
+	for _, f := range append(append([]cli.Flag{}, cmd.Flags...), cli.HelpFlag) {
+		if bf, ok := f.(*cli.BoolFlag); ok && bf.Hidden {
+			continue
+		}
+		for _, n := range f.Names() {
+			w := "--" + n
+			if len(n) == 1 {
+				if strings.HasPrefix(cur, "--") {
+					continue
+				}
+				w = "-" + n
+			}
+			if strings.HasPrefix(w, cur) {
+				out = append(out, w)
+			}
+		}
+	}
+	sort.Strings(out)
+	return dedupe(out)
+}
+
+// commandNames returns the names (not the aliases) of the visible commands.
+func commandNames(cs []*cli.Command) []string {
+	var out []string
+	for _, c := range cs {
+		if !c.Hidden {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// visibleSubs returns the subcommands of cmd without urfave/cli's help.
+func visibleSubs(cmd *cli.Command) []*cli.Command {
+	var out []*cli.Command
+	for _, s := range cmd.Subcommands {
+		if !s.Hidden && s.Name != "help" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -194,9 +194,7 @@ func runExec(c *cli.Context) error {
 				fmt.Fprintln(stdout)
 			}
 		}
-		if rep.Status != results.StatusOK && !opt.quiet {
-			fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
-		}
+		progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
 		if rep.Status == results.StatusInterrupted {
 			runErr = errInterrupted()
 			break

@@ -39,10 +39,12 @@ inclusive) before matching; --select N..M then keeps records N to M of
 what is left (also N.., ..M, N). --unquote removes mail quoting ("> ")
 first, so that numbers quoted in a reply are found.
 
-Examples:
-   contend import --preset faultme --select 1..5 --label 'rt6' mail.txt
-   contend import --preset faultme --select 6..9 --label 'rt6 + patch' mail.txt
-   contend import --preset time --unquote --from 70 --to 89 xiao.txt
+Examples (the seed mails are in ../shared/seeds/ of the project):
+   contend import --preset faultme --select 1..5 --label 'rt6' 000_d7e92e058cbd48a1.txt
+   contend import --preset faultme --select 6..9 --label 'rt6 + patch' 000_d7e92e058cbd48a1.txt
+   contend import --preset time --unquote --from 51 --to 60 003_dd73f0828a7def05.txt
+        Xiao's ten runs with the trace events off, quoted in Mitake's reply
+        (--from 61 --to 70: the ten with them on; 84..91 are Mitake's own)
    contend import --metric 'lat=latency: (\d+) us:us:lower' console.log`,
 		Flags: append(metricFlags(),
 			&cli.StringFlag{Name: "from", Usage: "first line of LOG to read (1-based)"},

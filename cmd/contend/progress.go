@@ -17,11 +17,15 @@ import (
 type progress struct {
 	w      io.Writer
 	on     bool
+	shown  bool // a progress line is on the screen
 	total  int
 	done_  int
 	start  time.Time
 	metric string
 	unit   string
+	// count, when set, says where the run is instead of "repetition i of
+	// N": "pair 3 of 60, side B", "repetition 4 of 12, threads=8".
+	count func(done int, rep results.Rep) string
 }
 
 func isTerminal(w io.Writer) bool {
@@ -37,9 +41,15 @@ func newProgress(w io.Writer, quiet bool, total int, metric, unit string) *progr
 	return &progress{w: w, on: !quiet && isTerminal(w), total: total, start: time.Now(), metric: metric, unit: unit}
 }
 
+// step counts rep and redraws the line. An interrupted repetition only
+// clears it: Main says "interrupted" once, on a clean line.
 func (p *progress) step(rep results.Rep) {
 	p.done_++
 	if !p.on {
+		return
+	}
+	if rep.Status == results.StatusInterrupted {
+		p.clear()
 		return
 	}
 	last := rep.Status
@@ -50,14 +60,34 @@ func (p *progress) step(rep results.Rep) {
 	if p.done_ > 0 {
 		eta = time.Since(p.start) / time.Duration(p.done_) * time.Duration(p.total-p.done_)
 	}
-	fmt.Fprintf(p.w, "\r\033[Krepetition %d of %d: %s, ETA %s", p.done_, p.total, last, eta.Round(time.Second))
+	where := fmt.Sprintf("repetition %d of %d", p.done_, p.total)
+	if p.count != nil {
+		where = p.count(p.done_, rep)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s: %s, ETA %s", where, last, eta.Round(time.Second))
+	p.shown = true
 }
 
-func (p *progress) done() {
-	if p.on && p.done_ > 0 {
+// clear removes the progress line, if one is shown.
+func (p *progress) clear() {
+	if p.on && p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
 	}
 }
+
+// failed prints line (a failed repetition) on a line of its own, the
+// progress line cleared first; interrupted repetitions are not reported
+// here (Main says it once), and nothing is printed when quiet.
+func (p *progress) failed(rep results.Rep, quiet bool, line string) {
+	if rep.Status == results.StatusOK || rep.Status == results.StatusInterrupted || quiet {
+		return
+	}
+	p.clear()
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) done() { p.clear() }
 
 // verboseLine describes one finished repetition for --verbose.
 func verboseLine(rep results.Rep, side, metric, unit string) string {

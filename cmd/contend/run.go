@@ -32,9 +32,21 @@ printed: median with its 95% confidence interval, spread, and failures.
 
 Ctrl-C stops the run, keeps every finished repetition and exits with 130.
 
+Flags of every workload (after the workload's name; its parameters are in
+'contend run WORKLOAD --help'):
+   -n, --runs N       measured repetitions (default 6: the fewest whose median
+                      has a 95% confidence interval; 10 or more narrow it)
+   --warmup N         uncounted repetitions run first (default 0)
+   -o, --out FILE     result file (default results/WORKLOAD-DATE-TIME.json)
+   --timeout D        per-repetition timeout such as 90s or 10m (default:
+                      derived from the parameters, see 'contend help WORKLOAD')
+   --label TEXT       free text stored with the results
+   --format F         text, json, or original (as the original printed it)
+   -q, --quiet / -V, --verbose / --force
+
 Examples:
-   contend run faultme --threads 40 --mem 1GiB -n 5
-   contend run faultme --format original -n 3 --out rt6-patched.json --label 'rt6 + patch'
+   contend run faultme --threads 40 --mem 1GiB -n 6
+   contend run faultme --format original -n 6 --out rt6-patched.json --label 'rt6 + patch'
    contend run faultme --help             the parameters of faultme`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -117,8 +129,8 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 			}
 			if opt.verbose {
 				fmt.Fprintln(stderr, verboseLine(rep, "", w.Primary, unitOf(w, w.Primary)))
-			} else if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d %s: %s\n", rep.Index+1, rep.Status, rep.Error)
+			} else {
+				progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
 			}
 		},
 	}

@@ -265,7 +265,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestCompletionAndHelp(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh"} {
 		r := runCLI(t, "completion", sh)
-		if r.code != 0 || !strings.Contains(r.stdout, "--generate-bash-completion") {
+		if r.code != 0 || !strings.Contains(r.stdout, completeArg) {
 			t.Errorf("completion %s: %d %q", sh, r.code, r.stdout)
 		}
 	}

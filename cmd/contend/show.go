@@ -28,8 +28,8 @@ is above 3.5, checked from 4 repetitions on. Outliers are reported, never
 dropped; 'contend compare' reports them the same way.
 
 Examples:
-   contend show results/faultme.json
-   contend show --format json results/faultme.json`,
+   contend show before.json                (made by 'contend run ... --out before.json')
+   contend show --format json results/faultme-20261130-101500.json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, original, or csv (a sweep's per-point table)"},
 		},

@@ -194,6 +194,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.warns = append(s.warns, decimalSizeNotes(w, fixed)...)
 	if len(names) == 0 {
 		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
 	}
@@ -297,6 +298,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
 	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
+	progress.count = func(done int, rep results.Rep) string {
+		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
+	}
 	sess := &harness.Session{
 		Workload: w,
 		Configs:  configs,
@@ -318,9 +322,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		},
 		After: func(rep results.Rep, _ harness.Outcome) {
 			progress.step(rep)
-			if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d (%s) %s: %s\n", rep.Index+1, names[rep.Config], rep.Status, rep.Error)
-			}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, names[rep.Config], rep.Status, rep.Error))
 		},
 	}
 	runErr := sess.Run(ctx)
@@ -344,6 +346,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 			return err
 		}
 	default:
+		a.WarningsShown = !opt.quiet
 		sweep.Report(stdout, a)
 	}
 	return endRun(stderr, wr, opt.quiet, runErr)
@@ -357,9 +360,14 @@ func compareSweeps(c *cli.Context, files []*results.File, names []string, opt re
 	if format != "text" {
 		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
 	}
-	for _, f := range files {
+	for i, f := range files {
 		if f.Kind != "sweep" {
-			return usagef("%s is not a sweep: a sweep is compared only with another sweep", names[0])
+			other := names[0]
+			if i == 0 {
+				other = names[1]
+			}
+			return usagef("%s is not a sweep (it is a %s file) but %s is: a sweep is compared only with another sweep, or compare one point as %s:NAME",
+				names[i], f.Kind, other, other)
 		}
 	}
 	if len(files) < 2 {

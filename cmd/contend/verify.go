@@ -195,9 +195,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 				break
 			}
 			progress.step(rep)
-			if rep.Status != results.StatusOK && !opt.quiet {
-				fmt.Fprintf(stderr, "repetition %d (%s) %s: %s\n", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error)
-			}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error))
 			if rep.Status == results.StatusInterrupted {
 				runErr = harness.ErrInterrupted
 				break
@@ -243,6 +241,7 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 			names = append(names, m.Name)
 		}
 	}
+	var approx []string // metrics whose interval is not a ratio's (values of 0)
 	for _, n := range names {
 		a, b := f.Values(1, n), f.Values(0, n)
 		if len(a) == 0 || len(b) == 0 {
@@ -256,6 +255,10 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
 			if rc.HasCI {
 				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
+				if rc.Method == analysis.RelShiftOverMedian {
+					ci += "*"
+					approx = append(approx, n)
+				}
 			}
 		}
 		if mw, err := analysis.MannWhitney(a, b, analysis.TwoSided); err == nil {
@@ -264,6 +267,9 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 		t.Row(n, sc.Format(mb), sc.Format(ma), ratio, ci, p)
 	}
 	t.Write(w)
+	if len(approx) > 0 {
+		writeWrappedText(w, "*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)")
+	}
 	fmt.Fprintln(w)
 	v := equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
 	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), wrap(v, 76, "  "))
@@ -309,4 +315,10 @@ func equivalence(a, b []float64, margin float64) string {
 		return fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)
 	}
 	return fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)
+}
+
+// writeWrappedText writes text wrapped at 78 columns, continuation lines
+// indented by two spaces.
+func writeWrappedText(w io.Writer, text string) {
+	fmt.Fprintln(w, wrap(text, 78, "  "))
 }

@@ -37,7 +37,13 @@ type Machine struct {
 	Overcommit             int   // vm.overcommit_memory: 0 heuristic, 1 always, 2 never
 	CommitLimit, Committed int64 // bytes, /proc/meminfo
 	AddressSpace           int64 // RLIMIT_AS (soft), 0 when unlimited
-	StackMin               int64 // PTHREAD_STACK_MIN
+	// AddressGap is the largest single mapping a process can count on:
+	// the largest free range of this process's address space
+	// (/proc/self/maps), at most half the user address space since the
+	// layout is randomized; 0 when unknown. A larger mapping fails with
+	// ENOMEM whatever the memory limits say.
+	AddressGap int64
+	StackMin   int64 // PTHREAD_STACK_MIN
 	// NoZeroPage is true when read faults on fresh anonymous memory
 	// allocate real pages (the kernel command line disables the zero
 	// page, as pvm_no_zero_page=1 does): faultme then needs --mem of RAM.
@@ -69,6 +75,13 @@ func Read() Machine {
 	m.MemTotal, m.MemAvailable = mi["MemTotal"], mi["MemAvailable"]
 	m.CommitLimit, m.Committed = mi["CommitLimit"], mi["Committed_AS"]
 	m.Overcommit = int(readInt("/proc/sys/vm/overcommit_memory"))
+	if b, err := os.ReadFile("/proc/self/maps"); err == nil {
+		// The layout is randomized (ASLR): a repetition's child may
+		// have a smaller largest gap than this process. Half the user
+		// address space is below every gap measured here (68 TiB and
+		// more), so no more is counted on.
+		m.AddressGap = min(LargestGap(string(b)), UserSpace/2)
+	}
 	if b, err := os.ReadFile("/proc/cmdline"); err == nil && strings.Contains(string(b), "no_zero_page=1") {
 		m.NoZeroPage = true
 	}
@@ -117,6 +130,44 @@ func (m Machine) MaxTasks() int64 {
 // UserSpace is the x86-64 and arm64 user address space with 4-level page
 // tables: the largest mapping that can ever succeed.
 const UserSpace = int64(1) << 47
+
+// mmapMinAddr is the lowest address a mapping may have (vm.mmap_min_addr's
+// usual value; a guess that only makes the first gap a little smaller).
+const mmapMinAddr = 1 << 16
+
+// LargestGap returns the largest free range below UserSpace between the
+// mappings listed in maps (the text of /proc/PID/maps), 0 when maps lists
+// none.
+func LargestGap(maps string) int64 {
+	prev, best := int64(mmapMinAddr), int64(0)
+	seen := false
+	for _, line := range strings.Split(maps, "\n") {
+		r, _, _ := strings.Cut(line, " ")
+		lo, hi, ok := strings.Cut(r, "-")
+		if !ok {
+			continue
+		}
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil || a >= uint64(UserSpace) {
+			continue
+		}
+		seen = true
+		if int64(a)-prev > best {
+			best = int64(a) - prev
+		}
+		if int64(b) > prev {
+			prev = int64(b)
+		}
+	}
+	if !seen {
+		return 0
+	}
+	if UserSpace-prev > best {
+		best = UserSpace - prev
+	}
+	return best
+}
 
 func readInt(path string) int64 {
 	b, err := os.ReadFile(path)
@@ -243,7 +294,7 @@ func (m Machine) CheckSemSet(flag string, asked, nsems int64) error {
 
 // Override returns m with limits replaced from a spec such as
 // "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824,
-// stack-min=65536".
+// stack-min=65536,address-gap=1099511627776".
 // Unknown keys are ignored. It exists to test limit checks.
 func (m Machine) Override(spec string) Machine {
 	for _, kv := range strings.Split(spec, ",") {
@@ -282,6 +333,8 @@ func (m Machine) Override(spec string) Machine {
 			m.MemAvailable = n
 		case "as":
 			m.AddressSpace = n
+		case "address-gap":
+			m.AddressGap = n
 		case "no-zero-page":
 			m.NoZeroPage = n != 0
 		case "stack-min":

@@ -55,3 +55,20 @@ func TestReadThisMachine(t *testing.T) {
 		t.Errorf("Read() = %+v", m)
 	}
 }
+
+func TestLargestGap(t *testing.T) {
+	maps := `00400000-00500000 r-xp 00000000 08:01 1 /bin/x
+7f0000000000-7f0000100000 rw-p 00000000 00:00 0
+7ffffff00000-7ffffffff000 rw-p 00000000 00:00 0 [stack]
+ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]
+`
+	if got, want := LargestGap(maps), int64(0x7f0000000000-0x500000); got != want {
+		t.Errorf("LargestGap = %#x, want %#x", got, want)
+	}
+	if got := LargestGap(""); got != 0 {
+		t.Errorf("LargestGap of nothing = %d, want 0 (unknown)", got)
+	}
+	if g := Read().AddressGap; g <= 0 || g > UserSpace/2 {
+		t.Errorf("this process's largest gap %d is not inside the user address space", g)
+	}
+}

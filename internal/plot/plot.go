@@ -15,6 +15,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -24,6 +25,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"contend/analysis"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
@@ -174,13 +176,29 @@ func curves(format string, files []Input, opt Options) (vg.CanvasWriterTo, error
 	p.X.Label.Text = axisLabel(x.Name, x.Unit, x.Name)
 	p.Y.Label.Text = axisLabel(metric.Name, sc.Unit, "")
 	p.X.Min, p.Y.Min = 0, 0
-	// Bottom right: under a scalability curve, away from the points.
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(6)
-	p.Legend.XOffs = -vg.Points(10)
-	xmax, ymax := 0.0, 0.0
+	p.Y.Tick.Marker = trimTicks{plot.DefaultTicks{}}
+	p.X.Tick.Marker = trimTicks{plot.DefaultTicks{}}
+	// The legend goes beside the plotting area, never on the data.
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.Padding = vg.Points(3)
+	var legendNames []string
+	var allX []float64
+	for _, a := range as {
+		for _, pt := range a.Points {
+			if !math.IsNaN(pt.X) {
+				allX = append(allX, pt.X)
+			}
+		}
+	}
+	logX := Geometric(allX)
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = pointTicks(allX)
+	}
+	xmin, xmax, ymax := math.Inf(1), 0.0, 0.0
 	p.Add(plotter.NewGrid())
-	fitted := false
+	var notes []string
 	for i, a := range as {
 		col := SeriesColors[i]
 		var pts points
@@ -202,52 +220,177 @@ func curves(format string, files []Input, opt Options) (vg.CanvasWriterTo, error
 			return nil, fmt.Errorf("%s: no successful repetition to plot", files[i].Path)
 		}
 		sort.Sort(byX(pts))
+		xmin = math.Min(xmin, pts.x[0])
 		xmax = math.Max(xmax, pts.x[len(pts.x)-1])
 		for _, h := range pts.hi {
 			ymax = math.Max(ymax, h)
 		}
-		sp, err := plotter.NewScatter(pts)
+		// Series side by side, so that their error bars do not hide
+		// each other: a small shift in x, drawn only.
+		shown := points{x: make([]float64, pts.Len()), y: pts.y, lo: pts.lo, hi: pts.hi}
+		for k, xv := range pts.x {
+			shown.x[k] = shiftX(xv, i, len(as), logX, allX)
+		}
+		sp, err := plotter.NewScatter(shown)
 		if err != nil {
 			return nil, err
 		}
 		sp.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
-		eb, err := plotter.NewYErrorBars(pts)
+		eb, err := plotter.NewYErrorBars(shown)
 		if err != nil {
 			return nil, err
 		}
 		eb.LineStyle.Color, eb.LineStyle.Width = col, vg.Points(1.2)
-		thumbs := []plot.Thumbnailer{sp}
 		if a.USL != nil && metric.Name == a.Throughput.Name {
 			u := *a.USL
 			fn := plotter.NewFunction(func(n float64) float64 { return u.Predict(n) / sc.Div })
 			fn.XMin, fn.XMax = math.Max(1, pts.x[0]), pts.x[len(pts.x)-1]
 			fn.Samples = 200
 			fn.LineStyle.Color, fn.LineStyle.Width = col, vg.Points(1.5)
-			fn.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			fitName := fmt.Sprintf("USL fit, R² = %.2f", u.R2)
+			if math.IsNaN(u.R2) || u.R2 < analysis.FitPoorR2 {
+				// A poor fit is drawn dashed and says so.
+				fn.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+				fitName = fmt.Sprintf("USL fit, poor: R² = %.2f", u.R2)
+				notes = append(notes, "dashed: a poor fit (R² < "+strconv.FormatFloat(analysis.FitPoorR2, 'g', -1, 64)+")")
+			}
 			p.Add(fn)
-			thumbs = append(thumbs, fn)
-			fitted = true
+			legend.Add(LegendName(files[i]), sp)
+			legend.Add("  "+fitName, fn)
+			legendNames = append(legendNames, LegendName(files[i]), "  "+fitName)
 		} else {
-			ln, err := plotter.NewLine(pts)
+			ln, err := plotter.NewLine(shown)
 			if err != nil {
 				return nil, err
 			}
 			ln.LineStyle.Color, ln.LineStyle.Width = col, vg.Points(1)
 			p.Add(ln)
-			thumbs = append(thumbs, ln)
+			legend.Add(LegendName(files[i]), sp, ln)
+			legendNames = append(legendNames, LegendName(files[i]))
 		}
 		p.Add(eb, sp)
-		p.Legend.Add(LegendName(files[i]), thumbs...)
 	}
-	p.X.Max, p.Y.Max = xmax*1.04, ymax*1.08
+	p.Y.Max = ymax * 1.08
+	if logX {
+		p.X.Min, p.X.Max = xmin/1.3, xmax*1.3
+	} else {
+		p.X.Max = xmax * 1.04
+	}
+	// Where oversubscription starts: the online CPUs of the first file's
+	// machine, on thread (task, process) sweeps that go beyond them.
+	if cpus, err := strconv.Atoi(files[0].File.Env["cpu.online"]); err == nil && cpus > 0 && as[0].Concurrency && float64(cpus) < xmax {
+		ln, err := plotter.NewLine(plotter.XYs{{X: float64(cpus), Y: 0}, {X: float64(cpus), Y: p.Y.Max}})
+		if err == nil {
+			ln.LineStyle.Color = color.Gray{Y: 0x60}
+			ln.LineStyle.Width = vg.Points(1)
+			ln.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			p.Add(ln)
+			legend.Add(fmt.Sprintf("%d online CPUs", cpus), ln)
+			legendNames = append(legendNames, fmt.Sprintf("%d online CPUs", cpus))
+		}
+	}
 	note := "points: medians; bars: 95% CI of the median (min-max where n < 6)"
-	if fitted {
-		note += "; dashed: USL fit"
+	if len(notes) > 0 {
+		note += "; " + notes[0]
 	}
-	p.X.Label.Text += "\n" + note
-	c := newCanvas(format, 7*vg.Inch, 4.5*vg.Inch)
-	p.Draw(draw.Crop(draw.New(c), vg.Points(4), -vg.Points(14), vg.Points(2), -vg.Points(6)))
+	c := newCanvas(format, 9*vg.Inch, 4.5*vg.Inch)
+	dc := draw.New(c)
+	lw := legendWidth(&legend, legendNames) + vg.Points(16)
+	full := dc.Max.X - dc.Min.X
+	// The note goes on a line of its own under the plot: as part of the
+	// axis label it would narrow the plotting area to its own width.
+	sty := p.X.Label.TextStyle
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	noteH := sty.Height(note) + vg.Points(6)
+	p.Draw(draw.Crop(dc, vg.Points(4), -lw, noteH, -vg.Points(6)))
+	legend.Draw(draw.Crop(dc, full-lw+vg.Points(8), 0, 0, -vg.Points(28)))
+	dc.FillText(sty, vg.Point{X: dc.Min.X + vg.Points(8), Y: dc.Min.Y + vg.Points(4)}, note)
 	return c, nil
+}
+
+// legendWidth is the width legend l needs for the entries names.
+func legendWidth(l *plot.Legend, names []string) vg.Length {
+	w := vg.Length(0)
+	for _, n := range names {
+		w = max(w, l.TextStyle.Width(" "+n))
+	}
+	return w + l.ThumbnailWidth
+}
+
+// Geometric reports whether the sorted distinct values xs (at least 3,
+// all positive) grow by a constant factor of 1.5 or more (1..64x2,
+// locks=1000,10000,100000), or span a factor of 50 or more: such sweeps
+// are drawn on a log axis, where the small points are not crushed.
+func Geometric(xs []float64) bool {
+	u := distinct(xs)
+	if len(u) < 3 || u[0] <= 0 {
+		return false
+	}
+	if u[len(u)-1]/u[0] >= 50 {
+		return true
+	}
+	r := u[1] / u[0]
+	if r < 1.5 {
+		return false
+	}
+	for i := 2; i < len(u); i++ {
+		if q := u[i] / u[i-1]; math.Abs(q-r) > 0.1*r {
+			return false
+		}
+	}
+	return true
+}
+
+func distinct(xs []float64) []float64 {
+	u := append([]float64{}, xs...)
+	sort.Float64s(u)
+	out := u[:0]
+	for i, v := range u {
+		if i == 0 || v != u[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// shiftX moves series i of n a little to the side, so that error bars at
+// the same x stay apart: 1.2% of the x range per series on a linear axis,
+// a factor of 1.04 on a log axis.
+func shiftX(x float64, i, n int, logX bool, all []float64) float64 {
+	k := float64(i) - float64(n-1)/2
+	if logX {
+		return x * math.Pow(1.04, k)
+	}
+	u := distinct(all)
+	return x + k*0.012*(u[len(u)-1])
+}
+
+// pointTicks labels a log axis at the swept values themselves.
+func pointTicks(xs []float64) plot.Ticker {
+	var ts plot.ConstantTicks
+	for _, v := range distinct(xs) {
+		ts = append(ts, plot.Tick{Value: v, Label: trimZeros(strconv.FormatFloat(v, 'f', -1, 64))})
+	}
+	return ts
+}
+
+// trimTicks drops needless decimals from the labels of another ticker:
+// "275.00" becomes "275", "2.50" becomes "2.5".
+type trimTicks struct{ plot.Ticker }
+
+func (t trimTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i := range ts {
+		ts[i].Label = trimZeros(ts[i].Label)
+	}
+	return ts
+}
+
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") || strings.ContainsAny(s, "eE") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
 type byX points
@@ -292,7 +435,10 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 		for c := range f.Configs {
 			s := series{name: LegendName(in)}
 			if len(f.Configs) > 1 {
-				s.name += " " + f.ConfigName(c)
+				s.name = ConfigLabel(f, c)
+				if len(files) > 1 {
+					s.name = LegendName(in) + " " + s.name
+				}
 			}
 			for _, r := range f.Reps {
 				if r.Status != results.StatusOK || r.Warmup || r.Config != c {
@@ -318,6 +464,10 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 
 	box := plot.New()
 	box.Title.Text = metric.Name + ": samples per file"
+	if len(files) == 1 && len(ss) > 1 {
+		box.Title.Text = metric.Name + ": samples per side"
+	}
+	box.Y.Tick.Marker = trimTicks{plot.DefaultTicks{}}
 	box.Y.Label.Text = ylab
 	box.X.Label.Text = "boxes: quartiles, whiskers 1.5 IQR; dots: every repetition"
 	run := plot.New()
@@ -325,6 +475,20 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 	run.Y.Label.Text = ylab
 	run.X.Label.Text = "repetition index (run order)"
 	run.Legend.Top = true
+	run.Y.Tick.Marker = trimTicks{plot.DefaultTicks{}}
+	// Room above the data for the legend: it must not cover a point.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, v := range s.values {
+			lo, hi = math.Min(lo, v/sc.Div), math.Max(hi, v/sc.Div)
+		}
+	}
+	frac := 0.08*float64(len(ss)) + 0.06
+	span := hi - lo
+	if span == 0 {
+		span = math.Abs(hi) + 1
+	}
+	run.Y.Min, run.Y.Max = lo-0.05*span, hi+span*frac/(1-frac)
 	box.Add(plotter.NewGrid())
 	run.Add(plotter.NewGrid())
 	var names []string
@@ -383,15 +547,72 @@ func plotterLinePoints(xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error)
 	return ln, sp, err
 }
 
-// shortName keeps box labels short: the label without the kernel.
+// shortName keeps box labels short: the label without the kernel, and
+// of a long one its end, where the configurations differ.
 func shortName(s string) string {
-	if i := strings.Index(s, " ("); i > 0 && strings.HasSuffix(s, ")") {
-		s = s[:i] + s[strings.LastIndex(s, ")")+1:]
+	if i := strings.Index(s, " ("); i > 0 && strings.Contains(s[i:], ")") {
+		s = s[:i] + s[i+strings.Index(s[i:], ")")+1:]
 	}
-	if len(s) > 24 {
-		s = s[:23] + "…"
+	if r := []rune(s); len(r) > 30 {
+		s = "…" + string(r[len(r)-29:])
 	}
 	return s
+}
+
+// ConfigLabel names configuration c of a file with several (ab, verify):
+// its name in capitals and what sets it apart from the others, such as
+// "A: threads=2" or "B: tracefs.events=lock".
+func ConfigLabel(f *results.File, c int) string {
+	name := strings.ToUpper(f.ConfigName(c))
+	var diffs []string
+	for _, p := range f.Configs[c].Params {
+		for o := range f.Configs {
+			if o != c && paramDisplay(f.Configs[o], p.Name) != paramDisplay(f.Configs[c], p.Name) {
+				diffs = append(diffs, p.Name+"="+paramDisplay(f.Configs[c], p.Name))
+				break
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, cf := range f.Configs {
+		for k := range cf.Env {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for o := range f.Configs {
+			if o != c && f.Configs[o].Env[k] != f.Configs[c].Env[k] {
+				v := f.Configs[c].Env[k]
+				if v == "" {
+					v = "none"
+				}
+				diffs = append(diffs, k+"="+v)
+				break
+			}
+		}
+	}
+	if len(diffs) == 0 {
+		return name
+	}
+	return name + ": " + strings.Join(diffs, " ")
+}
+
+// paramDisplay is the display form of parameter name in cf, "" if absent.
+func paramDisplay(cf results.Config, name string) string {
+	for _, p := range cf.Params {
+		if p.Name == name {
+			if p.Display != "" {
+				return p.Display
+			}
+			return p.Value
+		}
+	}
+	return ""
 }
 
 // axisLabel is "name (unit)", or name alone when the unit adds nothing.

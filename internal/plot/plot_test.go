@@ -183,9 +183,24 @@ func TestCurvesSVGAndPNG(t *testing.T) {
 		t.Errorf("series colours %v, want the first 3", colors)
 	}
 	for i := 0; i < 3; i++ {
-		// One dashed USL line per series plus its legend thumbnail.
-		if dashed[i] != 2 {
-			t.Errorf("series %d: %d dashed paths, want 2 (fit + legend)", i, dashed[i])
+		// Good fits are drawn solid; each says its R².
+		if dashed[i] != 0 {
+			t.Errorf("series %d: %d dashed paths, want 0 (a good fit is solid)", i, dashed[i])
+		}
+	}
+	if n := count(texts, "USL fit, R² = 1.00"); n != 3 {
+		t.Errorf("%d legend entries say the fit's R², want 3: %q", n, texts)
+	}
+	// 1, 2, 4, 8, 16 is geometric: a log axis labelled at the points, and
+	// no tick label with needless decimals.
+	for _, x := range []string{"1", "2", "4", "8", "16"} {
+		if count(texts, x) < 1 {
+			t.Errorf("x tick %q missing: %q", x, texts)
+		}
+	}
+	for _, tx := range texts {
+		if regexp.MustCompile(`^[0-9]+\.[0-9]*0$`).MatchString(tx) {
+			t.Errorf("tick label %q has needless decimals", tx)
 		}
 	}
 	for _, want := range []string{"threads", "throughput (M pages/s)"} {
@@ -283,5 +298,63 @@ func TestDrawErrors(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s written despite the error", c.out)
 		}
+	}
+}
+
+func TestPoorFitDashedAndOnlineCPUs(t *testing.T) {
+	dir := t.TempDir()
+	f := sweepFile("flat", "6.1", 1e6, 6)
+	f.Env["cpu.online"] = "2"
+	for i := range f.Reps {
+		// A flat, noisy curve: the USL cannot describe it.
+		x := 1e6 * (1 + 0.3*math.Sin(float64(13*i)))
+		f.Reps[i].Metrics = map[string]float64{"time": 1e12 / x, "throughput": x}
+	}
+	out := filepath.Join(dir, "p.svg")
+	if err := Draw(out, []Input{{Path: "flat.json", File: f}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	texts, _, dashed := svgInfo(t, out)
+	poor := false
+	for _, tx := range texts {
+		poor = poor || strings.HasPrefix(tx, "USL fit, poor: R² = ")
+	}
+	if !poor || dashed[0] != 2 {
+		t.Errorf("a poor fit must be dashed (fit + legend: %d) and say so: %q", dashed[0], texts)
+	}
+	if count(texts, "2 online CPUs") != 1 {
+		t.Errorf("the online CPUs are not marked: %q", texts)
+	}
+}
+
+func TestGeometricAndLabels(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want bool
+	}{
+		{[]float64{1, 2, 4, 8, 16, 32, 64}, true},
+		{[]float64{1000, 10000, 100000}, true},
+		{[]float64{1, 2, 3, 4}, false},
+		{[]float64{10, 20, 30, 40, 50}, false},
+		{[]float64{1, 2}, false},
+	} {
+		if got := Geometric(c.xs); got != c.want {
+			t.Errorf("Geometric(%v) = %v", c.xs, got)
+		}
+	}
+	for in, want := range map[string]string{"275.00": "275", "2.50": "2.5", "0.25": "0.25", "1e+06": "1e+06", "40": "40"} {
+		if got := trimZeros(in); got != want {
+			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f := &results.File{Configs: []results.Config{
+		{Name: "a", Params: []results.Param{{Name: "threads", Value: "2"}, {Name: "mem", Value: "4194304", Display: "4MiB"}}},
+		{Name: "b", Params: []results.Param{{Name: "threads", Value: "8"}, {Name: "mem", Value: "4194304", Display: "4MiB"}}, Env: map[string]string{"tracefs.events": "lock"}},
+	}}
+	if got := ConfigLabel(f, 0); got != "A: threads=2 tracefs.events=none" {
+		t.Errorf("ConfigLabel a = %q", got)
+	}
+	if got := ConfigLabel(f, 1); got != "B: threads=8 tracefs.events=lock" {
+		t.Errorf("ConfigLabel b = %q", got)
 	}
 }

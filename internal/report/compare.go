@@ -105,6 +105,7 @@ type SideReport struct {
 // obs is one value with where it came from.
 type obs struct {
 	part, rep int
+	ord       int // number among the measured repetitions of its configuration, from 1
 	v         float64
 }
 
@@ -146,6 +147,19 @@ type Diff struct {
 // noise, not evidence.
 const OutlierMinN = 4
 
+// OutlierMinShift is the smallest distance from the median, relative to
+// the median, at which a repetition is reported as an outlier. Counters
+// that are nearly constant (page faults of a fixed mapping) have a median
+// absolute deviation near 0, so a difference of a few counts in 65000
+// gets a modified z-score of 50: a repetition is an outlier only when its
+// z-score is above analysis.OutlierThreshold and it is at least 1% away
+// from the median.
+const OutlierMinShift = 0.01
+
+// OutlierListMax is the most outliers the text report lists; the JSON
+// report lists every one.
+const OutlierListMax = 8
+
 // An Outlier is a repetition whose modified z-score exceeds
 // analysis.OutlierThreshold. It is reported, never dropped.
 type Outlier struct {
@@ -153,6 +167,7 @@ type Outlier struct {
 	Metric string
 	Part   string
 	Rep    int // repetition index in its file, from 0
+	Ord    int // its number among the measured repetitions of its configuration, from 1
 	Value  float64
 	Z      float64
 }
@@ -311,16 +326,18 @@ func collectSide(label string, s Side) SideReport {
 		for _, c := range p.Configs {
 			sel[c] = true
 		}
+		ord := map[int]int{}
 		for _, rep := range p.File.Reps {
 			if rep.Warmup || !sel[rep.Config] {
 				continue
 			}
+			ord[rep.Config]++
 			sr.Counts[rep.Status]++
 			if rep.Status != results.StatusOK {
 				continue
 			}
 			for k, v := range rep.Metrics {
-				sr.obs[k] = append(sr.obs[k], obs{pi, rep.Index, v})
+				sr.obs[k] = append(sr.obs[k], obs{pi, rep.Index, ord[rep.Config], v})
 			}
 		}
 	}
@@ -598,11 +615,12 @@ func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 		if err != nil {
 			continue
 		}
+		med := analysis.Median(xs)
 		for i, zi := range z {
-			if math.Abs(zi) > analysis.OutlierThreshold {
+			if math.Abs(zi) > analysis.OutlierThreshold && math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
 				out = append(out, Outlier{
 					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-					Rep: os[i].rep, Value: os[i].v, Z: zi,
+					Rep: os[i].rep, Ord: os[i].ord, Value: os[i].v, Z: zi,
 				})
 			}
 		}
@@ -640,7 +658,7 @@ func WriteOutliers(w io.Writer, f *results.File, c int) {
 	fmt.Fprintf(w, "outliers (modified z-score above %g; kept, not dropped):\n", analysis.OutlierThreshold)
 	for _, o := range outs {
 		m, _ := f.Metric(o.Metric)
-		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, Human(m.Unit, o.Value), o.Rep+1, o.Z)
+		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, Human(m.Unit, o.Value), o.Ord, o.Z)
 	}
 }
 

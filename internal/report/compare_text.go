@@ -110,6 +110,23 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		}
 		writeWrapped(w, h, "  ")
 	}
+	if len(r.ParamDiffs) > 0 {
+		// Next to the headline, so that "+867.5% slower" is read with
+		// "threads A 40, B 400" in view.
+		var ds []string
+		for i, d := range r.ParamDiffs {
+			if i == 3 {
+				ds = append(ds, "...")
+				break
+			}
+			var vs []string
+			for j, v := range d.Values {
+				vs = append(vs, r.Sides[j].Label+" "+v)
+			}
+			ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
+		}
+		writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
+	}
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
@@ -135,12 +152,16 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	r.writeWithin(w)
 	if len(r.Outliers) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Outliers (modified z-score above %g; kept in the comparison):\n", analysis.OutlierThreshold)
-		for _, o := range r.Outliers {
+		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
+		for i, o := range r.Outliers {
+			if i == OutlierListMax {
+				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
+				break
+			}
 			s := r.Sides[o.Side]
 			m := r.metric(o.Metric)
 			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
-				s.Label, o.Metric, Human(m.Unit, o.Value), o.Rep+1, o.Part, o.Z), "    ")
+				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
 	}
 	if len(r.Warnings) > 0 {

@@ -116,7 +116,9 @@ func printFailures(w io.Writer, f *results.File, c int) {
 	seen := map[string]int{}
 	var order []string
 	for _, r := range f.Reps {
-		if r.Status == results.StatusOK || r.Warmup || (c >= 0 && r.Config != c) {
+		// An interrupted repetition did not fail: the count line says
+		// "1 interrupted", and Main says why.
+		if r.Status == results.StatusOK || r.Status == results.StatusInterrupted || r.Warmup || (c >= 0 && r.Config != c) {
 			continue
 		}
 		if seen[r.Error] == 0 {

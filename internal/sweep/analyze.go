@@ -84,6 +84,9 @@ type Analysis struct {
 	Throughput  results.Metric // Name "" when there is none
 	Points      []PointStat
 	Smallest    int // index in Points of the speedup reference
+	// WarningsShown says that the file's warnings were printed already
+	// (on stderr, as the sweep started): Report does not repeat them.
+	WarningsShown bool
 
 	USL       *analysis.USLFit
 	Amdahl    *analysis.AmdahlFit

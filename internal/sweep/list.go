@@ -80,10 +80,20 @@ func ParseList(p workload.Param, text string) ([]string, error) {
 	return out, nil
 }
 
+// reversed reports whether LO..HI (no step) has LO above HI.
+func reversed(p workload.Param, loText, hiText string) bool {
+	lo, err1 := parseInt(p, loText)
+	hi, err2 := parseInt(p, hiText)
+	return err1 == nil && err2 == nil && lo > hi
+}
+
 // expandRange expands "LO..HI+STEP" or "LO..HIxF".
 func expandRange(p workload.Param, item, loText, rest string, bad func(string) error) ([]string, error) {
 	i := strings.LastIndexAny(rest, "+x")
 	if i < 0 {
+		if reversed(p, loText, rest) {
+			return nil, bad(fmt.Sprintf("%q is reversed: a range goes up, such as %s..%s+1 or %s..%sx2 (the order of the runs is set by --order)", item, rest, loText, rest, loText))
+		}
 		return nil, bad(fmt.Sprintf("%q: a range needs a step, LO..HI+STEP or LO..HIxFACTOR", item))
 	}
 	hiText, op, stepText := rest[:i], rest[i], rest[i+1:]
@@ -96,7 +106,7 @@ func expandRange(p workload.Param, item, loText, rest string, bad func(string) e
 		return nil, err
 	}
 	if lo > hi {
-		return nil, bad(fmt.Sprintf("%q: the range starts above its end", item))
+		return nil, bad(fmt.Sprintf("%q is reversed: a range goes up, such as %s..%s%c%s (the order of the runs is set by --order)", item, hiText, loText, op, stepText))
 	}
 	var vals []int64
 	switch op {

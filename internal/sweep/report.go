@@ -133,8 +133,10 @@ func Report(w io.Writer, a *Analysis) {
 
 	fmt.Fprintln(w)
 	WriteFits(w, a)
-	for _, x := range f.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", x)
+	if !a.WarningsShown {
+		for _, x := range f.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", x)
+		}
 	}
 	printFailures(w, f)
 }

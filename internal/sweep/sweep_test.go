@@ -69,7 +69,7 @@ func TestParseListBad(t *testing.T) {
 		{threadsP, "1,2,2", "2 is given twice"},
 		{threadsP, "1..8x2,4", "4 is given twice"},
 		{threadsP, "1..8", "needs a step"},
-		{threadsP, "8..1x2", "starts above its end"},
+		{threadsP, "8..1x2", "is reversed"}, {threadsP, "8..1", "is reversed: a range goes up, such as 1..8+1"},
 		{threadsP, "1..8x1", "not a number above 1"},
 		{threadsP, "1..8xq", "not a number above 1"},
 		{threadsP, "1..8+0", "not a positive integer"},

@@ -84,6 +84,9 @@ func checkFaultme(v Values, m limits.Machine) ([]string, error) {
 	if m.AddressSpace > 0 && need > m.AddressSpace {
 		return nil, Usagef("--mem: %s plus %d thread stacks exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), threads, FormatSize(m.AddressSpace))
 	}
+	if m.AddressGap > 0 && mem > m.AddressGap {
+		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))
+	}
 	var warns []string
 	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
 		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))

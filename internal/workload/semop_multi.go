@@ -26,8 +26,8 @@ var SemopMulti = &Workload{
 	Summary:    "semop +1/-1 loops on one SysV array, never sleeping (RECONSTRUCTED)",
 	Provenance: "ipc/sem.c scalability work 2013 (Rik van Riel / Davidlohr Bueso circle; kernel commit 6062a8dc0517; Mike Galbraith's runs in \"Re: [PATCH 2/4] ipc/sem: seperate wait-for-zero and alter tasks into seperate queues\", June 2013). Source never found: RECONSTRUCTED from published output",
 	Doc: `RECONSTRUCTED: the source of semop-multi was never found. This is built from
-its published output and the kernel commit that quotes it (ORIGINALS.md
-section 2), and fits all of it: the two output lines, even totals (2 per
+its published output and the kernel commit that quotes it (docs/semaphores.md,
+"semop-multi: the evidence"), and fits all of it: the two output lines, even totals (2 per
 loop), ops/sec = total / 30 truncated, "cpus" = online CPUs. Numbers from it
 are not guaranteed comparable with the 2013 program's.
 

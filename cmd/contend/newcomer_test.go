@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+// The newcomer's path (issue 17): defaults that meet the statistics and
+// messages that blame the right thing.
+
+func TestDefaultRunsGiveAnInterval(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "d.json")
+	r := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "64KiB", "--out", out, "-q")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Reps) != DefaultRuns || DefaultRuns < 6 {
+		t.Errorf("%d repetitions by default (DefaultRuns %d), want at least 6", len(f.Reps), DefaultRuns)
+	}
+	if strings.Contains(r.stdout, "n too small") || strings.Contains(r.stdout, "need at least") {
+		t.Errorf("the default run has no interval:\n%s", r.stdout)
+	}
+}
+
+func TestRunHelpShowsCommonFlags(t *testing.T) {
+	r := runCLI(t, "run", "--help")
+	for _, want := range []string{"-n, --runs", "--out", "--timeout", "default 6"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+	r = runCLI(t, "run", "faultme", "--help")
+	if !strings.Contains(r.stdout, "95% interval") {
+		t.Errorf("run faultme --help does not say why -n defaults to 6")
+	}
+}
+
+func TestMisplacedWorkloadIsAccepted(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "m.json")
+	r := runCLI(t, "run", "--threads", "1", "-q", "faultme", "--mem", "64KiB", "-n", "1", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("run --threads 1 -q faultme: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "threads=1 mem=64KiB") {
+		t.Errorf("the flags before the workload were lost:\n%s", r.stdout)
+	}
+	// A flag's value that happens to be a workload name stays a value.
+	if got := workloadFirst(runCommand(), []string{"contend", "run", "--label", "osim", "faultme"}); strings.Join(got, " ") != "contend run faultme --label osim" {
+		t.Errorf("workloadFirst = %q", got)
+	}
+}
+
+func TestNewcomerMessages(t *testing.T) {
+	dir := chdirTemp(t)
+	w, b := seeds+"rostedt-without.json", seeds+"rostedt-with.json"
+	for _, c := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{"reversed range", []string{"sweep", "faultme", "--threads", "8..1"}, "", `"8..1" is reversed: a range goes up, such as 1..8+1`},
+		{"reversed range with step", []string{"sweep", "faultme", "--threads", "8..1x2"}, "", `"8..1x2" is reversed`},
+		{"threshold 2", []string{"compare", "--threshold", "2", w, b}, "", "did you mean 2%?"},
+		{"mem beyond the address space", []string{"run", "faultme", "--threads", "1", "--mem", "2TiB"}, "address-gap=1099511627776",
+			"--mem: 2TiB does not fit in the address space: the largest free range a process can count on here is 1TiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("CONTEND_FAKE_LIMITS", c.env)
+			}
+			before := listFiles(t, dir)
+			assertUsageError(t, runCLI(t, c.args...), c.want, dir, before)
+		})
+	}
+}
+
+func TestMemBeyondHalfTheAddressSpaceIsRefused(t *testing.T) {
+	dir := chdirTemp(t)
+	// 100TiB is within the parameter's range (128TiB of user space) but
+	// more than any process can count on: refused before anything runs,
+	// on any machine, also with --force.
+	assertUsageError(t, runCLI(t, "run", "faultme", "--threads", "1", "--mem", "100TiB", "--force", "-n", "1"), "--mem: 100TiB does not fit in the address space", dir, listFiles(t, dir))
+}
+
+func TestDecimalSizeIsSaid(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "1MB", "-n", "1", "--out", filepath.Join(dir, "s.json"))
+	want := "--mem 1MB is decimal: 1000000 bytes (976.56KiB); for 1048576 bytes write 1MiB or 1M"
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("exit %d; stderr does not say once %q:\n%s", r.code, want, r.stderr)
+	}
+	r = runCLI(t, "run", "faultme", "--threads", "1", "--mem", "1M", "-n", "1", "--out", filepath.Join(dir, "t.json"))
+	if strings.Contains(r.stderr, "decimal") {
+		t.Errorf("1M is binary, nothing to say: %s", r.stderr)
+	}
+}
+
+func TestCompareWithItselfWarns(t *testing.T) {
+	w := seeds + "rostedt-without.json"
+	r := runCLI(t, "compare", w, w)
+	if r.code != 0 || !strings.Contains(r.stderr, "compares a file with itself") {
+		t.Errorf("compare a a: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "compare", "--a", w, "--b", "./"+w)
+	if !strings.Contains(r.stderr, "itself") {
+		t.Errorf("the same file by another path: stderr %q", r.stderr)
+	}
+	r = runCLI(t, "compare", seeds+"mitake-ab.json:a", seeds+"mitake-ab.json:b")
+	if strings.Contains(r.stderr, "itself") {
+		t.Errorf("two configurations of one file are not the same runs: %q", r.stderr)
+	}
+}
+
+func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
+	f := &results.File{Workload: "faultme", Primary: "time",
+		Metrics: []results.Metric{{Name: "time", Unit: "ns"}, {Name: "sys", Unit: "ns"}},
+		Configs: []results.Config{{Name: "contend"}, {Name: "original"}}}
+	sys := [][]float64{{0, 1e6, 2e6, 0, 3e6, 1e6, 0, 2e6}, {2e6, 0, 1e6, 3e6, 2e6, 0, 4e6, 1e6}}
+	for i := 0; i < 16; i++ {
+		c := i % 2
+		f.Reps = append(f.Reps, results.Rep{Index: i, Config: c, Status: results.StatusOK,
+			Metrics: map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]}})
+	}
+	var b strings.Builder
+	verifyReport(&b, f, 0.05)
+	out := b.String()
+	if !strings.Contains(out, "]*") || !strings.Contains(out, "*: sys had values of 0") {
+		t.Errorf("the interval of sys (values of 0) is not marked:\n%s", out)
+	}
+	if strings.Contains(out, "time had values") {
+		t.Errorf("time (all positive) is marked:\n%s", out)
+	}
+}
+
+func TestProgressOnATerminal(t *testing.T) {
+	var b strings.Builder
+	p := &progress{w: &b, on: true, total: 4, metric: "time", unit: "ns"}
+	p.count = func(done int, rep results.Rep) string {
+		return fmt.Sprintf("pair %d of 2, side %s", (done+1)/2, strings.ToUpper([]string{"a", "b"}[rep.Config]))
+	}
+	ok := results.Rep{Status: results.StatusOK, Metrics: map[string]float64{"time": 1e6}}
+	p.step(ok)
+	bad := results.Rep{Index: 1, Config: 1, Status: results.StatusFailed, Error: "boom"}
+	p.step(bad)
+	p.failed(bad, false, "repetition 2 (side b) failed: boom")
+	intr := results.Rep{Index: 2, Status: results.StatusInterrupted, Error: "interrupted"}
+	p.step(intr)
+	p.failed(intr, false, "repetition 3 interrupted: interrupted")
+	p.done()
+	out := b.String()
+	if !strings.Contains(out, "pair 1 of 2, side A: time 1.000 ms") || !strings.Contains(out, "pair 1 of 2, side B: failed") {
+		t.Errorf("ab progress does not count pairs: %q", out)
+	}
+	if !strings.Contains(out, "\r\033[Krepetition 2 (side b) failed: boom\n") {
+		t.Errorf("a failure is not printed on a cleared line: %q", out)
+	}
+	if strings.Contains(out, "repetition 3") || strings.Contains(out, "interrupted") {
+		t.Errorf("an interrupted repetition is reported by progress (Main says it once): %q", out)
+	}
+	if !strings.HasSuffix(out, "\n") {
+		t.Errorf("the progress line is left on the screen at the end: %q", out)
+	}
+}
+
+func TestInterruptedIsNotAFailure(t *testing.T) {
+	f := &results.File{Workload: "faultme", Primary: "time", Metrics: []results.Metric{{Name: "time", Unit: "ns"}},
+		Configs: []results.Config{{}}}
+	for i := 0; i < 6; i++ {
+		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, Metrics: map[string]float64{"time": 1e6 + float64(i)}})
+	}
+	f.Reps = append(f.Reps, results.Rep{Index: 6, Status: results.StatusInterrupted, Error: "interrupted by signal"})
+	var b strings.Builder
+	report.Summary(&b, f, 0)
+	if !strings.Contains(b.String(), "1 interrupted") || strings.Contains(b.String(), "failed (") {
+		t.Errorf("the interrupted repetition is listed as failed:\n%s", b.String())
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readmeExample is one command of README.md, in the order it appears.
+type readmeExample struct {
+	line int
+	cmd  string
+}
+
+// readmeExamples returns the commands of the README's indented code
+// blocks: lines starting with "contend " or "$ " (continued by a trailing
+// backslash), without their trailing "  # comment". Synopses (with "[",
+// "..." or a FILE placeholder) are not commands. c is the text of the
+// README's C block (the plugin's source).
+func readmeExamples(text string) (ex []readmeExample, c string) {
+	lines := strings.Split(text, "\n")
+	fenced := false
+	comment := regexp.MustCompile(`\s{2,}#\s.*$`)
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			c += l + "\n"
+			continue
+		}
+		t, ok := strings.CutPrefix(l, "    ")
+		if !ok {
+			continue
+		}
+		t, dollar := strings.CutPrefix(t, "$ ")
+		if !dollar && !strings.HasPrefix(t, "contend ") {
+			continue
+		}
+		start := i + 1
+		for strings.HasSuffix(t, "\\") && i+1 < len(lines) {
+			i++
+			t = strings.TrimSuffix(t, "\\") + " " + strings.TrimSpace(lines[i])
+		}
+		t = strings.TrimSpace(comment.ReplaceAllString(t, ""))
+		if strings.Contains(t, " [") || strings.Contains(t, "...") || strings.Contains(t, "FILE.json") {
+			continue
+		}
+		ex = append(ex, readmeExample{start, t})
+	}
+	return ex, c
+}
+
+// readmeSmall shrinks the sizes of an example so that it runs in seconds
+// (CONTEND_README_SIZES=small, the default of TestREADMEExamples; "full"
+// runs the README as written).
+var readmeSmall = []struct{ re, to string }{
+	{`'--threads 40'`, "'--threads 3'"},
+	{`--mem \S+`, "--mem 1MiB"},
+	{`--threads (1000|400|100|40)\b`, "--threads 4"},
+	{`--locks \d+`, "--locks 1000"},
+	{`osim 64 256 1000000 0 0`, "osim 4 8 4000 0 0"},
+	{`--tasks 1\.\.64x2`, "--tasks 1..8x2"},
+	{`--loops 100000`, "--loops 4000"},
+	{`locks=1000,10000,100000`, "locks=100,1000"},
+	{`--duration 2s`, "--duration 200ms"},
+	{`--max-runs 30`, "--max-runs 10"},
+	{`-n \d+`, "-n 3"},
+	{`--threads 1,2,4,8`, "--threads 1,2"},
+}
+
+// TestREADMEExamples runs every command of README.md in order, in a fresh
+// directory, with the programs built by scripts/readme-programs.sh and the
+// seed mails where the README says (../shared/seeds beside the repository,
+// or $CONTEND_SEEDS). Each must exit 0. Skipped, and said: examples that
+// need ./osim (its source is not in the repository: set OSIM_SRC to a copy
+// of ipcscale's sem-lockunlock.c) or tracefs lock events this kernel lacks.
+// The README's placeholder knob kernel.x is set by a no-op (true kernel.x=1).
+func TestREADMEExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	root, _ := filepath.Abs("../..")
+	seedsDir := os.Getenv("CONTEND_SEEDS")
+	if seedsDir == "" {
+		seedsDir = filepath.Join(root, "..", "shared", "seeds")
+	}
+	if _, err := os.Stat(filepath.Join(seedsDir, "000_d7e92e058cbd48a1.txt")); err != nil {
+		t.Skipf("no seed mails at %s (set CONTEND_SEEDS)", seedsDir)
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, csrc := readmeExamples(string(text))
+	if len(examples) < 30 {
+		t.Fatalf("found only %d examples in README.md", len(examples))
+	}
+	sizes := os.Getenv("CONTEND_README_SIZES")
+	if sizes == "" {
+		sizes = "small"
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, work := t.TempDir(), t.TempDir()
+	write := func(path, s string, mode os.FileMode) {
+		if err := os.WriteFile(path, []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(bin, "contend"), "#!/bin/sh\nCONTEND_TEST_AS_MAIN=1 exec "+exe+" \"$@\"\n", 0o755)
+	write(filepath.Join(bin, "contend-plot"), "#!/bin/sh\nCONTEND_TEST_AS_PLOT=1 exec "+exe+" \"$@\"\n", 0o755)
+	// The README's relative paths: ../shared/seeds from the repository.
+	dir := filepath.Join(work, "repo")
+	os.MkdirAll(dir, 0o755)
+	os.Symlink(filepath.Dir(seedsDir), filepath.Join(work, "shared"))
+	write(filepath.Join(dir, "pthread_mutex1.c"), csrc, 0o644)
+	build := exec.Command(filepath.Join(root, "scripts", "readme-programs.sh"), dir)
+	build.Env = append(os.Environ(), "CONTEND_README_SIZES="+sizes, "SEEDS="+seedsDir)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/readme-programs.sh: %v\n%s", err, out)
+	}
+	_, tracing := os.Stat("/sys/kernel/tracing/events/lock/enable")
+	knob := regexp.MustCompile(`sysctl -w (kernel\.x=\d)`)
+	ran := 0
+	for _, e := range examples {
+		cmd := knob.ReplaceAllString(e.cmd, "true $1")
+		if sizes == "small" {
+			for _, r := range readmeSmall {
+				cmd = regexp.MustCompile(r.re).ReplaceAllString(cmd, r.to)
+			}
+		}
+		if strings.Contains(cmd, "./osim") {
+			if _, err := os.Stat(filepath.Join(dir, "osim")); err != nil {
+				t.Logf("README.md:%d skipped (no ./osim; set OSIM_SRC): %s", e.line, e.cmd)
+				continue
+			}
+		}
+		if strings.Contains(cmd, "--trace-events") && (tracing != nil || os.Geteuid() != 0) {
+			t.Logf("README.md:%d skipped (no tracefs lock events, or not root): %s", e.line, e.cmd)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		c := exec.CommandContext(ctx, "bash", "-c", cmd)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "PATH="+bin+":"+dir+":"+os.Getenv("PATH"), "CONTEND_PLOT_HELPER="+filepath.Join(bin, "contend-plot"))
+		out, err := c.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Errorf("README.md:%d: %s\n(ran: %s)\n%v\n%s", e.line, e.cmd, cmd, err, out)
+			continue
+		}
+		ran++
+	}
+	t.Logf("%d of %d README examples ran (sizes %s)", ran, len(examples), sizes)
+}
