@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -78,7 +79,8 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	ev, err := evidence.Start(ctx, cmd)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return fail(results.StatusFailed, fmt.Errorf("cannot start the repetition child: %v", err))
@@ -153,6 +155,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	}
 
 	rep.Metrics = ProcessMetrics(cmd.ProcessState, elapsed)
+	AddEvidence(&rep, ev)
 
 	switch {
 	case status == results.StatusTimeout:
