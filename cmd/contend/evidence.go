@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"

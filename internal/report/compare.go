@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"contend/analysis"
-	"contend/internal/evidence"
 	"contend/internal/env"
+	"contend/internal/evidence"
 	"contend/internal/results"
 )
 
