@@ -54,7 +54,7 @@ func openPerf(cs []counter) (*perf, error) {
 	p := &perf{name: name, counters: cs}
 	// Probe: count this thread for a moment.
 	for _, c := range cs {
-		fd, err := p.open(c, 0)
+		fd, err := p.open(c, 0, false)
 		if err != nil {
 			return nil, perfReason(name, err)
 		}
@@ -78,7 +78,10 @@ func perfReason(name string, err error) error {
 
 const perfReadFormat = unix.PERF_FORMAT_TOTAL_TIME_ENABLED | unix.PERF_FORMAT_TOTAL_TIME_RUNNING
 
-func (p *perf) open(c counter, pid int) (int, error) {
+// open opens counter c on pid (0: the calling thread). Opened on the
+// thread that starts the child (onExec), it is disabled there, inherited
+// by the child at fork and enabled by the child's exec.
+func (p *perf) open(c counter, pid int, onExec bool) (int, error) {
 	if p.name == "perf" && injected("no-perf") || p.name == "hw" && injected("no-hw") {
 		if p.name == "hw" {
 			return -1, unix.ENOENT
@@ -91,6 +94,9 @@ func (p *perf) open(c counter, pid int) (int, error) {
 		Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Read_format: perfReadFormat,
 		Bits:        unix.PerfBitInherit,
+	}
+	if onExec {
+		attr.Bits |= unix.PerfBitDisabled | unix.PerfBitEnableOnExec
 	}
 	return unix.PerfEventOpen(&attr, pid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 }
@@ -105,10 +111,13 @@ func (p *perf) Metrics() []results.Metric {
 	return ms
 }
 
-func (p *perf) Start(pid int) error {
+// preStart opens the counters on the calling thread, the one that starts
+// the child: disabled, inherited by the child, enabled by its exec. The
+// thread itself never execs, so they count nothing of contend.
+func (p *perf) preStart() error {
 	p.closeFDs()
 	for _, c := range p.counters {
-		fd, err := p.open(c, pid)
+		fd, err := p.open(c, 0, true)
 		if err != nil {
 			p.closeFDs()
 			return perfReason(p.name, err)
@@ -117,6 +126,9 @@ func (p *perf) Start(pid int) error {
 	}
 	return nil
 }
+
+// Start has nothing to do: the counters came with the child.
+func (p *perf) Start(int) error { return nil }
 
 func (p *perf) Stop() (map[string]float64, []string, error) {
 	defer p.closeFDs()

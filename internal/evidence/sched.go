@@ -172,15 +172,21 @@ func (s *sched) Metrics() []results.Metric {
 	return ms
 }
 
-// Start drops the exit records of tasks that ended before this
+// preStart drops the exit records of tasks that ended before this
 // repetition.
-func (s *sched) Start(pid int) error {
-	s.pid = pid
+func (s *sched) preStart() error {
 	_, err := s.drain()
 	if errors.Is(err, unix.ENOBUFS) {
 		_, err = s.drain()
 	}
 	return err
+}
+
+// Start notes the child's pid: its records are those of its threads and
+// descendants.
+func (s *sched) Start(pid int) error {
+	s.pid = pid
+	return nil
 }
 
 // exitRec is the part of a thread's exit record used here.

@@ -19,64 +19,95 @@ type Rep struct {
 }
 
 // Start starts cmd (not yet started) as a repetition's child and, when
-// ctx carries a Set with active collectors, starts them on it: the child
-// is started traced, so that it stops at its first instruction after
-// exec; the collectors attach to it there (perf counters then count the
-// child and everything it spawns from the start) and the child is let go.
-// This is the one hook point of both repetition runners. Rep.Stop must
-// be called after the child's process group is reaped.
+// ctx carries a Set with active collectors, starts them on it, so that
+// they count the child and everything it spawns from its first
+// instruction after exec: collectors that can prepare without the pid do
+// so before the child exists (perf counters are opened on the starting
+// thread, disabled, inherited by the child and enabled by its exec;
+// system-wide snapshots are taken); collectors that need the pid before
+// the child runs (the lock tracer's set_event_pid) get the child started
+// traced, stopped at its first instruction, and let go after they
+// attached. This is the one hook point of both repetition runners.
+// Rep.Stop must be called after the child's process group is reaped.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 	s := FromContext(ctx)
 	r := &Rep{set: s}
 	if s == nil || len(s.Active) == 0 {
 		return r, cmd.Start()
 	}
+	// Inherited counters and ptrace both belong to the thread that forks.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	gate := false
+	var ready []Collector
+	for _, c := range s.Active {
+		if p, ok := c.(preStarter); ok {
+			if err := p.preStart(); err != nil {
+				r.notes = append(r.notes, fmt.Sprintf("evidence %s: %v", c.Name(), err))
+				continue
+			}
+		}
+		if g, ok := c.(gated); ok && g.needsStop() {
+			gate = true
+		}
+		ready = append(ready, c)
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	// ptrace requests must come from the thread that started the child.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cmd.SysProcAttr.Ptrace = true
+	cmd.SysProcAttr.Ptrace = gate
 	err := cmd.Start()
 	cmd.SysProcAttr.Ptrace = false
-	if errors.Is(err, unix.EPERM) {
+	if gate && errors.Is(err, unix.EPERM) {
 		// contend itself is traced (strace -f, a debugger): start the
 		// child free and attach late.
-		r.notes = append(r.notes, "the child could not be started stopped (contend is traced?): evidence counted from shortly after exec")
-		if err = cmd.Start(); err != nil {
-			return r, err
-		}
-		r.startCollectors(cmd.Process.Pid)
-		return r, nil
+		r.notes = append(r.notes, "the child could not be started stopped (contend is traced?): lock evidence from shortly after exec")
+		gate = false
+		err = cmd.Start()
 	}
 	if err != nil {
-		return r, err
+		r.started = ready
+		r.Stop() // release what was prepared
+		return &Rep{}, err
 	}
 	pid := cmd.Process.Pid
-	var ws unix.WaitStatus
-	for {
-		_, werr := unix.Wait4(pid, &ws, unix.WALL, nil)
-		if werr == unix.EINTR {
-			continue
+	if gate {
+		var ws unix.WaitStatus
+		for {
+			_, werr := unix.Wait4(pid, &ws, unix.WALL, nil)
+			if werr == unix.EINTR {
+				continue
+			}
+			if werr != nil || !ws.Stopped() {
+				// Gone before its first instruction: Wait reports it.
+				r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%v): no evidence", werr))
+				r.started = ready
+				r.Stop()
+				return &Rep{notes: r.notes}, nil
+			}
+			break
 		}
-		if werr != nil || !ws.Stopped() {
-			// Gone before its first instruction: Wait reports it.
-			r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%v): no evidence", werr))
-			return r, nil
-		}
-		break
 	}
-	r.startCollectors(pid)
-	if err := unix.PtraceDetach(pid); err != nil {
-		unix.Kill(pid, unix.SIGKILL)
-		return r, fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
+	r.startCollectors(ready, pid)
+	if gate {
+		if err := unix.PtraceDetach(pid); err != nil {
+			unix.Kill(pid, unix.SIGKILL)
+			return r, fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
+		}
 	}
 	return r, nil
 }
 
-func (r *Rep) startCollectors(pid int) {
-	for _, c := range r.set.Active {
+// preStarter is a collector that prepares before the child is started,
+// on the thread that starts it.
+type preStarter interface{ preStart() error }
+
+// gated is a collector that needs the child stopped before its first
+// instruction.
+type gated interface{ needsStop() bool }
+
+func (r *Rep) startCollectors(cs []Collector, pid int) {
+	for _, c := range cs {
 		if err := c.Start(pid); err != nil {
 			r.notes = append(r.notes, fmt.Sprintf("evidence %s: %v", c.Name(), err))
 			continue

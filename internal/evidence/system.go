@@ -163,11 +163,14 @@ func (s *system) snapshot() (map[string]float64, error) {
 func (s *system) Name() string              { return "system" }
 func (s *system) Metrics() []results.Metric { return s.metrics }
 
-func (s *system) Start(int) error {
+// preStart takes the first snapshot just before the child is started.
+func (s *system) preStart() error {
 	b, err := s.snapshot()
 	s.before = b
 	return err
 }
+
+func (s *system) Start(int) error { return nil }
 
 func (s *system) Stop() (map[string]float64, []string, error) {
 	after, err := s.snapshot()
