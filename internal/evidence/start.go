@@ -14,32 +14,37 @@ import (
 // Rep is the evidence of one repetition in flight.
 type Rep struct {
 	set     *Set
-	started []Collector
+	ready   []Collector // prepared
+	started []Collector // started on the child
+	gate    bool        // start the child stopped
+	locked  bool        // Prepare locked the goroutine to its thread
 	notes   []string
 }
 
-// Start starts cmd (not yet started) as a repetition's child and, when
-// ctx carries a Set with active collectors, starts them on it, so that
-// they count the child and everything it spawns from its first
-// instruction after exec: collectors that can prepare without the pid do
-// so before the child exists (perf counters are opened on the starting
-// thread, disabled, inherited by the child and enabled by its exec;
-// system-wide snapshots are taken); collectors that need the pid before
-// the child runs (the lock tracer's set_event_pid) get the child started
-// traced, stopped at its first instruction, and let go after they
-// attached. This is the one hook point of both repetition runners.
-// Rep.Stop must be called after the child's process group is reaped.
+// Start is Prepare then Rep.Start.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
+	r := Prepare(ctx)
+	return r, r.Start(cmd)
+}
+
+// Prepare readies the collectors of the Set carried by ctx for one
+// repetition, before its child exists and before the parent starts its
+// clock: perf counters are opened on the calling thread, disabled, to be
+// inherited by the child at fork and enabled by its exec, so that they
+// count the child and everything it spawns from its first instruction;
+// system-wide snapshots are taken. It locks the calling goroutine to its
+// thread: Rep.Start must follow on the same goroutine, with nothing
+// forked in between. Prepare and Rep.Start are the one hook point of
+// both repetition runners (in place of cmd.Start).
+func Prepare(ctx context.Context) *Rep {
 	s := FromContext(ctx)
 	r := &Rep{set: s}
 	if s == nil || len(s.Active) == 0 {
-		return r, cmd.Start()
+		return r
 	}
 	// Inherited counters and ptrace both belong to the thread that forks.
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	gate := false
-	var ready []Collector
+	r.locked = true
 	for _, c := range s.Active {
 		if p, ok := c.(preStarter); ok {
 			if err := p.preStart(); err != nil {
@@ -48,10 +53,25 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 			}
 		}
 		if g, ok := c.(gated); ok && g.needsStop() {
-			gate = true
+			r.gate = true
 		}
-		ready = append(ready, c)
+		r.ready = append(r.ready, c)
 	}
+	return r
+}
+
+// Start starts cmd (not yet started) as the repetition's child and starts
+// the prepared collectors on it. Collectors that need the pid before the
+// child runs (the lock tracer's set_event_pid) get the child started
+// traced, stopped at its first instruction, and let go once they are
+// attached; the others need no stop.
+func (r *Rep) Start(cmd *exec.Cmd) error {
+	if !r.locked {
+		return cmd.Start()
+	}
+	defer runtime.UnlockOSThread()
+	r.locked = false
+	gate := r.gate
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -66,9 +86,8 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 		err = cmd.Start()
 	}
 	if err != nil {
-		r.started = ready
-		r.Stop() // release what was prepared
-		return &Rep{}, err
+		r.release()
+		return err
 	}
 	pid := cmd.Process.Pid
 	if gate {
@@ -81,21 +100,28 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 			if werr != nil || !ws.Stopped() {
 				// Gone before its first instruction: Wait reports it.
 				r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%v): no evidence", werr))
-				r.started = ready
-				r.Stop()
-				return &Rep{notes: r.notes}, nil
+				r.release()
+				return nil
 			}
 			break
 		}
 	}
-	r.startCollectors(ready, pid)
+	r.startCollectors(r.ready, pid)
 	if gate {
 		if err := unix.PtraceDetach(pid); err != nil {
 			unix.Kill(pid, unix.SIGKILL)
-			return r, fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
+			return fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
 		}
 	}
-	return r, nil
+	return nil
+}
+
+// release stops the prepared collectors without keeping their figures.
+func (r *Rep) release() {
+	for _, c := range r.ready {
+		c.Stop()
+	}
+	r.ready = nil
 }
 
 // preStarter is a collector that prepares before the child is started,

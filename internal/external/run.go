@@ -74,9 +74,9 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
+	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
-	ev, err := evidence.Start(ctx, cmd)
-	if err != nil {
+	if err := ev.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(err)))

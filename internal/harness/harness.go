@@ -78,9 +78,9 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
+	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
-	ev, err := evidence.Start(ctx, cmd)
-	if err != nil {
+	if err := ev.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return fail(results.StatusFailed, fmt.Errorf("cannot start the repetition child: %v", err))
