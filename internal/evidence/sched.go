@@ -27,6 +27,7 @@ type sched struct {
 	family   uint16
 	delayacc bool
 	pid      int
+	buf      []byte // receive buffer, reused
 }
 
 var schedMetrics = []results.Metric{
@@ -199,7 +200,10 @@ type exitRec struct {
 // drain reads every waiting exit record.
 func (s *sched) drain() ([]exitRec, error) {
 	var out []exitRec
-	buf := make([]byte, 256<<10)
+	if s.buf == nil {
+		s.buf = make([]byte, 256<<10)
+	}
+	buf := s.buf
 	var lost error
 	for {
 		n, _, err := unix.Recvfrom(s.fd, buf, 0)
