@@ -110,7 +110,7 @@ func Report(w io.Writer, a *Analysis) {
 		}
 	}
 	writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others)
-	writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine; see 'contend help evidence'):", ev)
+	writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev)
 
 	fmt.Fprintln(w)
 	WriteFits(w, a)
