@@ -28,6 +28,7 @@ func Docs() []Doc {
 	for _, c := range softwareCounters {
 		perfMs = append(perfMs, c.metric)
 	}
+	perfMs = append(perfMs, pageFaultsMetric)
 	for _, c := range hardwareCounters {
 		hwMs = append(hwMs, c.metric)
 	}

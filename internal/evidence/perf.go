@@ -24,7 +24,6 @@ var softwareCounters = []counter{
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK, results.Metric{Name: "k.task_clock", Unit: "ns", Better: "lower", Desc: "CPU time of the child and everything it spawned (perf task-clock)"}},
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CONTEXT_SWITCHES, results.Metric{Name: "k.context_switches", Unit: "count", Better: "lower", Desc: "context switches of the child's tasks (perf)"}},
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CPU_MIGRATIONS, results.Metric{Name: "k.cpu_migrations", Unit: "count", Better: "lower", Desc: "moves of the child's tasks between CPUs (perf)"}},
-	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_PAGE_FAULTS, results.Metric{Name: "k.page_faults", Unit: "count", Better: "lower", Desc: "page faults of the child's tasks (perf)"}},
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_PAGE_FAULTS_MIN, results.Metric{Name: "k.minor_faults", Unit: "count", Better: "lower", Desc: "minor page faults of the child's tasks (perf)"}},
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_PAGE_FAULTS_MAJ, results.Metric{Name: "k.major_faults", Unit: "count", Better: "lower", Desc: "major page faults of the child's tasks (perf)"}},
 }
@@ -108,8 +107,14 @@ func (p *perf) Metrics() []results.Metric {
 	for _, c := range p.counters {
 		ms = append(ms, c.metric)
 	}
+	if p.name == "perf" {
+		ms = append(ms, pageFaultsMetric)
+	}
 	return ms
 }
+
+// pageFaultsMetric is the sum of the minor and major fault counters.
+var pageFaultsMetric = results.Metric{Name: "k.page_faults", Unit: "count", Better: "lower", Desc: "page faults of the child's tasks (perf minor + major faults)"}
 
 // preStart opens the counters on the calling thread, the one that starts
 // the child: disabled, inherited by the child, enabled by its exec. The
@@ -138,6 +143,14 @@ func (p *perf) Stop() (map[string]float64, []string, error) {
 	m := map[string]float64{}
 	var notes []string
 	buf := make([]byte, 24)
+	if p.name == "perf" {
+		defer func() {
+			// The total is derived: one counter less on every fault.
+			if _, ok := m["k.minor_faults"]; ok {
+				m["k.page_faults"] = m["k.minor_faults"] + m["k.major_faults"]
+			}
+		}()
+	}
 	for i, fd := range p.fds {
 		n, err := unix.Read(fd, buf)
 		if err != nil || n != len(buf) {
