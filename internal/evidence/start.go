@@ -34,7 +34,9 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 // count the child and everything it spawns from its first instruction;
 // system-wide snapshots are taken. It locks the calling goroutine to its
 // thread: Rep.Start must follow on the same goroutine, with nothing
-// forked in between. Prepare and Rep.Start are the one hook point of
+// forked in between. Until Rep.Stop, contend must start no other process
+// (the counters stay on that thread: a process forked from it and exec'd
+// would be counted too); the runners start none. Prepare and Rep.Start are the one hook point of
 // both repetition runners (in place of cmd.Start).
 func Prepare(ctx context.Context) *Rep {
 	s := FromContext(ctx)
