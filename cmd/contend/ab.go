@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -351,6 +352,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	var trace *ab.TraceSwitch
 	var err error
+	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
+		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
+	}
 	if p.trace != "" {
 		if trace, err = ab.NewTraceSwitch(p.trace); err != nil {
 			return &usageError{err.Error()}
@@ -370,6 +374,8 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		}
 		f.Configs[i].Env = e
 	}
+	ctx, closeEvidence := withEvidence(c, opt, f)
+	defer closeEvidence()
 	wr, err := createOut(opt.out, outName, f)
 	if err != nil {
 		if trace != nil {
@@ -382,7 +388,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 			fmt.Fprintf(stderr, "warning: %s\n", x)
 		}
 	}
-	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
+	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 
 	// Whatever happens from here on, the events and the cleanup command
 	// are put back.

@@ -163,12 +163,14 @@ func runExec(c *cli.Context) error {
 	name := execName(args[0], c.Bool("shell"))
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
+	ctx, closeEvidence := withEvidence(c, opt, f)
+	defer closeEvidence()
 	wr, err := createOut(opt.out, name, f)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
+	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	unit := "ns"
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit

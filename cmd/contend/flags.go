@@ -124,6 +124,7 @@ func repFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
 		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
+		evidenceFlag(),
 	}
 }
 
@@ -137,6 +138,7 @@ type repOptions struct {
 	quiet     bool
 	verbose   bool
 	force     bool
+	evidence  []string // collectors (see 'contend help evidence')
 }
 
 func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
@@ -162,6 +164,9 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 			return o, usagef("--timeout: %q is not accepted; accepted: a positive duration such as 90s or 10m", t)
 		}
 		o.timeout = d
+	}
+	if o.evidence, err = parseEvidence(c); err != nil {
+		return o, err
 	}
 	o.format = c.String("format")
 	if len(formats) == 0 {

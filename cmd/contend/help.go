@@ -19,7 +19,8 @@ func helpCommand() *cli.Command {
 		ArgsUsage: "[COMMAND | WORKLOAD]",
 		Description: `Examples:
    contend help run        the run command
-   contend help faultme    what faultme measures, where it comes from, its parameters`,
+   contend help faultme    what faultme measures, where it comes from, its parameters
+   contend help evidence   the kernel evidence collected with every repetition`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowAppHelp(c)
@@ -28,6 +29,10 @@ func helpCommand() *cli.Command {
 				return usagef("help takes one command or workload name")
 			}
 			name := c.Args().First()
+			if name == "evidence" {
+				writeEvidenceHelp(c.App.Writer)
+				return nil
+			}
 			if w, ok := workload.Lookup(name); ok {
 				describe(c.App.Writer, w, true)
 				return nil

@@ -102,6 +102,8 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if x := staleWarning(); x != "" {
 		f.Warnings = append(f.Warnings, x)
 	}
+	ctx, closeEvidence := withEvidence(c, opt, f)
+	defer closeEvidence()
 	wr, err := createOut(opt.out, w.Name, f)
 	if err != nil {
 		return err
@@ -112,7 +114,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 
-	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
+	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, w.Primary, unitOf(w, w.Primary))
 	sess := &harness.Session{
 		Workload: w,

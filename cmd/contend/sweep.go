@@ -285,6 +285,8 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
+	ctx, closeEvidence := withEvidence(c, opt, f)
+	defer closeEvidence()
 	wr, err := createOut(opt.out, w.Name+"-sweep", f)
 	if err != nil {
 		return err
@@ -295,7 +297,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 
-	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
+	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
 	progress.count = func(done int, rep results.Rep) string {

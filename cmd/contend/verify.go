@@ -165,11 +165,13 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f.Configs = append(f.Configs, programConfig("original", args, false))
+	ctx, closeEvidence := withEvidence(c, opt, f)
+	defer closeEvidence()
 	wr, err := createOut(opt.out, "verify-"+w.Name, f)
 	if err != nil {
 		return err
 	}
-	ctx := c.Context // cancelled by SIGINT and SIGTERM (see Main)
+	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
 	var runErr error

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/evidence"
 	"contend/internal/harness"
 	"contend/internal/results"
 )
@@ -73,8 +74,9 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
+	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := ev.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(err)))
@@ -99,6 +101,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	pr.Close()
 
 	rep.Metrics = harness.ProcessMetrics(cmd.ProcessState, elapsed)
+	harness.AddEvidence(&rep, ev)
 	out := capt.String()
 	rep.Output = keep(out)
 	if capt.dropped > 0 {

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -78,8 +79,9 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
+	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := ev.Start(cmd); err != nil {
 		own.Done()
 		pr.Close()
 		pw.Close()
@@ -152,6 +154,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	}
 
 	rep.Metrics = ProcessMetrics(cmd.ProcessState, elapsed)
+	AddEvidence(&rep, ev)
 
 	switch {
 	case status == results.StatusTimeout:

@@ -10,6 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/env"
+	"contend/internal/evidence"
 	"contend/internal/results"
 )
 
@@ -271,7 +272,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	r.EnvDiffs = envDiffs(sides)
 
 	base := analysis.CompareOptions{Test: opt.Test, Alpha: opt.Alpha, Threshold: opt.Threshold}
-	var head, rest []*analysis.Comparison
+	var head, rest, ev []*analysis.Comparison
 	for b := 1; b < len(r.Sides); b++ {
 		pr := PairReport{A: 0, B: b}
 		for _, m := range r.Metrics {
@@ -291,19 +292,25 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 			row.Cmp = &c
 			if m.Name == r.Headline && !opt.OneFamily {
 				head = append(head, row.Cmp)
+			} else if evidence.IsEvidence(m.Name) && !opt.OneFamily {
+				ev = append(ev, row.Cmp)
 			} else {
 				rest = append(rest, row.Cmp)
 			}
 			pr.Rows = append(pr.Rows, row)
 		}
+		sortEvidenceRows(pr.Rows)
 		r.Pairs = append(r.Pairs, pr)
 	}
-	for _, fam := range [][]*analysis.Comparison{head, rest} {
+	for _, fam := range [][]*analysis.Comparison{head, rest, ev} {
 		if err := analysis.AdjustHolm(fam); err != nil {
 			return nil, err
 		}
 	}
 	r.Families = r.describeFamilies(len(head), len(rest))
+	if len(ev) > 0 {
+		r.Families = append(r.Families, evidenceFamily(len(ev)))
+	}
 	r.findOutliers()
 	if err := r.checkWithin(); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"contend/analysis"
+	"contend/internal/evidence"
 	"contend/internal/results"
 )
 
@@ -225,8 +226,16 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		a, b := r.Sides[p.A], r.Sides[p.B]
 		fmt.Fprintf(w, "\n| metric | %s | %s | HL change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
+		evHead := false
 		for _, row := range p.Rows {
 			m := row.Metric
+			if evidence.IsEvidence(m.Name) && !evHead {
+				evHead = true
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+			}
+			if evidence.IsEvidence(m.Name) && row.Identical {
+				continue // all values the same (mostly zero): no evidence
+			}
 			xa, xb := a.values(m.Name), b.values(m.Name)
 			ma, mb := analysis.Median(xa), analysis.Median(xb)
 			sc := ScaleFor(m.Unit, ma)

@@ -130,7 +130,11 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
-		tilde, dash := r.writePairTable(w, p)
+		prim, ev, same := splitEvidence(p)
+		tilde, dash := r.writePairTable(w, prim)
+		if t, d := r.writeEvidenceTable(w, ev, same); t || d {
+			tilde, dash = tilde || t, dash || d
+		}
 		usedTilde = usedTilde || tilde
 		usedDash = usedDash || dash
 	}

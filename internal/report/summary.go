@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/evidence"
 	"contend/internal/results"
 )
 
@@ -60,7 +61,7 @@ func Summary(w io.Writer, f *results.File, c int) {
 	var warns []string
 	for _, m := range f.Metrics {
 		xs := f.Values(c, m.Name)
-		if len(xs) == 0 {
+		if len(xs) == 0 || evidence.IsEvidence(m.Name) {
 			continue
 		}
 		s, err := analysis.Summarize(xs, Confidence)
@@ -86,6 +87,7 @@ func Summary(w io.Writer, f *results.File, c int) {
 	loc.Write(w)
 	fmt.Fprintln(w)
 	spread.Write(w)
+	writeEvidenceSummary(w, f, c)
 	notes := map[string]int{}
 	for _, r := range f.Reps {
 		if r.Warmup || (c >= 0 && r.Config != c) {

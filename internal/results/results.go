@@ -65,6 +65,9 @@ type File struct {
 
 	Env      map[string]string `json:"env"`
 	Warnings []string          `json:"warnings,omitempty"`
+	// Evidence maps each kernel evidence collector asked for to
+	// "available" or "not available: REASON" (see internal/evidence).
+	Evidence map[string]string `json:"evidence,omitempty"`
 	// Sweep describes a sweep's plan (kind "sweep" only).
 	Sweep *Sweep `json:"sweep,omitempty"`
 	Reps  []Rep  `json:"reps"`

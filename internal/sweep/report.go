@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/evidence"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -95,41 +96,21 @@ func Report(w io.Writer, a *Analysis) {
 		fmt.Fprintln(w)
 	}
 
-	// Medians of the other metrics, columns split to fit 80 characters.
-	var others []results.Metric
+	// Medians of the other metrics, then of the kernel evidence, columns
+	// split to fit 80 characters.
+	var others, ev []results.Metric
 	for _, m := range f.Metrics {
 		if m.Name == pm.Name || m.Name == a.Throughput.Name || allZero(a, m.Name) {
 			continue
 		}
-		others = append(others, m)
-	}
-	if len(others) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "medians of the other metrics (all intervals: --format csv):")
-		for len(others) > 0 {
-			k := min(len(others), 5)
-			t = &report.Table{}
-			row := []string{head}
-			for _, m := range others[:k] {
-				row = append(row, m.Name)
-			}
-			t.Row(row...)
-			for _, p := range a.Points {
-				row := []string{name(p)}
-				for _, m := range others[:k] {
-					s, ok := p.Summaries[m.Name]
-					if !ok {
-						row = append(row, "-")
-						continue
-					}
-					row = append(row, report.Human(m.Unit, s.Median))
-				}
-				t.Row(row...)
-			}
-			t.Write(w)
-			others = others[k:]
+		if evidence.IsEvidence(m.Name) {
+			ev = append(ev, m)
+		} else {
+			others = append(others, m)
 		}
 	}
+	writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others)
+	writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev)
 
 	fmt.Fprintln(w)
 	WriteFits(w, a)
@@ -139,6 +120,39 @@ func Report(w io.Writer, a *Analysis) {
 		}
 	}
 	printFailures(w, f)
+}
+
+// writeMedians prints the medians of metrics per point under title, five
+// metrics per table.
+func writeMedians(w io.Writer, a *Analysis, head string, name func(PointStat) string, title string, metrics []results.Metric) {
+	if len(metrics) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, title)
+	for len(metrics) > 0 {
+		k := min(len(metrics), 5)
+		t := &report.Table{}
+		row := []string{head}
+		for _, m := range metrics[:k] {
+			row = append(row, m.Name)
+		}
+		t.Row(row...)
+		for _, p := range a.Points {
+			row := []string{name(p)}
+			for _, m := range metrics[:k] {
+				s, ok := p.Summaries[m.Name]
+				if !ok {
+					row = append(row, "-")
+					continue
+				}
+				row = append(row, report.Human(m.Unit, s.Median))
+			}
+			t.Row(row...)
+		}
+		t.Write(w)
+		metrics = metrics[k:]
+	}
 }
 
 // WriteFits prints the USL and Amdahl fits of a, or why there are none.

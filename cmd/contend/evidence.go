@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/evidence"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+func evidenceFlag() cli.Flag {
+	return &cli.StringFlag{Name: "evidence", Value: "default", Usage: "kernel evidence collected with every repetition: default, none, or a list such as lock or perf,sched (see 'contend help evidence')"}
+}
+
+// parseEvidence reads --evidence.
+func parseEvidence(c *cli.Context) ([]string, error) {
+	names, err := evidence.Parse(c.String("evidence"))
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return names, nil
+}
+
+// withEvidence opens the collectors of opt.evidence, adds their metrics
+// and availability to f (before the file is created), and returns the
+// command's context carrying them and the function that closes them
+// (restoring any tracefs setting), to be deferred.
+func withEvidence(c *cli.Context, opt repOptions, f *results.File) (context.Context, func()) {
+	set := evidence.Open(opt.evidence)
+	for _, m := range set.Metrics() {
+		if _, dup := f.Metric(m.Name); !dup {
+			f.Metrics = append(f.Metrics, m)
+		}
+	}
+	f.Evidence = set.Header()
+	stderr := c.App.ErrWriter
+	if !opt.quiet {
+		for _, n := range opt.evidence {
+			// The opt-in collectors were asked for: say at once when
+			// they cannot work (the others are in the file's header).
+			if v := set.Avail[n]; n == "lock" && strings.HasPrefix(v, "not available") {
+				fmt.Fprintf(stderr, "warning: --evidence %s: %s\n", n, v)
+			}
+		}
+	}
+	return evidence.NewContext(c.Context, set), func() {
+		if err := set.Close(); err != nil {
+			fmt.Fprintf(stderr, "contend: %v\n", err)
+		}
+	}
+}
+
+// writeEvidenceHelp prints `contend help evidence`.
+func writeEvidenceHelp(w io.Writer) {
+	fmt.Fprint(w, `Kernel evidence: why a change made a workload faster or slower.
+
+Every repetition of run, ab, ab exec, sweep, exec and verify carries the
+kernel's own account of what happened in it, as metrics named k.* (k.sys.*
+for the system-wide ones). The collectors act in contend around the
+child's life, never inside it: the child is started stopped at its first
+instruction (ptrace, released at once), the collectors attach there, and
+they read their figures after the child's process group is reaped. The
+result file's header lists the collectors asked for and whether each is
+available (with the reason when not: once per run; the run goes on).
+show and run print them after the workload's metrics; compare and ab
+compare them with the same intervals and tests, as a Holm family of
+their own, largest effect first; sweep shows them per point.
+
+--evidence LIST   default: perf,hw,sched,system (the cheap ones)
+                  none: nothing (the child starts as before)
+                  lock: the defaults and kernel lock tracing
+                  perf,sched,...: exactly these collectors
+
+`)
+	for _, d := range evidence.Docs() {
+		tag := ""
+		if d.Default {
+			tag = " (default)"
+		}
+		fmt.Fprintf(w, "%s%s\n", d.Name, tag)
+		for _, l := range report.Wrap(d.Text, report.Width-4, "") {
+			fmt.Fprintln(w, "  "+strings.TrimLeft(l, " "))
+		}
+		for _, m := range d.Metrics {
+			unit := m.Unit
+			fmt.Fprintf(w, "    %s [%s]\n", m.Name, unit)
+			for _, l := range report.Wrap(m.Desc, report.Width-8, "") {
+				fmt.Fprintln(w, "        "+l)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, `Units: ns for times, count otherwise; every figure is the delta over one
+repetition. Lock kinds: spinlock, rwlock, mutex, rwsem_read, rwsem_write,
+percpu_rwsem, rtmutex (from the flags of lock:contention_begin).
+`)
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/internal/results"
+)
+
+func TestEvidenceUsageErrors(t *testing.T) {
+	cases := map[string][]string{
+		"run":        {"run", "faultme", "--mem", "1MiB", "--evidence", "bogus"},
+		"ab":         {"ab", "faultme", "--mem", "1MiB", "--b", "--threads 2", "--evidence", "perf,nope"},
+		"sweep":      {"sweep", "faultme", "--mem", "1MiB", "--threads", "1,2", "--evidence", "none,lock"},
+		"exec":       {"exec", "--evidence", "perf,", "--", "/bin/true"},
+		"ab exec":    {"ab", "exec", "--evidence", "x", "--a", "/bin/true", "--b", "/bin/false"},
+		"verify":     {"verify", "faultme", "--mem", "1MiB", "--evidence", "bogus", "--", "/bin/true"},
+		"ab + trace": {"ab", "faultme", "--mem", "1MiB", "--trace-events", "lock", "--evidence", "lock"},
+	}
+	fakeTrace(t)
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := chdirTemp(t)
+			before := listFiles(t, dir)
+			assertUsageError(t, runCLI(t, args...), "--evidence", dir, before)
+		})
+	}
+}
+
+// runEvidence runs contend with args and returns the result file.
+func runEvidence(t *testing.T, args ...string) (*results.File, result) {
+	t.Helper()
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "r.json")
+	flags := []string{"-q", "--out", out}
+	var full []string
+	for i, a := range args {
+		if a == "--" {
+			full = append(append(full, flags...), args[i:]...)
+			flags = nil
+			break
+		}
+		full = append(full, a)
+	}
+	r := runCLI(t, append(full, flags...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, r
+}
+
+func needEvidence(t *testing.T, f *results.File, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if !strings.HasPrefix(f.Evidence[n], "available") {
+			t.Skipf("%s %s", n, f.Evidence[n])
+		}
+	}
+}
+
+// TestEvidenceMutexSwitchesAndMigrations: 16 threads fighting for one
+// mutex on this machine's CPUs switch context and migrate, and the
+// evidence shows it in the file, in show, and in the header.
+func TestEvidenceMutexSwitchesAndMigrations(t *testing.T) {
+	f, r := runEvidence(t, "run", "mutex", "--threads", "16", "--locks", "20000", "--variant", "lock", "-n", "2")
+	needEvidence(t, f, "perf", "sched")
+	if !strings.HasPrefix(f.Evidence["hw"], "available") && !strings.HasPrefix(f.Evidence["hw"], "not available: ") {
+		t.Errorf("hw availability %q", f.Evidence["hw"])
+	}
+	for _, rep := range f.Reps {
+		m := rep.Metrics
+		if m["k.context_switches"] < 16 || m["k.runq_waits"] < 16 || m["k.task_clock"] <= 0 {
+			t.Errorf("repetition %d: switches %v runq waits %v task clock %v", rep.Index,
+				m["k.context_switches"], m["k.runq_waits"], m["k.task_clock"])
+		}
+		if _, ok := m["k.sys.irq_resched"]; !ok {
+			t.Errorf("repetition %d lacks the system-wide interrupts", rep.Index)
+		}
+	}
+	if _, ok := f.Metric("k.context_switches"); !ok {
+		t.Error("k.context_switches not described in the header")
+	}
+	if !strings.Contains(r.stdout, "kernel evidence") || !strings.Contains(r.stdout, "k.context_switches") {
+		t.Errorf("summary lacks the evidence section:\n%s", r.stdout)
+	}
+}
+
+// TestEvidenceMigrations: a shell moved between CPUs by taskset (its
+// own children) migrates, and perf counts it.
+func TestEvidenceMigrations(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU")
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("no taskset")
+	}
+	script := "for i in 1 2 3 4 5; do taskset -pc 0 $$ >/dev/null; taskset -pc 1 $$ >/dev/null; done"
+	f, _ := runEvidence(t, "exec", "--evidence", "perf", "-n", "1", "--", "/bin/sh", "-c", script)
+	needEvidence(t, f, "perf")
+	if m := f.Reps[0].Metrics; m["k.cpu_migrations"] < 5 || m["k.context_switches"] < 10 {
+		t.Errorf("migrations %v (want at least 5), context switches %v", m["k.cpu_migrations"], m["k.context_switches"])
+	}
+}
+
+// TestEvidenceOsimCountedInFull: osim's forked worker processes are
+// counted (inherit): the perf CPU time matches the rusage CPU time of
+// the child and the workers it waited for.
+func TestEvidenceOsimCountedInFull(t *testing.T) {
+	f, _ := runEvidence(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "20000", "-n", "1", "--evidence", "perf,sched")
+	needEvidence(t, f, "perf", "sched")
+	if len(f.Evidence) != 2 {
+		t.Errorf("collectors %v, want perf and sched only", f.Evidence)
+	}
+	m := f.Reps[0].Metrics
+	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
+		t.Errorf("perf task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
+	}
+	if m["k.minor_faults"] < 0.9*m["minflt"] {
+		t.Errorf("perf minor faults %v, rusage %v", m["k.minor_faults"], m["minflt"])
+	}
+	if m["k.runq_waits"] < 5 {
+		t.Errorf("runq waits %v: the 4 workers and the child each ran at least once", m["k.runq_waits"])
+	}
+	if _, ok := m["k.sys.pgfault"]; ok {
+		t.Error("system collector ran although not asked for")
+	}
+}
+
+func TestEvidenceNone(t *testing.T) {
+	f, _ := runEvidence(t, "exec", "--evidence", "none", "-n", "1", "--", "/bin/true")
+	if f.Evidence != nil {
+		t.Errorf("header %v", f.Evidence)
+	}
+	for k := range f.Reps[0].Metrics {
+		if strings.HasPrefix(k, "k.") {
+			t.Errorf("metric %s with --evidence none", k)
+		}
+	}
+}
+
+// TestEvidenceNotAvailable: collectors the kernel refuses (injected) are
+// named with the reason in the header, the run succeeds, and their
+// metrics are absent.
+func TestEvidenceNotAvailable(t *testing.T) {
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-tracefs,no-delayacct")
+	f, r := runEvidence(t, "exec", "--evidence", "lock", "-n", "1", "--", "/bin/true")
+	if !strings.Contains(f.Evidence["perf"], "not available: perf_event_open: no permission") {
+		t.Errorf("perf: %q", f.Evidence["perf"])
+	}
+	if !strings.Contains(f.Evidence["lock"], "not available: tracefs is not mounted") {
+		t.Errorf("lock: %q", f.Evidence["lock"])
+	}
+	if strings.HasPrefix(f.Evidence["sched"], "available") && !strings.Contains(f.Evidence["sched"], "delay accounting off") {
+		t.Errorf("sched: %q", f.Evidence["sched"])
+	}
+	if strings.Contains(r.stderr, "tracefs") {
+		t.Errorf("warning with --quiet:\n%s", r.stderr)
+	}
+	r = runCLI(t, "exec", "--evidence", "lock", "-n", "2", "--out", filepath.Join(t.TempDir(), "r.json"), "--", "/bin/true")
+	if r.code != 0 || strings.Count(r.stderr, "tracefs is not mounted") != 1 {
+		t.Errorf("exit %d; want one warning for the lock collector asked for:\n%s", r.code, r.stderr)
+	}
+	m := f.Reps[0].Metrics
+	if _, ok := m["k.task_clock"]; ok {
+		t.Error("perf metric recorded although not available")
+	}
+	if _, ok := m["k.sys.pgfault"]; !ok {
+		t.Error("the available system collector recorded nothing")
+	}
+}
+
+// fakeLockTracefs makes a tracefs-like tree with every file the lock
+// collector touches and returns a function reading their contents.
+func fakeLockTracefs(t *testing.T) func() map[string]string {
+	root := t.TempDir()
+	files := map[string]string{
+		"events/lock/contention_begin/enable": "0\n", "events/lock/contention_end/enable": "1\n",
+		"set_event_pid": "", "options/event-fork": "0\n", "tracing_on": "1\n", "trace": "", "set_event": "",
+	}
+	for f, v := range files {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(v), 0o644)
+	}
+	t.Setenv("CONTEND_TRACEFS", root)
+	return func() map[string]string {
+		out := map[string]string{}
+		for f := range files {
+			if f != "trace" {
+				b, _ := os.ReadFile(filepath.Join(root, f))
+				out[f] = string(b)
+			}
+		}
+		return out
+	}
+}
+
+// TestEvidenceLockRestoredAfterChildSignals: the tracefs settings are
+// restored when the child is killed by SIGKILL or SIGINT, and when
+// contend itself is interrupted.
+func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
+	state := fakeLockTracefs(t)
+	before := state()
+	for _, sig := range []string{"KILL", "INT"} {
+		dir := chdirTemp(t)
+		r := runCLI(t, "exec", "--evidence", "lock", "-n", "2", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sh", "-c", "kill -"+sig+" $$")
+		if r.code == 0 || !strings.Contains(r.stderr, "no repetition succeeded") {
+			t.Errorf("SIG%s: exit %d %s", sig, r.code, r.stderr)
+		}
+		f, err := results.Read(filepath.Join(dir, "r.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Evidence["lock"] != "available" || !strings.Contains(f.Reps[0].Error, "SIG"+sig) {
+			t.Errorf("SIG%s: lock %q, error %q", sig, f.Evidence["lock"], f.Reps[0].Error)
+		}
+		if _, ok := f.Reps[0].Metrics["k.lock.mutex.count"]; !ok {
+			t.Errorf("SIG%s: the killed repetition has no lock evidence", sig)
+		}
+		if after := state(); !reflect.DeepEqual(after, before) {
+			t.Errorf("SIG%s of the child: tracefs not restored:\nbefore %q\nafter  %q", sig, before, after)
+		}
+	}
+	// contend interrupted while its child runs.
+	dir := chdirTemp(t)
+	cmd := contendCmd(t, "exec", "--evidence", "lock", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && strings.TrimSpace(state()["set_event_pid"]) == "" {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.TrimSpace(state()["options/event-fork"]) != "1" {
+		t.Errorf("during the run: %v", state())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if after := state(); !reflect.DeepEqual(after, before) {
+		t.Errorf("contend interrupted: tracefs not restored:\nbefore %q\nafter  %q", before, after)
+	}
+}

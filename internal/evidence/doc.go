@@ -1,0 +1,43 @@
+package evidence
+
+import (
+	"contend/internal/results"
+)
+
+// Doc describes one collector for `contend help evidence`.
+type Doc struct {
+	Name    string
+	Default bool
+	Text    string
+	Metrics []results.Metric
+}
+
+// Docs describes every collector, in order.
+func Docs() []Doc {
+	var sys []results.Metric
+	for _, p := range psiMetrics {
+		sys = append(sys, results.Metric{Name: p.name, Unit: "ns", Desc: p.desc})
+	}
+	for _, v := range vmstatKeys {
+		sys = append(sys, results.Metric{Name: "k.sys." + v.key, Unit: "count", Desc: v.desc + " (/proc/vmstat)"})
+	}
+	for _, k := range irqKinds {
+		sys = append(sys, results.Metric{Name: k.name, Unit: "count", Desc: k.desc + " (/proc/interrupts " + k.row + ", all CPUs)"})
+	}
+	var perfMs, hwMs []results.Metric
+	for _, c := range softwareCounters {
+		perfMs = append(perfMs, c.metric)
+	}
+	perfMs = append(perfMs, pageFaultsMetric)
+	for _, c := range hardwareCounters {
+		hwMs = append(hwMs, c.metric)
+	}
+	lk := (&lock{mmap: true}).Metrics()
+	return []Doc{
+		{"perf", true, "perf_event_open software counters of the child and every thread and process it creates (inherit), attached while the child is stopped at its first instruction after exec, read after its process group is reaped. Includes the child's own start-up (Go runtime, argument parsing) besides the workload; for exec, the program from its first instruction.", perfMs},
+		{"hw", true, "hardware counters the same way, where the machine has a PMU (virtual machines often have none: then 'not available' in the file's header, and the run goes on).", hwMs},
+		{"sched", true, "taskstats exit records of every thread of the child and of every process descended from it (or orphaned to contend), summed: cpu_delay_total is the time a thread was runnable but waited on a run queue (kept by the scheduler whether or not kernel.task_delayacct is on); the I/O, swap-in and reclaim delays need kernel.task_delayacct=1 (else absent, and said so in the header). The records wait in a socket while the child runs and are read after it is reaped.", append(append([]results.Metric{}, schedMetrics...), delayacctMetrics...)},
+		{"system", true, "SYSTEM-WIDE: /proc/pressure, /proc/vmstat and /proc/interrupts read just before the child's first instruction and after it is reaped; the deltas cover the whole machine (other processes too) over the repetition.", sys},
+		{"lock", false, "opt-in (--evidence lock): tracefs lock:contention_begin/end of the child and everything it forks (set_event_pid with options/event-fork), in the top-level trace buffer, aggregated per kind of lock (the events' flags) after each repetition, plus mmap_lock acquisitions where the kernel has the mmap_lock events. Timestamps are the trace's microseconds. Needs root and tracefs with no other events enabled; the trace buffer is emptied; every setting touched (the events, set_event_pid, options/event-fork, tracing_on) is restored when the run ends, however it ends (not after a SIGKILL of contend itself). Cannot be combined with ab --trace-events.", lk},
+	}
+}

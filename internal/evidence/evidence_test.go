@@ -1,0 +1,315 @@
+package evidence
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestParse(t *testing.T) {
+	ok := map[string][]string{
+		"":              Default,
+		"default":       Default,
+		"none":          nil,
+		"lock":          {"perf", "hw", "sched", "system", "lock"},
+		"perf":          {"perf"},
+		"sched, perf":   {"perf", "sched"},
+		"perf,lock":     {"perf", "lock"},
+		"default,lock":  {"perf", "hw", "sched", "system", "lock"},
+		"system,system": {"system"},
+	}
+	for in, want := range ok {
+		got, err := Parse(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"bogus", "perf,bogus", "none,lock", "perf,,sched"} {
+		_, err := Parse(in)
+		if err == nil || !strings.HasPrefix(err.Error(), "--evidence: ") || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "accepted:") {
+			t.Errorf("Parse(%q) error %v: want a one-line --evidence error naming what is accepted", in, err)
+		}
+	}
+}
+
+func TestLockKind(t *testing.T) {
+	for flags, want := range map[string]string{
+		"SPIN": "spinlock", "SPIN|READ": "rwlock", "SPIN|WRITE": "rwlock", "MUTEX": "mutex",
+		"MUTEX|SPIN": "mutex", "READ": "rwsem_read", "WRITE": "rwsem_write",
+		"PERCPU|READ": "percpu_rwsem", "RT": "rtmutex", "0x0": "spinlock",
+	} {
+		if got := lockKind(flags); got != want {
+			t.Errorf("lockKind(%s) = %s, want %s", flags, got, want)
+		}
+	}
+}
+
+// A trace buffer as the kernel prints it (default options), with a
+// nested spin inside a mutex wait, an end without its begin, and an
+// mmap_lock acquisition pair per mode.
+const sampleTrace = `# tracer: nop
+#
+# entries-in-buffer/entries-written: 12/15   #P:2
+#
+#                                _-----=> irqs-off/BH-disabled
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |   |||||     |         |
+         faultme-101     [000] .....   100.000010: contention_begin: 0xffff88800001 (flags=MUTEX)
+         faultme-101     [000] d..1.   100.000012: contention_begin: 0xffff88800002 (flags=SPIN)
+         faultme-101     [000] d..1.   100.000015: contention_end: 0xffff88800002 (ret=0)
+ my-worker thread-102    [001] .....   100.000020: contention_begin: 0xffff88800003 (flags=READ)
+         faultme-101     [000] .....   100.000030: contention_end: 0xffff88800001 (ret=0)
+ my-worker thread-102    [001] .....   100.000120: contention_end: 0xffff88800003 (ret=0)
+         faultme-103     [001] .....   100.000130: contention_end: 0xffff88800009 (ret=0)
+         faultme-101     [000] .....   100.000200: mmap_lock_start_locking: mm=00000000aa memcg_id=1 write=false
+         faultme-101     [000] .....   100.000203: mmap_lock_acquire_returned: mm=00000000aa memcg_id=1 write=false success=true
+         faultme-101     [000] .....   100.000300: mmap_lock_start_locking: mm=00000000aa memcg_id=1 write=true
+         faultme-101     [000] .....   100.000310: mmap_lock_acquire_returned: mm=00000000aa memcg_id=1 write=true success=true
+         faultme-101     [000] .....   100.000400: mmap_lock_released: mm=00000000aa memcg_id=1 write=true
+`
+
+func TestAggregateTrace(t *testing.T) {
+	m, lost := aggregateTrace(sampleTrace, true)
+	if lost != 3 {
+		t.Errorf("lost %d, want 3 (15 written, 12 in the buffer)", lost)
+	}
+	want := map[string]float64{
+		"k.lock.mutex.count": 1, "k.lock.mutex.wait": 20000, "k.lock.mutex.max_wait": 20000,
+		"k.lock.spinlock.count": 1, "k.lock.spinlock.wait": 3000, "k.lock.spinlock.max_wait": 3000,
+		"k.lock.rwsem_read.count": 1, "k.lock.rwsem_read.wait": 100000,
+		"k.lock.mmap_read.count": 1, "k.lock.mmap_read.wait": 3000,
+		"k.lock.mmap_write.count": 1, "k.lock.mmap_write.wait": 10000, "k.lock.mmap_write.max_wait": 10000,
+		"k.lock.rwsem_write.count": 0, "k.lock.rtmutex.count": 0,
+	}
+	for k, v := range want {
+		if got, ok := m[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	// Every metric the collector declares is in every repetition.
+	l := &lock{mmap: true}
+	for _, md := range l.Metrics() {
+		if _, ok := m[md.Name]; !ok {
+			t.Errorf("declared metric %s missing from the aggregate", md.Name)
+		}
+	}
+	if len(m) != len(l.Metrics()) {
+		t.Errorf("%d metrics, %d declared", len(m), len(l.Metrics()))
+	}
+}
+
+func TestSumTree(t *testing.T) {
+	self := 1
+	recs := []exitRec{
+		{pid: 10, tgid: 10, ppid: uint32(self), cpuDelay: 1, cpuCount: 1},  // the child
+		{pid: 11, tgid: 10, ppid: uint32(self), cpuDelay: 2, cpuCount: 1},  // its thread
+		{pid: 30, tgid: 30, ppid: 20, cpuDelay: 4, cpuCount: 1},            // grandchild, exits before its parent's record
+		{pid: 20, tgid: 20, ppid: 10, cpuDelay: 8, cpuCount: 1},            // child's child
+		{pid: 40, tgid: 40, ppid: uint32(self), cpuDelay: 16, cpuCount: 1}, // orphan reparented to contend
+		{pid: 50, tgid: 50, ppid: 99, cpuDelay: 32, cpuCount: 1},           // unrelated
+	}
+	m := sumTree(recs, 10, self, false)
+	if m["k.runq_delay"] != 31 || m["k.runq_waits"] != 5 {
+		t.Errorf("got %v, want delay 31 over 5 tasks", m)
+	}
+	if _, ok := m["k.blkio_delay"]; ok {
+		t.Error("I/O delay reported with delay accounting off")
+	}
+}
+
+// TestUnavailableByInjection reaches every "not available" path.
+func TestUnavailableByInjection(t *testing.T) {
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-hw,no-taskstats,no-tracefs")
+	s := Open([]string{"perf", "hw", "sched", "system", "lock"})
+	defer s.Close()
+	for name, want := range map[string]string{
+		"perf":  "not available: perf_event_open: no permission",
+		"hw":    "not available: no hardware performance counters",
+		"sched": "not available: taskstats",
+		"lock":  "not available: tracefs is not mounted",
+	} {
+		if !strings.HasPrefix(s.Avail[name], want) {
+			t.Errorf("%s: %q, want prefix %q", name, s.Avail[name], want)
+		}
+	}
+	if len(s.Active) != 1 || s.Active[0].Name() != "system" || len(s.Unavailable()) != 4 {
+		t.Errorf("active %d, unavailable %v", len(s.Active), s.Unavailable())
+	}
+	for _, m := range s.Metrics() {
+		if !IsSystemWide(m.Name) {
+			t.Errorf("metric %s of an unavailable collector declared", m.Name)
+		}
+	}
+}
+
+func TestDelayAcctOffByInjection(t *testing.T) {
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-delayacct")
+	s := Open([]string{"sched"})
+	defer s.Close()
+	if len(s.Active) != 1 {
+		t.Skipf("taskstats not available here: %s", s.Avail["sched"])
+	}
+	if !strings.Contains(s.Avail["sched"], "delay accounting off") {
+		t.Errorf("header %q does not say delay accounting is off", s.Avail["sched"])
+	}
+	for _, m := range s.Metrics() {
+		if m.Name == "k.blkio_delay" {
+			t.Error("I/O delay declared with delay accounting off")
+		}
+	}
+}
+
+// runGated runs argv through Start with the collectors names and returns
+// the evidence and the child's rusage.
+func runGated(t *testing.T, names []string, argv ...string) (map[string]float64, []string, *syscall.Rusage) {
+	t.Helper()
+	s := Open(names)
+	defer s.Close()
+	for _, n := range names {
+		if !strings.HasPrefix(s.Avail[n], "available") {
+			t.Skipf("%s %s", n, s.Avail[n])
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ev, err := Start(NewContext(context.Background(), s), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	m, notes := ev.Stop()
+	return m, notes, cmd.ProcessState.SysUsage().(*syscall.Rusage)
+}
+
+// TestForkingChildCountedInFull: a shell that forks and execs 20
+// processes is counted with all of them (inherit), and the scheduler
+// records include every process.
+func TestForkingChildCountedInFull(t *testing.T) {
+	script := "i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done"
+	m, notes, ru := runGated(t, []string{"perf", "sched"}, "/bin/sh", "-c", script)
+	if len(notes) > 0 {
+		t.Errorf("notes: %v", notes)
+	}
+	// rusage covers the shell and the children it waited for: perf must
+	// count the same faults, within the kernel's own accounting noise.
+	minflt := float64(ru.Minflt)
+	if got := m["k.minor_faults"]; got < 0.9*minflt || got > 1.1*minflt {
+		t.Errorf("perf minor faults %v, rusage of the shell and its children %v", got, minflt)
+	}
+	cpu := float64(ru.Utime.Nano() + ru.Stime.Nano())
+	if got := m["k.task_clock"]; got < 0.5*cpu {
+		t.Errorf("task clock %v ns, rusage cpu %v ns: the children are not counted", got, cpu)
+	}
+	if m["k.runq_waits"] < 21 {
+		t.Errorf("runq_waits %v: want at least one per process (21)", m["k.runq_waits"])
+	}
+	// Only the shell: far fewer faults.
+	m1, _, _ := runGated(t, []string{"perf"}, "/bin/sh", "-c", ":")
+	if m1["k.minor_faults"]*5 > m["k.minor_faults"] {
+		t.Errorf("a lone shell takes %v faults, with 20 children %v", m1["k.minor_faults"], m["k.minor_faults"])
+	}
+}
+
+// TestStartWithoutCollectors starts the child as before.
+func TestStartWithoutCollectors(t *testing.T) {
+	cmd := exec.Command("/bin/true")
+	ev, err := Start(context.Background(), cmd)
+	if err != nil || cmd.Wait() != nil {
+		t.Fatal(err)
+	}
+	if m, notes := ev.Stop(); len(m) != 0 || len(notes) != 0 {
+		t.Errorf("evidence without a set: %v %v", m, notes)
+	}
+}
+
+// fakeTracefs makes a tracefs-like tree with the files the lock collector
+// touches and returns a function reading them all.
+func fakeTracefs(t *testing.T) (string, func() map[string]string) {
+	root := t.TempDir()
+	files := map[string]string{
+		beginEvent: "0\n", endEvent: "0\n", mmapStart: "0\n", mmapDone: "0\n",
+		"set_event_pid": "", "options/event-fork": "0\n", "tracing_on": "1\n", "trace": "# tracer: nop\n", "set_event": "",
+	}
+	for f, v := range files {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(v), 0o644)
+	}
+	t.Setenv("CONTEND_TRACEFS", root)
+	return root, func() map[string]string {
+		out := map[string]string{}
+		for f := range files {
+			if f == "trace" {
+				continue
+			}
+			b, _ := os.ReadFile(filepath.Join(root, f))
+			out[f] = string(b)
+		}
+		return out
+	}
+}
+
+func TestLockRestoresTracefs(t *testing.T) {
+	root, state := fakeTracefs(t)
+	before := state()
+	s := Open([]string{"lock"})
+	if len(s.Active) != 1 {
+		t.Fatalf("lock collector: %s", s.Avail["lock"])
+	}
+	// A second run cannot use tracefs at the same time.
+	s2 := Open([]string{"lock"})
+	if !strings.Contains(s2.Avail["lock"], "another contend run") {
+		t.Errorf("second open: %q", s2.Avail["lock"])
+	}
+	l := s.Active[0]
+	if err := l.Start(4242); err != nil {
+		t.Fatal(err)
+	}
+	during := state()
+	if strings.TrimSpace(during["set_event_pid"]) != "4242" || strings.TrimSpace(during[beginEvent]) != "1" || strings.TrimSpace(during["options/event-fork"]) != "1" {
+		t.Errorf("during a repetition: %v", during)
+	}
+	os.WriteFile(filepath.Join(root, "trace"), []byte(sampleTrace), 0o644)
+	m, notes, err := l.Stop()
+	if err != nil || m["k.lock.mutex.count"] != 1 || len(notes) != 1 {
+		t.Errorf("stop: %v %v %v", m, notes, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := state(); !reflect.DeepEqual(after, before) {
+		t.Errorf("tracefs not restored:\nbefore %q\nafter  %q", before, after)
+	}
+	// The lock is released.
+	s3 := Open([]string{"lock"})
+	defer s3.Close()
+	if len(s3.Active) != 1 {
+		t.Errorf("after close: %s", s3.Avail["lock"])
+	}
+}
+
+func TestLockRefusesBusyTracefs(t *testing.T) {
+	root, _ := fakeTracefs(t)
+	os.WriteFile(filepath.Join(root, "set_event"), []byte("sched:sched_switch\n"), 0o644)
+	s := Open([]string{"lock"})
+	defer s.Close()
+	if !strings.Contains(s.Avail["lock"], "tracefs is in use") {
+		t.Errorf("busy tracefs: %q", s.Avail["lock"])
+	}
+}
+
+func TestPerfReasonPermission(t *testing.T) {
+	err := perfReason("perf", unix.EACCES)
+	if !strings.Contains(err.Error(), "perf_event_paranoid") {
+		t.Errorf("permission reason %q does not name perf_event_paranoid", err)
+	}
+}

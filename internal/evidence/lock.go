@@ -1,0 +1,360 @@
+package evidence
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"contend/internal/results"
+)
+
+// TraceRoots are where tracefs is looked for, in order; the environment
+// variable CONTEND_TRACEFS replaces them (tests use a fake directory).
+var TraceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+
+// lockKinds are the kinds of kernel locks told apart by the flags of
+// lock:contention_begin.
+var lockKinds = []struct{ name, desc string }{
+	{"spinlock", "spinlocks"},
+	{"rwlock", "rwlocks (spinning, read or write)"},
+	{"mutex", "mutexes (including optimistic spinning)"},
+	{"rwsem_read", "rw-semaphores taken for reading"},
+	{"rwsem_write", "rw-semaphores taken for writing"},
+	{"percpu_rwsem", "per-CPU rw-semaphores"},
+	{"rtmutex", "rt-mutexes"},
+}
+
+// lockKind maps the flags text of contention_begin ("SPIN|READ") to a
+// kind.
+func lockKind(flags string) string {
+	has := map[string]bool{}
+	for _, f := range strings.Split(flags, "|") {
+		has[strings.TrimSpace(f)] = true
+	}
+	switch {
+	case has["PERCPU"]:
+		return "percpu_rwsem"
+	case has["RT"]:
+		return "rtmutex"
+	case has["MUTEX"]:
+		return "mutex"
+	case has["SPIN"] && (has["READ"] || has["WRITE"]):
+		return "rwlock"
+	case has["SPIN"]:
+		return "spinlock"
+	case has["READ"]:
+		return "rwsem_read"
+	case has["WRITE"]:
+		return "rwsem_write"
+	}
+	return "spinlock" // flags=0 is a plain spinning lock (qspinlock slow path)
+}
+
+// lock records kernel lock contention of the child and its descendants
+// (tracefs lock:contention_begin/end, and mmap_lock acquisitions where the
+// kernel has those events) in the top-level trace buffer, filtered by
+// set_event_pid with options/event-fork, and aggregates the raw text
+// after each repetition. Every setting it touches is saved at open and
+// restored by Close.
+type lock struct {
+	root   string
+	flock  *os.File
+	saved  map[string]string // file -> content found
+	events []string          // enable files switched per repetition
+	mmap   bool
+}
+
+const (
+	beginEvent = "events/lock/contention_begin/enable"
+	endEvent   = "events/lock/contention_end/enable"
+	mmapStart  = "events/mmap_lock/mmap_lock_start_locking/enable"
+	mmapDone   = "events/mmap_lock/mmap_lock_acquire_returned/enable"
+)
+
+func openLock() (*lock, error) {
+	roots := TraceRoots
+	if env := os.Getenv("CONTEND_TRACEFS"); env != "" {
+		roots = []string{env}
+	}
+	root := ""
+	for _, r := range roots {
+		if st, err := os.Stat(filepath.Join(r, "events")); err == nil && st.IsDir() && !injected("no-tracefs") {
+			root = r
+			break
+		}
+	}
+	if root == "" {
+		return nil, fmt.Errorf("tracefs is not mounted (looked in %s); mount it as root with: mount -t tracefs nodev /sys/kernel/tracing", strings.Join(roots, ", "))
+	}
+	l := &lock{root: root, saved: map[string]string{}}
+	for _, f := range []string{beginEvent, endEvent} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return nil, fmt.Errorf("no lock:contention_begin/end events in %s (kernel older than 5.19?)", root)
+		}
+	}
+	l.events = []string{beginEvent, endEvent}
+	if _, err := os.Stat(filepath.Join(root, mmapStart)); err == nil {
+		if _, err := os.Stat(filepath.Join(root, mmapDone)); err == nil {
+			l.events = append(l.events, mmapStart, mmapDone)
+			l.mmap = true
+		}
+	}
+	fl, err := os.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %v", root, err)
+	}
+	if err := unix.Flock(int(fl.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		fl.Close()
+		return nil, fmt.Errorf("another contend run is using tracefs in %s", root)
+	}
+	l.flock = fl
+	fail := func(err error) (*lock, error) { fl.Close(); return nil, err }
+	if b, err := os.ReadFile(filepath.Join(root, "set_event")); err == nil && strings.TrimSpace(string(b)) != "" {
+		return fail(fmt.Errorf("tracefs is in use: events already enabled in %s/set_event (%s); disable them first", root, firstLine(string(b))))
+	}
+	files := append([]string{"set_event_pid", "options/event-fork", "tracing_on"}, l.events...)
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fail(fmt.Errorf("cannot read %s: %v (run as root)", p, err))
+		}
+		v := string(b)
+		// Writing the current value back proves the permission without
+		// changing anything.
+		if err := os.WriteFile(p, []byte(v), 0); err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return fail(fmt.Errorf("no permission to write %s; run as root", p))
+			}
+			return fail(fmt.Errorf("cannot write %s: %v", p, err))
+		}
+		l.saved[f] = v
+	}
+	if err := l.write("options/event-fork", "1"); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+func (l *lock) write(f, v string) error {
+	p := filepath.Join(l.root, f)
+	if err := os.WriteFile(p, []byte(v+"\n"), 0); err != nil {
+		return fmt.Errorf("cannot write %s: %v", p, err)
+	}
+	return nil
+}
+
+func (l *lock) Name() string { return "lock" }
+
+// needsStop: set_event_pid must name the child before it creates any
+// thread or process.
+func (l *lock) needsStop() bool { return true }
+
+func (l *lock) Metrics() []results.Metric {
+	var ms []results.Metric
+	add := func(kind, desc string) {
+		ms = append(ms,
+			results.Metric{Name: "k.lock." + kind + ".count", Unit: "count", Better: "lower", Desc: "contended acquisitions of kernel " + desc + " by the child's tasks (lock:contention_begin)"},
+			results.Metric{Name: "k.lock." + kind + ".wait", Unit: "ns", Better: "lower", Desc: "total wait on contended kernel " + desc + " (contention_begin to _end, microsecond timestamps)"},
+			results.Metric{Name: "k.lock." + kind + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel " + desc[:len(desc)-1]})
+	}
+	for _, k := range lockKinds {
+		add(k.name, k.desc)
+	}
+	if l.mmap {
+		for _, rw := range []string{"read", "write"} {
+			ms = append(ms,
+				results.Metric{Name: "k.lock.mmap_" + rw + ".count", Unit: "count", Desc: "mmap_lock acquisitions for " + rw + "ing by the child's tasks, contended or not (mmap_lock events)"},
+				results.Metric{Name: "k.lock.mmap_" + rw + ".wait", Unit: "ns", Better: "lower", Desc: "total time to acquire mmap_lock for " + rw + "ing (start_locking to acquire_returned)"},
+				results.Metric{Name: "k.lock.mmap_" + rw + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest time to acquire mmap_lock for " + rw + "ing"})
+		}
+	}
+	return ms
+}
+
+// Start restricts the events to the child (stopped before its first
+// instruction) and what it forks, empties the buffer and enables the
+// events.
+func (l *lock) Start(pid int) error {
+	if err := l.write("set_event_pid", strconv.Itoa(pid)); err != nil {
+		return err
+	}
+	if err := l.write("trace", ""); err != nil {
+		return err
+	}
+	if err := l.write("tracing_on", "1"); err != nil {
+		return err
+	}
+	for _, f := range l.events {
+		if err := l.write(f, "1"); err != nil {
+			l.disable()
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *lock) disable() {
+	for _, f := range l.events {
+		l.write(f, "0")
+	}
+}
+
+// Stop disables the events, reads the buffer and aggregates it.
+func (l *lock) Stop() (map[string]float64, []string, error) {
+	l.disable()
+	b, err := os.ReadFile(filepath.Join(l.root, "trace"))
+	l.write("trace", "")
+	l.write("set_event_pid", "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read the trace buffer: %v", err)
+	}
+	m, lost := aggregateTrace(string(b), l.mmap)
+	var notes []string
+	if lost > 0 {
+		notes = append(notes, fmt.Sprintf("lock evidence: %d trace events lost (buffer full; raise %s/buffer_size_kb): counts are lower bounds", lost, l.root))
+	}
+	return m, notes, nil
+}
+
+// Close restores every tracefs setting as openLock found it and lets
+// another run use tracefs. It tries every file and returns the first
+// error.
+func (l *lock) Close() error {
+	if l.flock == nil {
+		return nil
+	}
+	var first error
+	// Events off first, then the rest.
+	order := append(append([]string{}, l.events...), "tracing_on", "options/event-fork", "set_event_pid")
+	for _, f := range order {
+		v, ok := l.saved[f]
+		if !ok {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(l.root, f), []byte(v), 0); err != nil && first == nil {
+			first = fmt.Errorf("could not restore %s to %q: %v; restore it by hand", filepath.Join(l.root, f), strings.TrimSpace(v), err)
+		}
+	}
+	l.flock.Close()
+	l.flock = nil
+	return first
+}
+
+// traceLine matches one event line of the trace file: task-PID, an
+// optional (TGID), [CPU], optional irq flags, TIMESTAMP: EVENT: FIELDS.
+var traceLine = regexp.MustCompile(`^\s*.*-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d+): (\w+): (.*)$`)
+
+var (
+	entriesLine = regexp.MustCompile(`entries-in-buffer/entries-written: (\d+)/(\d+)`)
+	addrField   = regexp.MustCompile(`^(\S+)`)
+	flagsField  = regexp.MustCompile(`flags=([A-Z|0-9x]+)`)
+	writeField  = regexp.MustCompile(`write=(\w+)`)
+)
+
+type waitAgg struct{ count, total, max float64 }
+
+// aggregateTrace turns the text of a trace buffer into the lock metrics
+// (every kind present, zero when nothing happened) and the number of
+// events lost.
+func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
+	type begin struct {
+		addr string
+		kind string
+		ts   int64
+	}
+	agg := map[string]*waitAgg{}
+	for _, k := range lockKinds {
+		agg[k.name] = &waitAgg{}
+	}
+	if mmap {
+		agg["mmap_read"], agg["mmap_write"] = &waitAgg{}, &waitAgg{}
+	}
+	open := map[string][]begin{}   // pid -> pending contention_begin
+	mmapOpen := map[string]int64{} // pid+mode -> start_locking time
+	lost := 0
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "#") {
+			if m := entriesLine.FindStringSubmatch(line); m != nil {
+				in, _ := strconv.Atoi(m[1])
+				written, _ := strconv.Atoi(m[2])
+				lost = written - in
+			}
+			continue
+		}
+		m := traceLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		pid, event, fields := m[1], m[4], m[5]
+		sec, _ := strconv.ParseInt(m[2], 10, 64)
+		frac := (m[3] + "000000000")[:9]
+		ns, _ := strconv.ParseInt(frac, 10, 64)
+		ts := sec*1e9 + ns
+		switch event {
+		case "contention_begin":
+			kind := "spinlock"
+			if f := flagsField.FindStringSubmatch(fields); f != nil {
+				kind = lockKind(f[1])
+			}
+			open[pid] = append(open[pid], begin{addrField.FindString(fields), kind, ts})
+		case "contention_end":
+			st := open[pid]
+			addr := addrField.FindString(fields)
+			for i := len(st) - 1; i >= 0; i-- {
+				if st[i].addr == addr {
+					agg[st[i].kind].add(float64(ts - st[i].ts))
+					open[pid] = append(st[:i], st[i+1:]...)
+					break
+				}
+			}
+		case "mmap_lock_start_locking", "mmap_lock_acquire_returned":
+			if !mmap {
+				continue
+			}
+			mode := "mmap_read"
+			if w := writeField.FindStringSubmatch(fields); w != nil && w[1] == "true" {
+				mode = "mmap_write"
+			}
+			if event == "mmap_lock_start_locking" {
+				mmapOpen[pid+mode] = ts
+			} else if t0, ok := mmapOpen[pid+mode]; ok {
+				agg[mode].add(float64(ts - t0))
+				delete(mmapOpen, pid+mode)
+			}
+		}
+	}
+	out := map[string]float64{}
+	for k, a := range agg {
+		out["k.lock."+k+".count"] = a.count
+		out["k.lock."+k+".wait"] = a.total
+		out["k.lock."+k+".max_wait"] = a.max
+	}
+	return out, lost
+}
+
+func (a *waitAgg) add(d float64) {
+	if d < 0 {
+		d = 0
+	}
+	a.count++
+	a.total += d
+	if d > a.max {
+		a.max = d
+	}
+}

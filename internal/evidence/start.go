@@ -1,0 +1,169 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Rep is the evidence of one repetition in flight.
+type Rep struct {
+	set     *Set
+	ready   []Collector // prepared
+	started []Collector // started on the child
+	gate    bool        // start the child stopped
+	locked  bool        // Prepare locked the goroutine to its thread
+	notes   []string
+}
+
+// Start is Prepare then Rep.Start.
+func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
+	r := Prepare(ctx)
+	return r, r.Start(cmd)
+}
+
+// Prepare readies the collectors of the Set carried by ctx for one
+// repetition, before its child exists and before the parent starts its
+// clock: perf counters are opened on the calling thread, disabled, to be
+// inherited by the child at fork and enabled by its exec, so that they
+// count the child and everything it spawns from its first instruction;
+// system-wide snapshots are taken. It locks the calling goroutine to its
+// thread: Rep.Start must follow on the same goroutine, with nothing
+// forked in between. Until Rep.Stop, contend must start no other process
+// (the counters stay on that thread: a process forked from it and exec'd
+// would be counted too); the runners start none. Prepare and Rep.Start are the one hook point of
+// both repetition runners (in place of cmd.Start).
+func Prepare(ctx context.Context) *Rep {
+	s := FromContext(ctx)
+	r := &Rep{set: s}
+	if s == nil || len(s.Active) == 0 {
+		return r
+	}
+	// Inherited counters and ptrace both belong to the thread that forks.
+	runtime.LockOSThread()
+	r.locked = true
+	for _, c := range s.Active {
+		if p, ok := c.(preStarter); ok {
+			if err := p.preStart(); err != nil {
+				r.notes = append(r.notes, fmt.Sprintf("evidence %s: %v", c.Name(), err))
+				continue
+			}
+		}
+		if g, ok := c.(gated); ok && g.needsStop() {
+			r.gate = true
+		}
+		r.ready = append(r.ready, c)
+	}
+	return r
+}
+
+// Start starts cmd (not yet started) as the repetition's child and starts
+// the prepared collectors on it. Collectors that need the pid before the
+// child runs (the lock tracer's set_event_pid) get the child started
+// traced, stopped at its first instruction, and let go once they are
+// attached; the others need no stop.
+func (r *Rep) Start(cmd *exec.Cmd) error {
+	if !r.locked {
+		return cmd.Start()
+	}
+	defer runtime.UnlockOSThread()
+	r.locked = false
+	gate := r.gate
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Ptrace = gate
+	err := cmd.Start()
+	cmd.SysProcAttr.Ptrace = false
+	if gate && errors.Is(err, unix.EPERM) {
+		// contend itself is traced (strace -f, a debugger): start the
+		// child free and attach late.
+		r.notes = append(r.notes, "the child could not be started stopped (contend is traced?): lock evidence from shortly after exec")
+		gate = false
+		err = cmd.Start()
+	}
+	if err != nil {
+		r.release()
+		return err
+	}
+	pid := cmd.Process.Pid
+	if gate {
+		var ws unix.WaitStatus
+		for {
+			_, werr := unix.Wait4(pid, &ws, unix.WALL, nil)
+			if werr == unix.EINTR {
+				continue
+			}
+			if werr != nil || !ws.Stopped() {
+				// Gone before its first instruction: Wait reports it.
+				r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%v): no evidence", werr))
+				r.release()
+				return nil
+			}
+			break
+		}
+	}
+	r.startCollectors(r.ready, pid)
+	if gate {
+		if err := unix.PtraceDetach(pid); err != nil {
+			unix.Kill(pid, unix.SIGKILL)
+			return fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
+		}
+	}
+	return nil
+}
+
+// release stops the prepared collectors without keeping their figures.
+func (r *Rep) release() {
+	for _, c := range r.ready {
+		c.Stop()
+	}
+	r.ready = nil
+}
+
+// preStarter is a collector that prepares before the child is started,
+// on the thread that starts it.
+type preStarter interface{ preStart() error }
+
+// gated is a collector that needs the child stopped before its first
+// instruction.
+type gated interface{ needsStop() bool }
+
+func (r *Rep) startCollectors(cs []Collector, pid int) {
+	for _, c := range cs {
+		if err := c.Start(pid); err != nil {
+			r.notes = append(r.notes, fmt.Sprintf("evidence %s: %v", c.Name(), err))
+			continue
+		}
+		r.started = append(r.started, c)
+	}
+}
+
+// Stop stops the collectors started for the repetition and returns their
+// metrics and notes. It is called after the child's process group is
+// reaped; a nil Rep returns nothing.
+func (r *Rep) Stop() (map[string]float64, []string) {
+	if r == nil {
+		return nil, nil
+	}
+	m := map[string]float64{}
+	notes := r.notes
+	for _, c := range r.started {
+		cm, cn, err := c.Stop()
+		notes = append(notes, cn...)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("evidence %s: %v", c.Name(), err))
+			continue
+		}
+		for k, v := range cm {
+			m[k] = v
+		}
+	}
+	r.started = nil
+	return m, notes
+}

@@ -1,0 +1,21 @@
+package harness
+
+import (
+	"contend/internal/evidence"
+	"contend/internal/results"
+)
+
+// AddEvidence stops the evidence collectors of a repetition (after its
+// child's process group is reaped) and adds their metrics and notes to
+// rep. Both repetition runners call it, with the evidence.Rep that
+// evidence.Start returned when it started the child.
+func AddEvidence(rep *results.Rep, ev *evidence.Rep) {
+	m, notes := ev.Stop()
+	if len(m) > 0 && rep.Metrics == nil {
+		rep.Metrics = map[string]float64{}
+	}
+	for k, v := range m {
+		rep.Metrics[k] = v
+	}
+	rep.Notes = append(rep.Notes, notes...)
+}

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/evidence"
+	"contend/internal/results"
+)
+
+// evidenceTitle heads the kernel evidence section of reports.
+const evidenceTitle = "kernel evidence (k.sys.*: the whole machine over the repetition)"
+
+// evidenceFamily describes the Holm family of the evidence metrics.
+func evidenceFamily(n int) string {
+	if n == 1 {
+		return "kernel evidence: Holm over 1 test"
+	}
+	return fmt.Sprintf("kernel evidence: Holm over %d tests together", n)
+}
+
+// effect is the size of a row's difference: |Cliff's delta|, then the
+// size of the log ratio of the medians; identical rows have none.
+func effect(row MetricRow) (float64, float64) {
+	if row.Identical || row.Cmp == nil {
+		return -1, -1
+	}
+	lr := math.Abs(math.Log1p(row.Cmp.Change))
+	if math.IsNaN(lr) || math.IsInf(lr, 0) {
+		lr = math.MaxFloat64
+	}
+	return math.Abs(row.Cmp.CliffsDelta), lr
+}
+
+// sortEvidenceRows puts the evidence rows after the others, largest
+// effect first; the other rows keep their order.
+func sortEvidenceRows(rows []MetricRow) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		ei, ej := evidence.IsEvidence(rows[i].Metric.Name), evidence.IsEvidence(rows[j].Metric.Name)
+		if ei != ej {
+			return !ei
+		}
+		if !ei {
+			return false
+		}
+		di, li := effect(rows[i])
+		dj, lj := effect(rows[j])
+		if di != dj {
+			return di > dj
+		}
+		return li > lj
+	})
+}
+
+// splitEvidence splits the rows of p into the primary and workload
+// metrics, the evidence rows that differ, and the number of evidence rows
+// left out because every value is the same.
+func splitEvidence(p PairReport) (prim, ev PairReport, same int) {
+	prim, ev = PairReport{A: p.A, B: p.B}, PairReport{A: p.A, B: p.B}
+	for _, row := range p.Rows {
+		switch {
+		case !evidence.IsEvidence(row.Metric.Name):
+			prim.Rows = append(prim.Rows, row)
+		case row.Identical:
+			same++
+		default:
+			ev.Rows = append(ev.Rows, row)
+		}
+	}
+	return prim, ev, same
+}
+
+// writeEvidenceTable writes the kernel evidence section of a pair: the
+// same columns as the metrics table, largest effect first.
+func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int) (tilde, dash bool) {
+	if len(ev.Rows) == 0 && same == 0 {
+		return false, false
+	}
+	fmt.Fprintln(w)
+	writeWrapped(w, evidenceTitle+", largest effect first:", "  ")
+	if len(ev.Rows) > 0 {
+		tilde, dash = r.writePairTable(w, ev)
+	}
+	if same > 0 {
+		writeWrapped(w, fmt.Sprintf("%d more evidence metrics are the same in every repetition on both sides (mostly 0): not shown", same), "  ")
+	}
+	return tilde, dash
+}
+
+// writeEvidenceSummary writes the evidence metrics of config c of f as a
+// table of its own after the workload's metrics, leaving out metrics
+// that are 0 in every repetition, and says which collectors were not
+// available.
+func writeEvidenceSummary(w io.Writer, f *results.File, c int) {
+	t := &Table{}
+	t.AlignLeft(1)
+	t.Row("evidence", "unit", "n", "median", "95% CI of median", "min", "max")
+	rows, zero := 0, 0
+	for _, m := range f.Metrics {
+		if !evidence.IsEvidence(m.Name) {
+			continue
+		}
+		xs := f.Values(c, m.Name)
+		if len(xs) == 0 {
+			continue
+		}
+		s, err := analysis.Summarize(xs, Confidence)
+		if err != nil {
+			continue
+		}
+		if s.Min == 0 && s.Max == 0 {
+			zero++
+			continue
+		}
+		sc := ScaleFor(m.Unit, s.Median)
+		ci := "n too small"
+		if s.HasCI {
+			ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
+		}
+		t.Row(m.Name, sc.Unit, fmt.Sprint(s.N), sc.Num(s.Median), ci, sc.Num(s.Min), sc.Num(s.Max))
+		rows++
+	}
+	var na []string
+	for k, v := range f.Evidence {
+		if strings.HasPrefix(v, "not available") {
+			na = append(na, k+" "+v)
+		}
+	}
+	sort.Strings(na)
+	if rows == 0 && zero == 0 && len(na) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	writeWrapped(w, evidenceTitle+":", "  ")
+	if rows > 0 {
+		t.Write(w)
+	}
+	if zero > 0 {
+		writeWrapped(w, fmt.Sprintf("%d more evidence metrics are 0 in every repetition: not shown", zero), "  ")
+	}
+	for _, x := range na {
+		writeWrapped(w, "evidence "+x, "  ")
+	}
+}

@@ -1,0 +1,128 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"contend/internal/evidence"
+	"contend/internal/results"
+)
+
+var evidenceMetrics = []results.Metric{
+	{Name: "time", Unit: "ns", Better: "lower"},
+	{Name: "faults", Unit: "count"},
+	{Name: "k.context_switches", Unit: "count", Better: "lower"},
+	{Name: "k.runq_delay", Unit: "ns", Better: "lower"},
+	{Name: "k.sys.irq_tlb", Unit: "count", Better: "lower"},
+	{Name: "k.lock.mutex.count", Unit: "count", Better: "lower"},
+}
+
+// evidenceFile: time moves a little, context switches a lot (no
+// overlap), run-queue delay somewhat (overlap), TLB shootdowns not at
+// all, lock counts are 0 everywhere.
+func evidenceFile() *results.File {
+	return file("mutex", evidenceMetrics, []string{"a", "b"}, map[string][][]float64{
+		"time":               {{100, 101, 99, 100.5, 99.5, 100.2}, {110, 111, 109, 110.5, 109.5, 110.2}},
+		"faults":             {{5, 5, 5, 5, 5, 5}, {5, 5, 5, 5, 5, 5}},
+		"k.context_switches": {{10, 11, 12, 13, 14, 15}, {100, 110, 120, 130, 140, 150}},
+		"k.runq_delay":       {{10, 20, 30, 40, 50, 60}, {35, 45, 55, 65, 75, 85}},
+		"k.sys.irq_tlb":      {{1, 2, 3, 4, 5, 6}, {2, 1, 4, 3, 6, 5}},
+		"k.lock.mutex.count": {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+	})
+}
+
+func TestCompareEvidenceSection(t *testing.T) {
+	f := evidenceFile()
+	r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, row := range r.Pairs[0].Rows {
+		order = append(order, row.Metric.Name)
+	}
+	// Workload metrics first in their order, then evidence by effect
+	// size (Cliff's delta), the identical one last.
+	want := "time faults k.context_switches k.runq_delay k.sys.irq_tlb k.lock.mutex.count"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("row order %s, want %s", got, want)
+	}
+	// The evidence is a Holm family of its own: 3 tests.
+	for _, row := range r.Pairs[0].Rows {
+		if evidence.IsEvidence(row.Metric.Name) && row.Cmp != nil && row.Cmp.FamilySize != 3 {
+			t.Errorf("%s in a family of %d, want 3", row.Metric.Name, row.Cmp.FamilySize)
+		}
+		if row.Metric.Name == "time" && row.Cmp.FamilySize != 1 {
+			t.Errorf("headline in a family of %d", row.Cmp.FamilySize)
+		}
+	}
+	if fams := strings.Join(r.Families, "; "); !strings.Contains(fams, "kernel evidence: Holm over 3 tests") {
+		t.Errorf("families %q", fams)
+	}
+	var buf bytes.Buffer
+	if err := r.Write(&buf, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	head, ev, ok := strings.Cut(out, "kernel evidence (k.sys.*")
+	if !ok {
+		t.Fatalf("no evidence section:\n%s", out)
+	}
+	if strings.Contains(head, "k.context_switches") || !strings.Contains(head, "time") {
+		t.Errorf("evidence in the metrics table:\n%s", out)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(strings.SplitN(out, "\n", 5)[4]), "mutex time:") {
+		t.Errorf("the headline is not the primary metric:\n%s", out)
+	}
+	cs, rq := strings.Index(ev, "k.context_switches"), strings.Index(ev, "k.runq_delay")
+	if cs < 0 || rq < 0 || cs > rq || strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metrics are the same") {
+		t.Errorf("evidence section:\n%s", ev)
+	}
+	for _, format := range []string{"json", "csv", "markdown"} {
+		buf.Reset()
+		if err := r.Write(&buf, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "k.context_switches") {
+			t.Errorf("%s lacks the evidence:\n%s", format, buf.String())
+		}
+	}
+	buf.Reset()
+	r.Write(&buf, "json")
+	var j struct {
+		Pairs []struct {
+			Metrics []struct {
+				Metric     string `json:"metric"`
+				FamilySize int    `json:"holm_family_size"`
+			} `json:"metrics"`
+		} `json:"pairs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Pairs[0].Metrics) != len(evidenceMetrics) {
+		t.Errorf("json has %d metrics", len(j.Pairs[0].Metrics))
+	}
+	buf.Reset()
+	r.Write(&buf, "markdown")
+	if !strings.Contains(buf.String(), "**"+evidenceTitle+"**") {
+		t.Errorf("markdown lacks the evidence heading:\n%s", buf.String())
+	}
+}
+
+func TestSummaryEvidence(t *testing.T) {
+	f := evidenceFile()
+	f.Evidence = map[string]string{"perf": "available", "hw": "not available: no hardware performance counters"}
+	var buf bytes.Buffer
+	Summary(&buf, f, 0)
+	out := buf.String()
+	head, ev, ok := strings.Cut(out, "kernel evidence (k.sys.*")
+	if !ok || strings.Contains(head, "k.runq_delay") || !strings.Contains(ev, "k.runq_delay") {
+		t.Fatalf("summary:\n%s", out)
+	}
+	if strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metrics are 0") || !strings.Contains(ev, "hw not available: no hardware") {
+		t.Errorf("evidence part:\n%s", ev)
+	}
+}
