@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +23,10 @@ func init() { addCommand(compareCommand) }
 // point by point. The sweep command's file sets it; while it is nil such
 // files are refused with a hint to select a point.
 var sweepCompareHook func(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error
+
+// campaignCompareHook compares a campaign directory (campaign.go): 'contend
+// compare DIR'.
+var campaignCompareHook func(c *cli.Context, dir string, opt report.CompareOptions, format string) error
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
@@ -79,13 +84,14 @@ Examples:
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+			&cli.DurationFlag{Name: "boot-cost", Usage: "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"},
 		},
 		Action: runCompare,
 	}
 }
 
 // compareValueFlags are the flags of compare that take a value.
-var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true}
+var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true, "boot-cost": true}
 
 // compareArgs rewrites `compare ... --a X Y --b Z W ...` into the form
 // urfave/cli parses: `--a X --a Y --b Z --b W`, other flags, then `--`
@@ -144,6 +150,11 @@ func runCompare(c *cli.Context) error {
 		}
 		specs = [][]string{as, bs}
 	default:
+		if c.NArg() == 1 && campaignCompareHook != nil {
+			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
+				return campaignCompareHook(c, c.Args().First(), opt, format)
+			}
+		}
 		if c.NArg() < 2 {
 			return usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
 		}
@@ -230,6 +241,9 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 		}
 	}
 	opt.OneFamily = c.Bool("one-family")
+	if opt.BootCost = c.Duration("boot-cost"); c.IsSet("boot-cost") && !(opt.BootCost > 0 && opt.BootCost <= 24*time.Hour) {
+		return opt, "", usagef("--boot-cost: %v is not accepted: give the time one boot costs, above 0 and at most 24h, such as 90s", opt.BootCost)
+	}
 	format := c.String("format")
 	ok := false
 	for _, f := range report.CompareFormats {

@@ -110,6 +110,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		}
 		writeWrapped(w, h, "  ")
 	}
+	r.writeBoots(w)
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
