@@ -40,8 +40,8 @@ const (
 
 // Plan is a campaign's plan.json.
 type Plan struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
+	Format  string    `json:"format"`
+	Version int       `json:"version"`
 	Created time.Time `json:"created"`
 	// Sides are A (the baseline) and B.
 	Sides [2]Side `json:"sides"`

@@ -16,7 +16,6 @@ func Unit(exe, dir string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `[Unit]
 Description=contend campaign step for %s
-Documentation=man:contend(1)
 After=multi-user.target
 ConditionPathExists=%s
 

@@ -32,6 +32,7 @@ type Boot struct {
 type BootLevel struct {
 	A, B   int // sides
 	Metric string
+	Alpha  float64
 	// BootsA and BootsB are the boots of each side in the order their
 	// first repetition ran.
 	BootsA, BootsB []Boot
@@ -102,7 +103,7 @@ func (r *CompareReport) buildBootLevel() {
 		if !okA || !okB {
 			continue
 		}
-		bl := BootLevel{A: p.A, B: p.B, Metric: r.Headline, BootsA: ba, BootsB: bb}
+		bl := BootLevel{A: p.A, B: p.B, Metric: r.Headline, Alpha: r.Options.Alpha, BootsA: ba, BootsB: bb}
 		if !bl.OneBoot() {
 			var ga, gb [][]float64
 			for _, b := range ba {
@@ -150,6 +151,26 @@ func (b *BootLevel) plan(bootCost time.Duration) {
 	b.Plan = analysis.PlanBoots(b.CostBoot, b.CostRun, b.Cmp.Components, budget, Confidence)
 }
 
+// seconds renders a cost in seconds as a duration: "1m32s", "45ms".
+func seconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second).String()
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// pctAbout renders a fraction as a rough percentage: "1.3%", "210%".
+func pctAbout(x float64) string {
+	if x >= 0.1 {
+		return fmt.Sprintf("%.0f%%", 100*x)
+	}
+	return fmt.Sprintf("%.2g%%", 100*x)
+}
+
 // sdPct renders the standard deviation of log values for variance v as a
 // relative spread: "1.2%".
 func sdPct(v float64) string {
@@ -190,8 +211,11 @@ func (r *CompareReport) writeBoots(w io.Writer) {
 func (b *BootLevel) Lines(la, lb string) []string {
 	c := b.Cmp
 	verdict := "no significant change"
-	if c.P <= 0.05 {
-		verdict = "significant"
+	if c.P <= b.Alpha {
+		verdict = "significant: " + lb + " higher"
+		if c.Ratio < 1 {
+			verdict = "significant: " + lb + " lower"
+		}
 	}
 	p := "p=" + FormatP(c.P)
 	if strings.HasPrefix(FormatP(c.P), "<") {
@@ -203,9 +227,9 @@ func (b *BootLevel) Lines(la, lb string) []string {
 	if math.IsNaN(ratio) {
 		rs = "-"
 	}
-	cost := fmt.Sprintf("a boot %s (measured)", time.Duration(b.CostBoot*float64(time.Second)).Round(time.Second))
+	cost := fmt.Sprintf("a boot %s (measured)", seconds(b.CostBoot))
 	if !b.CostBootMeasured {
-		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", time.Duration(b.CostBoot*float64(time.Second)).Round(time.Second))
+		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", seconds(b.CostBoot))
 	}
 	pl := b.Plan
 	return []string{
@@ -214,8 +238,7 @@ func (b *BootLevel) Lines(la, lb string) []string {
 		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
 		fmt.Sprintf("  variance components: within a boot SD %s, between boots SD %s, between/within variance ratio %s",
 			sdPct(v.Within), sdPct(v.Between), rs),
-		fmt.Sprintf("  next campaign: %d boots x %d runs per side (%s, a run %.3gs; r* = sqrt(boot/run x within/between), Kalibera & Jones, ISMM 2013), about %s, expected interval ±%.2g%%",
-			pl.BootsPerSide, pl.RunsPerBoot, cost, b.CostRun,
-			time.Duration(pl.Seconds*float64(time.Second)).Round(time.Second), 100*(math.Exp(pl.HalfWidth)-1)),
+		fmt.Sprintf("  next campaign in the same time: %d boots x %d runs per side (%s, a run %s; r* = sqrt(boot/run x within/between), Kalibera & Jones, ISMM 2013), about %s, expected interval ±%s",
+			pl.BootsPerSide, pl.RunsPerBoot, cost, seconds(b.CostRun), seconds(pl.Seconds), pctAbout(math.Exp(pl.HalfWidth)-1)),
 	}
 }
