@@ -32,7 +32,7 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare result files with statistics: is the difference real?",
-		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...]",
+		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
 		Description: `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the relative change of the
 medians with its 95% interval (Hodges-Lehmann on log values), a two-sided
@@ -54,6 +54,14 @@ Sides with several files: --a and --b pool the repetitions of their files
 each other (U test, Holm over all such tests); a side whose files differ
 more than their noise allows gets a warning (a between-boot effect that
 pooling hides).
+
+Boots: every repetition records the boot it ran in. When a side's runs come
+from one boot, one line says so: boot-to-boot variance is not measured and
+the p-value covers this boot only. When both sides span several boots, a
+boot-level section takes the boot as the unit (Student's t on per-boot means
+of log values), gives the variance within and between boots, and recommends
+the next campaign's boots x runs (--boot-cost: what a boot costs, measured
+by campaigns). 'contend compare DIR' reports a campaign ('contend campaign').
 
 FILE:CONFIG selects a configuration of a file with several, by name or
 index from 0: 'contend ab' files have configurations a and b.

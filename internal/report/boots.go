@@ -174,7 +174,7 @@ func pctAbout(x float64) string {
 // sdPct renders the standard deviation of log values for variance v as a
 // relative spread: "1.2%".
 func sdPct(v float64) string {
-	return fmt.Sprintf("%.2g%%", 100*math.Sqrt(v))
+	return pctAbout(math.Sqrt(v))
 }
 
 func pluralBoots(n int) string {
