@@ -63,7 +63,7 @@ func Append(dir string, e Event) error {
 		return err
 	}
 	path := filepath.Join(dir, LedgerFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // read: the last byte
 	if err != nil {
 		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
 	}
