@@ -16,6 +16,7 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/workload"
 )
 
 func init() {
@@ -215,6 +216,14 @@ func campaignInit(c *cli.Context) error {
 	}
 	if p.Command[0] != "run" && p.Command[0] != "exec" {
 		return usagef("campaign init: the command to run in each boot is a 'run' or an 'exec', not %q", p.Command[0])
+	}
+	if p.Command[0] == "run" {
+		if len(p.Command) < 2 || strings.HasPrefix(p.Command[1], "-") {
+			return usagef("campaign init: 'run' needs a workload, such as: -- run mutex -n 10")
+		}
+		if _, ok := workload.Lookup(p.Command[1]); !ok {
+			return usagef("campaign init: no workload %q; the workloads: %s", p.Command[1], strings.Join(workload.Names(), ", "))
+		}
 	}
 	for _, a := range p.Command {
 		if a == "--" {

@@ -374,6 +374,7 @@ func TestCampaignBadInput(t *testing.T) {
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--")...), "after --", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "show", "x.json")...), "'run' or an 'exec'", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex", "--out", "x.json")...), "--out", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "nosuch")...), "no workload", dir, before)
 	for _, sub := range []string{"step", "arm", "disarm", "unit", "status", "report"} {
 		assertUsageError(t, runCLI(t, "campaign", sub, "nowhere"), "not a campaign directory", dir, before)
 		assertUsageError(t, runCLI(t, "campaign", sub), "one campaign directory", dir, before)
