@@ -242,3 +242,42 @@ func (b *BootLevel) Lines(la, lb string) []string {
 			pl.BootsPerSide, pl.RunsPerBoot, cost, seconds(b.CostRun), seconds(pl.Seconds), pctAbout(math.Exp(pl.HalfWidth)-1)),
 	}
 }
+
+// jsonBoots is the boot level of one pair in the JSON format: numbers as
+// fractions and seconds; variances of log values.
+type jsonBoots struct {
+	Pair             string `json:"pair"` // "A-B"
+	Metric           string `json:"metric"`
+	BootsA           int    `json:"boots_a"`
+	BootsB           int    `json:"boots_b"`
+	OneBoot          bool   `json:"one_boot"`
+	Ratio            num    `json:"ratio,omitempty"`
+	RatioLo          num    `json:"ratio_lo,omitempty"`
+	RatioHi          num    `json:"ratio_hi,omitempty"`
+	P                num    `json:"p,omitempty"`
+	DF               num    `json:"df,omitempty"`
+	VarWithin        num    `json:"var_within,omitempty"`
+	VarBetween       num    `json:"var_between,omitempty"`
+	NextBootsPerSide int    `json:"next_boots_per_side,omitempty"`
+	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
+	CostBoot         num    `json:"cost_boot_s,omitempty"`
+	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
+	CostRun          num    `json:"cost_run_s,omitempty"`
+	Reason           string `json:"reason,omitempty"`
+}
+
+func (r *CompareReport) bootsJSON() []jsonBoots {
+	var out []jsonBoots
+	for _, b := range r.Boots {
+		j := jsonBoots{Pair: r.Sides[b.A].Label + "-" + r.Sides[b.B].Label, Metric: b.Metric,
+			BootsA: len(b.BootsA), BootsB: len(b.BootsB), OneBoot: b.OneBoot(), Reason: b.Reason}
+		if c := b.Cmp; c != nil {
+			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
+			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
+			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
+			j.CostBoot, j.CostBootMeasured, j.CostRun = num(b.CostBoot), b.CostBootMeasured, num(b.CostRun)
+		}
+		out = append(out, j)
+	}
+	return out
+}

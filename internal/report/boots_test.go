@@ -69,6 +69,13 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	if r := analysis.OptimalRunsPerBoot(90, 1, want.Components); got.Plan.RunsPerBoot != r {
 		t.Errorf("plan %+v, want %d runs per boot", got.Plan, r)
 	}
+	var js bytes.Buffer
+	if err := r.Write(&js, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"boot_level"`) || !strings.Contains(js.String(), `"next_runs_per_boot"`) {
+		t.Errorf("json lacks the boot level:\n%s", js.String())
+	}
 	var out bytes.Buffer
 	r.Write(&out, "text")
 	text := strings.Join(strings.Fields(out.String()), " ")
