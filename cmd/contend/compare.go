@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,11 +26,15 @@ func init() { addCommand(compareCommand) }
 // files are refused with a hint to select a point.
 var sweepCompareHook func(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error
 
+// campaignCompareHook compares a campaign directory (campaign.go): 'contend
+// compare DIR'.
+var campaignCompareHook func(c *cli.Context, dir string, opt report.CompareOptions, format string) error
+
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare result files with statistics: is the difference real?",
-		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...]",
+		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
 		Description: `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the relative change of the
 medians with its 95% interval (Hodges-Lehmann on log values), a two-sided
@@ -51,6 +56,14 @@ Sides with several files: --a and --b pool the repetitions of their files
 each other (U test, Holm over all such tests); a side whose files differ
 more than their noise allows gets a warning (a between-boot effect that
 pooling hides).
+
+Boots: every repetition records the boot it ran in. When a side's runs come
+from one boot, one line says so: boot-to-boot variance is not measured and
+the p-value covers this boot only. When both sides span several boots, a
+boot-level section takes the boot as the unit (Student's t on per-boot means
+of log values), gives the variance within and between boots, and recommends
+the next campaign's boots x runs (--boot-cost: what a boot costs, measured
+by campaigns). 'contend compare DIR' reports a campaign ('contend campaign').
 
 FILE:CONFIG selects a configuration of a file with several, by name or
 index from 0: 'contend ab' files have configurations a and b.
@@ -81,13 +94,14 @@ Examples:
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+			&cli.DurationFlag{Name: "boot-cost", Usage: "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"},
 		},
 		Action: runCompare,
 	}
 }
 
 // compareValueFlags are the flags of compare that take a value.
-var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true}
+var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true, "boot-cost": true}
 
 // compareArgs rewrites `compare ... --a X Y --b Z W ...` into the form
 // urfave/cli parses: `--a X --a Y --b Z --b W`, other flags, then `--`
@@ -146,6 +160,11 @@ func runCompare(c *cli.Context) error {
 		}
 		specs = [][]string{as, bs}
 	default:
+		if c.NArg() == 1 && campaignCompareHook != nil {
+			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
+				return campaignCompareHook(c, c.Args().First(), opt, format)
+			}
+		}
 		if c.NArg() < 2 {
 			return usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
 		}
@@ -233,6 +252,9 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 		}
 	}
 	opt.OneFamily = c.Bool("one-family")
+	if opt.BootCost = c.Duration("boot-cost"); c.IsSet("boot-cost") && !(opt.BootCost > 0 && opt.BootCost <= 24*time.Hour) {
+		return opt, "", usagef("--boot-cost: %v is not accepted: give the time one boot costs, above 0 and at most 24h, such as 90s", opt.BootCost)
+	}
 	format := c.String("format")
 	ok := false
 	for _, f := range report.CompareFormats {

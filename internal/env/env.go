@@ -50,7 +50,7 @@ func (f Fingerprint) Keys() []string {
 }
 
 var keyOrder = []string{
-	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline",
+	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline", "kernel.boot_id",
 	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
@@ -68,6 +68,7 @@ func Capture() Fingerprint {
 	}
 	f["kernel.preempt"] = preemptModel(f["kernel.version"])
 	f["kernel.cmdline"] = read("/proc/cmdline")
+	f["kernel.boot_id"] = BootID()
 	f["cpu.model"] = cpuModel()
 	f["cpu.online"] = strconv.Itoa(runtime.NumCPU())
 	if g := read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); g != "" {
@@ -136,7 +137,7 @@ func Diff(a, b Fingerprint) []string {
 }
 
 // volatileKeys change between runs without meaning a different setup.
-var volatileKeys = map[string]bool{"mem.available": true, "loadavg": true}
+var volatileKeys = map[string]bool{"mem.available": true, "loadavg": true, "kernel.boot_id": true}
 
 func cstr(b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/env"
 	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
@@ -53,7 +54,7 @@ type Outcome struct {
 // a failed, timed-out or interrupted repetition is a Rep with that status.
 // ctx cancellation interrupts the repetition.
 func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
-	rep := results.Rep{Start: time.Now(), LoadAvg: loadAvg()}
+	rep := results.Rep{Start: time.Now(), LoadAvg: loadAvg(), BootID: env.BootID()}
 	fail := func(status string, err error) Outcome {
 		rep.Status, rep.Error = status, err.Error()
 		return Outcome{Rep: rep}

@@ -10,8 +10,9 @@ import (
 
 // Main is the contend-plot helper's command line,
 //
-//	contend-plot --out FILE.svg|FILE.png [--metric NAME] RESULT-FILE...
+//	contend-plot --out FILE.svg|FILE.png [--metric NAME] [--boots ABBA...] RESULT-FILE...
 //
+// (--boots: a campaign, one file per boot, DrawBoots)
 // which 'contend plot' runs after checking its arguments. It returns the
 // exit status: 0, 1 for a failure, 2 for bad usage.
 func Main(args []string, stderr io.Writer) int {
@@ -19,6 +20,7 @@ func Main(args []string, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "image file, .svg or .png")
 	metric := fs.String("metric", "", "metric to draw")
+	boots := fs.String("boots", "", "a campaign: the side (A or B) of each file, one file per boot")
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "contend: plot: "+format+"\n", a...)
 		return 2
@@ -37,7 +39,11 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		in = append(in, Input{Path: p, File: f})
 	}
-	if err := Draw(*out, in, Options{Metric: *metric}); err != nil {
+	draw := func() error { return Draw(*out, in, Options{Metric: *metric}) }
+	if *boots != "" {
+		draw = func() error { return DrawBoots(*out, in, *boots, Options{Metric: *metric}) }
+	}
+	if err := draw(); err != nil {
 		fmt.Fprintf(stderr, "contend: plot: %v\n", err)
 		return 1
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"contend/analysis"
 	"contend/internal/env"
@@ -57,6 +58,9 @@ type CompareOptions struct {
 	// the first of Metrics) forms its own Holm family over the side
 	// pairs, and the other metrics a second family.
 	OneFamily bool
+	// BootCost is the cost of one boot for the boot-level recommendation
+	// (0: AssumedBootCost, said so); see boots.go.
+	BootCost time.Duration
 }
 
 // ErrIncompatible wraps the errors of BuildComparison that come from its
@@ -90,6 +94,9 @@ type CompareReport struct {
 	// Warnings are about the comparison as a whole, such as a built-in
 	// workload compared with an external program's results.
 	Warnings []string
+	// Boots holds the boot-level comparison of each pair whose
+	// repetitions record their boots (boots.go).
+	Boots []BootLevel
 
 	sideParts [][]Part
 }
@@ -315,6 +322,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	if err := r.checkWithin(); err != nil {
 		return nil, err
 	}
+	r.buildBootLevel()
 	return r, nil
 }
 

@@ -40,6 +40,7 @@ type jsonReport struct {
 	Env       []Diff       `json:"env_diffs"`
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
+	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
 }
 
 type jsonSide struct {
@@ -171,6 +172,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
 			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
 	}
+	out.Boots = r.bootsJSON()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

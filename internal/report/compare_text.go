@@ -127,6 +127,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		}
 		writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
 	}
+	r.writeBoots(w)
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)

@@ -135,6 +135,10 @@ type Rep struct {
 	// prepare command printed (ab).
 	Output  string  `json:"output,omitempty"`
 	LoadAvg float64 `json:"loadavg,omitempty"` // 1-minute load average when the repetition started
+	// BootID is the boot the repetition ran in
+	// (/proc/sys/kernel/random/boot_id): runs of one boot are not
+	// independent samples of a kernel (see analysis.CompareBoots).
+	BootID string `json:"boot_id,omitempty"`
 }
 
 // ParamValue returns the canonical value of parameter name in config c.

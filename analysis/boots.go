@@ -1,0 +1,291 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Boots as the experimental unit.
+//
+// Runs from one boot are not independent samples of a kernel: what a boot
+// decides once (page placement, address-space layout, hash seeds, probe
+// order) shifts every run of that boot alike. With a between-boot standard
+// deviation equal to the within-boot one and 10 runs per boot, a test that
+// pools the runs of 3 boots per side rejects a true null hypothesis about
+// half of the time (TestBootLevelSimulation).
+//
+// CompareBoots therefore takes the boot as the unit: it summarises each
+// boot by the mean of its log values and compares the per-boot means of
+// the two sides with Student's two-sample t-test (pooled variance,
+// boots_A + boots_B - 2 degrees of freedom). For a balanced design (the
+// same number of runs in every boot) and a positive between-boot
+// component this is exactly the REML fit of the linear mixed model
+//
+//	log y = side + boot + run,  boot ~ N(0, σ²_between),  run ~ N(0, σ²_within)
+//
+// with the usual containment degrees of freedom: the same estimate, the
+// same standard error (the reference test checks both against statsmodels'
+// MixedLM). Unlike the mixed model it needs no iterative fit, never
+// produces a zero between-boot variance that would silently turn it back
+// into the pooled test, and stays valid (if less efficient) when boots
+// have different numbers of runs. The interval is that of the difference
+// of log means, so exp of it is the interval of the ratio of geometric
+// means B/A.
+
+// BootComparison is the boot-level comparison of side B with side A.
+type BootComparison struct {
+	BootsA, BootsB int // boots per side
+	RunsA, RunsB   int // runs per side, all boots
+	// MeansA and MeansB are the per-boot means of the log values.
+	MeansA, MeansB []float64
+
+	// Ratio is exp(mean(MeansB) - mean(MeansA)): the ratio of the
+	// geometric means B/A; [Lo, Hi] its two-sided interval at Confidence.
+	Ratio, Lo, Hi float64
+	Confidence    float64
+	// T, DF and P are Student's two-sided t-test on the per-boot means.
+	T, DF, P float64
+
+	// Components are the variance components of the log values, pooled
+	// over both sides.
+	Components VarianceComponents
+}
+
+// VarianceComponents are the one-way random-effects (ANOVA, method of
+// moments) estimates of the variance of log values within a boot and
+// between boots, pooled over the sides. For a balanced design with a
+// positive between-boot estimate they equal the REML estimates.
+type VarianceComponents struct {
+	// Within is σ²_within, Between σ²_between (0 when the estimate is
+	// negative: boots differ no more than their runs explain).
+	Within, Between float64
+	// RunsPerBoot is n0, the effective number of runs per boot (the
+	// number itself when every boot has as many).
+	RunsPerBoot float64
+	// DFWithin, DFBetween are the degrees of freedom of the mean squares.
+	DFWithin, DFBetween int
+	// MSWithin and MSBetween are the mean squares.
+	MSWithin, MSBetween float64
+}
+
+// Ratio returns σ²_between / σ²_within (+Inf when Within is 0 and Between
+// is not, NaN when both are 0).
+func (v VarianceComponents) Ratio() float64 {
+	if v.Within == 0 {
+		if v.Between == 0 {
+			return math.NaN()
+		}
+		return math.Inf(1)
+	}
+	return v.Between / v.Within
+}
+
+// ErrOneBoot is returned by CompareBoots when a side has fewer than two
+// boots: the boot-to-boot variance cannot be estimated from it.
+var ErrOneBoot = errors.New("analysis: a boot-level comparison needs at least 2 boots per side")
+
+// logGroups takes logs of every value, refusing non-positive ones.
+func logGroups(side string, boots [][]float64) ([][]float64, error) {
+	out := make([][]float64, 0, len(boots))
+	for i, b := range boots {
+		if len(b) == 0 {
+			return nil, fmt.Errorf("analysis: side %s boot %d has no values", side, i+1)
+		}
+		if err := checkSample(side, b); err != nil {
+			return nil, err
+		}
+		l := make([]float64, len(b))
+		for j, v := range b {
+			if !(v > 0) {
+				return nil, fmt.Errorf("analysis: side %s boot %d has a value %v: boot-level comparisons are on log values and need positive ones", side, i+1, v)
+			}
+			l[j] = math.Log(v)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// EstimateComponents returns the variance components of log values, each
+// side's boots in a slice of groups, pooled over the sides (a common
+// within- and between-boot variance, as in the mixed model; each side
+// keeps its own mean). Values must be positive.
+func EstimateComponents(sides ...[][]float64) (VarianceComponents, error) {
+	var logs [][][]float64
+	for i, s := range sides {
+		l, err := logGroups(string(rune('A'+i)), s)
+		if err != nil {
+			return VarianceComponents{}, err
+		}
+		logs = append(logs, l)
+	}
+	return components(logs), nil
+}
+
+func components(sides [][][]float64) VarianceComponents {
+	var ssw, ssb, sumN0 float64
+	n, k := 0, 0
+	for _, side := range sides {
+		ns := 0
+		sumSq := 0.0
+		var all []float64
+		for _, b := range side {
+			m := mean(b)
+			for _, x := range b {
+				ssw += (x - m) * (x - m)
+			}
+			ns += len(b)
+			sumSq += float64(len(b) * len(b))
+			all = append(all, b...)
+		}
+		gm := mean(all)
+		for _, b := range side {
+			m := mean(b)
+			ssb += float64(len(b)) * (m - gm) * (m - gm)
+		}
+		sumN0 += float64(ns) - sumSq/float64(ns)
+		n += ns
+		k += len(side)
+	}
+	v := VarianceComponents{DFWithin: n - k, DFBetween: k - len(sides)}
+	if v.DFWithin > 0 {
+		v.MSWithin = ssw / float64(v.DFWithin)
+		v.Within = v.MSWithin
+	}
+	if v.DFBetween > 0 {
+		v.MSBetween = ssb / float64(v.DFBetween)
+		v.RunsPerBoot = sumN0 / float64(v.DFBetween)
+		if v.RunsPerBoot > 0 {
+			v.Between = math.Max(0, (v.MSBetween-v.MSWithin)/v.RunsPerBoot)
+		}
+	}
+	return v
+}
+
+// CompareBoots compares side B with side A with the boot as the
+// experimental unit (see the package comment above BootComparison): a and
+// b hold each side's values grouped by boot. Values must be positive; each
+// side needs at least 2 boots (ErrOneBoot) and every boot a value.
+func CompareBoots(a, b [][]float64, confidence float64) (BootComparison, error) {
+	checkLevel("confidence", confidence)
+	if len(a) < 2 || len(b) < 2 {
+		return BootComparison{}, fmt.Errorf("%w (A has %d, B has %d)", ErrOneBoot, len(a), len(b))
+	}
+	la, err := logGroups("A", a)
+	if err != nil {
+		return BootComparison{}, err
+	}
+	lb, err := logGroups("B", b)
+	if err != nil {
+		return BootComparison{}, err
+	}
+	r := BootComparison{BootsA: len(a), BootsB: len(b), Confidence: confidence}
+	for _, g := range la {
+		r.MeansA = append(r.MeansA, mean(g))
+		r.RunsA += len(g)
+	}
+	for _, g := range lb {
+		r.MeansB = append(r.MeansB, mean(g))
+		r.RunsB += len(g)
+	}
+	r.Components = components([][][]float64{la, lb})
+
+	ma, mb := mean(r.MeansA), mean(r.MeansB)
+	ss := 0.0
+	for _, m := range r.MeansA {
+		ss += (m - ma) * (m - ma)
+	}
+	for _, m := range r.MeansB {
+		ss += (m - mb) * (m - mb)
+	}
+	na, nb := float64(len(a)), float64(len(b))
+	r.DF = na + nb - 2
+	se := math.Sqrt(ss / r.DF * (1/na + 1/nb))
+	diff := mb - ma
+	r.Ratio = math.Exp(diff)
+	if se == 0 {
+		r.Lo, r.Hi = r.Ratio, r.Ratio
+		if diff == 0 {
+			r.T, r.P = 0, 1
+		} else {
+			r.T, r.P = math.Inf(int(math.Copysign(1, diff))), 0
+		}
+		return r, nil
+	}
+	r.T = diff / se
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
+	r.P = math.Min(1, 2*t.Survival(math.Abs(r.T)))
+	q := t.Quantile((1 + confidence) / 2)
+	r.Lo, r.Hi = math.Exp(diff-q*se), math.Exp(diff+q*se)
+	return r, nil
+}
+
+// MaxRunsPerBoot bounds OptimalRunsPerBoot when boots hardly differ.
+const MaxRunsPerBoot = 1000
+
+// OptimalRunsPerBoot returns the number of runs per boot that minimises
+// the variance of the boot-level estimate for a given time (Kalibera and
+// Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013):
+//
+//	r* = sqrt(costBoot/costRun · σ²_within/σ²_between)
+//
+// rounded to the nearest integer, at least 1 and at most MaxRunsPerBoot
+// (reached when the between-boot variance is 0: more boots buy nothing the
+// runs do not). Costs are in any one unit of time.
+func OptimalRunsPerBoot(costBoot, costRun float64, v VarianceComponents) int {
+	if !(costRun > 0) || !(costBoot >= 0) {
+		return 1
+	}
+	if v.Between <= 0 {
+		return MaxRunsPerBoot
+	}
+	r := math.Round(math.Sqrt(costBoot / costRun * v.Within / v.Between))
+	return int(math.Max(1, math.Min(MaxRunsPerBoot, r)))
+}
+
+// A BootPlan is a recommended campaign: boots per side and runs per boot,
+// with the time it takes and the half-width of the interval it is
+// expected to give.
+type BootPlan struct {
+	BootsPerSide, RunsPerBoot int
+	// Seconds is the expected time of the whole campaign, both sides.
+	Seconds float64
+	// HalfWidth is the expected half-width of the interval of the log
+	// ratio at the confidence given, from the components.
+	HalfWidth float64
+}
+
+// PlanBoots recommends the next campaign: RunsPerBoot from
+// OptimalRunsPerBoot, and as many boots per side (at least 2) as fit the
+// time budget (seconds, both sides; costs in seconds).
+func PlanBoots(costBoot, costRun float64, v VarianceComponents, budget, confidence float64) BootPlan {
+	r := OptimalRunsPerBoot(costBoot, costRun, v)
+	perBoot := costBoot + float64(r)*costRun
+	k := 2
+	if perBoot > 0 {
+		k = int(math.Max(2, math.Floor(budget/(2*perBoot))))
+	}
+	if v.Between <= 0 && perBoot > 0 {
+		// Runs cost less than boots and boots add no variance: spend the
+		// budget on runs in the minimum number of boots.
+		r = int(math.Max(1, math.Floor((budget/4-costBoot)/costRun)))
+		r = min(r, MaxRunsPerBoot)
+		perBoot = costBoot + float64(r)*costRun
+	}
+	p := BootPlan{BootsPerSide: k, RunsPerBoot: r, Seconds: 2 * float64(k) * perBoot}
+	df := float64(2*k - 2)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
+	p.HalfWidth = q * math.Sqrt(2*(v.Between+v.Within/float64(r))/float64(k))
+	return p
+}

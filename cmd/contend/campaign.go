@@ -1,0 +1,470 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/campaign"
+	"contend/internal/report"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+func init() {
+	addCommand(campaignCommand)
+	campaignCompareHook = campaignReport
+}
+
+func sideFlags(s string) []cli.Flag {
+	S := strings.ToUpper(s)
+	return []cli.Flag{
+		&cli.StringFlag{Name: s + "-grub", Usage: "boot side " + S + " with 'grub-reboot ENTRY' (a menu entry title or index)"},
+		&cli.StringFlag{Name: s + "-kexec", Usage: "boot side " + S + " with kexec: the kernel image"},
+		&cli.StringFlag{Name: s + "-initrd", Usage: "the initrd of --" + s + "-kexec"},
+		&cli.StringFlag{Name: s + "-append", Usage: "the command line of --" + s + "-kexec (default: the running one's)"},
+		&cli.StringFlag{Name: s + "-boot-command", Usage: "boot side " + S + " with this shell command (it must arrange the boot and reboot)"},
+		&cli.StringFlag{Name: s + "-release", Usage: "side " + S + "'s expected uname -r"},
+		&cli.StringFlag{Name: s + "-version", Usage: "side " + S + "'s expected uname -v"},
+		&cli.StringFlag{Name: s + "-cmdline", Usage: "words side " + S + "'s /proc/cmdline must have"},
+	}
+}
+
+func campaignCommand() *cli.Command {
+	init := &cli.Command{
+		Name:      "init",
+		Usage:     "write a campaign's plan: two kernels, the order of boots, the command to run in each",
+		ArgsUsage: "DIR [flags] -- run|exec ARGS...",
+		Description: `Writes DIR/plan.json. Each side is booted one of three ways: --a-grub ENTRY
+(grub-reboot, then --reboot-command, default 'systemctl reboot'),
+--a-kexec IMAGE [--a-initrd F] [--a-append CMDLINE] (kexec -l, then
+'systemctl kexec'), or --a-boot-command 'SHELL COMMAND' (any command that
+arranges the boot and reboots). Each side names what its kernel must look
+like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
+/proc/cmdline); at least one per side, and the two sides must differ.
+
+The command after -- is what every boot runs: a 'contend run' (built-in
+workloads and plugins) or 'contend exec', with its runs per boot; the step
+adds --out and --label.
+
+Example (an ABBA campaign of 6 boots, 10 runs per boot):
+   contend campaign init kc --boots 3 \
+     --a-grub 'Debian, with Linux 6.1.0-rt' --a-release 6.1.0-rt \
+     --b-grub 'Debian, with Linux 6.1.0-rt+patch' --b-release 6.1.0-rt+patch \
+     -- run mutex --threads 4 -n 10`,
+		Flags: append(append(sideFlags("a"), sideFlags("b")...),
+			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
+			&cli.IntFlag{Name: "boots", Value: 3, Usage: "boots per side, 1 to 100"},
+			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
+			&cli.DurationFlag{Name: "settle-min", Value: time.Minute, Usage: "wait at least this long after a boot"},
+			&cli.DurationFlag{Name: "settle-max", Value: 10 * time.Minute, Usage: "wait at most this long for the load to settle"},
+			&cli.Float64Flag{Name: "settle-load", Value: 1, Usage: "settled when the 1-minute load average is at most this"},
+			&cli.Float64Flag{Name: "settle-psi", Value: 10, Usage: "and the CPU pressure (PSI some avg10) at most this many %"},
+		),
+		Action: campaignInit,
+	}
+	dirOnly := func(name, usage, desc string, action cli.ActionFunc, flags ...cli.Flag) *cli.Command {
+		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "DIR", Description: desc, Flags: flags, Action: action}
+	}
+	return &cli.Command{
+		Name:  "campaign",
+		Usage: "kernel A against kernel B across reboots: plan, step after each boot, report",
+		Description: `A campaign compares two kernels with the boot as the unit: runs from one
+boot are not independent samples of a kernel. The workflow:
+
+   contend campaign init DIR ... -- run WORKLOAD -n 10   the plan
+   contend campaign unit DIR                           the systemd unit (install it)
+   contend campaign arm DIR                            allow the step to reboot
+   contend campaign step DIR                           boot 1, then reboots into boot 2 ...
+   contend campaign status DIR
+   contend campaign report DIR                         (= contend compare DIR)
+
+The step checks that the running kernel is the one the plan expects for
+the next boot (a mismatch stops the campaign and never reboots), waits for
+the machine to settle (load and CPU pressure, recorded), runs the command,
+appends to DIR/ledger.jsonl (append-only, fsynced: readable after a power
+cut), and, only when the campaign is armed, arranges the next boot and
+reboots. Each step disarms the campaign when it starts and arms it again
+only after it succeeded, just before the reboot: after any failure, a kill
+or a power cut the campaign is disarmed, so there is never a reboot loop.
+
+An interrupted step (killed, or a power cut: a 'start' in the ledger
+without its 'done') is redone by the next step, in whatever boot runs it
+with the expected kernel; its partial result file is kept aside as
+boots/NN-S.interrupted-K.json and not analysed.`,
+		Subcommands: []*cli.Command{
+			init,
+			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
+				"--at-boot (the unit's mode): do nothing unless the campaign is armed.", campaignStep,
+				&cli.BoolFlag{Name: "at-boot", Usage: "do nothing unless the campaign is armed (the systemd unit's mode)"}),
+			dirOnly("arm", "allow the campaign's steps to reboot the machine", "", campaignArm),
+			dirOnly("disarm", "stop the campaign's steps from rebooting", "", campaignDisarm),
+			dirOnly("unit", "write the systemd oneshot unit that runs the step at boot",
+				`Writes DIR/contend-campaign.service (or --out) and prints how to install it.`, campaignUnit,
+				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "unit file to write (default DIR/contend-campaign.service)"}),
+			dirOnly("status", "show a campaign's progress", "", campaignStatus),
+			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
+				"The comparison of 'contend compare' with the boot as the unit; --plot draws each boot's runs, A and B coloured.", campaignReportAction,
+				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
+				&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"}),
+		},
+	}
+}
+
+// campaignDir returns the one DIR argument of a campaign subcommand.
+func campaignDir(c *cli.Context, mustExist bool) (string, error) {
+	if c.NArg() != 1 {
+		return "", usagef("campaign %s: give one campaign directory, got %d arguments", c.Command.Name, c.NArg())
+	}
+	dir, err := filepath.Abs(c.Args().First())
+	if err != nil {
+		return "", usagef("campaign %s: %v", c.Command.Name, err)
+	}
+	if mustExist && !campaign.IsCampaign(dir) {
+		return "", usagef("campaign %s: %s is not a campaign directory (no plan.json; create one with 'contend campaign init')", c.Command.Name, c.Args().First())
+	}
+	return dir, nil
+}
+
+func campaignInit(c *cli.Context) error {
+	if c.NArg() < 1 {
+		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
+	}
+	dir, err := filepath.Abs(c.Args().First())
+	if err != nil {
+		return usagef("campaign init: %v", err)
+	}
+	if campaign.IsCampaign(dir) {
+		return usagef("campaign init: %s already holds a campaign: choose a new directory", c.Args().First())
+	}
+	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Created: time.Now().UTC()}
+	for i, s := range []string{"a", "b"} {
+		side := campaign.Side{Label: strings.ToUpper(s)}
+		n := 0
+		if v := c.String(s + "-grub"); v != "" {
+			side.Boot.GrubEntry, n = v, n+1
+		}
+		if v := c.String(s + "-kexec"); v != "" {
+			st, err := os.Stat(v)
+			if err != nil || st.IsDir() {
+				return usagef("--%s-kexec: %q is not a kernel image file", s, v)
+			}
+			abs, _ := filepath.Abs(v)
+			side.Boot.Kexec, n = &campaign.Kexec{Kernel: abs, Cmdline: c.String(s + "-append")}, n+1
+			if ir := c.String(s + "-initrd"); ir != "" {
+				if st, err := os.Stat(ir); err != nil || st.IsDir() {
+					return usagef("--%s-initrd: %q is not a file", s, ir)
+				}
+				side.Boot.Kexec.Initrd, _ = filepath.Abs(ir)
+			}
+		} else if c.IsSet(s+"-initrd") || c.IsSet(s+"-append") {
+			return usagef("--%s-initrd and --%s-append go with --%s-kexec", s, s, s)
+		}
+		if v := c.String(s + "-boot-command"); v != "" {
+			side.Boot.Command, n = v, n+1
+		}
+		if n != 1 {
+			return usagef("--%s-grub, --%s-kexec, --%s-boot-command: give exactly one way to boot side %s, got %d", s, s, s, side.Label, n)
+		}
+		if side.Boot.Command == "" {
+			side.Boot.Reboot = c.String("reboot-command")
+		}
+		side.Expect = campaign.Expect{Release: c.String(s + "-release"), Version: c.String(s + "-version"), Cmdline: c.String(s + "-cmdline")}
+		if side.Expect == (campaign.Expect{}) {
+			return usagef("--%s-release, --%s-version, --%s-cmdline: say what side %s's kernel looks like (at least one), so that a wrong boot is caught", s, s, s, side.Label)
+		}
+		p.Sides[i] = side
+	}
+	if p.Sides[0].Expect == p.Sides[1].Expect {
+		return usagef("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
+	}
+	boots := c.Int("boots")
+	if boots < 1 || boots > 100 {
+		return usagef("--boots: %d is not accepted: boots per side, 1 to 100", boots)
+	}
+	if p.Order, err = campaign.Order(c.String("order"), boots); err != nil {
+		return usagef("--order: %v", err)
+	}
+	if c.IsSet("order") && c.IsSet("boots") && !strings.EqualFold(c.String("order"), "abba") && !strings.EqualFold(c.String("order"), "abab") {
+		return usagef("--order: an explicit sequence sets the boots itself; drop --boots")
+	}
+	p.Settle = campaign.Settle{Min: campaign.Duration(c.Duration("settle-min")), Max: campaign.Duration(c.Duration("settle-max")),
+		Load: c.Float64("settle-load"), PSI: c.Float64("settle-psi")}
+	if p.Settle.Min < 0 || p.Settle.Min > campaign.Duration(time.Hour) {
+		return usagef("--settle-min: %v is not accepted: 0 to 1h", c.Duration("settle-min"))
+	}
+	if p.Settle.Max < p.Settle.Min || p.Settle.Max > campaign.Duration(24*time.Hour) {
+		return usagef("--settle-max: %v is not accepted: from --settle-min (%v) to 24h", c.Duration("settle-max"), c.Duration("settle-min"))
+	}
+	if l := p.Settle.Load; !(l >= 0) || math.IsInf(l, 0) {
+		return usagef("--settle-load: %v is not accepted: a load average, 0 or more, such as 1", l)
+	}
+	if v := p.Settle.PSI; !(v >= 0 && v <= 100) {
+		return usagef("--settle-psi: %v is not accepted: a percentage from 0 to 100", v)
+	}
+	p.Command = c.Args().Slice()[1:]
+	if len(p.Command) == 0 {
+		return usagef("campaign init: give the command to run in each boot after --, such as: -- run mutex -n 10")
+	}
+	if p.Command[0] != "run" && p.Command[0] != "exec" {
+		return usagef("campaign init: the command to run in each boot is a 'run' or an 'exec', not %q", p.Command[0])
+	}
+	if p.Command[0] == "run" {
+		if len(p.Command) < 2 || strings.HasPrefix(p.Command[1], "-") {
+			return usagef("campaign init: 'run' needs a workload, such as: -- run mutex -n 10")
+		}
+		if _, ok := workload.Lookup(p.Command[1]); !ok {
+			return usagef("campaign init: no workload %q; the workloads: %s", p.Command[1], strings.Join(workload.Names(), ", "))
+		}
+	}
+	for _, a := range p.Command {
+		if a == "--" {
+			break
+		}
+		for _, f := range []string{"--out", "-o", "--label"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return usagef("campaign init: the command must not set %s: each boot's step sets it", f)
+			}
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	p.Contend = exe
+	if err := campaign.WritePlan(dir, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
+	fmt.Fprintf(c.App.Writer, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
+	fmt.Fprintf(c.App.Writer, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
+	return nil
+}
+
+func campaignStep(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	err = campaign.Step(c.Context, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
+	if errors.Is(err, campaign.ErrStopped) {
+		return cli.Exit(err.Error(), exitFailure)
+	}
+	return err
+}
+
+func campaignArm(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	if err := campaign.Arm(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "campaign %s armed: its steps may reboot this machine ('contend campaign disarm %s' to stop)\n", dir, dir)
+	return nil
+}
+
+func campaignDisarm(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	if err := campaign.Disarm(dir, "campaign disarm"); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "campaign %s disarmed: no step will reboot\n", dir)
+	return nil
+}
+
+func campaignUnit(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	p, err := campaign.ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	out := c.String("out")
+	if out == "" {
+		out = filepath.Join(dir, campaign.UnitName)
+	} else if !strings.HasSuffix(out, ".service") {
+		return usagef("--out: %q is not accepted: a systemd unit file ends in .service", out)
+	}
+	if err := os.WriteFile(out, []byte(campaign.Unit(p.Contend, dir)), 0o644); err != nil {
+		return fmt.Errorf("cannot write the unit: %v", err)
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %s; install it with:\n  cp %s /etc/systemd/system/%s && systemctl daemon-reload && systemctl enable %s\n",
+		out, out, filepath.Base(out), filepath.Base(out))
+	return nil
+}
+
+func campaignStatus(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	p, err := campaign.ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	led, err := campaign.ReadLedger(dir)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	done := led.Done()
+	next := led.Next(len(p.Order))
+	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
+	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
+	for i := range p.Order {
+		mark := "  "
+		line := "to do"
+		if e, ok := done[i]; ok {
+			line = fmt.Sprintf("done in boot %s, %d runs, %s", shortID(e.BootID), e.OK, e.Result)
+		} else if id, open := led.Started(i); open {
+			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
+		}
+		if i == next {
+			mark = "->"
+		}
+		fmt.Fprintf(w, "  %s boot %d  %c  %s\n", mark, i+1, p.Order[i], line)
+	}
+	if campaign.IsArmed(dir) {
+		fmt.Fprintln(w, "armed: the step reboots after each boot")
+	} else {
+		fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
+	}
+	for i := len(led.Events) - 1; i >= 0; i-- {
+		if e := led.Events[i]; e.Event == campaign.EvMismatch || e.Event == campaign.EvFailed {
+			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
+			break
+		}
+	}
+	if led.Torn > 0 {
+		fmt.Fprintf(w, "ledger: %d unreadable line(s) ignored (written during a power cut)\n", led.Torn)
+	}
+	return nil
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// campaignCompareHook makes 'contend compare DIR' the campaign report.
+func campaignReport(c *cli.Context, dir string, opt report.CompareOptions, format string) error {
+	return writeCampaignReport(c, dir, opt, format, "")
+}
+
+func campaignReportAction(c *cli.Context) error {
+	dir, err := campaignDir(c, true)
+	if err != nil {
+		return err
+	}
+	format := c.String("format")
+	ok := false
+	for _, f := range report.CompareFormats {
+		ok = ok || f == format
+	}
+	if !ok {
+		return usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
+	}
+	plot := c.String("plot")
+	if plot != "" {
+		switch strings.ToLower(filepath.Ext(plot)) {
+		case ".svg", ".png":
+		default:
+			return usagef("--plot: %q has an unknown image format %q; accepted: .svg, .png", plot, filepath.Ext(plot))
+		}
+	}
+	return writeCampaignReport(c, dir, report.CompareOptions{Alpha: 0.05}, format, plot)
+}
+
+func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, format, plot string) error {
+	p, err := campaign.ReadPlan(dir)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	led, err := campaign.ReadLedger(dir)
+	if err != nil {
+		return err
+	}
+	var sides [2]report.Side
+	var files []string
+	order := ""
+	slots := []int{}
+	for s := range led.Done() {
+		slots = append(slots, s)
+	}
+	sort.Ints(slots)
+	for _, s := range slots {
+		e := led.Done()[s]
+		path := filepath.Join(dir, e.Result)
+		f, err := results.Read(path)
+		if err != nil {
+			return err
+		}
+		i := 0
+		if p.Order[s] == 'B' {
+			i = 1
+		}
+		sides[i].Parts = append(sides[i].Parts, report.Part{Name: e.Result, File: f, Configs: []int{0}})
+		files = append(files, path)
+		order += string(p.Order[s])
+	}
+	if len(sides[0].Parts) == 0 || len(sides[1].Parts) == 0 {
+		return usagef("campaign %s: no finished boot of side %s yet: nothing to compare ('contend campaign status %s')", dir, map[bool]string{true: "A", false: "B"}[len(sides[0].Parts) == 0], dir)
+	}
+	sides[0].Name, sides[1].Name = "A: "+p.Sides[0].Expect.String(), "B: "+p.Sides[1].Expect.String()
+	if opt.BootCost == 0 {
+		if costs := led.BootCosts(); len(costs) > 0 {
+			sort.Slice(costs, func(i, j int) bool { return costs[i] < costs[j] })
+			opt.BootCost = costs[len(costs)/2]
+		}
+	}
+	r, err := report.BuildComparison(sides[:], opt)
+	if err != nil {
+		if errors.Is(err, report.ErrIncompatible) {
+			return &usageError{err.Error()}
+		}
+		return err
+	}
+	if err := r.Write(c.App.Writer, format); err != nil {
+		return err
+	}
+	if plot == "" {
+		return nil
+	}
+	helper, err := helperPath()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"--out", plot, "--boots", order}, files...)
+	cmd := exec.Command(helper, args...)
+	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() > 0 {
+			return cli.Exit("", ee.ExitCode())
+		}
+		return fmt.Errorf("campaign report: running %s: %v", helper, err)
+	}
+	fmt.Fprintf(c.App.Writer, "\nplot: %s\n", plot)
+	return nil
+}

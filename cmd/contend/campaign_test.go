@@ -1,0 +1,411 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/internal/campaign"
+	"contend/internal/env"
+	"contend/internal/results"
+)
+
+// The boot id and kernel seen by a test binary running as contend come
+// from these variables. They are read here, in a _test.go file, so the
+// contend binary itself never reads them.
+func init() {
+	k := env.Kernel{
+		BootID:  os.Getenv("CONTEND_TEST_BOOT_ID"),
+		Release: os.Getenv("CONTEND_TEST_KERNEL_RELEASE"),
+	}
+	if k != (env.Kernel{}) {
+		env.OverrideForTest(&k)
+	}
+}
+
+// campaignFixture is a campaign of two fake kernels, kA and kB, booted by
+// a fake reboot command that appends "SLOT SIDE" to reboots.log.
+type campaignFixture struct {
+	t        *testing.T
+	root     string
+	dir      string
+	rebootLg string
+}
+
+func newCampaign(t *testing.T, command ...string) *campaignFixture {
+	t.Helper()
+	root := chdirTemp(t)
+	f := &campaignFixture{t: t, root: root, dir: filepath.Join(root, "kc"), rebootLg: filepath.Join(root, "reboots.log")}
+	fake := `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE" >> ` + f.rebootLg
+	args := []string{"campaign", "init", f.dir, "--boots", "3",
+		"--a-boot-command", fake, "--a-release", "kA",
+		"--b-boot-command", fake, "--b-release", "kB",
+		"--settle-min", "0", "--settle-max", "0s", "--settle-load", "1000", "--settle-psi", "100", "--"}
+	if r := runCLI(t, append(args, command...)...); r.code != 0 {
+		t.Fatalf("campaign init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return f
+}
+
+// step runs 'contend campaign step' in a process of its own, in boot id
+// with kernel release.
+func (f *campaignFixture) step(boot, release string, extra ...string) (string, int) {
+	f.t.Helper()
+	cmd := contendCmd(f.t, append(append([]string{"campaign", "step"}, extra...), f.dir)...)
+	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID="+boot, "CONTEND_TEST_KERNEL_RELEASE="+release)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		f.t.Fatal(err)
+	}
+	return string(out), code
+}
+
+func (f *campaignFixture) reboots() []string {
+	b, _ := os.ReadFile(f.rebootLg)
+	return strings.Fields(strings.ReplaceAll(string(b), " ", "-"))
+}
+
+func (f *campaignFixture) events() []string {
+	f.t.Helper()
+	l, err := campaign.ReadLedger(f.dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []string
+	for _, e := range l.Events {
+		out = append(out, e.Event)
+	}
+	return out
+}
+
+func release(side byte) string { return "k" + string(side) }
+
+// TestCampaignLoop runs an ABBA campaign of 6 "boots" with the fake reboot
+// command: each step checks the kernel, runs, records, arms again and
+// reboots into the next side; the last one completes without a reboot.
+// The unit passes systemd-analyze verify; the report is boot-level.
+func TestCampaignLoop(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "4", "--", "/bin/true")
+	p, err := campaign.ReadPlan(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Order != "ABBAAB" {
+		t.Fatalf("order %q, want ABBAAB", p.Order)
+	}
+	if r := runCLI(t, "campaign", "unit", f.dir); r.code != 0 {
+		t.Fatalf("unit: %d %s", r.code, r.stderr)
+	}
+	unit := filepath.Join(f.dir, campaign.UnitName)
+	b, err := os.ReadFile(unit)
+	if err != nil || !strings.Contains(string(b), "campaign step --at-boot "+f.dir) || !strings.Contains(string(b), "Type=oneshot") {
+		t.Fatalf("unit %s: %v\n%s", unit, err, b)
+	}
+	if sa, err := exec.LookPath("systemd-analyze"); err == nil {
+		out, err := exec.Command(sa, "verify", unit).CombinedOutput()
+		if err != nil {
+			t.Errorf("systemd-analyze verify %s: %v\n%s", unit, err, out)
+		}
+	} else {
+		t.Log("no systemd-analyze: the unit is not verified")
+	}
+	if r := runCLI(t, "campaign", "arm", f.dir); r.code != 0 {
+		t.Fatalf("arm: %d %s", r.code, r.stderr)
+	}
+	for i := range p.Order {
+		out, code := f.step("boot-"+string(rune('1'+i)), release(p.Order[i]))
+		if code != 0 {
+			t.Fatalf("step %d: exit %d\n%s", i+1, code, out)
+		}
+		rb := f.reboots()
+		if i < len(p.Order)-1 {
+			want := string(rune('2'+i)) + "-" + string(p.Order[i+1])
+			if len(rb) != i+1 || rb[i] != want {
+				t.Fatalf("after boot %d the fake reboot log ends %v, want %v", i+1, rb, want)
+			}
+			if !campaign.IsArmed(f.dir) {
+				t.Fatalf("after boot %d: not armed for the next", i+1)
+			}
+		} else if campaign.IsArmed(f.dir) {
+			t.Error("still armed after the last boot")
+		}
+		// The step that already ran in this boot does nothing more.
+		if i == 2 {
+			out, code := f.step("boot-3", release(p.Order[i]))
+			if code != 0 || !strings.Contains(out, "already ran boot 3") {
+				t.Errorf("second step in one boot: exit %d\n%s", code, out)
+			}
+			campaign.Arm(f.dir)
+		}
+	}
+	if n := len(f.reboots()); n != 5 {
+		t.Errorf("%d reboots for 6 boots, want 5: %v", n, f.reboots())
+	}
+	for i := range p.Order {
+		rf, err := results.Read(filepath.Join(f.dir, campaign.ResultName(i, p.Order[i])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rf.Reps {
+			if want := "boot-" + string(rune('1'+i)); r.BootID != want {
+				t.Fatalf("boot %d: repetition boot id %q, want %q", i+1, r.BootID, want)
+			}
+		}
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "6 of 6 boots done") {
+		t.Errorf("status: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "compare", f.dir)
+	if r.code != 0 {
+		t.Fatalf("compare DIR: %d %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"Boot level (the boot as the unit: 3+3 boots, 12+12 runs", "variance components: within a boot SD",
+		"next campaign in the same time:", "Kalibera & Jones, ISMM 2013"} {
+		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
+			t.Errorf("compare DIR lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	t.Logf("compare DIR:\n%s", r.stdout)
+	if strings.Contains(r.stdout, "boot-to-boot variance is not measured") {
+		t.Errorf("a 3-boot side reported as one boot:\n%s", r.stdout)
+	}
+	// The step after the last boot has nothing to do.
+	if out, code := f.step("boot-7", "kA"); code != 0 || !strings.Contains(out, "complete") {
+		t.Errorf("step after completion: %d %s", code, out)
+	}
+	usePlotHelper(t)
+	r = runCLI(t, "campaign", "report", f.dir, "--plot", filepath.Join(f.root, "boots.svg"))
+	if r.code != 0 {
+		t.Fatalf("report --plot: %d %s", r.code, r.stderr)
+	}
+	svg, err := os.ReadFile(filepath.Join(f.root, "boots.svg"))
+	if err != nil || !strings.Contains(string(svg), "per boot") {
+		t.Errorf("boot plot: %v", err)
+	}
+}
+
+// TestCampaignWrongKernel: a boot of the wrong kernel stops the campaign
+// with a message naming both, disarms it and never reboots.
+func TestCampaignWrongKernel(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	runCLI(t, "campaign", "arm", f.dir)
+	out, code := f.step("boot-1", "kB")
+	if code != 1 || !strings.Contains(out, `release "kB", expected "kA"`) || !strings.Contains(out, "no reboot") {
+		t.Errorf("wrong kernel: exit %d\n%s", code, out)
+	}
+	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
+		t.Errorf("armed %v, reboots %v after a wrong kernel", campaign.IsArmed(f.dir), f.reboots())
+	}
+	if ev := f.events(); ev[len(ev)-1] != campaign.EvMismatch {
+		t.Errorf("ledger %v does not end with the mismatch", ev)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, campaign.ResultName(0, 'A'))); err == nil {
+		t.Error("a wrong kernel was measured")
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "last stop") || !strings.Contains(r.stdout, "not armed") {
+		t.Errorf("status after a mismatch:\n%s", r.stdout)
+	}
+}
+
+// TestCampaignFailingStep: a run that fails disarms the campaign, without
+// a reboot; at-boot steps then do nothing; a manual disarm is respected.
+func TestCampaignFailingStep(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/false")
+	runCLI(t, "campaign", "arm", f.dir)
+	out, code := f.step("boot-1", "kA")
+	if code != 1 || !strings.Contains(out, "failed") || !strings.Contains(out, "disarmed, no reboot") {
+		t.Errorf("failing run: exit %d\n%s", code, out)
+	}
+	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
+		t.Errorf("armed %v, reboots %v after a failure", campaign.IsArmed(f.dir), f.reboots())
+	}
+	n := len(f.events())
+	out, code = f.step("boot-2", "kA", "--at-boot")
+	if code != 0 || !strings.Contains(out, "not armed: nothing to do") || len(f.events()) != n {
+		t.Errorf("at-boot step of a disarmed campaign: %d %s", code, out)
+	}
+}
+
+// TestCampaignDisarm: after 'campaign disarm' a manual step measures its
+// boot but does not reboot.
+func TestCampaignDisarm(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	runCLI(t, "campaign", "arm", f.dir)
+	if r := runCLI(t, "campaign", "disarm", f.dir); r.code != 0 || campaign.IsArmed(f.dir) {
+		t.Fatalf("disarm: %d %s", r.code, r.stderr)
+	}
+	out, code := f.step("boot-1", "kA")
+	if code != 0 || !strings.Contains(out, "Not armed, so no reboot") || len(f.reboots()) != 0 {
+		t.Errorf("disarmed step: exit %d, reboots %v\n%s", code, f.reboots(), out)
+	}
+	if _, ok := mustLedger(t, f.dir).Done()[0]; !ok {
+		t.Error("the disarmed step did not record its boot")
+	}
+}
+
+func mustLedger(t *testing.T, dir string) *campaign.Ledger {
+	t.Helper()
+	l, err := campaign.ReadLedger(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestCampaignPowerCut kills a step (SIGKILL, with its children) in the
+// middle of its run: the ledger stays readable, the campaign is disarmed
+// (no reboot loop), and the next step redoes the boot, keeping the partial
+// result file aside. A torn last ledger line (a power cut while writing)
+// is skipped and the next event starts a fresh line.
+func TestCampaignPowerCut(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "200", "--", "/bin/sleep", "0.05")
+	runCLI(t, "campaign", "arm", f.dir)
+	cmd := contendCmd(t, "campaign", "step", f.dir)
+	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(f.dir, campaign.ResultName(0, 'A'))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if rf, err := results.Read(partial); err == nil && len(rf.Reps) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+			t.Fatal("the step did not start its repetitions")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	time.Sleep(100 * time.Millisecond) // the repetition in flight (its own group) ends by itself
+
+	// A torn line, as a power cut while appending leaves it.
+	lf, err := os.OpenFile(filepath.Join(f.dir, campaign.LedgerFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.WriteString(`{"time":"2026-11-30T23:00:00Z","event":"do`)
+	lf.Close()
+
+	l := mustLedger(t, f.dir)
+	if l.Torn != 1 {
+		t.Errorf("torn lines %d, want 1", l.Torn)
+	}
+	if _, open := l.Started(0); !open {
+		t.Fatalf("ledger %v: boot 1 not seen as interrupted", f.events())
+	}
+	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
+		t.Fatalf("armed %v, reboots %v after the kill", campaign.IsArmed(f.dir), f.reboots())
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "interrupted") || !strings.Contains(r.stdout, "1 unreadable line") {
+		t.Errorf("status after a kill:\n%s", r.stdout)
+	}
+	// The next boot (after the power cut) redoes boot 1, shorter.
+	p, _ := campaign.ReadPlan(f.dir)
+	p.Command = []string{"exec", "-n", "2", "--", "/bin/true"}
+	b, _ := json.MarshalIndent(p, "", "  ")
+	os.WriteFile(filepath.Join(f.dir, campaign.PlanFile), b, 0o644)
+	runCLI(t, "campaign", "arm", f.dir)
+	out, code := f.step("boot-2", "kA")
+	if code != 0 || !strings.Contains(out, "did not finish: redone") {
+		t.Fatalf("redo: exit %d\n%s", code, out)
+	}
+	l = mustLedger(t, f.dir)
+	d, ok := l.Done()[0]
+	if !ok || d.BootID != "boot-2" || l.Torn != 1 {
+		t.Errorf("after the redo: done %+v, torn %d", d, l.Torn)
+	}
+	aside, _ := filepath.Glob(filepath.Join(f.dir, campaign.BootsDir, "01-A.interrupted-*.json"))
+	if len(aside) != 1 {
+		t.Errorf("partial result kept aside: %v", aside)
+	}
+	if rb := f.reboots(); len(rb) != 1 || rb[0] != "2-B" {
+		t.Errorf("reboot after the redo: %v", rb)
+	}
+}
+
+// TestCampaignBadInput: every flag is checked, with one line and exit 2,
+// leaving nothing behind.
+func TestCampaignBadInput(t *testing.T) {
+	dir := chdirTemp(t)
+	ok := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB"}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--boots", "0"}, "--boots"},
+		{[]string{"--boots", "101"}, "--boots"},
+		{[]string{"--order", "ABX"}, "--order"},
+		{[]string{"--order", "AAAA"}, "--order"},
+		{[]string{"--settle-min", "-1s"}, "--settle-min"},
+		{[]string{"--settle-min", "2m", "--settle-max", "1m"}, "--settle-max"},
+		{[]string{"--settle-load", "-1"}, "--settle-load"},
+		{[]string{"--settle-psi", "101"}, "--settle-psi"},
+		{[]string{"--a-grub", "x"}, "--a-grub"},
+		{[]string{"--b-kexec", "/nonexistent/vmlinuz"}, "--b-kexec"},
+		{[]string{"--a-initrd", "/x"}, "--a-initrd"},
+	}
+	for _, c := range cases {
+		before := listFiles(t, dir)
+		args := append([]string{"campaign", "init", "kc"}, ok...)
+		args = append(append(args, c.args...), "--", "run", "mutex")
+		assertUsageError(t, runCLI(t, args...), c.want, dir, before)
+	}
+	before := listFiles(t, dir)
+	same := []string{"campaign", "init", "kc", "--a-boot-command", "true", "--a-release", "k", "--b-boot-command", "true", "--b-release", "k", "--", "run", "mutex"}
+	assertUsageError(t, runCLI(t, same...), "the same kernel", dir, before)
+	noExpect := []string{"campaign", "init", "kc", "--a-boot-command", "true", "--b-boot-command", "true", "--b-release", "k", "--", "run", "mutex"}
+	assertUsageError(t, runCLI(t, noExpect...), "--a-release", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--")...), "after --", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "show", "x.json")...), "'run' or an 'exec'", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex", "--out", "x.json")...), "--out", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "nosuch")...), "no workload", dir, before)
+	for _, sub := range []string{"step", "arm", "disarm", "unit", "status", "report"} {
+		assertUsageError(t, runCLI(t, "campaign", sub, "nowhere"), "not a campaign directory", dir, before)
+		assertUsageError(t, runCLI(t, "campaign", sub), "one campaign directory", dir, before)
+	}
+	if r := runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex")...); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	before = listFiles(t, dir)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex")...), "already holds a campaign", dir, before)
+	assertUsageError(t, runCLI(t, "campaign", "unit", "kc", "--out", "x.txt"), "--out", dir, before)
+	assertUsageError(t, runCLI(t, "campaign", "report", "kc", "--plot", "x.gif"), "--plot", dir, before)
+	assertUsageError(t, runCLI(t, "campaign", "report", "kc", "--format", "xml"), "--format", dir, before)
+	assertUsageError(t, runCLI(t, "campaign", "report", "kc"), "no finished boot", dir, before)
+	assertUsageError(t, runCLI(t, "compare", "--boot-cost", "-5s", "a.json", "b.json"), "--boot-cost", dir, before)
+}
+
+// TestCompareOneBoot: files whose repetitions all ran in one boot get the
+// one-line warning that the p-value covers this boot only.
+func TestCompareOneBoot(t *testing.T) {
+	dir := chdirTemp(t)
+	for _, n := range []string{"a.json", "b.json"} {
+		if r := runCLI(t, "exec", "-n", "3", "-q", "--out", filepath.Join(dir, n), "--", "/bin/true"); r.code != 0 {
+			t.Fatalf("exec: %d %s", r.code, r.stderr)
+		}
+	}
+	r := runCLI(t, "compare", "a.json", "b.json")
+	if r.code != 0 {
+		t.Fatalf("compare: %d %s", r.code, r.stderr)
+	}
+	want := "Boots: A ran in one boot, B in one boot: boot-to-boot variance is not measured and the p-value covers this boot only."
+	if env.BootID() != "" && !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
+		t.Errorf("compare of one boot lacks %q:\n%s", want, r.stdout)
+	}
+}

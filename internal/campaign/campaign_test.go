@@ -1,0 +1,99 @@
+package campaign
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/env"
+)
+
+func TestOrder(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		n       int
+		want    string
+	}{
+		{"abba", 3, "ABBAAB"}, {"ABBA", 2, "ABBA"}, {"abab", 2, "ABAB"}, {"ABBABAAB", 9, "ABBABAAB"},
+	} {
+		if got, err := Order(c.pattern, c.n); err != nil || got != c.want {
+			t.Errorf("Order(%q, %d) = %q, %v; want %q", c.pattern, c.n, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "ABC", "AAAA", "xyz"} {
+		if _, err := Order(bad, 2); err == nil {
+			t.Errorf("Order(%q) accepted", bad)
+		}
+	}
+}
+
+func TestExpectMismatch(t *testing.T) {
+	k := env.Kernel{Release: "6.1.0-rt", Version: "#1 SMP PREEMPT_RT", Cmdline: "BOOT_IMAGE=/vmlinuz ro quiet mitigations=off"}
+	if m := (Expect{Release: "6.1.0-rt", Cmdline: "mitigations=off ro"}).Mismatch(k); m != "" {
+		t.Errorf("matching kernel: %q", m)
+	}
+	m := Expect{Release: "6.2", Version: "#2", Cmdline: "isolcpus=1 quiet"}.Mismatch(k)
+	for _, want := range []string{`release "6.1.0-rt", expected "6.2"`, `version "#1 SMP PREEMPT_RT", expected "#2"`, "command line lacks isolcpus=1"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("mismatch %q lacks %q", m, want)
+		}
+	}
+}
+
+func TestBootCommands(t *testing.T) {
+	if got := BootCommands(Boot{GrubEntry: "Debian, with Linux 6.1"}); strings.Join(got, " ; ") != "grub-reboot 'Debian, with Linux 6.1' ; systemctl reboot" {
+		t.Errorf("grub: %q", got)
+	}
+	got := BootCommands(Boot{Kexec: &Kexec{Kernel: "/boot/vmlinuz-6.1", Initrd: "/boot/initrd.img-6.1", Cmdline: "ro quiet"}})
+	if strings.Join(got, " ; ") != "kexec -l /boot/vmlinuz-6.1 --initrd=/boot/initrd.img-6.1 --command-line='ro quiet' ; systemctl kexec" {
+		t.Errorf("kexec: %q", got)
+	}
+	if got := BootCommands(Boot{Kexec: &Kexec{Kernel: "/k"}, Reboot: "reboot -f"}); got[0] != "kexec -l /k --reuse-cmdline" || got[1] != "reboot -f" {
+		t.Errorf("kexec reuse: %q", got)
+	}
+	if got := BootCommands(Boot{Command: "my-reboot B"}); len(got) != 1 || got[0] != "my-reboot B" {
+		t.Errorf("command: %q", got)
+	}
+}
+
+// TestLedgerTornLine: a line cut by a power cut is skipped when read, and
+// the next append starts a fresh line, so no event is lost after it.
+func TestLedgerTornLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := Append(dir, Event{Event: EvStart, Slot: 0, BootID: "b1"}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, LedgerFile), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"event":"done","slo`)
+	f.Close()
+	if err := Append(dir, Event{Event: EvRedo, Slot: 0, BootID: "b2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(dir, Event{Event: EvStart, Slot: 0, BootID: "b2"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadLedger(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Torn != 1 || len(l.Events) != 3 {
+		t.Fatalf("torn %d, events %+v", l.Torn, l.Events)
+	}
+	if id, open := l.Started(0); !open || id != "b2" {
+		t.Errorf("Started(0) = %q, %v; want b2, open", id, open)
+	}
+	if l.Next(2) != 0 {
+		t.Errorf("Next = %d, want 0", l.Next(2))
+	}
+}
+
+func TestUnitQuoting(t *testing.T) {
+	u := Unit("/usr/local/bin/contend", "/var/lib/my campaign")
+	for _, want := range []string{"Type=oneshot", `ExecStart=/usr/local/bin/contend campaign step --at-boot "/var/lib/my campaign"`,
+		"ConditionPathExists=/var/lib/my campaign/armed", "WantedBy=multi-user.target"} {
+		if !strings.Contains(u, want) {
+			t.Errorf("unit lacks %q:\n%s", want, u)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"contend/internal/env"
+)
+
+// Ledger events.
+const (
+	EvStart    = "start"    // a step began measuring boot Slot
+	EvDone     = "done"     // the measurement of boot Slot finished
+	EvRedo     = "redo"     // boot Slot had a start without a done: run again
+	EvMismatch = "mismatch" // the running kernel is not the one boot Slot expects
+	EvFailed   = "failed"   // a run or a boot arrangement failed
+	EvReboot   = "reboot"   // the step rebooted into boot Slot
+	EvComplete = "complete" // every boot of the plan is done
+	EvArm      = "arm"      // campaign arm
+	EvDisarm   = "disarm"   // campaign disarm, or a step that found it armed
+)
+
+// Event is one line of the ledger.
+type Event struct {
+	Time   time.Time   `json:"time"`
+	Event  string      `json:"event"`
+	Slot   int         `json:"slot"` // boot of the plan, from 0
+	Side   string      `json:"side,omitempty"`
+	BootID string      `json:"boot_id,omitempty"`
+	Kernel *env.Kernel `json:"kernel,omitempty"`
+	// Begin is when the step started (before settling): with the time
+	// of the previous reboot it measures the cost of a boot.
+	Begin   time.Time     `json:"begin,omitzero"`
+	Settle  *SettleRecord `json:"settle,omitempty"`
+	Result  string        `json:"result,omitempty"` // relative to the campaign directory
+	OK      int           `json:"ok,omitempty"`     // successful repetitions
+	Message string        `json:"message,omitempty"`
+}
+
+// SettleRecord is what the settle wait saw.
+type SettleRecord struct {
+	Waited  Duration `json:"waited"`
+	Load    float64  `json:"load"`
+	PSI     float64  `json:"psi"`
+	HasPSI  bool     `json:"has_psi"`
+	Settled bool     `json:"settled"`
+}
+
+// Append writes e as one line at the end of the ledger of dir, with
+// O_APPEND and fsync: a power cut loses at most the line being written,
+// and ReadLedger skips a torn last line.
+func Append(dir string, e Event) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, LedgerFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // read: the last byte
+	if err != nil {
+		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		// A torn line from a power cut does not end in a newline: start
+		// a fresh line so that this event stays readable.
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			b = append([]byte{'\n'}, b...)
+		}
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot sync the ledger %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Ledger is the events of a campaign, with the lines that could not be
+// read (a torn line from a power cut).
+type Ledger struct {
+	Events []Event
+	Torn   int
+}
+
+// ReadLedger reads the ledger of dir; a missing ledger is empty.
+func ReadLedger(dir string) (*Ledger, error) {
+	b, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return &Ledger{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l := &Ledger{}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil || e.Event == "" {
+			l.Torn++
+			continue
+		}
+		l.Events = append(l.Events, e)
+	}
+	return l, nil
+}
+
+// Done returns the done event of every finished boot of the plan, by slot.
+func (l *Ledger) Done() map[int]Event {
+	d := map[int]Event{}
+	for _, e := range l.Events {
+		if e.Event == EvDone {
+			d[e.Slot] = e
+		}
+	}
+	return d
+}
+
+// Next returns the first boot of a plan of n boots that is not done (n
+// when all are).
+func (l *Ledger) Next(n int) int {
+	d := l.Done()
+	for i := 0; i < n; i++ {
+		if _, ok := d[i]; !ok {
+			return i
+		}
+	}
+	return n
+}
+
+// Started reports whether slot has a start event not followed by its done
+// (an interrupted step), and the boot it started in.
+func (l *Ledger) Started(slot int) (string, bool) {
+	id, open := "", false
+	for _, e := range l.Events {
+		if e.Slot != slot {
+			continue
+		}
+		switch e.Event {
+		case EvStart:
+			id, open = e.BootID, true
+		case EvDone, EvRedo:
+			open = false
+		}
+	}
+	return id, open
+}
+
+// BootCosts returns the measured cost of each boot: from a reboot event to
+// the begin of the next step.
+func (l *Ledger) BootCosts() []time.Duration {
+	var out []time.Duration
+	var reboot time.Time
+	for _, e := range l.Events {
+		switch e.Event {
+		case EvReboot:
+			reboot = e.Time
+		case EvStart:
+			if !reboot.IsZero() && e.Begin.After(reboot) {
+				out = append(out, e.Begin.Sub(reboot))
+			}
+			reboot = time.Time{}
+		}
+	}
+	return out
+}

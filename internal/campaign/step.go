@@ -1,0 +1,267 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"contend/internal/env"
+	"contend/internal/results"
+)
+
+// Arm allows the steps of campaign dir to reboot.
+func Arm(dir string) error {
+	if err := writeSync(filepath.Join(dir, ArmedFile), []byte("armed: 'contend campaign step' may reboot this machine\n")); err != nil {
+		return err
+	}
+	return Append(dir, Event{Event: EvArm, Slot: -1, BootID: env.BootID()})
+}
+
+// Disarm stops the steps of campaign dir from rebooting; message says why.
+func Disarm(dir, message string) error {
+	err := disarm(dir)
+	if e := Append(dir, Event{Event: EvDisarm, Slot: -1, BootID: env.BootID(), Message: message}); err == nil {
+		err = e
+	}
+	return err
+}
+
+func disarm(dir string) error {
+	err := os.Remove(filepath.Join(dir, ArmedFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cannot disarm campaign %s: %w", dir, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// IsArmed reports whether campaign dir is armed.
+func IsArmed(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ArmedFile))
+	return err == nil
+}
+
+// StepOptions configures Step; zero fields take the machine's.
+type StepOptions struct {
+	// AtBoot: do nothing unless the campaign is armed (the unit's mode).
+	AtBoot bool
+	// Exe is the contend binary that runs the plan's command.
+	Exe string
+	// Log receives progress lines.
+	Log io.Writer
+	// Kernel returns the running kernel (env.RunningKernel).
+	Kernel func() env.Kernel
+	// ExtraEnv is added to the environment of the commands run.
+	ExtraEnv []string
+}
+
+// ErrStopped wraps the errors after which a campaign stops (disarmed):
+// a wrong kernel, a failed run, a failed reboot.
+var ErrStopped = errors.New("campaign stopped")
+
+// ResultName returns the result file of boot slot of side label,
+// relative to the campaign directory.
+func ResultName(slot int, label byte) string {
+	return filepath.Join(BootsDir, fmt.Sprintf("%02d-%c.json", slot+1, label))
+}
+
+// Step does what is due after a boot of campaign dir: check the kernel,
+// settle, run the plan's command, record it, and, when the campaign was
+// armed, arrange the next boot and reboot. See the package comment for
+// the safety rules and docs in 'contend campaign --help' for the rule on
+// interrupted steps (redone).
+func Step(ctx context.Context, dir string, o StepOptions) error {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Kernel == nil {
+		o.Kernel = env.RunningKernel
+	}
+	p, err := ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	armed := IsArmed(dir)
+	if o.AtBoot && !armed {
+		fmt.Fprintf(o.Log, "campaign %s is not armed: nothing to do\n", dir)
+		return nil
+	}
+	// Consume the arming first: whatever goes wrong from here on
+	// (including a kill or a power cut), the campaign stays disarmed
+	// until this step finishes and arranges the next boot.
+	if armed {
+		if err := disarm(dir); err != nil {
+			return err
+		}
+	}
+	led, err := ReadLedger(dir)
+	if err != nil {
+		return err
+	}
+	slot := led.Next(len(p.Order))
+	if slot == len(p.Order) {
+		fmt.Fprintf(o.Log, "campaign %s is complete (%d boots): 'contend campaign report %s'\n", dir, len(p.Order), dir)
+		return nil
+	}
+	k := o.Kernel()
+	for _, e := range led.Done() {
+		if k.BootID != "" && e.BootID == k.BootID {
+			fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: reboot into side %c for boot %d (the campaign is disarmed; 'contend campaign arm %s' first to let the step reboot)\n",
+				short(k.BootID), e.Slot+1, p.Order[slot], slot+1, dir)
+			return nil
+		}
+	}
+	label := p.Order[slot]
+	side := p.Side(label)
+	stop := func(ev Event, format string, a ...any) error {
+		msg := fmt.Sprintf(format, a...)
+		ev.Time, ev.Slot, ev.Side, ev.BootID, ev.Message = time.Now().UTC(), slot, string(label), k.BootID, msg
+		if err := Append(dir, ev); err != nil {
+			return fmt.Errorf("%w: %s (and the ledger: %v)", ErrStopped, msg, err)
+		}
+		return fmt.Errorf("%w: %s", ErrStopped, msg)
+	}
+	if why := side.Expect.Mismatch(k); why != "" {
+		return stop(Event{Event: EvMismatch, Kernel: &k},
+			"boot %d of %d expects side %c (%s), but this kernel has %s; disarmed, no reboot: boot side %c and run 'contend campaign step %s'",
+			slot+1, len(p.Order), label, side.Expect, why, label, dir)
+	}
+	begin := time.Now().UTC()
+	result := ResultName(slot, label)
+	if id, open := led.Started(slot); open {
+		// Interrupted (killed, power cut): the slot is redone; the
+		// partial result file is kept aside and not analysed.
+		aside := strings.TrimSuffix(result, ".json") + ".interrupted-" + strconv.Itoa(len(led.Events)) + ".json"
+		if err := os.Rename(filepath.Join(dir, result), filepath.Join(dir, aside)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return stop(Event{Event: EvFailed}, "cannot set aside the interrupted result file: %v", err)
+		}
+		msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", slot+1, short(id))
+		fmt.Fprintln(o.Log, msg)
+		if err := Append(dir, Event{Event: EvRedo, Slot: slot, Side: string(label), BootID: k.BootID, Result: aside, Message: msg}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(o.Log, "boot %d of %d: side %c, kernel %s, boot %s\n", slot+1, len(p.Order), label, k.Release, short(k.BootID))
+	st, err := settle(ctx, p.Settle, o.Log)
+	if err != nil {
+		return stop(Event{Event: EvFailed}, "interrupted while settling: %v", err)
+	}
+	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: k.BootID, Kernel: &k, Begin: begin, Settle: &st, Result: result}); err != nil {
+		return err
+	}
+	args := RunArgs(p, slot, label, filepath.Join(dir, result))
+	fmt.Fprintf(o.Log, "running: contend %s\n", strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, o.Exe, args...)
+	cmd.Stdout, cmd.Stderr = o.Log, o.Log
+	cmd.Env = append(os.Environ(), o.ExtraEnv...)
+	if err := cmd.Run(); err != nil {
+		return stop(Event{Event: EvFailed, Result: result}, "boot %d: 'contend %s' failed (%v); disarmed, no reboot: see %s, then run 'contend campaign step %s' to redo this boot",
+			slot+1, strings.Join(args, " "), err, filepath.Join(dir, result), dir)
+	}
+	f, err := results.Read(filepath.Join(dir, result))
+	if err != nil {
+		return stop(Event{Event: EvFailed, Result: result}, "boot %d: %v; disarmed, no reboot", slot+1, err)
+	}
+	ok := f.Counts(-1)[results.StatusOK]
+	if ok == 0 {
+		return stop(Event{Event: EvFailed, Result: result}, "boot %d: no successful repetition in %s; disarmed, no reboot", slot+1, result)
+	}
+	if err := Append(dir, Event{Event: EvDone, Slot: slot, Side: string(label), BootID: k.BootID, Result: result, OK: ok}); err != nil {
+		return err
+	}
+	next := slot + 1
+	if next == len(p.Order) {
+		fmt.Fprintf(o.Log, "campaign complete: 'contend campaign report %s'\n", dir)
+		return Append(dir, Event{Event: EvComplete, Slot: slot})
+	}
+	nl := p.Order[next]
+	if !armed {
+		fmt.Fprintf(o.Log, "boot %d done. Not armed, so no reboot: boot side %c (%s) for boot %d and run the step again, or 'contend campaign arm %s' to let it reboot\n",
+			slot+1, nl, p.Side(nl).Expect, next+1, dir)
+		return nil
+	}
+	cmds := BootCommands(p.Side(nl).Boot)
+	envv := append(os.Environ(), o.ExtraEnv...)
+	envv = append(envv, "CONTEND_CAMPAIGN_DIR="+dir, "CONTEND_CAMPAIGN_SLOT="+strconv.Itoa(next+1), "CONTEND_CAMPAIGN_SIDE="+string(nl))
+	for i, c := range cmds {
+		if i == len(cmds)-1 {
+			// Armed again just before the reboot: the next boot's step
+			// may continue. A failed reboot command disarms it again.
+			if err := Arm(dir); err != nil {
+				return stop(Event{Event: EvFailed}, "cannot arm for the next boot: %v", err)
+			}
+			if err := Append(dir, Event{Event: EvReboot, Slot: next, Side: string(nl), BootID: k.BootID, Message: c}); err != nil {
+				disarm(dir)
+				return err
+			}
+		}
+		fmt.Fprintf(o.Log, "running: %s\n", c)
+		sh := exec.CommandContext(ctx, "/bin/sh", "-c", c)
+		sh.Stdout, sh.Stderr, sh.Env = o.Log, o.Log, envv
+		if err := sh.Run(); err != nil {
+			disarm(dir)
+			return stop(Event{Event: EvFailed}, "arranging boot %d (side %c): %q failed (%v); disarmed: boot side %c yourself and run 'contend campaign step %s'",
+				next+1, nl, c, err, nl, dir)
+		}
+	}
+	return nil
+}
+
+// RunArgs returns the contend arguments of boot slot: the plan's command
+// with --out FILE and --label inserted after its first word.
+func RunArgs(p *Plan, slot int, label byte, out string) []string {
+	args := []string{p.Command[0], "--out", out, "--label", fmt.Sprintf("%c boot %d", label, slot+1)}
+	return append(args, p.Command[1:]...)
+}
+
+// BootCommands returns the shell commands that boot b, the last one the
+// reboot.
+func BootCommands(b Boot) []string {
+	reboot := b.Reboot
+	switch {
+	case b.GrubEntry != "":
+		if reboot == "" {
+			reboot = "systemctl reboot"
+		}
+		return []string{"grub-reboot " + shellQuote(b.GrubEntry), reboot}
+	case b.Kexec != nil:
+		if reboot == "" {
+			reboot = "systemctl kexec"
+		}
+		load := "kexec -l " + shellQuote(b.Kexec.Kernel)
+		if b.Kexec.Initrd != "" {
+			load += " --initrd=" + shellQuote(b.Kexec.Initrd)
+		}
+		if b.Kexec.Cmdline != "" {
+			load += " --command-line=" + shellQuote(b.Kexec.Cmdline)
+		} else {
+			load += " --reuse-cmdline"
+		}
+		return []string{load, reboot}
+	}
+	return []string{b.Command}
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	if id == "" {
+		return "(unknown)"
+	}
+	return id
+}

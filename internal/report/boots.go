@@ -1,0 +1,283 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// AssumedBootCost is the cost of a boot used for the recommendation of
+// runs per boot when none was measured (a campaign's ledger measures it)
+// nor given.
+const AssumedBootCost = 2 * time.Minute
+
+// A Boot is the runs of one side in one boot.
+type Boot struct {
+	ID     string
+	Values []float64
+	// Seconds per run: the span of the boot's repetition starts divided
+	// by their count minus one (NaN with a single run).
+	RunCost float64
+}
+
+// BootLevel is the boot-level part of the comparison of one pair of
+// sides on the headline metric: filled when every successful repetition
+// of both sides records its boot (results.Rep.BootID).
+type BootLevel struct {
+	A, B   int // sides
+	Metric string
+	Alpha  float64
+	// BootsA and BootsB are the boots of each side in the order their
+	// first repetition ran.
+	BootsA, BootsB []Boot
+	// Cmp is the boot-level comparison, nil when a side spans one boot
+	// or the values are not all positive (Reason says why).
+	Cmp    *analysis.BootComparison
+	Reason string
+	// Plan recommends the next campaign from the components and the
+	// costs; CostBoot and CostRun are in seconds, CostBootMeasured false
+	// when CostBoot is AssumedBootCost.
+	Plan             analysis.BootPlan
+	CostBoot         float64
+	CostBootMeasured bool
+	CostRun          float64
+}
+
+// OneBoot reports whether a side spans a single boot.
+func (b *BootLevel) OneBoot() bool { return len(b.BootsA) < 2 || len(b.BootsB) < 2 }
+
+// sideBoots groups the successful measured repetitions of side s by boot;
+// ok is false when one of them has no boot id.
+func sideBoots(parts []Part, metric string) (boots []Boot, ok bool) {
+	idx := map[string]int{}
+	starts := map[string][]time.Time{}
+	for _, p := range parts {
+		sel := map[int]bool{}
+		for _, c := range p.Configs {
+			sel[c] = true
+		}
+		for _, rep := range p.File.Reps {
+			if rep.Warmup || !sel[rep.Config] || rep.Status != results.StatusOK {
+				continue
+			}
+			v, has := rep.Metrics[metric]
+			if !has {
+				continue
+			}
+			if rep.BootID == "" {
+				return nil, false
+			}
+			i, seen := idx[rep.BootID]
+			if !seen {
+				i = len(boots)
+				idx[rep.BootID] = i
+				boots = append(boots, Boot{ID: rep.BootID})
+			}
+			boots[i].Values = append(boots[i].Values, v)
+			starts[rep.BootID] = append(starts[rep.BootID], rep.Start)
+		}
+	}
+	for i := range boots {
+		s := starts[boots[i].ID]
+		sort.Slice(s, func(a, b int) bool { return s[a].Before(s[b]) })
+		boots[i].RunCost = math.NaN()
+		if len(s) > 1 {
+			boots[i].RunCost = s[len(s)-1].Sub(s[0]).Seconds() / float64(len(s)-1)
+		}
+	}
+	return boots, len(boots) > 0
+}
+
+// buildBootLevel fills r.Boots: one BootLevel per pair whose sides both
+// record their boots.
+func (r *CompareReport) buildBootLevel() {
+	for _, p := range r.Pairs {
+		ba, okA := sideBoots(r.sideParts[p.A], r.Headline)
+		bb, okB := sideBoots(r.sideParts[p.B], r.Headline)
+		if !okA || !okB {
+			continue
+		}
+		bl := BootLevel{A: p.A, B: p.B, Metric: r.Headline, Alpha: r.Options.Alpha, BootsA: ba, BootsB: bb}
+		if !bl.OneBoot() {
+			var ga, gb [][]float64
+			for _, b := range ba {
+				ga = append(ga, b.Values)
+			}
+			for _, b := range bb {
+				gb = append(gb, b.Values)
+			}
+			c, err := analysis.CompareBoots(ga, gb, Confidence)
+			if err != nil {
+				bl.Reason = err.Error()
+			} else {
+				bl.Cmp = &c
+				bl.plan(r.Options.BootCost)
+			}
+		}
+		r.Boots = append(r.Boots, bl)
+	}
+}
+
+// plan fills the costs and the recommendation: the same time as this
+// comparison's boots and runs took (at the measured costs).
+func (b *BootLevel) plan(bootCost time.Duration) {
+	var costs []float64
+	runs := 0
+	for _, s := range [][]Boot{b.BootsA, b.BootsB} {
+		for _, x := range s {
+			if !math.IsNaN(x.RunCost) {
+				costs = append(costs, x.RunCost)
+			}
+			runs += len(x.Values)
+		}
+	}
+	b.CostRun = 1
+	if len(costs) > 0 {
+		sort.Float64s(costs)
+		b.CostRun = math.Max(costs[len(costs)/2], 1e-3)
+	}
+	b.CostBoot, b.CostBootMeasured = AssumedBootCost.Seconds(), false
+	if bootCost > 0 {
+		b.CostBoot, b.CostBootMeasured = bootCost.Seconds(), true
+	}
+	boots := len(b.BootsA) + len(b.BootsB)
+	budget := float64(boots)*b.CostBoot + float64(runs)*b.CostRun
+	b.Plan = analysis.PlanBoots(b.CostBoot, b.CostRun, b.Cmp.Components, budget, Confidence)
+}
+
+// seconds renders a cost in seconds as a duration: "1m32s", "45ms".
+func seconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second).String()
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// pctAbout renders a fraction as a rough percentage: "1.3%", "210%".
+func pctAbout(x float64) string {
+	if x >= 0.1 {
+		return fmt.Sprintf("%.0f%%", 100*x)
+	}
+	return fmt.Sprintf("%.2g%%", 100*x)
+}
+
+// sdPct renders the standard deviation of log values for variance v as a
+// relative spread: "1.2%".
+func sdPct(v float64) string {
+	return pctAbout(math.Sqrt(v))
+}
+
+func pluralBoots(n int) string {
+	if n == 1 {
+		return "one boot"
+	}
+	return fmt.Sprintf("%d boots", n)
+}
+
+// writeBoots renders the boot-level lines of the text report: one line
+// when a side spans one boot, else the boot-level section.
+func (r *CompareReport) writeBoots(w io.Writer) {
+	for _, b := range r.Boots {
+		la, lb := r.Sides[b.A].Label, r.Sides[b.B].Label
+		if b.OneBoot() {
+			writeWrapped(w, fmt.Sprintf("Boots: %s ran in %s, %s in %s: boot-to-boot variance is not measured and the p-value covers this boot only.",
+				la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB))), "  ")
+			continue
+		}
+		fmt.Fprintln(w)
+		if b.Cmp == nil {
+			writeWrapped(w, fmt.Sprintf("Boot level (%s in %s, %s in %s): not analysed: %s", la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB)), b.Reason), "  ")
+			continue
+		}
+		for _, l := range b.Lines(la, lb) {
+			writeWrapped(w, l, "    ")
+		}
+	}
+}
+
+// Lines renders a multi-boot BootLevel as text lines: the verdict with the
+// boot as the unit, the variance components and the recommendation. la and
+// lb name the sides.
+func (b *BootLevel) Lines(la, lb string) []string {
+	c := b.Cmp
+	verdict := "no significant change"
+	if c.P <= b.Alpha {
+		verdict = "significant: " + lb + " higher"
+		if c.Ratio < 1 {
+			verdict = "significant: " + lb + " lower"
+		}
+	}
+	p := "p=" + FormatP(c.P)
+	if strings.HasPrefix(FormatP(c.P), "<") {
+		p = "p" + FormatP(c.P)
+	}
+	v := c.Components
+	ratio := v.Ratio()
+	rs := fmt.Sprintf("%.2g", ratio)
+	if math.IsNaN(ratio) {
+		rs = "-"
+	}
+	cost := fmt.Sprintf("a boot %s (measured)", seconds(b.CostBoot))
+	if !b.CostBootMeasured {
+		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", seconds(b.CostBoot))
+	}
+	pl := b.Plan
+	return []string{
+		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
+			c.BootsA, c.BootsB, c.RunsA, c.RunsB, b.Metric),
+		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
+		fmt.Sprintf("  variance components: within a boot SD %s, between boots SD %s, between/within variance ratio %s",
+			sdPct(v.Within), sdPct(v.Between), rs),
+		fmt.Sprintf("  next campaign in the same time: %d boots x %d runs per side (%s, a run %s; r* = sqrt(boot/run x within/between), Kalibera & Jones, ISMM 2013), about %s, expected interval ±%s",
+			pl.BootsPerSide, pl.RunsPerBoot, cost, seconds(b.CostRun), seconds(pl.Seconds), pctAbout(math.Exp(pl.HalfWidth)-1)),
+	}
+}
+
+// jsonBoots is the boot level of one pair in the JSON format: numbers as
+// fractions and seconds; variances of log values.
+type jsonBoots struct {
+	Pair             string `json:"pair"` // "A-B"
+	Metric           string `json:"metric"`
+	BootsA           int    `json:"boots_a"`
+	BootsB           int    `json:"boots_b"`
+	OneBoot          bool   `json:"one_boot"`
+	Ratio            num    `json:"ratio,omitempty"`
+	RatioLo          num    `json:"ratio_lo,omitempty"`
+	RatioHi          num    `json:"ratio_hi,omitempty"`
+	P                num    `json:"p,omitempty"`
+	DF               num    `json:"df,omitempty"`
+	VarWithin        num    `json:"var_within,omitempty"`
+	VarBetween       num    `json:"var_between,omitempty"`
+	NextBootsPerSide int    `json:"next_boots_per_side,omitempty"`
+	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
+	CostBoot         num    `json:"cost_boot_s,omitempty"`
+	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
+	CostRun          num    `json:"cost_run_s,omitempty"`
+	Reason           string `json:"reason,omitempty"`
+}
+
+func (r *CompareReport) bootsJSON() []jsonBoots {
+	var out []jsonBoots
+	for _, b := range r.Boots {
+		j := jsonBoots{Pair: r.Sides[b.A].Label + "-" + r.Sides[b.B].Label, Metric: b.Metric,
+			BootsA: len(b.BootsA), BootsB: len(b.BootsB), OneBoot: b.OneBoot(), Reason: b.Reason}
+		if c := b.Cmp; c != nil {
+			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
+			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
+			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
+			j.CostBoot, j.CostBootMeasured, j.CostRun = num(b.CostBoot), b.CostBootMeasured, num(b.CostRun)
+		}
+		out = append(out, j)
+	}
+	return out
+}

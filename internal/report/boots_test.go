@@ -1,0 +1,87 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// bootFile is a result file whose repetitions ran in the given boots, one
+// value list per boot.
+func bootFile(boots map[string][]float64, order ...string) *results.File {
+	f := &results.File{Format: results.FormatName, Version: 1, Workload: "w", Kind: "run", Primary: "time",
+		Metrics: []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, Configs: []results.Config{{}}}
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	for _, id := range order {
+		for _, v := range boots[id] {
+			f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Status: results.StatusOK, BootID: id,
+				Start: t0.Add(time.Duration(len(f.Reps)) * time.Second), Metrics: map[string]float64{"time": v}})
+		}
+	}
+	return f
+}
+
+func TestBootLevelOneBoot(t *testing.T) {
+	a := bootFile(map[string][]float64{"x": {10, 11, 12, 13, 14}}, "x")
+	b := bootFile(map[string][]float64{"x": {12, 13, 14, 15, 16}}, "x")
+	var out bytes.Buffer
+	if err := Compare(&out, []Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "Boots: A ran in one boot, B in one boot: boot-to-boot variance is not measured and the p-value covers this boot only.") {
+		t.Errorf("no one-boot line:\n%s", out.String())
+	}
+	// Without boot ids (older files), nothing is said.
+	for i := range a.Reps {
+		a.Reps[i].BootID = ""
+	}
+	out.Reset()
+	Compare(&out, []Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{}, "text")
+	if strings.Contains(out.String(), "Boot") {
+		t.Errorf("boot lines without boot ids:\n%s", out.String())
+	}
+}
+
+func TestBootLevelSeveralBoots(t *testing.T) {
+	av := map[string][]float64{"a1": {100, 101, 102}, "a2": {104, 105, 103}, "a3": {99, 100, 98}}
+	bv := map[string][]float64{"b1": {110, 111, 109}, "b2": {108, 107, 109}, "b3": {112, 111, 113}}
+	a, b := bootFile(av, "a1", "a2", "a3"), bootFile(bv, "b1", "b2", "b3")
+	r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{BootCost: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Boots) != 1 || r.Boots[0].Cmp == nil {
+		t.Fatalf("boot level: %+v", r.Boots)
+	}
+	want, _ := analysis.CompareBoots([][]float64{av["a1"], av["a2"], av["a3"]}, [][]float64{bv["b1"], bv["b2"], bv["b3"]}, Confidence)
+	got := r.Boots[0]
+	if math.Abs(got.Cmp.P-want.P) > 1e-12 || got.Cmp.Ratio != want.Ratio {
+		t.Errorf("boot level P %v ratio %v, want %v %v", got.Cmp.P, got.Cmp.Ratio, want.P, want.Ratio)
+	}
+	if got.CostRun != 1 || got.CostBoot != 90 || !got.CostBootMeasured {
+		t.Errorf("costs: run %v boot %v measured %v", got.CostRun, got.CostBoot, got.CostBootMeasured)
+	}
+	if r := analysis.OptimalRunsPerBoot(90, 1, want.Components); got.Plan.RunsPerBoot != r {
+		t.Errorf("plan %+v, want %d runs per boot", got.Plan, r)
+	}
+	var js bytes.Buffer
+	if err := r.Write(&js, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"boot_level"`) || !strings.Contains(js.String(), `"next_runs_per_boot"`) {
+		t.Errorf("json lacks the boot level:\n%s", js.String())
+	}
+	var out bytes.Buffer
+	r.Write(&out, "text")
+	text := strings.Join(strings.Fields(out.String()), " ")
+	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "significant: B higher", "a boot 1m30s (measured)"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text lacks %q:\n%s", s, out.String())
+		}
+	}
+}
