@@ -163,7 +163,7 @@ func runExec(c *cli.Context) error {
 	name := execName(args[0], c.Bool("shell"))
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
-	wr, err := createOut(opt.out, name, f)
+	wr, err := createOut(opt.out, name, f, opt.mode)
 	if err != nil {
 		return err
 	}

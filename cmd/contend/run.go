@@ -90,7 +90,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if x := staleWarning(); x != "" {
 		f.Warnings = append(f.Warnings, x)
 	}
-	wr, err := createOut(opt.out, w.Name, f)
+	wr, err := createOut(opt.out, w.Name, f, opt.mode)
 	if err != nil {
 		return err
 	}

@@ -284,7 +284,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
-	wr, err := createOut(opt.out, w.Name+"-sweep", f)
+	wr, err := createOut(opt.out, w.Name+"-sweep", f, opt.mode)
 	if err != nil {
 		return err
 	}
