@@ -140,6 +140,7 @@ func runImport(c *cli.Context) error {
 	f.Configs = []results.Config{cfg}
 	f.Warnings = warns
 	now := time.Now()
+	f.Reps = make([]results.Rep, 0, len(recs))
 	for i, r := range recs {
 		rep := results.Rep{Index: i, Round: i, Start: now, Metrics: r.Metrics,
 			Output: fmt.Sprintf("[line %d]\n%s", r.Line+max(from, 1)-1, r.Text)}

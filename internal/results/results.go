@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -342,8 +343,9 @@ type end struct {
 // records are decoded in parallel (most of the time of reading a large
 // file); a torn last line is dropped with a warning.
 func parseLines(b []byte) (*File, int, error) {
-	var lines [][]byte
-	var ends []int // offset after each line
+	n := bytes.Count(b, []byte("\n")) + 1
+	lines := make([][]byte, 0, n)
+	ends := make([]int, 0, n) // offset after each line
 	for off := 0; off < len(b); {
 		i := bytes.IndexByte(b[off:], '\n')
 		next := off + i + 1
@@ -362,6 +364,13 @@ func parseLines(b []byte) (*File, int, error) {
 	recs := make([]record, len(lines)-1)
 	errs := make([]error, len(lines)-1)
 	decodeParallel(lines[1:], recs, errs)
+	nrep := 0
+	for _, r := range recs {
+		if r.Rep != nil {
+			nrep++
+		}
+	}
+	f.Reps = slices.Grow(f.Reps, nrep)
 	good := ends[0]
 	for i := range recs {
 		line := lines[i+1]

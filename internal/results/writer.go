@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -128,8 +130,15 @@ func (w *Writer) encodeAll() ([]byte, error) {
 	}
 	b = append(b, '\n')
 	w.warned = len(f.Warnings)
+	reps, err := encodeReps(f.Reps)
+	if err != nil {
+		return nil, err
+	}
 	// Segments and repetitions interleave as they were run.
 	seg := 0
+	if len(reps) > 0 {
+		b = slices.Grow(b, len(reps)*(len(reps[0])+8))
+	}
 	for i := range f.Reps {
 		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
 			b, err = appendRecord(b, record{Append: &f.Appends[seg]})
@@ -138,9 +147,7 @@ func (w *Writer) encodeAll() ([]byte, error) {
 			}
 			seg++
 		}
-		if b, err = appendRecord(b, record{Rep: &f.Reps[i]}); err != nil {
-			return nil, fmt.Errorf("repetition %d: %w", i, err)
-		}
+		b = append(b, reps[i]...)
 	}
 	for ; seg < len(f.Appends); seg++ {
 		if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
@@ -153,6 +160,36 @@ func (w *Writer) encodeAll() ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// encodeReps encodes the lines of reps on every CPU (an import writes
+// 100,000 at once).
+func encodeReps(reps []Rep) ([][]byte, error) {
+	lines := make([][]byte, len(reps))
+	errs := make([]error, len(reps))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
+	chunk := (len(reps) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(reps); lo += chunk {
+		hi := min(lo+chunk, len(reps))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := lo; i < hi; i++ {
+				start := len(buf)
+				buf, errs[i] = appendRecord(buf, record{Rep: &reps[i]})
+				lines[i] = buf[start:len(buf):len(buf)]
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i, err)
+		}
+	}
+	return lines, nil
 }
 
 // openAppend reads the locked existing file, checks that it holds a run of
