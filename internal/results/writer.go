@@ -357,7 +357,7 @@ func (w *Writer) write(b []byte) error {
 	if w.fh == nil {
 		return errors.New("the file is closed")
 	}
-	_, err := w.fh.WriteAt(b, w.size)
+	_, err := writeAt(w.fh, b, w.size)
 	if err == nil {
 		err = unix.Fdatasync(int(w.fh.Fd()))
 	}
@@ -368,6 +368,9 @@ func (w *Writer) write(b []byte) error {
 	w.size += int64(len(b))
 	return nil
 }
+
+// writeAt is (*os.File).WriteAt; tests make it fail (disk full).
+var writeAt = (*os.File).WriteAt
 
 // appendRecord appends r's line to b.
 func appendRecord(b []byte, r record) ([]byte, error) {
