@@ -55,10 +55,14 @@ func TestFaultInjection(t *testing.T) {
 		wl := faultWorkloads[i%len(faultWorkloads)]
 		action := []string{"kill-child", "sigint", "sigterm", "ab-sigint", "ab-kill-child"}[rng.IntN(5)]
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
+		// Drawn every trial from the seeded rng, so that the seed
+		// replays the whole sequence.
+		pause := time.Duration(rng.IntN(100)) * time.Millisecond
 		name := fmt.Sprintf("%d-%s-%s-%s", i, wl[0], action, delay)
-		ok := t.Run(name, func(t *testing.T) { faultTrial(t, wl, action, delay, enable) })
+		ok := t.Run(name, func(t *testing.T) { faultTrial(t, wl, action, delay, pause, enable) })
 		trials[action]++
 		if !ok {
+			t.Logf("trial %s failed: CONTEND_FAULT_SEED=%d replays it", name, seed)
 			break
 		}
 	}
@@ -69,7 +73,7 @@ func TestFaultInjection(t *testing.T) {
 	t.Logf("%d fault trials in %s: %v", total, time.Since(start).Round(time.Second), trials)
 }
 
-func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, enable func(string) string) {
+func faultTrial(t *testing.T, wl []string, action string, delay, pause time.Duration, enable func(string) string) {
 	dir := chdirTemp(t)
 	out := filepath.Join(dir, "r.json")
 	before := semSet(t)
@@ -96,7 +100,7 @@ func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, e
 	case "kill-child", "ab-kill-child":
 		if child := repChild(cmd.Process.Pid); child > 0 {
 			syscall.Kill(child, syscall.SIGKILL)
-			time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+			time.Sleep(pause)
 		}
 		syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
 	case "sigterm":
