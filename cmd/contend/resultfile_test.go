@@ -210,3 +210,28 @@ func TestDiskFullNamesUnsavedReps(t *testing.T) {
 		t.Errorf("file holds %d reps (complete %v), want the 2 saved", len(f.Reps), f.Complete)
 	}
 }
+
+// TestEarlySignal: a SIGTERM that arrives before Main has installed its
+// handler (here: sent by the process to itself first thing) stops the run
+// cleanly, exit 130 with a readable file, instead of killing contend by
+// the signal.
+func TestEarlySignal(t *testing.T) {
+	dir := chdirTemp(t)
+	out := filepath.Join(dir, "e.json")
+	cmd := contendCmd(t, "run", "faultme", "--threads", "1", "--mem", "1MiB", "-n", "3", "--out", out)
+	cmd.Env = append(cmd.Env, "CONTEND_TEST_EARLY_SIGNAL=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Run()
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() || ws.ExitStatus() != 130 {
+		t.Fatalf("status %v, want exit 130; stderr %q", cmd.ProcessState, stderr.String())
+	}
+	f, err := results.Read(out)
+	if err != nil || len(f.Reps) != 0 || f.Complete {
+		t.Errorf("file: %v %+v", err, f)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+}
