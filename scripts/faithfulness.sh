@@ -14,6 +14,6 @@ cd "$(dirname "$0")/.."
 make -s build
 orig=$(scripts/build-originals.sh)
 trap 'rm -rf "$orig"' EXIT
-./bin/contend verify faultme --threads 40 --mem 1GiB -n "$runs" --out "$orig/verify-faultme.json" -- "$orig/faultme40"
+./bin/contend verify faultme --threads 40 --mem 1GiB -n "$runs" --out "$orig/verify-faultme.json" --replace -- "$orig/faultme40"
 echo
-./bin/contend verify mutex --threads 100 --locks 30000 -n "$runs" --out "$orig/verify-mutex.json" -- "$orig/mainc100"
+./bin/contend verify mutex --threads 100 --locks 30000 -n "$runs" --out "$orig/verify-mutex.json" --replace -- "$orig/mainc100"
