@@ -106,13 +106,17 @@ func Open(path string, f *File, mode Mode) (*Writer, error) {
 	}
 	f.Format, f.Version = FormatName, FormatVersion
 	b, err := w.encodeAll()
+	if err == nil {
+		if err = w.write(b); err != nil {
+			err = fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+	}
 	if err != nil {
+		if mode == ModeNew {
+			os.Remove(path) // created here: leave nothing behind
+		}
 		w.fh.Close()
 		return nil, err
-	}
-	if err := w.write(b); err != nil {
-		w.fh.Close()
-		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
 	}
 	syncDir(dir)
 	return w, nil
