@@ -350,6 +350,9 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 // before the result file (outName names the default one).
 func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if p.until > 0 && opt.mode == results.ModeAppend {
+		return usagef("--append: an adaptive A/B run (--until) cannot append, its stopping rule counts from its first pair; give another --out")
+	}
 	var trace *ab.TraceSwitch
 	var err error
 	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
@@ -376,7 +379,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, outName, f)
+	wr, err := createOut(opt.out, outName, f, opt.mode)
 	if err != nil {
 		if trace != nil {
 			trace.Restore() // nothing was switched yet; this releases it

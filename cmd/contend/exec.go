@@ -165,7 +165,7 @@ func runExec(c *cli.Context) error {
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, name, f)
+	wr, err := createOut(opt.out, name, f, opt.mode)
 	if err != nil {
 		return err
 	}
