@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"contend/internal/results"
 	"contend/internal/testutil"
@@ -194,4 +197,53 @@ func TestShowOriginalOfExec(t *testing.T) {
 	if r.code != 0 || r.stdout != "x=5\nx=5\n" {
 		t.Errorf("show --format original of an exec file: %d %q", r.code, r.stdout)
 	}
+}
+
+// TestExecKilledContendTakesGrandchildren SIGKILLs contend while the
+// program of an exec repetition has a background grandchild (sleep 30):
+// the grandchild must end too (the launcher kills the repetition's group
+// when contend dies; PR_SET_PDEATHSIG alone reached only the direct child).
+func TestExecKilledContendTakesGrandchildren(t *testing.T) {
+	dir := chdirTemp(t)
+	pidFile := filepath.Join(dir, "bg.pid")
+	script := "sleep 30 & echo $! >" + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; wait"
+	cmd := contendCmd(t, "exec", "-n", "1", "--quiet", "--out", filepath.Join(dir, "g.json"), "--shell", "--", script)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 && time.Now().Before(deadline) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the program did not start its background sleep")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline = time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the background grandchild %d survived contend's SIGKILL by 10 s", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
