@@ -36,9 +36,6 @@ const char *ct_cc_flags(void)
 #if defined(_FORTIFY_SOURCE)
 	       ", _FORTIFY_SOURCE=" CT_STR(_FORTIFY_SOURCE)
 #endif
-#if defined(__PIC__)
-	       ", PIC"
-#endif
 #if defined(__AVX512F__)
 	       ", AVX-512"
 #elif defined(__AVX2__)
