@@ -247,3 +247,17 @@ func processAlive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
+
+// TestHelpMaxRSS: the maxrss topic says what the metric includes, and a
+// workload's help points to it.
+func TestHelpMaxRSS(t *testing.T) {
+	r := runCLI(t, "help", "maxrss")
+	for _, want := range []string{"launcher", "/usr/bin/time", "Go runtime", "original C program"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("help maxrss lacks %q: %+v", want, r)
+		}
+	}
+	if r := runCLI(t, "help", "faultme"); !strings.Contains(r.stdout, "contend help maxrss") {
+		t.Errorf("help faultme does not point to help maxrss:\n%s", r.stdout)
+	}
+}
