@@ -261,3 +261,63 @@ func TestHelpMaxRSS(t *testing.T) {
 		t.Errorf("help faultme does not point to help maxrss:\n%s", r.stdout)
 	}
 }
+
+// TestKilledContendTakesWorkers SIGKILLs contend while an osim repetition's
+// worker processes run: the child (Pdeathsig) and its workers
+// (PR_SET_PDEATHSIG towards the child) must all end.
+func TestKilledContendTakesWorkers(t *testing.T) {
+	dir := chdirTemp(t)
+	cmd := contendCmd(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "2000000000", "--busy-in", "1000",
+		"-n", "1", "--quiet", "--timeout", "5m", "--out", filepath.Join(dir, "o.json"))
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var group []int
+	deadline := time.Now().Add(30 * time.Second)
+	for len(group) < 5 && time.Now().Before(deadline) {
+		group = nil
+		for _, c := range procsWith(3, cmd.Process.Pid) { // children of contend
+			group = procsWith(4, c) // its process group
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(group) < 5 {
+		t.Fatalf("found %d processes of the repetition, want the child and 4 workers", len(group))
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for _, pid := range group {
+		for processAlive(pid) {
+			if time.Now().After(deadline) {
+				syscall.Kill(-group[0], syscall.SIGKILL)
+				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// procsWith returns the live processes whose /proc/PID/stat field (1-based
+// after the command: 3 ppid, 4 pgrp) equals v.
+func procsWith(field, v int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > field-2 && f[0] != "Z" && f[field-2] == strconv.Itoa(v) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
