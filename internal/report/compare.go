@@ -88,6 +88,9 @@ type CompareReport struct {
 	Families   []string
 	ParamDiffs []Diff
 	EnvDiffs   []Diff
+	// BuildDiffs are the keys of EnvDiffs that say contend was built
+	// differently (env.BuildKey), recorded by every part.
+	BuildDiffs []string
 	Outliers   []Outlier
 	// Within holds the checks between the files of a pooled side.
 	Within []WithinCheck
@@ -277,6 +280,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	}
 	r.ParamDiffs = paramDiffs(sides)
 	r.EnvDiffs = envDiffs(sides)
+	r.BuildDiffs = buildDiffs(r.EnvDiffs)
 
 	base := analysis.CompareOptions{Test: opt.Test, Alpha: opt.Alpha, Threshold: opt.Threshold}
 	var head, rest, ev []*analysis.Comparison
@@ -552,6 +556,20 @@ func partEnv(p Part) env.Fingerprint {
 		}
 	}
 	return fp
+}
+
+// buildDiffs returns the keys of diffs that describe the build (sources,
+// compilers, flags) and are recorded on every side: an older file without
+// them says nothing about how it was built.
+func buildDiffs(diffs []Diff) []string {
+	var out []string
+	for _, d := range diffs {
+		if !env.BuildKey(d.Key) || strings.Contains(strings.Join(d.Values, "\x00"), "(not recorded)") {
+			continue
+		}
+		out = append(out, d.Key)
+	}
+	return out
 }
 
 // envDiffs lists the environment keys (env.Diff) that differ between any

@@ -38,6 +38,7 @@ type jsonReport struct {
 	Pairs     []jsonPair   `json:"pairs"`
 	Params    []Diff       `json:"param_diffs"`
 	Env       []Diff       `json:"env_diffs"`
+	Built     []string     `json:"built_differently,omitempty"`
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
 	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
@@ -146,7 +147,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
 		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
-		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs,
+		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}
 	if out.Params == nil {
