@@ -851,8 +851,8 @@ func verdictPhrase(row MetricRow) string {
 	c := row.Cmp
 	switch c.Verdict {
 	case analysis.VerdictNoChange:
-		if !math.IsNaN(c.MDE) {
-			return fmt.Sprintf("no significant change (could detect ±%s)", pctAbs(c.MDE))
+		if !math.IsNaN(c.MDEUp) {
+			return "no significant change (" + mdePhrase(c) + ")"
 		}
 		return "no significant change"
 	case analysis.VerdictWithinNoise:
@@ -861,6 +861,13 @@ func verdictPhrase(row MetricRow) string {
 		return "too few runs to tell"
 	}
 	return VerdictWord(row)
+}
+
+// mdePhrase says which changes the test of c would have found: the
+// minimum detectable increase and decrease at its power, for its test and
+// Holm family (a planning figure, see analysis.MinDetectableChange).
+func mdePhrase(c *analysis.Comparison) string {
+	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*c.Power, pctAbs(c.MDEUp), pctAbs(c.MDEDown))
 }
 
 // pctAbs renders a positive fraction as a percentage with two significant
