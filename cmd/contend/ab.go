@@ -573,15 +573,15 @@ func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d
 	}
 }
 
-// abStopLine is the adaptive decision d of rule seq in one line: why the
-// run stopped, after how many pairs and values, and the design.
+// abStopLine is the adaptive decision d of rule seq in a few lines: why
+// the run stopped, after how many pairs and values, and the design.
 func abStopLine(d *analysis.Decision, seq *analysis.Sequential) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (after %d of at most %d pairs", d.Reason, d.N, seq.MaxRuns)
+	fmt.Fprintf(&b, "%s\n  (after %d of at most %d pairs", d.Reason, d.N, seq.MaxRuns)
 	if d.NA != d.N || d.NB != d.N {
 		fmt.Fprintf(&b, ", %d+%d successful runs", d.NA, d.NB)
 	}
-	fmt.Fprintf(&b, "; %s, keeping the false-positive rate at or below %s)", seq.Describe(), analysis.FormatAlpha(seq.Alpha))
+	fmt.Fprintf(&b, ";\n  %s,\n  keeping the false-positive rate at or below %s)", seq.Describe(), analysis.FormatAlpha(seq.Alpha))
 	return b.String()
 }
 
