@@ -219,7 +219,9 @@ func mwShiftSimulated(n1, n2 int, alpha, power float64) (float64, bool) {
 //   - Welch compares means, and scaling B scales its standard deviation
 //     too: with v the pooled coefficient of variation and k =
 //     t_{1-α/2,ν} + t_{power,ν}, up solves up = k·v·sqrt(1/n1 + (1+up)²/n2)
-//     and down solves down = k·v·sqrt(1/n1 + (1-down)²/n2).
+//     and down solves down = k·v·sqrt(1/n1 + (1-down)²/n2); either is
+//     +Inf when no change in its direction reaches the power (v so large
+//     that B's noise grows faster than the change).
 //
 // With values that are not all positive (a change can then not be a
 // factor) both are δ times the pooled standard deviation over |median(a)|.
@@ -300,10 +302,16 @@ func changeFromNoise(n1, n2 int, noise float64, kind noiseKind, alpha, power flo
 	case kind == noiseLog:
 		return math.Expm1(delta * noise), -math.Expm1(-delta * noise), true
 	case kind == noiseCV && test == TestWelch:
+		// With noise that grows with the change, a change too large to
+		// matter may still stay hidden: +Inf says no change of that
+		// direction reaches the power.
 		up, okU := welchScaledChange(n1, n2, noise, alpha, power, +1)
 		down, okD := welchScaledChange(n1, n2, noise, alpha, power, -1)
-		if !okU || !okD {
-			return nan, nan, false
+		if !okU {
+			up = math.Inf(1)
+		}
+		if !okD {
+			down = math.Inf(1)
 		}
 		return up, down, true
 	}

@@ -111,3 +111,12 @@ func TestMDEHolmFamily(t *testing.T) {
 		t.Errorf("family of 3: up %v down %v (alone %v), want %v %v", cs[0].MDEUp, cs[0].MDEDown, alone.MDEUp, want, wantDown)
 	}
 }
+
+// TestMDEWelchHugeNoise checks that Welch's MDE with noise that grows with
+// the change is +Inf, not NaN, when no increase reaches the power.
+func TestMDEWelchHugeNoise(t *testing.T) {
+	up, down, ok := changeFromNoise(8, 10, 3, noiseCV, 0.05, 0.8, TestWelch)
+	if !ok || !math.IsInf(up, 1) || math.IsNaN(down) {
+		t.Errorf("CV 3: up %v down %v ok %v, want +Inf and a number", up, down, ok)
+	}
+}

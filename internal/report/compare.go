@@ -867,7 +867,16 @@ func verdictPhrase(row MetricRow) string {
 // minimum detectable increase and decrease at its power, for its test and
 // Holm family (a planning figure, see analysis.MinDetectableChange).
 func mdePhrase(c *analysis.Comparison) string {
-	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*c.Power, pctAbs(c.MDEUp), pctAbs(c.MDEDown))
+	up, down := !math.IsInf(c.MDEUp, 1), !math.IsInf(c.MDEDown, 1)
+	switch {
+	case up && down:
+		return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*c.Power, pctAbs(c.MDEUp), pctAbs(c.MDEDown))
+	case up:
+		return fmt.Sprintf("%.0f%% power to detect +%s, no decrease", 100*c.Power, pctAbs(c.MDEUp))
+	case down:
+		return fmt.Sprintf("%.0f%% power to detect -%s, no increase", 100*c.Power, pctAbs(c.MDEDown))
+	}
+	return fmt.Sprintf("too noisy to detect any change with %.0f%% power", 100*c.Power)
 }
 
 // pctAbs renders a positive fraction as a percentage with two significant
