@@ -253,7 +253,7 @@ func noiseOf(a, b []float64, test Test) (noise float64, kind noiseKind, ok bool)
 	case positive && test == TestMannWhitney:
 		return pooledSD(a, b, math.Log), noiseLog, true
 	case positive && test == TestWelch:
-		return pooledSD(a, b, nil) / mean(a), noiseCV, true
+		return pooledSD(a, b, nil) / scaledMean(a), noiseCV, true
 	}
 	m := math.Abs(Median(a))
 	if m == 0 {
@@ -366,7 +366,7 @@ func pooledSD(a, b []float64, f func(float64) float64) float64 {
 		if len(ys) < 2 {
 			continue
 		}
-		m := mean(ys) / top
+		m := scaledMean(ys) / top
 		for _, y := range ys {
 			d := y/top - m
 			ss += d * d
@@ -375,9 +375,9 @@ func pooledSD(a, b []float64, f func(float64) float64) float64 {
 	return top * math.Sqrt(ss/float64(len(a)+len(b)-2))
 }
 
-// mean returns the mean of xs, summed as fractions of the largest
+// scaledMean returns the mean of xs, summed as fractions of the largest
 // magnitude so that the sum does not overflow.
-func mean(xs []float64) float64 {
+func scaledMean(xs []float64) float64 {
 	top := 0.0
 	for _, x := range xs {
 		top = math.Max(top, math.Abs(x))
