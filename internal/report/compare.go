@@ -869,8 +869,8 @@ func verdictPhrase(row MetricRow) string {
 	c := row.Cmp
 	switch c.Verdict {
 	case analysis.VerdictNoChange:
-		if !math.IsNaN(c.MDE) {
-			return fmt.Sprintf("no significant change (could detect ±%s)", pctAbs(c.MDE))
+		if !math.IsNaN(c.MDEUp) {
+			return "no significant change (" + mdePhrase(c) + ")"
 		}
 		return "no significant change"
 	case analysis.VerdictWithinNoise:
@@ -879,6 +879,22 @@ func verdictPhrase(row MetricRow) string {
 		return "too few runs to tell"
 	}
 	return VerdictWord(row)
+}
+
+// mdePhrase says which changes the test of c would have found: the
+// minimum detectable increase and decrease at its power, for its test and
+// Holm family (a planning figure, see analysis.MinDetectableChange).
+func mdePhrase(c *analysis.Comparison) string {
+	up, down := !math.IsInf(c.MDEUp, 1), !math.IsInf(c.MDEDown, 1)
+	switch {
+	case up && down:
+		return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*c.Power, pctAbs(c.MDEUp), pctAbs(c.MDEDown))
+	case up:
+		return fmt.Sprintf("%.0f%% power to detect +%s, no decrease", 100*c.Power, pctAbs(c.MDEUp))
+	case down:
+		return fmt.Sprintf("%.0f%% power to detect -%s, no increase", 100*c.Power, pctAbs(c.MDEDown))
+	}
+	return fmt.Sprintf("too noisy to detect any change with %.0f%% power", 100*c.Power)
 }
 
 // pctAbs renders a positive fraction as a percentage with two significant

@@ -81,6 +81,8 @@ type jsonMetric struct {
 	Method      string   `json:"method"`
 	CliffsDelta num      `json:"cliffs_delta"`
 	MDE         num      `json:"mde"`
+	MDEUp       num      `json:"mde_up"`
+	MDEDown     num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
 }
@@ -119,7 +121,7 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 		MedianA: num(analysis.Median(xa)), MedianB: num(analysis.Median(xb)),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
-		CliffsDelta: nan, MDE: nan, Verdict: VerdictWord(row), Warnings: []string{},
+		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
 	}
 	if row.Identical {
 		j.Change, j.MedianChg = 0, 0
@@ -139,6 +141,7 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
 	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
+	j.MDEUp, j.MDEDown = num(c.MDEUp), num(c.MDEDown)
 	j.Warnings = append(j.Warnings, c.Warnings...)
 	return j
 }
@@ -195,7 +198,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change"})
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"})
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
 			j := r.rowData(p, row)
@@ -204,7 +207,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg)})
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)})
 		}
 	}
 	cw.Flush()

@@ -241,7 +241,7 @@ func (r *CompareReport) methodNote() string {
 	if len(r.Families) > 0 {
 		s += "; " + strings.Join(r.Families, "; ")
 	}
-	s += fmt.Sprintf("; alpha %g", r.Options.Alpha)
+	s += "; alpha " + analysis.FormatAlpha(r.Options.Alpha)
 	if r.Options.Threshold > 0 {
 		s += fmt.Sprintf(", noise band %s", pctAbs(r.Options.Threshold))
 	}
