@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,6 +36,9 @@ func startReps(c *cli.Context, opt repOptions, f *results.File) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
+	// The run starts when it holds the lock: the result file's start
+	// time says so (and shows that runs never overlapped).
+	f.Start = time.Now()
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	return ctx, func() {
 		closeEvidence()
