@@ -68,6 +68,9 @@ func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error
 // are and returns runErr, or a failure when no repetition succeeded.
 func endRun(stderr io.Writer, wr *results.Writer, quiet bool, runErr error) error {
 	if !quiet {
+		for _, w := range unstableWarnings(wr.File) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
 	}
 	if runErr != nil {
