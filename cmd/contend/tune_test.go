@@ -74,3 +74,13 @@ func TestTuneBadInput(t *testing.T) {
 		assertUsageError(t, runCLI(t, c.args...), c.want, dir, before)
 	}
 }
+
+func TestCompleteTuneTHP(t *testing.T) {
+	got := strings.Join(complete(newApp(nil, nil), []string{"tune", "--thp", ""}), " ")
+	if got != "always madvise never" {
+		t.Errorf("tune --thp completes %q, want always madvise never", got)
+	}
+	if got := strings.Join(complete(newApp(nil, nil), []string{"run", "faultme", "--thp", ""}), " "); got != "leave never huge" {
+		t.Errorf("run faultme --thp completes %q, want faultme's choices", got)
+	}
+}
