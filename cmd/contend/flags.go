@@ -128,6 +128,7 @@ func repFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
 		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
 		evidenceFlag(),
+		lockFlags()[0], lockFlags()[1],
 	}
 }
 
@@ -143,6 +144,8 @@ type repOptions struct {
 	verbose   bool
 	force     bool
 	evidence  []string // collectors (see 'contend help evidence')
+	noWait    bool     // refuse when the machine-wide lock is held
+	noLock    bool     // run without the machine-wide lock
 }
 
 func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
@@ -156,6 +159,10 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	}
 	o.out, o.label, o.quiet = c.String("out"), c.String("label"), c.Bool("quiet")
 	o.verbose, o.force = c.Bool("verbose"), c.Bool("force")
+	o.noWait, o.noLock = c.Bool("no-wait"), c.Bool("no-lock")
+	if o.noWait && o.noLock {
+		return o, usagef("--no-wait and --no-lock exclude each other")
+	}
 	if o.quiet && o.verbose {
 		return o, usagef("--quiet and --verbose exclude each other")
 	}
