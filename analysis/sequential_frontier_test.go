@@ -37,6 +37,27 @@ type frontierDesign struct {
 	looks []int
 	spend func(t float64) float64 // fraction of alpha spent by t
 	bf    float64
+	seq   *Sequential // the bounds of this rule instead of simulated ones
+}
+
+// sequentialStatBounds returns the bounds on |2U - n²| at the looks of s
+// (5..MaxRuns) that decide as s.Decide does without ties: the smallest d
+// whose exact p-value is within the level of the look.
+func sequentialStatBounds(s *Sequential, looks []int) []float64 {
+	b := make([]float64, len(looks))
+	for i, n := range looks {
+		b[i] = math.Inf(1)
+		if s.Levels[n] == 0 {
+			continue
+		}
+		for d := n * n; d > 0; d -= 2 {
+			if mwTailEqual(n, d) > s.Levels[n]*(1+1e-9) {
+				break
+			}
+			b[i] = float64(d)
+		}
+	}
+	return b
 }
 
 func lookRange(lo, hi int) []int {
@@ -257,8 +278,13 @@ func TestSequentialFrontier(t *testing.T) {
 	const alpha, paths = 0.05, 50000
 	shift := math.Log(1.2)
 	sparse := []int{5, 6, 7, 8, 10, 13, 17, 22, 30}
+	seq, err := NewSequential(alpha, 5, 30, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	designs := []frontierDesign{
-		{name: "MW Pocock 5..30 (Sequential)", stat: frontierMW, looks: lookRange(5, 30), spend: pocockFrac},
+		{name: "Sequential: MW Pocock 5..30", stat: frontierMW, looks: lookRange(5, 30), seq: seq},
+		{name: "MW Pocock 5..30, other null paths", stat: frontierMW, looks: lookRange(5, 30), spend: pocockFrac},
 		{name: "MW alpha·t^0.5 5..30", stat: frontierMW, looks: lookRange(5, 30), spend: powerFrac(0.5)},
 		{name: "MW alpha·t^0.3 5..30", stat: frontierMW, looks: lookRange(5, 30), spend: powerFrac(0.3)},
 		{name: "MW Pocock 5,6,7,8,10,13,17,22,30", stat: frontierMW, looks: sparse, spend: pocockFrac},
@@ -276,7 +302,10 @@ func TestSequentialFrontier(t *testing.T) {
 	budget := alpha - 2*math.Sqrt(alpha*(1-alpha)/paths)
 	for _, d := range designs {
 		var bounds []float64
-		if d.bf == 0 {
+		switch {
+		case d.seq != nil:
+			bounds = sequentialStatBounds(d.seq, d.looks)
+		case d.bf == 0:
 			bounds = frontierBounds(d, budget, paths, 11)
 		}
 		aaP, aaN, _ := frontierRun(d, bounds, alpha, 0, 1, false, sims, 21)
