@@ -63,7 +63,9 @@ type FleetGroup struct {
 // line "HOST STATUS [REASON]" of the status file the playbook writes
 // (results/fleet-status.txt).
 type FleetHost struct {
-	Name, Status, Reason string
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ReadFleetStatus reads a status file: one host per line, "HOST STATUS
@@ -104,6 +106,9 @@ type FleetReport struct {
 	// Missing are the expected hosts without results, with the reason
 	// the status file gives.
 	Missing []FleetHost
+	// Partial are the hosts compared whose status is not ok (a run
+	// killed or failed midway): their files hold what was done.
+	Partial []FleetHost
 	// Agree is true when every host's estimate moves the same way;
 	// Majority is that way (+1 larger, -1 smaller, 0 none); Disagree
 	// lists the other hosts with the environment keys in which each
@@ -116,8 +121,9 @@ type FleetReport struct {
 
 // A FleetDisagreement is a host whose change goes against the majority.
 type FleetDisagreement struct {
-	Key, Reference string
-	Diffs          []Diff // Values: [this host, reference host]
+	Key       string `json:"key"`
+	Reference string `json:"reference"`
+	Diffs     []Diff `json:"diffs"` // Values: [this host, reference host]
 }
 
 // BuildFleet compares B with A within every group, Holm-adjusts the
@@ -163,6 +169,9 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 		have[r.Key] = true
 	}
 	for _, h := range expected {
+		if have[h.Name] && h.Status != "ok" {
+			fr.Partial = append(fr.Partial, h)
+		}
 		if !have[h.Name] {
 			if h.Status == "ok" {
 				h.Status, h.Reason = "no-results", "the status file says ok, but no result file of this host was given"
@@ -294,6 +303,12 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 			writeWrapped(w, fmt.Sprintf("  %s: %s | %s", df.Key, df.Values[0], df.Values[1]), "    ")
 		}
 	}
+	if len(fr.Partial) > 0 {
+		fmt.Fprintln(w, "\nHosts with partial results (compared with what they finished):")
+		for _, h := range fr.Partial {
+			writeWrapped(w, "  "+strings.TrimSpace(fmt.Sprintf("%s: %s %s", h.Name, h.Status, h.Reason)), "    ")
+		}
+	}
 	if len(fr.Missing) > 0 {
 		fmt.Fprintln(w, "\nHosts without results:")
 		for _, h := range fr.Missing {
@@ -360,6 +375,7 @@ type FleetJSON struct {
 	Majority string              `json:"majority"`
 	Groups   []FleetGroupJSON    `json:"groups"`
 	Missing  []FleetHost         `json:"missing"`
+	Partial  []FleetHost         `json:"partial,omitempty"`
 	Disagree []FleetDisagreement `json:"disagree,omitempty"`
 }
 
@@ -381,7 +397,7 @@ type FleetGroupJSON struct {
 // JSON returns the report's JSON form.
 func (fr *FleetReport) JSON() FleetJSON {
 	j := FleetJSON{By: fr.By, Metric: fr.Headline.Name, Agree: fr.Agree, Majority: fr.directionWord(fr.Majority),
-		Missing: fr.Missing, Disagree: fr.Disagree}
+		Missing: fr.Missing, Partial: fr.Partial, Disagree: fr.Disagree}
 	if j.Missing == nil {
 		j.Missing = []FleetHost{}
 	}
