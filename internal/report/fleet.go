@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -140,6 +141,11 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 	for _, g := range groups {
 		g.A.Name, g.B.Name = g.Key+" A", g.Key+" B"
 		r, err := BuildComparison([]Side{g.A, g.B}, opt)
+		if errors.Is(err, ErrIncompatible) {
+			// A host whose run stopped before side B ran: named, not fatal.
+			fr.Missing = append(fr.Missing, FleetHost{Name: g.Key, Status: "not-compared", Reason: err.Error()})
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", g.Key, err)
 		}
@@ -161,18 +167,30 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 		}
 		fr.Rows = append(fr.Rows, FleetRow{Key: g.Key, Report: r, Row: row, Env: partEnv(g.A.Parts[0])})
 	}
+	if len(fr.Rows) == 0 {
+		return nil, incompatible("no host has results to compare: %s", fr.Missing[0].Reason)
+	}
 	if err := analysis.AdjustHolm(head); err != nil {
 		return nil, err
 	}
-	have := map[string]bool{}
+	compared, named := map[string]bool{}, map[string]bool{}
 	for _, r := range fr.Rows {
-		have[r.Key] = true
+		compared[r.Key] = true
+	}
+	for _, h := range fr.Missing {
+		named[h.Name] = true // not compared, said why
 	}
 	for _, h := range expected {
-		if have[h.Name] && h.Status != "ok" {
+		switch {
+		case compared[h.Name] && h.Status != "ok":
 			fr.Partial = append(fr.Partial, h)
-		}
-		if !have[h.Name] {
+		case named[h.Name]:
+			for i := range fr.Missing {
+				if fr.Missing[i].Name == h.Name && h.Status != "ok" {
+					fr.Missing[i].Reason = h.Status + " " + h.Reason + "; " + fr.Missing[i].Reason
+				}
+			}
+		case !compared[h.Name]:
 			if h.Status == "ok" {
 				h.Status, h.Reason = "no-results", "the status file says ok, but no result file of this host was given"
 			}
