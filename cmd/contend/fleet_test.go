@@ -66,6 +66,15 @@ func TestCompareByHost(t *testing.T) {
 		}
 	}
 
+	// The plot: one colour per host, drawn by the helper.
+	usePlotHelper(t)
+	svg := filepath.Join(t.TempDir(), "fleet.svg")
+	r = runCLI(t, "compare", "--by", "host", "--plot", svg, dir)
+	b, err := os.ReadFile(svg)
+	if r.code != 0 || err != nil || !strings.Contains(string(b), "h3") || !strings.Contains(string(b), "stroke:#D62728;") {
+		t.Errorf("--plot: exit %d, %v: %s", r.code, err, r.stderr)
+	}
+
 	// JSON, grouped by an environment key: two groups by kernel release.
 	r = runCLI(t, "compare", "--by", "env.kernel.release", "--format", "json", dir)
 	var j report.FleetJSON
