@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"contend/internal/results"
@@ -179,5 +180,57 @@ func killUnder(t *testing.T, dir string) {
 		t.Errorf("process %s (%s) left behind", filepath.Base(filepath.Dir(p)), exe)
 		pid := filepath.Base(filepath.Dir(p))
 		exec.Command("kill", "-KILL", pid).Run()
+	}
+}
+
+// TestLeftoversScript: the cleanup script kills the processes of the given
+// binary (only those) and puts the tracefs event list back as saved.
+func TestLeftoversScript(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "tracefs")
+	os.MkdirAll(trace, 0o755)
+	setEvent := filepath.Join(trace, "set_event")
+	os.WriteFile(setEvent, []byte("sched:sched_switch\n"), 0o644)
+	saved := filepath.Join(dir, "saved")
+	script := "roles/contend/files/contend-leftovers.sh"
+	save := exec.Command("sh", script, "--save-trace", saved)
+	save.Env = append(os.Environ(), "CONTEND_TRACEFS="+trace)
+	if out, err := save.CombinedOutput(); err != nil {
+		t.Fatalf("save: %v %s", err, out)
+	}
+	// A run that switched lock events on and was killed; a process of
+	// the binary, and one of another binary that must survive.
+	os.WriteFile(setEvent, []byte("sched:sched_switch\nlock:contention_begin\n"), 0o644)
+	bin := filepath.Join(dir, "bin", "contend")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	b, _ := os.ReadFile(sleep)
+	os.WriteFile(bin, b, 0o755)
+	other := filepath.Join(dir, "bin", "other")
+	os.WriteFile(other, b, 0o755)
+	mine, theirs := exec.Command(bin, "60"), exec.Command(other, "60")
+	if err := mine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := theirs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { theirs.Process.Kill(); theirs.Wait() })
+	out, err := exec.Command("sh", script, bin, saved).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cleanup: %v %s", err, out)
+	}
+	if werr := mine.Wait(); werr == nil || !strings.Contains(werr.Error(), "killed") {
+		t.Errorf("the process of %s was not killed: %v", bin, werr)
+	}
+	if theirs.ProcessState != nil || theirs.Process.Signal(syscall.Signal(0)) != nil {
+		t.Errorf("the process of another binary was killed")
+	}
+	got, _ := os.ReadFile(setEvent)
+	if string(got) != "sched:sched_switch\n" || !strings.Contains(string(out), "tracefs events put back") || !strings.Contains(string(out), "killed 1 leftover") {
+		t.Errorf("set_event %q after cleanup; output %q", got, out)
 	}
 }

@@ -4,10 +4,11 @@
 # by an interrupted play), then remove the SysV sets of dead contend runs
 # ('BIN cleanup'), then put the tracefs event list back as saved in
 # TRACE-SAVE-FILE (written by 'contend-leftovers.sh --save-trace FILE').
-# Prints what it did; exits 0 when nothing is left.
+# Prints what it did; exits 0 when nothing is left. CONTEND_TRACEFS=DIR
+# stands for tracefs (tests).
 set -u
 if [ "$1" = "--save-trace" ]; then
-	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	for t in ${CONTEND_TRACEFS:-} /sys/kernel/tracing /sys/kernel/debug/tracing; do
 		if [ -r "$t/set_event" ]; then
 			echo "$t" >"$2" && cat "$t/set_event" >>"$2"
 			exit 0
