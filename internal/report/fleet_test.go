@@ -135,3 +135,29 @@ func TestReadFleetStatus(t *testing.T) {
 		t.Errorf("bad line: %v", err)
 	}
 }
+
+// TestFleetGroupNotCompared: a host whose run was killed before side B ran
+// is listed with the reason, and the other hosts are still compared.
+func TestFleetGroupNotCompared(t *testing.T) {
+	killed := hostAB("vm", "6.1.0", 0.8)
+	var reps []results.Rep
+	for _, r := range killed.Reps {
+		if r.Config == 0 {
+			reps = append(reps, r)
+		}
+	}
+	killed.Reps = reps
+	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("killed", killed)}
+	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "killed", Status: "failed", Reason: "run: killed after contend_run_timeout=1 s"}}
+	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Rows) != 1 || len(fr.Missing) != 1 || fr.Missing[0].Name != "killed" || fr.Missing[0].Status != "not-compared" ||
+		!strings.Contains(fr.Missing[0].Reason, "failed run: killed after") || len(fr.Partial) != 0 {
+		t.Errorf("rows %d, missing %+v, partial %+v", len(fr.Rows), fr.Missing, fr.Partial)
+	}
+	if _, err := BuildFleet("host", groups[1:], nil, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
+		t.Errorf("only the killed host: %v", err)
+	}
+}
