@@ -84,7 +84,18 @@ Examples:
    contend compare --threshold 2% --metric time,real before.json after.json
    contend compare ab.json:a ab.json:b
    contend compare --a boot1.json boot2.json --b patched1.json patched2.json
-   contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt`,
+   contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt
+   contend compare --by host results/            # a fleet: one ab.json per results/HOST/
+   contend compare --by env.cpu.model --a results/*/before.json --b results/*/after.json
+
+Fleets (--by): the files are grouped by host or by an environment key and B
+is compared with A within each group: a directory stands for the result
+files under it; a file with two configurations (ab) gives both sides of its
+group, otherwise --a and --b say which files are which side (or each group
+has exactly two files, the first the baseline). The report gives each
+group's change with its interval (Holm over the groups), whether the
+direction agrees everywhere, the environment differences of the groups
+that disagree, and the hosts of the status file (--hosts) without results.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
 			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
@@ -94,6 +105,9 @@ Examples:
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
+			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
+			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
 			&cli.DurationFlag{Name: "boot-cost", Usage: "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"},
 		},
 		Action: runCompare,
@@ -101,7 +115,7 @@ Examples:
 }
 
 // compareValueFlags are the flags of compare that take a value.
-var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true, "boot-cost": true}
+var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true, "boot-cost": true, "by": true, "hosts": true, "plot": true}
 
 // compareArgs rewrites `compare ... --a X Y --b Z W ...` into the form
 // urfave/cli parses: `--a X --a Y --b Z --b W`, other flags, then `--`
@@ -147,6 +161,9 @@ func runCompare(c *cli.Context) error {
 	opt, format, err := compareOptions(c)
 	if err != nil {
 		return err
+	}
+	if c.IsSet("by") {
+		return runFleetCompare(c, opt, format)
 	}
 	as, bs := c.StringSlice("a"), c.StringSlice("b")
 	var specs [][]string // files per side

@@ -1,0 +1,246 @@
+// Package ansible holds the tests of the Ansible role and playbook in
+// this directory (fleet.yml, roles/contend): they run the playbook against
+// hosts of a local inventory.
+package ansible
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// ansiblePlaybook finds ansible-playbook: absent, the test is skipped
+// with the reason, except in CI (CI=true), where it fails.
+func ansiblePlaybook(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("ansible-playbook")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("ansible-playbook is not installed, and CI=true: .ci/run installs the Debian package ansible-core")
+		}
+		t.Skip("ansible-playbook is not installed: apt-get install ansible-core to run the playbook tests")
+	}
+	return p
+}
+
+func TestPlaybookSyntax(t *testing.T) {
+	ap := ansiblePlaybook(t)
+	out, err := exec.Command(ap, "--syntax-check", "-i", "inventory.example.ini", "fleet.yml").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ansible-playbook --syntax-check: %v\n%s", err, out)
+	}
+	if lint, err := exec.LookPath("ansible-lint"); err == nil {
+		cmd := exec.Command(lint, "--offline", "fleet.yml")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("ansible-lint: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("ansible-lint not installed: only --syntax-check ran")
+	}
+}
+
+// TestPlaybookLocalFleet runs fleet.yml on a local inventory: two hosts
+// that run (different arguments, their own install directories), one
+// refused by the limits check, one whose run is killed by its timeout, and
+// one unreachable (ssh to a closed port). The others complete, every
+// host's files are fetched, the status file and the merged report name the
+// hosts without results, and nothing of contend is left running.
+func TestPlaybookLocalFleet(t *testing.T) {
+	ap := ansiblePlaybook(t)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "contend")
+	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "./cmd/contend")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	inv := `[fleet]
+h1 contend_command="ab faultme --mem 16MiB --a '--threads 1' --b '--threads {{ contend_cpus }}' -n 6"
+h2 contend_command="ab faultme --mem 16MiB --a '--threads 1' --b '--threads 2' -n 4"
+refused contend_min_cpus=100000
+killed contend_run_timeout=1 contend_command="ab faultme --mem 16MiB --a '--threads 1' --b '--threads 2' -n 100000"
+gone ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1 ansible_ssh_common_args='-o ConnectTimeout=3 -o StrictHostKeyChecking=no -o BatchMode=yes'
+
+[local]
+h1
+h2
+refused
+killed
+
+[local:vars]
+ansible_connection=local
+
+[fleet:vars]
+ansible_python_interpreter=/usr/bin/python3
+`
+	for _, h := range []string{"h1", "h2", "refused", "killed"} {
+		inv = strings.Replace(inv, "\n"+h+" ", "\n"+h+" contend_dir="+filepath.Join(tmp, "host-"+h)+" ", 1)
+	}
+	invPath := filepath.Join(tmp, "inventory.ini")
+	if err := os.WriteFile(invPath, []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The revision recorded: the checkout's HEAD ("unknown" outside git,
+	// allowed with a prebuilt binary only).
+	wantRev := "unknown"
+	if b, err := exec.Command("git", "-C", root, "rev-parse", "--verify", "HEAD^{commit}").Output(); err == nil {
+		wantRev = strings.TrimSpace(string(b))
+	}
+	res := filepath.Join(tmp, "results")
+	cmd := exec.Command(ap, "-i", invPath, "fleet.yml",
+		"-e", "contend_results="+res, "-e", "contend_prebuilt="+bin,
+		"-e", "contend_controller_bin="+bin, "-e", "contend_src="+root)
+	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_HOST_KEY_CHECKING=False",
+		"ANSIBLE_LOCAL_TEMP="+filepath.Join(tmp, "ansible-local"), "ANSIBLE_REMOTE_TEMP="+filepath.Join(tmp, "ansible-remote"),
+		// The local hosts share this machine: contends that take a
+		// machine-wide lock take this test's own (the hosts' runs then
+		// follow each other, as on shared hardware they should).
+		"CONTEND_LOCK="+filepath.Join(tmp, "contend.lock"))
+	out, err := cmd.CombinedOutput()
+	t.Cleanup(func() { killUnder(t, tmp) })
+	// An unreachable host makes ansible-playbook exit 4; the play goes on.
+	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 4) {
+		t.Fatalf("ansible-playbook: %v\n%s", err, out)
+	}
+	status := readStatus(t, filepath.Join(res, "fleet-status.txt"))
+	want := map[string]string{"h1": "ok ", "h2": "ok ", "refused": "refused 2", "killed": "failed run: killed after contend_run_timeout=1 s", "gone": "unreachable"}
+	for h, w := range want {
+		if !strings.HasPrefix(status[h]+" ", w) && !strings.HasPrefix(status[h], w) {
+			t.Errorf("status of %s: %q, want it to start %q\n%s", h, status[h], w, out)
+		}
+	}
+	if !strings.Contains(status["refused"], "contend_min_cpus is 100000") {
+		t.Errorf("the refused host's reason does not name the limit: %q", status["refused"])
+	}
+	for _, h := range []string{"h1", "h2"} {
+		f, err := results.Read(filepath.Join(res, h, "ab.json"))
+		if err != nil {
+			t.Fatalf("%s's result file was not fetched: %v\n%s", h, err, out)
+		}
+		if !f.Complete || len(f.Configs) != 2 {
+			t.Errorf("%s: complete=%v, %d configurations", h, f.Complete, len(f.Configs))
+		}
+		rev, _ := os.ReadFile(filepath.Join(res, h, "revision.txt"))
+		if fs := strings.Fields(string(rev)); len(fs) < 2 || fs[0] != wantRev {
+			t.Errorf("%s: revision.txt %q, want the commit %s", h, rev, wantRev)
+		}
+	}
+	// The killed run's output is kept; its partial file when a repetition had ended.
+	if b, err := os.ReadFile(filepath.Join(res, "killed", "output.txt")); err != nil || !strings.Contains(string(b), "exit status 124") {
+		t.Errorf("killed host's output.txt: %v %q", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(res, "refused")); err == nil {
+		if fs, _ := filepath.Glob(filepath.Join(res, "refused", "*.json")); len(fs) > 0 {
+			t.Errorf("the refused host ran: %v", fs)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(res, "report.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Fleet: time, B against A on", "h1 ", "h2 ", "Hosts without results:", "refused: refused", "gone: unreachable"} {
+		if !strings.Contains(string(report), w) {
+			t.Errorf("merged report lacks %q:\n%s", w, report)
+		}
+	}
+	if strings.Contains(status["gone"], "ok") {
+		t.Errorf("gone: %q", status["gone"])
+	}
+}
+
+func readStatus(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no status file: %v", err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(l, " ")
+		m[k] = v
+	}
+	return m
+}
+
+// killUnder fails the test for (and kills) any process whose executable
+// lies under dir: the playbook must leave none behind.
+func killUnder(t *testing.T, dir string) {
+	ps, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, p := range ps {
+		exe, err := os.Readlink(p)
+		if err != nil || !strings.HasPrefix(exe, dir+"/") {
+			continue
+		}
+		t.Errorf("process %s (%s) left behind", filepath.Base(filepath.Dir(p)), exe)
+		pid := filepath.Base(filepath.Dir(p))
+		exec.Command("kill", "-KILL", pid).Run()
+	}
+}
+
+// TestLeftoversScript: the cleanup script kills the processes of the given
+// binary (only those) and puts the tracefs event list back as saved.
+func TestLeftoversScript(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "tracefs")
+	os.MkdirAll(trace, 0o755)
+	setEvent := filepath.Join(trace, "set_event")
+	os.WriteFile(setEvent, []byte("sched:sched_switch\n"), 0o644)
+	saved := filepath.Join(dir, "saved")
+	script := "roles/contend/files/contend-leftovers.sh"
+	save := exec.Command("sh", script, "--save-trace", saved)
+	save.Env = append(os.Environ(), "CONTEND_TRACEFS="+trace)
+	if out, err := save.CombinedOutput(); err != nil {
+		t.Fatalf("save: %v %s", err, out)
+	}
+	// A run that switched lock events on and was killed; a process of
+	// the binary, and one of another binary that must survive.
+	os.WriteFile(setEvent, []byte("sched:sched_switch\nlock:contention_begin\n"), 0o644)
+	bin := filepath.Join(dir, "bin", "contend")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	b, _ := os.ReadFile(sleep)
+	os.WriteFile(bin, b, 0o755)
+	other := filepath.Join(dir, "bin", "other")
+	os.WriteFile(other, b, 0o755)
+	mine, theirs := exec.Command(bin, "60"), exec.Command(other, "60")
+	if err := mine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := theirs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { theirs.Process.Kill(); theirs.Wait() })
+	out, err := exec.Command("sh", script, bin, saved).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cleanup: %v %s", err, out)
+	}
+	if werr := mine.Wait(); werr == nil || !strings.Contains(werr.Error(), "killed") {
+		t.Errorf("the process of %s was not killed: %v", bin, werr)
+	}
+	if theirs.ProcessState != nil || theirs.Process.Signal(syscall.Signal(0)) != nil {
+		t.Errorf("the process of another binary was killed")
+	}
+	got, _ := os.ReadFile(setEvent)
+	if string(got) != "sched:sched_switch\n" || !strings.Contains(string(out), "tracefs events put back") || !strings.Contains(string(out), "killed 1 leftover") {
+		t.Errorf("set_event %q after cleanup; output %q", got, out)
+	}
+}

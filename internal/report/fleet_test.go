@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// hostAB is an ab file of one host: side b is factor times side a.
+func hostAB(host, release string, factor float64) *results.File {
+	a := []float64{10e6, 10.1e6, 9.9e6, 10.05e6, 9.95e6, 10.02e6}
+	b := make([]float64, len(a))
+	for i, x := range a {
+		b[i] = x * factor * (1 + 0.001*float64(i%3))
+	}
+	f := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {a, b}})
+	f.Env = map[string]string{"hostname": host, "kernel.release": release, "cpu.online": "2"}
+	return f
+}
+
+func abGroup(key string, f *results.File) FleetGroup {
+	return FleetGroup{Key: key, A: FileSide(key+":a", f, 0), B: FileSide(key+":b", f, 1)}
+}
+
+func TestFleetDirectionAndMissingHosts(t *testing.T) {
+	groups := []FleetGroup{
+		abGroup("h2", hostAB("vm", "6.1.0", 0.8)),
+		abGroup("h1", hostAB("vm", "6.1.0", 0.7)),
+		abGroup("h3", hostAB("vm", "6.9.0-rt", 1.2)),
+	}
+	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "h2", Status: "ok"}, {Name: "h3", Status: "failed", Reason: "run: killed"},
+		{Name: "h4", Status: "refused", Reason: "2 CPUs online, contend_min_cpus is 64"}, {Name: "h5", Status: "unreachable"}}
+	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Rows) != 3 || fr.Rows[0].Key != "h1" || fr.Rows[2].Key != "h3" {
+		t.Fatalf("rows not one per host in name order: %+v", fr.Rows)
+	}
+	// h1: -30%, h2: -20%, h3: +20%, each with an interval around it.
+	for i, want := range []float64{-0.3, -0.2, 0.2} {
+		c := fr.Rows[i].Row.Cmp
+		if c == nil || math.Abs(c.Estimate-want) > 0.01 || !(c.ChangeLo <= c.Estimate && c.Estimate <= c.ChangeHi) {
+			t.Errorf("%s: estimate %v [%v, %v], want about %v inside its interval", fr.Rows[i].Key, c.Estimate, c.ChangeLo, c.ChangeHi, want)
+		}
+		if c.FamilySize != 3 {
+			t.Errorf("%s: Holm family of %d, want the 3 hosts", fr.Rows[i].Key, c.FamilySize)
+		}
+	}
+	if fr.Agree || fr.Majority != -1 || len(fr.Disagree) != 1 || fr.Disagree[0].Key != "h3" || fr.Disagree[0].Reference != "h1" {
+		t.Fatalf("direction: agree=%v majority=%d disagree=%+v; want h3 against the faster majority", fr.Agree, fr.Majority, fr.Disagree)
+	}
+	if d := fr.Disagree[0].Diffs; len(d) != 1 || d[0].Key != "kernel.release" || d[0].Values[0] != "6.9.0-rt" {
+		t.Errorf("h3's environment differences: %+v, want kernel.release only (not hostname)", d)
+	}
+	if len(fr.Missing) != 2 || fr.Missing[0].Name != "h4" || fr.Missing[1].Name != "h5" {
+		t.Errorf("missing: %+v, want h4 and h5", fr.Missing)
+	}
+	if len(fr.Partial) != 1 || fr.Partial[0].Name != "h3" {
+		t.Errorf("partial: %+v, want h3", fr.Partial)
+	}
+	var buf bytes.Buffer
+	if err := fr.Write(&buf, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"Direction: DISAGREES: faster on 2 of 3", "Missing: h4, h5", "h3 goes the other way (slower)",
+		"kernel.release: 6.9.0-rt | 6.1.0", "h4: refused 2 CPUs online, contend_min_cpus is 64", "h1      6/6  10.01 ms  7.014 ms  -29.9% [-30.6%, -29.3%]  0.0065  faster"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	buf.Reset()
+	if err := fr.Write(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var j FleetJSON
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatalf("json: %v\n%s", err, buf.String())
+	}
+	if len(j.Groups) != 3 || j.Agree || j.Majority != "faster" || len(j.Missing) != 2 || j.Groups[2].NA != 6 {
+		t.Errorf("json: %+v", j)
+	}
+
+	// All three faster: the direction agrees.
+	groups[2] = abGroup("h3", hostAB("vm", "6.9.0-rt", 0.9))
+	fr, err = BuildFleet("host", groups, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	fr.Write(&buf, "text")
+	if !fr.Agree || len(fr.Disagree) != 0 || !strings.Contains(buf.String(), "Direction: agrees on every host: faster") {
+		t.Errorf("agreeing fleet: agree=%v %+v\n%s", fr.Agree, fr.Disagree, buf.String())
+	}
+}
+
+func TestFleetKey(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "h7", "sweeps")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "h7", HostMarker), []byte("h7\n"), 0o644)
+	f := hostAB("realname", "6.1.0", 1)
+	for _, c := range []struct{ path, by, want, err string }{
+		{filepath.Join(sub, "ab.json"), "host", "h7", ""},
+		{filepath.Join(dir, "ab.json"), "host", "realname", ""},
+		{filepath.Join(dir, "ab.json"), "env.kernel.release", "6.1.0", ""},
+		{filepath.Join(dir, "ab.json"), "env.nosuch", "", `records no environment key "nosuch"`},
+		{filepath.Join(dir, "ab.json"), "hostname", "", "--by: \"hostname\" is not accepted"},
+	} {
+		got, err := FleetKey(c.path, f, c.by)
+		if got != c.want || (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("FleetKey(%s, %s) = %q, %v; want %q, %q", c.path, c.by, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestReadFleetStatus(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fleet-status.txt")
+	os.WriteFile(p, []byte("# comment\nh1 ok \nh2 refused 2 CPUs online\n\n"), 0o644)
+	hs, err := ReadFleetStatus(p)
+	if err != nil || len(hs) != 2 || hs[1] != (FleetHost{Name: "h2", Status: "refused", Reason: "2 CPUs online"}) || hs[0].Reason != "" {
+		t.Fatalf("got %+v, %v", hs, err)
+	}
+	os.WriteFile(p, []byte("lonely\n"), 0o644)
+	if _, err := ReadFleetStatus(p); err == nil || !strings.Contains(err.Error(), ":1: want 'HOST STATUS [REASON]'") {
+		t.Errorf("bad line: %v", err)
+	}
+}
+
+// TestFleetGroupNotCompared: a host whose run was killed before side B ran
+// is listed with the reason, and the other hosts are still compared.
+func TestFleetGroupNotCompared(t *testing.T) {
+	killed := hostAB("vm", "6.1.0", 0.8)
+	var reps []results.Rep
+	for _, r := range killed.Reps {
+		if r.Config == 0 {
+			reps = append(reps, r)
+		}
+	}
+	killed.Reps = reps
+	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("killed", killed)}
+	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "killed", Status: "failed", Reason: "run: killed after contend_run_timeout=1 s"}}
+	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Rows) != 1 || len(fr.Missing) != 1 || fr.Missing[0].Name != "killed" || fr.Missing[0].Status != "not-compared" ||
+		!strings.Contains(fr.Missing[0].Reason, "failed run: killed after") || len(fr.Partial) != 0 {
+		t.Errorf("rows %d, missing %+v, partial %+v", len(fr.Rows), fr.Missing, fr.Partial)
+	}
+	if _, err := BuildFleet("host", groups[1:], nil, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
+		t.Errorf("only the killed host: %v", err)
+	}
+}
