@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend"
-	"contend/internal/env"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
@@ -257,7 +256,7 @@ func newExternalFile(kind, name string, specs []external.Spec, primary, label st
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  primary,
-		Env:      env.Capture(),
+		Env:      captureEnv(),
 	}
 	for _, s := range specs {
 		f.Metrics = append(f.Metrics, s.Metric())

@@ -154,7 +154,7 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  w.Primary,
-		Env:      env.Capture(),
+		Env:      captureEnv(),
 	}
 	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
 	if w.ForValues != nil && len(configs) > 0 {

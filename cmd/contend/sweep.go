@@ -14,6 +14,7 @@ import (
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
+	"contend/internal/sweepplan"
 	"contend/internal/workload"
 )
 
@@ -110,8 +111,8 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 
 // sweepSpec is a parsed sweep command line.
 type sweepSpec struct {
-	points  []sweep.Point
-	axes    []sweep.Axis
+	points  []sweepplan.Point
+	axes    []sweepplan.Axis
 	warns   []string
 	order   string
 	seed    int64
@@ -200,15 +201,15 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	}
 	for _, name := range names {
 		p, _ := w.Param(name)
-		vals, err := sweep.ParseList(p, lists[name])
+		vals, err := sweepplan.ParseList(p, lists[name])
 		if err != nil {
 			return nil, err
 		}
-		s.axes = append(s.axes, sweep.Axis{Param: p, Values: vals})
+		s.axes = append(s.axes, sweepplan.Axis{Param: p, Values: vals})
 	}
-	s.points = sweep.Points(base, s.axes)
-	if len(s.points) > sweep.MaxPoints {
-		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweep.MaxPoints)
+	s.points = sweepplan.Points(base, s.axes)
+	if len(s.points) > sweepplan.MaxPoints {
+		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweepplan.MaxPoints)
 	}
 	m := machine()
 	m.Force = c.Bool("force")
@@ -247,7 +248,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 			}
 		}
 	}
-	s.through, s.derive, _ = sweep.ThroughputFor(w)
+	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
 	return s, nil
 }
 
@@ -298,7 +299,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 
 	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
+	slots := sweepplan.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
 	progress.count = func(done int, rep results.Rep) string {
 		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])

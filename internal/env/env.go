@@ -19,7 +19,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend"
-	"contend/bind"
 )
 
 // Fingerprint is an ordered set of key/value facts about the machine.
@@ -57,8 +56,12 @@ var keyOrder = []string{
 	"tracefs", "contend.version", "contend.native", "go.version", "cc.version",
 }
 
-// Capture reads the fingerprint of this machine now.
-func Capture() Fingerprint {
+// Capture reads the fingerprint of this machine now. native holds what the
+// C side of the binary says about its build (cc.version), which only a
+// binary linking the C code can ask (cmd/contend's captureEnv does): env
+// links no cgo, so that readers of result files (contend-plot) do not
+// either. native may be nil.
+func Capture(native Fingerprint) Fingerprint {
 	f := Fingerprint{}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -108,7 +111,9 @@ func Capture() Fingerprint {
 	f["contend.version"] = contend.Version
 	f["contend.native"] = contend.NativeHash()
 	f["go.version"] = runtime.Version()
-	f["cc.version"] = bind.CCVersion()
+	for k, v := range native {
+		f[k] = v
+	}
 	for k, v := range f {
 		if v == "" {
 			delete(f, k)

@@ -6,7 +6,10 @@ import (
 )
 
 func TestCaptureHasTheFingerprint(t *testing.T) {
-	f := Capture()
+	f := Capture(Fingerprint{"cc.version": "cc 1.0"})
+	if f["cc.version"] != "cc 1.0" {
+		t.Errorf("cc.version = %q, want the native fact passed in", f["cc.version"])
+	}
 	for _, k := range []string{"kernel.release", "kernel.version", "kernel.preempt", "cpu.online", "mem.total", "contend.version", "contend.native", "go.version", "cc.version", "tracefs", "virt", "cpu.governor"} {
 		if f[k] == "" {
 			t.Errorf("fingerprint lacks %s", k)

@@ -14,6 +14,7 @@ import (
 
 	"contend/bind"
 	"contend/internal/limits"
+	"contend/internal/results"
 )
 
 // Better says which direction of a metric is an improvement.
@@ -132,8 +133,9 @@ func PerSecond(unit, desc, timeNs string, work func(v Values, m map[string]float
 }
 
 // ConcurrencyUnits are the Param units that make a parameter a thread or
-// task count: the N of a scalability fit.
-var ConcurrencyUnits = []string{"threads", "tasks", "processes"}
+// task count: the N of a scalability fit (the list is results', which
+// sweep files are read with).
+var ConcurrencyUnits = results.ConcurrencyUnits
 
 // IsConcurrency tells whether p counts threads, tasks or processes.
 func (p Param) IsConcurrency() bool {
