@@ -177,6 +177,7 @@ func runExec(c *cli.Context) error {
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
 	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	var runErr error
+	harness.BecomeSubreaper()
 	for i, slot := range repeatSlots(opt.n, opt.warmup) {
 		if ctx.Err() != nil {
 			runErr = errInterrupted()

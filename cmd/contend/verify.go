@@ -175,6 +175,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
 	var runErr error
+	harness.BecomeSubreaper()
 	for i, slot := range repeatSlots(opt.n, opt.warmup) {
 		order := []int{0, 1}
 		if i%2 == 1 {
