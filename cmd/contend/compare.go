@@ -20,16 +20,6 @@ import (
 
 func init() { addCommand(compareCommand) }
 
-// sweepCompareHook compares sweep result files (Kind "sweep", one
-// configuration per point) given without a configuration selector,
-// point by point. The sweep command's file sets it; while it is nil such
-// files are refused with a hint to select a point.
-var sweepCompareHook func(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error
-
-// campaignCompareHook compares a campaign directory (campaign.go): 'contend
-// compare DIR'.
-var campaignCompareHook func(c *cli.Context, dir string, opt report.CompareOptions, format string) error
-
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
@@ -160,9 +150,9 @@ func runCompare(c *cli.Context) error {
 		}
 		specs = [][]string{as, bs}
 	default:
-		if c.NArg() == 1 && campaignCompareHook != nil {
+		if c.NArg() == 1 {
 			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
-				return campaignCompareHook(c, c.Args().First(), opt, format)
+				return campaignReport(c, c.Args().First(), opt, format)
 			}
 		}
 		if c.NArg() < 2 {
@@ -197,10 +187,6 @@ func runCompare(c *cli.Context) error {
 	}
 	warnSelfCompare(c.App.ErrWriter, sides)
 	if len(sweeps) > 0 {
-		if sweepCompareHook == nil {
-			return usagef("%s is a sweep (%d points): compare one point as %s:NAME or %s:INDEX (points: %s)",
-				sweepNames[0], len(sweeps[0].Configs), sweepNames[0], sweepNames[0], configNames(sweeps[0]))
-		}
 		var files []*results.File
 		var names []string
 		for _, s := range sides {
@@ -209,7 +195,7 @@ func runCompare(c *cli.Context) error {
 				names = append(names, p.Name)
 			}
 		}
-		return sweepCompareHook(c, files, names, opt, format)
+		return compareSweeps(c, files, names, opt, format)
 	}
 	r, err := report.BuildComparison(sides, opt)
 	if err != nil {

@@ -355,10 +355,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
-func init() { sweepCompareHook = compareSweeps }
-
 // compareSweeps compares sweep files curve against curve: each file after
-// the first against the first.
+// the first against the first. compare calls it for sweep files given
+// without a configuration selector.
 func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
 	if format != "text" {
 		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
