@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -217,19 +218,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 		sides[i] = v
 		warns = append(warns, ws...)
 	}
-	return sides, warns, p.checkDistinct(c, equalValues(sides[0], sides[1]), "--a/--b flags")
-}
-
-func equalValues(a, b workload.Values) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
+	return sides, warns, p.checkDistinct(c, maps.Equal(sides[0], sides[1]), "--a/--b flags")
 }
 
 // parsePercent parses "5%" or "0.05" into 0.05.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -64,7 +65,7 @@ Examples:
 func runWorkloadCommand(w *workload.Workload) *cli.Command {
 	argsUsage := "[flags]"
 	if len(w.Positional) > 0 {
-		argsUsage = "[flags] [<" + joinStrings(w.Positional, "> <") + ">]"
+		argsUsage = "[flags] [<" + strings.Join(w.Positional, "> <") + ">]"
 	}
 	return &cli.Command{
 		Name:        w.Name,
@@ -188,18 +189,8 @@ func unitOf(w *workload.Workload, metric string) string {
 	return m.Unit
 }
 
-func joinNames() string { return joinStrings(workload.Names(), ", ") }
+func joinNames() string { return strings.Join(workload.Names(), ", ") }
 
-func joinStrings(s []string, sep string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += sep
-		}
-		out += x
-	}
-	return out
-}
 
 // printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {
