@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-
 	"contend/analysis"
 	"contend/internal/report"
 	"contend/internal/results"

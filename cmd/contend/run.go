@@ -191,7 +191,6 @@ func unitOf(w *workload.Workload, metric string) string {
 
 func joinNames() string { return strings.Join(workload.Names(), ", ") }
 
-
 // printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
