@@ -532,10 +532,7 @@ func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
 func describeSide(f *results.File, i int) string {
 	var parts, ps []string
 	for _, p := range f.Configs[i].Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
+		d := p.Shown()
 		ps = append(ps, p.Name+"="+d)
 	}
 	parts = append(parts, strings.Join(ps, " "))

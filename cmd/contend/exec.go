@@ -264,7 +264,7 @@ func newExternalFile(kind, name string, specs []external.Spec, primary, label st
 	}
 	if kind != "import" {
 		for _, m := range workload.ProcessMetrics {
-			f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+			f.Metrics = append(f.Metrics, m.Result())
 		}
 	}
 	return f

@@ -168,7 +168,7 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		}
 	}
 	for _, m := range ms {
-		f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+		f.Metrics = append(f.Metrics, m.Result())
 	}
 	for i, v := range configs {
 		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})

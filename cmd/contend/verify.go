@@ -126,7 +126,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	}
 	metrics := map[string]results.Metric{}
 	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
-		metrics[m.Name] = results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc}
+		metrics[m.Name] = m.Result()
 	}
 	for _, s := range specs {
 		if isProcessMetricName(s.Name) {
@@ -285,10 +285,7 @@ func verifyReport(w io.Writer, f *results.File, margin float64) {
 func paramsText(c results.Config) string {
 	var ps []string
 	for _, p := range c.Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
+		d := p.Shown()
 		ps = append(ps, p.Name+"="+d)
 	}
 	return strings.Join(ps, " ")

@@ -23,7 +23,7 @@ func ThroughputFor(w *workload.Workload) (m results.Metric, derive func(v worklo
 	}
 	pm, _ := w.Metric(w.Primary)
 	if pm.Better == workload.Higher {
-		return results.Metric{Name: pm.Name, Unit: pm.Unit, Better: string(pm.Better), Desc: pm.Desc}, nil, true
+		return pm.Result(), nil, true
 	}
 	if pm.Unit == "ns" {
 		primary := w.Primary

@@ -35,6 +35,11 @@ type Metric struct {
 	Desc   string // one line
 }
 
+// Result returns m as a result file records it.
+func (m Metric) Result() results.Metric {
+	return results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc}
+}
+
 // Sample is what one repetition's child measured. Metric values are in the
 // base units of the workload's Metrics.
 type Sample struct {
