@@ -18,6 +18,7 @@ import (
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -145,16 +146,16 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 		return p, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
 	}
 	p.seed = seed
-	if p.alpha, err = strconv.ParseFloat(c.String("alpha"), 64); err != nil || !(p.alpha > 0 && p.alpha < 0.5) {
-		return p, usagef("--alpha: %q is not accepted; accepted: a number above 0 and below 0.5, such as 0.05", c.String("alpha"))
+	if p.alpha, err = value.ParseAlpha(c.String("alpha")); err != nil {
+		return p, usagef("--alpha: %q is not accepted; accepted: %s", c.String("alpha"), value.AlphaRange)
 	}
-	d, err := time.ParseDuration(c.String("prepare-timeout"))
-	if err != nil || d <= 0 {
+	d, err := value.Timeout(c.String("prepare-timeout"))
+	if err != nil {
 		return p, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
 	}
 	p.prepTimout = d
 	if c.IsSet("until") {
-		u, err := parsePercent(c.String("until"))
+		u, err := value.Fraction(c.String("until"))
 		if err != nil || !(u > 0 && u < 1) {
 			return p, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
 		}
@@ -219,16 +220,6 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 		warns = append(warns, ws...)
 	}
 	return sides, warns, p.checkDistinct(c, maps.Equal(sides[0], sides[1]), "--a/--b flags")
-}
-
-// parsePercent parses "5%" or "0.05" into 0.05.
-func parsePercent(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if t, ok := strings.CutSuffix(s, "%"); ok {
-		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		return x / 100, err
-	}
-	return strconv.ParseFloat(s, 64)
 }
 
 // parseSideFlags parses the text of --a or --b as workload flags.

@@ -127,6 +127,8 @@ func badInputCases() []badCase {
 		badCase{"compare one file", []string{"compare", "testdata/seeds/rostedt-with.json"}, "compare"},
 		badCase{"compare missing file", []string{"compare", "nosuch.json", "testdata/seeds/rostedt-with.json"}, "nosuch.json"},
 		badCase{"compare bad alpha", []string{"compare", "--alpha", "2", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"compare alpha at one half", []string{"compare", "--alpha", "0.6", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"ab until bare five", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "5"}, "--until"},
 		badCase{"compare bad threshold", []string{"compare", "--threshold", "x", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--threshold"},
 		badCase{"compare bad test", []string{"compare", "--test", "ks", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--test"},
 		badCase{"compare unknown metric", []string{"compare", "--metric", "nosuch", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "nosuch"},

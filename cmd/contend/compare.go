@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"contend/analysis"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 )
 
 func init() { addCommand(compareCommand) }
@@ -78,7 +78,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
 			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level, above 0 and below 0.5"},
 			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
 			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
@@ -211,8 +211,8 @@ func runCompare(c *cli.Context) error {
 func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	var opt report.CompareOptions
 	opt.Alpha = c.Float64("alpha")
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return opt, "", usagef("--alpha: %v is not accepted: a significance level is between 0 and 1, such as 0.05", c.Float64("alpha"))
+	if err := value.Alpha(opt.Alpha); err != nil {
+		return opt, "", usagef("--alpha: %v is not accepted; accepted: %s", opt.Alpha, value.AlphaRange)
 	}
 	th, err := parseFraction(c.String("threshold"))
 	if err != nil {
@@ -252,22 +252,14 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	return opt, format, nil
 }
 
-// parseFraction reads "2%" or "0.02" as 0.02.
+// parseFraction reads a noise band: "2%" or "0.02" as 0.02 (value.Fraction),
+// at least 0 and below 1.
 func parseFraction(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	div := 1.0
-	if strings.HasSuffix(t, "%") {
-		t, div = strings.TrimSuffix(t, "%"), 100
-	}
-	v, err := strconv.ParseFloat(t, 64)
+	v, err := value.Fraction(s)
 	if err != nil {
-		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
+		return 0, err
 	}
-	v /= div
-	if div == 1 && v >= 1 && v < 100 {
-		return 0, fmt.Errorf("a bare number is a fraction (0.02 = 2%%); did you mean %s%%?", t)
-	}
-	if !(v >= 0 && v < 1) || math.IsInf(v, 0) {
+	if !(v >= 0 && v < 1) {
 		return 0, errors.New("a noise band is at least 0% and below 100%")
 	}
 	return v, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/limits"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -159,8 +160,8 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.json")
 	}
 	if t := c.String("timeout"); t != "" {
-		d, err := time.ParseDuration(t)
-		if err != nil || d <= 0 {
+		d, err := value.Timeout(t)
+		if err != nil {
 			return o, usagef("--timeout: %q is not accepted; accepted: a positive duration such as 90s or 10m", t)
 		}
 		o.timeout = d

@@ -15,6 +15,7 @@ import (
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -75,13 +76,10 @@ func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
 	}
 }
 
+// parseMargin reads --margin, a percentage or fraction (value.Fraction)
+// above 0 and below 1.
 func parseMargin(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	x, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
-	if pct {
-		x /= 100
-	}
+	x, err := value.Fraction(s)
 	if err != nil || !(x > 0 && x < 1) {
 		return 0, usagef("--margin: %q is not accepted; accepted: a fraction in (0, 1) or a percentage such as 5%%", s)
 	}
