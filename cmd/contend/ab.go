@@ -508,25 +508,13 @@ func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
 	if d != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s (after %d runs per side; each look tested at alpha %.4g to keep %.3g overall)\n", d.Reason, d.N, d.NominalAlpha, p.alpha)
 	}
-	for i := range f.Configs {
-		xs := f.Values(i, f.Primary)
-		if len(xs) < 4 {
-			continue
-		}
-		mk, err := analysis.MannKendall(xs)
-		if err == nil && mk.P < p.alpha {
-			fmt.Fprintf(w, "warning: side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run\n", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P)
-		}
+	for _, d := range report.Drift(f, p.alpha) {
+		fmt.Fprintln(w, "warning: "+d)
 	}
 }
 
 func describeSide(f *results.File, i int) string {
-	var parts, ps []string
-	for _, p := range f.Configs[i].Params {
-		d := p.Shown()
-		ps = append(ps, p.Name+"="+d)
-	}
-	parts = append(parts, strings.Join(ps, " "))
+	parts := []string{report.ParamsText(f.Configs[i])}
 	if e := f.Configs[i].Env; e != nil {
 		if t := e["trace-events"]; t != "" {
 			parts = append(parts, "events "+t)

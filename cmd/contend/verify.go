@@ -3,14 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/report"
@@ -210,7 +207,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
 		runErr = ferr
 	}
-	verifyReport(stdout, wr.File, margin)
+	report.WriteVerify(stdout, wr.File, margin)
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
@@ -220,99 +217,6 @@ func specNames(specs []external.Spec) string {
 		ns = append(ns, s.Name)
 	}
 	return strings.Join(ns, ", ")
-}
-
-// verifyReport prints the comparison of config 0 (contend) against config
-// 1 (original) of f, and the equivalence verdict on the primary metric.
-func verifyReport(w io.Writer, f *results.File, margin float64) {
-	fmt.Fprintf(w, "verify %s\n", f.Workload)
-	for i, name := range []string{"contend", "original"} {
-		counts := f.Counts(i)
-		fmt.Fprintf(w, "  %-9s %s\n", name+":", paramsText(f.Configs[i]))
-		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timeout\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
-	}
-	fmt.Fprintln(w)
-	t := &report.Table{}
-	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
-	// The primary metric, then every metric both sides measured: the
-	// original's own output (through the preset) and the process metrics.
-	names := []string{f.Primary}
-	for _, m := range f.Metrics {
-		if m.Name != f.Primary {
-			names = append(names, m.Name)
-		}
-	}
-	var approx []string // metrics whose interval is not a ratio's (values of 0)
-	for _, n := range names {
-		a, b := f.Values(1, n), f.Values(0, n)
-		if len(a) == 0 || len(b) == 0 {
-			continue
-		}
-		m, _ := f.Metric(n)
-		ma, mb := analysis.Median(a), analysis.Median(b)
-		sc := report.ScaleFor(m.Unit, ma)
-		ratio, ci, p := "-", "-", "-"
-		if rc, err := analysis.RelativeChange(a, b, report.Confidence); err == nil && !math.IsNaN(rc.Estimate) {
-			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
-			if rc.HasCI {
-				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
-				if rc.Method == analysis.RelShiftOverMedian {
-					ci += "*"
-					approx = append(approx, n)
-				}
-			}
-		}
-		if mw, err := analysis.MannWhitney(a, b, analysis.TwoSided); err == nil {
-			p = fmt.Sprintf("%.3g", mw.P)
-		}
-		t.Row(n, sc.Format(mb), sc.Format(ma), ratio, ci, p)
-	}
-	t.Write(w)
-	if len(approx) > 0 {
-		writeWrappedText(w, "*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)")
-	}
-	fmt.Fprintln(w)
-	v := equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
-	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), wrap(v, 76, "  "))
-	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
-	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
-	fmt.Fprintln(w, "maxrss of a program started by contend includes contend's own RSS at the")
-	fmt.Fprintln(w, "fork (Linux keeps the high-water mark across exec).")
-}
-
-func paramsText(c results.Config) string {
-	var ps []string
-	for _, p := range c.Params {
-		d := p.Shown()
-		ps = append(ps, p.Name+"="+d)
-	}
-	return strings.Join(ps, " ")
-}
-
-func trimPct(x float64) string { return strconv.FormatFloat(x*100, 'g', 4, 64) + "%" }
-
-// equivalence decides whether b (contend) is equivalent to a (original)
-// within ±margin, by TOST at alpha 0.05 in its interval form.
-func equivalence(a, b []float64, margin float64) string {
-	if len(a) == 0 || len(b) == 0 {
-		return "no verdict: a side has no successful repetition"
-	}
-	rc, err := analysis.RelativeChange(a, b, 0.90)
-	if err != nil {
-		return "no verdict: " + err.Error()
-	}
-	if !rc.HasCI {
-		return fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))
-	}
-	lo, hi := 1+rc.Lo, 1+rc.Hi
-	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", lo, hi)
-	switch {
-	case rc.Lo >= -margin && rc.Hi <= margin:
-		return fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)
-	case rc.Lo > margin || rc.Hi < -margin:
-		return fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)
-	}
-	return fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)
 }
 
 // writeWrappedText writes text wrapped at 78 columns, continuation lines
