@@ -17,15 +17,13 @@ type badCase struct {
 	want string // in the one-line error: usually the flag's name
 }
 
-// baseArgs are valid, small parameters of each workload, so that only the
-// value under test is wrong.
-var baseArgs = map[string][]string{
-	"faultme":        {"--threads", "2", "--mem", "1MiB"},
-	"semop-multi":    {"--threads", "2", "--sems", "1", "--duration", "100ms"},
-	"osim":           {"--sems", "2", "--tasks", "4", "--loops", "1000"},
-	"mutex":          {"--threads", "4", "--locks", "100"},
-	"sysbench-mutex": {"--threads", "2", "--mutex-locks", "100"},
-	"plugin":         {"--so", "/nonexistent/x.so", "--threads", "1"},
+// baseArgs returns valid, small parameters of w (its quick
+// configuration), so that only the value under test is wrong.
+func baseArgs(w *workload.Workload) []string {
+	if w.Quick == nil && w.Name == "plugin" {
+		return []string{"--so", "/nonexistent/x.so", "--threads", "1"}
+	}
+	return w.Quick
 }
 
 // badValues returns wrong values for a parameter of kind k: missing,
@@ -56,7 +54,10 @@ func badValues(p workload.Param) []string {
 func badInputCases() []badCase {
 	var cs []badCase
 	for _, w := range workload.All() {
-		base := baseArgs[w.Name]
+		base := baseArgs(w)
+		if base == nil {
+			panic("workload " + w.Name + " has no Quick configuration (Workload.Quick)")
+		}
 		for _, p := range w.Params {
 			if w.Name == "plugin" && p.Name == "so" {
 				continue // a missing .so is tested below

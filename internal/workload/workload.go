@@ -77,6 +77,13 @@ type Workload struct {
 	// that `contend verify` can run the original beside the
 	// reproduction. Empty when there is none.
 	Preset string
+	// Quick is a short configuration, as command-line arguments after the
+	// workload's name, whose repetition takes a fraction of a second but
+	// still creates what the workload creates (threads, processes, SysV
+	// sets): tests that must cover every workload (fault trials) iterate
+	// the registry with it. Nil for a workload that needs an outside file
+	// (plugin).
+	Quick []string
 
 	// Check validates a complete set of values against each other and
 	// against the machine. It returns a *UsageError for bad input and nil
