@@ -107,12 +107,17 @@ type Comparison struct {
 	CliffsDelta float64
 	Magnitude   string
 
-	// MDE is the smallest relative change the test would detect with
-	// power Power at level Alpha, given the pooled standard deviation
-	// relative to |median(A)| (see MinDetectableEffect). NaN when the
-	// test cannot reach Alpha or the noise is undefined.
-	MDE   float64
-	Power float64
+	// MDEUp and MDEDown are the smallest relative increase and decrease
+	// the test would detect with power Power at level Alpha/FamilySize,
+	// given the noise of the samples (see MinDetectableChange): planning
+	// figures, positive fractions. MDE is the larger of the two. NaN when
+	// the test cannot detect any change at these sizes or the noise is
+	// undefined.
+	MDE, MDEUp, MDEDown float64
+	Power               float64
+	mdeNoise            float64 // the noise of MinDetectableChange
+	mdeKind             noiseKind
+	mdeOK               bool
 	// CanReachAlpha tells whether the test can produce a p-value at or
 	// below Alpha with these sample sizes at all. After AdjustHolm it
 	// also requires that the family can: it is false when even the
@@ -238,10 +243,8 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	}
 	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
 
-	c.MDE = math.NaN()
-	if n1+n2 > 2 && c.SummaryA.Median != 0 {
-		c.MDE, _ = MinDetectableEffect(n1, n2, pooledRelativeSD(c.SummaryA, c.SummaryB), opt.Alpha, opt.Power, opt.Test)
-	}
+	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test)
+	c.setMDE()
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
 			"the noise allows detecting only changes of about %.3g%% or more (threshold %.3g%%); more runs would help",
@@ -337,8 +340,8 @@ func tooFewWarning(test Test, n1, n2 int, alpha float64) string {
 	if test == TestWelch {
 		return fmt.Sprintf("too few runs: Welch's t-test needs at least 2 runs per side (have %d and %d)", n1, n2)
 	}
-	return fmt.Sprintf("too few runs: with %d and %d runs the smallest possible p-value is %.3g > alpha %g; need at least %d runs per side",
-		n1, n2, MannWhitneyMinP(n1, n2, TwoSided), alpha, MinRunsForSignificance(alpha))
+	return fmt.Sprintf("too few runs: with %d and %d runs the smallest possible p-value is %.3g > alpha %s; need at least %d runs per side",
+		n1, n2, MannWhitneyMinP(n1, n2, TwoSided), FormatAlpha(alpha), MinRunsForSignificance(alpha))
 }
 
 // decide sets c.Verdict from AdjustedP, Alpha, Threshold, Change, Sign and
@@ -421,6 +424,7 @@ func AdjustHolm(cs []*Comparison) error {
 	for i, c := range live {
 		c.AdjustedP = adj[i]
 		c.FamilySize = len(live)
+		c.setMDE()
 		var ws []string
 		for _, w := range c.Warnings {
 			if !strings.HasPrefix(w, familyWarning) {
@@ -433,8 +437,8 @@ func AdjustHolm(cs []*Comparison) error {
 		if c.CanReachAlpha && floor > c.Alpha*(1+1e-12) {
 			c.CanReachAlpha = false
 			c.Warnings = append(c.Warnings, fmt.Sprintf(
-				"%s: with %d comparisons adjusted together the smallest possible adjusted p-value is %.3g > alpha %g",
-				familyWarning, len(live), floor, c.Alpha))
+				"%s: with %d comparisons adjusted together the smallest possible adjusted p-value is %.3g > alpha %s",
+				familyWarning, len(live), floor, FormatAlpha(c.Alpha)))
 		}
 		c.decide()
 	}

@@ -22,10 +22,12 @@
 //     Cliff's delta, minimum detectable effect and a Verdict in words;
 //     AdjustHolm corrects many comparisons together (compare.go).
 //   - The tests and estimates behind it: MannWhitney, Welch, HodgesLehmann,
-//     RelativeChange, CliffsDelta, MinDetectableEffect, Holm.
+//     RelativeChange, CliffsDelta, MinDetectableChange (the 80%-power
+//     increase and decrease, mde.go), Holm.
 //   - Outliers by modified z-scores (outlier.go); MannKendall and Spearman
-//     for drift over run order (trend.go); Sequential, a stopping rule for
-//     A/B runs that keeps the false-positive rate at alpha (sequential.go).
+//     for drift over run order (trend.go); Sequential, a group-sequential
+//     stopping rule for A/B runs with Lan-DeMets alpha spending over the
+//     rank test's exact null (sequential.go).
 //
 // Programmer errors (mismatched slice lengths, levels outside (0, 1))
 // panic with an "analysis:" prefix; bad data (NaN, Inf, empty input where

@@ -47,6 +47,6 @@ func ExampleSequential() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("tests from %d runs per side at nominal alpha %.5f\n", s.FirstTest, s.NominalAlpha)
-	// Output: tests from 7 runs per side at nominal alpha 0.00208
+	fmt.Printf("first decision possible after %d pairs at level %s\n", s.FirstTest, analysis.FormatAlpha(s.Levels[s.FirstTest]))
+	// Output: first decision possible after 5 pairs at level 0.00794
 }

@@ -97,6 +97,11 @@ type USLFit struct {
 	// PeakX is the predicted peak throughput X(PeakN); Lambda/Sigma when
 	// PeakN is +Inf (+Inf when Sigma is 0 as well).
 	PeakX float64
+	// Flat tells that the fitted curve changes by less than FlatTolerance
+	// over the measured N: throughput does not depend on N (sigma about
+	// 1, kappa about 0: the work is done one at a time). PeakN is then 1
+	// and PeakX Lambda.
+	Flat bool
 
 	FitQuality
 }
@@ -123,6 +128,9 @@ type AmdahlFit struct {
 	//  X(inf) = lambda / sigma
 	// +Inf when Sigma is 0.
 	Asymptote float64
+	// Flat tells that the fitted curve changes by less than FlatTolerance
+	// over the measured N: throughput does not depend on N.
+	Flat bool
 	// AsymptoteSE is the delta-method standard error of Asymptote,
 	//  Var = g^T Cov g,  g = (1/sigma, -lambda/sigma^2)
 	// NaN when Sigma is 0 or Cov is nil.
@@ -227,17 +235,25 @@ func FitUSL(n, x []float64) (USLFit, error) {
 		FitQuality: c.q,
 	}
 	switch {
+	case isFlat(c, f.Predict):
+		f.Flat, f.PeakN, f.PeakX = true, 1, f.Lambda
+		f.Warnings = append(f.Warnings, fmt.Sprintf(
+			"flat: throughput stays at %.4g from N = %g to %g (sigma = %.4g, kappa = %.4g): it does not depend on N",
+			f.Lambda, c.nmin, c.nmax, f.Sigma, f.Kappa))
 	case f.Sigma >= 1 || (f.Kappa > 0 && (1-f.Sigma)/f.Kappa < 1):
 		f.PeakN = 1
 		f.PeakX = f.Lambda
 		f.Warnings = append(f.Warnings, fmt.Sprintf(
 			"no scaling: sigma = %.4g, kappa = %.4g put the peak at N = 1; throughput never rises above lambda",
 			f.Sigma, f.Kappa))
+	case f.Kappa == 0 && f.Sigma == 0:
+		f.PeakN, f.PeakX = math.Inf(1), math.Inf(1)
+		f.Warnings = append(f.Warnings, "no peak: sigma = kappa = 0, so throughput grows in proportion to N without limit")
 	case f.Kappa == 0:
 		f.PeakN = math.Inf(1)
-		f.PeakX = f.Lambda / f.Sigma // +Inf when Sigma is 0
+		f.PeakX = f.Lambda / f.Sigma
 		f.Warnings = append(f.Warnings, fmt.Sprintf(
-			"no peak: kappa = 0, so throughput rises for ever towards lambda/sigma = %.4g", f.PeakX))
+			"no peak: kappa = 0, so throughput keeps rising with N towards lambda/sigma = %.4g", f.PeakX))
 	default:
 		f.PeakN = math.Sqrt((1 - f.Sigma) / f.Kappa)
 		f.PeakX = f.Predict(f.PeakN)
@@ -287,11 +303,28 @@ func FitAmdahl(n, x []float64) (AmdahlFit, error) {
 		g := mat.NewVecDense(2, []float64{1 / f.Sigma, -f.Lambda / (f.Sigma * f.Sigma)})
 		f.AsymptoteSE = math.Sqrt(mat.Inner(g, f.Cov, g))
 	}
-	if f.Sigma > 1 {
+	switch {
+	case isFlat(c, f.Predict):
+		f.Flat = true
 		f.Warnings = append(f.Warnings, fmt.Sprintf(
-			"no scaling: sigma = %.4g > 1, so throughput falls from lambda towards lambda/sigma as N grows", f.Sigma))
+			"flat: throughput stays at %.4g from N = %g to %g (sigma = %.4g): it does not depend on N",
+			f.Lambda, c.nmin, c.nmax, f.Sigma))
+	case f.Sigma > 1:
+		f.Warnings = append(f.Warnings, fmt.Sprintf(
+			"no scaling: sigma = %.4g is above 1, so throughput falls from lambda towards lambda/sigma as N grows", f.Sigma))
 	}
 	return f, nil
+}
+
+// FlatTolerance is the largest relative change of a fitted curve over the
+// measured N for which the fit calls it flat.
+const FlatTolerance = 1e-3
+
+// isFlat tells whether predict changes by less than FlatTolerance between
+// the smallest and the largest measured N of c.
+func isFlat(c curveFit, predict func(float64) float64) bool {
+	lo, hi := predict(c.nmin), predict(c.nmax)
+	return c.nmax > c.nmin && math.Abs(hi/lo-1) < FlatTolerance
 }
 
 func uslDenom(n, sigma, kappa float64) float64 {

@@ -67,6 +67,15 @@ func statusError(workload string, rc C.int, st *C.struct_ct_status) error {
 // CCVersion returns the version of the C compiler that built native/.
 func CCVersion() string { return C.GoString(C.ct_cc_version()) }
 
+// CCFlags returns the effective settings native/ was compiled with, as the
+// compiler's predefined macros show them (optimisation level first), then
+// the compiler version: what CGO_CFLAGS really did, not what it said.
+func CCFlags() string { return C.GoString(C.ct_cc_flags()) }
+
+// LaunchArg is argv[1] of the launcher of external programs
+// (native/launch.c): a C constructor runs it before the Go runtime starts.
+const LaunchArg = "__launch"
+
 func errnoOrNil(e C.int) error {
 	if e == 0 {
 		return nil

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"errors"
+	"syscall"
 	"unsafe"
 )
 
@@ -85,7 +86,10 @@ func Plugin(p PluginParams) (PluginResult, error) {
 	if rc != 0 {
 		err := statusError("plugin", rc, &cr.status)
 		var be *Error
-		if errors.As(err, &be) && (be.Call == "plugin" || be.Call == "dlopen" || be.Call == "worker") {
+		if errors.As(err, &be) && be.Call == "dlopen" {
+			return r, &dlopenError{be.Detail, be.Errno}
+		}
+		if errors.As(err, &be) && (be.Call == "plugin" || be.Call == "worker") {
 			// The detail says it all; errno adds nothing.
 			return r, errors.New("plugin: " + be.Detail)
 		}
@@ -99,3 +103,17 @@ func Plugin(p PluginParams) (PluginResult, error) {
 	}
 	return r, nil
 }
+
+// dlopenError is a failed dlopen: dlerror()'s text, and the errno that
+// fits it (ENOENT, EACCES, ENOEXEC; see plugin_dlopen_errno), for
+// errors.Is.
+type dlopenError struct {
+	detail string
+	errno  syscall.Errno
+}
+
+func (e *dlopenError) Error() string {
+	return "plugin: " + e.detail + " (dlopen: " + ErrnoName(e.errno) + ")"
+}
+
+func (e *dlopenError) Unwrap() error { return e.errno }

@@ -50,6 +50,10 @@ long ct_thread_stack_min(void);
 /* ct_cc_version returns the compiler that built the native code. */
 const char *ct_cc_version(void);
 
+/* ct_cc_flags returns the effective optimisation settings of the native
+ * code, from the compiler's predefined macros (native/ccflags.c). */
+const char *ct_cc_flags(void);
+
 /*
  * SysV semaphore sets (semop-multi, osim).
  *

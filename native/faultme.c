@@ -22,8 +22,9 @@
  * gcc -O1 and above drop the stores and then the loads: the program measures
  * nothing. Here the byte is volatile, which forces one real load per page
  * and keeps the shared store. The clock is CLOCK_MONOTONIC in ns instead of
- * gettimeofday in us; barrier errors are checked (the original's "< 0" test
- * never fired); the stride is a parameter (4096 by default, whatever the
+ * gettimeofday in us; every pthread_barrier_wait result is checked (0 or
+ * PTHREAD_BARRIER_SERIAL_THREAD, else the repetition fails naming the
+ * error and the thread; the original's "< 0" test never fired); the stride is a parameter (4096 by default, whatever the
  * real page size, as in the original).
  *
  * Not timed, as in the original: mmap, thread creation, joins, munmap.
@@ -51,7 +52,17 @@ struct faultme_thread {
 	struct faultme *fm;
 	unsigned long id;
 	uint64_t touched;
+	int err; /* of a pthread_barrier_wait */
 };
+
+/* faultme_wait waits in b and returns 0 or the error (the one thread that
+ * gets PTHREAD_BARRIER_SERIAL_THREAD has no error). */
+static int faultme_wait(pthread_barrier_t *b)
+{
+	int err = pthread_barrier_wait(b);
+
+	return err == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : err;
+}
 
 /* The original's "static char x", made volatile so the loads survive -O2. */
 static volatile char faultme_x;
@@ -61,14 +72,19 @@ static void *faultme_func(void *arg)
 	struct faultme_thread *t = arg;
 	struct faultme *fm = t->fm;
 	uint64_t i, n = 0;
+	int err;
 
-	pthread_barrier_wait(&fm->start_barrier);
+	err = faultme_wait(&fm->start_barrier);
 	for (i = t->id * fm->stride; i < fm->mem; i += fm->stride * fm->threads) {
 		faultme_x = fm->data[i];
 		n++;
 	}
-	pthread_barrier_wait(&fm->stop_barrier);
+	if (!err)
+		err = faultme_wait(&fm->stop_barrier);
+	else
+		faultme_wait(&fm->stop_barrier);
 	t->touched = n;
+	t->err = err;
 	return NULL;
 }
 
@@ -80,7 +96,7 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 	struct rusage ru0, ru1;
 	uint64_t start, end;
 	void *data;
-	int i, err;
+	int i, err, werr;
 
 	memset(r, 0, sizeof(*r));
 	if (p->threads < 1 || p->stride < 1 || p->mem < 1)
@@ -147,10 +163,12 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 
 	getrusage(RUSAGE_SELF, &ru0);
 	start = ct_now_ns();
-	pthread_barrier_wait(&fm->start_barrier);
-	pthread_barrier_wait(&fm->stop_barrier);
+	err = faultme_wait(&fm->start_barrier);
+	werr = faultme_wait(&fm->stop_barrier);
 	end = ct_now_ns();
 	getrusage(RUSAGE_SELF, &ru1);
+	if (err || werr)
+		err = ct_fail(&r->status, err ? err : werr, "pthread_barrier_wait", "in the main thread");
 
 	r->elapsed_ns = end - start;
 	r->minflt = ru1.ru_minflt - ru0.ru_minflt;
@@ -160,8 +178,9 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 	for (i = 0; i < p->threads; i++) {
 		pthread_join(tid[i], NULL);
 		r->pages_touched += t[i].touched;
+		if (t[i].err && !err)
+			err = ct_fail(&r->status, t[i].err, "pthread_barrier_wait", "in thread %d of %d", i + 1, p->threads);
 	}
-	err = 0;
 out_unmap:
 	munmap(data, p->mem);
 out_barriers:

@@ -35,6 +35,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -541,6 +542,22 @@ static int valid_name(const char *s, size_t max)
 	return i < max;
 }
 
+/*
+ * plugin_dlopen_errno returns an errno for a failed dlopen of so, which
+ * sets none reliably: why so cannot be read (ENOENT, EACCES, ...), else
+ * ENOEXEC (not a loadable library: wrong ELF class or machine, a missing
+ * dependency or symbol; dlerror() says which).
+ */
+static int plugin_dlopen_errno(const char *so)
+{
+	int fd = open(so, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno ? errno : ENOENT;
+	close(fd);
+	return ENOEXEC;
+}
+
 static int plugin_load(const struct ct_plugin_params *p, struct ct_plugin_result *r, struct loaded *ld)
 {
 	const struct contend_plugin *info;
@@ -549,7 +566,7 @@ static int plugin_load(const struct ct_plugin_params *p, struct ct_plugin_result
 
 	h = dlopen(p->so, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return ct_fail(&r->status, ENOENT, "dlopen", "%s", dlerror());
+		return ct_fail(&r->status, plugin_dlopen_errno(p->so), "dlopen", "%s", dlerror());
 	info = dlsym(h, "contend_plugin");
 	if (!info)
 		return ct_fail(&r->status, EINVAL, "plugin", "%s defines no contend_plugin: add CONTEND_PLUGIN(mode, \"description\") (see contend port --header)", p->so);

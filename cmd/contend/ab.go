@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,20 @@ PROGRAM after -- that both sides run, under different prepare commands or
 trace events. The result file records each side's program and arguments;
 its workload is exec:PROGRAM, which 'contend compare' lines up with the
 built-in workloads.
+
+--until X% makes the run adaptive: after each A/B pair from --min-runs to
+--max-runs pairs (failed repetitions count) it looks at the primary metric
+and stops at the first look where
+  1. the group-sequential Mann-Whitney test decides a difference: its p-value
+     is at most that look's level (Lan-DeMets alpha spending, Pocock-type, of
+     --alpha over the planned looks, for the exact null distribution of the
+     rank test); the table then reports at that level, or
+  2. the 95% interval of the relative change of the medians (the one in the
+     table) is at most ±X% wide (half-width <= X%): the change is known
+     precisely enough, decided or not, or
+  3. the last pair, --max-runs, is done.
+The probability of deciding a difference when there is none stays at or
+below --alpha over all the looks together.
 
 Examples:
    contend ab mutex --threads 1000 --locks 300000 --trace-events lock -n 10
@@ -99,9 +114,9 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
 		&cli.StringFlag{Name: "seed", Value: "1", Usage: "seed of --order random", Category: cat},
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
-		&cli.StringFlag{Name: "until", Usage: "stop once the primary metric's change is known within ±X%, such as 5%", Category: cat},
-		&cli.StringFlag{Name: "min-runs", Value: "5", Usage: "with --until: runs per side before the first look", Category: cat},
-		&cli.StringFlag{Name: "max-runs", Usage: "with --until: most runs per side (default 30)", Category: cat},
+		&cli.StringFlag{Name: "until", Usage: "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the 95% interval of its change is at most ±X% wide (such as 5%), or at --max-runs; see 'contend help ab'", Category: cat},
+		&cli.StringFlag{Name: "min-runs", Value: "5", Usage: "with --until: pairs before the first look", Category: cat},
+		&cli.StringFlag{Name: "max-runs", Usage: "with --until: most pairs, failed runs included, up to " + strconv.Itoa(analysis.SequentialMaxRuns) + " (default 30)", Category: cat},
 		&cli.StringFlag{Name: "alpha", Value: "0.05", Usage: "significance level of the comparison", Category: cat},
 		&cli.StringFlag{Name: "prepare-timeout", Value: "60s", Usage: "timeout of each prepare or cleanup command", Category: cat},
 	}
@@ -160,12 +175,12 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 			return p, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
 		}
 		p.until = u
-		if p.minRuns, err = intFlag(c, "min-runs", 2, 10000); err != nil {
+		if p.minRuns, err = intFlag(c, "min-runs", 2, analysis.SequentialMaxRuns); err != nil {
 			return p, err
 		}
 		p.maxRuns = 30
 		if c.IsSet("max-runs") {
-			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, 10000); err != nil {
+			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, analysis.SequentialMaxRuns); err != nil {
 				return p, err
 			}
 		}
@@ -330,6 +345,9 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 // before the result file (outName names the default one).
 func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if p.until > 0 && opt.mode == results.ModeAppend {
+		return usagef("--append: an adaptive A/B run (--until) cannot append, its stopping rule counts from its first pair; give another --out")
+	}
 	var trace *ab.TraceSwitch
 	var err error
 	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
@@ -356,7 +374,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, outName, f)
+	wr, err := createOut(opt.out, outName, f, opt.mode)
 	if err != nil {
 		if trace != nil {
 			trace.Restore() // nothing was switched yet; this releases it
@@ -437,31 +455,42 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		}
 		stdout.Write(b)
 	} else {
-		printAB(stdout, wr.File, p, decision())
+		printAB(stdout, wr.File, p, seq, decision())
 	}
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
 // abNext returns the adaptive plan of an A/B run: warm-up pairs, then pairs
 // in the chosen order until pairs are done or the sequential rule stops.
+// With a rule, every measured pair is followed by one look (seq.Decide with
+// the pair's number, whether or not its repetitions succeeded), the look
+// after the last pair included; the second function returns the last
+// decision.
 func abNext(p abPlan, seq *analysis.Sequential, primary string, warmup, pairs int) (func(*results.File) (harness.Slot, bool), func() *analysis.Decision) {
 	rng := ab.NewRand(p.seed)
 	var queue []harness.Slot
 	pair := 0
+	done := false
 	var last *analysis.Decision
 	next := func(f *results.File) (harness.Slot, bool) {
+		if done {
+			return harness.Slot{}, false
+		}
 		if len(queue) == 0 {
-			if pair >= warmup+pairs {
-				return harness.Slot{}, false
-			}
 			if seq != nil && pair > warmup {
-				d, err := seq.Decide(f.Values(0, primary), f.Values(1, primary))
-				if err == nil {
-					last = &d
-					if d.Stop {
-						return harness.Slot{}, false
-					}
+				d, err := seq.Decide(pair-warmup, f.Values(0, primary), f.Values(1, primary))
+				if err != nil {
+					d = analysis.Decision{N: pair - warmup, NominalAlpha: seq.Levels[pair-warmup], P: math.NaN(), Reason: "no decision: " + err.Error()}
 				}
+				last = &d
+				if d.Stop {
+					done = true
+					return harness.Slot{}, false
+				}
+			}
+			if pair >= warmup+pairs {
+				done = true
+				return harness.Slot{}, false
 			}
 			warm := pair < warmup
 			round := pair - warmup
@@ -486,7 +515,7 @@ func abNext(p abPlan, seq *analysis.Sequential, primary string, warmup, pairs in
 
 // printAB prints the comparison of side B against side A, the drift check
 // and the adaptive decision.
-func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
+func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d *analysis.Decision) {
 	for i := range f.Configs {
 		fmt.Fprintf(w, "side %s: %s", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
 		fmt.Fprintln(w)
@@ -499,18 +528,37 @@ func printAB(w io.Writer, f *results.File, p abPlan, d *analysis.Decision) {
 	fmt.Fprintln(w)
 	alpha := p.alpha
 	if d != nil {
+		// The table decides at the level of the last look, as the rule
+		// did. A look that could not decide anything (a stop for
+		// precision before the first testable look) gets a level no
+		// p-value of its sample sizes reaches: "too few runs".
 		alpha = d.NominalAlpha
+		if alpha == 0 {
+			alpha = analysis.MannWhitneyMinP(max(d.NA, 1), max(d.NB, 1), analysis.TwoSided) / 2
+		}
 	}
 	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}
 	if d != nil {
-		fmt.Fprintf(w, "\nadaptive stop: %s (after %d runs per side; each look tested at alpha %.4g to keep %.3g overall)\n", d.Reason, d.N, d.NominalAlpha, p.alpha)
+		fmt.Fprintf(w, "\nadaptive stop: %s\n", abStopLine(d, seq))
 	}
 	for _, d := range report.Drift(f, p.alpha) {
 		fmt.Fprintln(w, "warning: "+d)
 	}
+}
+
+// abStopLine is the adaptive decision d of rule seq in a few lines: why
+// the run stopped, after how many pairs and values, and the design.
+func abStopLine(d *analysis.Decision, seq *analysis.Sequential) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n  (after %d of at most %d pairs", d.Reason, d.N, seq.MaxRuns)
+	if d.NA != d.N || d.NB != d.N {
+		fmt.Fprintf(&b, ", %d+%d successful runs", d.NA, d.NB)
+	}
+	fmt.Fprintf(&b, ";\n  %s,\n  keeping the false-positive rate at or below %s)", seq.Describe(), analysis.FormatAlpha(seq.Alpha))
+	return b.String()
 }
 
 func describeSide(f *results.File, i int) string {

@@ -44,6 +44,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// after the repetition in flight and exit with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = takeEarlySignal(ctx) // one that came before this handler (main.go)
 	app.Metadata = map[string]any{}
 	err := app.RunContext(ctx, reorderArgs(app, args))
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {

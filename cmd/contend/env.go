@@ -13,9 +13,10 @@ import (
 func init() { addCommand(envCommand) }
 
 // captureEnv is env.Capture with the facts only the C side knows (the
-// compiler that built native/): env links no cgo, this binary does.
+// compiler that built native/ and its effective flags): env links no cgo,
+// this binary does.
 func captureEnv() env.Fingerprint {
-	return env.Capture(env.Fingerprint{"cc.version": bind.CCVersion()})
+	return env.Capture(env.Fingerprint{"cc.version": bind.CCVersion(), "cc.flags": bind.CCFlags()})
 }
 
 func envCommand() *cli.Command {
@@ -24,7 +25,13 @@ func envCommand() *cli.Command {
 		Usage: "print this machine's environment fingerprint",
 		Description: `Prints the facts that every result file records about the machine it ran
 on: kernel release and preemption model, CPU, memory, THP and zero page,
-cpufreq governor, virtualisation, SysV and thread limits, compilers.
+cpufreq governor, virtualisation, SysV and thread limits, compilers; and
+how this contend binary was built: build.* (Go's build settings: tags,
+CGO_CFLAGS, CGO_ENABLED, GOARCH, compiler, the git revision and whether the
+tree was modified, when Go recorded them) and cc.flags (the optimisation the
+C compiler really applied, from its own macros: cgo puts CGO_CFLAGS before
+the package's -O2, so CGO_CFLAGS=-O0 does not take effect). 'contend
+compare' warns when its sides were built differently.
 
 Examples:
    contend env

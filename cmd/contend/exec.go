@@ -49,6 +49,13 @@ of the original programs: faultme, semop-multi, osim, mutex, sysbench
 repetition; the output is kept in the result file either way (the first
 and last 16 KiB).
 
+The program is started by a launcher: contend's binary in a C-only mode
+that runs before the Go runtime, so that the process metrics are the
+program's own (maxrss as /usr/bin/time reports it, not contend's memory
+folded in at exec; see 'contend help maxrss'). It leads the repetition's
+process group: when contend dies, even by SIGKILL, the launcher kills the
+group, background processes of the program included.
+
 The result file has the format of 'contend run' (kind exec), so show,
 compare and ab read it.
 
@@ -164,7 +171,7 @@ func runExec(c *cli.Context) error {
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, name, f)
+	wr, err := createOut(opt.out, name, f, opt.mode)
 	if err != nil {
 		return err
 	}

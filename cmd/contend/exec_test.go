@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"contend/internal/results"
 	"contend/internal/testutil"
@@ -194,4 +197,127 @@ func TestShowOriginalOfExec(t *testing.T) {
 	if r.code != 0 || r.stdout != "x=5\nx=5\n" {
 		t.Errorf("show --format original of an exec file: %d %q", r.code, r.stdout)
 	}
+}
+
+// TestExecKilledContendTakesGrandchildren SIGKILLs contend while the
+// program of an exec repetition has a background grandchild (sleep 30):
+// the grandchild must end too (the launcher kills the repetition's group
+// when contend dies; PR_SET_PDEATHSIG alone reached only the direct child).
+func TestExecKilledContendTakesGrandchildren(t *testing.T) {
+	dir := chdirTemp(t)
+	pidFile := filepath.Join(dir, "bg.pid")
+	script := "sleep 30 & echo $! >" + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; wait"
+	cmd := contendCmd(t, "exec", "-n", "1", "--quiet", "--out", filepath.Join(dir, "g.json"), "--shell", "--", script)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 && time.Now().Before(deadline) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the program did not start its background sleep")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline = time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the background grandchild %d survived contend's SIGKILL by 10 s", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
+
+// TestHelpMaxRSS: the maxrss topic says what the metric includes, and a
+// workload's help points to it.
+func TestHelpMaxRSS(t *testing.T) {
+	r := runCLI(t, "help", "maxrss")
+	for _, want := range []string{"launcher", "/usr/bin/time", "Go runtime", "original C program"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("help maxrss lacks %q: %+v", want, r)
+		}
+	}
+	if r := runCLI(t, "help", "faultme"); !strings.Contains(r.stdout, "contend help maxrss") {
+		t.Errorf("help faultme does not point to help maxrss:\n%s", r.stdout)
+	}
+}
+
+// TestKilledContendTakesWorkers SIGKILLs contend while an osim repetition's
+// worker processes run: the child (Pdeathsig) and its workers
+// (PR_SET_PDEATHSIG towards the child) must all end.
+func TestKilledContendTakesWorkers(t *testing.T) {
+	dir := chdirTemp(t)
+	cmd := contendCmd(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "2000000000", "--busy-in", "1000",
+		"-n", "1", "--quiet", "--timeout", "5m", "--out", filepath.Join(dir, "o.json"))
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var group []int
+	deadline := time.Now().Add(30 * time.Second)
+	for len(group) < 5 && time.Now().Before(deadline) {
+		group = nil
+		for _, c := range procsWith(3, cmd.Process.Pid) { // children of contend
+			group = procsWith(4, c) // its process group
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(group) < 5 {
+		t.Fatalf("found %d processes of the repetition, want the child and 4 workers", len(group))
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for _, pid := range group {
+		for processAlive(pid) {
+			if time.Now().After(deadline) {
+				syscall.Kill(-group[0], syscall.SIGKILL)
+				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// procsWith returns the live processes whose /proc/PID/stat field (1-based
+// after the command: 3 ppid, 4 pgrp) equals v.
+func procsWith(field, v int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > field-2 && f[0] != "Z" && f[field-2] == strconv.Itoa(v) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -80,16 +80,20 @@ func TestFaultInjection(t *testing.T) {
 		if rng.IntN(3) == 0 && sem[wl[0]] {
 			env = []string{fmt.Sprintf("CONTEND_TEST_SEM_KEY=%d", foreignKey)}
 		}
+		// Drawn every trial from the seeded rng, so that the seed
+		// replays the whole sequence.
+		pause := time.Duration(rng.IntN(100)) * time.Millisecond
 		name := fmt.Sprintf("%d-%s-%s-%s", i, wl[0], action, delay)
 		if env != nil {
 			name += "-taken-key"
 		}
 		ok := t.Run(name, func(t *testing.T) {
-			faultTrial(t, wl, action, delay, enable, env)
+			faultTrial(t, wl, action, delay, pause, enable, env)
 			assertSetsExist(t, foreign, nil)
 		})
 		trials[action]++
 		if !ok {
+			t.Logf("trial %s failed: CONTEND_FAULT_SEED=%d replays it", name, seed)
 			break
 		}
 	}
@@ -100,7 +104,7 @@ func TestFaultInjection(t *testing.T) {
 	t.Logf("%d fault trials in %s: %v", total, time.Since(start).Round(time.Second), trials)
 }
 
-func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, enable func(string) string, env []string) {
+func faultTrial(t *testing.T, wl []string, action string, delay, pause time.Duration, enable func(string) string, env []string) {
 	dir := chdirTemp(t)
 	out := filepath.Join(dir, "r.json")
 	before := semSet(t)
@@ -128,7 +132,7 @@ func faultTrial(t *testing.T, wl []string, action string, delay time.Duration, e
 	case "kill-child", "ab-kill-child":
 		if child := repChild(cmd.Process.Pid); child > 0 {
 			syscall.Kill(child, syscall.SIGKILL)
-			time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+			time.Sleep(pause)
 		}
 		syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
 	case "sigterm":

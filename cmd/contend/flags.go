@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/limits"
+	"contend/internal/results"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -118,7 +119,9 @@ func repFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "runs", Aliases: []string{"n"}, Value: fmt.Sprint(DefaultRuns), Usage: runsUsage},
 		&cli.StringFlag{Name: "warmup", Value: "0", Usage: "repetitions run first and not counted"},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json)"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json); an existing file is refused unless --append or --replace"},
+		&cli.BoolFlag{Name: "append", Usage: "add the repetitions to the existing --out file of the same configuration (refused when it holds another run)"},
+		&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
 		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
@@ -133,6 +136,7 @@ func repFlags() []cli.Flag {
 type repOptions struct {
 	n, warmup int
 	out       string
+	mode      results.Mode // what to do with an existing --out file
 	label     string
 	timeout   time.Duration // 0: the workload's default
 	format    string
@@ -159,6 +163,9 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	if c.IsSet("out") && strings.TrimSpace(o.out) == "" {
 		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.json")
 	}
+	if o.mode, err = outMode(c); err != nil {
+		return o, err
+	}
 	if t := c.String("timeout"); t != "" {
 		d, err := value.Timeout(t)
 		if err != nil {
@@ -181,6 +188,23 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 		return o, usagef("--format: %q is not accepted; accepted: %s", o.format, strings.Join(formats, ", "))
 	}
 	return o, nil
+}
+
+// outMode returns what --append and --replace say to do with an existing
+// --out file.
+func outMode(c *cli.Context) (results.Mode, error) {
+	app, repl := c.Bool("append"), c.Bool("replace")
+	switch {
+	case app && repl:
+		return results.ModeNew, usagef("--append and --replace exclude each other")
+	case (app || repl) && c.String("out") == "":
+		return results.ModeNew, usagef("--append and --replace need --out FILE")
+	case app:
+		return results.ModeAppend, nil
+	case repl:
+		return results.ModeReplace, nil
+	}
+	return results.ModeNew, nil
 }
 
 func intFlag(c *cli.Context, name string, lo, hi int) (int, error) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/workload"
@@ -20,7 +22,8 @@ func helpCommand() *cli.Command {
 		Description: `Examples:
    contend help run        the run command
    contend help faultme    what faultme measures, where it comes from, its parameters
-   contend help evidence   the kernel evidence collected with every repetition`,
+   contend help evidence   the kernel evidence collected with every repetition
+   contend help maxrss     what the maxrss process metric includes`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowAppHelp(c)
@@ -31,6 +34,10 @@ func helpCommand() *cli.Command {
 			name := c.Args().First()
 			if name == "evidence" {
 				writeEvidenceHelp(c.App.Writer)
+				return nil
+			}
+			if text, ok := helpTopics[name]; ok {
+				fmt.Fprint(c.App.Writer, text)
 				return nil
 			}
 			if w, ok := workload.Lookup(name); ok {
@@ -48,4 +55,32 @@ func helpCommand() *cli.Command {
 			return usagef("help: no command or workload %q; commands: see 'contend --help', workloads: %s", name, joinNames())
 		},
 	}
+}
+
+// helpTopics are explanations `contend help TOPIC` prints.
+var helpTopics = map[string]string{
+	"maxrss": `maxrss: peak resident set size of a repetition's process (wait4 ru_maxrss),
+in bytes.
+
+Linux folds the memory high-water mark of the process that calls execve
+into the new program's ru_maxrss. A process forked (or vforked) from
+contend carries contend's resident memory to its exec, so what maxrss means
+depends on who started the process:
+
+  exec, ab exec, verify's original side: the program is started by a
+      launcher, contend's binary in a C-only mode that runs before the Go
+      runtime starts (about 1 MiB resident). maxrss is the program's own,
+      as /usr/bin/time -f %M reports it (/bin/true: about 1 MiB).
+
+  run, ab, sweep, verify's contend side: the repetition child is
+      contend's Go binary, started by the contend parent. Its maxrss is the
+      larger of the parent's resident memory when it started the child
+      (about 10 MiB, more when the parent holds more) and the child's own
+      (the Go runtime, about 8 MiB, plus the workload's memory). A
+      one-page faultme reports about 10 MiB where the original C program
+      reports about 1.3 MiB.
+
+Compare maxrss between runs of one contend build, never a workload's with
+its original's: only the workload's memory above this floor is its own.
+`,
 }

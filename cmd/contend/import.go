@@ -51,7 +51,8 @@ Examples (the seed mails are in ../shared/seeds/ of the project):
 			&cli.StringFlag{Name: "to", Usage: "last line of LOG to read (inclusive)"},
 			&cli.StringFlag{Name: "select", Usage: "records to keep: N..M, N.., ..M or N (from 1, after --from/--to)"},
 			&cli.BoolFlag{Name: "unquote", Usage: "strip mail quoting (\"> \") from line starts"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json); an existing file is refused unless --replace"},
+			&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 			&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no warnings on stderr"},
@@ -141,6 +142,7 @@ func runImport(c *cli.Context) error {
 	f.Configs = []results.Config{cfg}
 	f.Warnings = warns
 	now := time.Now()
+	f.Reps = make([]results.Rep, 0, len(recs))
 	for i, r := range recs {
 		rep := results.Rep{Index: i, Round: i, Start: now, Metrics: r.Metrics,
 			Output: fmt.Sprintf("[line %d]\n%s", r.Line+max(from, 1)-1, r.Text)}
@@ -151,10 +153,15 @@ func runImport(c *cli.Context) error {
 		f.Reps = append(f.Reps, rep)
 	}
 	f.End, f.Complete = now, true
-	wr, err := createOut(c.String("out"), name, f)
+	mode, err := outMode(c)
 	if err != nil {
 		return err
 	}
+	wr, err := createOut(c.String("out"), name, f, mode)
+	if err != nil {
+		return err
+	}
+	defer wr.Close()
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	if !c.Bool("quiet") {
 		for _, w := range warns {

@@ -59,7 +59,8 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 			}
 			fmt.Fprintf(w, "  %s [%s]\n      %s\n", x.Name, head, wrap(x.Desc, 72, "      "))
 		}
-		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...)")
+		fmt.Fprintln(w, "  (and every repetition's process metrics: real, user, sys, cpu, maxrss, ...;")
+		fmt.Fprintln(w, "  maxrss is not the original's: see 'contend help maxrss')")
 		if wl.Timeout != nil {
 			if v, err := wl.Resolve(nil); err == nil {
 				fmt.Fprintf(w, "\ntimeout: each repetition is killed after %s at the defaults (derived from\nthe parameters; --timeout overrides it)\n", wl.Timeout(v).Round(time.Second))

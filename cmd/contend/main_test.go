@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"contend/internal/harness"
 	"contend/internal/plot"
@@ -25,6 +27,12 @@ func TestMain(m *testing.M) {
 		os.Exit(plot.Main(os.Args[1:], os.Stderr))
 	}
 	if os.Getenv("CONTEND_TEST_AS_MAIN") == "1" {
+		if os.Getenv("CONTEND_TEST_EARLY_SIGNAL") == "1" {
+			// A SIGTERM before Main installs its handler (see
+			// TestEarlySignal).
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			time.Sleep(50 * time.Millisecond)
+		}
 		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

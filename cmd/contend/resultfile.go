@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,13 +18,31 @@ import (
 // repetitions: run, ab, sweep, exec, import, verify.
 
 // createOut creates the result file given by --out (out), or
-// results/NAME-DATE-TIME.json when out is empty. A path that cannot be
-// written is a usage error naming --out.
-func createOut(out, name string, f *results.File) (*results.Writer, error) {
+// results/NAME-DATE-TIME.json when out is empty, and locks it. An existing
+// --out file is refused unless mode says to append to it or replace it; a
+// file another contend is writing is always refused. A refusal, or a path
+// that cannot be written, is a usage error naming --out, before anything
+// runs.
+func createOut(out, name string, f *results.File, mode results.Mode) (*results.Writer, error) {
 	if out == "" {
-		out = defaultOut(strings.ReplaceAll(name, ":", "-"))
+		// Two runs started in the same second get -2, -3, ...
+		base := defaultOut(strings.ReplaceAll(name, ":", "-"))
+		for i := 1; ; i++ {
+			out = base + ".json"
+			if i > 1 {
+				out = fmt.Sprintf("%s-%d.json", base, i)
+			}
+			wr, err := results.Create(out, f)
+			if errors.Is(err, results.ErrExists) || errors.Is(err, results.ErrLocked) {
+				continue
+			}
+			if err != nil {
+				return nil, usagef("--out: %v", err)
+			}
+			return wr, nil
+		}
 	}
-	wr, err := results.Create(out, f)
+	wr, err := results.Open(out, f, mode)
 	if err != nil {
 		return nil, usagef("--out: %v", err)
 	}
@@ -31,7 +50,7 @@ func createOut(out, name string, f *results.File) (*results.Writer, error) {
 }
 
 func defaultOut(name string) string {
-	return filepath.Join("results", fmt.Sprintf("%s-%s.json", name, time.Now().Format("20060102-150405")))
+	return filepath.Join("results", fmt.Sprintf("%s-%s", name, time.Now().Format("20060102-150405")))
 }
 
 // finishReps closes the result file and prints the summary as run does.
@@ -67,6 +86,11 @@ func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error
 // endRun ends a command that ran repetitions: it says where the results
 // are and returns runErr, or a failure when no repetition succeeded.
 func endRun(stderr io.Writer, wr *results.Writer, quiet bool, runErr error) error {
+	if lost := wr.Unsaved(); len(lost) > 0 {
+		// Said even with --quiet: the summary above counts them.
+		fmt.Fprintf(stderr, "contend: %s NOT saved in %s (it holds %d of the %d repetitions the summary counts): %v\n",
+			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), len(wr.File.Reps), wr.Err())
+	}
 	if !quiet {
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
 	}
@@ -77,4 +101,13 @@ func endRun(stderr io.Writer, wr *results.Writer, quiet bool, runErr error) erro
 		return cli.Exit("no repetition succeeded", exitFailure)
 	}
 	return nil
+}
+
+// repList names repetitions by their 1-based numbers: "repetition 27",
+// "repetitions 27-30".
+func repList(idx []int) string {
+	if len(idx) == 1 {
+		return fmt.Sprintf("repetition %d", idx[0]+1)
+	}
+	return fmt.Sprintf("repetitions %d-%d", idx[0]+1, idx[len(idx)-1]+1)
 }

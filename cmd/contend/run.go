@@ -105,7 +105,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name, f)
+	wr, err := createOut(opt.out, w.Name, f, opt.mode)
 	if err != nil {
 		return err
 	}

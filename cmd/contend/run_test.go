@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"contend/internal/results"
 	"contend/internal/workload"
@@ -185,6 +184,7 @@ func TestInterruptKeepsFinishedReps(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	watch := watchRun(cmd.Process.Pid)
 	// Wait until some repetitions are in the file.
 	waitReps(t, out, 2)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -203,7 +203,7 @@ func TestInterruptKeepsFinishedReps(t *testing.T) {
 	if !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
-	assertNoChildren(t, cmd.Process.Pid)
+	watch.assertGone(t)
 	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) != 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
@@ -219,6 +219,7 @@ func TestKilledParentKeepsFile(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	watch := watchRun(cmd.Process.Pid)
 	waitReps(t, out, 3)
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -234,13 +235,16 @@ func TestKilledParentKeepsFile(t *testing.T) {
 			t.Errorf("rep %d corrupt: %+v", r.Index, r)
 		}
 	}
-	// The child dies with its parent (PR_SET_PDEATHSIG).
-	time.Sleep(100 * time.Millisecond)
-	assertNoChildren(t, cmd.Process.Pid)
+	// The child dies with its parent (PR_SET_PDEATHSIG): every process
+	// and process group the watch saw must be gone (assertGone waits for
+	// that, a bounded time).
+	watch.assertGone(t)
 }
 
-// assertNoChildren fails if any process still has ppid as parent or is in
-// a process group led by one of its former children.
+// assertNoChildren fails if any process still has ppid as parent. ppid
+// must be alive (the test process itself): the children of a process that
+// has exited are reparented, so this cannot see them; use watchRun for
+// those.
 func assertNoChildren(t *testing.T, ppid int) {
 	t.Helper()
 	ents, _ := os.ReadDir("/proc")
@@ -368,7 +372,7 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 		t.Skip("no prlimit(1)")
 	}
 	dir := chdirTemp(t)
-	run := func(env ...string) (*exec.Cmd, string) {
+	run := func(env ...string) (*exec.Cmd, string, *runWatch) {
 		out := filepath.Join(dir, "p.json")
 		cmd := contendCmd(t, "run", "faultme", "--threads", "1000", "--mem", "1MiB", "-n", "1", "--out", out, "--quiet")
 		cmd.Args = append([]string{prlimit, "--as=3221225472", "--"}, cmd.Args...)
@@ -377,14 +381,20 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 		cmd.Dir = dir
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		cmd.Run()
-		return cmd, stderr.String()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watch := watchRun(cmd.Process.Pid)
+		cmd.Wait()
+		return cmd, stderr.String(), watch
 	}
-	cmd, stderr := run()
+	cmd, stderr, refused := run()
+	close(refused.stop) // nothing ran: nothing to check
+	<-refused.done
 	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(stderr, "RLIMIT_AS") {
 		t.Errorf("up-front check: exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr)
 	}
-	cmd, stderr = run("CONTEND_FAKE_LIMITS=as=0")
+	cmd, stderr, watch := run("CONTEND_FAKE_LIMITS=as=0")
 	if cmd.ProcessState.ExitCode() != 1 {
 		t.Errorf("exit %d, want 1; stderr %q", cmd.ProcessState.ExitCode(), stderr)
 	}
@@ -396,7 +406,7 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 		!strings.Contains(f.Reps[0].Error, "pthread_create") || !strings.Contains(f.Reps[0].Error, "EAGAIN") || !strings.Contains(f.Reps[0].Error, "created") {
 		t.Errorf("want a failed repetition naming pthread_create, EAGAIN and the count created: %+v", f.Reps)
 	}
-	assertNoChildren(t, cmd.Process.Pid)
+	watch.assertGone(t)
 }
 
 // TestShowFits80Columns shows every seed fixture and a real run of every

@@ -288,7 +288,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name+"-sweep", f)
+	wr, err := createOut(opt.out, w.Name+"-sweep", f, opt.mode)
 	if err != nil {
 		return err
 	}

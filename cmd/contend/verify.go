@@ -162,7 +162,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	f.Configs = append(f.Configs, programConfig("original", args, false))
 	ctx, closeEvidence := withEvidence(c, opt, f)
 	defer closeEvidence()
-	wr, err := createOut(opt.out, "verify-"+w.Name, f)
+	wr, err := createOut(opt.out, "verify-"+w.Name, f, opt.mode)
 	if err != nil {
 		return err
 	}

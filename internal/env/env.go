@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,11 +54,11 @@ var keyOrder = []string{
 	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
-	"tracefs", "contend.version", "contend.native", "go.version", "cc.version",
+	"tracefs", "contend.version", "contend.native", "go.version", "cc.version", "cc.flags",
 }
 
 // Capture reads the fingerprint of this machine now. native holds what the
-// C side of the binary says about its build (cc.version), which only a
+// C side of the binary says about its build (cc.version, cc.flags), which only a
 // binary linking the C code can ask (cmd/contend's captureEnv does): env
 // links no cgo, so that readers of result files (contend-plot) do not
 // either. native may be nil.
@@ -114,12 +115,55 @@ func Capture(native Fingerprint) Fingerprint {
 	for k, v := range native {
 		f[k] = v
 	}
+	for k, v := range Build() {
+		f[k] = v
+	}
 	for k, v := range f {
 		if v == "" {
 			delete(f, k)
 		}
 	}
 	return f
+}
+
+// Build returns how this binary was built, from debug.ReadBuildInfo: every
+// build setting as "build.NAME" (build.tags, build.CGO_CFLAGS,
+// build.CGO_ENABLED, build.GOARCH, build.compiler, build.vcs.revision,
+// build.vcs.modified, build.vcs.time, ...; an empty value as "(empty)").
+// Without VCS stamping (a git worktree, -buildvcs=false, a copy outside a
+// checkout) build.vcs says so: the revision and dirty state are then
+// unknown. CGO_CFLAGS is what was asked; cc.flags (bind.CCFlags) is what
+// the C compiler did.
+func Build() Fingerprint {
+	f := Fingerprint{}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		f["build.info"] = "not available (binary built without module support)"
+		return f
+	}
+	for _, s := range bi.Settings {
+		v := s.Value
+		if v == "" {
+			v = "(empty)"
+		}
+		f["build."+strings.TrimPrefix(s.Key, "-")] = v
+	}
+	if f["build.vcs"] == "" {
+		f["build.vcs"] = "not recorded (built outside a git checkout, in a git worktree, or with -buildvcs=false): revision and local changes unknown"
+	}
+	return f
+}
+
+// BuildKey reports whether key k of a fingerprint describes how contend
+// was built (its sources, compilers and flags) rather than the machine:
+// results whose build keys differ were measured by different programs.
+func BuildKey(k string) bool {
+	switch k {
+	case "contend.version", "contend.native", "go.version", "cc.version", "cc.flags":
+		return true
+	}
+	// vcs.time follows from vcs.revision and build.vcs from its presence.
+	return strings.HasPrefix(k, "build.") && k != "build.vcs.time"
 }
 
 // Diff returns the keys whose values differ between a and b (or exist in

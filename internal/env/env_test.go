@@ -1,8 +1,13 @@
 package env
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"contend/internal/testutil"
 )
 
 func TestCaptureHasTheFingerprint(t *testing.T) {
@@ -61,6 +66,49 @@ func TestDiagnose(t *testing.T) {
 	for _, w := range Diagnose(quiet, 8, true) {
 		if !strings.Contains(w, "runnable") { // other tests may be running
 			t.Errorf("a quiet machine got the warning %q", w)
+		}
+	}
+}
+
+// TestCCFlagsFollowTheCompiler compiles native/ccflags.c at several
+// optimisation levels: cc.flags must name the level the compiler used.
+func TestCCFlagsFollowTheCompiler(t *testing.T) {
+	src := `#include <stdio.h>
+#include "../../native/ccflags.c"
+int main(void) { puts(ct_cc_flags()); return 0; }
+`
+	dir, _ := os.Getwd()
+	for flags, want := range map[string]string{
+		"-O0":             "-O0 (not optimised), no inlining;",
+		"-Os":             "-Os",
+		"-O2":             "-O1 or higher;",
+		"-O2 -fno-inline": "-O1 or higher, no inlining;",
+		"-O3 -ffast-math": "-O1 or higher, -ffast-math;",
+	} {
+		args := append(strings.Fields(flags), "-I"+filepath.Join(dir, "../../native"))
+		bin := testutil.BuildC(t, strings.Replace(src, "../../native/ccflags.c", filepath.Join(dir, "../../native/ccflags.c"), 1), args...)
+		out, err := exec.Command(bin).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(out), want) {
+			t.Errorf("%s: cc.flags %q, want prefix %q", flags, out, want)
+		}
+	}
+}
+
+// TestBuildRecordsSettings: the build settings of this (test) binary are
+// in the fingerprint, and a missing VCS stamp is said, not left out.
+func TestBuildRecordsSettings(t *testing.T) {
+	f := Capture(nil)
+	for _, k := range []string{"build.CGO_ENABLED", "build.GOARCH", "build.vcs"} {
+		if f[k] == "" {
+			t.Errorf("fingerprint lacks %s: %v", k, f)
+		}
+	}
+	for k, want := range map[string]bool{"build.CGO_CFLAGS": true, "cc.flags": true, "go.version": true, "build.vcs.time": false, "kernel.release": false} {
+		if BuildKey(k) != want {
+			t.Errorf("BuildKey(%s) = %v", k, !want)
 		}
 	}
 }

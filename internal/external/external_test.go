@@ -93,8 +93,8 @@ func TestPresetsOnSamples(t *testing.T) {
 		{"semop-multi", "semop-multi.txt", map[string]float64{"ops": 33553800, "ops_per_sec": 1118460}},
 		{"osim", "osim.txt", map[string]float64{"time": 0.498123e9, "per_loop_orig": 4981, "loops": 100000}},
 		{"mutex", "mutex.txt", map[string]float64{"contended": 557791}},
-		{"sysbench", "sysbench-0.4.txt", map[string]float64{"total_time": 0.5311e9, "events": 4, "events_avg": 1, "events_stddev": 0, "exec_time_avg": 0.5233e9, "exec_time_stddev": 0.01e9}},
-		{"sysbench", "sysbench-1.0.txt", map[string]float64{"total_time": 0.2218e9, "events": 2, "events_avg": 1, "events_stddev": 0, "exec_time_avg": 0.2169e9, "exec_time_stddev": 0}},
+		{"sysbench", "sysbench-0.4.txt", map[string]float64{"total_time": 0.5311e9, "events": 4, "events_avg": 1, "events_stddev": 0, "thread_time_avg": 0.5233e9, "thread_time_stddev": 0.01e9}},
+		{"sysbench", "sysbench-1.0.txt", map[string]float64{"total_time": 0.2218e9, "events": 2, "events_avg": 1, "events_stddev": 0, "thread_time_avg": 0.2169e9, "thread_time_stddev": 0}},
 		{"time", "time.txt", map[string]float64{"real": 24.132e9, "user": 17.149e9, "sys": 78.933e9}},
 		{"time", "time-p.txt", map[string]float64{"real": 6.83e9, "user": 4.96e9, "sys": 2.03e9}},
 	}

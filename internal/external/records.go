@@ -59,10 +59,15 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 	var seen []map[string]int
 	var warns []string
 	orphans := map[string]int{}
+	// line is the line number at byte offset counted: matches come in
+	// order, so counting newlines from the last match keeps this O(len(log)).
+	line, counted := 1, 0
 	for _, m := range ms {
 		s := specs[m.spec]
 		if m.spec == 0 {
-			recs = append(recs, Record{Line: 1 + strings.Count(log[:m.start], "\n"), Metrics: map[string]float64{}})
+			line += strings.Count(log[counted:m.start], "\n")
+			counted = m.start
+			recs = append(recs, Record{Line: line, Metrics: map[string]float64{}})
 			starts = append(starts, lineStart(log, m.start))
 			seen = append(seen, map[string]int{})
 		}

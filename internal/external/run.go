@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/bind"
 	"contend/internal/env"
 	"contend/internal/evidence"
 	"contend/internal/harness"
@@ -67,22 +69,40 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		}
 		path = lp
 	}
+	exe, err := harness.Executable()
+	if err != nil {
+		return fail(fmt.Sprintf("cannot find the contend binary to launch %s: %v", p.Argv[0], err))
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return fail(fmt.Sprintf("cannot create the output pipe: %v", err))
 	}
-	cmd := &exec.Cmd{Path: path, Args: p.Argv, Stdout: pw, Stderr: pw}
+	rr, rw, err := os.Pipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return fail(fmt.Sprintf("cannot create the report pipe: %v", err))
+	}
+	// The program runs under the launcher (native/launch.c): contend's
+	// binary in its C-only mode, so that the program's maxrss is its own
+	// and nothing it starts outlives the repetition.
+	args := append([]string{exe, bind.LaunchArg, "3", path}, p.Argv...)
+	cmd := &exec.Cmd{Path: exe, Args: args, Stdout: pw, Stderr: pw, ExtraFiles: []*os.File{rw}}
 	cmd.Env = append(os.Environ(), p.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// SIGTERM, not SIGKILL: the launcher catches it and kills its group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 
 	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
 	if err := ev.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
+		rr.Close()
+		rw.Close()
 		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(err)))
 	}
 	pw.Close()
+	rw.Close()
 	pgid := cmd.Process.Pid
 
 	var capt capture
@@ -94,6 +114,8 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	status, werr := harness.WaitGroupLeader(ctx, cmd, p.Timeout)
 	elapsed := time.Since(start)
 	harness.KillGroup(pgid)
+	report, _ := io.ReadAll(io.LimitReader(rr, 4096))
+	rr.Close()
 	select {
 	case <-readDone:
 	case <-time.After(2 * time.Second):
@@ -101,7 +123,24 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	}
 	pr.Close()
 
+	lr := parseLaunch(string(report))
+	if lr.execErr != 0 && status == "" {
+		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], lr.execErr))
+	}
 	rep.Metrics = harness.ProcessMetrics(cmd.ProcessState, elapsed)
+	if lr.done {
+		rep.Metrics = lr.metrics
+		werr = nil
+		if !lr.status.Exited() || lr.status.ExitStatus() != 0 {
+			werr = waitError{lr.status}
+		}
+	} else if status == "" {
+		// The launcher died without a report (killed from outside).
+		status = results.StatusFailed
+		if werr == nil {
+			werr = errors.New("the launcher ended without a report")
+		}
+	}
 	harness.AddEvidence(&rep, ev)
 	out := capt.String()
 	rep.Output = keep(out)
@@ -113,6 +152,8 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		rep.Status, rep.Error = status, fmt.Sprintf("timed out after %s; the program's process group was killed (raise --timeout)", p.Timeout)
 	case status == results.StatusInterrupted:
 		rep.Status, rep.Error = status, "interrupted; the program's process group was killed"
+	case status == results.StatusFailed:
+		rep.Status, rep.Error = status, fmt.Sprintf("%s: the launcher of the program died: %v", filepath.Base(p.Argv[0]), werr)
 	case werr != nil:
 		rep.Status, rep.Error = results.StatusFailed, describeExit(filepath.Base(p.Argv[0]), werr, out)
 	default:
@@ -131,15 +172,16 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 
 func describeExit(prog string, err error, out string) string {
 	msg := fmt.Sprintf("%s: %v", prog, err)
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	var we waitError
+	if errors.As(err, &we) {
+		ws := we.ws
+		if ws.Signaled() {
 			msg = fmt.Sprintf("%s was killed by signal %s", prog, unix.SignalName(ws.Signal()))
 			if ws.CoreDump() {
 				msg += " (core dumped)"
 			}
 		} else {
-			msg = fmt.Sprintf("%s exited with status %d", prog, ee.ExitCode())
+			msg = fmt.Sprintf("%s exited with status %d", prog, ws.ExitStatus())
 		}
 	}
 	if s := strings.TrimSpace(out); s != "" {
@@ -150,6 +192,55 @@ func describeExit(prog string, err error, out string) string {
 		msg += "; last line of output: " + last
 	}
 	return msg
+}
+
+// waitError is a program's non-zero wait status, as the launcher saw it.
+type waitError struct{ ws syscall.WaitStatus }
+
+func (e waitError) Error() string { return fmt.Sprintf("wait status %#x", uint32(e.ws)) }
+
+// launchReport is what the launcher wrote on its report pipe.
+type launchReport struct {
+	execErr syscall.Errno // execve (or fork) failed
+	done    bool
+	status  syscall.WaitStatus
+	metrics map[string]float64 // the program's process metrics
+}
+
+// parseLaunch reads the launcher's report (native/launch.c): the
+// program's wait status, its real time as the launcher measured it from
+// fork to wait4, and its wait4 rusage.
+func parseLaunch(s string) launchReport {
+	var lr launchReport
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "exec-error" {
+			n, _ := strconv.Atoi(f[1])
+			lr.execErr = syscall.Errno(n)
+		}
+		if len(f) != 10 || f[0] != "done" {
+			continue
+		}
+		var v [9]int64
+		ok := true
+		for i := range v {
+			var err error
+			if v[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		user, sys := time.Duration(v[2])*time.Microsecond, time.Duration(v[3])*time.Microsecond
+		lr.done, lr.status = true, syscall.WaitStatus(v[0])
+		lr.metrics = map[string]float64{
+			"real": float64(v[1]), "user": float64(user), "sys": float64(sys), "cpu": float64(user + sys),
+			"maxrss": float64(v[4] * 1024), "minflt": float64(v[5]), "majflt": float64(v[6]),
+			"vcsw": float64(v[7]), "ivcsw": float64(v[8]),
+		}
+	}
+	return lr
 }
 
 // capture keeps the first and the last CaptureHalf bytes written to it.

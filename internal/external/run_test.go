@@ -2,7 +2,11 @@ package external
 
 import (
 	"context"
+	"math"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,5 +109,69 @@ func TestRunRep(t *testing.T) {
 	r = RunRep(context.Background(), Program{Argv: ShellArgv([]string{"echo contended:$((6*7)) >&2"}), Metrics: []Spec{mustSpec(t, `c=contended:(\d+)`)}})
 	if r.Status != results.StatusOK || r.Metrics["c"] != 42 {
 		t.Errorf("shell: %+v", r)
+	}
+}
+
+// touchSrc touches argv[1] MiB of fresh memory, then exits.
+const touchSrc = `#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	size_t n = (size_t)atoi(argv[1]) << 20;
+	char *p = n ? malloc(n) : 0;
+	if (n)
+		memset(p, 1, n);
+	return p && p[n / 2] != 1;
+}
+`
+
+// TestMaxRSSIsTheProgramsOwn checks that an external program's maxrss is
+// its own, as /usr/bin/time reports it, not contend's memory folded in at
+// exec (the Go parent's high-water mark was 11 MiB for /bin/true).
+func TestMaxRSSIsTheProgramsOwn(t *testing.T) {
+	timeBin, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		t.Skip("no /usr/bin/time (apt-get install time)")
+	}
+	bin := buildC(t, touchSrc)
+	var self syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	for _, mib := range []int{0, 64} {
+		arg := strconv.Itoa(mib)
+		out, err := exec.Command(timeBin, "-f", "%M", bin, arg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("/usr/bin/time: %v\n%s", err, out)
+		}
+		lines := strings.Fields(string(out))
+		kb, err := strconv.ParseFloat(lines[len(lines)-1], 64)
+		if err != nil {
+			t.Fatalf("/usr/bin/time output %q", out)
+		}
+		want := kb * 1024
+		r := RunRep(context.Background(), Program{Argv: []string{bin, arg}})
+		if r.Status != results.StatusOK {
+			t.Fatalf("%d MiB: %+v", mib, r)
+		}
+		got := r.Metrics["maxrss"]
+		if math.Abs(got-want) > 1<<20+0.1*want {
+			t.Errorf("%d MiB: maxrss %.2f MiB, /usr/bin/time %.2f MiB (contend itself: %.2f MiB)",
+				mib, got/(1<<20), want/(1<<20), float64(self.Maxrss)/1024)
+		}
+	}
+}
+
+// TestLaunchReport checks the parsing of the launcher's report lines.
+func TestLaunchReport(t *testing.T) {
+	lr := parseLaunch("done 768 5000 10 20 1032 67 1 2 3\n")
+	if !lr.done || !lr.status.Exited() || lr.status.ExitStatus() != 3 || lr.metrics["real"] != 5000 ||
+		lr.metrics["cpu"] != 30e3 || lr.metrics["maxrss"] != 1032*1024 || lr.metrics["ivcsw"] != 3 {
+		t.Errorf("%+v", lr)
+	}
+	lr = parseLaunch("exec-error 2\ndone 32512 1 0 0 0 0 0 0 0\n")
+	if lr.execErr != syscall.ENOENT {
+		t.Errorf("%+v", lr)
+	}
+	if lr = parseLaunch("done 1 2\n"); lr.done {
+		t.Errorf("short line accepted: %+v", lr)
 	}
 }

@@ -88,6 +88,9 @@ type CompareReport struct {
 	Families   []string
 	ParamDiffs []Diff
 	EnvDiffs   []Diff
+	// BuildDiffs are the keys of EnvDiffs that say contend was built
+	// differently (env.BuildKey), recorded by every part.
+	BuildDiffs []string
 	Outliers   []Outlier
 	// Within holds the checks between the files of a pooled side.
 	Within []WithinCheck
@@ -277,6 +280,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	}
 	r.ParamDiffs = paramDiffs(sides)
 	r.EnvDiffs = envDiffs(sides)
+	r.BuildDiffs = buildDiffs(r.EnvDiffs)
 
 	base := analysis.CompareOptions{Test: opt.Test, Alpha: opt.Alpha, Threshold: opt.Threshold}
 	var head, rest, ev []*analysis.Comparison
@@ -549,6 +553,20 @@ func partEnv(p Part) env.Fingerprint {
 		}
 	}
 	return fp
+}
+
+// buildDiffs returns the keys of diffs that describe the build (sources,
+// compilers, flags) and are recorded on every side: an older file without
+// them says nothing about how it was built.
+func buildDiffs(diffs []Diff) []string {
+	var out []string
+	for _, d := range diffs {
+		if !env.BuildKey(d.Key) || strings.Contains(strings.Join(d.Values, "\x00"), "(not recorded)") {
+			continue
+		}
+		out = append(out, d.Key)
+	}
+	return out
 }
 
 // envDiffs lists the environment keys (env.Diff) that differ between any
@@ -848,8 +866,8 @@ func verdictPhrase(row MetricRow) string {
 	c := row.Cmp
 	switch c.Verdict {
 	case analysis.VerdictNoChange:
-		if !math.IsNaN(c.MDE) {
-			return fmt.Sprintf("no significant change (could detect ±%s)", pctAbs(c.MDE))
+		if !math.IsNaN(c.MDEUp) {
+			return "no significant change (" + mdePhrase(c) + ")"
 		}
 		return "no significant change"
 	case analysis.VerdictWithinNoise:
@@ -858,6 +876,22 @@ func verdictPhrase(row MetricRow) string {
 		return "too few runs to tell"
 	}
 	return VerdictWord(row)
+}
+
+// mdePhrase says which changes the test of c would have found: the
+// minimum detectable increase and decrease at its power, for its test and
+// Holm family (a planning figure, see analysis.MinDetectableChange).
+func mdePhrase(c *analysis.Comparison) string {
+	up, down := !math.IsInf(c.MDEUp, 1), !math.IsInf(c.MDEDown, 1)
+	switch {
+	case up && down:
+		return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*c.Power, pctAbs(c.MDEUp), pctAbs(c.MDEDown))
+	case up:
+		return fmt.Sprintf("%.0f%% power to detect +%s, no decrease", 100*c.Power, pctAbs(c.MDEUp))
+	case down:
+		return fmt.Sprintf("%.0f%% power to detect -%s, no increase", 100*c.Power, pctAbs(c.MDEDown))
+	}
+	return fmt.Sprintf("too noisy to detect any change with %.0f%% power", 100*c.Power)
 }
 
 // pctAbs renders a positive fraction as a percentage with two significant

@@ -38,6 +38,7 @@ type jsonReport struct {
 	Pairs     []jsonPair   `json:"pairs"`
 	Params    []Diff       `json:"param_diffs"`
 	Env       []Diff       `json:"env_diffs"`
+	Built     []string     `json:"built_differently,omitempty"`
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
 	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
@@ -80,6 +81,8 @@ type jsonMetric struct {
 	Method      string   `json:"method"`
 	CliffsDelta num      `json:"cliffs_delta"`
 	MDE         num      `json:"mde"`
+	MDEUp       num      `json:"mde_up"`
+	MDEDown     num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
 }
@@ -118,7 +121,7 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 		MedianA: num(analysis.Median(xa)), MedianB: num(analysis.Median(xb)),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
-		CliffsDelta: nan, MDE: nan, Verdict: VerdictWord(row), Warnings: []string{},
+		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
 	}
 	if row.Identical {
 		j.Change, j.MedianChg = 0, 0
@@ -138,6 +141,7 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
 	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
+	j.MDEUp, j.MDEDown = num(c.MDEUp), num(c.MDEDown)
 	j.Warnings = append(j.Warnings, c.Warnings...)
 	return j
 }
@@ -146,7 +150,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
 		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
-		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs,
+		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}
 	if out.Params == nil {
@@ -194,7 +198,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change"})
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"})
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
 			j := r.rowData(p, row)
@@ -203,7 +207,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg)})
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)})
 		}
 	}
 	cw.Flush()

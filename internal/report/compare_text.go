@@ -96,6 +96,10 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	if failed {
 		fmt.Fprintln(w, "failed, timed-out and interrupted repetitions are counted, not compared")
 	}
+	if len(r.BuildDiffs) > 0 {
+		writeWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
+			strings.Join(r.BuildDiffs, ", ")), "  ")
+	}
 	fmt.Fprintln(w)
 	for _, p := range r.Pairs {
 		h := r.HeadlineFor(p)
@@ -237,7 +241,7 @@ func (r *CompareReport) methodNote() string {
 	if len(r.Families) > 0 {
 		s += "; " + strings.Join(r.Families, "; ")
 	}
-	s += fmt.Sprintf("; alpha %g", r.Options.Alpha)
+	s += "; alpha " + analysis.FormatAlpha(r.Options.Alpha)
 	if r.Options.Threshold > 0 {
 		s += fmt.Sprintf(", noise band %s", pctAbs(r.Options.Threshold))
 	}

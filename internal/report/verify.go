@@ -65,8 +65,8 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), WrapRest(v.Text, 76, "  "))
 	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
 	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
-	fmt.Fprintln(w, "maxrss of a program started by contend includes contend's own RSS at the")
-	fmt.Fprintln(w, "fork (Linux keeps the high-water mark across exec).")
+	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
+	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
 }
 
 // ParamsText is the parameters of c as NAME=VALUE words (Display forms).

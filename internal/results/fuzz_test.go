@@ -7,9 +7,11 @@ import (
 )
 
 // FuzzParse checks that no input makes the result file reader panic, and
-// that whatever it accepts can be written back and read again. Its seed
-// corpus is testdata/fuzz/FuzzParse (committed): truncated, concatenated,
-// wrong-version, huge-number and invalid-UTF-8 files.
+// that whatever it accepts can be written back, as version 1 and as
+// version 2, and read again the same. Its seed corpus is
+// testdata/fuzz/FuzzParse (committed): truncated, concatenated,
+// wrong-version, huge-number and invalid-UTF-8 files of version 1, and
+// below whole, torn and appended-to files of version 2.
 func FuzzParse(f *testing.F) {
 	good, _ := Marshal(sampleFile())
 	f.Add(good)
@@ -18,6 +20,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"format":"contend-result","version":2}`))
 	f.Add([]byte(`{"format":"contend-result","version":1,"workload":"x","configs":[{}],"metrics":[{"name":"t"}],"reps":[{"config":0,"status":"ok","metrics":{"t":1e308}}]}`))
 	f.Add([]byte("{\"format\":\"contend-result\xff\"}"))
+	full := sampleFile()
+	full.Reps = []Rep{rep(0), rep(1)}
+	full.Appends = []Segment{{Command: []string{"contend", "run"}, FirstRep: 1}}
+	full.Complete = true
+	v2, _ := MarshalLines(full)
+	f.Add(v2)
+	f.Add(v2[:len(v2)-20])
+	f.Add(append(append([]byte{}, v2...), `{"rep":{"index":2,"status":"ok","start":"2026-01-01T00:00:00Z"}}`+"\n"...))
 	if seeds, err := filepath.Glob("testdata/*.json"); err == nil {
 		for _, s := range seeds {
 			if b, err := os.ReadFile(s); err == nil {
@@ -34,8 +44,20 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted file cannot be written back: %v", err)
 		}
-		if _, err := Parse(out); err != nil {
+		again, err := Parse(out)
+		if err != nil {
 			t.Fatalf("written-back file does not parse: %v", err)
+		}
+		lines, err := MarshalLines(file)
+		if err != nil {
+			t.Fatalf("accepted file cannot be written back as version 2: %v", err)
+		}
+		again2, err := Parse(lines)
+		if err != nil {
+			t.Fatalf("written-back version-2 file does not parse: %v\n%s", err, lines)
+		}
+		if len(again.Reps) != len(file.Reps) || len(again2.Reps) != len(file.Reps) {
+			t.Fatalf("repetitions %d, written back %d and %d", len(file.Reps), len(again.Reps), len(again2.Reps))
 		}
 	})
 }

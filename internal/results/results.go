@@ -1,11 +1,16 @@
-// Package results reads and writes contend's result files: one JSON
-// document per run holding what ran (workload, parameters, command line,
-// environment) and every repetition, finished or not.
+// Package results reads and writes contend's result files: what ran
+// (workload, parameters, command line, environment) and every repetition,
+// finished or not.
 //
-// A Writer rewrites the whole file atomically (temporary file, fsync,
-// rename) after each repetition, so a killed run leaves either the previous
-// complete file or the new one, never a torn one, and loses at most the
-// repetition in flight.
+// Version 2, written since, is JSON lines: a header line (a File without
+// repetitions), then one record per line: {"rep":{...}} for each
+// repetition as it ends, {"append":{...}} where a later run added
+// repetitions (--append), {"end":{...}} where a run ended. Appending a
+// repetition writes only its line, so a killed run leaves every finished
+// repetition; a torn last line (killed or disk full mid-write) is dropped
+// with a warning when read. Version 1, a single JSON document rewritten
+// atomically after each repetition, is still read, and Marshal writes it
+// (--format json prints one document).
 package results
 
 import (
@@ -16,16 +21,19 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
 
-// FormatName and FormatVersion identify result files.
+// FormatName and FormatVersion identify result files. FormatVersion is
+// the version written (JSON lines); version 1 (one document) is still read.
 const (
 	FormatName    = "contend-result"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // MaxFileSize bounds what Read accepts, so a wrong file cannot exhaust
@@ -70,7 +78,20 @@ type File struct {
 	Evidence map[string]string `json:"evidence,omitempty"`
 	// Sweep describes a sweep's plan (kind "sweep" only).
 	Sweep *Sweep `json:"sweep,omitempty"`
-	Reps  []Rep  `json:"reps"`
+	// Appends records each later run that added repetitions (--append).
+	Appends []Segment `json:"appends,omitempty"`
+	Reps    []Rep     `json:"reps"`
+}
+
+// Segment is a later run that appended repetitions to a file: its command
+// line, when it started, the contend that ran it, and the index of its
+// first repetition.
+type Segment struct {
+	Command  []string  `json:"command"`
+	Start    time.Time `json:"start"`
+	Contend  string    `json:"contend_version,omitempty"`
+	Label    string    `json:"label,omitempty"`
+	FirstRep int       `json:"first_rep"`
 }
 
 // Sweep is what a sweep file records beyond its configurations: which
@@ -191,102 +212,9 @@ func (f *File) Counts(c int) map[string]int {
 	return n
 }
 
-// Writer keeps a File on disk up to date.
-type Writer struct {
-	path string
-	File *File
-}
-
-// Create starts a result file at path with f's header and no repetitions.
-// It fails if the directory cannot be written, before anything runs.
-func Create(path string, f *File) (*Writer, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the directory of result file %s: %w", path, err)
-		}
-	}
-	w := &Writer{path: path, File: f}
-	return w, w.flush()
-}
-
-// Path returns the file's path.
-func (w *Writer) Path() string { return w.path }
-
-// Add appends rep and rewrites the file.
-func (w *Writer) Add(rep Rep) error {
-	w.File.Reps = append(w.File.Reps, rep)
-	return w.flush()
-}
-
-// Finish records the end time and completeness and rewrites the file.
-func (w *Writer) Finish(end time.Time, complete bool) error {
-	w.File.End = end
-	w.File.Complete = complete
-	return w.flush()
-}
-
-// Flush rewrites the file with the current contents.
-func (w *Writer) Flush() error { return w.flush() }
-
-func (w *Writer) flush() error {
-	b, err := Marshal(w.File)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(w.path, b)
-}
-
-// Marshal encodes f as indented JSON, refusing NaN and Inf values with a
-// clear error instead of encoding/json's.
-func Marshal(f *File) ([]byte, error) {
-	for i, r := range f.Reps {
-		for k, v := range r.Metrics {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("repetition %d: metric %s is %v", i, k, v)
-			}
-		}
-	}
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write result file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write result file %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write result file %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write result file %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
 // Read reads and checks the result file at path. Errors name the file and
-// what is wrong with it.
+// what is wrong with it. A torn last record of a version-2 file is
+// dropped, with a warning in the File's Warnings.
 func Read(path string) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -296,10 +224,7 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a result file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	b, err := readAll(fh)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -310,19 +235,72 @@ func Read(path string) (*File, error) {
 	return f, nil
 }
 
-// Parse decodes and checks a result file's bytes.
+// readAll reads fh whole (at most MaxFileSize+1 bytes) in one allocation
+// sized from its length.
+func readAll(fh *os.File) ([]byte, error) {
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, errors.New("is a directory, not a result file")
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(st.Size(), MaxFileSize)+512))
+	_, err = buf.ReadFrom(io.LimitReader(fh, MaxFileSize+1))
+	return buf.Bytes(), err
+}
+
+// Parse decodes and checks a result file's bytes, of either version.
 func Parse(b []byte) (*File, error) {
+	f, _, err := parse(b)
+	return f, err
+}
+
+// parse is Parse, also returning how many bytes of b hold whole records
+// (all of b but a torn last line).
+func parse(b []byte) (*File, int, error) {
 	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d MiB: not a result file", MaxFileSize>>20)
+		return nil, 0, fmt.Errorf("larger than %d MiB: not a result file", MaxFileSize>>20)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, errors.New("empty file, not a result file")
+		return nil, 0, errors.New("empty file, not a result file")
 	}
 	if !utf8.Valid(b) {
-		return nil, errors.New("not valid UTF-8: not a result file")
+		return nil, 0, errors.New("not valid UTF-8: not a result file")
 	}
-	// Peek at the header first, so that a newer format is reported as
-	// such rather than as a decoding error.
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	first = bytes.TrimSpace(first)
+	if len(first) > 0 && first[0] == '{' && json.Valid(first) {
+		// A first line that is a whole object: a version-2 header, or a
+		// version-1 document on one line.
+		var head struct {
+			Format  string `json:"format"`
+			Version int    `json:"version"`
+		}
+		if err := json.Unmarshal(first, &head); err == nil && head.Format == FormatName && head.Version == 2 {
+			return parseLines(b)
+		}
+	}
+	f, err := parseDocument(b)
+	return f, len(b), err
+}
+
+// parseDocument decodes a version-1 file: one JSON document.
+func parseDocument(b []byte) (*File, error) {
+	f := new(File)
+	if err := json.Unmarshal(b, f); err != nil || f.Format != FormatName || f.Version != 1 {
+		return nil, documentError(b, err)
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// documentError says what is wrong with a file that is not a readable
+// version-1 document, looking at its header first so that a newer format
+// is reported as such rather than as a decoding error.
+func documentError(b []byte, err error) error {
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
@@ -331,30 +309,138 @@ func Parse(b []byte) (*File, error) {
 	if err := dec.Decode(&head); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("truncated or corrupt JSON (%v): not a complete result file", err)
+			return fmt.Errorf("truncated or corrupt JSON (%v): not a complete result file", err)
 		}
-		return nil, fmt.Errorf("not a result file: %v", err)
+		return fmt.Errorf("not a result file: %v", err)
 	}
 	if head.Format != FormatName {
-		return nil, fmt.Errorf("not a contend result file (format %q)", head.Format)
+		return fmt.Errorf("not a contend result file (format %q)", head.Format)
 	}
 	if head.Version > FormatVersion {
-		return nil, fmt.Errorf("result format version %d is newer than this contend reads (%d): upgrade contend", head.Version, FormatVersion)
+		return fmt.Errorf("result format version %d is newer than this contend reads (%d): upgrade contend", head.Version, FormatVersion)
 	}
 	if head.Version < 1 {
-		return nil, fmt.Errorf("result format version %d is invalid", head.Version)
+		return fmt.Errorf("result format version %d is invalid", head.Version)
+	}
+	if head.Version == 2 {
+		return errors.New("version-2 result file whose header is not on its first line: corrupt")
 	}
 	if dec.More() {
-		return nil, errors.New("more than one JSON document: not a single result file")
+		return errors.New("more than one JSON document: not a single result file")
+	}
+	return fmt.Errorf("corrupt result file: %v", err)
+}
+
+// record is one line after a version-2 header: exactly one field is set.
+type record struct {
+	Rep    *Rep     `json:"rep,omitempty"`
+	Append *Segment `json:"append,omitempty"`
+	End    *end     `json:"end,omitempty"`
+}
+
+// end ends a run: when, whether it was complete, and the warnings added
+// after the header was written.
+type end struct {
+	Time     time.Time `json:"time"`
+	Complete bool      `json:"complete"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// parseLines decodes a version-2 file: a header line, then records. The
+// records are decoded in parallel (most of the time of reading a large
+// file); a torn last line is dropped with a warning.
+func parseLines(b []byte) (*File, int, error) {
+	n := bytes.Count(b, []byte("\n")) + 1
+	lines := make([][]byte, 0, n)
+	ends := make([]int, 0, n) // offset after each line
+	for off := 0; off < len(b); {
+		i := bytes.IndexByte(b[off:], '\n')
+		next := off + i + 1
+		if i < 0 {
+			next = len(b)
+		}
+		lines = append(lines, b[off:next])
+		ends = append(ends, next)
+		off = next
 	}
 	f := new(File)
-	if err := json.Unmarshal(b, f); err != nil {
-		return nil, fmt.Errorf("corrupt result file: %v", err)
+	if err := json.Unmarshal(lines[0], f); err != nil {
+		return nil, 0, fmt.Errorf("corrupt result file header: %v", err)
+	}
+	f.Complete, f.End = false, time.Time{}
+	recs := make([]record, len(lines)-1)
+	errs := make([]error, len(lines)-1)
+	decodeParallel(lines[1:], recs, errs)
+	nrep := 0
+	for _, r := range recs {
+		if r.Rep != nil {
+			nrep++
+		}
+	}
+	f.Reps = slices.Grow(f.Reps, nrep)
+	good := ends[0]
+	for i := range recs {
+		line := lines[i+1]
+		if len(bytes.TrimSpace(line)) == 0 {
+			good = ends[i+1]
+			continue
+		}
+		r, err := recs[i], errs[i]
+		if err == nil {
+			n := 0
+			for _, set := range []bool{r.Rep != nil, r.Append != nil, r.End != nil} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				err = errors.New("not one repetition, append or end record")
+			}
+		}
+		if err != nil {
+			if i == len(recs)-1 && line[len(line)-1] != '\n' {
+				f.Warnings = append(f.Warnings, fmt.Sprintf("the last record of the file (line %d, %d bytes) is torn, as a run killed while writing it leaves it: dropped", i+2, len(line)))
+				break
+			}
+			return nil, 0, fmt.Errorf("corrupt result file: line %d: %v", i+2, err)
+		}
+		good = ends[i+1]
+		switch {
+		case r.Rep != nil:
+			f.Reps = append(f.Reps, *r.Rep)
+			f.Complete, f.End = false, time.Time{}
+		case r.Append != nil:
+			f.Appends = append(f.Appends, *r.Append)
+			f.Complete, f.End = false, time.Time{}
+		case r.End != nil:
+			f.End, f.Complete = r.End.Time, r.End.Complete
+			f.Warnings = append(f.Warnings, r.End.Warnings...)
+		}
 	}
 	if err := f.check(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return f, nil
+	return f, good, nil
+}
+
+// decodeParallel decodes lines into recs (errors into errs) on every CPU.
+func decodeParallel(lines [][]byte, recs []record, errs []error) {
+	workers := min(runtime.GOMAXPROCS(0), 1+len(lines)/1024)
+	var wg sync.WaitGroup
+	chunk := (len(lines) + workers - 1) / workers
+	for lo := 0; lo < len(lines); lo += chunk {
+		hi := min(lo+chunk, len(lines))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if len(bytes.TrimSpace(lines[i])) > 0 {
+					errs[i] = json.Unmarshal(lines[i], &recs[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (f *File) check() error {

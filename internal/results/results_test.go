@@ -1,11 +1,16 @@
 package results
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func sampleFile() *File {
@@ -139,3 +144,193 @@ func TestMarshalRefusesNaN(t *testing.T) {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+func rep(i int) Rep {
+	return Rep{Index: i, Status: StatusOK, Start: time.Unix(int64(i), 0).UTC(), Metrics: map[string]float64{"time": float64(1000 + i)}}
+}
+
+// TestKilledWriterLeavesEveryRep: the file of a run killed at any byte of
+// its last record reads with every earlier repetition; a torn last record
+// is dropped with a warning.
+func TestKilledWriterLeavesEveryRep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	w, err := Create(path, sampleFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		if err := w.Add(rep(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close() // killed: no end record
+	whole, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(whole), "\n")
+	last := lines[len(lines)-2] // the 4th repetition's line
+	prefix := strings.Join(lines[:len(lines)-2], "")
+	for cut := 0; cut <= len(last); cut++ {
+		f, err := Parse([]byte(prefix + last[:cut]))
+		if err != nil {
+			t.Fatalf("cut at %d of the last record: %v", cut, err)
+		}
+		want, torn := 3, cut > 0 && cut < len(last)-1
+		if cut >= len(last)-1 { // whole, with or without its newline
+			want = 4
+		}
+		if len(f.Reps) != want || f.Complete {
+			t.Errorf("cut at %d: %d reps (complete %v), want %d", cut, len(f.Reps), f.Complete, want)
+		}
+		warned := len(f.Warnings) > 0 && strings.Contains(f.Warnings[len(f.Warnings)-1], "torn")
+		if warned != torn {
+			t.Errorf("cut at %d: torn %v, warnings %q", cut, torn, f.Warnings)
+		}
+	}
+	// A torn record in the middle is corruption, not a kill.
+	bad := prefix[:len(prefix)-10] + "\n" + last
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("torn middle record: %v", err)
+	}
+}
+
+// TestVersion1StillRead: a version-1 file (one document, as contend wrote
+// before) reads the same as the version-2 file of the same contents.
+func TestVersion1StillRead(t *testing.T) {
+	f := sampleFile()
+	f.Reps = []Rep{rep(0), rep(1)}
+	f.Complete, f.End = true, time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	v1, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := MarshalLines(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(v1), `"version": 1`) || !strings.HasPrefix(string(v2), `{"format":"contend-result","version":2`) {
+		t.Fatalf("versions: %.60q / %.60q", v1, v2)
+	}
+	a, err := Parse(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Version, b.Version = 0, 0
+	ja, _ := Marshal(a)
+	jb, _ := Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("version 1 and 2 read differently:\n%s\n%s", ja, jb)
+	}
+}
+
+// TestOpenModes: ModeNew refuses an existing file, ModeReplace truncates
+// it, ModeAppend adds to a run of the same configuration and refuses
+// another; an open Writer's file is locked against a second one.
+func TestOpenModes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	w, err := Create(path, sampleFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(rep(0))
+	for _, m := range []Mode{ModeNew, ModeReplace, ModeAppend} {
+		if _, err := Open(path, sampleFile(), m); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+			t.Errorf("mode %d while locked: %v", m, err)
+		}
+	}
+	w.Finish(time.Now(), true)
+	before, _ := os.ReadFile(path)
+	if _, err := Create(path, sampleFile()); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "1 repetitions of faultme") {
+		t.Errorf("ModeNew on an existing file: %v", err)
+	}
+	other := sampleFile()
+	other.Configs[0].Params[0].Value = "20"
+	if _, err := Open(path, other, ModeAppend); !errors.Is(err, ErrMismatch) {
+		t.Errorf("append of another configuration: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("a refusal changed the file")
+	}
+	w, err = Open(path, sampleFile(), ModeAppend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(rep(1))
+	w.Finish(time.Now(), true)
+	if f, err := Read(path); err != nil || len(f.Reps) != 2 || !f.Complete || len(f.Appends) != 1 {
+		t.Errorf("after append: %v %+v", err, f)
+	}
+	w, err = Open(path, sampleFile(), ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Finish(time.Now(), true)
+	if f, err := Read(path); err != nil || len(f.Reps) != 0 {
+		t.Errorf("after replace: %v %+v", err, f)
+	}
+}
+
+// TestStaleTempRemoved: a temporary file left beside a result by a killed
+// contend is removed when the result is next opened; one a live writer
+// holds locked is kept.
+func TestStaleTempRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	stale := filepath.Join(dir, ".r.json.tmp-123")
+	live := filepath.Join(dir, ".r.json.tmp-456")
+	os.WriteFile(stale, []byte("{"), 0o644)
+	os.WriteFile(live, []byte("{"), 0o644)
+	fh, _ := os.Open(live)
+	defer fh.Close()
+	if err := unix.Flock(int(fh.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(path, sampleFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("stale temporary file kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("a locked temporary file was removed")
+	}
+}
+
+// TestWriteFailureListsUnsaved: when a write fails (disk full), the file
+// is cut back to its last whole record and the Writer lists the
+// repetitions it does not hold.
+func TestWriteFailureListsUnsaved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	w, err := Create(path, sampleFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(rep(0))
+	w.Add(rep(1))
+	defer func() { writeAt = (*os.File).WriteAt }()
+	writeAt = func(f *os.File, b []byte, off int64) (int, error) {
+		n, _ := f.WriteAt(b[:len(b)/2], off) // half written, then full
+		return n, syscall.ENOSPC
+	}
+	if err := w.Add(rep(2)); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Add: %v", err)
+	}
+	if err := w.Add(rep(3)); err == nil {
+		t.Error("Add after a failure succeeded")
+	}
+	if err := w.Finish(time.Now(), true); err == nil {
+		t.Error("Finish after a failure succeeded")
+	}
+	if got := w.Unsaved(); len(got) != 2 || got[0] != 2 || got[1] != 3 || len(w.File.Reps) != 4 {
+		t.Errorf("Unsaved = %v of %d", got, len(w.File.Reps))
+	}
+	f, err := Read(path)
+	if err != nil || len(f.Reps) != 2 || len(f.Warnings) != 0 {
+		t.Errorf("file after the failure: %v %+v", err, f)
+	}
+}

@@ -191,6 +191,10 @@ func WriteFits(w io.Writer, a *Analysis) {
 		fmt.Fprintf(w, "  sigma   %s  contention (serialised fraction)\n", pm(u.Sigma, u.SigmaSE, g))
 		fmt.Fprintf(w, "  kappa   %s  coherency (crosstalk)\n", pm(u.Kappa, u.KappaSE, g))
 		switch {
+		case u.Flat:
+			fmt.Fprintf(w, "  peak    none: flat at %s, throughput does not depend on %s\n", hum(u.Lambda), x)
+		case math.IsInf(u.PeakX, 1):
+			fmt.Fprintf(w, "  peak    none (sigma = kappa = 0): grows in proportion to %s\n", x)
 		case math.IsInf(u.PeakN, 1):
 			fmt.Fprintf(w, "  peak    none (kappa = 0): rises towards %s\n", hum(u.PeakX))
 		default:
@@ -205,7 +209,11 @@ func WriteFits(w io.Writer, a *Analysis) {
 		fmt.Fprintf(w, "Amdahl fit, X(N) = lambda*N / (1 + sigma*(N-1)):\n")
 		fmt.Fprintf(w, "  lambda  %s\n", pmu(m.Lambda, m.LambdaSE))
 		fmt.Fprintf(w, "  sigma   %s  serial fraction\n", pm(m.Sigma, m.SigmaSE, g))
-		fmt.Fprintf(w, "  limit   lambda/sigma = %s\n", pmu(m.Asymptote, m.AsymptoteSE))
+		if m.Flat {
+			fmt.Fprintf(w, "  limit   none: flat at %s, throughput does not depend on %s\n", hum(m.Lambda), x)
+		} else {
+			fmt.Fprintf(w, "  limit   lambda/sigma = %s\n", pmu(m.Asymptote, m.AsymptoteSE))
+		}
 		fmt.Fprintf(w, "  fit     R^2 = %.4f (log throughput), residual SE %.1f%%\n", m.R2, m.ResidualSE*100)
 		for _, s := range m.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", s)

@@ -171,3 +171,30 @@ func TestCompareCurves(t *testing.T) {
 		t.Error("compared curves of two workloads")
 	}
 }
+
+// TestReportFlat checks the words for an exactly flat curve: no peak and
+// no limit "towards lambda/sigma", but "flat".
+func TestReportFlat(t *testing.T) {
+	f := synthetic("flat", []int{1, 2, 4, 8}, 1e6, 1, 0, 3, 3)
+	for i := range f.Reps {
+		f.Reps[i].Metrics[ThroughputName] = 1e6
+		f.Reps[i].Metrics["time"] = 65536 / 1e6 * 1e9
+	}
+	a, err := Analyze(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt bytes.Buffer
+	Report(&txt, a)
+	out := txt.String()
+	for _, want := range []string{"peak    none: flat at", "limit   none: flat at", "warning: flat: throughput stays at"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"rises", "for ever", "> 1", "N* ="} {
+		if strings.Contains(out, bad) {
+			t.Errorf("report of a flat curve says %q:\n%s", bad, out)
+		}
+	}
+}

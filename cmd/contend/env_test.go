@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// TestEnvRecordsBuild builds contend with CGO_CFLAGS="-O0 -fno-inline"
+// and checks that `contend env` and a result file show it, both as the
+// variable and as what the C compiler did: cgo puts CGO_CFLAGS before
+// bind's #cgo CFLAGS, so bind's -O2 wins over -O0 and only -fno-inline
+// takes effect; cc.flags must say exactly that. Then compare must warn
+// against a file of the ordinary build.
+func TestEnvRecordsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds contend")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	src, _ := os.Getwd()
+	dir := chdirTemp(t)
+	if _, err := os.Stat(filepath.Join(src, "main.go")); err != nil {
+		t.Skipf("cannot find cmd/contend from %s", src)
+	}
+	bin := filepath.Join(dir, "contend-noinline")
+	build := exec.Command(gobin, "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".")
+	build.Dir = src
+	build.Env = append(os.Environ(), "CGO_CFLAGS=-O0 -fno-inline")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "env", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("contend env: %v", err)
+	}
+	var fp map[string]string
+	if err := json.Unmarshal(out, &fp); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, fp map[string]string) {
+		t.Helper()
+		if fp["build.CGO_CFLAGS"] != "-O0 -fno-inline" || !strings.HasPrefix(fp["cc.flags"], "-O1 or higher, no inlining;") ||
+			fp["build.tags"] != "urfave_cli_no_docs" || fp["build.GOARCH"] == "" || fp["build.compiler"] != "gc" || fp["build.vcs"] == "" {
+			t.Errorf("%s does not record the build with CGO_CFLAGS: %v", what, fp)
+		}
+	}
+	check("contend env", fp)
+
+	o0 := filepath.Join(dir, "o0.json")
+	if out, err := exec.Command(bin, "exec", "-n", "3", "--quiet", "--out", o0, "--", "/bin/true").CombinedOutput(); err != nil {
+		t.Fatalf("contend exec: %v\n%s", err, out)
+	}
+	f, err := results.Read(o0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the result file", f.Env)
+
+	if r := runCLI(t, "exec", "-n", "3", "--quiet", "--out", "o2.json", "--", "/bin/true"); r.code != 0 {
+		t.Fatalf("exec: %+v", r)
+	}
+	r := runCLI(t, "compare", "o2.json", o0)
+	if !strings.Contains(r.stdout, "warning: contend was built differently for the sides: cc.flags") ||
+		!strings.Contains(r.stdout, "build.CGO_CFLAGS") {
+		t.Errorf("compare does not warn about the builds:\n%s%s", r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,506 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mode says what Open does with a file that exists at its path.
+type Mode int
+
+// Modes of Open.
+const (
+	// ModeNew refuses an existing file (ErrExists).
+	ModeNew Mode = iota
+	// ModeReplace truncates an existing file (--replace).
+	ModeReplace
+	// ModeAppend adds the repetitions of a run of the same configurations
+	// to an existing file (--append), and refuses another run
+	// (ErrMismatch). A missing file is created.
+	ModeAppend
+)
+
+// Errors of Open, for errors.Is.
+var (
+	ErrExists   = errors.New("result file exists")
+	ErrLocked   = errors.New("result file is being written")
+	ErrMismatch = errors.New("result file holds another run")
+)
+
+// Writer keeps a version-2 result file on disk up to date: each
+// repetition is one appended line, written and fdatasync'ed by Add right
+// after the repetition ends, so that nothing of it is left for the kernel
+// to write back during the next repetition. The file is locked (flock)
+// until Finish or Close, so that a second writer is refused.
+type Writer struct {
+	path string
+	File *File
+	fh   *os.File
+	// size is the length of the whole records written; a failed write
+	// is cut back to it.
+	size int64
+	// warned is how many of File.Warnings the file holds.
+	warned  int
+	unsaved []int
+	err     error
+}
+
+// Create starts a new result file at path with f's header and
+// repetitions; it refuses an existing file. It fails if the directory
+// cannot be written, before anything runs.
+func Create(path string, f *File) (*Writer, error) { return Open(path, f, ModeNew) }
+
+// Open starts writing f to the result file at path, locked. An existing
+// file is refused, replaced or appended to, as mode says; with
+// ModeAppend, f becomes the file's contents (its repetitions so far and a
+// Segment for this run), and its own repetitions are ignored. Stale
+// temporary files of the result beside it (left by a killed contend) are
+// removed.
+func Open(path string, f *File, mode Mode) (*Writer, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the directory of result file %s: %w", path, err)
+	}
+	removeStaleTemps(path)
+	w := &Writer{path: path, File: f}
+	var err error
+	switch mode {
+	case ModeNew:
+		w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return nil, existsError(path)
+		}
+	case ModeReplace, ModeAppend:
+		w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	default:
+		return nil, fmt.Errorf("results: unknown mode %d", mode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+	}
+	if err := lock(w.fh, path); err != nil {
+		w.fh.Close()
+		return nil, err
+	}
+	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && mode == ModeAppend {
+		if err := w.openAppend(); err != nil {
+			w.fh.Close()
+			return nil, err
+		}
+		return w, nil
+	}
+	if err := w.fh.Truncate(0); err != nil {
+		w.fh.Close()
+		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+	}
+	f.Format, f.Version = FormatName, FormatVersion
+	b, err := w.encodeAll()
+	if err == nil {
+		if err = w.write(b); err != nil {
+			err = fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+	}
+	if err != nil {
+		if mode == ModeNew {
+			os.Remove(path) // created here: leave nothing behind
+		}
+		w.fh.Close()
+		return nil, err
+	}
+	syncDir(dir)
+	return w, nil
+}
+
+// encodeAll encodes the header, the repetitions and, when the File is
+// complete, its end: what a new file starts with.
+func (w *Writer) encodeAll() ([]byte, error) {
+	f := w.File
+	head := *f
+	head.Reps, head.Complete, head.End, head.Appends = nil, false, time.Time{}, nil
+	b, err := json.Marshal(&head)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode result file %s: %w", w.path, err)
+	}
+	b = append(b, '\n')
+	w.warned = len(f.Warnings)
+	reps, err := encodeReps(f.Reps)
+	if err != nil {
+		return nil, err
+	}
+	// Segments and repetitions interleave as they were run.
+	seg := 0
+	if len(reps) > 0 {
+		b = slices.Grow(b, len(reps)*(len(reps[0])+8))
+	}
+	for i := range f.Reps {
+		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
+			b, err = appendRecord(b, record{Append: &f.Appends[seg]})
+			if err != nil {
+				return nil, err
+			}
+			seg++
+		}
+		b = append(b, reps[i]...)
+	}
+	for ; seg < len(f.Appends); seg++ {
+		if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
+			return nil, err
+		}
+	}
+	if f.Complete {
+		if b, err = appendRecord(b, record{End: &end{Time: f.End, Complete: true}}); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// encodeReps encodes the lines of reps on every CPU (an import writes
+// 100,000 at once).
+func encodeReps(reps []Rep) ([][]byte, error) {
+	lines := make([][]byte, len(reps))
+	errs := make([]error, len(reps))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
+	chunk := (len(reps) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(reps); lo += chunk {
+		hi := min(lo+chunk, len(reps))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := lo; i < hi; i++ {
+				start := len(buf)
+				buf, errs[i] = appendRecord(buf, record{Rep: &reps[i]})
+				lines[i] = buf[start:len(buf):len(buf)]
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i, err)
+		}
+	}
+	return lines, nil
+}
+
+// openAppend reads the locked existing file, checks that it holds a run of
+// the same configurations as w.File, converts a version-1 file to version
+// 2 (atomically), cuts a torn last record and appends a Segment record.
+func (w *Writer) openAppend() error {
+	b, err := readAll(w.fh)
+	if err != nil {
+		return fmt.Errorf("cannot read result file %s: %w", w.path, err)
+	}
+	old, good, err := parse(b)
+	if err != nil {
+		return refuse(ErrMismatch, "cannot append to %s: %v", w.path, err)
+	}
+	if err := old.SameRun(w.File); err != nil {
+		return refuse(ErrMismatch, "cannot append to %s: %v; give another --out, or --replace to overwrite it", w.path, err)
+	}
+	seg := Segment{Command: w.File.Command, Start: w.File.Start, Contend: w.File.Contend, Label: w.File.Label, FirstRep: len(old.Reps)}
+	for _, x := range w.File.Warnings {
+		if !slices.Contains(old.Warnings, x) {
+			old.Warnings = append(old.Warnings, x)
+		}
+	}
+	*w.File = *old
+	if old.Version == 1 {
+		if err := w.convert(); err != nil {
+			return err
+		}
+	} else {
+		w.size = int64(good)
+		w.warned = len(old.Warnings)
+		if err := w.fh.Truncate(w.size); err != nil {
+			return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+		}
+	}
+	w.File.Complete, w.File.End = false, time.Time{}
+	w.File.Appends = append(w.File.Appends, seg)
+	b, err = appendRecord(nil, record{Append: &seg})
+	if err != nil {
+		return err
+	}
+	if err := w.write(b); err != nil {
+		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// convert rewrites a version-1 file as version 2: a temporary file,
+// locked before it is written, renamed over the old one, so that the lock
+// goes with it and a killed contend leaves either file whole.
+func (w *Writer) convert() error {
+	w.File.Version = FormatVersion
+	complete := w.File.Complete
+	b, err := w.encodeAll()
+	if err != nil {
+		return err
+	}
+	w.File.Complete = complete
+	dir := filepath.Dir(w.path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(w.path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+	}
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+	}
+	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return fail(err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), w.path); err != nil {
+		return fail(err)
+	}
+	syncDir(dir)
+	w.fh.Close()
+	w.fh, w.size = tmp, int64(len(b))
+	return nil
+}
+
+// Path returns the file's path.
+func (w *Writer) Path() string { return w.path }
+
+// Add appends rep to the File and its line to the file. After a failed
+// write (disk full) the file is cut back to its last whole record, rep
+// and every later one are listed by Unsaved, and the error is returned.
+func (w *Writer) Add(rep Rep) error {
+	w.File.Reps = append(w.File.Reps, rep)
+	if w.err == nil {
+		b, err := appendRecord(nil, record{Rep: &rep})
+		if err != nil {
+			err = fmt.Errorf("repetition %d: %w", rep.Index, err)
+		} else if err = w.write(b); err != nil {
+			err = fmt.Errorf("cannot write result file %s: %w", w.path, err)
+		}
+		w.err = err
+	}
+	if w.err != nil {
+		w.unsaved = append(w.unsaved, rep.Index)
+		return w.err
+	}
+	return nil
+}
+
+// Unsaved returns the indices of the repetitions in File that the file
+// does not hold (a write failed).
+func (w *Writer) Unsaved() []int { return w.unsaved }
+
+// Err returns the write error that left repetitions unsaved, or nil.
+func (w *Writer) Err() error { return w.err }
+
+// Finish records the end time and completeness, then closes the file.
+func (w *Writer) Finish(end time.Time, complete bool) error {
+	w.File.End = end
+	w.File.Complete = complete
+	if w.fh == nil {
+		return errors.New("results: Finish of a closed Writer")
+	}
+	defer w.Close()
+	if w.err != nil {
+		return w.err
+	}
+	e := endRecord(w.File, w.warned)
+	b, err := appendRecord(nil, record{End: &e})
+	if err == nil {
+		err = w.write(b)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+	}
+	return nil
+}
+
+func endRecord(f *File, warned int) end {
+	e := end{Time: f.End, Complete: f.Complete}
+	if warned < len(f.Warnings) {
+		e.Warnings = f.Warnings[warned:]
+	}
+	return e
+}
+
+// Close closes the file and drops its lock, without an end record (the
+// file then reads as incomplete).
+func (w *Writer) Close() error {
+	if w.fh == nil {
+		return nil
+	}
+	err := w.fh.Close()
+	w.fh = nil
+	return err
+}
+
+// write writes b at the end of the whole records and fdatasyncs it; on
+// failure the file is cut back to its last whole record.
+func (w *Writer) write(b []byte) error {
+	if w.fh == nil {
+		return errors.New("the file is closed")
+	}
+	_, err := writeAt(w.fh, b, w.size)
+	if err == nil {
+		err = unix.Fdatasync(int(w.fh.Fd()))
+	}
+	if err != nil {
+		w.fh.Truncate(w.size)
+		return err
+	}
+	w.size += int64(len(b))
+	return nil
+}
+
+// writeAt is (*os.File).WriteAt; tests make it fail (disk full).
+var writeAt = (*os.File).WriteAt
+
+// appendRecord appends r's line to b.
+func appendRecord(b []byte, r record) ([]byte, error) {
+	if r.Rep != nil {
+		if err := checkFinite(r.Rep); err != nil {
+			return b, err
+		}
+	}
+	x, err := json.Marshal(r)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, x...)
+	return append(b, '\n'), nil
+}
+
+func checkFinite(r *Rep) error {
+	for k, v := range r.Metrics {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("metric %s is %v", k, v)
+		}
+	}
+	return nil
+}
+
+// Marshal encodes f as one indented JSON document (version 1, what
+// --format json prints), refusing NaN and Inf values with a clear error
+// instead of encoding/json's.
+func Marshal(f *File) ([]byte, error) {
+	for i := range f.Reps {
+		if err := checkFinite(&f.Reps[i]); err != nil {
+			return nil, fmt.Errorf("repetition %d: %v", i, err)
+		}
+	}
+	g := *f
+	g.Format, g.Version = FormatName, 1
+	b, err := json.MarshalIndent(&g, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// MarshalLines encodes f as a version-2 file.
+func MarshalLines(f *File) ([]byte, error) {
+	g := *f
+	g.Format, g.Version = FormatName, FormatVersion
+	w := &Writer{File: &g}
+	b, err := w.encodeAll()
+	if err != nil {
+		return nil, err
+	}
+	if !g.Complete && !g.End.IsZero() {
+		b, err = appendRecord(b, record{End: &end{Time: g.End}})
+	}
+	return b, err
+}
+
+// SameRun says how g's run differs from f's in what decides the
+// measurement (kind, workload, build, configurations, metrics), or nil when
+// g's repetitions can be appended to f.
+func (f *File) SameRun(g *File) error {
+	switch {
+	case f.Kind != g.Kind:
+		return fmt.Errorf("it holds a %s, not a %s", f.Kind, g.Kind)
+	case f.Workload != g.Workload:
+		return fmt.Errorf("it holds workload %s, not %s", f.Workload, g.Workload)
+	case f.Native != g.Native:
+		return fmt.Errorf("its native code hash is %s, this contend's is %s (another build)", f.Native, g.Native)
+	case f.Primary != g.Primary:
+		return fmt.Errorf("its primary metric is %s, not %s", f.Primary, g.Primary)
+	case len(f.Configs) != len(g.Configs):
+		return fmt.Errorf("it holds %d configurations, this run %d", len(f.Configs), len(g.Configs))
+	}
+	for i := range f.Configs {
+		a, _ := json.Marshal(f.Configs[i])
+		b, _ := json.Marshal(g.Configs[i])
+		if !bytes.Equal(a, b) {
+			return fmt.Errorf("its configuration %q differs from this run's %q", f.ConfigName(i), g.ConfigName(i))
+		}
+	}
+	for _, m := range g.Metrics {
+		if o, ok := f.Metric(m.Name); !ok || o.Unit != m.Unit {
+			return fmt.Errorf("it has no metric %s in %s", m.Name, m.Unit)
+		}
+	}
+	if (f.Sweep == nil) != (g.Sweep == nil) || f.Sweep != nil && !slices.Equal(f.Sweep.Params, g.Sweep.Params) {
+		return errors.New("its swept parameters differ")
+	}
+	return nil
+}
+
+// refusal is an error of Open that errors.Is finds as its kind.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.kind }
+
+func refuse(kind error, format string, a ...any) error {
+	return &refusal{kind, fmt.Sprintf(format, a...)}
+}
+
+// existsError says that path exists and what it holds.
+func existsError(path string) error {
+	what := "a file"
+	if fh, err := os.Open(path); err == nil {
+		if unix.Flock(int(fh.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
+			fh.Close()
+			return refuse(ErrLocked, "%s is being written by %s; wait for it to end or give another --out", path, lockHolder(path))
+		}
+		if b, err := readAll(fh); err == nil {
+			if f, err := Parse(b); err == nil {
+				what = fmt.Sprintf("a result file of %d repetitions of %s", len(f.Reps), f.Workload)
+			}
+		}
+		fh.Close()
+	}
+	return refuse(ErrExists, "%s exists (%s); give --append to add repetitions to it, --replace to overwrite it, or another --out", path, what)
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
