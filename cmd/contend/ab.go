@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -420,7 +419,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit
 	}
-	next, decision := abNext(p, seq, primary, opt.warmup, pairs)
+	next, decision := ab.Schedule(p.order, p.seed, seq, primary, opt.warmup, pairs)
 	progress := newProgress(stderr, opt.quiet, 2*(opt.warmup+pairs), primary, unit)
 	progress.count = func(done int, rep results.Rep) string {
 		return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, opt.warmup+pairs, strings.ToUpper(f.ConfigName(rep.Config)))
@@ -458,59 +457,6 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		printAB(stdout, wr.File, p, seq, decision())
 	}
 	return endRun(stderr, wr, opt.quiet, runErr)
-}
-
-// abNext returns the adaptive plan of an A/B run: warm-up pairs, then pairs
-// in the chosen order until pairs are done or the sequential rule stops.
-// With a rule, every measured pair is followed by one look (seq.Decide with
-// the pair's number, whether or not its repetitions succeeded), the look
-// after the last pair included; the second function returns the last
-// decision.
-func abNext(p abPlan, seq *analysis.Sequential, primary string, warmup, pairs int) (func(*results.File) (harness.Slot, bool), func() *analysis.Decision) {
-	rng := ab.NewRand(p.seed)
-	var queue []harness.Slot
-	pair := 0
-	done := false
-	var last *analysis.Decision
-	next := func(f *results.File) (harness.Slot, bool) {
-		if done {
-			return harness.Slot{}, false
-		}
-		if len(queue) == 0 {
-			if seq != nil && pair > warmup {
-				d, err := seq.Decide(pair-warmup, f.Values(0, primary), f.Values(1, primary))
-				if err != nil {
-					d = analysis.Decision{N: pair - warmup, NominalAlpha: seq.Levels[pair-warmup], P: math.NaN(), Reason: "no decision: " + err.Error()}
-				}
-				last = &d
-				if d.Stop {
-					done = true
-					return harness.Slot{}, false
-				}
-			}
-			if pair >= warmup+pairs {
-				done = true
-				return harness.Slot{}, false
-			}
-			warm := pair < warmup
-			round := pair - warmup
-			idx := round
-			if warm {
-				idx = pair
-			}
-			// The measured pairs start the pattern afresh after the
-			// warm-ups, so that they are balanced by themselves.
-			order := p.order.Pair(idx, rng)
-			for _, side := range order {
-				queue = append(queue, harness.Slot{Config: side, Warmup: warm, Round: round})
-			}
-			pair++
-		}
-		s := queue[0]
-		queue = queue[1:]
-		return s, true
-	}
-	return next, func() *analysis.Decision { return last }
 }
 
 // printAB prints the comparison of side B against side A, the drift check
