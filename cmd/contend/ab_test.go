@@ -209,7 +209,6 @@ func TestABRestoresEventsOnEveryExit(t *testing.T) {
 	check("SIGTERM")
 }
 
-
 // TestABStopLine: the stop line names the pairs, the successful runs when
 // some failed, and the design (the schedule is tested in internal/ab).
 func TestABStopLine(t *testing.T) {

@@ -185,13 +185,13 @@ func runExec(c *cli.Context) error {
 	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	var runErr error
 	harness.BecomeSubreaper()
-	for i, slot := range repeatSlots(opt.n, opt.warmup) {
+	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
 		if ctx.Err() != nil {
 			runErr = errInterrupted()
 			break
 		}
 		rep := external.RunRep(ctx, prog)
-		rep.Index, rep.Warmup, rep.Round = i, slot.warmup, slot.round
+		rep.Index, rep.Warmup, rep.Round = i, slot.Warmup, slot.Round
 		if err := wr.Add(rep); err != nil {
 			runErr = err
 			break
@@ -211,22 +211,6 @@ func runExec(c *cli.Context) error {
 	}
 	progress.done()
 	return finishReps(c, wr, opt, runErr)
-}
-
-type repSlot struct {
-	warmup bool
-	round  int
-}
-
-func repeatSlots(n, warmup int) []repSlot {
-	var s []repSlot
-	for i := 0; i < warmup; i++ {
-		s = append(s, repSlot{warmup: true})
-	}
-	for i := 0; i < n; i++ {
-		s = append(s, repSlot{round: i})
-	}
-	return s
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.

@@ -171,7 +171,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
 	var runErr error
 	harness.BecomeSubreaper()
-	for i, slot := range repeatSlots(opt.n, opt.warmup) {
+	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
 		order := []int{0, 1}
 		if i%2 == 1 {
 			order = []int{1, 0}
@@ -187,7 +187,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 			} else {
 				rep = external.RunRep(ctx, prog)
 			}
-			rep.Index, rep.Config, rep.Warmup, rep.Round = len(wr.File.Reps), cfg, slot.warmup, slot.round
+			rep.Index, rep.Config, rep.Warmup, rep.Round = len(wr.File.Reps), cfg, slot.Warmup, slot.Round
 			if err := wr.Add(rep); err != nil {
 				runErr = err
 				break
