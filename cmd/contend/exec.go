@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -183,32 +184,24 @@ func runExec(c *cli.Context) error {
 	}
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
 	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
-	var runErr error
-	harness.BecomeSubreaper()
-	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
-		if ctx.Err() != nil {
-			runErr = errInterrupted()
-			break
-		}
-		rep := external.RunRep(ctx, prog)
-		rep.Index, rep.Warmup, rep.Round = i, slot.Warmup, slot.Round
-		if err := wr.Add(rep); err != nil {
-			runErr = err
-			break
-		}
-		progress.step(rep)
-		if opt.format == "original" && !rep.Warmup {
-			io.WriteString(stdout, rep.Output)
-			if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
-				fmt.Fprintln(stdout)
+	sess := &harness.Session{
+		Out:  wr,
+		Next: harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: func(ctx context.Context, _ harness.Slot) harness.Outcome {
+			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			if opt.format == "original" && !rep.Warmup {
+				io.WriteString(stdout, rep.Output)
+				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+					fmt.Fprintln(stdout)
+				}
 			}
-		}
-		progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-		if rep.Status == results.StatusInterrupted {
-			runErr = errInterrupted()
-			break
-		}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
+		},
 	}
+	runErr := sess.Run(ctx)
 	progress.done()
 	return finishReps(c, wr, opt, runErr)
 }
