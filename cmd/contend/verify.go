@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -169,40 +170,33 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
-	var runErr error
-	harness.BecomeSubreaper()
+	// contend and the original alternate, each pair in the other order
+	// than the pair before (AB BA AB ...).
+	var plan []harness.Slot
 	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
 		order := []int{0, 1}
 		if i%2 == 1 {
 			order = []int{1, 0}
 		}
 		for _, cfg := range order {
-			if ctx.Err() != nil {
-				runErr = harness.ErrInterrupted
-				break
-			}
-			var rep results.Rep
-			if cfg == 0 {
-				rep = harness.RunRep(ctx, w, v, timeout).Rep
-			} else {
-				rep = external.RunRep(ctx, prog)
-			}
-			rep.Index, rep.Config, rep.Warmup, rep.Round = len(wr.File.Reps), cfg, slot.Warmup, slot.Round
-			if err := wr.Add(rep); err != nil {
-				runErr = err
-				break
-			}
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error))
-			if rep.Status == results.StatusInterrupted {
-				runErr = harness.ErrInterrupted
-				break
-			}
-		}
-		if runErr != nil {
-			break
+			plan = append(plan, harness.Slot{Config: cfg, Warmup: slot.Warmup, Round: slot.Round})
 		}
 	}
+	sess := &harness.Session{
+		Out:  wr,
+		Next: harness.StaticPlan(plan),
+		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
+			if s.Config == 0 {
+				return harness.RunRep(ctx, w, v, timeout)
+			}
+			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[rep.Config].Name, rep.Status, rep.Error))
+		},
+	}
+	runErr := sess.Run(ctx)
 	progress.done()
 	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
 		runErr = ferr
