@@ -214,11 +214,8 @@ func describeExit(err error, stderr string) string {
 	msg := err.Error()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg = fmt.Sprintf("the child was killed by signal %s", unix.SignalName(ws.Signal()))
-			if ws.CoreDump() {
-				msg += " (core dumped)"
-			}
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			msg = ExitText("the child", ws)
 		} else {
 			msg = fmt.Sprintf("the child exited with status %d", ee.ExitCode())
 		}
