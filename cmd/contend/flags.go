@@ -31,9 +31,9 @@ func paramFlags(w *workload.Workload) []cli.Flag {
 	return fs
 }
 
-// givenParams collects the parameter texts the user gave as flags or as
-// positional arguments.
-func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
+// flagTexts collects the parameter texts the user gave as flags: the one
+// loop from w's flags to texts (run, ab, verify, sweep use it).
+func flagTexts(c *cli.Context, w *workload.Workload) map[string]string {
 	given := map[string]string{}
 	for _, p := range w.Params {
 		if !c.IsSet(p.Name) {
@@ -45,6 +45,13 @@ func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error
 			given[p.Name] = c.String(p.Name)
 		}
 	}
+	return given
+}
+
+// givenParams collects the parameter texts the user gave as flags or as
+// positional arguments.
+func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
+	given := flagTexts(c, w)
 	args := c.Args().Slice()
 	if len(args) == 0 {
 		return given, nil

@@ -167,15 +167,16 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		names = append(names, name)
 	}
 	fixed := map[string]string{}
+	texts := flagTexts(c, w)
 	for _, p := range w.Params {
-		if !c.IsSet(p.Name) {
+		text, ok := texts[p.Name]
+		if !ok {
 			continue
 		}
 		if p.Kind == workload.Bool {
-			fixed[p.Name] = fmt.Sprint(c.Bool(p.Name))
+			fixed[p.Name] = text
 			continue
 		}
-		text := c.String(p.Name)
 		isList := strings.Contains(text, ",") || strings.Contains(text, "..")
 		// A thread count takes a list directly; a single value is fixed
 		// (sweep mutex --param locks=... --threads 100).

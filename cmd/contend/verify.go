@@ -85,16 +85,7 @@ func parseMargin(s string) (float64, error) {
 }
 
 func runVerify(c *cli.Context, w *workload.Workload) error {
-	given := map[string]string{}
-	for _, p := range w.Params {
-		if c.IsSet(p.Name) {
-			if p.Kind == workload.Bool {
-				given[p.Name] = fmt.Sprint(c.Bool(p.Name))
-			} else {
-				given[p.Name] = c.String(p.Name)
-			}
-		}
-	}
+	given := flagTexts(c, w)
 	args := c.Args().Slice()
 	if len(args) == 0 {
 		return usagef("verify %s: which original program? usage: contend verify %s [parameters] -- PROGRAM [ARGS]", w.Name, w.Name)
