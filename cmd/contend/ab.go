@@ -371,7 +371,13 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		}
 		f.Configs[i].Env = e
 	}
-	ctx, closeEvidence := withEvidence(c, opt, f)
+	ctx, closeEvidence, err := startReps(c, opt, f)
+	if err != nil {
+		if trace != nil {
+			trace.Restore()
+		}
+		return err
+	}
 	defer closeEvidence()
 	wr, err := createOut(opt.out, outName, f, opt.mode)
 	if err != nil {

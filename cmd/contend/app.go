@@ -120,7 +120,7 @@ func addCommand(f func() *cli.Command) { commandFuncs = append(commandFuncs, f) 
 
 // commands builds every command, in the order they appear in --help.
 func commands() []*cli.Command {
-	order := []string{"list", "run", "show", "compare", "ab", "sweep", "plot", "exec", "import", "verify", "port", "env", "cleanup", "completion", "help"}
+	order := []string{"list", "run", "show", "compare", "ab", "sweep", "plot", "exec", "import", "verify", "port", "env", "tune", "check", "cleanup", "completion", "help"}
 	rank := map[string]int{}
 	for i, n := range order {
 		rank[n] = i + 1

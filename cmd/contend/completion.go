@@ -107,6 +107,7 @@ var flagValues = map[string][]string{
 	"show format":    {"text", "json", "original", "csv"},
 	"sweep format":   {"text", "json", "csv"},
 	"env format":     {"text", "json"},
+	"tune thp":       {"always", "madvise", "never"},
 	"import format":  {"text", "json"},
 	"test":           {"mannwhitney", "welch"},
 	"sweep order":    {"shuffled", "fixed"},
@@ -205,13 +206,15 @@ func flagValueWords(top *cli.Command, f cli.Flag, name string) []string {
 	if long == "preset" {
 		return external.PresetNames()
 	}
+	if v, ok := flagValues[top.Name+" "+long]; ok {
+		// A command's own flag (tune --thp) before a workload's
+		// parameter of the same name.
+		return v
+	}
 	for _, w := range workload.All() {
 		if p, ok := w.Param(long); ok && len(p.Choices) > 0 {
 			return p.Choices
 		}
-	}
-	if v, ok := flagValues[top.Name+" "+long]; ok {
-		return v
 	}
 	return flagValues[long]
 }

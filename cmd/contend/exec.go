@@ -170,7 +170,10 @@ func runExec(c *cli.Context) error {
 	name := execName(args[0], c.Bool("shell"))
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
-	ctx, closeEvidence := withEvidence(c, opt, f)
+	ctx, closeEvidence, err := startReps(c, opt, f)
+	if err != nil {
+		return err
+	}
 	defer closeEvidence()
 	wr, err := createOut(opt.out, name, f, opt.mode)
 	if err != nil {

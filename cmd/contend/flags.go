@@ -136,6 +136,7 @@ func repFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
 		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
 		evidenceFlag(),
+		lockFlags()[0], lockFlags()[1],
 	}
 }
 
@@ -151,6 +152,8 @@ type repOptions struct {
 	verbose   bool
 	force     bool
 	evidence  []string // collectors (see 'contend help evidence')
+	noWait    bool     // refuse when the machine-wide lock is held
+	noLock    bool     // run without the machine-wide lock
 }
 
 func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
@@ -164,6 +167,10 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	}
 	o.out, o.label, o.quiet = c.String("out"), c.String("label"), c.Bool("quiet")
 	o.verbose, o.force = c.Bool("verbose"), c.Bool("force")
+	o.noWait, o.noLock = c.Bool("no-wait"), c.Bool("no-lock")
+	if o.noWait && o.noLock {
+		return o, usagef("--no-wait and --no-lock exclude each other")
+	}
 	if o.quiet && o.verbose {
 		return o, usagef("--quiet and --verbose exclude each other")
 	}

@@ -19,6 +19,12 @@ import (
 // process when CONTEND_TEST_AS_MAIN is set (for tests that signal or kill
 // the parent).
 func TestMain(m *testing.M) {
+	// The suite runs many contend commands at once, in parallel packages:
+	// no machine-wide lock, unless a test names its own lock file
+	// (lock_test.go). Children inherit it.
+	if os.Getenv("CONTEND_LOCK") == "" {
+		os.Setenv("CONTEND_LOCK", "off")
+	}
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
 	}

@@ -92,6 +92,9 @@ func endRun(stderr io.Writer, wr *results.Writer, quiet bool, runErr error) erro
 			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), len(wr.File.Reps), wr.Err())
 	}
 	if !quiet {
+		for _, w := range unstableWarnings(wr.File) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
 	}
 	if runErr != nil {

@@ -103,7 +103,10 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if x := staleWarning(); x != "" {
 		f.Warnings = append(f.Warnings, x)
 	}
-	ctx, closeEvidence := withEvidence(c, opt, f)
+	ctx, closeEvidence, err := startReps(c, opt, f)
+	if err != nil {
+		return err
+	}
 	defer closeEvidence()
 	wr, err := createOut(opt.out, w.Name, f, opt.mode)
 	if err != nil {

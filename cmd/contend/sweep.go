@@ -287,7 +287,10 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
-	ctx, closeEvidence := withEvidence(c, opt, f)
+	ctx, closeEvidence, err := startReps(c, opt, f)
+	if err != nil {
+		return err
+	}
 	defer closeEvidence()
 	wr, err := createOut(opt.out, w.Name+"-sweep", f, opt.mode)
 	if err != nil {

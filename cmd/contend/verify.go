@@ -152,7 +152,10 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f.Configs = append(f.Configs, programConfig("original", args, false))
-	ctx, closeEvidence := withEvidence(c, opt, f)
+	ctx, closeEvidence, err := startReps(c, opt, f)
+	if err != nil {
+		return err
+	}
 	defer closeEvidence()
 	wr, err := createOut(opt.out, "verify-"+w.Name, f, opt.mode)
 	if err != nil {

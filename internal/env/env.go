@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend"
+	"contend/internal/tune"
 )
 
 // Fingerprint is an ordered set of key/value facts about the machine.
@@ -54,6 +55,7 @@ var keyOrder = []string{
 	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
+	"tune.state", "tune.aslr", "tune.turbo", "tune.perf_rate", "tune.irq",
 	"tracefs", "contend.version", "contend.native", "go.version", "cc.version", "cc.flags",
 }
 
@@ -109,6 +111,9 @@ func Capture(native Fingerprint) Fingerprint {
 		f["loadavg"] = strings.Join(la[:3], " ")
 	}
 	f["tracefs"] = tracefs()
+	for k, v := range tune.Current(tune.Root()) {
+		f[k] = v
+	}
 	f["contend.version"] = contend.Version
 	f["contend.native"] = contend.NativeHash()
 	f["go.version"] = runtime.Version()

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"contend/internal/tune"
+)
+
+func init() { addCommand(tuneCommand) }
+
+func tuneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "tune",
+		Usage:     "set what makes runs steadier (governor, turbo, ASLR, IRQs, ...); --reset puts it back",
+		ArgsUsage: " ",
+		Description: `Sets, where the machine allows it, what makes benchmark runs steadier, as
+pyperf's 'system tune' does, and says for each setting: set, already so,
+or not available (with the reason: no cpufreq in a VM, not root, ...):
+
+   governor  cpufreq governor performance on every CPU
+   turbo     turbo/boost off (intel_pstate/no_turbo 1, or cpufreq/boost 0)
+   aslr      kernel.randomize_va_space 0 (page-table layouts repeat)
+   thp       transparent huge pages: only with --thp (faultme wants never)
+   irq       every IRQ's affinity to the CPUs that are not benchmark CPUs
+             (--cpus; default every CPU but the first), when there are two
+             or more CPUs; irqbalance, if it runs, moves them back
+   perf      kernel.perf_event_max_sample_rate 1 (counting is unaffected)
+
+Before changing anything it saves the previous values in
+/var/lib/contend/tune.json (atomically); 'contend tune --reset' writes
+them back and removes the file, also after a crash or a reboot of contend
+(the file stays until then). A second 'contend tune' keeps the original
+values saved. Every result file records the settings in force (env keys
+tune.*, cpu.governor, thp.enabled), and 'compare' lists them when they
+differ. 'contend check' shows what tune would change.
+
+Files are read under $CONTEND_SYSROOT when set (tests use a fake
+sysfs/procfs); $CONTEND_TUNE_STATE names another state file.
+
+Examples:
+   contend tune
+   contend tune --cpus 2-7 --thp never
+   contend tune --reset`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
+			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},
+			&cli.StringFlag{Name: "thp", Usage: "transparent huge pages: always, madvise or never (default: left as is)"},
+			&cli.StringFlag{Name: "perf-rate", Value: "1", Usage: "perf_event_max_sample_rate to set, from 1 to 1000000"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "say what would change, change nothing"},
+		},
+		Action: tuneAction,
+	}
+}
+
+func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
+	var o tune.Options
+	if s := c.String("cpus"); c.IsSet("cpus") {
+		cpus, err := tune.ParseList(s)
+		if err != nil || len(cpus) == 0 {
+			return o, usagef("--cpus: %q is not accepted; accepted: a list of online CPUs such as 1-3,5", s)
+		}
+		online := tune.OnlineCPUs(root)
+		if online == nil {
+			for i := 0; i < runtime.NumCPU(); i++ {
+				online = append(online, i)
+			}
+		}
+		for _, x := range cpus {
+			ok := false
+			for _, y := range online {
+				ok = ok || x == y
+			}
+			if !ok {
+				return o, usagef("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, tune.FormatList(online))
+			}
+		}
+		o.CPUs = cpus
+	}
+	if t := c.String("thp"); c.IsSet("thp") {
+		switch t {
+		case "always", "madvise", "never":
+			o.THP = t
+		default:
+			return o, usagef("--thp: %q is not accepted; accepted: always, madvise, never", t)
+		}
+	}
+	if c.IsSet("perf-rate") || c.String("perf-rate") != "" { // check has no --perf-rate
+		n, err := intFlag(c, "perf-rate", 1, 1000000)
+		if err != nil {
+			return o, err
+		}
+		o.Sample = n
+	}
+	return o, nil
+}
+
+func tuneAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usagef("tune takes no arguments (got %q); see 'contend help tune'", strings.Join(c.Args().Slice(), " "))
+	}
+	root := tune.Root()
+	state := tune.StatePath(root)
+	w := c.App.Writer
+	if c.Bool("reset") {
+		for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
+			if c.IsSet(f) {
+				return usagef("--reset puts back the saved values: --%s does not apply", f)
+			}
+		}
+		rs, err := tune.Reset(root, state)
+		for _, r := range rs {
+			fmt.Fprintln(w, r)
+		}
+		return err
+	}
+	opt, err := tuneOptions(c, root)
+	if err != nil {
+		return err
+	}
+	if c.Bool("dry-run") {
+		for _, r := range tune.Plan(root, opt) {
+			fmt.Fprintln(w, r)
+		}
+		return nil
+	}
+	rs, err := tune.Apply(root, state, opt)
+	if err != nil {
+		return err
+	}
+	set := false
+	for _, r := range rs {
+		fmt.Fprintln(w, r)
+		set = set || r.Status == tune.StatusSet
+	}
+	if st, _ := tune.LoadState(state); st != nil {
+		fmt.Fprintf(w, "previous values saved in %s: 'contend tune --reset' puts them back\n", state)
+	} else if !set {
+		fmt.Fprintln(w, "nothing changed")
+	}
+	return nil
+}
