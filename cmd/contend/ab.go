@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +18,7 @@ import (
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -159,16 +160,16 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 		return p, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
 	}
 	p.seed = seed
-	if p.alpha, err = strconv.ParseFloat(c.String("alpha"), 64); err != nil || !(p.alpha > 0 && p.alpha < 0.5) {
-		return p, usagef("--alpha: %q is not accepted; accepted: a number above 0 and below 0.5, such as 0.05", c.String("alpha"))
+	if p.alpha, err = value.ParseAlpha(c.String("alpha")); err != nil {
+		return p, usagef("--alpha: %q is not accepted; accepted: %s", c.String("alpha"), value.AlphaRange)
 	}
-	d, err := time.ParseDuration(c.String("prepare-timeout"))
-	if err != nil || d <= 0 {
+	d, err := value.Timeout(c.String("prepare-timeout"))
+	if err != nil {
 		return p, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
 	}
 	p.prepTimout = d
 	if c.IsSet("until") {
-		u, err := parsePercent(c.String("until"))
+		u, err := value.Fraction(c.String("until"))
 		if err != nil || !(u > 0 && u < 1) {
 			return p, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
 		}
@@ -232,29 +233,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 		sides[i] = v
 		warns = append(warns, ws...)
 	}
-	return sides, warns, p.checkDistinct(c, equalValues(sides[0], sides[1]), "--a/--b flags")
-}
-
-func equalValues(a, b workload.Values) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// parsePercent parses "5%" or "0.05" into 0.05.
-func parsePercent(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if t, ok := strings.CutSuffix(s, "%"); ok {
-		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		return x / 100, err
-	}
-	return strconv.ParseFloat(s, 64)
+	return sides, warns, p.checkDistinct(c, maps.Equal(sides[0], sides[1]), "--a/--b flags")
 }
 
 // parseSideFlags parses the text of --a or --b as workload flags.
@@ -446,7 +425,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit
 	}
-	next, decision := abNext(p, seq, primary, opt.warmup, pairs)
+	next, decision := ab.Schedule(p.order, p.seed, seq, primary, opt.warmup, pairs)
 	progress := newProgress(stderr, opt.quiet, 2*(opt.warmup+pairs), primary, unit)
 	progress.count = func(done int, rep results.Rep) string {
 		return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, opt.warmup+pairs, strings.ToUpper(f.ConfigName(rep.Config)))
@@ -486,59 +465,6 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
-// abNext returns the adaptive plan of an A/B run: warm-up pairs, then pairs
-// in the chosen order until pairs are done or the sequential rule stops.
-// With a rule, every measured pair is followed by one look (seq.Decide with
-// the pair's number, whether or not its repetitions succeeded), the look
-// after the last pair included; the second function returns the last
-// decision.
-func abNext(p abPlan, seq *analysis.Sequential, primary string, warmup, pairs int) (func(*results.File) (harness.Slot, bool), func() *analysis.Decision) {
-	rng := ab.NewRand(p.seed)
-	var queue []harness.Slot
-	pair := 0
-	done := false
-	var last *analysis.Decision
-	next := func(f *results.File) (harness.Slot, bool) {
-		if done {
-			return harness.Slot{}, false
-		}
-		if len(queue) == 0 {
-			if seq != nil && pair > warmup {
-				d, err := seq.Decide(pair-warmup, f.Values(0, primary), f.Values(1, primary))
-				if err != nil {
-					d = analysis.Decision{N: pair - warmup, NominalAlpha: seq.Levels[pair-warmup], P: math.NaN(), Reason: "no decision: " + err.Error()}
-				}
-				last = &d
-				if d.Stop {
-					done = true
-					return harness.Slot{}, false
-				}
-			}
-			if pair >= warmup+pairs {
-				done = true
-				return harness.Slot{}, false
-			}
-			warm := pair < warmup
-			round := pair - warmup
-			idx := round
-			if warm {
-				idx = pair
-			}
-			// The measured pairs start the pattern afresh after the
-			// warm-ups, so that they are balanced by themselves.
-			order := p.order.Pair(idx, rng)
-			for _, side := range order {
-				queue = append(queue, harness.Slot{Config: side, Warmup: warm, Round: round})
-			}
-			pair++
-		}
-		s := queue[0]
-		queue = queue[1:]
-		return s, true
-	}
-	return next, func() *analysis.Decision { return last }
-}
-
 // printAB prints the comparison of side B against side A, the drift check
 // and the adaptive decision.
 func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d *analysis.Decision) {
@@ -570,15 +496,8 @@ func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d
 	if d != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s\n", abStopLine(d, seq))
 	}
-	for i := range f.Configs {
-		xs := f.Values(i, f.Primary)
-		if len(xs) < 4 {
-			continue
-		}
-		mk, err := analysis.MannKendall(xs)
-		if err == nil && mk.P < p.alpha {
-			fmt.Fprintf(w, "warning: side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run\n", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P)
-		}
+	for _, d := range report.Drift(f, p.alpha) {
+		fmt.Fprintln(w, "warning: "+d)
 	}
 }
 
@@ -595,15 +514,7 @@ func abStopLine(d *analysis.Decision, seq *analysis.Sequential) string {
 }
 
 func describeSide(f *results.File, i int) string {
-	var parts, ps []string
-	for _, p := range f.Configs[i].Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
-		ps = append(ps, p.Name+"="+d)
-	}
-	parts = append(parts, strings.Join(ps, " "))
+	parts := []string{report.ParamsText(f.Configs[i])}
 	if e := f.Configs[i].Env; e != nil {
 		if t := e["trace-events"]; t != "" {
 			parts = append(parts, "events "+t)

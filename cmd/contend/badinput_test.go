@@ -17,15 +17,13 @@ type badCase struct {
 	want string // in the one-line error: usually the flag's name
 }
 
-// baseArgs are valid, small parameters of each workload, so that only the
-// value under test is wrong.
-var baseArgs = map[string][]string{
-	"faultme":        {"--threads", "2", "--mem", "1MiB"},
-	"semop-multi":    {"--threads", "2", "--sems", "1", "--duration", "100ms"},
-	"osim":           {"--sems", "2", "--tasks", "4", "--loops", "1000"},
-	"mutex":          {"--threads", "4", "--locks", "100"},
-	"sysbench-mutex": {"--threads", "2", "--mutex-locks", "100"},
-	"plugin":         {"--so", "/nonexistent/x.so", "--threads", "1"},
+// baseArgs returns valid, small parameters of w (its quick
+// configuration), so that only the value under test is wrong.
+func baseArgs(w *workload.Workload) []string {
+	if w.Quick == nil && w.Name == "plugin" {
+		return []string{"--so", "/nonexistent/x.so", "--threads", "1"}
+	}
+	return w.Quick
 }
 
 // badValues returns wrong values for a parameter of kind k: missing,
@@ -56,7 +54,10 @@ func badValues(p workload.Param) []string {
 func badInputCases() []badCase {
 	var cs []badCase
 	for _, w := range workload.All() {
-		base := baseArgs[w.Name]
+		base := baseArgs(w)
+		if base == nil {
+			panic("workload " + w.Name + " has no Quick configuration (Workload.Quick)")
+		}
 		for _, p := range w.Params {
 			if w.Name == "plugin" && p.Name == "so" {
 				continue // a missing .so is tested below
@@ -127,6 +128,8 @@ func badInputCases() []badCase {
 		badCase{"compare one file", []string{"compare", "testdata/seeds/rostedt-with.json"}, "compare"},
 		badCase{"compare missing file", []string{"compare", "nosuch.json", "testdata/seeds/rostedt-with.json"}, "nosuch.json"},
 		badCase{"compare bad alpha", []string{"compare", "--alpha", "2", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"compare alpha at one half", []string{"compare", "--alpha", "0.6", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"ab until bare five", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "5"}, "--until"},
 		badCase{"compare bad threshold", []string{"compare", "--threshold", "x", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--threshold"},
 		badCase{"compare bad test", []string{"compare", "--test", "ks", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--test"},
 		badCase{"compare unknown metric", []string{"compare", "--metric", "nosuch", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "nosuch"},

@@ -21,7 +21,6 @@ import (
 
 func init() {
 	addCommand(campaignCommand)
-	campaignCompareHook = campaignReport
 }
 
 func sideFlags(s string) []cli.Flag {
@@ -367,7 +366,7 @@ func shortID(id string) string {
 	return id
 }
 
-// campaignCompareHook makes 'contend compare DIR' the campaign report.
+// campaignReport makes 'contend compare DIR' the campaign report.
 func campaignReport(c *cli.Context, dir string, opt report.CompareOptions, format string) error {
 	return writeCampaignReport(c, dir, opt, format, "")
 }

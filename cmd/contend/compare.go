@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,19 +15,10 @@ import (
 	"contend/analysis"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 )
 
 func init() { addCommand(compareCommand) }
-
-// sweepCompareHook compares sweep result files (Kind "sweep", one
-// configuration per point) given without a configuration selector,
-// point by point. The sweep command's file sets it; while it is nil such
-// files are refused with a hint to select a point.
-var sweepCompareHook func(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error
-
-// campaignCompareHook compares a campaign directory (campaign.go): 'contend
-// compare DIR'.
-var campaignCompareHook func(c *cli.Context, dir string, opt report.CompareOptions, format string) error
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
@@ -99,7 +89,7 @@ that disagree, and the hosts of the status file (--hosts) without results.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
 			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level, above 0 and below 0.5"},
 			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
 			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
@@ -177,9 +167,9 @@ func runCompare(c *cli.Context) error {
 		}
 		specs = [][]string{as, bs}
 	default:
-		if c.NArg() == 1 && campaignCompareHook != nil {
+		if c.NArg() == 1 {
 			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
-				return campaignCompareHook(c, c.Args().First(), opt, format)
+				return campaignReport(c, c.Args().First(), opt, format)
 			}
 		}
 		if c.NArg() < 2 {
@@ -214,10 +204,6 @@ func runCompare(c *cli.Context) error {
 	}
 	warnSelfCompare(c.App.ErrWriter, sides)
 	if len(sweeps) > 0 {
-		if sweepCompareHook == nil {
-			return usagef("%s is a sweep (%d points): compare one point as %s:NAME or %s:INDEX (points: %s)",
-				sweepNames[0], len(sweeps[0].Configs), sweepNames[0], sweepNames[0], configNames(sweeps[0]))
-		}
 		var files []*results.File
 		var names []string
 		for _, s := range sides {
@@ -226,7 +212,7 @@ func runCompare(c *cli.Context) error {
 				names = append(names, p.Name)
 			}
 		}
-		return sweepCompareHook(c, files, names, opt, format)
+		return compareSweeps(c, files, names, opt, format)
 	}
 	r, err := report.BuildComparison(sides, opt)
 	if err != nil {
@@ -242,8 +228,8 @@ func runCompare(c *cli.Context) error {
 func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	var opt report.CompareOptions
 	opt.Alpha = c.Float64("alpha")
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return opt, "", usagef("--alpha: %v is not accepted: a significance level is between 0 and 1, such as 0.05", c.Float64("alpha"))
+	if err := value.Alpha(opt.Alpha); err != nil {
+		return opt, "", usagef("--alpha: %v is not accepted; accepted: %s", opt.Alpha, value.AlphaRange)
 	}
 	th, err := parseFraction(c.String("threshold"))
 	if err != nil {
@@ -283,22 +269,14 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	return opt, format, nil
 }
 
-// parseFraction reads "2%" or "0.02" as 0.02.
+// parseFraction reads a noise band: "2%" or "0.02" as 0.02 (value.Fraction),
+// at least 0 and below 1.
 func parseFraction(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	div := 1.0
-	if strings.HasSuffix(t, "%") {
-		t, div = strings.TrimSuffix(t, "%"), 100
-	}
-	v, err := strconv.ParseFloat(t, 64)
+	v, err := value.Fraction(s)
 	if err != nil {
-		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
+		return 0, err
 	}
-	v /= div
-	if div == 1 && v >= 1 && v < 100 {
-		return 0, fmt.Errorf("a bare number is a fraction (0.02 = 2%%); did you mean %s%%?", t)
-	}
-	if !(v >= 0 && v < 1) || math.IsInf(v, 0) {
+	if !(v >= 0 && v < 1) {
 		return 0, errors.New("a noise band is at least 0% and below 100%")
 	}
 	return v, nil

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/urfave/cli/v2"
-
 	"contend/analysis"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -335,7 +333,7 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-func TestCompareSweepHook(t *testing.T) {
+func TestCompareSweepWhole(t *testing.T) {
 	dir := t.TempDir()
 	good, _ := os.ReadFile(seeds + "rostedt-with.json")
 	var f map[string]any
@@ -345,16 +343,12 @@ func TestCompareSweepHook(t *testing.T) {
 	f["configs"] = append(cfgs, cfgs[0])
 	sb, _ := json.Marshal(f)
 	p := writeFile(t, dir, "sweep.json", string(sb))
-	var got []string
-	saved := sweepCompareHook
-	defer func() { sweepCompareHook = saved }()
-	sweepCompareHook = func(_ *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
-		got = names
-		return nil
-	}
+	// A sweep given whole goes to the curve comparison, which refuses a
+	// side that is not a sweep.
 	r := runCLI(t, "compare", p, seeds+"rostedt-without.json")
-	if r.code != 0 || len(got) != 2 || got[0] != p {
-		t.Errorf("hook not called as expected: exit %d %q, names %q", r.code, r.stderr, got)
+	want := seeds + "rostedt-without.json is not a sweep (it is a import file) but " + p + " is"
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d %q, want 2 and %q", r.code, r.stderr, want)
 	}
 }
 

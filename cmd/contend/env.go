@@ -6,10 +6,18 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/bind"
 	"contend/internal/env"
 )
 
 func init() { addCommand(envCommand) }
+
+// captureEnv is env.Capture with the facts only the C side knows (the
+// compiler that built native/ and its effective flags): env links no cgo,
+// this binary does.
+func captureEnv() env.Fingerprint {
+	return env.Capture(env.Fingerprint{"cc.version": bind.CCVersion(), "cc.flags": bind.CCFlags()})
+}
 
 func envCommand() *cli.Command {
 	return &cli.Command{
@@ -32,7 +40,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		},
 		Action: func(c *cli.Context) error {
-			f := env.Capture()
+			f := captureEnv()
 			switch c.String("format") {
 			case "json":
 				return printJSON(c.App.Writer, f)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend"
-	"contend/internal/env"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
@@ -187,49 +187,26 @@ func runExec(c *cli.Context) error {
 	}
 	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
 	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
-	var runErr error
-	for i, slot := range repeatSlots(opt.n, opt.warmup) {
-		if ctx.Err() != nil {
-			runErr = errInterrupted()
-			break
-		}
-		rep := external.RunRep(ctx, prog)
-		rep.Index, rep.Warmup, rep.Round = i, slot.warmup, slot.round
-		if err := wr.Add(rep); err != nil {
-			runErr = err
-			break
-		}
-		progress.step(rep)
-		if opt.format == "original" && !rep.Warmup {
-			io.WriteString(stdout, rep.Output)
-			if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
-				fmt.Fprintln(stdout)
+	sess := &harness.Session{
+		Out:  wr,
+		Next: harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: func(ctx context.Context, _ harness.Slot) harness.Outcome {
+			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			if opt.format == "original" && !rep.Warmup {
+				io.WriteString(stdout, rep.Output)
+				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+					fmt.Fprintln(stdout)
+				}
 			}
-		}
-		progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-		if rep.Status == results.StatusInterrupted {
-			runErr = errInterrupted()
-			break
-		}
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
+		},
 	}
+	runErr := sess.Run(ctx)
 	progress.done()
 	return finishReps(c, wr, opt, runErr)
-}
-
-type repSlot struct {
-	warmup bool
-	round  int
-}
-
-func repeatSlots(n, warmup int) []repSlot {
-	var s []repSlot
-	for i := 0; i < warmup; i++ {
-		s = append(s, repSlot{warmup: true})
-	}
-	for i := 0; i < n; i++ {
-		s = append(s, repSlot{round: i})
-	}
-	return s
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.
@@ -267,14 +244,14 @@ func newExternalFile(kind, name string, specs []external.Spec, primary, label st
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  primary,
-		Env:      env.Capture(),
+		Env:      captureEnv(),
 	}
 	for _, s := range specs {
 		f.Metrics = append(f.Metrics, s.Metric())
 	}
 	if kind != "import" {
 		for _, m := range workload.ProcessMetrics {
-			f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+			f.Metrics = append(f.Metrics, m.Result())
 		}
 	}
 	return f

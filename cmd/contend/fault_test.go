@@ -12,17 +12,22 @@ import (
 	"time"
 
 	"contend/internal/results"
+	"contend/internal/workload"
 )
 
-// faultWorkloads are short configurations of every workload: a
-// repetition takes a fraction of a second, so that faults land before,
-// during and after IPC creation, forks and thread creation.
-var faultWorkloads = [][]string{
-	{"faultme", "--threads", "4", "--mem", "32MiB"},
-	{"semop-multi", "--threads", "2", "--sems", "1", "--duration", "150ms"},
-	{"osim", "2", "16", "100000", "0", "0"},
-	{"mutex", "--threads", "50", "--locks", "20000"},
-	{"sysbench-mutex", "--threads", "4", "--mutex-locks", "20000"},
+// faultWorkloads are the quick configurations of every workload that
+// has one (Workload.Quick): a repetition takes a fraction of a second, so
+// that faults land before, during and after IPC creation, forks and
+// thread creation. sem tells a workload that creates a SysV set.
+func faultWorkloads() (wls [][]string, sem map[string]bool) {
+	sem = map[string]bool{}
+	for _, w := range workload.All() {
+		if w.Quick != nil {
+			wls = append(wls, append([]string{w.Name}, w.Quick...))
+			sem[w.Name] = w.SemSet != nil
+		}
+	}
+	return wls, sem
 }
 
 // TestFaultInjection starts runs of every workload (and A/B runs with a
@@ -63,12 +68,16 @@ func TestFaultInjection(t *testing.T) {
 	plantGuard(t, foreign)
 	start := time.Now()
 	trials := map[string]int{}
+	wls, sem := faultWorkloads()
+	if len(wls) < 5 {
+		t.Fatalf("%d workloads with a quick configuration, want every built-in one", len(wls))
+	}
 	for i := 0; time.Since(start) < budget; i++ {
-		wl := faultWorkloads[i%len(faultWorkloads)]
+		wl := wls[i%len(wls)]
 		action := []string{"kill-child", "sigint", "sigterm", "ab-sigint", "ab-kill-child"}[rng.IntN(5)]
 		delay := time.Duration(rng.IntN(400)) * time.Millisecond
 		var env []string
-		if rng.IntN(3) == 0 && (wl[0] == "osim" || wl[0] == "semop-multi") {
+		if rng.IntN(3) == 0 && sem[wl[0]] {
 			env = []string{fmt.Sprintf("CONTEND_TEST_SEM_KEY=%d", foreignKey)}
 		}
 		// Drawn every trial from the seeded rng, so that the seed

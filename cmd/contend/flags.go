@@ -10,6 +10,7 @@ import (
 
 	"contend/internal/limits"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -30,9 +31,9 @@ func paramFlags(w *workload.Workload) []cli.Flag {
 	return fs
 }
 
-// givenParams collects the parameter texts the user gave as flags or as
-// positional arguments.
-func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
+// flagTexts collects the parameter texts the user gave as flags: the one
+// loop from w's flags to texts (run, ab, verify, sweep use it).
+func flagTexts(c *cli.Context, w *workload.Workload) map[string]string {
 	given := map[string]string{}
 	for _, p := range w.Params {
 		if !c.IsSet(p.Name) {
@@ -44,6 +45,13 @@ func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error
 			given[p.Name] = c.String(p.Name)
 		}
 	}
+	return given
+}
+
+// givenParams collects the parameter texts the user gave as flags or as
+// positional arguments.
+func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
+	given := flagTexts(c, w)
 	args := c.Args().Slice()
 	if len(args) == 0 {
 		return given, nil
@@ -173,8 +181,8 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 		return o, err
 	}
 	if t := c.String("timeout"); t != "" {
-		d, err := time.ParseDuration(t)
-		if err != nil || d <= 0 {
+		d, err := value.Timeout(t)
+		if err != nil {
 			return o, usagef("--timeout: %q is not accepted; accepted: a positive duration such as 90s or 10m", t)
 		}
 		o.timeout = d

@@ -72,8 +72,4 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 // wrap breaks s into lines of at most width columns of text; lines after
 // the first start with indent, which is not counted (the caller prints a
 // prefix as wide before the first line).
-func wrap(s string, width int, indent string) string {
-	lines := report.Wrap(indent+s, width+len(indent), indent)
-	lines[0] = strings.TrimPrefix(lines[0], indent)
-	return strings.Join(lines, "\n")
-}
+func wrap(s string, width int, indent string) string { return report.WrapRest(s, width, indent) }

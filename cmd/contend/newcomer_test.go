@@ -134,7 +134,7 @@ func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
 			Metrics: map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]}})
 	}
 	var b strings.Builder
-	verifyReport(&b, f, 0.05)
+	report.WriteVerify(&b, f, 0.05)
 	out := b.String()
 	if !strings.Contains(out, "]*") || !strings.Contains(out, "*: sys had values of 0") {
 		t.Errorf("the interval of sys (values of 0) is not marked:\n%s", out)

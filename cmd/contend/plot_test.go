@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,6 +118,30 @@ func TestMainBinaryHasNoPlot(t *testing.T) {
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "gonum.org/v1/plot") || p == "contend/internal/plot" {
 			t.Errorf("cmd/contend depends on %s; plotting belongs in cmd/contend-plot", p)
+		}
+	}
+}
+
+// TestPlotHelperLinksNoC guards the layers: contend-plot reads result
+// files, so it must link neither cgo nor the C workloads, nor the packages
+// that run repetitions (workload, harness).
+func TestPlotHelperLinksNoC(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "contend/cmd/contend-plot").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 || !slices.Contains(deps, "contend/internal/plot") {
+		t.Fatalf("go list -deps contend/cmd/contend-plot: %d packages, no contend/internal/plot", len(deps))
+	}
+	for _, p := range deps {
+		switch p {
+		case "runtime/cgo", "contend/bind", "contend/internal/workload", "contend/internal/harness", "contend/internal/sweepplan":
+			t.Errorf("cmd/contend-plot depends on %s; keep cgo and repetitions out of the plot helper (go list -deps ./cmd/contend-plot)", p)
 		}
 	}
 }

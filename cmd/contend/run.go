@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -64,7 +65,7 @@ Examples:
 func runWorkloadCommand(w *workload.Workload) *cli.Command {
 	argsUsage := "[flags]"
 	if len(w.Positional) > 0 {
-		argsUsage = "[flags] [<" + joinStrings(w.Positional, "> <") + ">]"
+		argsUsage = "[flags] [<" + strings.Join(w.Positional, "> <") + ">]"
 	}
 	return &cli.Command{
 		Name:        w.Name,
@@ -157,7 +158,7 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  w.Primary,
-		Env:      env.Capture(),
+		Env:      captureEnv(),
 	}
 	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
 	if w.ForValues != nil && len(configs) > 0 {
@@ -170,7 +171,7 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		}
 	}
 	for _, m := range ms {
-		f.Metrics = append(f.Metrics, results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc})
+		f.Metrics = append(f.Metrics, m.Result())
 	}
 	for i, v := range configs {
 		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})
@@ -191,18 +192,7 @@ func unitOf(w *workload.Workload, metric string) string {
 	return m.Unit
 }
 
-func joinNames() string { return joinStrings(workload.Names(), ", ") }
-
-func joinStrings(s []string, sep string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += sep
-		}
-		out += x
-	}
-	return out
-}
+func joinNames() string { return strings.Join(workload.Names(), ", ") }
 
 // printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {

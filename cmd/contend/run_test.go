@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"contend/internal/results"
+	"contend/internal/workload"
 )
 
 func TestRunFaultmeSmall(t *testing.T) {
@@ -416,10 +417,11 @@ func TestShowFits80Columns(t *testing.T) {
 		t.Fatal("no seed fixtures")
 	}
 	dir := t.TempDir()
-	for name, args := range baseArgs {
-		if name == "plugin" {
+	for _, w := range workload.All() {
+		if w.Quick == nil {
 			continue
 		}
+		name, args := w.Name, w.Quick
 		out := filepath.Join(dir, name+".json")
 		if r := runCLI(t, append(append([]string{"run", name}, args...), "-n", "6", "--quiet", "--out", out)...); r.code != 0 {
 			t.Fatalf("run %s: %d %s", name, r.code, r.stderr)

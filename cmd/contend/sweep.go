@@ -14,6 +14,7 @@ import (
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
+	"contend/internal/sweepplan"
 	"contend/internal/workload"
 )
 
@@ -110,8 +111,8 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 
 // sweepSpec is a parsed sweep command line.
 type sweepSpec struct {
-	points  []sweep.Point
-	axes    []sweep.Axis
+	points  []sweepplan.Point
+	axes    []sweepplan.Axis
 	warns   []string
 	order   string
 	seed    int64
@@ -166,15 +167,16 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		names = append(names, name)
 	}
 	fixed := map[string]string{}
+	texts := flagTexts(c, w)
 	for _, p := range w.Params {
-		if !c.IsSet(p.Name) {
+		text, ok := texts[p.Name]
+		if !ok {
 			continue
 		}
 		if p.Kind == workload.Bool {
-			fixed[p.Name] = fmt.Sprint(c.Bool(p.Name))
+			fixed[p.Name] = text
 			continue
 		}
-		text := c.String(p.Name)
 		isList := strings.Contains(text, ",") || strings.Contains(text, "..")
 		// A thread count takes a list directly; a single value is fixed
 		// (sweep mutex --param locks=... --threads 100).
@@ -200,15 +202,15 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	}
 	for _, name := range names {
 		p, _ := w.Param(name)
-		vals, err := sweep.ParseList(p, lists[name])
+		vals, err := sweepplan.ParseList(p, lists[name])
 		if err != nil {
 			return nil, err
 		}
-		s.axes = append(s.axes, sweep.Axis{Param: p, Values: vals})
+		s.axes = append(s.axes, sweepplan.Axis{Param: p, Values: vals})
 	}
-	s.points = sweep.Points(base, s.axes)
-	if len(s.points) > sweep.MaxPoints {
-		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweep.MaxPoints)
+	s.points = sweepplan.Points(base, s.axes)
+	if len(s.points) > sweepplan.MaxPoints {
+		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweepplan.MaxPoints)
 	}
 	m := machine()
 	m.Force = c.Bool("force")
@@ -247,7 +249,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 			}
 		}
 	}
-	s.through, s.derive, _ = sweep.ThroughputFor(w)
+	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
 	return s, nil
 }
 
@@ -301,7 +303,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	}
 
 	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	slots := sweep.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
+	slots := sweepplan.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
 	progress.count = func(done int, rep results.Rep) string {
 		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
@@ -357,10 +359,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
-func init() { sweepCompareHook = compareSweeps }
-
 // compareSweeps compares sweep files curve against curve: each file after
-// the first against the first.
+// the first against the first. compare calls it for sweep files given
+// without a configuration selector.
 func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
 	if format != "text" {
 		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)

@@ -1,20 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -75,13 +74,10 @@ func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
 	}
 }
 
+// parseMargin reads --margin, a percentage or fraction (value.Fraction)
+// above 0 and below 1.
 func parseMargin(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	x, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
-	if pct {
-		x /= 100
-	}
+	x, err := value.Fraction(s)
 	if err != nil || !(x > 0 && x < 1) {
 		return 0, usagef("--margin: %q is not accepted; accepted: a fraction in (0, 1) or a percentage such as 5%%", s)
 	}
@@ -89,16 +85,7 @@ func parseMargin(s string) (float64, error) {
 }
 
 func runVerify(c *cli.Context, w *workload.Workload) error {
-	given := map[string]string{}
-	for _, p := range w.Params {
-		if c.IsSet(p.Name) {
-			if p.Kind == workload.Bool {
-				given[p.Name] = fmt.Sprint(c.Bool(p.Name))
-			} else {
-				given[p.Name] = c.String(p.Name)
-			}
-		}
-	}
+	given := flagTexts(c, w)
 	args := c.Args().Slice()
 	if len(args) == 0 {
 		return usagef("verify %s: which original program? usage: contend verify %s [parameters] -- PROGRAM [ARGS]", w.Name, w.Name)
@@ -126,7 +113,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	}
 	metrics := map[string]results.Metric{}
 	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
-		metrics[m.Name] = results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc}
+		metrics[m.Name] = m.Result()
 	}
 	for _, s := range specs {
 		if isProcessMetricName(s.Name) {
@@ -177,44 +164,38 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
 	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
-	var runErr error
-	for i, slot := range repeatSlots(opt.n, opt.warmup) {
+	// contend and the original alternate, each pair in the other order
+	// than the pair before (AB BA AB ...).
+	var plan []harness.Slot
+	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
 		order := []int{0, 1}
 		if i%2 == 1 {
 			order = []int{1, 0}
 		}
 		for _, cfg := range order {
-			if ctx.Err() != nil {
-				runErr = harness.ErrInterrupted
-				break
-			}
-			var rep results.Rep
-			if cfg == 0 {
-				rep = harness.RunRep(ctx, w, v, timeout).Rep
-			} else {
-				rep = external.RunRep(ctx, prog)
-			}
-			rep.Index, rep.Config, rep.Warmup, rep.Round = len(wr.File.Reps), cfg, slot.warmup, slot.round
-			if err := wr.Add(rep); err != nil {
-				runErr = err
-				break
-			}
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[cfg].Name, rep.Status, rep.Error))
-			if rep.Status == results.StatusInterrupted {
-				runErr = harness.ErrInterrupted
-				break
-			}
-		}
-		if runErr != nil {
-			break
+			plan = append(plan, harness.Slot{Config: cfg, Warmup: slot.Warmup, Round: slot.Round})
 		}
 	}
+	sess := &harness.Session{
+		Out:  wr,
+		Next: harness.StaticPlan(plan),
+		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
+			if s.Config == 0 {
+				return harness.RunRep(ctx, w, v, timeout)
+			}
+			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
+		},
+		After: func(rep results.Rep, _ harness.Outcome) {
+			progress.step(rep)
+			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[rep.Config].Name, rep.Status, rep.Error))
+		},
+	}
+	runErr := sess.Run(ctx)
 	progress.done()
 	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
 		runErr = ferr
 	}
-	verifyReport(stdout, wr.File, margin)
+	report.WriteVerify(stdout, wr.File, margin)
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
 
@@ -224,102 +205,6 @@ func specNames(specs []external.Spec) string {
 		ns = append(ns, s.Name)
 	}
 	return strings.Join(ns, ", ")
-}
-
-// verifyReport prints the comparison of config 0 (contend) against config
-// 1 (original) of f, and the equivalence verdict on the primary metric.
-func verifyReport(w io.Writer, f *results.File, margin float64) {
-	fmt.Fprintf(w, "verify %s\n", f.Workload)
-	for i, name := range []string{"contend", "original"} {
-		counts := f.Counts(i)
-		fmt.Fprintf(w, "  %-9s %s\n", name+":", paramsText(f.Configs[i]))
-		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timeout\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
-	}
-	fmt.Fprintln(w)
-	t := &report.Table{}
-	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
-	// The primary metric, then every metric both sides measured: the
-	// original's own output (through the preset) and the process metrics.
-	names := []string{f.Primary}
-	for _, m := range f.Metrics {
-		if m.Name != f.Primary {
-			names = append(names, m.Name)
-		}
-	}
-	var approx []string // metrics whose interval is not a ratio's (values of 0)
-	for _, n := range names {
-		a, b := f.Values(1, n), f.Values(0, n)
-		if len(a) == 0 || len(b) == 0 {
-			continue
-		}
-		m, _ := f.Metric(n)
-		ma, mb := analysis.Median(a), analysis.Median(b)
-		sc := report.ScaleFor(m.Unit, ma)
-		ratio, ci, p := "-", "-", "-"
-		if rc, err := analysis.RelativeChange(a, b, report.Confidence); err == nil && !math.IsNaN(rc.Estimate) {
-			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
-			if rc.HasCI {
-				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
-				if rc.Method == analysis.RelShiftOverMedian {
-					ci += "*"
-					approx = append(approx, n)
-				}
-			}
-		}
-		if mw, err := analysis.MannWhitney(a, b, analysis.TwoSided); err == nil {
-			p = fmt.Sprintf("%.3g", mw.P)
-		}
-		t.Row(n, sc.Format(mb), sc.Format(ma), ratio, ci, p)
-	}
-	t.Write(w)
-	if len(approx) > 0 {
-		writeWrappedText(w, "*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)")
-	}
-	fmt.Fprintln(w)
-	v := equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
-	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), wrap(v, 76, "  "))
-	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
-	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
-	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
-	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
-}
-
-func paramsText(c results.Config) string {
-	var ps []string
-	for _, p := range c.Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
-		ps = append(ps, p.Name+"="+d)
-	}
-	return strings.Join(ps, " ")
-}
-
-func trimPct(x float64) string { return strconv.FormatFloat(x*100, 'g', 4, 64) + "%" }
-
-// equivalence decides whether b (contend) is equivalent to a (original)
-// within ±margin, by TOST at alpha 0.05 in its interval form.
-func equivalence(a, b []float64, margin float64) string {
-	if len(a) == 0 || len(b) == 0 {
-		return "no verdict: a side has no successful repetition"
-	}
-	rc, err := analysis.RelativeChange(a, b, 0.90)
-	if err != nil {
-		return "no verdict: " + err.Error()
-	}
-	if !rc.HasCI {
-		return fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))
-	}
-	lo, hi := 1+rc.Lo, 1+rc.Hi
-	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", lo, hi)
-	switch {
-	case rc.Lo >= -margin && rc.Hi <= margin:
-		return fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)
-	case rc.Lo > margin || rc.Hi < -margin:
-		return fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)
-	}
-	return fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)
 }
 
 // writeWrappedText writes text wrapped at 78 columns, continuation lines

@@ -48,7 +48,7 @@ func BootID() string {
 
 // RunningKernel returns the identity of the running kernel and boot.
 func RunningKernel() Kernel {
-	f := Capture()
+	f := Capture(nil)
 	k := Kernel{Release: f["kernel.release"], Version: f["kernel.version"], Cmdline: f["kernel.cmdline"], BootID: BootID()}
 	if o := override(); o != nil {
 		if o.Release != "" {

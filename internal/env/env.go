@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend"
-	"contend/bind"
 	"contend/internal/tune"
 )
 
@@ -60,8 +59,12 @@ var keyOrder = []string{
 	"tracefs", "contend.version", "contend.native", "go.version", "cc.version", "cc.flags",
 }
 
-// Capture reads the fingerprint of this machine now.
-func Capture() Fingerprint {
+// Capture reads the fingerprint of this machine now. native holds what the
+// C side of the binary says about its build (cc.version, cc.flags), which only a
+// binary linking the C code can ask (cmd/contend's captureEnv does): env
+// links no cgo, so that readers of result files (contend-plot) do not
+// either. native may be nil.
+func Capture(native Fingerprint) Fingerprint {
 	f := Fingerprint{}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -114,8 +117,9 @@ func Capture() Fingerprint {
 	f["contend.version"] = contend.Version
 	f["contend.native"] = contend.NativeHash()
 	f["go.version"] = runtime.Version()
-	f["cc.version"] = bind.CCVersion()
-	f["cc.flags"] = bind.CCFlags()
+	for k, v := range native {
+		f[k] = v
+	}
 	for k, v := range Build() {
 		f[k] = v
 	}

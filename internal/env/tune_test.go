@@ -16,9 +16,9 @@ func TestCaptureRecordsTuneState(t *testing.T) {
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("2\n"), 0o644)
 	t.Setenv("CONTEND_SYSROOT", root)
-	a := Capture()
+	a := Capture(nil)
 	os.WriteFile(p, []byte("0\n"), 0o644)
-	b := Capture()
+	b := Capture(nil)
 	if a["tune.aslr"] != "2" || b["tune.aslr"] != "0" || a["tune.state"] != "not tuned by contend" {
 		t.Fatalf("tune keys: %q %q %q", a["tune.aslr"], b["tune.aslr"], a["tune.state"])
 	}

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"contend/bind"
 	"contend/internal/env"
 	"contend/internal/evidence"
@@ -174,15 +172,7 @@ func describeExit(prog string, err error, out string) string {
 	msg := fmt.Sprintf("%s: %v", prog, err)
 	var we waitError
 	if errors.As(err, &we) {
-		ws := we.ws
-		if ws.Signaled() {
-			msg = fmt.Sprintf("%s was killed by signal %s", prog, unix.SignalName(ws.Signal()))
-			if ws.CoreDump() {
-				msg += " (core dumped)"
-			}
-		} else {
-			msg = fmt.Sprintf("%s exited with status %d", prog, ws.ExitStatus())
-		}
+		msg = harness.ExitText(prog, we.ws)
 	}
 	if s := strings.TrimSpace(out); s != "" {
 		last := s[strings.LastIndexByte(s, '\n')+1:]

@@ -35,10 +35,17 @@ var Executable = func() (string, error) { return os.Executable() }
 // binary act as the child.
 var ChildEnv []string
 
-func init() {
-	// Orphans of a repetition (osim's worker processes after the child
-	// died) are reparented to contend, so that they can be reaped.
-	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+var subreaper sync.Once
+
+// BecomeSubreaper makes this process a child subreaper
+// (PR_SET_CHILD_SUBREAPER), once: orphans of a repetition (osim's worker
+// processes after the child died, a program's background grandchildren)
+// are then reparented to contend, which reaps them. Every parent that runs
+// repetitions calls it before the first one (RunRep and Session.Run do;
+// a loop over external.RunRep must): no package init changes the state of
+// every process that links harness.
+func BecomeSubreaper() {
+	subreaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
 // Outcome is one finished repetition as the parent saw it.
@@ -54,6 +61,7 @@ type Outcome struct {
 // a failed, timed-out or interrupted repetition is a Rep with that status.
 // ctx cancellation interrupts the repetition.
 func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
+	BecomeSubreaper()
 	rep := results.Rep{Start: time.Now(), LoadAvg: loadAvg(), BootID: env.BootID()}
 	fail := func(status string, err error) Outcome {
 		rep.Status, rep.Error = status, err.Error()
@@ -206,11 +214,8 @@ func describeExit(err error, stderr string) string {
 	msg := err.Error()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg = fmt.Sprintf("the child was killed by signal %s", unix.SignalName(ws.Signal()))
-			if ws.CoreDump() {
-				msg += " (core dumped)"
-			}
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			msg = ExitText("the child", ws)
 		} else {
 			msg = fmt.Sprintf("the child exited with status %d", ee.ExitCode())
 		}

@@ -80,6 +80,7 @@ var ErrInterrupted = fmt.Errorf("interrupted")
 // failed, and nil otherwise. Every finished repetition is in the file in
 // all cases.
 func (s *Session) Run(ctx context.Context) error {
+	BecomeSubreaper()
 	f := s.Out.File
 	for {
 		if ctx.Err() != nil {

@@ -606,10 +606,7 @@ func ConfigLabel(f *results.File, c int) string {
 func paramDisplay(cf results.Config, name string) string {
 	for _, p := range cf.Params {
 		if p.Name == name {
-			if p.Display != "" {
-				return p.Display
-			}
-			return p.Value
+			return p.Shown()
 		}
 	}
 	return ""

@@ -497,10 +497,7 @@ func paramDiffs(sides []Side) []Diff {
 		for _, c := range p.Configs {
 			for _, pa := range p.File.Configs[c].Params {
 				if pa.Name == name {
-					d := pa.Display
-					if d == "" {
-						d = pa.Value
-					}
+					d := pa.Shown()
 					vs = append(vs, d)
 				}
 			}

@@ -345,10 +345,7 @@ func BenchName(f *results.File, c int) string {
 		b.WriteRune(r)
 	}
 	for _, p := range f.Configs[c].Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
+		d := p.Shown()
 		fmt.Fprintf(&b, "/%s=%s", benchToken(p.Name), benchToken(d))
 	}
 	return b.String()

@@ -486,10 +486,7 @@ func (f *File) ConfigName(c int) string {
 	}
 	var ps []string
 	for _, p := range f.Configs[c].Params {
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
+		d := p.Shown()
 		ps = append(ps, p.Name+"="+d)
 	}
 	return strings.Join(ps, " ")

@@ -1,3 +1,8 @@
+// Package sweep reads and reports scalability sweep files: per-point
+// summaries, throughput, speedup, USL and Amdahl fits, CSV export, and the
+// comparison of two curves. It knows no workload and links no cgo (the
+// contend-plot helper uses it); planning a sweep of a workload is package
+// sweepplan.
 package sweep
 
 import (
@@ -9,48 +14,20 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
-	"contend/internal/workload"
 )
 
 // Confidence is the coverage of every interval a sweep reports.
 const Confidence = 0.95
 
+// Orders of the points within a round.
+const (
+	OrderShuffled = "shuffled"
+	OrderFixed    = "fixed"
+)
+
 // ThroughputName is the metric a sweep adds to every repetition when the
 // workload's throughput is derived (not one of its own metrics).
 const ThroughputName = "throughput"
-
-// ThroughputFor returns the throughput metric of sweeps of w and, when it
-// is derived, the function computing it from one repetition. ok is false
-// when w has no meaningful throughput. In order:
-//   - w.Throughput: derived metric "throughput" in w.Throughput.Unit;
-//   - a primary metric where higher is better: that metric as is;
-//   - a primary metric in ns: derived "throughput" = 1e9/primary, in
-//     runs/s (repetitions of the timed region per second).
-func ThroughputFor(w *workload.Workload) (m results.Metric, derive func(v workload.Values, ms map[string]float64) (float64, bool), ok bool) {
-	name := ThroughputName
-	if _, taken := w.Metric(name); taken {
-		name = "sweep_" + ThroughputName
-	}
-	if t := w.Throughput; t != nil {
-		return results.Metric{Name: name, Unit: t.Unit, Better: string(workload.Higher), Desc: t.Desc}, t.Of, true
-	}
-	pm, _ := w.Metric(w.Primary)
-	if pm.Better == workload.Higher {
-		return results.Metric{Name: pm.Name, Unit: pm.Unit, Better: string(pm.Better), Desc: pm.Desc}, nil, true
-	}
-	if pm.Unit == "ns" {
-		primary := w.Primary
-		return results.Metric{Name: name, Unit: "runs/s", Better: string(workload.Higher),
-				Desc: "timed regions per second: 1e9 / " + primary + " (the workload defines no work)"},
-			func(_ workload.Values, ms map[string]float64) (float64, bool) {
-				if ms[primary] <= 0 {
-					return 0, false
-				}
-				return 1e9 / ms[primary], true
-			}, true
-	}
-	return results.Metric{}, nil, false
-}
 
 // PointStat is the summary of one point of a sweep.
 type PointStat struct {
@@ -131,7 +108,7 @@ func ThroughputMetric(f *results.File) (results.Metric, bool) {
 // IsConcurrency tells whether a recorded parameter counts threads, tasks
 // or processes.
 func IsConcurrency(p results.Param) bool {
-	return slices.Contains(workload.ConcurrencyUnits, p.Unit)
+	return slices.Contains(results.ConcurrencyUnits, p.Unit)
 }
 
 // ErrNotSweep is returned by Analyze for a file that is not a sweep.

@@ -309,10 +309,7 @@ func fixedParams(a *Analysis) string {
 		if contains(a.Swept, p.Name) {
 			continue
 		}
-		d := p.Display
-		if d == "" {
-			d = p.Value
-		}
+		d := p.Shown()
 		out = append(out, p.Name+"="+d)
 	}
 	return strings.Join(out, " ")

@@ -53,3 +53,11 @@ func TestPerSecond(t *testing.T) {
 		t.Errorf("%+v", tp)
 	}
 }
+
+func TestMetricResult(t *testing.T) {
+	m := Metric{Name: "time", Unit: "ns", Better: Lower, Desc: "wall time"}
+	r := m.Result()
+	if r.Name != "time" || r.Unit != "ns" || r.Better != "lower" || r.Desc != "wall time" {
+		t.Errorf("Result() = %+v", r)
+	}
+}

@@ -52,6 +52,7 @@ rss_anon after the run tells which regime ran.`,
 	// More readers than CPUs are time-sliced, not concurrent faulters.
 	OversubscribeWarn: true,
 	Preset:            "faultme",
+	Quick:             []string{"--threads", "4", "--mem", "32MiB"},
 	Check:             checkFaultme,
 	Run:               runFaultme,
 	Original: func(v Values, s Sample, _ map[string]float64) []string {

@@ -74,6 +74,7 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 	},
 	Primary: "time",
 	Preset:  "osim",
+	Quick:   []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
 	Throughput: PerSecond("loops/s", "lock/unlock loops of all tasks per second of the timed region", "time",
 		func(_ Values, m map[string]float64) float64 { return m["loops"] }),
 	Check:    checkOsim,

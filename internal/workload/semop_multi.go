@@ -79,6 +79,7 @@ duration plus a minute plus 10 ms per thread.`,
 	},
 	Primary: "ops_per_sec",
 	Preset:  "semop-multi",
+	Quick:   []string{"--threads", "2", "--sems", "1", "--duration", "150ms"},
 	Throughput: &Throughput{
 		Unit: "ops/s",
 		Desc: "semops of all threads per second of real elapsed time",

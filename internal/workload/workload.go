@@ -14,6 +14,7 @@ import (
 
 	"contend/bind"
 	"contend/internal/limits"
+	"contend/internal/results"
 )
 
 // Better says which direction of a metric is an improvement.
@@ -32,6 +33,11 @@ type Metric struct {
 	Unit   string // base unit: "ns", "bytes", "count", "ops/s", "ratio"
 	Better Better
 	Desc   string // one line
+}
+
+// Result returns m as a result file records it.
+func (m Metric) Result() results.Metric {
+	return results.Metric{Name: m.Name, Unit: m.Unit, Better: string(m.Better), Desc: m.Desc}
 }
 
 // Sample is what one repetition's child measured. Metric values are in the
@@ -71,6 +77,13 @@ type Workload struct {
 	// that `contend verify` can run the original beside the
 	// reproduction. Empty when there is none.
 	Preset string
+	// Quick is a short configuration, as command-line arguments after the
+	// workload's name, whose repetition takes a fraction of a second but
+	// still creates what the workload creates (threads, processes, SysV
+	// sets): tests that must cover every workload (fault trials) iterate
+	// the registry with it. Nil for a workload that needs an outside file
+	// (plugin).
+	Quick []string
 
 	// Check validates a complete set of values against each other and
 	// against the machine. It returns a *UsageError for bad input and nil
@@ -132,8 +145,9 @@ func PerSecond(unit, desc, timeNs string, work func(v Values, m map[string]float
 }
 
 // ConcurrencyUnits are the Param units that make a parameter a thread or
-// task count: the N of a scalability fit.
-var ConcurrencyUnits = []string{"threads", "tasks", "processes"}
+// task count: the N of a scalability fit (the list is results', which
+// sweep files are read with).
+var ConcurrencyUnits = results.ConcurrencyUnits
 
 // IsConcurrency tells whether p counts threads, tasks or processes.
 func (p Param) IsConcurrency() bool {

@@ -1,8 +1,9 @@
-// Package sweep plans and reports scalability sweeps: one configuration
-// per point of one or more swept parameters, repetitions taken in rounds
-// across the points, per-point summaries, throughput, speedup, USL and
-// Amdahl fits, CSV export, and the comparison of two curves.
-package sweep
+// Package sweepplan plans scalability sweeps of a workload: the lists of
+// swept values, the points, the repetitions in rounds and the throughput
+// metric. It knows workloads (and so links the C code); reading, reporting
+// and fitting sweep files is package sweep, which links no cgo so that
+// contend-plot does not either.
+package sweepplan
 
 import (
 	"fmt"

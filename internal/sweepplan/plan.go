@@ -1,10 +1,11 @@
-package sweep
+package sweepplan
 
 import (
 	"math/rand/v2"
 	"strings"
 
 	"contend/internal/harness"
+	"contend/internal/sweep"
 	"contend/internal/workload"
 )
 
@@ -40,17 +41,11 @@ func Points(base workload.Values, axes []Axis) []Point {
 	return pts
 }
 
-// Orders of the points within a round.
-const (
-	OrderShuffled = "shuffled"
-	OrderFixed    = "fixed"
-)
-
 // Plan returns the slots of a sweep of points configurations: warmup
 // warm-up rounds (rounds -warmup..-1) then rounds measured rounds (0..rounds-1),
-// each round running every point once. With order OrderShuffled each
+// each round running every point once. With order sweep.OrderShuffled each
 // round is an independent random permutation drawn from seed (the same
-// seed gives the same plan); with OrderFixed every round runs the points
+// seed gives the same plan); with sweep.OrderFixed every round runs the points
 // in their order. Taking repetitions in rounds spreads slow drift (heat,
 // memory fragmentation, background load) evenly over the points instead
 // of letting it bend the curve; shuffling also keeps a point from always
@@ -63,7 +58,7 @@ func Plan(points, rounds, warmup int, order string, seed int64) []harness.Slot {
 		for i := range perm {
 			perm[i] = i
 		}
-		if order == OrderShuffled {
+		if order == sweep.OrderShuffled {
 			rng.Shuffle(points, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		}
 		for _, c := range perm {

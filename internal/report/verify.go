@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/results"
+)
+
+// WriteVerify prints the comparison of config 0 (contend) against config
+// 1 (original) of f, and the equivalence verdict on the primary metric.
+func WriteVerify(w io.Writer, f *results.File, margin float64) {
+	fmt.Fprintf(w, "verify %s\n", f.Workload)
+	for i, name := range []string{"contend", "original"} {
+		counts := f.Counts(i)
+		fmt.Fprintf(w, "  %-9s %s\n", name+":", ParamsText(f.Configs[i]))
+		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timeout\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
+	}
+	fmt.Fprintln(w)
+	t := &Table{}
+	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
+	// The primary metric, then every metric both sides measured: the
+	// original's own output (through the preset) and the process metrics.
+	names := []string{f.Primary}
+	for _, m := range f.Metrics {
+		if m.Name != f.Primary {
+			names = append(names, m.Name)
+		}
+	}
+	var approx []string // metrics whose interval is not a ratio's (values of 0)
+	for _, n := range names {
+		a, b := f.Values(1, n), f.Values(0, n)
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		m, _ := f.Metric(n)
+		ma, mb := analysis.Median(a), analysis.Median(b)
+		sc := ScaleFor(m.Unit, ma)
+		ratio, ci, p := "-", "-", "-"
+		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
+			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
+			if rc.HasCI {
+				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
+				if rc.Method == analysis.RelShiftOverMedian {
+					ci += "*"
+					approx = append(approx, n)
+				}
+			}
+		}
+		if mw, err := analysis.MannWhitney(a, b, analysis.TwoSided); err == nil {
+			p = fmt.Sprintf("%.3g", mw.P)
+		}
+		t.Row(n, sc.Format(mb), sc.Format(ma), ratio, ci, p)
+	}
+	t.Write(w)
+	if len(approx) > 0 {
+		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
+	}
+	fmt.Fprintln(w)
+	v := Equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
+	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), WrapRest(v.Text, 76, "  "))
+	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
+	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
+	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
+	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
+}
+
+// ParamsText is the parameters of c as NAME=VALUE words (Display forms).
+func ParamsText(c results.Config) string {
+	var ps []string
+	for _, p := range c.Params {
+		d := p.Shown()
+		ps = append(ps, p.Name+"="+d)
+	}
+	return strings.Join(ps, " ")
+}
+
+func trimPct(x float64) string { return strconv.FormatFloat(x*100, 'g', 4, 64) + "%" }
+
+// Verdicts of Equivalence.
+const (
+	VerdictNone          = "no verdict"
+	VerdictEquivalent    = "EQUIVALENT"
+	VerdictDifferent     = "DIFFERENT"
+	VerdictNotEquivalent = "NOT SHOWN EQUIVALENT"
+)
+
+// Verdict is the decision of Equivalence: Kind is one of the Verdict
+// constants, Text says it in a sentence with the interval.
+type Verdict struct {
+	Kind string
+	Text string
+}
+
+// Equivalence decides whether b (contend) is equivalent to a (original)
+// within ±margin (a fraction), by two one-sided tests at alpha 0.05 in
+// their interval form: the 90% interval of the ratio b/a inside 1±margin.
+func Equivalence(a, b []float64, margin float64) Verdict {
+	if len(a) == 0 || len(b) == 0 {
+		return Verdict{VerdictNone, "no verdict: a side has no successful repetition"}
+	}
+	rc, err := analysis.RelativeChange(a, b, 0.90)
+	if err != nil {
+		return Verdict{VerdictNone, "no verdict: " + err.Error()}
+	}
+	if !rc.HasCI {
+		return Verdict{VerdictNone, fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))}
+	}
+	lo, hi := 1+rc.Lo, 1+rc.Hi
+	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", lo, hi)
+	switch {
+	case rc.Lo >= -margin && rc.Hi <= margin:
+		return Verdict{VerdictEquivalent, fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)}
+	case rc.Lo > margin || rc.Hi < -margin:
+		return Verdict{VerdictDifferent, fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)}
+	}
+	return Verdict{VerdictNotEquivalent, fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)}
+}
+
+// WrapRest breaks s into lines of at most width columns of text; lines
+// after the first start with indent, which is not counted (the caller
+// prints a prefix as wide before the first line).
+func WrapRest(s string, width int, indent string) string {
+	lines := Wrap(indent+s, width+len(indent), indent)
+	lines[0] = strings.TrimPrefix(lines[0], indent)
+	return strings.Join(lines, "\n")
+}
+
+// Drift checks every configuration of f for a monotonic trend of the
+// primary metric over run order (Mann-Kendall at level alpha, from 4
+// successful repetitions on) and returns one sentence per drifting side:
+// the machine changed during the run.
+func Drift(f *results.File, alpha float64) []string {
+	var out []string
+	for i := range f.Configs {
+		xs := f.Values(i, f.Primary)
+		if len(xs) < 4 {
+			continue
+		}
+		mk, err := analysis.MannKendall(xs)
+		if err == nil && mk.P < alpha {
+			out = append(out, fmt.Sprintf("side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P))
+		}
+	}
+	return out
+}

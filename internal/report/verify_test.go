@@ -1,0 +1,61 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// ramp returns n values around center, spread by ±spread, in shuffled
+// (not monotonic) order.
+func ramp(n int, center, spread float64) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		j := (i * 7) % n
+		xs[i] = center + spread*(2*float64(j)/float64(n-1)-1)
+	}
+	return xs
+}
+
+func TestEquivalence(t *testing.T) {
+	a := ramp(20, 100, 1)
+	for _, c := range []struct {
+		name   string
+		a, b   []float64
+		margin float64
+		want   string
+	}{
+		{"same", a, ramp(20, 100.2, 1), 0.05, VerdictEquivalent},
+		{"10% slower", a, ramp(20, 110, 1), 0.05, VerdictDifferent},
+		{"10% faster", a, ramp(20, 90, 1), 0.05, VerdictDifferent},
+		{"at the margin", a, ramp(20, 105, 1), 0.05, VerdictNotEquivalent},
+		{"no runs", nil, a, 0.05, VerdictNone},
+		{"too few", []float64{1}, []float64{1}, 0.05, VerdictNone},
+	} {
+		v := Equivalence(c.a, c.b, c.margin)
+		if v.Kind != c.want || !strings.HasPrefix(v.Text, c.want) && c.want != VerdictNone {
+			t.Errorf("%s: %+v, want %s", c.name, v, c.want)
+		}
+		if c.want == VerdictNone && v.Text == "" {
+			t.Errorf("%s: no reason given", c.name)
+		}
+	}
+}
+
+func TestDrift(t *testing.T) {
+	f := &results.File{Primary: "time", Configs: []results.Config{{Name: "a"}, {Name: "b"}}}
+	flat := ramp(12, 100, 1)
+	for i := 0; i < 12; i++ {
+		f.Reps = append(f.Reps,
+			results.Rep{Config: 0, Status: results.StatusOK, Metrics: map[string]float64{"time": flat[i]}},
+			results.Rep{Config: 1, Status: results.StatusOK, Metrics: map[string]float64{"time": 100 + float64(i)}})
+	}
+	d := Drift(f, 0.05)
+	if len(d) != 1 || !strings.HasPrefix(d[0], "side B drifts over run order (time, Mann-Kendall tau 1.00") {
+		t.Errorf("Drift = %q, want side B only, tau 1", d)
+	}
+	if d := Drift(&results.File{Primary: "time", Configs: f.Configs, Reps: f.Reps[:6]}, 0.05); len(d) != 0 {
+		t.Errorf("Drift with 3 repetitions per side = %q, want none (needs 4)", d)
+	}
+}

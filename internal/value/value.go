@@ -1,0 +1,71 @@
+// Package value parses the kinds of values that several commands' flags
+// share, one parser per kind, so that a percentage, a significance level or
+// a timeout means the same under every flag that takes one. Errors name
+// neither the flag nor the command: callers say which flag they read
+// ("--until: ..."). Sizes are workload.ParseSize (workload parameters and
+// --mem-style flags), one parser too.
+package value
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fraction parses a percentage ("5%", "0.5 %") or a fraction ("0.05") into
+// a fraction (0.05). A bare number from 1 to below 100 is refused with a
+// hint, since 5 most likely means 5% and would otherwise read as 500%.
+// It checks no range: see Open.
+func Fraction(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	div := 1.0
+	if x, ok := strings.CutSuffix(t, "%"); ok {
+		t, div = strings.TrimSpace(x), 100
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
+	}
+	if div == 1 && v >= 1 && v < 100 {
+		return 0, fmt.Errorf("a bare number is a fraction (0.02 = 2%%); did you mean %s%%?", t)
+	}
+	return v / div, nil
+}
+
+// AlphaMax is the bound (excluded) of every significance level: a
+// two-sided test at a level of one half or more calls a difference more
+// often than not when there is none, so no level from 0.5 up is useful.
+const AlphaMax = 0.5
+
+// AlphaRange says in words which significance levels Alpha accepts.
+const AlphaRange = "a number above 0 and below 0.5, such as 0.05"
+
+// Alpha checks a significance level: 0 < a < AlphaMax. ab, ab exec and
+// compare take --alpha under this one rule.
+func Alpha(a float64) error {
+	if !(a > 0 && a < AlphaMax) {
+		return fmt.Errorf("%v is not a significance level; accepted: %s", a, AlphaRange)
+	}
+	return nil
+}
+
+// ParseAlpha parses and checks a significance level (see Alpha).
+func ParseAlpha(s string) (float64, error) {
+	a, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number; accepted: %s", s, AlphaRange)
+	}
+	return a, Alpha(a)
+}
+
+// Timeout parses a positive Go duration ("90s", "10m").
+func Timeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration such as 90s or 10m", s)
+	}
+	return d, nil
+}
