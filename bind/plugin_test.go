@@ -110,7 +110,9 @@ func TestPluginWorkersBothModes(t *testing.T) {
 			t.Errorf("processes=%v: counters %v %v", procs, r.Counters, r.CounterTotals)
 		}
 
-		r, err = Plugin(PluginParams{SO: dur, Threads: 2, Processes: procs, Pin: true, DurationNs: 50e6, ReportFD: -1})
+		// 300 ms: long enough that a pinned worker is scheduled at all on
+		// a loaded machine (at 50 ms one sometimes counted nothing).
+		r, err = Plugin(PluginParams{SO: dur, Threads: 2, Processes: procs, Pin: true, DurationNs: 300e6, ReportFD: -1})
 		if err != nil {
 			t.Fatalf("processes=%v: %v", procs, err)
 		}
@@ -125,7 +127,7 @@ func TestPluginWorkersBothModes(t *testing.T) {
 		if procs {
 			wantProc = 2
 		}
-		if r.Mode != PluginDuration || sum != r.Iterations || r.ElapsedNs < 50e6 || r.CounterTotals[0] != wantProc || r.CounterTotals[1] != 2 {
+		if r.Mode != PluginDuration || sum != r.Iterations || r.ElapsedNs < 300e6 || r.CounterTotals[0] != wantProc || r.CounterTotals[1] != 2 {
 			t.Errorf("processes=%v: duration %+v", procs, r)
 		}
 		assertNoChildProcesses(t)
