@@ -19,15 +19,16 @@ import (
 var TraceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
 
 // lockKinds are the kinds of kernel locks told apart by the flags of
-// lock:contention_begin.
-var lockKinds = []struct{ name, desc string }{
-	{"spinlock", "spinlocks"},
-	{"rwlock", "rwlocks (spinning, read or write)"},
-	{"mutex", "mutexes (including optimistic spinning)"},
-	{"rwsem_read", "rw-semaphores taken for reading"},
-	{"rwsem_write", "rw-semaphores taken for writing"},
-	{"percpu_rwsem", "per-CPU rw-semaphores"},
-	{"rtmutex", "rt-mutexes"},
+// lock:contention_begin, each with its description in the plural and
+// the singular.
+var lockKinds = []struct{ name, desc, one string }{
+	{"spinlock", "spinlocks", "spinlock"},
+	{"rwlock", "rwlocks (spinning, read or write)", "rwlock (spinning, read or write)"},
+	{"mutex", "mutexes (including optimistic spinning)", "mutex (including optimistic spinning)"},
+	{"rwsem_read", "rw-semaphores taken for reading", "rw-semaphore taken for reading"},
+	{"rwsem_write", "rw-semaphores taken for writing", "rw-semaphore taken for writing"},
+	{"percpu_rwsem", "per-CPU rw-semaphores", "per-CPU rw-semaphore"},
+	{"rtmutex", "rt-mutexes", "rt-mutex"},
 }
 
 // lockKind maps the flags text of contention_begin ("SPIN|READ") to a
@@ -167,14 +168,14 @@ func (l *lock) needsStop() bool { return true }
 
 func (l *lock) Metrics() []results.Metric {
 	var ms []results.Metric
-	add := func(kind, desc string) {
+	add := func(kind, desc, one string) {
 		ms = append(ms,
 			results.Metric{Name: "k.lock." + kind + ".count", Unit: "count", Better: "lower", Desc: "contended acquisitions of kernel " + desc + " by the child's tasks (lock:contention_begin)"},
 			results.Metric{Name: "k.lock." + kind + ".wait", Unit: "ns", Better: "lower", Desc: "total wait on contended kernel " + desc + " (contention_begin to _end, microsecond timestamps)"},
-			results.Metric{Name: "k.lock." + kind + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel " + desc[:len(desc)-1]})
+			results.Metric{Name: "k.lock." + kind + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel " + one})
 	}
 	for _, k := range lockKinds {
-		add(k.name, k.desc)
+		add(k.name, k.desc, k.one)
 	}
 	if l.mmap {
 		for _, rw := range []string{"read", "write"} {
