@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"contend/internal/ipcown")
+	"contend/internal/ipcown"
+)
 
 // killDuringLock starts `contend exec --evidence lock` on a long child,
 // waits until the child is traced, SIGKILLs contend, reaps it and kills
