@@ -356,6 +356,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		if trace, err = ab.NewTraceSwitch(p.trace); err != nil {
 			return &usageError{err.Error()}
 		}
+		if trace.Recovered != "" {
+			f.Warnings = append(f.Warnings, trace.Recovered)
+		}
 	}
 	for i := range f.Configs {
 		e := f.Configs[i].Env

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/ipcown"
+	"contend/internal/tracejournal"
 )
 
 func init() { addCommand(cleanupCommand) }
@@ -13,7 +14,7 @@ func init() { addCommand(cleanupCommand) }
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "cleanup",
-		Usage: "remove SysV semaphore sets left by contend runs that were killed",
+		Usage: "remove SysV semaphore sets and restore tracefs settings left by contend runs that were killed",
 		Description: `contend removes every semaphore set a repetition made, however the
 repetition ends, as long as contend itself is alive: Ctrl-C, SIGTERM, a
 timeout or a crash of the child are all cleaned up. Only SIGKILL of contend
@@ -27,6 +28,11 @@ counts as dead), and removes a set only if it still matches its entry:
 same key, size, mode 0600, created by the same user, not older than the
 entry. Any other set, whatever its key, is never touched. Runs warn when
 there is something to clean up.
+
+The same holds for tracefs (--evidence lock, ab --trace-events): before
+changing a tracefs file a run journals its old value in the same
+directory; cleanup writes back the old values of the runs whose contend
+is dead. The next run that uses tracefs does this too, and says so.
 
 Examples:
    contend cleanup --dry-run     list them
@@ -65,6 +71,20 @@ Examples:
 			}
 			if n == 0 {
 				fmt.Fprintln(w, "no semaphore set left by contend")
+			}
+			traces, err := tracejournal.Stale("")
+			if err != nil {
+				return fmt.Errorf("cannot read the tracefs journal: %v", err)
+			}
+			for _, e := range traces {
+				if c.Bool("dry-run") {
+					fmt.Fprintln(w, e.Describe())
+					continue
+				}
+				if err := e.Restore(); err != nil {
+					return fmt.Errorf("%s: %v; run cleanup as root", e.Describe(), err)
+				}
+				fmt.Fprintln(w, "restored the "+e.Describe())
 			}
 			return nil
 		},

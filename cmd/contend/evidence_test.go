@@ -23,6 +23,7 @@ func TestEvidenceUsageErrors(t *testing.T) {
 		"ab exec":    {"ab", "exec", "--evidence", "x", "--a", "/bin/true", "--b", "/bin/false"},
 		"verify":     {"verify", "faultme", "--mem", "1MiB", "--evidence", "bogus", "--", "/bin/true"},
 		"ab + trace": {"ab", "faultme", "--mem", "1MiB", "--trace-events", "lock", "--evidence", "lock"},
+		"empty":      {"run", "faultme", "--mem", "1MiB", "--evidence", ""},
 	}
 	fakeTrace(t)
 	for name, args := range cases {

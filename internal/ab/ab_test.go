@@ -2,12 +2,16 @@ package ab
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"contend/internal/ipcown"
 )
 
 func TestOrders(t *testing.T) {
@@ -146,4 +150,59 @@ func TestTraceSwitchOneAtATime(t *testing.T) {
 		t.Fatalf("after Restore: %v", err)
 	}
 	second.Restore()
+}
+
+// TestTraceSwitchJournal: the switch journals the state it found while
+// it holds tracefs and removes the journal when it restores; a journal
+// left by a dead contend (SIGKILL) is restored by the next switch before
+// it reads the state, and said so in Recovered.
+func TestTraceSwitchJournal(t *testing.T) {
+	root := fakeTracefs(t)
+	begin := filepath.Join(root, "events/lock/contention_begin/enable")
+	jdir, err := ipcown.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := NewTraceSwitch("lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := filepath.Glob(filepath.Join(jdir, fmt.Sprintf("tracefs-%d-*.json", os.Getpid())))
+	if len(mine) != 1 {
+		t.Fatalf("journal while switching: %v", mine)
+	}
+	ts.Set(false)
+	// As if this process were killed now: the journal names a dead pid.
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(mine[0])
+	b = []byte(strings.Replace(string(b), fmt.Sprintf(`"pid":%d,`, os.Getpid()), fmt.Sprintf(`"pid":%d,`, dead.Process.Pid), 1))
+	left := filepath.Join(jdir, fmt.Sprintf("tracefs-%d-0.json", dead.Process.Pid))
+	if err := os.WriteFile(left, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(left)
+	if err := ts.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine[0]); !os.IsNotExist(err) {
+		t.Errorf("journal %s left after Restore: %v", mine[0], err)
+	}
+	os.WriteFile(begin, []byte("0\n"), 0) // the killed run's setting
+	next, err := NewTraceSwitch("lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Restore()
+	if !strings.Contains(next.Recovered, fmt.Sprintf("killed contend pid %d", dead.Process.Pid)) {
+		t.Errorf("Recovered %q", next.Recovered)
+	}
+	if read(t, begin) != "1" || next.Saved()[begin] != "1" {
+		t.Errorf("the killed run's setting was not restored before reading: begin %s, saved %q", read(t, begin), next.Saved()[begin])
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("restored journal %s left: %v", left, err)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/tracejournal"
 )
 
 // TraceRoots are where tracefs is looked for, in order. The environment
@@ -23,6 +25,10 @@ type TraceSwitch struct {
 	files []string
 	saved map[string]string
 	lock  *os.File // flock on Root: one switch at a time
+	// Recovered says what NewTraceSwitch restored of a contend killed
+	// with SIGKILL ("" if nothing), for the run's warnings.
+	Recovered string
+	journal   *tracejournal.Entry
 }
 
 // NewTraceSwitch finds tracefs and the events of spec, reads their state,
@@ -81,6 +87,12 @@ func NewTraceSwitch(spec string) (*TraceSwitch, error) {
 		lock.Close()
 		return nil, err
 	}
+	// A contend killed with SIGKILL left its settings: put them back
+	// before reading the state to restore.
+	ts.Recovered, err = tracejournal.RecoverStale(root)
+	if stale, _ := tracejournal.Stale(root); len(stale) > 0 {
+		return fail(fmt.Errorf("--trace-events: %s could not be restored (%v); run 'contend cleanup' as root", stale[0].Describe(), err))
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -96,6 +108,13 @@ func NewTraceSwitch(spec string) (*TraceSwitch, error) {
 			}
 			return fail(fmt.Errorf("--trace-events: cannot write %s: %v", f, err))
 		}
+	}
+	var settings []tracejournal.Setting
+	for _, f := range files {
+		settings = append(settings, tracejournal.Setting{File: f, Value: ts.saved[f] + "\n"})
+	}
+	if ts.journal, err = tracejournal.Begin(root, settings); err != nil {
+		return fail(fmt.Errorf("--trace-events: %v; without it a killed run could not be undone", err))
 	}
 	return ts, nil
 }
@@ -122,15 +141,20 @@ func (t *TraceSwitch) State(on bool) string {
 	return t.Spec + " disabled"
 }
 
-// Restore puts back every event's state as NewTraceSwitch found it and
-// lets another run switch events. It tries every file and returns the
+// Restore puts back every event's state as NewTraceSwitch found it,
+// removes the journal and lets another run switch events. It tries every file and returns the
 // first error.
 func (t *TraceSwitch) Restore() error {
 	var first error
 	for _, f := range t.files {
 		if err := os.WriteFile(f, []byte(t.saved[f]+"\n"), 0); err != nil && first == nil {
-			first = fmt.Errorf("could not restore %s to %s: %v; restore it by hand", f, t.saved[f], err)
+			first = fmt.Errorf("could not restore %s to %s: %v; 'contend cleanup' retries, or restore it by hand", f, t.saved[f], err)
 		}
+	}
+	if first == nil {
+		// Kept after a failure: `contend cleanup` retries.
+		t.journal.Done()
+		t.journal = nil
 	}
 	if t.lock != nil {
 		t.lock.Close()

@@ -65,13 +65,16 @@ var (
 // them to the defaults. The error is one line naming the flag.
 func Parse(list string) ([]string, error) {
 	list = strings.TrimSpace(list)
-	if list == "" || list == "default" {
+	accepted := "default, none, or a comma list of " + strings.Join(Collectors, ", ")
+	if list == "" {
+		return nil, fmt.Errorf("--evidence: the list is empty; accepted: %s", accepted)
+	}
+	if list == "default" {
 		return append([]string{}, Default...), nil
 	}
 	if list == "none" {
 		return nil, nil
 	}
-	accepted := "default, none, or a comma list of " + strings.Join(Collectors, ", ")
 	seen := map[string]bool{}
 	onlyOptIn := true
 	for _, n := range strings.Split(list, ",") {

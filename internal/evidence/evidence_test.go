@@ -15,7 +15,6 @@ import (
 
 func TestParse(t *testing.T) {
 	ok := map[string][]string{
-		"":              Default,
 		"default":       Default,
 		"none":          nil,
 		"lock":          {"perf", "hw", "sched", "system", "lock"},
@@ -31,7 +30,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"bogus", "perf,bogus", "none,lock", "perf,,sched"} {
+	for _, in := range []string{"", " ", "bogus", "perf,bogus", "none,lock", "perf,,sched"} {
 		_, err := Parse(in)
 		if err == nil || !strings.HasPrefix(err.Error(), "--evidence: ") || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "accepted:") {
 			t.Errorf("Parse(%q) error %v: want a one-line --evidence error naming what is accepted", in, err)
@@ -311,5 +310,40 @@ func TestPerfReasonPermission(t *testing.T) {
 	err := perfReason("perf", unix.EACCES)
 	if !strings.Contains(err.Error(), "perf_event_paranoid") {
 		t.Errorf("permission reason %q does not name perf_event_paranoid", err)
+	}
+}
+
+// TestDocsBalanced: every text of `contend help evidence` closes the
+// parentheses it opens, and the singular descriptions are whole words.
+func TestDocsBalanced(t *testing.T) {
+	balanced := func(s string) bool {
+		depth := 0
+		for _, r := range s {
+			switch r {
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth < 0 {
+					return false
+				}
+			}
+		}
+		return depth == 0
+	}
+	for _, d := range Docs() {
+		if !balanced(d.Text) {
+			t.Errorf("%s: unbalanced parentheses: %q", d.Name, d.Text)
+		}
+		for _, m := range d.Metrics {
+			if !balanced(m.Desc) {
+				t.Errorf("%s: unbalanced parentheses: %q", m.Name, m.Desc)
+			}
+		}
+	}
+	for _, m := range (&lock{}).Metrics() {
+		if m.Name == "k.lock.mutex.max_wait" && m.Desc != "longest wait on a contended kernel mutex (including optimistic spinning)" {
+			t.Errorf("%s: %q", m.Name, m.Desc)
+		}
 	}
 }

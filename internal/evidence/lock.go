@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend/internal/results"
+	"contend/internal/tracejournal"
 )
 
 // TraceRoots are where tracefs is looked for, in order; the environment
@@ -19,15 +20,16 @@ import (
 var TraceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
 
 // lockKinds are the kinds of kernel locks told apart by the flags of
-// lock:contention_begin.
-var lockKinds = []struct{ name, desc string }{
-	{"spinlock", "spinlocks"},
-	{"rwlock", "rwlocks (spinning, read or write)"},
-	{"mutex", "mutexes (including optimistic spinning)"},
-	{"rwsem_read", "rw-semaphores taken for reading"},
-	{"rwsem_write", "rw-semaphores taken for writing"},
-	{"percpu_rwsem", "per-CPU rw-semaphores"},
-	{"rtmutex", "rt-mutexes"},
+// lock:contention_begin, each with its description in the plural and
+// the singular.
+var lockKinds = []struct{ name, desc, one string }{
+	{"spinlock", "spinlocks", "spinlock"},
+	{"rwlock", "rwlocks (spinning, read or write)", "rwlock (spinning, read or write)"},
+	{"mutex", "mutexes (including optimistic spinning)", "mutex (including optimistic spinning)"},
+	{"rwsem_read", "rw-semaphores taken for reading", "rw-semaphore taken for reading"},
+	{"rwsem_write", "rw-semaphores taken for writing", "rw-semaphore taken for writing"},
+	{"percpu_rwsem", "per-CPU rw-semaphores", "per-CPU rw-semaphore"},
+	{"rtmutex", "rt-mutexes", "rt-mutex"},
 }
 
 // lockKind maps the flags text of contention_begin ("SPIN|READ") to a
@@ -68,6 +70,11 @@ type lock struct {
 	saved  map[string]string // file -> content found
 	events []string          // enable files switched per repetition
 	mmap   bool
+	// journal holds the saved settings on disk until Close restored
+	// them: `contend cleanup` or the next run restores them after a
+	// SIGKILL of contend.
+	journal   *tracejournal.Entry
+	recovered string // what openLock restored of a killed contend's run
 }
 
 const (
@@ -115,6 +122,12 @@ func openLock() (*lock, error) {
 	}
 	l.flock = fl
 	fail := func(err error) (*lock, error) { fl.Close(); return nil, err }
+	// A contend killed with SIGKILL left its settings: put them back
+	// before looking whether tracefs is in use.
+	l.recovered, err = tracejournal.RecoverStale(root)
+	if stale, _ := tracejournal.Stale(root); len(stale) > 0 {
+		return fail(fmt.Errorf("tracefs is in use: %s could not be restored (%v); run 'contend cleanup' as root", stale[0].Describe(), err))
+	}
 	if b, err := os.ReadFile(filepath.Join(root, "set_event")); err == nil && strings.TrimSpace(string(b)) != "" {
 		return fail(fmt.Errorf("tracefs is in use: events already enabled in %s/set_event (%s); disable them first", root, firstLine(string(b))))
 	}
@@ -136,12 +149,28 @@ func openLock() (*lock, error) {
 		}
 		l.saved[f] = v
 	}
+	var settings []tracejournal.Setting
+	for _, f := range l.restoreOrder() {
+		settings = append(settings, tracejournal.Setting{File: f, Value: l.saved[f]})
+	}
+	if l.journal, err = tracejournal.Begin(root, settings); err != nil {
+		return fail(fmt.Errorf("%v; without it a killed run could not be undone", err))
+	}
 	if err := l.write("options/event-fork", "1"); err != nil {
 		l.Close()
 		return nil, err
 	}
 	return l, nil
 }
+
+// restoreOrder lists the files Close restores: events off first, then
+// the rest.
+func (l *lock) restoreOrder() []string {
+	return append(append([]string{}, l.events...), "tracing_on", "options/event-fork", "set_event_pid")
+}
+
+// note says what openLock restored, for the file's header.
+func (l *lock) note() string { return l.recovered }
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -167,14 +196,14 @@ func (l *lock) needsStop() bool { return true }
 
 func (l *lock) Metrics() []results.Metric {
 	var ms []results.Metric
-	add := func(kind, desc string) {
+	add := func(kind, desc, one string) {
 		ms = append(ms,
 			results.Metric{Name: "k.lock." + kind + ".count", Unit: "count", Better: "lower", Desc: "contended acquisitions of kernel " + desc + " by the child's tasks (lock:contention_begin)"},
 			results.Metric{Name: "k.lock." + kind + ".wait", Unit: "ns", Better: "lower", Desc: "total wait on contended kernel " + desc + " (contention_begin to _end, microsecond timestamps)"},
-			results.Metric{Name: "k.lock." + kind + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel " + desc[:len(desc)-1]})
+			results.Metric{Name: "k.lock." + kind + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel " + one})
 	}
 	for _, k := range lockKinds {
-		add(k.name, k.desc)
+		add(k.name, k.desc, k.one)
 	}
 	if l.mmap {
 		for _, rw := range []string{"read", "write"} {
@@ -240,16 +269,18 @@ func (l *lock) Close() error {
 		return nil
 	}
 	var first error
-	// Events off first, then the rest.
-	order := append(append([]string{}, l.events...), "tracing_on", "options/event-fork", "set_event_pid")
-	for _, f := range order {
+	for _, f := range l.restoreOrder() {
 		v, ok := l.saved[f]
 		if !ok {
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(l.root, f), []byte(v), 0); err != nil && first == nil {
-			first = fmt.Errorf("could not restore %s to %q: %v; restore it by hand", filepath.Join(l.root, f), strings.TrimSpace(v), err)
+			first = fmt.Errorf("could not restore %s to %q: %v; 'contend cleanup' retries, or restore it by hand", filepath.Join(l.root, f), strings.TrimSpace(v), err)
 		}
+	}
+	if first == nil {
+		// Kept after a failure: `contend cleanup` retries.
+		l.journal.Done()
 	}
 	l.flock.Close()
 	l.flock = nil
