@@ -293,7 +293,11 @@ func (c *Comparison) Disagreement() string {
 		by = "the medians are equal"
 	}
 	const shape = ": the samples differ in shape"
-	outside := c.HasChangeCI && (c.Change < c.ChangeLo || c.Change > c.ChangeHi)
+	// The interval is computed on another scale (logarithms of ratios, or
+	// differences divided afterwards): an exact constant change comes back
+	// off by a few ulps, which must not count as outside.
+	tol := 1e-9 * math.Max(1, math.Abs(c.Change))
+	outside := c.HasChangeCI && (c.Change < c.ChangeLo-tol || c.Change > c.ChangeHi+tol)
 	switch {
 	case sm != 0 && sign(c.Estimate) == -sm && (outside || !c.HasChangeCI):
 		return by + " while the Hodges-Lehmann estimate " + moves[-sm] + "s" + shape

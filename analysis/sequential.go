@@ -403,8 +403,8 @@ func (s *Sequential) Decide(pairs int, a, b []float64) (Decision, error) {
 		d.Reason = fmt.Sprintf("difference decided: p = %s <= %s, the level of this look", FormatAlpha(d.P), FormatAlpha(d.NominalAlpha))
 	case s.UntilRel > 0 && rel.HasCI && (d.Hi-d.Lo)/2 <= s.UntilRel:
 		d.Stop = true
-		d.Reason = fmt.Sprintf("precise enough: the %.0f%% interval of the change [%+.3g%%, %+.3g%%] is at most ±%.3g%% wide",
-			100*s.Confidence, 100*d.Lo, 100*d.Hi, 100*s.UntilRel)
+		d.Reason = fmt.Sprintf("precise enough: the %.0f%% interval of the change [%+.3g%%, %+.3g%%] has half-width %.3g%%, at most %.3g%%",
+			100*s.Confidence, 100*d.Lo, 100*d.Hi, 100*(d.Hi-d.Lo)/2, 100*s.UntilRel)
 	case reachedMax:
 		d.Stop = true
 		d.Reason = fmt.Sprintf("reached the maximum of %d runs per side without deciding", s.MaxRuns)

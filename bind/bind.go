@@ -25,7 +25,7 @@ import (
 )
 
 // Error is a failure reported by a native workload: the errno and the call
-// that returned it.
+// that returned it, or, with Call "worker", a worker process that died.
 type Error struct {
 	Workload string        // for example "faultme"
 	Call     string        // the failing call, for example "mmap"
@@ -34,6 +34,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Call == "worker" && e.Detail != "" {
+		// A worker process died (killed by a signal, exited early): no
+		// call failed, and the errno (ECHILD) is only the native code's
+		// marker for it; the detail says it all.
+		return fmt.Sprintf("%s: worker %s", e.Workload, e.Detail)
+	}
 	s := fmt.Sprintf("%s: %s failed: %s (%s)", e.Workload, e.Call, ErrnoName(e.Errno), e.Errno.Error())
 	if e.Detail != "" {
 		s = fmt.Sprintf("%s: %s %s failed: %s (%s)", e.Workload, e.Call, e.Detail, ErrnoName(e.Errno), e.Errno.Error())

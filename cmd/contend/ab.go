@@ -56,8 +56,8 @@ and stops at the first look where
      --alpha over the planned looks, for the exact null distribution of the
      rank test); the table then reports at that level, or
   2. the 95% interval of the relative change of the medians (the one in the
-     table) is at most ±X% wide (half-width <= X%): the change is known
-     precisely enough, decided or not, or
+     table) has a half-width ((high - low)/2) of at most X%, wherever it
+     lies: the change is known precisely enough, decided or not, or
   3. the last pair, --max-runs, is done.
 The probability of deciding a difference when there is none stays at or
 below --alpha over all the looks together.
@@ -113,7 +113,7 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
 		&cli.StringFlag{Name: "seed", Value: "1", Usage: "seed of --order random", Category: cat},
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
-		&cli.StringFlag{Name: "until", Usage: "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the 95% interval of its change is at most ±X% wide (such as 5%), or at --max-runs; see 'contend help ab'", Category: cat},
+		&cli.StringFlag{Name: "until", Usage: "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'", Category: cat},
 		&cli.StringFlag{Name: "min-runs", Value: "5", Usage: "with --until: pairs before the first look", Category: cat},
 		&cli.StringFlag{Name: "max-runs", Usage: "with --until: most pairs, failed runs included, up to " + strconv.Itoa(analysis.SequentialMaxRuns) + " (default 30)", Category: cat},
 		&cli.StringFlag{Name: "alpha", Value: "0.05", Usage: "significance level of the comparison", Category: cat},

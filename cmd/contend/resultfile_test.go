@@ -69,7 +69,14 @@ func TestOutNeverReplaced(t *testing.T) {
 		})
 	}
 	fh.Close()
-	// Unlocked, --replace replaces.
+	// Unlocked, --replace never replaces a file that is not a result
+	// file, and replaces a result file.
+	assertUsageError(t, runCLI(t, "import", "--preset", "faultme", "--replace", "--out", out, log),
+		out+" exists and is not a contend result file", dir, listFiles(t, dir))
+	os.Remove(out)
+	if r := runCLI(t, "import", "--preset", "faultme", "--out", out, log); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
 	r := runCLI(t, "import", "--preset", "faultme", "--replace", "--out", out, log)
 	if r.code != 0 {
 		t.Fatalf("--replace: exit %d: %s", r.code, r.stderr)
@@ -112,7 +119,7 @@ func TestOutAppend(t *testing.T) {
 	r := runCLI(t, "run", "faultme", "--threads", "2", "--mem", "1MiB", "-n", "1", "--out", out, "--append")
 	assertUsageError(t, r, `configuration "threads=1 mem=1MiB stride=4KiB thp=leave" differs from this run's "threads=2`, dir, listFiles(t, dir))
 	r = runCLI(t, "exec", "--preset", "faultme", "-n", "1", "--out", out, "--append", "--", "/bin/true")
-	assertUsageError(t, r, "it holds a run, not a exec", dir, listFiles(t, dir))
+	assertUsageError(t, r, "it holds a run, not an exec", dir, listFiles(t, dir))
 	if after, _ := os.ReadFile(out); !bytes.Equal(after, before) {
 		t.Error("a refused --append changed the file")
 	}

@@ -85,6 +85,7 @@ Examples:
 				report.Summary(w, f, i)
 				report.WriteOutliers(w, f, i)
 			}
+			report.WriteFileWarnings(w, f)
 			return nil
 		},
 	}

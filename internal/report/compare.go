@@ -275,6 +275,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 		r.Sides = append(r.Sides, collectSide(sideLabel(i), s))
 		r.sideParts = append(r.sideParts, s.Parts)
 	}
+	r.Warnings = append(r.Warnings, fileWarnings(sides)...)
 	if err := r.selectMetrics(sides); err != nil {
 		return nil, err
 	}

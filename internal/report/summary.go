@@ -132,3 +132,49 @@ func printFailures(w io.Writer, f *results.File, c int) {
 		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", seen[e], e), "  ")
 	}
 }
+
+// WriteFileWarnings prints the warnings of f (recorded by its run, or
+// added when it was read, such as a torn last record), one line each.
+func WriteFileWarnings(w io.Writer, f *results.File) {
+	if len(f.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, x := range f.Warnings {
+		writeWrapped(w, "warning: "+x, "  ")
+	}
+}
+
+// fileWarnings returns the warnings of the files of sides, each prefixed
+// with the name of the file's first part (its ":CONFIG" selector
+// removed), once per file even when several parts select configurations
+// of the same file.
+func fileWarnings(sides []Side) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range sides {
+		for _, p := range s.Parts {
+			f := p.File
+			key := f.Workload + "\x00" + f.Start.String()
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			name := p.Name
+			for _, c := range p.Configs {
+				for _, sel := range []string{f.Configs[c].Name, fmt.Sprint(c)} {
+					if sel != "" && strings.HasSuffix(name, ":"+sel) {
+						name = strings.TrimSuffix(name, ":"+sel)
+					}
+				}
+			}
+			for _, x := range f.Warnings {
+				if name == "" {
+					out = append(out, x)
+				} else {
+					out = append(out, name+": "+x)
+				}
+			}
+		}
+	}
+	return out
+}

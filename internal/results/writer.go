@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +93,10 @@ func Open(path string, f *File, mode Mode) (*Writer, error) {
 	if err := lock(w.fh, path); err != nil {
 		w.fh.Close()
 		return nil, err
+	}
+	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && !isResultFile(path) {
+		w.fh.Close()
+		return nil, notResultError(path)
 	}
 	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && mode == ModeAppend {
 		if err := w.openAppend(); err != nil {
@@ -439,7 +444,7 @@ func MarshalLines(f *File) ([]byte, error) {
 func (f *File) SameRun(g *File) error {
 	switch {
 	case f.Kind != g.Kind:
-		return fmt.Errorf("it holds a %s, not a %s", f.Kind, g.Kind)
+		return fmt.Errorf("it holds %s %s, not %s %s", article(f.Kind), f.Kind, article(g.Kind), g.Kind)
 	case f.Workload != g.Workload:
 		return fmt.Errorf("it holds workload %s, not %s", f.Workload, g.Workload)
 	case f.Native != g.Native:
@@ -491,6 +496,9 @@ func existsError(path string) error {
 		if b, err := readAll(fh); err == nil {
 			if f, err := Parse(b); err == nil {
 				what = fmt.Sprintf("a result file of %d repetitions of %s", len(f.Reps), f.Workload)
+			} else if len(b) > 0 && !isResultFile(path) {
+				fh.Close()
+				return notResultError(path)
 			}
 		}
 		fh.Close()
@@ -503,4 +511,36 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// isResultFile says whether the file at path starts as a contend result
+// file does (a JSON header or document naming FormatName), torn or
+// corrupt further on or not: only such a file is ever replaced or
+// appended to.
+func isResultFile(path string) bool {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.NewDecoder(fh).Decode(&head); err != nil {
+		return false
+	}
+	return head.Format == FormatName
+}
+
+// notResultError refuses path, an existing file that is not a result file.
+func notResultError(path string) error {
+	return refuse(ErrExists, "%s exists and is not a contend result file, which contend never replaces or appends to; choose another --out", path)
+}
+
+// article returns "an" before a word that starts with a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
