@@ -24,6 +24,8 @@ type repScanner struct {
 	// the same.
 	lastStart []byte
 	lastTime  time.Time
+	// Strings that repeat from record to record: metric names, boot ids.
+	names []string
 }
 
 // decodeRep decodes line into r; false means: not the writer's shape, use
@@ -84,7 +86,7 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.LoadAvg = s.float()
 	}
 	if field("boot_id") {
-		r.BootID = s.str()
+		r.BootID = s.name(s.strBytes())
 	}
 	if !s.ok || !s.lit("}}") {
 		return false
@@ -273,6 +275,25 @@ func (s *repScanner) str() string {
 	return string(b)
 }
 
+// name returns b as a string, the same string as for an earlier record
+// when it was seen before (metric names and boot ids repeat), saving an
+// allocation each.
+func (s *repScanner) name(b []byte) string {
+	if !s.ok {
+		return ""
+	}
+	for _, n := range s.names {
+		if n == string(b) {
+			return n
+		}
+	}
+	n := string(b)
+	if len(s.names) < 16 {
+		s.names = append(s.names, n)
+	}
+	return n
+}
+
 // intern returns the statuses as constants, saving an allocation each.
 func (s *repScanner) intern(t string) string {
 	for _, c := range [...]string{StatusOK, StatusFailed, StatusTimeout, StatusInterrupted} {
@@ -321,7 +342,7 @@ func (s *repScanner) metrics() map[string]float64 {
 		if !s.lit(":") {
 			return nil
 		}
-		m[string(k)] = s.float()
+		m[s.name(k)] = s.float()
 		if s.i < len(s.b) && s.b[s.i] == ',' {
 			s.i++
 			continue
