@@ -184,6 +184,11 @@ func encodeReps(reps []Rep) ([][]byte, error) {
 				start := len(buf)
 				buf, errs[i] = appendRecord(buf, record{Rep: &reps[i]})
 				lines[i] = buf[start:len(buf):len(buf)]
+				if i == lo {
+					// Room for records like the first: a buffer grown by
+					// appending is copied again and again.
+					buf = slices.Grow(buf, (len(buf)+len(buf)/4)*(hi-lo))
+				}
 			}
 		}()
 	}
