@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -181,4 +182,37 @@ func TestParseFastSameAsJSON(t *testing.T) {
 	if len(got.Reps) != len(f.Reps) {
 		t.Fatalf("%d repetitions read, %d written", len(got.Reps), len(f.Reps))
 	}
+}
+
+// TestFastEncodeMatchesJSON checks that the repetition encoder writes
+// what encoding/json writes, byte for byte: random repetitions, strings
+// with every kind of character, numbers of every size, series, a start
+// time encoding/json refuses.
+func TestFastEncodeMatchesJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var e repEncoder
+	check := func(r Rep) {
+		t.Helper()
+		want, werr := json.Marshal(record{Rep: &r})
+		got, gerr := e.appendRep([]byte("x"), &r)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || (werr == nil && string(got[1:]) != string(want)) {
+			t.Fatalf("repetition %#v:\n fast %s (%v)\n json %s (%v)", r, got, gerr, want, werr)
+		}
+	}
+	for i := range 5000 {
+		r := randomRep(rng, i)
+		if i%10 == 0 {
+			r.Metrics = map[string]float64{"a": math.Ldexp(rng.Float64(), rng.IntN(2100)-1075), "b": -1e-6, "c": 1e21, "d": 999999999999999999999, "e": math.Copysign(0, -1), "\xff": 1}
+			r.Error = "bad \xff utf-8"
+		}
+		if i%17 == 0 {
+			r.Series = map[string][]float64{"t": {1, 2.5}}
+		}
+		if i%4 == 0 {
+			r.Start = r.Start.Add(time.Duration(rng.IntN(1e6)))
+		}
+		check(r)
+	}
+	check(Rep{Status: StatusOK, Start: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+	check(Rep{Status: StatusOK, Notes: []string{}, Metrics: map[string]float64{}})
 }

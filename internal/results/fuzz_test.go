@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +15,8 @@ import (
 // testdata/fuzz/FuzzParse (committed): truncated, concatenated,
 // wrong-version, huge-number and invalid-UTF-8 files of version 1, and
 // below whole, torn and appended-to files of version 2. Every line the
-// fast repetition decoder takes must decode as with encoding/json.
+// fast repetition decoder takes must decode as with encoding/json, and
+// the fast encoder must write every repetition read as encoding/json does.
 func FuzzParse(f *testing.F) {
 	good, _ := Marshal(sampleFile())
 	f.Add(good)
@@ -56,6 +58,14 @@ func FuzzParse(f *testing.F) {
 		file, err := Parse(b)
 		if err != nil {
 			return
+		}
+		var e repEncoder
+		for i := range file.Reps {
+			want, werr := json.Marshal(record{Rep: &file.Reps[i]})
+			got, gerr := e.appendRep(nil, &file.Reps[i])
+			if (werr == nil) != (gerr == nil) || (werr == nil && !bytes.Equal(got, want)) {
+				t.Fatalf("repetition %d: fast encoder %s (%v), encoding/json %s (%v)", i, got, gerr, want, werr)
+			}
 		}
 		out, err := Marshal(file)
 		if err != nil {

@@ -180,9 +180,10 @@ func encodeReps(reps []Rep) ([][]byte, error) {
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			var e repEncoder
 			for i := lo; i < hi; i++ {
 				start := len(buf)
-				buf, errs[i] = appendRecord(buf, record{Rep: &reps[i]})
+				buf, errs[i] = e.appendRepLine(buf, &reps[i])
 				lines[i] = buf[start:len(buf):len(buf)]
 				if i == lo {
 					// Room for records like the first: a buffer grown by
@@ -380,6 +381,20 @@ func (w *Writer) write(b []byte) error {
 
 // writeAt is (*os.File).WriteAt; tests make it fail (disk full).
 var writeAt = (*os.File).WriteAt
+
+// appendRepLine appends the line of repetition r to b, as appendRecord
+// does.
+func (e *repEncoder) appendRepLine(b []byte, r *Rep) ([]byte, error) {
+	if err := checkFinite(r); err != nil {
+		return b, err
+	}
+	n := len(b)
+	b, err := e.appendRep(b, r)
+	if err != nil {
+		return b[:n], err
+	}
+	return append(b, '\n'), nil
+}
 
 // appendRecord appends r's line to b.
 func appendRecord(b []byte, r record) ([]byte, error) {
