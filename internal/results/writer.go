@@ -8,9 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -134,15 +132,12 @@ func (w *Writer) encodeAll() ([]byte, error) {
 	}
 	b = append(b, '\n')
 	w.warned = len(f.Warnings)
-	reps, err := encodeReps(f.Reps)
-	if err != nil {
-		return nil, err
-	}
-	// Segments and repetitions interleave as they were run.
+	// Segments and repetitions interleave as they were run. One buffer,
+	// grown once from the size of the first record: a buffer grown by
+	// appending, or records encoded apart and then joined, cost more than
+	// encoding them (repEncoder).
 	seg := 0
-	if len(reps) > 0 {
-		b = slices.Grow(b, len(reps)*(len(reps[0])+8))
-	}
+	var e repEncoder
 	for i := range f.Reps {
 		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
 			b, err = appendRecord(b, record{Append: &f.Appends[seg]})
@@ -151,7 +146,13 @@ func (w *Writer) encodeAll() ([]byte, error) {
 			}
 			seg++
 		}
-		b = append(b, reps[i]...)
+		n := len(b)
+		if b, err = e.appendRepLine(b, &f.Reps[i]); err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i, err)
+		}
+		if i == 0 {
+			b = slices.Grow(b, (len(b)-n)*(len(f.Reps)-1)*9/8)
+		}
 	}
 	for ; seg < len(f.Appends); seg++ {
 		if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
@@ -164,42 +165,6 @@ func (w *Writer) encodeAll() ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// encodeReps encodes the lines of reps on every CPU (an import writes
-// 100,000 at once).
-func encodeReps(reps []Rep) ([][]byte, error) {
-	lines := make([][]byte, len(reps))
-	errs := make([]error, len(reps))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
-	chunk := (len(reps) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(reps); lo += chunk {
-		hi := min(lo+chunk, len(reps))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte
-			var e repEncoder
-			for i := lo; i < hi; i++ {
-				start := len(buf)
-				buf, errs[i] = e.appendRepLine(buf, &reps[i])
-				lines[i] = buf[start:len(buf):len(buf)]
-				if i == lo {
-					// Room for records like the first: a buffer grown by
-					// appending is copied again and again.
-					buf = slices.Grow(buf, (len(buf)+len(buf)/4)*(hi-lo))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("repetition %d: %w", i, err)
-		}
-	}
-	return lines, nil
 }
 
 // openAppend reads the locked existing file, checks that it holds a run of
