@@ -190,8 +190,52 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 			d = append(d, y-a[i])
 		}
 	}
-	slices.Sort(d)
-	return zeroSign(d[k-below-1], b[0]-a[n-1])
+	return zeroSign(selectKth(d, k-below-1), b[0]-a[n-1])
+}
+
+// selectKth returns the k-th smallest (0-based) of xs, reordering them:
+// Hoare's selection, with the median of three as pivot. Equal values
+// (-0 and +0 among them) are interchangeable.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		p := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for p < xs[j] {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		// xs[lo..j] <= p <= xs[i..hi], and xs[j+1..i-1] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return p
+		}
+	}
+	slices.Sort(xs[lo : hi+1])
+	return xs[k]
 }
 
 // kthSortMin is the number of candidates kthPairwiseDiff sorts at
