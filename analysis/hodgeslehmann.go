@@ -405,13 +405,25 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
-	sa, sb := rescaled(a, k), rescaled(b, k)
-	ma, mb := Median(sa), Median(sb)
+	var sa, sb []float64
+	var ma, mb float64
+	positive := allPositive(a) && allPositive(b)
+	if positive {
+		// Sorted once, for the medians and the logarithms (the same
+		// values: scaling and logarithms keep the order, and there is no
+		// zero whose sign could depend on it).
+		a, b = Sorted(a), Sorted(b)
+		sa, sb = rescaled(a, k), rescaled(b, k)
+		ma, mb = medianSorted(sa), medianSorted(sb)
+	} else {
+		sa, sb = rescaled(a, k), rescaled(b, k)
+		ma, mb = Median(sa), Median(sb)
+	}
 	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
 	if ma != 0 {
 		r.Change = (mb - ma) / math.Abs(ma)
 	}
-	if allPositive(a) && allPositive(b) {
+	if positive {
 		r.Method = RelLogShift
 		hl := hodgesLehmannScaled(logs(a), logs(b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)

@@ -282,3 +282,38 @@ func TestSelectKth(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeChangeSortedOnce checks RelativeChange, which sorts
+// positive samples once, against the computation in the order given
+// (medians of the rescaled values, Hodges-Lehmann on their logarithms),
+// bit for bit, on samples with ties and of extreme magnitudes.
+func TestRelativeChangeSortedOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for trial := range 200 {
+		scale := []float64{1, 1e300, 1e-310, 3}[trial%4]
+		gen := func(n int) []float64 {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = scale * (1 + float64(rng.IntN(1+trial%50)))
+			}
+			return x
+		}
+		a, b := gen(2+rng.IntN(60)), gen(2+rng.IntN(60))
+		if trial%9 == 0 {
+			a, b = gen(1200), gen(1000) // selection, not sorting
+		}
+		got, err := RelativeChange(a, b, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := scaleExp(a, b)
+		ma, mb := Median(rescaled(a, k)), Median(rescaled(b, k))
+		hl := hodgesLehmannScaled(logs(a), logs(b), 0.95)
+		want := []float64{(mb - ma) / math.Abs(ma), math.Expm1(hl.Shift), math.Expm1(hl.Lo), math.Expm1(hl.Hi)}
+		for i, g := range []float64{got.Change, got.Estimate, got.Lo, got.Hi} {
+			if math.Float64bits(g) != math.Float64bits(want[i]) && !(math.IsNaN(g) && math.IsNaN(want[i])) {
+				t.Fatalf("trial %d: value %d is %v, want %v", trial, i, g, want[i])
+			}
+		}
+	}
+}
