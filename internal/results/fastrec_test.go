@@ -216,3 +216,20 @@ func TestFastEncodeMatchesJSON(t *testing.T) {
 	check(Rep{Status: StatusOK, Start: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
 	check(Rep{Status: StatusOK, Notes: []string{}, Metrics: map[string]float64{}})
 }
+
+// TestFastPathsKnowEveryField fails when Rep gains a field: the encoder
+// would leave it out of new files and the decoder send every line with it
+// to encoding/json. Add it to repEncoder.appendRep and
+// repScanner.decodeRep (in Rep's order), to randomRep, and here.
+func TestFastPathsKnowEveryField(t *testing.T) {
+	known := []string{"index", "config", "warmup", "round", "status", "error", "start", "metrics", "series", "notes", "output", "loadavg", "boot_id"}
+	typ := reflect.TypeFor[Rep]()
+	var fields []string
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		fields = append(fields, name)
+	}
+	if !reflect.DeepEqual(fields, known) {
+		t.Fatalf("Rep's JSON fields are %q; the fast encoder and decoder know %q", fields, known)
+	}
+}
