@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -111,32 +113,167 @@ func pairwiseDiffs(a, b []float64) []float64 {
 }
 
 // kthPairwiseDiff returns the k-th smallest (1-based) of the differences
-// b_j - a_i for sorted a and b, in O((m+n)·64) time and O(1) space: it
-// bisects over the totally ordered bit patterns of float64 for the
-// smallest x with #{b_j - a_i <= x} >= k. Floating-point subtraction is
-// monotone in each operand, so the count is exact for the computed
-// differences and the result is one of them.
+// b_j - a_i for sorted a and b, without storing them: a selection in the
+// matrix of differences (Johnson & Mitchell 1978, Monahan 1984). Row j,
+// b_j - a_i, decreases with i (floating-point subtraction is monotone in
+// each operand), so the differences on one side of a pivot are a range of
+// each row, found for all rows in one O(m+n) walk. Each round draws a
+// sample of the candidates left, takes two of its order statistics that
+// bracket the k-th as pivots (Floyd & Rivest) and keeps the candidates
+// between them; a few rounds leave few enough to sort. The result is one
+// of the computed differences, the k-th of them exactly, a zero with the
+// sign the bisection on the bit patterns of float64 used before gave it
+// (kthPairwiseDiffBisect in the tests, zeroSign).
 func kthPairwiseDiff(a, b []float64, k int) float64 {
-	count := func(x float64) int {
-		c, i := 0, 0
-		for _, y := range b {
-			for i < len(a) && y-a[i] > x {
+	n, m := len(a), len(b)
+	// Candidates of row j are a-indices [hi[j], lo[j]): before hi[j] the
+	// differences are larger than every candidate, from lo[j] on smaller.
+	hi, lo := make([]int, m), make([]int, m)
+	for j := range lo {
+		lo[j] = n
+	}
+	le, lt := make([]int, m), make([]int, m)
+	below := 0 // differences smaller than every candidate
+	left := n * m
+	limit := max(n+m, kthSortMin)
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
+	cum := make([]int, m+1)
+	var sample []float64
+	for left > limit {
+		// A sample of the candidates left, with replacement.
+		for j := range m {
+			cum[j+1] = cum[j] + lo[j] - hi[j]
+		}
+		s := min(left, 1<<14)
+		sample = sample[:0]
+		for range s {
+			t := rng.IntN(left)
+			j := sort.Search(m, func(j int) bool { return cum[j+1] > t })
+			sample = append(sample, b[j]-a[hi[j]+t-cum[j]])
+		}
+		slices.Sort(sample)
+		// The k-th is the (k-below)-th of the candidates: its place in the
+		// sample is about s·(k-below)/left, give or take 3 standard
+		// deviations of a binomial.
+		r := float64(k-below) / float64(left)
+		d := 3 * math.Sqrt(float64(s)*r*(1-r)+1)
+		pivots := [2]float64{
+			sample[max(0, int(float64(s)*r-d))],
+			sample[min(s-1, int(float64(s)*r+d))],
+		}
+		for _, p := range pivots {
+			nle, nlt := splitRows(a, b, p, hi, lo, le, lt)
+			if below+nlt < k && k <= below+nle {
+				return zeroSign(p, b[0]-a[n-1])
+			}
+			smaller := below+nlt >= k
+			if smaller {
+				// The k-th is smaller than p: keep the candidates below.
+				copy(hi, lt)
+			} else {
+				// Larger than p: keep those above.
+				copy(lo, le)
+			}
+			below, left = 0, 0
+			for j := range m {
+				below += n - lo[j]
+				left += lo[j] - hi[j]
+			}
+			if smaller {
+				break // the second pivot is above every candidate
+			}
+		}
+	}
+	d := make([]float64, 0, left)
+	for j, y := range b {
+		for i := hi[j]; i < lo[j]; i++ {
+			d = append(d, y-a[i])
+		}
+	}
+	return zeroSign(selectKth(d, k-below-1), b[0]-a[n-1])
+}
+
+// selectKth returns the k-th smallest (0-based) of xs, reordering them:
+// Hoare's selection, with the median of three as pivot. Equal values
+// (-0 and +0 among them) are interchangeable.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		p := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
 				i++
 			}
-			c += len(a) - i
+			for p < xs[j] {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
 		}
-		return c
-	}
-	lo, hi := orderedKey(b[0]-a[len(a)-1]), orderedKey(b[len(b)-1]-a[0])
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if count(fromOrderedKey(mid)) >= k {
-			hi = mid
-		} else {
-			lo = mid + 1
+		// xs[lo..j] <= p <= xs[i..hi], and xs[j+1..i-1] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return p
 		}
 	}
-	return fromOrderedKey(lo)
+	slices.Sort(xs[lo : hi+1])
+	return xs[k]
+}
+
+// kthSortMin is the number of candidates kthPairwiseDiff sorts at
+// least, rather than sampling them again (a variable for the tests).
+var kthSortMin = 1 << 12
+
+// splitRows finds, for every row j of the differences b_j - a_i, where
+// the candidates (a-indices [hi[j], lo[j])) no longer exceed p: le[j] is
+// the first index with b_j - a_i <= p, lt[j] the first with b_j - a_i < p.
+// It returns the numbers of candidates <= p and < p.
+func splitRows(a, b []float64, p float64, hi, lo, le, lt []int) (nle, nlt int) {
+	i, k := 0, 0
+	for j, y := range b {
+		i = max(i, hi[j])
+		for i < lo[j] && y-a[i] > p {
+			i++
+		}
+		k = max(k, i)
+		for k < lo[j] && y-a[k] >= p {
+			k++
+		}
+		le[j], lt[j] = i, k
+		nle += lo[j] - i
+		nlt += lo[j] - k
+	}
+	return nle, nlt
+}
+
+// zeroSign returns x, but for a zero x the zero the bisection returned:
+// the smallest difference min when it is a zero, else -0.
+func zeroSign(x, min float64) float64 {
+	switch {
+	case x != 0:
+		return x
+	case min == 0:
+		return min
+	}
+	return math.Copysign(0, -1)
 }
 
 // orderedKey maps float64 values (not NaN) to uint64 keys in the same
@@ -268,13 +405,25 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
-	sa, sb := rescaled(a, k), rescaled(b, k)
-	ma, mb := Median(sa), Median(sb)
+	var sa, sb []float64
+	var ma, mb float64
+	positive := allPositive(a) && allPositive(b)
+	if positive {
+		// Sorted once, for the medians and the logarithms (the same
+		// values: scaling and logarithms keep the order, and there is no
+		// zero whose sign could depend on it).
+		a, b = Sorted(a), Sorted(b)
+		sa, sb = rescaled(a, k), rescaled(b, k)
+		ma, mb = medianSorted(sa), medianSorted(sb)
+	} else {
+		sa, sb = rescaled(a, k), rescaled(b, k)
+		ma, mb = Median(sa), Median(sb)
+	}
 	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
 	if ma != 0 {
 		r.Change = (mb - ma) / math.Abs(ma)
 	}
-	if allPositive(a) && allPositive(b) {
+	if positive {
 		r.Method = RelLogShift
 		hl := hodgesLehmannScaled(logs(a), logs(b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -158,5 +159,161 @@ func TestHodgesLehmannLarge(t *testing.T) {
 	}
 	if !r.HasCI || !(r.Lo < r.Shift && r.Shift < r.Hi) || math.Abs(r.Shift-1) > 0.2 || r.Hi-r.Lo > 0.3 {
 		t.Errorf("%+v", r)
+	}
+}
+
+// kthPairwiseDiffBisect is the kthPairwiseDiff that contend used before
+// the selection (kept as the reference): it bisects over the totally
+// ordered bit patterns of float64 for the smallest x with
+// #{b_j - a_i <= x} >= k, in O((m+n)·64) time.
+func kthPairwiseDiffBisect(a, b []float64, k int) float64 {
+	count := func(x float64) int {
+		c, i := 0, 0
+		for _, y := range b {
+			for i < len(a) && y-a[i] > x {
+				i++
+			}
+			c += len(a) - i
+		}
+		return c
+	}
+	lo, hi := orderedKey(b[0]-a[len(a)-1]), orderedKey(b[len(b)-1]-a[0])
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if count(fromOrderedKey(mid)) >= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return fromOrderedKey(lo)
+}
+
+// TestKthPairwiseDiffSameAsBisect checks that the selection returns,
+// bit for bit, what the bisection did, on random data with ties, zeros
+// (-0 included), negative values and equal samples, for every rank of
+// small samples (sampled down to a few candidates) and for ranks near the
+// median and the interval bounds of large ones.
+func TestKthPairwiseDiffSameAsBisect(t *testing.T) {
+	defer func(old int) { kthSortMin = old }(kthSortMin)
+	rng := rand.New(rand.NewPCG(7, 8))
+	gen := func(n, kind int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			switch kind {
+			case 0: // continuous
+				x[i] = rng.NormFloat64()
+			case 1: // heavy ties
+				x[i] = float64(rng.IntN(4)) / 8
+			case 2: // all equal
+				x[i] = 0.25
+			case 3: // zeros of both signs, ties, negatives
+				x[i] = []float64{0, math.Copysign(0, -1), -0.5, 0.5, 1e-300}[rng.IntN(5)]
+			case 4: // log-like values of timings
+				x[i] = logPositive(1e6+float64(rng.IntN(50000))) / 64
+			}
+		}
+		return Sorted(x)
+	}
+	check := func(a, b []float64, k int) {
+		t.Helper()
+		got, want := kthPairwiseDiff(a, b, k), kthPairwiseDiffBisect(a, b, k)
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("n=%d m=%d k=%d: %v (%#x), bisection %v (%#x)", len(a), len(b), k, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+	for trial := range 80 {
+		kthSortMin = 1 // sample down to n+m candidates
+		a, b := gen(1+rng.IntN(30), rng.IntN(5)), gen(1+rng.IntN(30), rng.IntN(5))
+		if trial%7 == 0 {
+			b = slices.Clone(a)
+		}
+		for k := 1; k <= len(a)*len(b); k++ {
+			check(a, b, k)
+		}
+	}
+	kthSortMin = 1 << 12
+	for trial := range 12 {
+		a, b := gen(500+rng.IntN(3000), trial%5), gen(500+rng.IntN(3000), (trial+1)%5)
+		nn := len(a) * len(b)
+		for _, k := range []int{1, nn / 2, nn/2 + 1, nn / 40, nn - nn/40, 1 + rng.IntN(nn), nn} {
+			check(a, b, max(k, 1))
+		}
+	}
+}
+
+// BenchmarkKthPairwiseDiff: the median of the differences of two samples
+// of 100,000 timings (logs), by the selection and by the bisection used
+// before.
+func BenchmarkKthPairwiseDiff(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := make([]float64, 100000), make([]float64, 100000)
+	for i := range x {
+		x[i] = logPositive(1e6 + float64(rng.IntN(50000)))
+		y[i] = logPositive(1.01e6 + float64(rng.IntN(50000)))
+	}
+	x, y = Sorted(x), Sorted(y)
+	k := len(x) * len(y) / 2
+	for name, f := range map[string]func([]float64, []float64, int) float64{"select": kthPairwiseDiff, "bisect": kthPairwiseDiffBisect} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				f(x, y, k)
+			}
+		})
+	}
+}
+
+// TestSelectKth checks the selection against sorting, with many ties.
+func TestSelectKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := range 300 {
+		xs := make([]float64, 1+rng.IntN(300))
+		for i := range xs {
+			if trial%2 == 0 {
+				xs[i] = float64(rng.IntN(5))
+			} else {
+				xs[i] = rng.NormFloat64()
+			}
+		}
+		sorted := Sorted(xs)
+		k := rng.IntN(len(xs))
+		if got := selectKth(slices.Clone(xs), k); got != sorted[k] {
+			t.Fatalf("trial %d: %d-th of %v: %v, want %v", trial, k, xs, got, sorted[k])
+		}
+	}
+}
+
+// TestRelativeChangeSortedOnce checks RelativeChange, which sorts
+// positive samples once, against the computation in the order given
+// (medians of the rescaled values, Hodges-Lehmann on their logarithms),
+// bit for bit, on samples with ties and of extreme magnitudes.
+func TestRelativeChangeSortedOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for trial := range 200 {
+		scale := []float64{1, 1e300, 1e-310, 3}[trial%4]
+		gen := func(n int) []float64 {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = scale * (1 + float64(rng.IntN(1+trial%50)))
+			}
+			return x
+		}
+		a, b := gen(2+rng.IntN(60)), gen(2+rng.IntN(60))
+		if trial%9 == 0 {
+			a, b = gen(1200), gen(1000) // selection, not sorting
+		}
+		got, err := RelativeChange(a, b, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := scaleExp(a, b)
+		ma, mb := Median(rescaled(a, k)), Median(rescaled(b, k))
+		hl := hodgesLehmannScaled(logs(a), logs(b), 0.95)
+		want := []float64{(mb - ma) / math.Abs(ma), math.Expm1(hl.Shift), math.Expm1(hl.Lo), math.Expm1(hl.Hi)}
+		for i, g := range []float64{got.Change, got.Estimate, got.Lo, got.Hi} {
+			if math.Float64bits(g) != math.Float64bits(want[i]) && !(math.IsNaN(g) && math.IsNaN(want[i])) {
+				t.Fatalf("trial %d: value %d is %v, want %v", trial, i, g, want[i])
+			}
+		}
 	}
 }

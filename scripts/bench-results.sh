@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-results.sh - what result files cost: import + compare of two
-# 100,000-sample files (wall time, goal: under 1 s together) and the cost
+# 100,000-sample files (wall and CPU time, goal: under 1 s together) and the cost
 # of appending one repetition to a file holding 10 or 10,000 (goal: the
 # same). A benchmark run by `make bench`, never a timed test.
 set -euo pipefail
@@ -12,18 +12,28 @@ go build -tags urfave_cli_no_docs -o "$tmp/contend" ./cmd/contend
 awk -v n="$N" 'BEGIN { srand(1); for (i = 0; i < n; i++) printf "faultme: took %d ns\n", 1000000 + int(rand() * 50000) }' >"$tmp/a.log"
 awk -v n="$N" 'BEGIN { srand(2); for (i = 0; i < n; i++) printf "faultme: took %d ns\n", 1010000 + int(rand() * 50000) }' >"$tmp/b.log"
 metric='time=took (\d+) ns:ns:lower'
-now() { date +%s.%N; }
-t0=$(now)
-"$tmp/contend" import -q --metric "$metric" --out "$tmp/a.json" "$tmp/a.log" >/dev/null
-t1=$(now)
-"$tmp/contend" import -q --metric "$metric" --out "$tmp/b.json" "$tmp/b.log" >/dev/null
-t2=$(now)
-"$tmp/contend" compare "$tmp/a.json" "$tmp/b.json" >/dev/null
-t3=$(now)
-awk -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v n="$N" -v size="$(stat -c %s "$tmp/a.json")" 'BEGIN {
+# step NAME CMD...: runs CMD and notes its wall and CPU (user+sys) time:
+# CPU time tells more than wall time on a loaded machine.
+TIMEFORMAT='%R %U %S'
+step() {
+	local name=$1 t
+	shift
+	t=$({ time "$@" >/dev/null 2>&1; } 2>&1) || { echo "bench-results: $name failed: $*" >&2; exit 1; }
+	echo "$name|$t" >>"$tmp/times"
+}
+step "import A" "$tmp/contend" import -q --metric "$metric" --out "$tmp/a.json" "$tmp/a.log"
+step "import B" "$tmp/contend" import -q --metric "$metric" --out "$tmp/b.json" "$tmp/b.log"
+step "compare A B" "$tmp/contend" compare "$tmp/a.json" "$tmp/b.json"
+awk -F'|' -v n="$N" -v size="$(stat -c %s "$tmp/a.json")" 'BEGIN {
 	printf "result files of %d samples (%d bytes each)\n", n, size
-	printf "  import A      %6.3f s\n  import B      %6.3f s\n  compare A B   %6.3f s\n", t1 - t0, t2 - t1, t3 - t2
-	printf "  import + compare of 2 x %d: %.3f s (goal: under 1 s)\n", n, t3 - t0
-}'
+}
+{
+	split($2, t, " ")
+	printf "  %-13s %6.3f s wall %6.3f s CPU\n", $1, t[1], t[2] + t[3]
+	wall += t[1]; cpu += t[2] + t[3]
+}
+END {
+	printf "  import + compare of 2 x %d: %.3f s wall, %.3f s CPU (goal: under 1 s)\n", n, wall, cpu
+}' "$tmp/times"
 echo "appending one repetition (ns/op; goal: after=10 and after=10000 the same):"
 go test -run '^$' -bench 'BenchmarkAppend' -benchtime "${BENCHTIME:-200x}" ./internal/results | grep '^Benchmark'

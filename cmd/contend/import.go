@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,7 +146,7 @@ func runImport(c *cli.Context) error {
 	f.Reps = make([]results.Rep, 0, len(recs))
 	for i, r := range recs {
 		rep := results.Rep{Index: i, Round: i, Start: now, Metrics: r.Metrics,
-			Output: fmt.Sprintf("[line %d]\n%s", r.Line+max(from, 1)-1, r.Text)}
+			Output: "[line " + strconv.Itoa(r.Line+max(from, 1)-1) + "]\n" + r.Text}
 		rep.Status = results.StatusOK
 		if r.Err != "" {
 			rep.Status, rep.Error = results.StatusFailed, r.Err

@@ -1,8 +1,10 @@
 package external
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,24 +41,51 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 	if len(specs) == 0 {
 		return nil, nil, nil, fmt.Errorf("no metric to look for")
 	}
-	var ms []match
+	found := make([][][]int, len(specs))
+	nm, nrec := 0, 0
 	for i, s := range specs {
-		for _, loc := range s.Regex.FindAllStringSubmatchIndex(log, -1) {
+		found[i] = s.Regex.FindAllStringSubmatchIndex(log, -1)
+		nm += len(found[i])
+	}
+	ms := make([]match, 0, nm)
+	for i, locs := range found {
+		for _, loc := range locs {
 			if loc[2] < 0 {
 				continue
 			}
 			ms = append(ms, match{spec: i, start: loc[0], end: loc[1], value: log[loc[2]:loc[3]]})
+			if i == 0 {
+				nrec++
+			}
 		}
 	}
-	sort.SliceStable(ms, func(i, j int) bool {
-		if ms[i].start != ms[j].start {
-			return ms[i].start < ms[j].start
+	found = nil
+	if len(specs) > 1 {
+		// The matches of each spec come in order: one spec needs no sort.
+		slices.SortStableFunc(ms, func(x, y match) int {
+			if x.start != y.start {
+				return cmp.Compare(x.start, y.start)
+			}
+			return cmp.Compare(x.spec, y.spec)
+		})
+	}
+	// Metrics are counted by name: the index of each spec's name.
+	names := map[string]int{}
+	nameOf := make([]int, len(specs))
+	for i, s := range specs {
+		if _, ok := names[s.Name]; !ok {
+			names[s.Name] = len(names)
 		}
-		return ms[i].spec < ms[j].spec
-	})
+		nameOf[i] = names[s.Name]
+	}
 	var recs []Record
 	var starts []int // byte offset of each record's start
-	var seen []map[string]int
+	if nrec > 0 {
+		recs, starts = make([]Record, 0, nrec), make([]int, 0, nrec)
+	}
+	// seenAll[k*len(names)+n]: matches of name n in record k.
+	seenAll := make([]int, 0, nrec*len(names))
+	seen := func(k int, name string) *int { return &seenAll[k*len(names)+names[name]] }
 	var warns []string
 	orphans := map[string]int{}
 	// line is the line number at byte offset counted: matches come in
@@ -69,17 +98,18 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 			counted = m.start
 			recs = append(recs, Record{Line: line, Metrics: map[string]float64{}})
 			starts = append(starts, lineStart(log, m.start))
-			seen = append(seen, map[string]int{})
+			seenAll = append(seenAll, make([]int, len(names))...)
 		}
 		if len(recs) == 0 {
 			orphans[s.Name]++
 			continue
 		}
 		k := len(recs) - 1
-		seen[k][s.Name]++
-		if seen[k][s.Name] > 1 {
+		c := &seenAll[k*len(names)+nameOf[m.spec]]
+		*c++
+		if *c > 1 {
 			if recs[k].Err == "" {
-				recs[k].Err = fmt.Sprintf("metric %s matched %d times in the record starting at line %d", s.Name, seen[k][s.Name], recs[k].Line)
+				recs[k].Err = fmt.Sprintf("metric %s matched %d times in the record starting at line %d", s.Name, *c, recs[k].Line)
 			}
 			continue
 		}
@@ -102,15 +132,15 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 		if lo > len(recs) {
 			return nil, nil, nil, fmt.Errorf("--select %d..: only %d records in the log", lo, len(recs))
 		}
-		recs, starts, seen = recs[lo-1:hi], starts[lo-1:hi], seen[lo-1:hi]
+		recs, starts, seenAll = recs[lo-1:hi], starts[lo-1:hi], seenAll[(lo-1)*len(names):hi*len(names)]
 	}
 	used := []Spec{specs[0]}
 	for _, s := range specs[1:] {
-		found := false
+		hit := false
 		for k := range recs {
-			found = found || seen[k][s.Name] > 0
+			hit = hit || *seen(k, s.Name) > 0
 		}
-		if found || len(recs) == 0 {
+		if hit || len(recs) == 0 {
 			used = append(used, s)
 		} else {
 			warns = append(warns, fmt.Sprintf("metric %s: not in any record of the log; left out", s.Name))
@@ -125,7 +155,7 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 		}
 		recs[k].Text = strings.TrimRight(log[starts[k]:end], "\n")
 		for _, s := range used {
-			if seen[k][s.Name] == 0 && recs[k].Err == "" {
+			if *seen(k, s.Name) == 0 && recs[k].Err == "" {
 				recs[k].Err = fmt.Sprintf("metric %s: no match of /%s/ in the record starting at line %d", s.Name, s.Regex, recs[k].Line)
 			}
 		}

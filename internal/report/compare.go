@@ -122,6 +122,9 @@ type obs struct {
 
 func (s *SideReport) values(metric string) []float64 {
 	var xs []float64
+	if n := len(s.obs[metric]); n > 0 {
+		xs = make([]float64, 0, n)
+	}
 	for _, o := range s.obs[metric] {
 		xs = append(xs, o.v)
 	}
@@ -357,6 +360,9 @@ func collectSide(label string, s Side) SideReport {
 				continue
 			}
 			for k, v := range rep.Metrics {
+				if sr.obs[k] == nil {
+					sr.obs[k] = make([]obs, 0, len(p.File.Reps)) // most have every metric
+				}
 				sr.obs[k] = append(sr.obs[k], obs{pi, rep.Index, ord[rep.Config], v})
 			}
 		}

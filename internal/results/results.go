@@ -370,14 +370,22 @@ func parseLines(b []byte) (*File, int, error) {
 	f.Complete, f.End = false, time.Time{}
 	recs := make([]record, len(lines)-1)
 	errs := make([]error, len(lines)-1)
-	decodeParallel(lines[1:], recs, errs)
+	// The repetitions are decoded into their places in one array, which
+	// becomes f.Reps (kept in place: decodeRecord put those encoding/json
+	// decoded elsewhere).
+	reps := make([]Rep, len(lines)-1)
+	decodeParallel(lines[1:], recs, errs, reps)
 	nrep := 0
 	for _, r := range recs {
 		if r.Rep != nil {
 			nrep++
 		}
 	}
-	f.Reps = slices.Grow(f.Reps, nrep)
+	if len(f.Reps) == 0 {
+		f.Reps = reps[:0]
+	} else {
+		f.Reps = slices.Grow(f.Reps, nrep)
+	}
 	good := ends[0]
 	for i := range recs {
 		line := lines[i+1]
@@ -407,6 +415,8 @@ func parseLines(b []byte) (*File, int, error) {
 		good = ends[i+1]
 		switch {
 		case r.Rep != nil:
+			// Into reps[len(f.Reps)], at or before reps[i] (or to a
+			// separate array when the header had repetitions).
 			f.Reps = append(f.Reps, *r.Rep)
 			f.Complete, f.End = false, time.Time{}
 		case r.Append != nil:
@@ -423,8 +433,9 @@ func parseLines(b []byte) (*File, int, error) {
 	return f, good, nil
 }
 
-// decodeParallel decodes lines into recs (errors into errs) on every CPU.
-func decodeParallel(lines [][]byte, recs []record, errs []error) {
+// decodeParallel decodes lines into recs (errors into errs; repetitions
+// of the writer's shape into reps) on every CPU.
+func decodeParallel(lines [][]byte, recs []record, errs []error, reps []Rep) {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(lines)/1024)
 	var wg sync.WaitGroup
 	chunk := (len(lines) + workers - 1) / workers
@@ -433,14 +444,26 @@ func decodeParallel(lines [][]byte, recs []record, errs []error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var s repScanner
 			for i := lo; i < hi; i++ {
 				if len(bytes.TrimSpace(lines[i])) > 0 {
-					errs[i] = json.Unmarshal(lines[i], &recs[i])
+					errs[i] = decodeRecord(&s, lines[i], &recs[i], &reps[i])
 				}
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// decodeRecord decodes one line into r: a repetition of the shape the
+// writer produces by s into rep, anything else by encoding/json (the same
+// result).
+func decodeRecord(s *repScanner, line []byte, r *record, rep *Rep) error {
+	if s.decodeRep(line, rep) {
+		r.Rep = rep
+		return nil
+	}
+	return json.Unmarshal(line, r)
 }
 
 func (f *File) check() error {

@@ -8,10 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -139,15 +137,12 @@ func (w *Writer) encodeAll() ([]byte, error) {
 	}
 	b = append(b, '\n')
 	w.warned = len(f.Warnings)
-	reps, err := encodeReps(f.Reps)
-	if err != nil {
-		return nil, err
-	}
-	// Segments and repetitions interleave as they were run.
+	// Segments and repetitions interleave as they were run. One buffer,
+	// grown once from the size of the first record: a buffer grown by
+	// appending, or records encoded apart and then joined, cost more than
+	// encoding them (repEncoder).
 	seg := 0
-	if len(reps) > 0 {
-		b = slices.Grow(b, len(reps)*(len(reps[0])+8))
-	}
+	var e repEncoder
 	for i := range f.Reps {
 		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
 			b, err = appendRecord(b, record{Append: &f.Appends[seg]})
@@ -156,7 +151,13 @@ func (w *Writer) encodeAll() ([]byte, error) {
 			}
 			seg++
 		}
-		b = append(b, reps[i]...)
+		n := len(b)
+		if b, err = e.appendRepLine(b, &f.Reps[i]); err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i, err)
+		}
+		if i == 0 {
+			b = slices.Grow(b, (len(b)-n)*(len(f.Reps)-1)*9/8)
+		}
 	}
 	for ; seg < len(f.Appends); seg++ {
 		if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
@@ -169,36 +170,6 @@ func (w *Writer) encodeAll() ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// encodeReps encodes the lines of reps on every CPU (an import writes
-// 100,000 at once).
-func encodeReps(reps []Rep) ([][]byte, error) {
-	lines := make([][]byte, len(reps))
-	errs := make([]error, len(reps))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
-	chunk := (len(reps) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(reps); lo += chunk {
-		hi := min(lo+chunk, len(reps))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte
-			for i := lo; i < hi; i++ {
-				start := len(buf)
-				buf, errs[i] = appendRecord(buf, record{Rep: &reps[i]})
-				lines[i] = buf[start:len(buf):len(buf)]
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("repetition %d: %w", i, err)
-		}
-	}
-	return lines, nil
 }
 
 // openAppend reads the locked existing file, checks that it holds a run of
@@ -380,6 +351,20 @@ func (w *Writer) write(b []byte) error {
 
 // writeAt is (*os.File).WriteAt; tests make it fail (disk full).
 var writeAt = (*os.File).WriteAt
+
+// appendRepLine appends the line of repetition r to b, as appendRecord
+// does.
+func (e *repEncoder) appendRepLine(b []byte, r *Rep) ([]byte, error) {
+	if err := checkFinite(r); err != nil {
+		return b, err
+	}
+	n := len(b)
+	b, err := e.appendRep(b, r)
+	if err != nil {
+		return b[:n], err
+	}
+	return append(b, '\n'), nil
+}
 
 // appendRecord appends r's line to b.
 func appendRecord(b []byte, r record) ([]byte, error) {
