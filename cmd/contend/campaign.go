@@ -327,6 +327,7 @@ func campaignStatus(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	done := led.Done()
+	latest := led.Latest()
 	next := led.Next(len(p.Order))
 	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
 	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
@@ -335,6 +336,8 @@ func campaignStatus(c *cli.Context) error {
 		line := "to do"
 		if e, ok := done[i]; ok {
 			line = fmt.Sprintf("done in boot %s, %d runs, %s", shortID(e.BootID), e.OK, e.Result)
+		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
+			line = fmt.Sprintf("stopped (%s in boot %s): will be redone", e.Event, shortID(e.BootID))
 		} else if id, open := led.Started(i); open {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
 		}
@@ -348,11 +351,17 @@ func campaignStatus(c *cli.Context) error {
 	} else {
 		fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
 	}
+	// A stop counts only while it is the latest event of its boot: a
+	// later step that redid the boot supersedes it.
 	for i := len(led.Events) - 1; i >= 0; i-- {
-		if e := led.Events[i]; e.Event == campaign.EvMismatch || e.Event == campaign.EvFailed {
-			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
-			break
+		e := led.Events[i]
+		if e.Event != campaign.EvMismatch && e.Event != campaign.EvFailed {
+			continue
 		}
+		if l, ok := latest[e.Slot]; ok && l.Event == e.Event && l.Time.Equal(e.Time) && l.Message == e.Message {
+			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
+		}
+		break
 	}
 	if led.Torn > 0 {
 		fmt.Fprintf(w, "ledger: %d unreadable line(s) ignored (written during a power cut)\n", led.Torn)

@@ -409,3 +409,27 @@ func TestCompareOneBoot(t *testing.T) {
 		t.Errorf("compare of one boot lacks %q:\n%s", want, r.stdout)
 	}
 }
+
+// TestCampaignStatusLatest: a boot whose run failed and was then redone
+// shows as done, and status no longer reports the failure as the last stop.
+func TestCampaignStatusLatest(t *testing.T) {
+	okFile := filepath.Join(t.TempDir(), "ok")
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/sh", "-c", "test -e "+okFile)
+	if out, code := f.step("boot-1", "kA"); code != 1 {
+		t.Fatalf("failing step: exit %d\n%s", code, out)
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "last stop") || !strings.Contains(r.stdout, "stopped (failed") {
+		t.Errorf("status after a failed step lacks the stop:\n%s", r.stdout)
+	}
+	if err := os.WriteFile(okFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := f.step("boot-2", "kA"); code != 0 {
+		t.Fatalf("redone step: exit %d\n%s", code, out)
+	}
+	r = runCLI(t, "campaign", "status", f.dir)
+	if strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "boot 1  A  done in boot boot-2") {
+		t.Errorf("status after the boot was redone still shows the failure:\n%s", r.stdout)
+	}
+}
