@@ -259,7 +259,7 @@ func campaignStep(c *cli.Context) error {
 		return err
 	}
 	err = campaign.Step(c.Context, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
-	if errors.Is(err, campaign.ErrStopped) {
+	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
 		return cli.Exit(err.Error(), exitFailure)
 	}
 	return err

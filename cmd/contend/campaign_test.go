@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -431,5 +433,65 @@ func TestCampaignStatusLatest(t *testing.T) {
 	r = runCLI(t, "campaign", "status", f.dir)
 	if strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "boot 1  A  done in boot boot-2") {
 		t.Errorf("status after the boot was redone still shows the failure:\n%s", r.stdout)
+	}
+}
+
+// campaignProcs returns the pids of the processes whose command line holds s.
+func campaignProcs(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' || e.Name() == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestCampaignStepLock: a second step of a campaign whose step is running
+// is refused, naming the holder, and leaves the ledger alone; a SIGKILLed
+// step leaves no run behind.
+func TestCampaignStepLock(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "1", "--", "/bin/sleep", "60")
+	first := contendCmd(t, "campaign", "step", f.dir)
+	first.Env = append(first.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		first.Process.Kill()
+		first.Wait()
+		for _, pid := range campaignProcs(f.dir) {
+			if n, err := strconv.Atoi(pid); err == nil {
+				syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	}()
+	for i := 0; i < 600 && !slices.Contains(f.events(), "start"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ev := f.events(); !slices.Equal(ev, []string{"start"}) {
+		t.Fatalf("the first step did not start: %v", ev)
+	}
+	out, code := f.step("boot-1", "kA")
+	if code != 1 || !strings.Contains(out, "in use by step pid "+strconv.Itoa(first.Process.Pid)) {
+		t.Errorf("second step: exit %d, want 1 and the holder's pid %d\n%s", code, first.Process.Pid, out)
+	}
+	if ev := f.events(); !slices.Equal(ev, []string{"start"}) {
+		t.Errorf("the refused step wrote to the ledger: %v", ev)
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	left := campaignProcs(f.dir)
+	for i := 0; i < 400 && len(left) > 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+		left = campaignProcs(f.dir)
+	}
+	if len(left) > 0 {
+		t.Errorf("the SIGKILLed step left its run behind: pids %v", left)
 	}
 }
