@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -235,6 +237,9 @@ func campaignInit(c *cli.Context) error {
 			}
 		}
 	}
+	if err := validatePlanCommand(c, p); err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -247,6 +252,36 @@ func campaignInit(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
 	fmt.Fprintf(c.App.Writer, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
 	return nil
+}
+
+// validatePlanCommand runs the plan's command in-process through the
+// same parsing and validation as 'contend run' or 'contend exec', with a
+// context already cancelled and the step's arguments (--out in a scratch
+// directory): a bad
+// argument fails as it would after a reboot (a usage error), a good
+// command stops before its first repetition. Nothing else is written.
+func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
+	scratch, err := os.MkdirTemp("", "contend-campaign-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	args := append([]string{"contend"}, campaign.RunArgs(p, 0, p.Order[0], filepath.Join(scratch, "check.json"))...)
+	app := newApp(io.Discard, io.Discard)
+	app.Metadata = map[string]any{}
+	ctx, cancel := context.WithCancel(c.Context)
+	cancel()
+	err = app.RunContext(ctx, reorderArgs(app, args))
+	var ue *usageError
+	var we *workload.UsageError
+	var ec cli.ExitCoder
+	switch {
+	case errors.As(err, &ue), errors.As(err, &we):
+	case errors.As(err, &ec) && ec.ExitCode() == exitUsage:
+	default:
+		return nil
+	}
+	return usagef("campaign init: the command 'contend %s' would fail in every boot: %v", strings.Join(p.Command, " "), err)
 }
 
 func campaignStep(c *cli.Context) error {

@@ -495,3 +495,25 @@ func TestCampaignStepLock(t *testing.T) {
 		t.Errorf("the SIGKILLed step left its run behind: pids %v", left)
 	}
 }
+
+// TestCampaignInitValidatesCommand: a command that could only fail after a
+// reboot is refused at init with its own error, exit 2, no DIR left.
+func TestCampaignInitValidatesCommand(t *testing.T) {
+	dir := chdirTemp(t)
+	ok := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB", "--"}
+	for _, c := range []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"run", "faultme", "--threads", "0"}, "--threads: 0 is out of range"},
+		{[]string{"exec"}, "which program"},
+		{[]string{"exec", "-n", "0", "--", "/bin/true"}, "--runs"},
+		{[]string{"run", "mutex", "--nosuchflag"}, "nosuchflag"},
+	} {
+		before := listFiles(t, dir)
+		assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), c.command...)...), c.want, dir, before)
+	}
+	if r := runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "exec", "-q", "-n", "3", "--", "/bin/true")...); r.code != 0 {
+		t.Errorf("a good command refused: %d %s", r.code, r.stderr)
+	}
+}
