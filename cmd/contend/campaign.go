@@ -479,7 +479,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	if opt.BootCost == 0 {
 		if costs := led.BootCosts(); len(costs) > 0 {
 			sort.Slice(costs, func(i, j int) bool { return costs[i] < costs[j] })
-			opt.BootCost = costs[len(costs)/2]
+			opt.BootCost, opt.BootCostMeasured = costs[len(costs)/2], true
 		}
 	}
 	r, err := report.BuildComparison(sides[:], opt)

@@ -171,12 +171,17 @@ func TestCampaignLoop(t *testing.T) {
 		t.Fatalf("compare DIR: %d %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"Boot level (the boot as the unit: 3+3 boots, 12+12 runs", "variance components: within a boot SD",
-		"next campaign in the same time:", "Kalibera & Jones, ISMM 2013"} {
+		"next campaign", "(measured)", "Kalibera & Jones r* =", "expected interval [-"} {
 		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 			t.Errorf("compare DIR lacks %q:\n%s", want, r.stdout)
 		}
 	}
 	t.Logf("compare DIR:\n%s", r.stdout)
+	// A boot cost given on the command line is labelled so, not measured.
+	r = runCLI(t, "compare", "--boot-cost", "24h", f.dir)
+	if one := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || !strings.Contains(one, "a boot 24h0m0s (given)") || strings.Contains(one, "(measured)") {
+		t.Errorf("compare --boot-cost 24h DIR: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if strings.Contains(r.stdout, "boot-to-boot variance is not measured") {
 		t.Errorf("a 3-boot side reported as one boot:\n%s", r.stdout)
 	}
