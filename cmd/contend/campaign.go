@@ -55,7 +55,8 @@ like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
 
 The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
-adds --out and --label.
+adds --out and --label. init checks its arguments as the step will run
+them, so a plan that could only fail after a reboot is refused at once.
 
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
@@ -101,7 +102,9 @@ or a power cut the campaign is disarmed, so there is never a reboot loop.
 An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
 with the expected kernel; its partial result file is kept aside as
-boots/NN-S.interrupted-K.json and not analysed.`,
+boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
+while it lives: a second step of the same campaign is refused, and a killed
+step's run is stopped with it.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
