@@ -254,6 +254,10 @@ func OptimalRunsPerBoot(costBoot, costRun float64, v VarianceComponents) int {
 	return int(math.Max(1, math.Min(MaxRunsPerBoot, r)))
 }
 
+// MinBootsPerSide is the fewest boots per side PlanBoots recommends: with
+// 2 the t quantile has 2 degrees of freedom (4.30 at 95%).
+const MinBootsPerSide = 3
+
 // A BootPlan is a recommended campaign: boots per side and runs per boot,
 // with the time it takes and the half-width of the interval it is
 // expected to give.
@@ -262,30 +266,64 @@ type BootPlan struct {
 	// Seconds is the expected time of the whole campaign, both sides.
 	Seconds float64
 	// HalfWidth is the expected half-width of the interval of the log
-	// ratio at the confidence given, from the components.
+	// ratio at the confidence given, from the components: the interval
+	// of the ratio is [exp(-HalfWidth), exp(HalfWidth)].
 	HalfWidth float64
+	// RStar is Kalibera and Jones' r* (OptimalRunsPerBoot), for reference.
+	RStar int
+	// Current: the design just run is as good as any in its time (it
+	// is the one recommended). AtLeast: the time fits fewer than
+	// MinBootsPerSide boots per side; the plan takes more.
+	Current, AtLeast bool
 }
 
-// PlanBoots recommends the next campaign: RunsPerBoot from
-// OptimalRunsPerBoot, and as many boots per side (at least 2) as fit the
-// time budget (seconds, both sides; costs in seconds).
-func PlanBoots(costBoot, costRun float64, v VarianceComponents, budget, confidence float64) BootPlan {
-	r := OptimalRunsPerBoot(costBoot, costRun, v)
-	perBoot := costBoot + float64(r)*costRun
-	k := 2
-	if perBoot > 0 {
-		k = int(math.Max(2, math.Floor(budget/(2*perBoot))))
+// BootHalfWidth is the expected half-width of the interval of the log
+// ratio of a campaign of boots per side and runs per boot: the t quantile
+// with 2·boots-2 degrees of freedom times the standard error
+// sqrt(2·(between/boots + within/(boots·runs))).
+func BootHalfWidth(boots, runs int, v VarianceComponents, confidence float64) float64 {
+	if boots < 2 || runs < 1 {
+		return math.Inf(1)
 	}
-	if v.Between <= 0 && perBoot > 0 {
-		// Runs cost less than boots and boots add no variance: spend the
-		// budget on runs in the minimum number of boots.
-		r = int(math.Max(1, math.Floor((budget/4-costBoot)/costRun)))
-		r = min(r, MaxRunsPerBoot)
-		perBoot = costBoot + float64(r)*costRun
+	b, r := float64(boots), float64(runs)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 2*b - 2}.Quantile((1 + confidence) / 2)
+	return q * math.Sqrt(2*(math.Max(v.Between, 0)/b+math.Max(v.Within, 0)/(b*r)))
+}
+
+// PlanBoots recommends the next campaign in the time budget (seconds, both
+// sides; costs in seconds): of the designs with r runs per boot (1 to
+// MaxRunsPerBoot) and as many boots per side as fit the budget (rounded
+// to the nearest, at least MinBootsPerSide), the one of the narrowest
+// expected interval (BootHalfWidth). The current design (curBoots per
+// side x curRuns, 0 when unknown) is kept when no other is narrower.
+// When the budget fits fewer than MinBootsPerSide boots per side, the plan
+// is MinBootsPerSide boots with the runs that fit (AtLeast).
+func PlanBoots(costBoot, costRun float64, v VarianceComponents, budget, confidence float64, curBoots, curRuns int) BootPlan {
+	costBoot, costRun = math.Max(costBoot, 0), math.Max(costRun, 1e-9)
+	plan := func(b, r int) BootPlan {
+		return BootPlan{BootsPerSide: b, RunsPerBoot: r, Seconds: 2 * float64(b) * (costBoot + float64(r)*costRun),
+			HalfWidth: BootHalfWidth(b, r, v, confidence), RStar: OptimalRunsPerBoot(costBoot, costRun, v)}
 	}
-	p := BootPlan{BootsPerSide: k, RunsPerBoot: r, Seconds: 2 * float64(k) * perBoot}
-	df := float64(2*k - 2)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
-	p.HalfWidth = q * math.Sqrt(2*(v.Between+v.Within/float64(r))/float64(k))
-	return p
+	best := BootPlan{HalfWidth: math.Inf(1)}
+	for r := 1; r <= MaxRunsPerBoot; r++ {
+		b := int(math.Round(budget / (2 * (costBoot + float64(r)*costRun))))
+		if b < MinBootsPerSide {
+			break // more runs per boot fit fewer boots
+		}
+		if p := plan(b, r); p.HalfWidth < best.HalfWidth {
+			best = p
+		}
+	}
+	if math.IsInf(best.HalfWidth, 1) {
+		r := int(math.Floor((budget/(2*MinBootsPerSide) - costBoot) / costRun))
+		best = plan(MinBootsPerSide, max(1, min(r, MaxRunsPerBoot)))
+		best.AtLeast = true
+	}
+	if curBoots >= 2 && curRuns >= 1 {
+		if cur := plan(curBoots, curRuns); cur.HalfWidth <= best.HalfWidth {
+			cur.Seconds, cur.Current = budget, true
+			return cur
+		}
+	}
+	return best
 }

@@ -88,9 +88,42 @@ func TestOptimalRunsPerBoot(t *testing.T) {
 	if r := OptimalRunsPerBoot(100, 1, VarianceComponents{Within: 1}); r != MaxRunsPerBoot {
 		t.Errorf("no between-boot variance: r* = %d, want %d", r, MaxRunsPerBoot)
 	}
-	p := PlanBoots(100, 1, v, 2*6*120, 0.95)
-	if p.RunsPerBoot != 20 || p.BootsPerSide != 6 || p.Seconds != 1440 || !(p.HalfWidth > 0) {
-		t.Errorf("plan %+v, want 6 boots x 20 runs in 1440 s", p)
+}
+
+// TestPlanBoots checks the plan against values computed by hand (SciPy's
+// t.ppf): a boot 100 s, a run 10 s, between 0.01, within 0.04, the
+// current design 3 boots x 4 runs (840 s). Boots per side for r runs is
+// round(840/(2(100+10r))): 4,4,3,3,3,3 for r = 1..6, 2 for r = 7, so the
+// candidates stop at 6; half-widths t(.975, 2b-2)·sqrt(2(B/b+W/(b·r))):
+// r=2, b=4: 0.29968; r=4, b=3: 0.32060 (current); r=6, b=3: 0.29266 (best).
+func TestPlanBoots(t *testing.T) {
+	v := VarianceComponents{Within: 0.04, Between: 0.01}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-4 }
+	if hw := BootHalfWidth(3, 4, v, 0.95); !near(hw, 0.3205963) {
+		t.Errorf("half-width of 3x4 = %.6f, want 0.320596", hw)
+	}
+	if hw := BootHalfWidth(4, 2, v, 0.95); !near(hw, 0.2996843) {
+		t.Errorf("half-width of 4x2 = %.6f, want 0.299684", hw)
+	}
+	p := PlanBoots(100, 10, v, 840, 0.95, 3, 4)
+	if p.BootsPerSide != 3 || p.RunsPerBoot != 6 || p.Seconds != 960 || !near(p.HalfWidth, 0.2926630) || p.Current || p.AtLeast {
+		t.Errorf("plan %+v, want 3 boots x 6 runs in 960 s, half-width 0.292663", p)
+	}
+	// A current design narrower than any candidate is kept: 5 boots x 6
+	// runs given the budget of 3x4.
+	if p := PlanBoots(100, 10, v, 840, 0.95, 5, 6); !p.Current || p.BootsPerSide != 5 || p.RunsPerBoot != 6 || p.Seconds != 840 {
+		t.Errorf("plan %+v, want the current 5x6", p)
+	}
+	// A budget of fewer than 3 boots per side: 3 boots, runs that fit
+	// (floor((400/6-100)/10) < 1: 1), said so; half-width 0.506907.
+	if p := PlanBoots(100, 10, v, 400, 0.95, 0, 0); !p.AtLeast || p.BootsPerSide != 3 || p.RunsPerBoot != 1 || !near(p.HalfWidth, 0.5069072) {
+		t.Errorf("plan %+v, want at least 3 boots x 1 run, half-width 0.506907", p)
+	}
+	// Never fewer than 3 boots per side, whatever the budget.
+	for _, budget := range []float64{1, 500, 1e4, 1e6} {
+		if p := PlanBoots(100, 1, VarianceComponents{Within: 1}, budget, 0.95, 0, 0); p.BootsPerSide < MinBootsPerSide {
+			t.Errorf("budget %g: %d boots per side", budget, p.BootsPerSide)
+		}
 	}
 }
 

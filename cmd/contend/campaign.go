@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -52,7 +54,8 @@ like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
 
 The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
-adds --out and --label.
+adds --out and --label. init checks its arguments as the step will run
+them, so a plan that could only fail after a reboot is refused at once.
 
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
@@ -98,7 +101,9 @@ or a power cut the campaign is disarmed, so there is never a reboot loop.
 An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
 with the expected kernel; its partial result file is kept aside as
-boots/NN-S.interrupted-K.json and not analysed.`,
+boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
+while it lives: a second step of the same campaign is refused, and a killed
+step's run is stopped with it.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
@@ -234,6 +239,9 @@ func campaignInit(c *cli.Context) error {
 			}
 		}
 	}
+	if err := validatePlanCommand(c, p); err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -248,6 +256,36 @@ func campaignInit(c *cli.Context) error {
 	return nil
 }
 
+// validatePlanCommand runs the plan's command in-process through the
+// same parsing and validation as 'contend run' or 'contend exec', with a
+// context already cancelled and the step's arguments (--out in a scratch
+// directory): a bad
+// argument fails as it would after a reboot (a usage error), a good
+// command stops before its first repetition. Nothing else is written.
+func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
+	scratch, err := os.MkdirTemp("", "contend-campaign-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	args := append([]string{"contend"}, campaign.RunArgs(p, 0, p.Order[0], filepath.Join(scratch, "check.json"))...)
+	app := newApp(io.Discard, io.Discard)
+	app.Metadata = map[string]any{}
+	ctx, cancel := context.WithCancel(c.Context)
+	cancel()
+	err = app.RunContext(ctx, reorderArgs(app, args))
+	var ue *usageError
+	var we *workload.UsageError
+	var ec cli.ExitCoder
+	switch {
+	case errors.As(err, &ue), errors.As(err, &we):
+	case errors.As(err, &ec) && ec.ExitCode() == exitUsage:
+	default:
+		return nil
+	}
+	return usagef("campaign init: the command 'contend %s' would fail in every boot: %v", strings.Join(p.Command, " "), err)
+}
+
 func campaignStep(c *cli.Context) error {
 	dir, err := campaignDir(c, true)
 	if err != nil {
@@ -258,7 +296,7 @@ func campaignStep(c *cli.Context) error {
 		return err
 	}
 	err = campaign.Step(c.Context, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
-	if errors.Is(err, campaign.ErrStopped) {
+	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
 		return cli.Exit(err.Error(), exitFailure)
 	}
 	return err
@@ -326,6 +364,7 @@ func campaignStatus(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	done := led.Done()
+	latest := led.Latest()
 	next := led.Next(len(p.Order))
 	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
 	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
@@ -334,6 +373,8 @@ func campaignStatus(c *cli.Context) error {
 		line := "to do"
 		if e, ok := done[i]; ok {
 			line = fmt.Sprintf("done in boot %s, %d runs, %s", shortID(e.BootID), e.OK, e.Result)
+		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
+			line = fmt.Sprintf("stopped (%s in boot %s): will be redone", e.Event, shortID(e.BootID))
 		} else if id, open := led.Started(i); open {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
 		}
@@ -347,11 +388,17 @@ func campaignStatus(c *cli.Context) error {
 	} else {
 		fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
 	}
+	// A stop counts only while it is the latest event of its boot: a
+	// later step that redid the boot supersedes it.
 	for i := len(led.Events) - 1; i >= 0; i-- {
-		if e := led.Events[i]; e.Event == campaign.EvMismatch || e.Event == campaign.EvFailed {
-			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
-			break
+		e := led.Events[i]
+		if e.Event != campaign.EvMismatch && e.Event != campaign.EvFailed {
+			continue
 		}
+		if l, ok := latest[e.Slot]; ok && l.Event == e.Event && l.Time.Equal(e.Time) && l.Message == e.Message {
+			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
+		}
+		break
 	}
 	if led.Torn > 0 {
 		fmt.Fprintf(w, "ledger: %d unreadable line(s) ignored (written during a power cut)\n", led.Torn)
@@ -434,7 +481,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	if opt.BootCost == 0 {
 		if costs := led.BootCosts(); len(costs) > 0 {
 			sort.Slice(costs, func(i, j int) bool { return costs[i] < costs[j] })
-			opt.BootCost = costs[len(costs)/2]
+			opt.BootCost, opt.BootCostMeasured = costs[len(costs)/2], true
 		}
 	}
 	r, err := report.BuildComparison(sides[:], opt)

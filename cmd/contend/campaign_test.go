@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,12 +171,17 @@ func TestCampaignLoop(t *testing.T) {
 		t.Fatalf("compare DIR: %d %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"Boot level (the boot as the unit: 3+3 boots, 12+12 runs", "variance components: within a boot SD",
-		"next campaign in the same time:", "Kalibera & Jones, ISMM 2013"} {
+		"next campaign", "(measured)", "Kalibera & Jones r* =", "expected interval [-"} {
 		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 			t.Errorf("compare DIR lacks %q:\n%s", want, r.stdout)
 		}
 	}
 	t.Logf("compare DIR:\n%s", r.stdout)
+	// A boot cost given on the command line is labelled so, not measured.
+	r = runCLI(t, "compare", "--boot-cost", "24h", f.dir)
+	if one := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || !strings.Contains(one, "a boot 24h0m0s (given)") || strings.Contains(one, "(measured)") {
+		t.Errorf("compare --boot-cost 24h DIR: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if strings.Contains(r.stdout, "boot-to-boot variance is not measured") {
 		t.Errorf("a 3-boot side reported as one boot:\n%s", r.stdout)
 	}
@@ -407,5 +414,111 @@ func TestCompareOneBoot(t *testing.T) {
 	want := "Boots: A ran in one boot, B in one boot: boot-to-boot variance is not measured and the p-value covers this boot only."
 	if env.BootID() != "" && !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 		t.Errorf("compare of one boot lacks %q:\n%s", want, r.stdout)
+	}
+}
+
+// TestCampaignStatusLatest: a boot whose run failed and was then redone
+// shows as done, and status no longer reports the failure as the last stop.
+func TestCampaignStatusLatest(t *testing.T) {
+	okFile := filepath.Join(t.TempDir(), "ok")
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/sh", "-c", "test -e "+okFile)
+	if out, code := f.step("boot-1", "kA"); code != 1 {
+		t.Fatalf("failing step: exit %d\n%s", code, out)
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "last stop") || !strings.Contains(r.stdout, "stopped (failed") {
+		t.Errorf("status after a failed step lacks the stop:\n%s", r.stdout)
+	}
+	if err := os.WriteFile(okFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := f.step("boot-2", "kA"); code != 0 {
+		t.Fatalf("redone step: exit %d\n%s", code, out)
+	}
+	r = runCLI(t, "campaign", "status", f.dir)
+	if strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "boot 1  A  done in boot boot-2") {
+		t.Errorf("status after the boot was redone still shows the failure:\n%s", r.stdout)
+	}
+}
+
+// campaignProcs returns the pids of the processes whose command line holds s.
+func campaignProcs(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' || e.Name() == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestCampaignStepLock: a second step of a campaign whose step is running
+// is refused, naming the holder, and leaves the ledger alone; a SIGKILLed
+// step leaves no run behind.
+func TestCampaignStepLock(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "1", "--", "/bin/sleep", "60")
+	first := contendCmd(t, "campaign", "step", f.dir)
+	first.Env = append(first.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		first.Process.Kill()
+		first.Wait()
+		for _, pid := range campaignProcs(f.dir) {
+			if n, err := strconv.Atoi(pid); err == nil {
+				syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	}()
+	for i := 0; i < 600 && !slices.Contains(f.events(), "start"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ev := f.events(); !slices.Equal(ev, []string{"start"}) {
+		t.Fatalf("the first step did not start: %v", ev)
+	}
+	out, code := f.step("boot-1", "kA")
+	if code != 1 || !strings.Contains(out, "in use by step pid "+strconv.Itoa(first.Process.Pid)) {
+		t.Errorf("second step: exit %d, want 1 and the holder's pid %d\n%s", code, first.Process.Pid, out)
+	}
+	if ev := f.events(); !slices.Equal(ev, []string{"start"}) {
+		t.Errorf("the refused step wrote to the ledger: %v", ev)
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	left := campaignProcs(f.dir)
+	for i := 0; i < 400 && len(left) > 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+		left = campaignProcs(f.dir)
+	}
+	if len(left) > 0 {
+		t.Errorf("the SIGKILLed step left its run behind: pids %v", left)
+	}
+}
+
+// TestCampaignInitValidatesCommand: a command that could only fail after a
+// reboot is refused at init with its own error, exit 2, no DIR left.
+func TestCampaignInitValidatesCommand(t *testing.T) {
+	dir := chdirTemp(t)
+	ok := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB", "--"}
+	for _, c := range []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"run", "faultme", "--threads", "0"}, "--threads: 0 is out of range"},
+		{[]string{"exec"}, "which program"},
+		{[]string{"exec", "-n", "0", "--", "/bin/true"}, "--runs"},
+		{[]string{"run", "mutex", "--nosuchflag"}, "nosuchflag"},
+	} {
+		before := listFiles(t, dir)
+		assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), c.command...)...), c.want, dir, before)
+	}
+	if r := runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "exec", "-q", "-n", "3", "--", "/bin/true")...); r.code != 0 {
+		t.Errorf("a good command refused: %d %s", r.code, r.stderr)
 	}
 }

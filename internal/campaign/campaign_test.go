@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,39 @@ func TestUnitQuoting(t *testing.T) {
 		if !strings.Contains(u, want) {
 			t.Errorf("unit lacks %q:\n%s", want, u)
 		}
+	}
+}
+
+// TestUnitEscapesSpecifiers: a campaign directory with % and a space gets
+// %% wherever systemd expands specifiers, and the unit passes
+// systemd-analyze verify without a specifier warning.
+func TestUnitEscapesSpecifiers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "k%c d")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := Unit("/bin/true", dir)
+	esc := strings.ReplaceAll(dir, "%", "%%")
+	for _, want := range []string{
+		"Description=contend campaign step for " + esc + "\n",
+		"ConditionPathExists=" + esc + "/" + ArmedFile + "\n",
+		`ExecStart=/bin/true campaign step --at-boot "` + esc + `"` + "\n",
+	} {
+		if !strings.Contains(u, want) {
+			t.Errorf("unit lacks %q:\n%s", want, u)
+		}
+	}
+	sa, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Log("no systemd-analyze: the unit is not verified")
+		return
+	}
+	path := filepath.Join(dir, UnitName)
+	if err := os.WriteFile(path, []byte(u), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(sa, "verify", path).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "pecifier") {
+		t.Errorf("systemd-analyze verify %s: %v\n%s", path, err, out)
 	}
 }

@@ -128,6 +128,18 @@ func (l *Ledger) Done() map[int]Event {
 	return d
 }
 
+// Latest returns the last event of each boot of the plan, by slot (the
+// campaign-wide events, slot -1, left out).
+func (l *Ledger) Latest() map[int]Event {
+	d := map[int]Event{}
+	for _, e := range l.Events {
+		if e.Slot >= 0 {
+			d[e.Slot] = e
+		}
+	}
+	return d
+}
+
 // Next returns the first boot of a plan of n boots that is not done (n
 // when all are).
 func (l *Ledger) Next(n int) int {

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"contend/internal/env"
@@ -88,6 +90,11 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.unlock()
 	armed := IsArmed(dir)
 	if o.AtBoot && !armed {
 		fmt.Fprintf(o.Log, "campaign %s is not armed: nothing to do\n", dir)
@@ -158,10 +165,7 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	}
 	args := RunArgs(p, slot, label, filepath.Join(dir, result))
 	fmt.Fprintf(o.Log, "running: contend %s\n", strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, o.Exe, args...)
-	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.Env = append(os.Environ(), o.ExtraEnv...)
-	if err := cmd.Run(); err != nil {
+	if err := runChild(ctx, o, args, lock); err != nil {
 		return stop(Event{Event: EvFailed, Result: result}, "boot %d: 'contend %s' failed (%v); disarmed, no reboot: see %s, then run 'contend campaign step %s' to redo this boot",
 			slot+1, strings.Join(args, " "), err, filepath.Join(dir, result), dir)
 	}
@@ -212,6 +216,33 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 		}
 	}
 	return nil
+}
+
+// runChild runs the contend command of a boot in a process group of its
+// own, with PR_SET_PDEATHSIG = SIGTERM: a killed step takes its run (which
+// cleans up on SIGTERM) with it. On the step's other exit paths (a
+// signal, the run's end) the group is killed. The run inherits the lock,
+// which stays held until it is gone.
+func runChild(ctx context.Context, o StepOptions, args []string, lock *stepLock) error {
+	cmd := exec.CommandContext(ctx, o.Exe, args...)
+	cmd.Stdout, cmd.Stderr = o.Log, o.Log
+	cmd.Env = append(os.Environ(), o.ExtraEnv...)
+	cmd.ExtraFiles = []*os.File{lock.f}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	// The death signal follows the thread that forked: keep it until
+	// the run is waited for.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	lock.note(fmt.Sprintf("step pid %d (its run: pid %d)", os.Getpid(), cmd.Process.Pid))
+	err := cmd.Wait()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the run left in its group
+	lock.note(fmt.Sprintf("step pid %d", os.Getpid()))
+	return err
 }
 
 // RunArgs returns the contend arguments of boot slot: the plan's command

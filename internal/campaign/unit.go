@@ -28,8 +28,15 @@ StandardError=journal+console
 
 [Install]
 WantedBy=multi-user.target
-`, dir, filepath.Join(dir, ArmedFile), systemdQuote(exe), systemdQuote(dir))
+`, specifierEscape(dir), specifierEscape(filepath.Join(dir, ArmedFile)), systemdQuote(exe), systemdQuote(dir))
 	return b.String()
+}
+
+// specifierEscape escapes the % of s as %%: systemd expands specifiers
+// (%c, %n ...) in Description=, Condition*= and most other settings
+// (systemd.unit(5), "Specifiers").
+func specifierEscape(s string) string {
+	return strings.ReplaceAll(s, "%", "%%")
 }
 
 // systemdQuote quotes a word for an ExecStart line.

@@ -41,11 +41,13 @@ type BootLevel struct {
 	Cmp    *analysis.BootComparison
 	Reason string
 	// Plan recommends the next campaign from the components and the
-	// costs; CostBoot and CostRun are in seconds, CostBootMeasured false
-	// when CostBoot is AssumedBootCost.
+	// costs; CostBoot and CostRun are in seconds, CostBootMeasured true
+	// when CostBoot came from a campaign's ledger; CostBootSource is
+	// "measured", "given" (--boot-cost) or "assumed" (AssumedBootCost).
 	Plan             analysis.BootPlan
 	CostBoot         float64
 	CostBootMeasured bool
+	CostBootSource   string
 	CostRun          float64
 }
 
@@ -117,7 +119,7 @@ func (r *CompareReport) buildBootLevel() {
 				bl.Reason = err.Error()
 			} else {
 				bl.Cmp = &c
-				bl.plan(r.Options.BootCost)
+				bl.plan(r.Options.BootCost, r.Options.BootCostMeasured)
 			}
 		}
 		r.Boots = append(r.Boots, bl)
@@ -126,7 +128,7 @@ func (r *CompareReport) buildBootLevel() {
 
 // plan fills the costs and the recommendation: the same time as this
 // comparison's boots and runs took (at the measured costs).
-func (b *BootLevel) plan(bootCost time.Duration) {
+func (b *BootLevel) plan(bootCost time.Duration, measured bool) {
 	var costs []float64
 	runs := 0
 	for _, s := range [][]Boot{b.BootsA, b.BootsB} {
@@ -142,13 +144,18 @@ func (b *BootLevel) plan(bootCost time.Duration) {
 		sort.Float64s(costs)
 		b.CostRun = math.Max(costs[len(costs)/2], 1e-3)
 	}
-	b.CostBoot, b.CostBootMeasured = AssumedBootCost.Seconds(), false
+	b.CostBoot, b.CostBootMeasured, b.CostBootSource = AssumedBootCost.Seconds(), false, "assumed"
 	if bootCost > 0 {
-		b.CostBoot, b.CostBootMeasured = bootCost.Seconds(), true
+		b.CostBoot, b.CostBootSource = bootCost.Seconds(), "given"
+		if measured {
+			b.CostBootMeasured, b.CostBootSource = true, "measured"
+		}
 	}
 	boots := len(b.BootsA) + len(b.BootsB)
 	budget := float64(boots)*b.CostBoot + float64(runs)*b.CostRun
-	b.Plan = analysis.PlanBoots(b.CostBoot, b.CostRun, b.Cmp.Components, budget, Confidence)
+	curBoots := int(math.Round(float64(boots) / 2))
+	curRuns := int(math.Round(float64(runs) / float64(boots)))
+	b.Plan = analysis.PlanBoots(b.CostBoot, b.CostRun, b.Cmp.Components, budget, Confidence, curBoots, curRuns)
 }
 
 // seconds renders a cost in seconds as a duration: "1m32s", "45ms".
@@ -227,19 +234,26 @@ func (b *BootLevel) Lines(la, lb string) []string {
 	if math.IsNaN(ratio) {
 		rs = "-"
 	}
-	cost := fmt.Sprintf("a boot %s (measured)", seconds(b.CostBoot))
-	if !b.CostBootMeasured {
+	cost := fmt.Sprintf("a boot %s (%s)", seconds(b.CostBoot), b.CostBootSource)
+	if b.CostBootSource == "assumed" {
 		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", seconds(b.CostBoot))
 	}
 	pl := b.Plan
+	design := fmt.Sprintf("next campaign in the same time: %d boots x %d runs per side", pl.BootsPerSide, pl.RunsPerBoot)
+	switch {
+	case pl.Current:
+		design = fmt.Sprintf("next campaign: this design, %d boots x %d runs per side, is as narrow as any in its time", pl.BootsPerSide, pl.RunsPerBoot)
+	case pl.AtLeast:
+		design = fmt.Sprintf("next campaign: %d boots x %d runs per side (at least %d boots per side, more than this campaign's time)", pl.BootsPerSide, pl.RunsPerBoot, analysis.MinBootsPerSide)
+	}
 	return []string{
 		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
 			c.BootsA, c.BootsB, c.RunsA, c.RunsB, b.Metric),
 		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
 		fmt.Sprintf("  variance components: within a boot SD %s, between boots SD %s, between/within variance ratio %s",
 			sdPct(v.Within), sdPct(v.Between), rs),
-		fmt.Sprintf("  next campaign in the same time: %d boots x %d runs per side (%s, a run %s; r* = sqrt(boot/run x within/between), Kalibera & Jones, ISMM 2013), about %s, expected interval ±%s",
-			pl.BootsPerSide, pl.RunsPerBoot, cost, seconds(b.CostRun), seconds(pl.Seconds), pctAbout(math.Exp(pl.HalfWidth)-1)),
+		fmt.Sprintf("  %s (%s, a run %s; the narrowest expected interval, t with 2b-2 df on between/b + within/(b*r) per side; Kalibera & Jones r* = %d), about %s, expected interval %s",
+			design, cost, seconds(b.CostRun), pl.RStar, seconds(pl.Seconds), pctRange(math.Exp(-pl.HalfWidth)-1, math.Exp(pl.HalfWidth)-1)),
 	}
 }
 
@@ -262,6 +276,7 @@ type jsonBoots struct {
 	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
 	CostBoot         num    `json:"cost_boot_s,omitempty"`
 	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
+	CostBootSource   string `json:"cost_boot_source,omitempty"`
 	CostRun          num    `json:"cost_run_s,omitempty"`
 	Reason           string `json:"reason,omitempty"`
 }
@@ -275,7 +290,7 @@ func (r *CompareReport) bootsJSON() []jsonBoots {
 			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
 			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
 			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
-			j.CostBoot, j.CostBootMeasured, j.CostRun = num(b.CostBoot), b.CostBootMeasured, num(b.CostRun)
+			j.CostBoot, j.CostBootMeasured, j.CostBootSource, j.CostRun = num(b.CostBoot), b.CostBootMeasured, b.CostBootSource, num(b.CostRun)
 		}
 		out = append(out, j)
 	}

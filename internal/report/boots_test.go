@@ -63,11 +63,16 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	if math.Abs(got.Cmp.P-want.P) > 1e-12 || got.Cmp.Ratio != want.Ratio {
 		t.Errorf("boot level P %v ratio %v, want %v %v", got.Cmp.P, got.Cmp.Ratio, want.P, want.Ratio)
 	}
-	if got.CostRun != 1 || got.CostBoot != 90 || !got.CostBootMeasured {
-		t.Errorf("costs: run %v boot %v measured %v", got.CostRun, got.CostBoot, got.CostBootMeasured)
+	if got.CostRun != 1 || got.CostBoot != 90 || got.CostBootMeasured || got.CostBootSource != "given" {
+		t.Errorf("costs: run %v boot %v measured %v source %q", got.CostRun, got.CostBoot, got.CostBootMeasured, got.CostBootSource)
 	}
-	if r := analysis.OptimalRunsPerBoot(90, 1, want.Components); got.Plan.RunsPerBoot != r {
-		t.Errorf("plan %+v, want %d runs per boot", got.Plan, r)
+	// The plan is never wider than the design just run (3 boots x 3 runs
+	// per side, 6·90+18 s), and has at least 3 boots per side.
+	if cur := analysis.BootHalfWidth(3, 3, want.Components, Confidence); got.Plan.HalfWidth > cur || got.Plan.BootsPerSide < 3 {
+		t.Errorf("plan %+v, wider than the current 3x3 (%v)", got.Plan, cur)
+	}
+	if p := analysis.PlanBoots(90, 1, want.Components, 6*90+18, Confidence, 3, 3); p != got.Plan {
+		t.Errorf("plan %+v, want %+v", got.Plan, p)
 	}
 	var js bytes.Buffer
 	if err := r.Write(&js, "json"); err != nil {
@@ -79,9 +84,26 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	var out bytes.Buffer
 	r.Write(&out, "text")
 	text := strings.Join(strings.Fields(out.String()), " ")
-	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "significant: B higher", "a boot 1m30s (measured)"} {
+	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "significant: B higher", "a boot 1m30s (given)", "expected interval [-"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text lacks %q:\n%s", s, out.String())
+		}
+	}
+	for _, c := range []struct {
+		opt  CompareOptions
+		want string
+	}{
+		{CompareOptions{BootCost: 90 * time.Second, BootCostMeasured: true}, "a boot 1m30s (measured)"},
+		{CompareOptions{}, "a boot 2m0s (assumed; --boot-cost)"},
+	} {
+		r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b)}, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		r.Write(&out, "text")
+		if text := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(text, c.want) {
+			t.Errorf("%+v: text lacks %q:\n%s", c.opt, c.want, out.String())
 		}
 	}
 }

@@ -61,6 +61,9 @@ type CompareOptions struct {
 	// BootCost is the cost of one boot for the boot-level recommendation
 	// (0: AssumedBootCost, said so); see boots.go.
 	BootCost time.Duration
+	// BootCostMeasured: BootCost came from a campaign's ledger (else it
+	// was given, --boot-cost).
+	BootCostMeasured bool
 }
 
 // ErrIncompatible wraps the errors of BuildComparison that come from its

@@ -1,0 +1,59 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// LockFile is the lock a step holds on its campaign directory.
+const LockFile = "step.lock"
+
+// ErrBusy is returned by Step when another step holds the campaign.
+var ErrBusy = errors.New("campaign busy")
+
+// stepLock is a step's flock on DIR/step.lock. The step's run inherits the
+// descriptor, so the lock stays held until the run is gone too: a step
+// started while a killed step's run is still stopping is refused.
+type stepLock struct {
+	f *os.File
+}
+
+// lockDir takes the lock of campaign dir without waiting; when another
+// step holds it the error (ErrBusy) names the holder's pids.
+func lockDir(dir string) (*stepLock, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the campaign lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			holder := "another step"
+			if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+				holder = strings.TrimSpace(string(b))
+			}
+			return nil, fmt.Errorf("%w: %s is in use by %s: wait for it to finish, or stop it ('contend campaign status %s' shows the progress)", ErrBusy, dir, holder, dir)
+		}
+		return nil, fmt.Errorf("cannot lock the campaign %s: %w", path, err)
+	}
+	l := &stepLock{f: f}
+	l.note(fmt.Sprintf("step pid %d", os.Getpid()))
+	return l, nil
+}
+
+// note records who holds the lock, for the message of a refused step.
+func (l *stepLock) note(holder string) {
+	if err := l.f.Truncate(0); err == nil {
+		l.f.WriteAt([]byte(holder+"\n"), 0)
+	}
+}
+
+// unlock releases the lock (the descriptor a run inherited closes with it).
+func (l *stepLock) unlock() {
+	l.f.Close()
+}
