@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -287,16 +288,23 @@ func (l *lock) Close() error {
 	return first
 }
 
-// traceLine matches one event line of the trace file: task-PID, an
-// optional (TGID), [CPU], optional irq flags, TIMESTAMP: EVENT: FIELDS.
-var traceLine = regexp.MustCompile(`^\s*.*-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d+): (\w+): (.*)$`)
+// traceRegexps are compiled on first use, not at package init: this
+// package is linked into every repetition child, and five compiled
+// expressions cost about 1 ms of its start-up (GODEBUG=inittrace=1).
+var traceRegexps = sync.OnceValue(func() *traceRE {
+	return &traceRE{
+		// line matches one event line of the trace file: task-PID, an
+		// optional (TGID), [CPU], optional irq flags, TIMESTAMP: EVENT:
+		// FIELDS.
+		line:    regexp.MustCompile(`^\s*.*-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d+): (\w+): (.*)$`),
+		entries: regexp.MustCompile(`entries-in-buffer/entries-written: (\d+)/(\d+)`),
+		addr:    regexp.MustCompile(`^(\S+)`),
+		flags:   regexp.MustCompile(`flags=([A-Z|0-9x]+)`),
+		write:   regexp.MustCompile(`write=(\w+)`),
+	}
+})
 
-var (
-	entriesLine = regexp.MustCompile(`entries-in-buffer/entries-written: (\d+)/(\d+)`)
-	addrField   = regexp.MustCompile(`^(\S+)`)
-	flagsField  = regexp.MustCompile(`flags=([A-Z|0-9x]+)`)
-	writeField  = regexp.MustCompile(`write=(\w+)`)
-)
+type traceRE struct{ line, entries, addr, flags, write *regexp.Regexp }
 
 type waitAgg struct{ count, total, max float64 }
 
@@ -304,6 +312,7 @@ type waitAgg struct{ count, total, max float64 }
 // (every kind present, zero when nothing happened) and the number of
 // events lost.
 func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
+	re := traceRegexps()
 	type begin struct {
 		addr string
 		kind string
@@ -321,14 +330,14 @@ func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
 	lost := 0
 	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, "#") {
-			if m := entriesLine.FindStringSubmatch(line); m != nil {
+			if m := re.entries.FindStringSubmatch(line); m != nil {
 				in, _ := strconv.Atoi(m[1])
 				written, _ := strconv.Atoi(m[2])
 				lost = written - in
 			}
 			continue
 		}
-		m := traceLine.FindStringSubmatch(line)
+		m := re.line.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -340,13 +349,13 @@ func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
 		switch event {
 		case "contention_begin":
 			kind := "spinlock"
-			if f := flagsField.FindStringSubmatch(fields); f != nil {
+			if f := re.flags.FindStringSubmatch(fields); f != nil {
 				kind = lockKind(f[1])
 			}
-			open[pid] = append(open[pid], begin{addrField.FindString(fields), kind, ts})
+			open[pid] = append(open[pid], begin{re.addr.FindString(fields), kind, ts})
 		case "contention_end":
 			st := open[pid]
-			addr := addrField.FindString(fields)
+			addr := re.addr.FindString(fields)
 			for i := len(st) - 1; i >= 0; i-- {
 				if st[i].addr == addr {
 					agg[st[i].kind].add(float64(ts - st[i].ts))
@@ -359,7 +368,7 @@ func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
 				continue
 			}
 			mode := "mmap_read"
-			if w := writeField.FindStringSubmatch(fields); w != nil && w[1] == "true" {
+			if w := re.write.FindStringSubmatch(fields); w != nil && w[1] == "true" {
 				mode = "mmap_write"
 			}
 			if event == "mmap_lock_start_locking" {
