@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"contend/internal/env"
 )
 
 // settlePoll is how often settle looks at the load and the pressure.
@@ -35,7 +37,7 @@ func settle(ctx context.Context, s Settle, log io.Writer) (SettleRecord, error) 
 		return rec, err
 	}
 	for {
-		rec.Load = loadAvg1()
+		rec.Load = env.LoadAvg()
 		rec.PSI, rec.HasPSI = cpuPressure()
 		rec.Settled = rec.Load <= s.Load && (!rec.HasPSI || rec.PSI <= s.PSI)
 		rec.Waited = Duration(time.Since(start).Round(time.Millisecond))
@@ -59,19 +61,6 @@ func psiText(r SettleRecord) string {
 		return "not available"
 	}
 	return fmt.Sprintf("%.2f%%", r.PSI)
-}
-
-func loadAvg1() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
 }
 
 // cpuPressure returns the "some avg10" of /proc/pressure/cpu.

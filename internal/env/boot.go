@@ -1,6 +1,10 @@
 package env
 
-import "sync"
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
 
 // BootIDPath is where the kernel publishes the random id of the running
 // boot: a new one at every boot, the same for every process of one boot.
@@ -62,4 +66,15 @@ func RunningKernel() Kernel {
 		}
 	}
 	return k
+}
+
+// LoadAvg returns the 1-minute load average (/proc/loadavg), 0 when it
+// cannot be read.
+func LoadAvg() float64 {
+	la := strings.Fields(read("/proc/loadavg"))
+	if len(la) == 0 {
+		return 0
+	}
+	x, _ := strconv.ParseFloat(la[0], 64)
+	return x
 }

@@ -51,7 +51,7 @@ func ShellArgv(args []string) []string {
 // with zero or several matches make a failed repetition; the output is
 // kept in Rep.Output in every case. It never returns an error.
 func RunRep(ctx context.Context, p Program) results.Rep {
-	rep := results.Rep{Start: time.Now(), LoadAvg: harness.LoadAvg(), BootID: env.BootID()}
+	rep := results.Rep{Start: time.Now(), LoadAvg: env.LoadAvg(), BootID: env.BootID()}
 	fail := func(msg string) results.Rep {
 		rep.Status, rep.Error = results.StatusFailed, msg
 		return rep

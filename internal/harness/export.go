@@ -6,6 +6,3 @@ package harness
 // KillGroup kills every process left in process group pgid and reaps the
 // ones that are contend's children.
 func KillGroup(pgid int) { killGroup(pgid) }
-
-// LoadAvg returns the 1-minute load average.
-func LoadAvg() float64 { return loadAvg() }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,7 +61,7 @@ type Outcome struct {
 // ctx cancellation interrupts the repetition.
 func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
 	BecomeSubreaper()
-	rep := results.Rep{Start: time.Now(), LoadAvg: loadAvg(), BootID: env.BootID()}
+	rep := results.Rep{Start: time.Now(), LoadAvg: env.LoadAvg(), BootID: env.BootID()}
 	fail := func(status string, err error) Outcome {
 		rep.Status, rep.Error = status, err.Error()
 		return Outcome{Rep: rep}
@@ -249,19 +248,6 @@ func killGroup(pgid int) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-}
-
-func loadAvg() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	x, _ := strconv.ParseFloat(f[0], 64)
-	return x
 }
 
 type limitedWriter struct {
