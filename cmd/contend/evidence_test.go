@@ -118,10 +118,10 @@ func TestEvidenceMigrations(t *testing.T) {
 // counted (inherit): the perf CPU time matches the rusage CPU time of
 // the child and the workers it waited for.
 func TestEvidenceOsimCountedInFull(t *testing.T) {
-	f, _ := runEvidence(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "20000", "-n", "1", "--evidence", "perf,sched")
-	needEvidence(t, f, "perf", "sched")
-	if len(f.Evidence) != 2 {
-		t.Errorf("collectors %v, want perf and sched only", f.Evidence)
+	f, _ := runEvidence(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "20000", "-n", "1", "--evidence", "perf,faults,sched")
+	needEvidence(t, f, "perf", "faults", "sched")
+	if len(f.Evidence) != 3 {
+		t.Errorf("collectors %v, want perf, faults and sched only", f.Evidence)
 	}
 	m := f.Reps[0].Metrics
 	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {

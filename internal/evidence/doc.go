@@ -24,17 +24,21 @@ func Docs() []Doc {
 	for _, k := range irqKinds {
 		sys = append(sys, results.Metric{Name: k.name, Unit: "count", Desc: k.desc + " (/proc/interrupts " + k.row + ", all CPUs)"})
 	}
-	var perfMs, hwMs []results.Metric
+	var perfMs, faultMs, hwMs []results.Metric
 	for _, c := range softwareCounters {
 		perfMs = append(perfMs, c.metric)
 	}
-	perfMs = append(perfMs, pageFaultsMetric)
+	for _, c := range faultCounters {
+		faultMs = append(faultMs, c.metric)
+	}
+	faultMs = append(faultMs, pageFaultsMetric)
 	for _, c := range hardwareCounters {
 		hwMs = append(hwMs, c.metric)
 	}
 	lk := (&lock{mmap: true}).Metrics()
 	return []Doc{
 		{"perf", true, "perf_event_open software counters of the child and every thread and process it creates (inherit), attached while the child is stopped at its first instruction after exec, read after its process group is reaped. Includes the child's own start-up (Go runtime, argument parsing) besides the workload; for exec, the program from its first instruction.", perfMs},
+		{"faults", false, "opt-in (--evidence faults): perf page-fault counters (minor, major) the same way. Not a default: a counting fault event makes the kernel account every page fault to it, about 1% of faultme's time (16,384 faults in 105 ms); the process metrics minflt and majflt (wait4 rusage) count the same faults of the child and the children it waited for at no cost.", faultMs},
 		{"hw", true, "hardware counters the same way, where the machine has a PMU (virtual machines often have none: then 'not available' in the file's header, and the run goes on).", hwMs},
 		{"sched", true, "taskstats exit records of every thread of the child and of every process descended from it (or orphaned to contend), summed: cpu_delay_total is the time a thread was runnable but waited on a run queue (kept by the scheduler whether or not kernel.task_delayacct is on); the I/O, swap-in and reclaim delays need kernel.task_delayacct=1 (else absent, and said so in the header). The records wait in a socket while the child runs and are read after it is reaped.", append(append([]results.Metric{}, schedMetrics...), delayacctMetrics...)},
 		{"system", true, "SYSTEM-WIDE: /proc/pressure, /proc/vmstat and /proc/interrupts read just before the child's first instruction and after it is reaped; the deltas cover the whole machine (other processes too) over the repetition.", sys},

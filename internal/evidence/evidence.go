@@ -56,7 +56,7 @@ type Collector interface {
 // Collectors lists every collector name, in order; Default the cheap
 // ones run when --evidence is not given.
 var (
-	Collectors = []string{"perf", "hw", "sched", "system", "lock"}
+	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock"}
 	Default    = []string{"perf", "hw", "sched", "system"}
 )
 
@@ -146,9 +146,11 @@ func Open(names []string) *Set {
 		var err error
 		switch n {
 		case "perf":
-			c, err = openPerf(softwareCounters)
+			c, err = openPerf(n, softwareCounters)
+		case "faults":
+			c, err = openPerf(n, faultCounters)
 		case "hw":
-			c, err = openPerf(hardwareCounters)
+			c, err = openPerf(n, hardwareCounters)
 		case "sched":
 			c, err = openSched()
 		case "system":

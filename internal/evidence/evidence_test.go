@@ -126,19 +126,20 @@ func TestSumTree(t *testing.T) {
 // TestUnavailableByInjection reaches every "not available" path.
 func TestUnavailableByInjection(t *testing.T) {
 	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-hw,no-taskstats,no-tracefs")
-	s := Open([]string{"perf", "hw", "sched", "system", "lock"})
+	s := Open([]string{"perf", "faults", "hw", "sched", "system", "lock"})
 	defer s.Close()
 	for name, want := range map[string]string{
-		"perf":  "not available: perf_event_open: no permission",
-		"hw":    "not available: no hardware performance counters",
-		"sched": "not available: taskstats",
-		"lock":  "not available: tracefs is not mounted",
+		"perf":   "not available: perf_event_open: no permission",
+		"faults": "not available: perf_event_open: no permission",
+		"hw":     "not available: no hardware performance counters",
+		"sched":  "not available: taskstats",
+		"lock":   "not available: tracefs is not mounted",
 	} {
 		if !strings.HasPrefix(s.Avail[name], want) {
 			t.Errorf("%s: %q, want prefix %q", name, s.Avail[name], want)
 		}
 	}
-	if len(s.Active) != 1 || s.Active[0].Name() != "system" || len(s.Unavailable()) != 4 {
+	if len(s.Active) != 1 || s.Active[0].Name() != "system" || len(s.Unavailable()) != 5 {
 		t.Errorf("active %d, unavailable %v", len(s.Active), s.Unavailable())
 	}
 	for _, m := range s.Metrics() {
@@ -194,7 +195,7 @@ func runGated(t *testing.T, names []string, argv ...string) (map[string]float64,
 // records include every process.
 func TestForkingChildCountedInFull(t *testing.T) {
 	script := "i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done"
-	m, notes, ru := runGated(t, []string{"perf", "sched"}, "/bin/sh", "-c", script)
+	m, notes, ru := runGated(t, []string{"perf", "faults", "sched"}, "/bin/sh", "-c", script)
 	if len(notes) > 0 {
 		t.Errorf("notes: %v", notes)
 	}
@@ -212,7 +213,7 @@ func TestForkingChildCountedInFull(t *testing.T) {
 		t.Errorf("runq_waits %v: want at least one per process (21)", m["k.runq_waits"])
 	}
 	// Only the shell: far fewer faults.
-	m1, _, _ := runGated(t, []string{"perf"}, "/bin/sh", "-c", ":")
+	m1, _, _ := runGated(t, []string{"faults"}, "/bin/sh", "-c", ":")
 	if m1["k.minor_faults"]*5 > m["k.minor_faults"] {
 		t.Errorf("a lone shell takes %v faults, with 20 children %v", m1["k.minor_faults"], m["k.minor_faults"])
 	}
