@@ -75,11 +75,11 @@ const deadlineMargin = 10
 // IPC_PRIVATE), which is safe but cannot find a set whose child died
 // before reporting it.
 func Begin(nsems int, timeout time.Duration) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Boot: bootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
+	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
 	if timeout > 0 {
 		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
 	}
-	e.Start, _ = startTime(e.PID)
+	e.Start, _ = ProcStart(e.PID)
 	if s := os.Getenv(TestKeyEnv); s != "" {
 		k, err := strconv.ParseInt(s, 0, 64)
 		if err != nil || k == 0 || k != int64(int32(k)) && k != int64(uint32(k)) {
@@ -213,8 +213,10 @@ func keyFree(k int32) bool {
 	return e == unix.ENOENT
 }
 
-// startTime returns field 22 of /proc/PID/stat and the state (field 3).
-func startTime(pid int) (uint64, string) {
+// ProcStart returns the start time of process pid (field 22 of
+// /proc/PID/stat, 0 when unreadable) and its state (field 3): with the pid
+// and the boot, what names one process for the journals.
+func ProcStart(pid int) (uint64, string) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, ""
@@ -232,7 +234,9 @@ func startTime(pid int) (uint64, string) {
 	return st, f[0]
 }
 
-func bootID() string {
+// BootID is the id of the running boot, read from the kernel (never a
+// test override: journals outlive the processes that wrote them).
+func BootID() string {
 	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(b))
 }

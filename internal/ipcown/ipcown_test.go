@@ -155,8 +155,8 @@ func TestStaleEntries(t *testing.T) {
 	now := time.Now().Unix()
 
 	// A live contend (this process): its repetition is in flight.
-	start, _ := startTime(os.Getpid())
-	live := writeEntry(t, Entry{PID: os.Getpid(), Start: start, Boot: bootID(), Key: 0x0c0ffee1, NSems: 1, UID: os.Geteuid(), Time: now})
+	start, _ := ProcStart(os.Getpid())
+	live := writeEntry(t, Entry{PID: os.Getpid(), Start: start, Boot: BootID(), Key: 0x0c0ffee1, NSems: 1, UID: os.Geteuid(), Time: now})
 	if _, ok := staleFile(t, live); ok {
 		t.Errorf("the entry of a live process is stale")
 	}
@@ -164,7 +164,7 @@ func TestStaleEntries(t *testing.T) {
 	// A dead contend whose child made its set: found, removed.
 	key := int32(0x0c0ffee2)
 	id := semget(t, key, 3, 0o600)
-	file := writeEntry(t, Entry{PID: dead, Boot: bootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 1, Deadline: now + 60})
+	file := writeEntry(t, Entry{PID: dead, Boot: BootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 1, Deadline: now + 60})
 	s, ok := staleFile(t, file)
 	if !ok || s.Set.ID != id {
 		t.Fatalf("stale entry %+v %v, want the set %d", s, ok, id)
@@ -183,7 +183,7 @@ func TestStaleEntries(t *testing.T) {
 	// program made one under the key long after: left alone.
 	key = 0x0c0ffee3
 	foreign := semget(t, key, 3, 0o600)
-	file = writeEntry(t, Entry{PID: dead, Boot: bootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 3600, Deadline: now - 3500})
+	file = writeEntry(t, Entry{PID: dead, Boot: BootID(), Key: key, NSems: 3, UID: os.Geteuid(), Time: now - 3600, Deadline: now - 3500})
 	s, ok = staleFile(t, file)
 	if !ok || s.Set.ID != -1 {
 		t.Fatalf("stale entry %+v %v, want no set", s, ok)
@@ -209,7 +209,7 @@ func TestAliveZombie(t *testing.T) {
 	if !Alive(os.Getpid(), 0) {
 		t.Fatal("this process is not alive")
 	}
-	start, _ := startTime(os.Getpid())
+	start, _ := ProcStart(os.Getpid())
 	if Alive(os.Getpid(), start+1) {
 		t.Error("a process with another start time (a reused pid) is alive")
 	}
@@ -221,7 +221,7 @@ func TestAliveZombie(t *testing.T) {
 	defer cmd.Wait()
 	pid := cmd.Process.Pid
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, st := startTime(pid); st == "Z" {
+		if _, st := ProcStart(pid); st == "Z" {
 			if Alive(pid, 0) {
 				t.Errorf("a zombie counts as alive")
 			}

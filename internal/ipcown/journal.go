@@ -67,7 +67,7 @@ func StaleEntries() ([]Stale, error) {
 	if err != nil {
 		return nil, err
 	}
-	boot := bootID()
+	boot := BootID()
 	var out []Stale
 	for _, de := range ents {
 		name := de.Name()
@@ -123,7 +123,7 @@ func (s Stale) Remove() error {
 // (when start is not 0) started at start. A zombie is dead: it holds no
 // resources and can create nothing.
 func Alive(pid int, start uint64) bool {
-	st, state := startTime(pid)
+	st, state := ProcStart(pid)
 	if state == "" || state == "Z" || state == "X" || state == "x" {
 		return false
 	}

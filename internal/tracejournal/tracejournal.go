@@ -51,7 +51,7 @@ var dir = ipcown.Dir
 // Begin writes the journal of the current process for root before it
 // changes anything. The file is written whole or not at all (rename).
 func Begin(root string, settings []Setting) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Start: startTime(os.Getpid()), Boot: bootID(), Root: root, Settings: settings}
+	e := &Entry{PID: os.Getpid(), Start: start(os.Getpid()), Boot: ipcown.BootID(), Root: root, Settings: settings}
 	d, err := dir()
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func Stale(root string) ([]*Entry, error) {
 // file, keeps the journal if one failed, and returns the first error.
 func (e *Entry) Restore() error {
 	_, err := os.Stat(filepath.Join(e.Root, "events"))
-	if e.Boot == bootID() && err == nil {
+	if e.Boot == ipcown.BootID() && err == nil {
 		var first error
 		for _, s := range e.Settings {
 			p := s.File
@@ -173,26 +173,8 @@ func RecoverStale(root string) (string, error) {
 	return fmt.Sprintf("restored the tracefs settings in %s left by killed contend pid %s", root, strings.Join(pids, ", ")), first
 }
 
-// startTime returns field 22 of /proc/PID/stat (0 if unreadable).
-func startTime(pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0
-	}
-	st, _ := strconv.ParseUint(f[19], 10, 64)
+// start is the start time of process pid, as ipcown records it.
+func start(pid int) uint64 {
+	st, _ := ipcown.ProcStart(pid)
 	return st
-}
-
-func bootID() string {
-	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return strings.TrimSpace(string(b))
 }

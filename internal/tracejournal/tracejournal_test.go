@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"contend/internal/ipcown"
 )
 
 // useDirs gives the test its own journal directory and a fake tracefs
@@ -48,7 +50,7 @@ func TestJournal(t *testing.T) {
 		t.Errorf("the journal of a live contend is stale: %v", s)
 	}
 	os.WriteFile(file, []byte("0\n"), 0)
-	d := deadAs(t, e, bootID())
+	d := deadAs(t, e, ipcown.BootID())
 	if s, _ := Stale(root); len(s) != 1 || s[0].PID != d.PID {
 		t.Fatalf("stale %v; want the dead pid %d", s, d.PID)
 	}
