@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +22,6 @@ import (
 	"contend/internal/value"
 	"contend/internal/workload"
 )
-
-func init() { addCommand(abCommand) }
 
 func abCommand() *cli.Command {
 	cmd := &cli.Command{
@@ -111,13 +110,13 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "cleanup", Usage: "shell command run once at the end, however the run ends", Category: cat},
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
 		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
-		&cli.StringFlag{Name: "seed", Value: "1", Usage: "seed of --order random", Category: cat},
+		withCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
-		&cli.StringFlag{Name: "until", Usage: "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'", Category: cat},
-		&cli.StringFlag{Name: "min-runs", Value: "5", Usage: "with --until: pairs before the first look", Category: cat},
-		&cli.StringFlag{Name: "max-runs", Usage: "with --until: most pairs, failed runs included, up to " + strconv.Itoa(analysis.SequentialMaxRuns) + " (default 30)", Category: cat},
-		&cli.StringFlag{Name: "alpha", Value: "0.05", Usage: "significance level of the comparison", Category: cat},
-		&cli.StringFlag{Name: "prepare-timeout", Value: "60s", Usage: "timeout of each prepare or cleanup command", Category: cat},
+		withCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
+		withCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
+		withCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
+		withCategory(newFlag("alpha", new(value.Level(0.05)), "significance level of the comparison"), cat),
+		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute}, "timeout of each prepare or cleanup command"), cat),
 	}
 }
 
@@ -155,33 +154,11 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
 		return p, &usageError{err.Error()}
 	}
-	seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
-	if err != nil {
-		return p, usagef("--seed: %q is not accepted; accepted: a non-negative integer", c.String("seed"))
-	}
-	p.seed = seed
-	if p.alpha, err = value.ParseAlpha(c.String("alpha")); err != nil {
-		return p, usagef("--alpha: %q is not accepted; accepted: %s", c.String("alpha"), value.AlphaRange)
-	}
-	d, err := value.Timeout(c.String("prepare-timeout"))
-	if err != nil {
-		return p, usagef("--prepare-timeout: %q is not accepted; accepted: a positive duration such as 60s", c.String("prepare-timeout"))
-	}
-	p.prepTimout = d
+	p.seed, p.alpha, p.prepTimout = uint64(c.Value("seed").(int)), c.Value("alpha").(float64), c.Value("prepare-timeout").(time.Duration)
 	if c.IsSet("until") {
-		u, err := value.Fraction(c.String("until"))
-		if err != nil || !(u > 0 && u < 1) {
-			return p, usagef("--until: %q is not accepted; accepted: a percentage above 0 and below 100, such as 5%%", c.String("until"))
-		}
-		p.until = u
-		if p.minRuns, err = intFlag(c, "min-runs", 2, analysis.SequentialMaxRuns); err != nil {
-			return p, err
-		}
-		p.maxRuns = 30
-		if c.IsSet("max-runs") {
-			if p.maxRuns, err = intFlag(c, "max-runs", p.minRuns, analysis.SequentialMaxRuns); err != nil {
-				return p, err
-			}
+		p.until, p.minRuns, p.maxRuns = c.Value("until").(float64), c.Value("min-runs").(int), c.Value("max-runs").(int)
+		if c.IsSet("max-runs") && p.maxRuns < p.minRuns {
+			return p, usagef("--max-runs: %d is out of range; accepted: an integer from --min-runs (%d) to %d", p.maxRuns, p.minRuns, analysis.SequentialMaxRuns)
 		}
 		if c.IsSet("runs") {
 			return p, usagef("-n/--runs and --until exclude each other: --until decides the count between --min-runs and --max-runs")

@@ -7,8 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
-	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -112,36 +111,21 @@ runs with statistics.
 	return app
 }
 
-// commandFuncs build the commands; each command's file adds its
-// constructor in an init function, so that commands stay independent.
-var commandFuncs []func() *cli.Command
-
-func addCommand(f func() *cli.Command) { commandFuncs = append(commandFuncs, f) }
-
-// commands builds every command, in the order they appear in --help.
+// commands builds every command, in the order they appear in --help:
+// first what a newcomer runs (list, run, show, compare), then the other
+// ways to run, the machine, the shell; campaign and the hidden
+// __complete last.
 func commands() []*cli.Command {
-	order := []string{"list", "run", "show", "compare", "ab", "sweep", "plot", "exec", "import", "verify", "port", "env", "tune", "check", "cleanup", "completion", "help"}
-	rank := map[string]int{}
-	for i, n := range order {
-		rank[n] = i + 1
+	return []*cli.Command{
+		listCommand(), runCommand(), showCommand(), compareCommand(), abCommand(), sweepCommand(),
+		plotCommand(), execCommand(), importCommand(), verifyCommand(), portCommand(), envCommand(),
+		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
+		campaignCommand(), completeCommand(),
 	}
-	var cs []*cli.Command
-	for _, f := range commandFuncs {
-		cs = append(cs, f())
-	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		ri, rj := rank[cs[i].Name], rank[cs[j].Name]
-		if ri == 0 {
-			ri = 100
-		}
-		if rj == 0 {
-			rj = 100
-		}
-		return ri < rj
-	})
-	return cs
 }
 
+// setUsageErrors gives c and its subcommands onUsageError (urfave/cli
+// takes a command's own OnUsageError only, none from the App).
 func setUsageErrors(c *cli.Command) {
 	c.OnUsageError = onUsageError
 	for _, s := range c.Subcommands {
@@ -150,7 +134,15 @@ func setUsageErrors(c *cli.Command) {
 }
 
 // onUsageError turns urfave/cli's flag errors into one-line usage errors.
-func onUsageError(_ *cli.Context, err error, _ bool) error {
+// A typed flag's refused value (valueFlag) comes with its own error,
+// naming the flag and the accepted range. Otherwise the error is one of
+// the flag package's texts, which carry no type: an unknown flag and a
+// flag without its value are said in contend's words (urfave/cli reads
+// the first one's text too, in parseIter), anything else as it is.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	if ve := refusedValue(c); ve != nil {
+		return ve
+	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return usagef("unknown flag --%s; see --help", strings.TrimLeft(name, "-"))
@@ -158,51 +150,43 @@ func onUsageError(_ *cli.Context, err error, _ bool) error {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usagef("--%s: needs a value; see --help", strings.TrimLeft(name, "-"))
 	}
-	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
-		return usagef("--%s: %q is not accepted: %s", m[2], m[1], m[3])
-	}
 	return usagef("%s", msg)
 }
 
-var invalidValue = regexp.MustCompile(`invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)`)
-
-var negNumber = regexp.MustCompile(`^-[0-9]`)
-
-// reorderArgs moves positional arguments behind the flags of a workload
-// subcommand, so that `contend run osim 64 256 1000000 0 0 --format
-// original` works although urfave/cli stops parsing flags at the first
-// positional argument.
+// reorderArgs puts the flags of the command in args before its
+// positional arguments, with "--" between them: urfave/cli v2 parses
+// flags with Go's flag package, which stops at the first positional
+// argument, and contend takes flags anywhere ('contend run osim 64 256
+// 1000000 0 0 --format original', 'contend plot a.json --out x.svg',
+// 'contend compare a.json --metric time b.json'). Which words are flags,
+// which take a value and which take the words after them (compare --a X
+// Y) is read from the command's own Flags. A workload given after flags
+// is moved first (workloadFirst). Commands whose arguments are a program
+// and its own flags (programArgs) and those that parse nothing
+// (SkipFlagParsing) are left as they are.
 func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 3 {
 		return args
 	}
-	if args[1] == "compare" {
-		return compareArgs(args)
-	}
-	var cmd *cli.Command
-	for _, c := range app.Commands {
-		if c.Name == args[1] {
-			cmd = c
-		}
-	}
-	if cmd != nil && interspersed[cmd.Name] {
-		return append(append([]string{}, args[:2]...), reorder(cmd, args[2:])...)
-	}
-	if cmd == nil || len(cmd.Subcommands) == 0 {
+	cmd := app.Command(args[1])
+	if cmd == nil || cmd.SkipFlagParsing || programArgs[cmd.Name] {
 		return args
 	}
-	args = workloadFirst(cmd, args)
-	var sub *cli.Command
-	for _, s := range cmd.Subcommands {
-		if s.Name == args[2] {
-			sub = s
+	i := 2
+	if len(cmd.Subcommands) > 0 {
+		args = workloadFirst(cmd, args)
+		sub := cmd.Command(args[2])
+		if sub == nil || programArgs[cmd.Name+" "+sub.Name] {
+			return args
 		}
+		cmd, i = sub, 3
 	}
-	if sub == nil || verbatim[cmd.Name+" "+sub.Name] {
-		return args
-	}
-	return append(append([]string{}, args[:3]...), reorder(sub, args[3:])...)
+	return append(append([]string{}, args[:i]...), reorder(cmd, args[i:])...)
 }
+
+// programArgs names the commands whose arguments are a program and its
+// own flags: contend's flags stop at the program's name.
+var programArgs = map[string]bool{"exec": true, "ab exec": true}
 
 // workloadFirst moves a workload (subcommand) name given after flags to its
 // place after the command: 'contend run --threads 4 faultme' is taken as
@@ -216,17 +200,11 @@ func workloadFirst(cmd *cli.Command, args []string) []string {
 		if args[i] == "--" {
 			break
 		}
-		var sub *cli.Command
-		for _, s := range cmd.Subcommands {
-			if s.Name == args[i] {
-				sub = s
-			}
-		}
+		sub := cmd.Command(args[i])
 		if sub == nil {
 			continue
 		}
-		prev := args[i-1]
-		if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && !isBoolFlag(sub, strings.TrimLeft(prev, "-")) {
+		if prev := args[i-1]; isFlagWord(prev) && !strings.Contains(prev, "=") && takesValue(findFlag(sub, strings.TrimLeft(prev, "-"))) {
 			continue
 		}
 		out := append(append([]string{}, args[:2]...), args[i])
@@ -236,55 +214,57 @@ func workloadFirst(cmd *cli.Command, args []string) []string {
 	return args
 }
 
-// isBoolFlag reports whether cmd has a boolean flag called name.
-func isBoolFlag(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
-		if _, ok := f.(*cli.BoolFlag); ok {
-			for _, n := range f.Names() {
-				if n == name {
-					return true
-				}
-			}
-		}
-	}
-	return false
+// wordsFlag is a repeatable flag that takes every word after it up to the
+// next flag: compare's --a A1.json A2.json. reorder makes each word a
+// --a WORD of its own, which urfave/cli collects in the StringSlice.
+type wordsFlag struct{ cli.StringSliceFlag }
+
+// takesValue reports whether the flag f takes a value (false for a
+// boolean flag and for nil, a flag the command does not have).
+func takesValue(f cli.Flag) bool {
+	df, ok := f.(cli.DocGenerationFlag)
+	return ok && df.TakesValue()
 }
 
-// interspersed names the commands without subcommands whose flags may
-// follow their file arguments ('contend plot a.json --out x.svg',
-// 'contend import mail.txt --preset faultme').
-var interspersed = map[string]bool{"plot": true, "import": true, "show": true}
-
-// verbatim names the subcommands whose arguments are a program and its own
-// flags: contend's flags stop at the program's name, as they do for exec.
-var verbatim = map[string]bool{"ab exec": true}
+// isFlagWord reports whether a reads as a flag: a dash and more, and not
+// a negative number (osim's positional arguments).
+func isFlagWord(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err != nil
+}
 
 // reorder puts the flags of cmd in rest before its positional arguments.
-func reorder(sub *cli.Command, rest []string) []string {
-	bools := map[string]bool{}
-	for _, f := range sub.Flags {
-		if _, ok := f.(*cli.BoolFlag); ok {
-			for _, n := range f.Names() {
-				bools[n] = true
-			}
-		}
-	}
+func reorder(cmd *cli.Command, rest []string) []string {
 	var flags, pos []string
+	words := "" // the wordsFlag the words that follow go to
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
 		case a == "--":
 			pos = append(pos, rest[i+1:]...)
 			i = len(rest)
-		case strings.HasPrefix(a, "-") && len(a) > 1 && !negNumber.MatchString(a):
+		case !isFlagWord(a) && words != "":
+			flags = append(flags, "--"+words, a)
+		case !isFlagWord(a):
+			pos = append(pos, a)
+		default:
+			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			f := findFlag(cmd, name)
+			if _, ok := f.(*wordsFlag); ok {
+				words = f.Names()[0]
+				if hasVal {
+					flags = append(flags, "--"+words, val)
+				}
+				continue
+			}
 			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && !bools[name] && i+1 < len(rest) {
+			if !hasVal && takesValue(f) && i+1 < len(rest) {
 				flags = append(flags, rest[i+1])
 				i++
 			}
-		default:
-			pos = append(pos, a)
 		}
 	}
 	out := flags

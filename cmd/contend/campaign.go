@@ -18,12 +18,9 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
-
-func init() {
-	addCommand(campaignCommand)
-}
 
 func sideFlags(s string) []cli.Flag {
 	S := strings.ToUpper(s)
@@ -64,12 +61,12 @@ Example (an ABBA campaign of 6 boots, 10 runs per boot):
      -- run mutex --threads 4 -n 10`,
 		Flags: append(append(sideFlags("a"), sideFlags("b")...),
 			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
-			&cli.IntFlag{Name: "boots", Value: 3, Usage: "boots per side, 1 to 100"},
+			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side"),
 			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
-			&cli.DurationFlag{Name: "settle-min", Value: time.Minute, Usage: "wait at least this long after a boot"},
-			&cli.DurationFlag{Name: "settle-max", Value: 10 * time.Minute, Usage: "wait at most this long for the load to settle"},
-			&cli.Float64Flag{Name: "settle-load", Value: 1, Usage: "settled when the 1-minute load average is at most this"},
-			&cli.Float64Flag{Name: "settle-psi", Value: 10, Usage: "and the CPU pressure (PSI some avg10) at most this many %"},
+			newFlag("settle-min", &value.Duration{D: time.Minute, Max: time.Hour, Zero: true}, "wait at least this long after a boot"),
+			newFlag("settle-max", &value.Duration{D: 10 * time.Minute, Max: 24 * time.Hour, Zero: true}, "wait at most this long for the load to settle"),
+			newFlag("settle-load", &value.Float{X: 1, Max: math.Inf(1), Accepted: "a load average, 0 or more, such as 1"}, "settled when the 1-minute load average is at most this"),
+			newFlag("settle-psi", &value.Float{X: 10, Max: 100, Accepted: "a percentage from 0 to 100"}, "and the CPU pressure (PSI some avg10) at most this many %"),
 		),
 		Action: campaignInit,
 	}
@@ -190,29 +187,18 @@ func campaignInit(c *cli.Context) error {
 	if p.Sides[0].Expect == p.Sides[1].Expect {
 		return usagef("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
 	}
-	boots := c.Int("boots")
-	if boots < 1 || boots > 100 {
-		return usagef("--boots: %d is not accepted: boots per side, 1 to 100", boots)
-	}
+	boots := c.Value("boots").(int)
 	if p.Order, err = campaign.Order(c.String("order"), boots); err != nil {
 		return usagef("--order: %v", err)
 	}
 	if c.IsSet("order") && c.IsSet("boots") && !strings.EqualFold(c.String("order"), "abba") && !strings.EqualFold(c.String("order"), "abab") {
 		return usagef("--order: an explicit sequence sets the boots itself; drop --boots")
 	}
-	p.Settle = campaign.Settle{Min: campaign.Duration(c.Duration("settle-min")), Max: campaign.Duration(c.Duration("settle-max")),
-		Load: c.Float64("settle-load"), PSI: c.Float64("settle-psi")}
-	if p.Settle.Min < 0 || p.Settle.Min > campaign.Duration(time.Hour) {
-		return usagef("--settle-min: %v is not accepted: 0 to 1h", c.Duration("settle-min"))
-	}
-	if p.Settle.Max < p.Settle.Min || p.Settle.Max > campaign.Duration(24*time.Hour) {
-		return usagef("--settle-max: %v is not accepted: from --settle-min (%v) to 24h", c.Duration("settle-max"), c.Duration("settle-min"))
-	}
-	if l := p.Settle.Load; !(l >= 0) || math.IsInf(l, 0) {
-		return usagef("--settle-load: %v is not accepted: a load average, 0 or more, such as 1", l)
-	}
-	if v := p.Settle.PSI; !(v >= 0 && v <= 100) {
-		return usagef("--settle-psi: %v is not accepted: a percentage from 0 to 100", v)
+	smin, smax := c.Value("settle-min").(time.Duration), c.Value("settle-max").(time.Duration)
+	p.Settle = campaign.Settle{Min: campaign.Duration(smin), Max: campaign.Duration(smax),
+		Load: c.Value("settle-load").(float64), PSI: c.Value("settle-psi").(float64)}
+	if smax < smin {
+		return usagef("--settle-max: %v is not accepted: from --settle-min (%v) to 24h", value.Short(smax), value.Short(smin))
 	}
 	p.Command = c.Args().Slice()[1:]
 	if len(p.Command) == 0 {

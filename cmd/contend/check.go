@@ -11,9 +11,8 @@ import (
 
 	"contend/internal/lock"
 	"contend/internal/tune"
+	"contend/internal/value"
 )
-
-func init() { addCommand(checkCommand) }
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
@@ -30,7 +29,7 @@ Examples:
    contend check
    contend check --interval 2s --cpus 1-3`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "interval", Value: "500ms", Usage: "how long to watch the processes' CPU use, from 10ms to 1m"},
+			newFlag("interval", &value.Duration{D: 500 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute}, "how long to watch the processes' CPU use"),
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs, as for 'contend tune'"},
 		},
 		Action: checkAction,
@@ -41,10 +40,7 @@ func checkAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usagef("check takes no arguments (got %q); see 'contend help check'", strings.Join(c.Args().Slice(), " "))
 	}
-	iv, err := time.ParseDuration(c.String("interval"))
-	if err != nil || iv < 10*time.Millisecond || iv > time.Minute {
-		return usagef("--interval: %q is not accepted; accepted: a duration from 10ms to 1m such as 500ms", c.String("interval"))
-	}
+	iv := c.Value("interval").(time.Duration)
 	root := tune.Root()
 	opt, err := tuneOptions(c, root)
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"contend/internal/tracejournal"
 )
 
-func init() { addCommand(cleanupCommand) }
-
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "cleanup",

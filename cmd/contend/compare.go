@@ -18,8 +18,6 @@ import (
 	"contend/internal/value"
 )
 
-func init() { addCommand(compareCommand) }
-
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
@@ -87,10 +85,10 @@ group's change with its interval (Holm over the groups), whether the
 direction agrees everywhere, the environment differences of the groups
 that disagree, and the hosts of the status file (--hosts) without results.`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"},
-			&cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level, above 0 and below 0.5"},
-			&cli.StringFlag{Name: "threshold", Value: "0", Usage: "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"},
+			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
+			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
+			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
+			newFlag("threshold", &value.Percent{Zero: true}, "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"),
 			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
@@ -98,53 +96,10 @@ that disagree, and the hosts of the status file (--hosts) without results.`,
 			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
-			&cli.DurationFlag{Name: "boot-cost", Usage: "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"},
+			newFlag("boot-cost", &value.Duration{Max: 24 * time.Hour}, "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"),
 		},
 		Action: runCompare,
 	}
-}
-
-// compareValueFlags are the flags of compare that take a value.
-var compareValueFlags = map[string]bool{"alpha": true, "threshold": true, "test": true, "metric": true, "format": true, "boot-cost": true, "by": true, "hosts": true, "plot": true}
-
-// compareArgs rewrites `compare ... --a X Y --b Z W ...` into the form
-// urfave/cli parses: `--a X --a Y --b Z --b W`, other flags, then `--`
-// and the positional files.
-func compareArgs(args []string) []string {
-	var flags, pos []string
-	side := ""
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "--":
-			pos = append(pos, rest[i+1:]...)
-			i = len(rest)
-		case a == "--a" || a == "-a" || a == "--b" || a == "-b":
-			side = strings.TrimLeft(a, "-")
-		case strings.HasPrefix(a, "--a=") || strings.HasPrefix(a, "--b="):
-			side = a[2:3]
-			flags = append(flags, "--"+side, a[4:])
-		case strings.HasPrefix(a, "-") && len(a) > 1 && !negNumber.MatchString(a):
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && compareValueFlags[name] && i+1 < len(rest) {
-				flags = append(flags, rest[i+1])
-				i++
-			}
-		case side != "":
-			flags = append(flags, "--"+side, a)
-		default:
-			pos = append(pos, a)
-		}
-	}
-	out := append([]string{}, args[:2]...)
-	out = append(out, flags...)
-	if len(pos) > 0 {
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out
 }
 
 func runCompare(c *cli.Context) error {
@@ -227,15 +182,7 @@ func runCompare(c *cli.Context) error {
 // compareOptions reads and checks the flags of compare.
 func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	var opt report.CompareOptions
-	opt.Alpha = c.Float64("alpha")
-	if err := value.Alpha(opt.Alpha); err != nil {
-		return opt, "", usagef("--alpha: %v is not accepted; accepted: %s", opt.Alpha, value.AlphaRange)
-	}
-	th, err := parseFraction(c.String("threshold"))
-	if err != nil {
-		return opt, "", usagef("--threshold: %q is not accepted: %v", c.String("threshold"), err)
-	}
-	opt.Threshold = th
+	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
 	switch c.String("test") {
 	case "mannwhitney", "mann-whitney", "u", "utest":
 		opt.Test = analysis.TestMannWhitney
@@ -255,9 +202,7 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 		}
 	}
 	opt.OneFamily = c.Bool("one-family")
-	if opt.BootCost = c.Duration("boot-cost"); c.IsSet("boot-cost") && !(opt.BootCost > 0 && opt.BootCost <= 24*time.Hour) {
-		return opt, "", usagef("--boot-cost: %v is not accepted: give the time one boot costs, above 0 and at most 24h, such as 90s", opt.BootCost)
-	}
+	opt.BootCost = c.Value("boot-cost").(time.Duration)
 	format := c.String("format")
 	ok := false
 	for _, f := range report.CompareFormats {
@@ -267,19 +212,6 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 		return opt, "", usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
 	}
 	return opt, format, nil
-}
-
-// parseFraction reads a noise band: "2%" or "0.02" as 0.02 (value.Fraction),
-// at least 0 and below 1.
-func parseFraction(s string) (float64, error) {
-	v, err := value.Fraction(s)
-	if err != nil {
-		return 0, err
-	}
-	if !(v >= 0 && v < 1) {
-		return 0, errors.New("a noise band is at least 0% and below 100%")
-	}
-	return v, nil
 }
 
 // openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and

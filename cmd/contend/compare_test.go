@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,7 +361,7 @@ func TestCompareArgs(t *testing.T) {
 		{"contend compare a.json --metric time b.json", "contend compare --metric time -- a.json b.json"},
 		{"contend compare --one-family a b", "contend compare --one-family -- a b"},
 	} {
-		got := strings.Join(compareArgs(strings.Fields(c.in)), " ")
+		got := strings.Join(reorderArgs(newApp(io.Discard, io.Discard), strings.Fields(c.in)), " ")
 		if got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
 		}

@@ -11,11 +11,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() {
-	addCommand(completionCommand)
-	addCommand(completeCommand)
-}
-
 // completeArg is the hidden command the shell scripts call: `contend
 // __complete WORD... CURRENT` prints the candidates for CURRENT, one a
 // line; a first line filesMarker asks the shell to add file names.

@@ -10,8 +10,6 @@ import (
 	"contend/internal/env"
 )
 
-func init() { addCommand(envCommand) }
-
 // captureEnv is env.Capture with the facts only the C side knows (the
 // compiler that built native/ and its effective flags): env links no cgo,
 // this binary does.

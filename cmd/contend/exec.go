@@ -19,8 +19,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(execCommand) }
-
 func metricFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "NAME=REGEX[:UNIT[:lower|higher]]: a metric read from the first capture group of REGEX; repeatable"},

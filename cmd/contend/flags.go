@@ -23,7 +23,9 @@ func paramFlags(w *workload.Workload) []cli.Flag {
 			usage += " (default " + d + ")"
 		}
 		if p.Kind == workload.Bool {
-			fs = append(fs, &cli.BoolFlag{Name: p.Name, Usage: usage, Category: "workload parameters"})
+			// The text as given, --pin=maybe included: Workload.Resolve
+			// parses every parameter.
+			fs = append(fs, &valueFlag{cli.GenericFlag{Name: p.Name, Value: named(p.Name, new(value.BoolText)), Usage: usage, Category: "workload parameters"}})
 			continue
 		}
 		fs = append(fs, &cli.StringFlag{Name: p.Name, Usage: usage, Category: "workload parameters"})
@@ -36,12 +38,7 @@ func paramFlags(w *workload.Workload) []cli.Flag {
 func flagTexts(c *cli.Context, w *workload.Workload) map[string]string {
 	given := map[string]string{}
 	for _, p := range w.Params {
-		if !c.IsSet(p.Name) {
-			continue
-		}
-		if p.Kind == workload.Bool {
-			given[p.Name] = fmt.Sprint(c.Bool(p.Name))
-		} else {
+		if c.IsSet(p.Name) {
 			given[p.Name] = c.String(p.Name)
 		}
 	}
@@ -124,13 +121,13 @@ const runsUsage = "measured repetitions, each in a fresh process; the default 6 
 // repFlags are the flags of every command that runs repetitions.
 func repFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "runs", Aliases: []string{"n"}, Value: fmt.Sprint(DefaultRuns), Usage: runsUsage},
-		&cli.StringFlag{Name: "warmup", Value: "0", Usage: "repetitions run first and not counted"},
+		newFlag("runs", &value.Int{N: DefaultRuns, Min: 1, Max: 100000}, runsUsage, "n"),
+		newFlag("warmup", &value.Int{Min: 0, Max: 100000}, "repetitions run first and not counted"),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json); an existing file is refused unless --append or --replace"},
 		&cli.BoolFlag{Name: "append", Usage: "add the repetitions to the existing --out file of the same configuration (refused when it holds another run)"},
 		&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
-		&cli.StringFlag{Name: "timeout", Usage: "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"},
+		newFlag("timeout", &value.Duration{}, "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"),
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
@@ -159,12 +156,7 @@ type repOptions struct {
 func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	var o repOptions
 	var err error
-	if o.n, err = intFlag(c, "runs", 1, 100000); err != nil {
-		return o, err
-	}
-	if o.warmup, err = intFlag(c, "warmup", 0, 100000); err != nil {
-		return o, err
-	}
+	o.n, o.warmup, o.timeout = c.Value("runs").(int), c.Value("warmup").(int), c.Value("timeout").(time.Duration)
 	o.out, o.label, o.quiet = c.String("out"), c.String("label"), c.Bool("quiet")
 	o.verbose, o.force = c.Bool("verbose"), c.Bool("force")
 	o.noWait, o.noLock = c.Bool("no-wait"), c.Bool("no-lock")
@@ -179,13 +171,6 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	}
 	if o.mode, err = outMode(c); err != nil {
 		return o, err
-	}
-	if t := c.String("timeout"); t != "" {
-		d, err := value.Timeout(t)
-		if err != nil {
-			return o, usagef("--timeout: %q is not accepted; accepted: a positive duration such as 90s or 10m", t)
-		}
-		o.timeout = d
 	}
 	if o.evidence, err = parseEvidence(c); err != nil {
 		return o, err
@@ -204,6 +189,101 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 	return o, nil
 }
 
+// valueFlag is a flag whose value is one of internal/value's typed values
+// (value.Int, value.Percent, value.Level, value.Duration, ...), made with
+// newFlag: urfave/cli's GenericFlag, which hands the flag package the
+// value itself, so that Set parses and checks the text as the flag is
+// read, and c.Value(NAME) is the typed result. A bad text stops the parse
+// with Set's error; onUsageError finds it in the flag (flagValue.err),
+// already naming the flag and the accepted range.
+type valueFlag struct{ cli.GenericFlag }
+
+// TakesValue is false for a boolean value (value.BoolText), which the
+// flag package takes alone (--pin): help and reorder read it.
+func (f *valueFlag) TakesValue() bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
+// String is the flag's line in help, written with TakesValue above.
+func (f *valueFlag) String() string { return cli.FlagStringer(f) }
+
+// newFlag declares the flag name (with aliases) holding v, preset to its
+// default.
+func newFlag(name string, v cli.Generic, usage string, aliases ...string) *valueFlag {
+	return &valueFlag{cli.GenericFlag{Name: name, Aliases: aliases, Value: named(name, v), Usage: usage}}
+}
+
+// flagValue is the flag package's view of a typed value: it forwards to
+// v and keeps the error of a refused text, named by the flag.
+type flagValue struct {
+	name string
+	v    cli.Generic
+	err  error
+}
+
+func named(name string, v cli.Generic) *flagValue { return &flagValue{name: name, v: v} }
+
+func (f *flagValue) Set(s string) error {
+	if err := f.v.Set(s); err != nil {
+		f.err = usagef("--%s: %v", f.name, err)
+		return f.err
+	}
+	return nil
+}
+
+func (f *flagValue) String() string {
+	if f == nil || f.v == nil {
+		return ""
+	}
+	return f.v.String()
+}
+
+// Get returns the typed value (flag.Getter, read by c.Value).
+func (f *flagValue) Get() any {
+	if g, ok := f.v.(interface{ Get() any }); ok {
+		return g.Get()
+	}
+	return f.v.String()
+}
+
+// IsBoolFlag tells the flag package whether v takes no argument.
+func (f *flagValue) IsBoolFlag() bool {
+	b, ok := f.v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// refusedValue returns the error of a typed flag of c's command whose
+// text was refused, or nil.
+func refusedValue(c *cli.Context) error {
+	if c == nil || c.Command == nil {
+		return nil
+	}
+	for _, f := range c.Command.Flags {
+		if vf, ok := f.(*valueFlag); ok {
+			if fv, ok := vf.Value.(*flagValue); ok && fv.err != nil {
+				return fv.err
+			}
+		}
+	}
+	return nil
+}
+
+// setUsage replaces the usage text of the flag called name in flags.
+func setUsage(flags []cli.Flag, name, usage string) {
+	for _, f := range flags {
+		if f.Names()[0] != name {
+			continue
+		}
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Usage = usage
+		case *valueFlag:
+			f.Usage = usage
+		}
+	}
+}
+
 // outMode returns what --append and --replace say to do with an existing
 // --out file.
 func outMode(c *cli.Context) (results.Mode, error) {
@@ -219,18 +299,6 @@ func outMode(c *cli.Context) (results.Mode, error) {
 		return results.ModeReplace, nil
 	}
 	return results.ModeNew, nil
-}
-
-func intFlag(c *cli.Context, name string, lo, hi int) (int, error) {
-	s := strings.TrimSpace(c.String(name))
-	var n int
-	if _, err := fmt.Sscan(s, &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(s, "+") {
-		return 0, usagef("--%s: %q is not an integer; accepted: an integer from %d to %d", name, s, lo, hi)
-	}
-	if n < lo || n > hi {
-		return 0, usagef("--%s: %d is out of range; accepted: an integer from %d to %d", name, n, lo, hi)
-	}
-	return n, nil
 }
 
 // decimalSizeNotes says, once per parameter, that a size given with a
@@ -259,4 +327,10 @@ func decimalSizeNotes(w *workload.Workload, given map[string]string) []string {
 		}
 	}
 	return notes
+}
+
+// withCategory puts f under the heading cat in help.
+func withCategory(f *valueFlag, cat string) *valueFlag {
+	f.Category = cat
+	return f
 }

@@ -8,8 +8,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(helpCommand) }
-
 // helpCommand replaces urfave/cli's help command so that `contend help
 // WORKLOAD` explains a workload: what it measures, provenance, parameters
 // and metrics.

@@ -15,9 +15,8 @@ import (
 	"contend/internal/external"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/value"
 )
-
-func init() { addCommand(importCommand) }
 
 func importCommand() *cli.Command {
 	return &cli.Command{
@@ -48,8 +47,8 @@ Examples (the seed mails are in ../shared/seeds/ of the project):
         (--from 61 --to 70: the ten with them on; 84..91 are Mitake's own)
    contend import --metric 'lat=latency: (\d+) us:us:lower' console.log`,
 		Flags: append(metricFlags(),
-			&cli.StringFlag{Name: "from", Usage: "first line of LOG to read (1-based)"},
-			&cli.StringFlag{Name: "to", Usage: "last line of LOG to read (inclusive)"},
+			newFlag("from", &value.Int{Min: 1, Max: 1<<31 - 1}, "first line of LOG to read (1-based)"),
+			newFlag("to", &value.Int{Min: 1, Max: 1<<31 - 1}, "last line of LOG to read (inclusive)"),
 			&cli.StringFlag{Name: "select", Usage: "records to keep: N..M, N.., ..M or N (from 1, after --from/--to)"},
 			&cli.BoolFlag{Name: "unquote", Usage: "strip mail quoting (\"> \") from line starts"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json); an existing file is refused unless --replace"},
@@ -82,17 +81,7 @@ func runImport(c *cli.Context) error {
 	if format != "text" && format != "json" {
 		return usagef("--format: %q is not accepted; accepted: text, json", format)
 	}
-	from, to := 0, 0
-	if c.IsSet("from") {
-		if from, err = intFlag(c, "from", 1, 1<<31-1); err != nil {
-			return err
-		}
-	}
-	if c.IsSet("to") {
-		if to, err = intFlag(c, "to", 1, 1<<31-1); err != nil {
-			return err
-		}
-	}
+	from, to := c.Value("from").(int), c.Value("to").(int) // 0: not given
 	lo, hi := 0, 0
 	if c.IsSet("select") {
 		if lo, hi, err = external.ParseSelect(c.String("select")); err != nil {

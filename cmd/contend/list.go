@@ -11,8 +11,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(listCommand) }
-
 func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",

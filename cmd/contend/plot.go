@@ -13,8 +13,6 @@ import (
 	"contend/internal/results"
 )
 
-func init() { addCommand(plotCommand) }
-
 // PlotHelper is the program that draws; see helperPath.
 const PlotHelper = "contend-plot"
 

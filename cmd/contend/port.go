@@ -15,8 +15,6 @@ import (
 	"contend"
 )
 
-func init() { addCommand(portCommand) }
-
 func portCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "port",

@@ -17,8 +17,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(runCommand) }
-
 func runCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "run",

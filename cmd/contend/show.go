@@ -13,8 +13,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(showCommand) }
-
 func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"strconv"
+	"math"
 	"strings"
 	"time"
 
@@ -15,10 +15,9 @@ import (
 	"contend/internal/results"
 	"contend/internal/sweep"
 	"contend/internal/sweepplan"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
-
-func init() { addCommand(sweepCommand) }
 
 func sweepCommand() *cli.Command {
 	cmd := &cli.Command{
@@ -83,20 +82,12 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 	flags = append(flags,
 		&cli.GenericFlag{Name: "param", Value: &paramListFlag{}, Usage: "NAME=LIST: sweep parameter NAME over LIST (repeatable)"},
 		&cli.StringFlag{Name: "order", Value: sweep.OrderShuffled, Usage: "order of the points within a round: shuffled or fixed"},
-		&cli.StringFlag{Name: "seed", Usage: "seed of the shuffled order (default: from the clock; recorded)"},
+		&valueFlag{cli.GenericFlag{Name: "seed", Value: named("seed", &value.Int{Min: math.MinInt, Max: math.MaxInt}), DefaultText: "from the clock; recorded", Usage: "seed of the shuffled order"}},
 	)
 	flags = append(flags, repFlags()...)
-	for _, f := range flags {
-		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "runs" {
-			sf.Usage = "measured rounds: repetitions per point"
-		}
-		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "warmup" {
-			sf.Usage = "uncounted rounds run first (every point once per round)"
-		}
-		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "format" {
-			sf.Usage = "output: text, json or csv (the per-point table)"
-		}
-	}
+	setUsage(flags, "runs", "measured rounds: repetitions per point")
+	setUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
+	setUsage(flags, "format", "output: text, json or csv (the per-point table)")
 	return &cli.Command{
 		Name:        w.Name,
 		Usage:       w.Summary,
@@ -136,9 +127,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	}
 	s.seed = time.Now().UnixNano()
 	if c.IsSet("seed") {
-		if s.seed, err = strconv.ParseInt(strings.TrimSpace(c.String("seed")), 10, 64); err != nil {
-			return nil, usagef("--seed: %q is not an integer", c.String("seed"))
-		}
+		s.seed = int64(c.Value("seed").(int))
 	}
 	if s.order == sweep.OrderFixed {
 		s.seed = 0

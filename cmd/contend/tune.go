@@ -8,9 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/tune"
+	"contend/internal/value"
 )
-
-func init() { addCommand(tuneCommand) }
 
 func tuneCommand() *cli.Command {
 	return &cli.Command{
@@ -49,7 +48,7 @@ Examples:
 			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},
 			&cli.StringFlag{Name: "thp", Usage: "transparent huge pages: always, madvise or never (default: left as is)"},
-			&cli.StringFlag{Name: "perf-rate", Value: "1", Usage: "perf_event_max_sample_rate to set, from 1 to 1000000"},
+			newFlag("perf-rate", &value.Int{N: 1, Min: 1, Max: 1000000}, "perf_event_max_sample_rate to set"),
 			&cli.BoolFlag{Name: "dry-run", Usage: "say what would change, change nothing"},
 		},
 		Action: tuneAction,
@@ -88,11 +87,7 @@ func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
 			return o, usagef("--thp: %q is not accepted; accepted: always, madvise, never", t)
 		}
 	}
-	if c.IsSet("perf-rate") || c.String("perf-rate") != "" { // check has no --perf-rate
-		n, err := intFlag(c, "perf-rate", 1, 1000000)
-		if err != nil {
-			return o, err
-		}
+	if n, ok := c.Value("perf-rate").(int); ok { // check has no --perf-rate
 		o.Sample = n
 	}
 	return o, nil

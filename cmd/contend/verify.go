@@ -17,8 +17,6 @@ import (
 	"contend/internal/workload"
 )
 
-func init() { addCommand(verifyCommand) }
-
 func verifyCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "verify",
@@ -59,7 +57,7 @@ Example:
 
 func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
 	flags := append(paramFlags(w), metricFlags()...)
-	flags = append(flags, &cli.StringFlag{Name: "margin", Value: "5%", Usage: "equivalence margin of the ratio, such as 5% or 0.1"})
+	flags = append(flags, newFlag("margin", &value.Percent{F: 0.05}, "equivalence margin of the ratio, such as 5% or 0.1"))
 	for _, f := range repFlags() {
 		if f.Names()[0] != "format" {
 			flags = append(flags, f)
@@ -74,16 +72,6 @@ func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
 	}
 }
 
-// parseMargin reads --margin, a percentage or fraction (value.Fraction)
-// above 0 and below 1.
-func parseMargin(s string) (float64, error) {
-	x, err := value.Fraction(s)
-	if err != nil || !(x > 0 && x < 1) {
-		return 0, usagef("--margin: %q is not accepted; accepted: a fraction in (0, 1) or a percentage such as 5%%", s)
-	}
-	return x, nil
-}
-
 func runVerify(c *cli.Context, w *workload.Workload) error {
 	given := flagTexts(c, w)
 	args := c.Args().Slice()
@@ -93,10 +81,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err := checkProgram(args[0]); err != nil {
 		return err
 	}
-	margin, err := parseMargin(c.String("margin"))
-	if err != nil {
-		return err
-	}
+	margin := c.Value("margin").(float64)
 	specs, _, _, err := metricSpecs(c)
 	if err != nil {
 		return err
