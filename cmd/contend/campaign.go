@@ -61,7 +61,7 @@ Example (an ABBA campaign of 6 boots, 10 runs per boot):
      -- run mutex --threads 4 -n 10`,
 		Flags: append(append(sideFlags("a"), sideFlags("b")...),
 			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
-			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side"),
+			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 1 to 100"),
 			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
 			newFlag("settle-min", &value.Duration{D: time.Minute, Max: time.Hour, Zero: true}, "wait at least this long after a boot"),
 			newFlag("settle-max", &value.Duration{D: 10 * time.Minute, Max: 24 * time.Hour, Zero: true}, "wait at most this long for the load to settle"),

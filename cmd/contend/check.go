@@ -29,7 +29,7 @@ Examples:
    contend check
    contend check --interval 2s --cpus 1-3`,
 		Flags: []cli.Flag{
-			newFlag("interval", &value.Duration{D: 500 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute}, "how long to watch the processes' CPU use"),
+			newFlag("interval", &value.Duration{D: 500 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute}, "how long to watch the processes' CPU use, from 10ms to 1m"),
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs, as for 'contend tune'"},
 		},
 		Action: checkAction,

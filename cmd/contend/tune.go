@@ -48,7 +48,7 @@ Examples:
 			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},
 			&cli.StringFlag{Name: "thp", Usage: "transparent huge pages: always, madvise or never (default: left as is)"},
-			newFlag("perf-rate", &value.Int{N: 1, Min: 1, Max: 1000000}, "perf_event_max_sample_rate to set"),
+			newFlag("perf-rate", &value.Int{N: 1, Min: 1, Max: 1000000}, "perf_event_max_sample_rate to set, from 1 to 1000000"),
 			&cli.BoolFlag{Name: "dry-run", Usage: "say what would change, change nothing"},
 		},
 		Action: tuneAction,
