@@ -120,7 +120,9 @@ func TestDurationFlag(t *testing.T) {
 		{in: "0", errs: []string{`"0" is not accepted`, "accepted: a positive duration such as 90s or 10m"}},
 		{in: "-1s", errs: []string{"a positive duration"}}, {in: "10", errs: []string{"not accepted"}}, {in: "later", errs: []string{"not accepted"}},
 	})
-	iv := func() flag.Getter { return &Duration{D: 500 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute} }
+	iv := func() flag.Getter {
+		return &Duration{D: 500 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute}
+	}
 	checkSet(t, "interval", iv, []setCase{
 		{in: "2s", want: 2 * time.Second},
 		{in: "5ms", errs: []string{"accepted: a duration from 10ms to 1m such as 500ms"}}, {in: "2m", errs: []string{"from 10ms to 1m"}},
