@@ -175,10 +175,8 @@ func complete(app *cli.App, words []string) []string {
 	}
 	if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "-") && !strings.Contains(rest[n-1], "=") {
 		name := strings.TrimLeft(rest[n-1], "-")
-		if f := findFlag(target, name); f != nil {
-			if _, isBool := f.(*cli.BoolFlag); !isBool {
-				return flagValueWords(cmd, f, name)
-			}
+		if f := findFlag(target, name); takesValue(f) {
+			return flagValueWords(cmd, f, name)
 		}
 	}
 	if strings.HasPrefix(cur, "-") {
