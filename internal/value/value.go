@@ -1,6 +1,8 @@
 // Package value parses the kinds of values that several commands' flags
 // share, one parser per kind, so that a percentage, a significance level or
-// a timeout means the same under every flag that takes one. Errors name
+// a timeout means the same under every flag that takes one: the typed flag
+// values (Int, Float, Level, Percent, Duration, BoolText) that commands
+// declare their flags with, and the functions they use. Errors name
 // neither the flag nor the command: callers say which flag they read
 // ("--until: ..."). Sizes are workload.ParseSize (workload parameters and
 // --mem-style flags), one parser too.
@@ -52,20 +54,18 @@ func Alpha(a float64) error {
 	return nil
 }
 
-// ParseAlpha parses and checks a significance level (see Alpha).
+// ParseAlpha parses and checks a significance level (see Alpha), as a
+// Level flag does.
 func ParseAlpha(s string) (float64, error) {
-	a, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number; accepted: %s", s, AlphaRange)
-	}
-	return a, Alpha(a)
+	var a Level
+	err := a.Set(s)
+	return float64(a), err
 }
 
-// Timeout parses a positive Go duration ("90s", "10m").
+// Timeout parses a positive Go duration ("90s", "10m"), as a Duration
+// flag does.
 func Timeout(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a positive duration such as 90s or 10m", s)
-	}
-	return d, nil
+	var d Duration
+	err := d.Set(s)
+	return d.D, err
 }
