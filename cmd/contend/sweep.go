@@ -79,10 +79,12 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 			}
 		}
 	}
+	seed := newFlag("seed", &value.Int{Min: math.MinInt, Max: math.MaxInt}, "seed of the shuffled order")
+	seed.DefaultText = "from the clock; recorded"
 	flags = append(flags,
 		&cli.GenericFlag{Name: "param", Value: &paramListFlag{}, Usage: "NAME=LIST: sweep parameter NAME over LIST (repeatable)"},
 		&cli.StringFlag{Name: "order", Value: sweep.OrderShuffled, Usage: "order of the points within a round: shuffled or fixed"},
-		&valueFlag{cli.GenericFlag{Name: "seed", Value: named("seed", &value.Int{Min: math.MinInt, Max: math.MaxInt}), DefaultText: "from the clock; recorded", Usage: "seed of the shuffled order"}},
+		seed,
 	)
 	flags = append(flags, repFlags()...)
 	setUsage(flags, "runs", "measured rounds: repetitions per point")
