@@ -222,8 +222,10 @@ type flagValue struct {
 	err  error
 }
 
+// named returns v as the flag package sees the flag called name.
 func named(name string, v cli.Generic) *flagValue { return &flagValue{name: name, v: v} }
 
+// Set parses s with v; a refused text's error names the flag.
 func (f *flagValue) Set(s string) error {
 	if err := f.v.Set(s); err != nil {
 		f.err = usagef("--%s: %v", f.name, err)
@@ -232,6 +234,7 @@ func (f *flagValue) Set(s string) error {
 	return nil
 }
 
+// String is v's text (the default, in help).
 func (f *flagValue) String() string {
 	if f == nil || f.v == nil {
 		return ""
