@@ -94,9 +94,14 @@ func assertDead(t *testing.T, what string, pid int) {
 // TestRunRepTimeoutKillsGroup: a child that hangs is killed at the
 // timeout with its whole process group, the grandchild included.
 func TestRunRepTimeoutKillsGroup(t *testing.T) {
-	o, pid := runTestChild(t, context.Background(), "hang", 500*time.Millisecond)
-	if o.Rep.Status != results.StatusTimeout || o.Rep.Error != "timed out after 500ms; the child's process group was killed (raise --timeout)" {
-		t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
+	var o Outcome
+	pid := 0
+	timeout := 500 * time.Millisecond
+	for ; pid == 0 && timeout < time.Minute; timeout *= 2 { // until the child forked in time
+		o, pid = runTestChild(t, context.Background(), "hang", timeout)
+		if want := fmt.Sprintf("timed out after %s; the child's process group was killed (raise --timeout)", timeout); o.Rep.Status != results.StatusTimeout || o.Rep.Error != want {
+			t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
+		}
 	}
 	if _, ok := o.Rep.Metrics["x"]; ok || o.Rep.Metrics["real"] <= 0 {
 		t.Errorf("metrics %v: want the process metrics only", o.Rep.Metrics)
@@ -213,17 +218,24 @@ func reportedPid(t *testing.T, e Ended) int {
 // background process of the child included, and the output written
 // before is kept.
 func TestSpawnTimeoutKillsGroup(t *testing.T) {
-	var out strings.Builder
-	s := shSpec(`sleep 100 & echo "pid $!" >&3; echo before; sleep 100`, 300*time.Millisecond)
-	s.Stdout, s.Stderr = &out, &out
-	e := Spawn(context.Background(), s)
-	if e.Rep.Status != results.StatusTimeout || e.Rep.Error != "timed out after 300ms; the program's process group was killed (raise --timeout)" {
-		t.Errorf("status %q error %q", e.Rep.Status, e.Rep.Error)
+	for timeout := 300 * time.Millisecond; timeout < time.Minute; timeout *= 2 {
+		var out strings.Builder
+		s := shSpec(`sleep 100 & echo "pid $!" >&3; echo before; sleep 100`, timeout)
+		s.Stdout, s.Stderr = &out, &out
+		e := Spawn(context.Background(), s)
+		if want := fmt.Sprintf("timed out after %s; the program's process group was killed (raise --timeout)", timeout); e.Rep.Status != results.StatusTimeout || e.Rep.Error != want {
+			t.Errorf("status %q error %q", e.Rep.Status, e.Rep.Error)
+		}
+		if len(e.Report) == 0 || out.String() == "" {
+			continue // the shell did not get there in time: again, longer
+		}
+		if out.String() != "before\n" || e.OutputCut {
+			t.Errorf("output %q, cut %v", out.String(), e.OutputCut)
+		}
+		assertDead(t, "the background process", reportedPid(t, e))
+		return
 	}
-	if out.String() != "before\n" || e.OutputCut {
-		t.Errorf("output %q, cut %v", out.String(), e.OutputCut)
-	}
-	assertDead(t, "the background process", reportedPid(t, e))
+	t.Fatal("the shell never reported its background process")
 }
 
 // TestSpawnProcessLeftGroup: a process that left the child's group
