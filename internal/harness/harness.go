@@ -47,7 +47,7 @@ func BecomeSubreaper() {
 // Outcome is one finished repetition as the parent saw it.
 type Outcome struct {
 	Rep results.Rep
-	// Leaked lists IPC objects the child did not remove and the parent
+	// Cleaned lists IPC objects the child did not remove and the parent
 	// did (or failed to: see Rep.Error).
 	Cleaned []string
 }

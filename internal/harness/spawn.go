@@ -108,16 +108,28 @@ func Spawn(ctx context.Context, s Spec) Ended {
 		e.Rep.Status, e.Rep.Error = results.StatusFailed, fmt.Sprintf(format, a...)
 		return e
 	}
-	var closers []*os.File // the parent's copies of the child's ends
-	closeAll := func() {
+	var (
+		closers []*os.File // the parent's copies of the child's ends
+		outputs []*pipeReader
+		rr      *os.File // the report pipe's read end
+	)
+	closeChildEnds := func() {
 		for _, f := range closers {
 			f.Close()
 		}
 		closers = nil
 	}
+	release := func() { // nothing was started
+		closeChildEnds()
+		for _, o := range outputs {
+			o.r.Close()
+		}
+		if rr != nil {
+			rr.Close()
+		}
+	}
 
 	cmd := &exec.Cmd{Path: s.Argv[0], Args: s.Argv, Env: s.Env}
-	var outputs []*pipeReader
 	out := func(w io.Writer) (io.Writer, error) {
 		if w == nil {
 			return nil, nil
@@ -143,16 +155,14 @@ func Spawn(ctx context.Context, s Spec) Ended {
 		cmd.Stderr, err = out(s.Stderr)
 	}
 	if err != nil {
-		closeAll()
-		closeReaders(outputs)
+		release()
 		return setupFail("cannot create the output pipe: %v", err)
 	}
-	var rr *os.File
 	if s.Report {
 		var rw *os.File
 		if rr, rw, err = os.Pipe(); err != nil {
-			closeAll()
-			closeReaders(outputs)
+			rr = nil
+			release()
 			return setupFail("cannot create the report pipe: %v", err)
 		}
 		closers = append(closers, rw)
@@ -174,15 +184,11 @@ func Spawn(ctx context.Context, s Spec) Ended {
 		}
 		ev.Stop()
 		own.Done()
-		closeAll()
-		closeReaders(outputs)
-		if rr != nil {
-			rr.Close()
-		}
+		release()
 		e.Rep.Status, e.StartErr = results.StatusFailed, err
 		return e
 	}
-	closeAll()
+	closeChildEnds()
 	pgid := cmd.Process.Pid
 
 	for _, o := range outputs {
@@ -343,10 +349,4 @@ func (p *pipeReader) finish(grace time.Duration) bool {
 	p.mu.Unlock()
 	p.r.Close()
 	return ended
-}
-
-func closeReaders(ps []*pipeReader) {
-	for _, p := range ps {
-		p.r.Close()
-	}
 }
