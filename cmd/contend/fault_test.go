@@ -5,12 +5,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"contend/internal/harness"
+	"contend/internal/ipcown"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -207,4 +210,85 @@ func repChild(root int) int {
 		}
 	}
 	return 0
+}
+
+// TestSemWatchSeesOnlyOwnSets checks the leak check of the fault and
+// SysV tests (semWatch, assertNoNewSems): a set that a run of this test
+// leaves (contend SIGKILLed mid-repetition, so that nothing removes it)
+// is reported, while a set another program makes meanwhile (another test
+// suite's contend: its journal entry, of a live process that is not
+// ours, and its set) is not; the whole-machine comparison the check used
+// before reported both, so concurrent suites made it flake.
+func TestSemWatchSeesOnlyOwnSets(t *testing.T) {
+	w := semSet(t)
+	dir, err := ipcown.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another suite's run: its journal entry (pid 1, alive and not a
+	// descendant of this test), then its set under the entry's key.
+	var otherID int
+	var otherKey uint32
+	for i := 0; i < 100 && otherKey == 0; i++ {
+		k := rand.Uint32()&0x0fffffff | 0x10000000
+		entry := filepath.Join(dir, fmt.Sprintf("1-%08x.json", k))
+		if err := os.WriteFile(entry, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(entry) })
+		if id, ok := foreignSet(t, k, 2); ok {
+			otherID, otherKey = id, k
+		}
+	}
+	if otherKey == 0 {
+		t.Fatal("no free key for the other suite's set")
+	}
+	// This test's run, killed with its set in place: a real leak.
+	_, wait, _, rw := leakRun(t, "osim", "2", "8", "2000000000", "0", "0", "-n", "1")
+	waitMidRun(t, rw.root, w, true)
+	mine := w.ours(t, rw.root)
+	if len(mine) != 1 {
+		t.Fatalf("sets of the run: %v, want one", mine)
+	}
+	if err := syscall.Kill(rw.root, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	t.Cleanup(func() {
+		ipcown.Remove(mine[0].ID)
+		entries, _ := filepath.Glob(filepath.Join(dir, strconv.Itoa(rw.root)+"-*.json"))
+		for _, e := range entries {
+			os.Remove(e)
+		}
+	})
+	left := w.leaked(t)
+	if len(left) != 1 || left[0].ID != mine[0].ID {
+		t.Errorf("leaked %v, want the killed run's set %d (key %#x) only", left, mine[0].ID, uint32(mine[0].Key))
+	}
+	now := semIDs(t)
+	if !now[strconv.Itoa(otherID)] {
+		t.Errorf("the other suite's set %d is gone: the test shows nothing", otherID)
+	}
+	// The old check: every set not listed before, the other suite's too.
+	var machineWide []string
+	for id := range now {
+		if n, _ := strconv.Atoi(id); !w.before[n] {
+			machineWide = append(machineWide, id)
+		}
+	}
+	if !slices.Contains(machineWide, strconv.Itoa(otherID)) || !slices.Contains(machineWide, strconv.Itoa(mine[0].ID)) {
+		t.Errorf("new sets on the machine %v, want the other suite's %d and the leak %d", machineWide, otherID, mine[0].ID)
+	}
+	// The orphaned child and its workers: this process reaps them.
+	rw.mu.Lock()
+	for pg := range rw.pgrps {
+		harness.KillGroup(pg)
+	}
+	rw.mu.Unlock()
+	rw.assertGone(t)
+	// Once the leak is removed, the check passes with the other set there.
+	if err := ipcown.Remove(mine[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	assertNoNewSems(t, w)
 }

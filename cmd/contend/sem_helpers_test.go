@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,7 +12,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
+	"golang.org/x/sys/unix"
+
+	"contend/internal/ipcown"
 	"contend/internal/results"
 )
 
@@ -153,8 +159,8 @@ func (w *runWatch) assertGone(t *testing.T) {
 	}
 }
 
-// semSet returns the ids listed in /proc/sysvipc/sem as a set.
-func semSet(t *testing.T) map[string]bool {
+// semIDs returns the ids listed in /proc/sysvipc/sem as a set.
+func semIDs(t *testing.T) map[string]bool {
 	t.Helper()
 	s := map[string]bool{}
 	for _, id := range strings.Fields(ipcsSem(t)) {
@@ -163,34 +169,201 @@ func semSet(t *testing.T) map[string]bool {
 	return s
 }
 
-// assertNoNewSems fails if a semaphore set that was not listed in before
-// is still listed. Other tests (package bind) may create and remove sets
-// at the same time, so a new set gets a few seconds to go away; a leaked
-// set never does.
-func assertNoNewSems(t *testing.T, before map[string]bool) {
+// semWatch tells the SysV semaphore sets a test's own runs could have
+// made from those of anything else on the machine (other test suites,
+// other contends): the sets listed before the runs, and the keys that
+// the runs' contend processes journaled (internal/ipcown: the entry
+// PID-KEY.json is written before the child makes its set under KEY),
+// seen with inotify on the journal directory. A run of this test is this
+// process or a descendant of it; an entry whose process is already gone
+// when its event is read counts as this test's, so that a leak is never
+// missed. If the inotify queue overflowed, every new set counts.
+type semWatch struct {
+	before   map[int]bool // set ids listed at the start
+	fd       *os.File     // the inotify instance
+	mu       sync.Mutex
+	keys     map[int32]int // journaled by this test's runs: key -> pid
+	foreign  map[int32]int // journaled by other processes
+	overflow bool
+	done     chan struct{}
+}
+
+// semSet starts watching the semaphore sets of this test's runs (see
+// semWatch), until the test ends.
+func semSet(t *testing.T) *semWatch {
 	t.Helper()
-	var extra []string
-	for deadline := time.Now().Add(3 * time.Second); ; {
-		extra = nil
-		for id := range semSet(t) {
-			if !before[id] {
-				extra = append(extra, id)
+	ipcsSem(t) // skips without /proc/sysvipc/sem
+	dir, err := ipcown.Dir()
+	if err != nil {
+		t.Fatalf("the IPC journal directory: %v", err)
+	}
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatalf("inotify: %v", err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE|unix.IN_MOVED_TO); err != nil {
+		unix.Close(fd)
+		t.Fatalf("inotify on %s: %v", dir, err)
+	}
+	w := &semWatch{before: map[int]bool{}, fd: os.NewFile(uintptr(fd), "inotify"), keys: map[int32]int{}, foreign: map[int32]int{}, done: make(chan struct{})}
+	sets, err := ipcown.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		w.before[s.ID] = true
+	}
+	go w.read()
+	t.Cleanup(func() { w.fd.Close(); <-w.done })
+	return w
+}
+
+// read records the journal entries created while the watch runs.
+func (w *semWatch) read() {
+	defer close(w.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := w.fd.Read(buf)
+		if err != nil {
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				w.mu.Lock()
+				w.overflow = true
+				w.mu.Unlock()
+				continue
 			}
+			pid, key, ok := journalName(name)
+			if !ok {
+				continue
+			}
+			ours := ownProcess(pid)
+			w.mu.Lock()
+			if ours {
+				w.keys[key] = pid
+			} else {
+				w.foreign[key] = pid
+			}
+			w.mu.Unlock()
 		}
-		if len(extra) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	if len(extra) > 0 {
-		var was []string
-		for id := range before {
-			was = append(was, id)
-		}
-		sort.Strings(extra)
-		sort.Strings(was)
-		t.Errorf("semaphore sets leaked: %s (before the run: %q)", strings.Join(extra, " "), strings.Join(was, " "))
+}
+
+// journalName parses the name of a journal entry, PID-KEY.json (KEY in
+// 8 hex digits).
+func journalName(name string) (pid int, key int32, ok bool) {
+	base, isJSON := strings.CutSuffix(name, ".json")
+	p, k, cut := strings.Cut(base, "-")
+	if !isJSON || !cut {
+		return 0, 0, false
 	}
+	pid, err1 := strconv.Atoi(p)
+	u, err2 := strconv.ParseUint(k, 16, 32)
+	return pid, int32(uint32(u)), err1 == nil && err2 == nil
+}
+
+// ownProcess tells whether pid is this process or one of its
+// descendants; a pid that is gone cannot be told and counts as ours.
+func ownProcess(pid int) bool {
+	self := os.Getpid()
+	for i := 0; i < 64; i++ {
+		if pid == self {
+			return true
+		}
+		p, ok := procStat(pid)
+		if !ok {
+			return i == 0
+		}
+		if p.ppid <= 1 {
+			return false
+		}
+		pid = p.ppid
+	}
+	return false
+}
+
+// procStat reads /proc/PID/stat.
+func procStat(pid int) (proc, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return proc{}, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 {
+		return proc{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgrp, _ := strconv.Atoi(f[2])
+	return proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]}, true
+}
+
+// ours lists the sets that exist now, were not listed at the start and
+// are under a key this test's runs journaled (with pid: only the keys of
+// that contend process). After an inotify overflow every new set counts.
+func (w *semWatch) ours(t *testing.T, pid int) []ipcown.Set {
+	t.Helper()
+	sets, err := ipcown.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []ipcown.Set
+	for _, s := range sets {
+		if w.before[s.ID] {
+			continue
+		}
+		by, journaled := w.keys[s.Key]
+		if journaled && (pid == 0 || by == pid) || w.overflow && pid == 0 && s.Key != 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// leaked lists the sets of this test's runs still there after a few
+// seconds (a run's set goes away with its repetition; a leaked one never
+// does).
+func (w *semWatch) leaked(t *testing.T) []ipcown.Set {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left := w.ours(t, 0)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+	}
+}
+
+// assertNoNewSems fails if a semaphore set of this test's runs (see
+// semWatch) is left. Sets of other programs on the machine, which may
+// come and go at the same time, are not looked at.
+func assertNoNewSems(t *testing.T, w *semWatch) {
+	t.Helper()
+	left := w.leaked(t)
+	if len(left) == 0 {
+		return
+	}
+	var ids []string
+	for _, s := range left {
+		ids = append(ids, fmt.Sprintf("%d (key %#x, journaled by pid %d)", s.ID, uint32(s.Key), w.keys[s.Key]))
+	}
+	sort.Strings(ids)
+	w.mu.Lock()
+	overflow := w.overflow
+	w.mu.Unlock()
+	if overflow {
+		t.Logf("the inotify queue of the journal directory overflowed: every new set was counted")
+	}
+	t.Errorf("semaphore sets leaked: %s", strings.Join(ids, ", "))
 }
 
 // waitReps waits until the result file at path holds at least n
@@ -207,9 +380,10 @@ func waitReps(t *testing.T, path string, n int) {
 }
 
 // waitMidRun waits until contend (root) runs a repetition child that has
-// created a semaphore set not in before, and, with workers, has forked
-// worker processes; it returns the child's pid.
-func waitMidRun(t *testing.T, root int, before map[string]bool, workers bool) int {
+// created its semaphore set (under a key root journaled: see semWatch)
+// and, with workers, has forked worker processes; it returns the child's
+// pid.
+func waitMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		ps := procs()
@@ -228,10 +402,8 @@ func waitMidRun(t *testing.T, root int, before map[string]bool, workers bool) in
 		if workers && len(descendants(ps, child)) == 0 {
 			continue
 		}
-		for id := range semSet(t) {
-			if !before[id] {
-				return child
-			}
+		if len(sems.ours(t, root)) > 0 {
+			return child
 		}
 	}
 	t.Fatalf("no repetition child of %d reached its timed region", root)
@@ -276,7 +448,7 @@ func plantGuard(t *testing.T, ids map[int]uint32) {
 // be alive and the guard set (plantGuard) is still there.
 func assertSetsExist(t *testing.T, ids map[int]uint32, ours map[int]bool) {
 	t.Helper()
-	now := semSet(t)
+	now := semIDs(t)
 	b, _ := os.ReadFile("/proc/sys/kernel/pid_max")
 	pidMax, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	outsider := false

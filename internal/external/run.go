@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"time"
 
 	"contend/bind"
-	"contend/internal/env"
-	"contend/internal/evidence"
 	"contend/internal/harness"
 	"contend/internal/results"
 )
@@ -51,8 +48,8 @@ func ShellArgv(args []string) []string {
 // with zero or several matches make a failed repetition; the output is
 // kept in Rep.Output in every case. It never returns an error.
 func RunRep(ctx context.Context, p Program) results.Rep {
-	rep := results.Rep{Start: time.Now(), LoadAvg: env.LoadAvg(), BootID: env.BootID()}
 	fail := func(msg string) results.Rep {
+		rep := harness.NewRep()
 		rep.Status, rep.Error = results.StatusFailed, msg
 		return rep
 	}
@@ -71,87 +68,64 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	if err != nil {
 		return fail(fmt.Sprintf("cannot find the contend binary to launch %s: %v", p.Argv[0], err))
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return fail(fmt.Sprintf("cannot create the output pipe: %v", err))
-	}
-	rr, rw, err := os.Pipe()
-	if err != nil {
-		pr.Close()
-		pw.Close()
-		return fail(fmt.Sprintf("cannot create the report pipe: %v", err))
-	}
 	// The program runs under the launcher (native/launch.c): contend's
 	// binary in its C-only mode, so that the program's maxrss is its own
 	// and nothing it starts outlives the repetition.
-	args := append([]string{exe, bind.LaunchArg, "3", path}, p.Argv...)
-	cmd := &exec.Cmd{Path: exe, Args: args, Stdout: pw, Stderr: pw, ExtraFiles: []*os.File{rw}}
-	cmd.Env = append(os.Environ(), p.Env...)
-	// SIGTERM, not SIGKILL: the launcher catches it and kills its group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-
-	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
-	start := time.Now()
-	if err := ev.Start(cmd); err != nil {
-		pr.Close()
-		pw.Close()
-		rr.Close()
-		rw.Close()
-		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(err)))
-	}
-	pw.Close()
-	rw.Close()
-	pgid := cmd.Process.Pid
-
 	var capt capture
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		io.Copy(&capt, pr)
-	}()
-	status, werr := harness.WaitGroupLeader(ctx, cmd, p.Timeout)
-	elapsed := time.Since(start)
-	harness.KillGroup(pgid)
-	report, _ := io.ReadAll(io.LimitReader(rr, 4096))
-	rr.Close()
-	select {
-	case <-readDone:
-	case <-time.After(2 * time.Second):
-		rep.Notes = append(rep.Notes, "a process that left the program's process group still held its output open; output cut there")
+	e := harness.Spawn(ctx, harness.Spec{
+		Argv:   append([]string{exe, bind.LaunchArg, "3", path}, p.Argv...),
+		Env:    append(os.Environ(), p.Env...),
+		Stdout: &capt, Stderr: &capt, // one pipe, as 2>&1
+		Report:  true,
+		Timeout: p.Timeout,
+		// SIGTERM, not SIGKILL: the launcher catches it and kills its group.
+		DeathSignal: syscall.SIGTERM,
+		Who:         "program",
+	})
+	rep := e.Rep
+	if e.StartErr != nil {
+		rep.Error = fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(e.StartErr))
 	}
-	pr.Close()
+	if rep.Status == results.StatusFailed {
+		return rep
+	}
 
-	lr := parseLaunch(string(report))
-	if lr.execErr != 0 && status == "" {
-		return fail(fmt.Sprintf("cannot start %s: %v", p.Argv[0], lr.execErr))
+	lr := parseLaunch(strings.Join(e.Report, "\n"))
+	if lr.execErr != 0 && rep.Status == "" {
+		// The program never ran: no metrics, and no evidence of nothing.
+		rep.Metrics, rep.Notes = nil, nil
+		if e.OutputCut {
+			rep.Notes = []string{"a process that left the program's process group still held its output open; output cut there"}
+		}
+		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("cannot start %s: %v", p.Argv[0], lr.execErr)
+		return rep
 	}
-	rep.Metrics = harness.ProcessMetrics(cmd.ProcessState, elapsed)
+	werr, launcherDied := e.Wait, false
 	if lr.done {
-		rep.Metrics = lr.metrics
+		// The program's own metrics, as the launcher measured them.
+		for k, v := range lr.metrics {
+			rep.Metrics[k] = v
+		}
 		werr = nil
 		if !lr.status.Exited() || lr.status.ExitStatus() != 0 {
 			werr = waitError{lr.status}
 		}
-	} else if status == "" {
+	} else if rep.Status == "" {
 		// The launcher died without a report (killed from outside).
-		status = results.StatusFailed
+		launcherDied = true
 		if werr == nil {
 			werr = errors.New("the launcher ended without a report")
 		}
 	}
-	harness.AddEvidence(&rep, ev)
 	out := capt.String()
 	rep.Output = keep(out)
 	if capt.dropped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("output larger than %d MiB: %d bytes in the middle were not searched for metrics", 2*CaptureHalf>>20, capt.dropped))
 	}
 	switch {
-	case status == results.StatusTimeout:
-		rep.Status, rep.Error = status, fmt.Sprintf("timed out after %s; the program's process group was killed (raise --timeout)", p.Timeout)
-	case status == results.StatusInterrupted:
-		rep.Status, rep.Error = status, "interrupted; the program's process group was killed"
-	case status == results.StatusFailed:
-		rep.Status, rep.Error = status, fmt.Sprintf("%s: the launcher of the program died: %v", filepath.Base(p.Argv[0]), werr)
+	case rep.Status != "": // timed out or interrupted
+	case launcherDied:
+		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("%s: the launcher of the program died: %v", filepath.Base(p.Argv[0]), werr)
 	case werr != nil:
 		rep.Status, rep.Error = results.StatusFailed, describeExit(filepath.Base(p.Argv[0]), werr, out)
 	default:

@@ -6,10 +6,12 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/testutil"
 )
@@ -173,5 +175,63 @@ func TestLaunchReport(t *testing.T) {
 	}
 	if lr = parseLaunch("done 1 2\n"); lr.done {
 		t.Errorf("short line accepted: %+v", lr)
+	}
+}
+
+// countingCollector is an evidence collector that counts its calls.
+type countingCollector struct {
+	mu     sync.Mutex
+	starts []int // pids
+	stops  int
+}
+
+func (c *countingCollector) Name() string { return "count" }
+func (c *countingCollector) Metrics() []results.Metric {
+	return []results.Metric{{Name: "k.test.starts", Unit: "count"}}
+}
+func (c *countingCollector) Start(pid int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.starts = append(c.starts, pid)
+	return nil
+}
+func (c *countingCollector) Stop() (map[string]float64, []string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stops++
+	return map[string]float64{"k.test.starts": float64(len(c.starts))}, nil, nil
+}
+func (c *countingCollector) Close() error { return nil }
+
+// TestEvidenceOncePerProgram: the collectors of the context are started
+// on each program's launcher and stopped once per repetition, whatever
+// way it ends: ok, failed, timed out, or a program that cannot be
+// executed (before the one runner, that path never stopped them, and
+// perf's counters of each such repetition stayed open).
+func TestEvidenceOncePerProgram(t *testing.T) {
+	bin := buildC(t, progSrc)
+	c := &countingCollector{}
+	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	p, _ := LookupPreset("faultme")
+	for i, run := range []struct {
+		argv    []string
+		timeout time.Duration
+		status  string
+	}{
+		{[]string{bin, "ok"}, 0, results.StatusOK},
+		{[]string{bin, "fail"}, 0, results.StatusFailed},
+		{[]string{bin, "hang"}, 300 * time.Millisecond, results.StatusTimeout},
+		{[]string{"/nonexistent/prog"}, 0, results.StatusFailed},
+	} {
+		r := RunRep(ctx, Program{Argv: run.argv, Metrics: p.Metrics, Timeout: run.timeout})
+		if r.Status != run.status {
+			t.Errorf("%v: %s (%s), want %s", run.argv, r.Status, r.Error, run.status)
+		}
+		if len(c.starts) != i+1 || c.stops != i+1 {
+			t.Errorf("after %v: %d starts, %d stops; want %d of each", run.argv, len(c.starts), c.stops, i+1)
+		}
+		if run.status == results.StatusOK && r.Metrics["k.test.starts"] != float64(i+1) {
+			t.Errorf("%v: evidence metric missing: %v", run.argv, r.Metrics)
+		}
 	}
 }

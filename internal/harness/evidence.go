@@ -7,8 +7,8 @@ import (
 
 // AddEvidence stops the evidence collectors of a repetition (after its
 // child's process group is reaped) and adds their metrics and notes to
-// rep. Both repetition runners call it, with the evidence.Rep that
-// evidence.Start returned when it started the child.
+// rep. Spawn calls it, with the evidence.Rep that started the child, once
+// per repetition.
 func AddEvidence(rep *results.Rep, ev *evidence.Rep) {
 	m, notes := ev.Stop()
 	if len(m) > 0 && rep.Metrics == nil {

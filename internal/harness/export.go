@@ -1,7 +1,6 @@
 package harness
 
-// Helpers shared with other runners of child processes
-// (internal/external runs unmodified programs the same way).
+// Helpers for tests that clean up after processes a test orphaned.
 
 // KillGroup kills every process left in process group pgid and reaps the
 // ones that are contend's children.

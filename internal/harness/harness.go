@@ -6,7 +6,6 @@
 package harness
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,8 +19,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"contend/internal/env"
-	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -50,129 +47,65 @@ func BecomeSubreaper() {
 // Outcome is one finished repetition as the parent saw it.
 type Outcome struct {
 	Rep results.Rep
-	// Leaked lists IPC objects the child did not remove and the parent
+	// Cleaned lists IPC objects the child did not remove and the parent
 	// did (or failed to: see Rep.Error).
 	Cleaned []string
 }
 
-// RunRep runs one repetition of w with values v in a child process and
-// returns it with the child's process metrics. It never returns an error:
-// a failed, timed-out or interrupted repetition is a Rep with that status.
-// ctx cancellation interrupts the repetition.
+// RunRep runs one repetition of w with values v in a child process
+// (`contend __child`, through Spawn) and returns it with the child's
+// process metrics. It never returns an error: a failed, timed-out or
+// interrupted repetition is a Rep with that status. ctx cancellation
+// interrupts the repetition.
 func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
-	BecomeSubreaper()
-	rep := results.Rep{Start: time.Now(), LoadAvg: env.LoadAvg(), BootID: env.BootID()}
-	fail := func(status string, err error) Outcome {
-		rep.Status, rep.Error = status, err.Error()
+	fail := func(err error) Outcome {
+		rep := NewRep()
+		rep.Status, rep.Error = results.StatusFailed, err.Error()
 		return Outcome{Rep: rep}
 	}
 	exe, err := Executable()
 	if err != nil {
-		return fail(results.StatusFailed, fmt.Errorf("cannot find the contend binary to run a child: %v", err))
+		return fail(fmt.Errorf("cannot find the contend binary to run a child: %v", err))
 	}
 	pj, err := json.Marshal(v)
 	if err != nil {
-		return fail(results.StatusFailed, err)
+		return fail(err)
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return fail(results.StatusFailed, fmt.Errorf("cannot create the report pipe: %v", err))
-	}
-	own, ownNote := journalSet(w, v, timeout)
-	cmd := exec.Command(exe, ChildArg, w.Name, string(pj))
-	cmd.Env = append(append(os.Environ(), ChildEnv...), reportEnv+"=3", semKeyEnv+"="+ownKey(own))
-	cmd.Stdout = os.Stderr // a workload prints nothing; anything it does is a diagnostic
 	var stderr strings.Builder
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 8192}
-	cmd.ExtraFiles = []*os.File{pw}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-
-	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
-	start := time.Now()
-	if err := ev.Start(cmd); err != nil {
-		own.Done()
-		pr.Close()
-		pw.Close()
-		return fail(results.StatusFailed, fmt.Errorf("cannot start the repetition child: %v", err))
+	spec := Spec{
+		Argv:   []string{exe, ChildArg, w.Name, string(pj)},
+		Env:    append(append(os.Environ(), ChildEnv...), reportEnv+"=3"),
+		Stdout: os.Stderr, // a workload prints nothing; anything it does is a diagnostic
+		Stderr: &limitedWriter{w: &stderr, n: 8192},
+		Report: true, IPC: true,
+		Timeout: timeout, DeathSignal: syscall.SIGKILL, Who: "child",
 	}
-	pw.Close()
-	pgid := cmd.Process.Pid
-
-	// Read the report pipe until the child and everything it forked
-	// have closed it.
-	var (
-		mu        sync.Mutex
-		ipcs      = map[string]bool{}
-		removed   = map[string]bool{}
-		keyTaken  bool
-		resultMsg string
-		errorMsg  string
-	)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			verb, rest, _ := strings.Cut(line, " ")
-			mu.Lock()
-			switch verb {
-			case "ipc":
-				ipcs[rest] = true
-			case "ipc-removed":
-				delete(ipcs, rest)
-				removed[rest] = true
-			case "ipc-key-taken":
-				keyTaken = true
-			case "result":
-				resultMsg = rest
-			case "error":
-				errorMsg = rest
-			}
-			mu.Unlock()
+	if w.SemSet != nil {
+		spec.SemSet = w.SemSet(v)
+	}
+	e := Spawn(ctx, spec)
+	rep := e.Rep
+	if e.StartErr != nil {
+		rep.Error = fmt.Sprintf("cannot start the repetition child: %v", e.StartErr)
+	}
+	if rep.Status == results.StatusFailed {
+		return Outcome{Rep: rep}
+	}
+	var resultMsg, errorMsg string
+	for _, line := range e.Report {
+		switch verb, rest, _ := strings.Cut(line, " "); verb {
+		case "result":
+			resultMsg = rest
+		case "error":
+			errorMsg = rest
 		}
-	}()
-
-	status, werr := WaitGroupLeader(ctx, cmd, timeout)
-	elapsed := time.Since(start)
-
-	// Whatever the child left in its process group (forked workers) is
-	// killed and reaped; then the pipe's last writer is gone.
-	killGroup(pgid)
-	select {
-	case <-readDone:
-	case <-time.After(5 * time.Second):
-		// A grandchild that left the process group still holds the
-		// pipe: stop reading.
 	}
-	pr.Close()
-
-	mu.Lock()
-	defer mu.Unlock()
-	out := Outcome{}
-	var notes []string
-	out.Cleaned, notes = removeOwnSets(own, ipcs, removed, keyTaken)
-	rep.Notes = append(rep.Notes, notes...)
-	if ownNote != "" {
-		rep.Notes = append(rep.Notes, ownNote)
-	}
-	if len(out.Cleaned) > 0 && status == "" && werr == nil {
-		rep.Notes = append(rep.Notes, "removed IPC objects the child left: "+strings.Join(out.Cleaned, ", "))
-	}
-
-	rep.Metrics = ProcessMetrics(cmd.ProcessState, elapsed)
-	AddEvidence(&rep, ev)
-
 	switch {
-	case status == results.StatusTimeout:
-		rep.Status, rep.Error = status, fmt.Sprintf("timed out after %s; the child's process group was killed (raise --timeout)", timeout)
-	case status == results.StatusInterrupted:
-		rep.Status, rep.Error = status, "interrupted; the child's process group was killed"
+	case rep.Status != "": // timed out or interrupted
 	case errorMsg != "":
 		rep.Status, rep.Error = results.StatusFailed, errorMsg
-	case werr != nil:
-		rep.Status, rep.Error = results.StatusFailed, describeExit(werr, stderr.String())
+	case e.Wait != nil:
+		rep.Status, rep.Error = results.StatusFailed, describeExit(e.Wait, stderr.String())
 	case resultMsg == "":
 		rep.Status, rep.Error = results.StatusFailed, "the child exited without a result"
 	default:
@@ -196,8 +129,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 			}
 		}
 	}
-	out.Rep = rep
-	return out
+	return Outcome{Rep: rep, Cleaned: e.Cleaned}
 }
 
 func isProcessMetric(name string) bool {
@@ -291,11 +223,11 @@ func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float
 	return m
 }
 
-// WaitGroupLeader waits for cmd, started as the leader of its own process
+// waitGroupLeader waits for cmd, started as the leader of its own process
 // group, to exit. On timeout (when positive) or cancellation of ctx it
 // kills the whole group first. It returns "", StatusTimeout or
 // StatusInterrupted, and cmd.Wait's error.
-func WaitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) (string, error) {
+func waitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) (string, error) {
 	pgid := cmd.Process.Pid
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()

@@ -7,22 +7,21 @@ import (
 	"time"
 
 	"contend/internal/ipcown"
-	"contend/internal/workload"
 )
 
 // semKeyEnv passes the key of the child's SysV set (decimal; 0 is
 // IPC_PRIVATE).
 const semKeyEnv = "CONTEND_SEM_KEY"
 
-// journalSet picks the key of the set a repetition of w with v creates and
-// journals it, with the repetition's timeout, before the child starts (internal/ipcown); nil for a
-// workload that creates none. The note says why the child runs without a
-// key, if it does.
-func journalSet(w *workload.Workload, v workload.Values, timeout time.Duration) (*ipcown.Entry, string) {
-	if w.SemSet == nil {
+// journalSet picks the key of the set of nsems semaphores a repetition
+// creates and journals it, with the repetition's timeout, before the child
+// starts (internal/ipcown); nil for a child that creates none (nsems 0).
+// The note says why the child runs without a key, if it does.
+func journalSet(nsems int, timeout time.Duration) (*ipcown.Entry, string) {
+	if nsems == 0 {
 		return nil, ""
 	}
-	e, err := ipcown.Begin(w.SemSet(v), timeout)
+	e, err := ipcown.Begin(nsems, timeout)
 	if err != nil {
 		return e, fmt.Sprintf("the semaphore set was made without a key (%v): a set of a child killed before reporting it could not be found", err)
 	}

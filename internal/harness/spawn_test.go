@@ -1,0 +1,287 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/internal/evidence"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+// The test binary is also the repetition child of RunRep's tests: with
+// testChildEnv set, `TEST-BINARY __child harness-test {}` runs the
+// workload harness-test, whose behaviour the variable names.
+const (
+	testChildEnv   = "CONTEND_HARNESS_TEST_CHILD"
+	testPidFileEnv = "CONTEND_HARNESS_TEST_PIDFILE"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(testChildEnv) != "" && len(os.Args) > 1 && os.Args[1] == ChildArg {
+		os.Exit(ChildMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+func init() {
+	workload.Register(&workload.Workload{
+		Name: "harness-test", Primary: "real",
+		Metrics: []workload.Metric{{Name: "x", Unit: "count"}},
+		Run:     testWorkload,
+	})
+}
+
+// testWorkload is the child's side of RunRep's tests: ok reports x=1;
+// orphan starts a `sleep 100` in its process group, writes its pid to the
+// file testPidFileEnv names and reports; hang does the same and never
+// reports; kill SIGKILLs itself.
+func testWorkload(v workload.Values, rt workload.Runtime) (workload.Sample, error) {
+	mode := os.Getenv(testChildEnv)
+	switch mode {
+	case "orphan", "hang":
+		c := exec.Command("sleep", "100")
+		if err := c.Start(); err != nil {
+			return workload.Sample{}, err
+		}
+		os.WriteFile(os.Getenv(testPidFileEnv), []byte(strconv.Itoa(c.Process.Pid)), 0o600)
+		if mode == "hang" {
+			time.Sleep(100 * time.Second)
+		}
+	case "kill":
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(10 * time.Second)
+	}
+	return workload.Sample{Metrics: map[string]float64{"x": 1}}, nil
+}
+
+// runTestChild runs one repetition of harness-test in mode, with the test
+// binary as the child; it returns the repetition and the pid the child
+// wrote (0: none).
+func runTestChild(t *testing.T, ctx context.Context, mode string, timeout time.Duration) (Outcome, int) {
+	t.Helper()
+	pidFile := t.TempDir() + "/pid"
+	oldExe, oldEnv := Executable, ChildEnv
+	t.Cleanup(func() { Executable, ChildEnv = oldExe, oldEnv })
+	ChildEnv = []string{testChildEnv + "=" + mode, testPidFileEnv + "=" + pidFile}
+	w, _ := workload.Lookup("harness-test")
+	o := RunRep(ctx, w, workload.Values{}, timeout)
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(string(b))
+	return o, pid
+}
+
+// assertDead fails unless process pid is gone (reaped, not a zombie).
+func assertDead(t *testing.T, what string, pid int) {
+	t.Helper()
+	if pid <= 0 {
+		t.Fatalf("%s: no pid", what)
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		t.Errorf("%s %d is still there: %s", what, pid, b)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// TestRunRepTimeoutKillsGroup: a child that hangs is killed at the
+// timeout with its whole process group, the grandchild included.
+func TestRunRepTimeoutKillsGroup(t *testing.T) {
+	var o Outcome
+	pid := 0
+	timeout := 500 * time.Millisecond
+	for ; pid == 0 && timeout < time.Minute; timeout *= 2 { // until the child forked in time
+		o, pid = runTestChild(t, context.Background(), "hang", timeout)
+		if want := fmt.Sprintf("timed out after %s; the child's process group was killed (raise --timeout)", timeout); o.Rep.Status != results.StatusTimeout || o.Rep.Error != want {
+			t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
+		}
+	}
+	if _, ok := o.Rep.Metrics["x"]; ok || o.Rep.Metrics["real"] <= 0 {
+		t.Errorf("metrics %v: want the process metrics only", o.Rep.Metrics)
+	}
+	assertDead(t, "the grandchild", pid)
+}
+
+// TestRunRepGrandchildKilled: a grandchild that outlives a child which
+// reported its result is killed with the group; the repetition is ok.
+func TestRunRepGrandchildKilled(t *testing.T) {
+	o, pid := runTestChild(t, context.Background(), "orphan", time.Minute)
+	if o.Rep.Status != results.StatusOK || o.Rep.Metrics["x"] != 1 {
+		t.Errorf("rep %+v", o.Rep)
+	}
+	assertDead(t, "the grandchild", pid)
+}
+
+// TestRunRepInterrupted: cancelling ctx kills the group and says so.
+func TestRunRepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	o, pid := runTestChild(t, ctx, "hang", time.Minute)
+	if o.Rep.Status != results.StatusInterrupted || o.Rep.Error != "interrupted; the child's process group was killed" {
+		t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
+	}
+	if pid != 0 { // cancelled before the child forked: nothing to check
+		assertDead(t, "the grandchild", pid)
+	}
+}
+
+// TestRunRepSignalDescribed: a child killed by a signal is a failed
+// repetition naming the signal.
+func TestRunRepSignalDescribed(t *testing.T) {
+	o, _ := runTestChild(t, context.Background(), "kill", time.Minute)
+	if o.Rep.Status != results.StatusFailed || o.Rep.Error != "the child was killed by signal SIGKILL" {
+		t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
+	}
+}
+
+// countingCollector is an evidence collector that counts its calls.
+type countingCollector struct {
+	mu     sync.Mutex
+	starts []int // pids
+	stops  int
+}
+
+func (c *countingCollector) Name() string { return "count" }
+func (c *countingCollector) Metrics() []results.Metric {
+	return []results.Metric{{Name: "k.test.starts", Unit: "count"}}
+}
+func (c *countingCollector) Start(pid int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.starts = append(c.starts, pid)
+	return nil
+}
+func (c *countingCollector) Stop() (map[string]float64, []string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stops++
+	return map[string]float64{"k.test.starts": float64(len(c.starts))}, []string{"counted"}, nil
+}
+func (c *countingCollector) Close() error { return nil }
+
+// TestEvidenceOncePerRepetition: the collectors of the context are
+// started on each workload child and stopped once per repetition, their
+// metrics and notes in it, and released once when the child cannot start.
+// (internal/external's TestEvidenceOncePerProgram checks programs.)
+func TestEvidenceOncePerRepetition(t *testing.T) {
+	c := &countingCollector{}
+	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	for i := 1; i <= 2; i++ {
+		o, _ := runTestChild(t, ctx, "ok", time.Minute)
+		if o.Rep.Status != results.StatusOK || o.Rep.Metrics["k.test.starts"] != float64(i) || !strings.Contains(strings.Join(o.Rep.Notes, "|"), "counted") {
+			t.Errorf("repetition %d: %+v", i, o.Rep)
+		}
+	}
+	if len(c.starts) != 2 || c.stops != 2 || c.starts[0] == c.starts[1] {
+		t.Errorf("starts %v, stops %d: want one start (on each child) and one stop per repetition", c.starts, c.stops)
+	}
+	old := Executable
+	defer func() { Executable = old }()
+	Executable = func() (string, error) { return "/nonexistent/contend", nil }
+	w, _ := workload.Lookup("harness-test")
+	o := RunRep(ctx, w, workload.Values{}, time.Minute)
+	if o.Rep.Status != results.StatusFailed || !strings.HasPrefix(o.Rep.Error, "cannot start the repetition child: ") {
+		t.Errorf("missing binary: %+v", o.Rep)
+	}
+	if len(c.starts) != 2 || c.stops != 3 {
+		t.Errorf("after a failed start: starts %v, stops %d: want the collector released once, not started", c.starts, c.stops)
+	}
+}
+
+// shSpec runs script with /bin/sh, the report pipe on fd 3.
+func shSpec(script string, timeout time.Duration) Spec {
+	return Spec{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Report: true,
+		Timeout: timeout, DeathSignal: syscall.SIGKILL, Who: "program"}
+}
+
+// reportedPid returns the pid of the report line "pid N".
+func reportedPid(t *testing.T, e Ended) int {
+	t.Helper()
+	for _, l := range e.Report {
+		if p, ok := strings.CutPrefix(l, "pid "); ok {
+			n, _ := strconv.Atoi(p)
+			return n
+		}
+	}
+	t.Fatalf("no pid in the report %q", e.Report)
+	return 0
+}
+
+// TestSpawnTimeoutKillsGroup: at the timeout the whole group dies, a
+// background process of the child included, and the output written
+// before is kept.
+func TestSpawnTimeoutKillsGroup(t *testing.T) {
+	for timeout := 300 * time.Millisecond; timeout < time.Minute; timeout *= 2 {
+		var out strings.Builder
+		s := shSpec(`sleep 100 & echo "pid $!" >&3; echo before; sleep 100`, timeout)
+		s.Stdout, s.Stderr = &out, &out
+		e := Spawn(context.Background(), s)
+		if want := fmt.Sprintf("timed out after %s; the program's process group was killed (raise --timeout)", timeout); e.Rep.Status != results.StatusTimeout || e.Rep.Error != want {
+			t.Errorf("status %q error %q", e.Rep.Status, e.Rep.Error)
+		}
+		if len(e.Report) == 0 || out.String() == "" {
+			continue // the shell did not get there in time: again, longer
+		}
+		if out.String() != "before\n" || e.OutputCut {
+			t.Errorf("output %q, cut %v", out.String(), e.OutputCut)
+		}
+		assertDead(t, "the background process", reportedPid(t, e))
+		return
+	}
+	t.Fatal("the shell never reported its background process")
+}
+
+// TestSpawnProcessLeftGroup: a process that left the child's group
+// (setsid) and holds its output does not hold the runner: the output is
+// cut after the grace period, and said.
+func TestSpawnProcessLeftGroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	var out strings.Builder
+	// The child waits until its background process has left the group.
+	f := t.TempDir() + "/left"
+	s := shSpec(`setsid sh -c 'echo x >`+f+`; exec sleep 100' 3>&- & while [ ! -s `+f+` ]; do sleep 0.01; done; echo "pid $!" >&3; echo done`, time.Minute)
+	s.Stdout, s.Stderr = &out, &out
+	e := Spawn(context.Background(), s)
+	pid := reportedPid(t, e)
+	defer func() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil) // an orphan of ours (child subreaper)
+	}()
+	if e.Rep.Status != "" || e.Wait != nil || !e.OutputCut || out.String() != "done\n" {
+		t.Errorf("status %q wait %v cut %v output %q", e.Rep.Status, e.Wait, e.OutputCut, out.String())
+	}
+	if n := strings.Join(e.Rep.Notes, "|"); !strings.Contains(n, "a process that left the program's process group still held its output open; output cut there") {
+		t.Errorf("notes %q", n)
+	}
+}
+
+// TestSpawnSignalAndMetrics: a child killed by a signal is described by
+// its wait status; the process metrics are there.
+func TestSpawnSignalAndMetrics(t *testing.T) {
+	var errOut strings.Builder
+	s := shSpec(`echo last words >&2; kill -SEGV $$`, 0)
+	s.Stderr = &errOut
+	e := Spawn(context.Background(), s)
+	if got := describeExit(e.Wait, errOut.String()); got != "the child was killed by signal SIGSEGV: last words" {
+		t.Errorf("describeExit = %q", got)
+	}
+	for _, m := range workload.ProcessMetrics {
+		if _, ok := e.Rep.Metrics[m.Name]; !ok {
+			t.Errorf("process metric %s missing: %v", m.Name, e.Rep.Metrics)
+		}
+	}
+	e = Spawn(context.Background(), Spec{Argv: []string{"/nonexistent/prog"}, Who: "program"})
+	if e.StartErr == nil || e.Rep.Status != results.StatusFailed || e.Rep.Metrics != nil {
+		t.Errorf("missing program: %+v", e)
+	}
+}
