@@ -214,7 +214,7 @@ func TestPluginStartFailure(t *testing.T) {
 		want  string
 	}{
 		{true, "plugin: fork of worker 3 of 4 (2 forked; raise ulimit -u"},
-		{false, "plugin: pthread_create thread 3 of 4 (2 created) failed: EAGAIN"},
+		{false, "plugin: pthread_create of thread 3 of 4 (2 created; raise ulimit -u, kernel.threads-max or the pids cgroup limit) failed: EAGAIN"},
 	} {
 		r, err := Plugin(PluginParams{SO: so, Threads: 4, Processes: c.procs, DurationNs: 60e9, Inject: InjectForkEAGAIN, ReportFD: -1})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, syscall.EAGAIN) {

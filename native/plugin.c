@@ -4,8 +4,10 @@
  *
  *   - the runner owns the workers (threads, or forked processes as
  *     will-it-scale's _processes builds), the start gate, the clock, the
- *     counters (one 256-byte slot per worker, no false sharing) and
- *     optional pinning; the plugin owns one function;
+ *     counters (one CT_SLOT, 256-byte, slot per worker, no false sharing)
+ *     and optional pinning; the plugin owns one function. Threads are
+ *     contend's duration runner (duration.c, shared with semop-multi);
+ *     processes are below, with the runner's slot layout and CPU list;
  *   - workers return when asked (a stop flag) instead of being cancelled
  *     asynchronously, so no lock is left held and teardown is safe;
  *   - one shared header declares the contract (will-it-scale's main.c and
@@ -21,7 +23,7 @@
  * will-it-scale's process mode. Their counters, the stop flag and the start
  * gate live in one MAP_SHARED | MAP_ANONYMOUS mapping: a control slot (a
  * ready count, a finished count and the gate, futex words every worker
- * waits on) and a stop slot, then one 256-byte slot per worker. Like
+ * waits on) and a stop slot, then one CT_SLOT slot per worker. Like
  * osim.c's workers they run only C, reset the signal handlers inherited
  * from the Go runtime, die with the thread that forked them
  * (PR_SET_PDEATHSIG), never touch stdio and leave with _exit; they stay in
@@ -51,22 +53,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "plugin.h"
 
-#define CT_SLOT 256             /* bytes per worker's counters */
 #define CT_TICK_NS 100000000ULL /* processes: look for dead workers this often */
 
-struct slot {
-	uint64_t iterations;
-	uint64_t counters[CONTEND_MAX_COUNTERS];
-	int done; /* processes: contend_worker returned */
-	int err;  /* processes: errno of the worker's sched_setaffinity */
-};
-
-static struct slot *slot_at(void *slots, unsigned i)
-{
-	return (struct slot *)((char *)slots + (size_t)i * CT_SLOT);
-}
+_Static_assert(CONTEND_MAX_COUNTERS == CT_COUNTERS, "a slot holds a plugin's counters");
 
 /* What the runner found in the shared object. */
 struct loaded {
@@ -83,8 +75,8 @@ struct run {
 	struct loaded ld;
 	void *state;
 	unsigned n;
-	void *slots;       /* n slots of CT_SLOT bytes */
-	const int *cpus;   /* --pin: the allowed CPUs, ncpus of them */
+	void *slots;       /* processes: n slots of CT_SLOT bytes */
+	const int *cpus;   /* processes, --pin: the allowed CPUs, ncpus of them */
 	int ncpus;
 };
 
@@ -93,148 +85,53 @@ static int worker_cpu(const struct run *run, unsigned i)
 	return run->p->pin && run->ncpus > 0 ? run->cpus[i % run->ncpus] : -1;
 }
 
-static void worker_thread_init(const struct run *run, unsigned i, struct contend_thread *t, const volatile int *stop)
+static void worker_thread_init(const struct run *run, unsigned i, int cpu, struct ct_slot *s,
+			       struct contend_thread *t, const volatile int *stop)
 {
-	struct slot *s = slot_at(run->slots, i);
-
 	memset(t, 0, sizeof(*t));
 	t->id = i;
 	t->nthreads = run->n;
-	t->cpu = worker_cpu(run, i);
+	t->cpu = cpu;
 	t->process = run->p->processes != 0;
 	t->stop = stop;
-	t->iterations = &s->iterations;
+	t->iterations = &s->count;
 	t->counters = s->counters;
 }
 
-/* ---- threads ---- */
+/* ---- threads: the duration runner ---- */
 
-struct tgate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned ready, finished;
-	int go, abort;
-	volatile int stop;
-	const struct run *run;
-};
-
-struct worker_arg {
-	struct tgate *g;
-	struct contend_thread t;
-};
-
-static void *plugin_thread(void *p)
+static int plugin_thread(void *arg, const struct ct_worker *w)
 {
-	struct worker_arg *a = p;
-	struct tgate *g = a->g;
-	int abort_;
+	const struct run *run = arg;
+	struct contend_thread t;
 
-	pthread_mutex_lock(&g->lock);
-	g->ready++;
-	pthread_cond_broadcast(&g->cond);
-	while (!g->go)
-		pthread_cond_wait(&g->cond, &g->lock);
-	abort_ = g->abort;
-	pthread_mutex_unlock(&g->lock);
-	if (abort_)
-		return NULL;
-
-	g->run->ld.worker(g->run->state, a->t.id, &a->t);
-
-	pthread_mutex_lock(&g->lock);
-	if (++g->finished == g->run->n)
-		pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-	return NULL;
+	worker_thread_init(run, w->id, w->cpu, w->slot, &t, w->stop);
+	run->ld.worker(run->state, w->id, &t);
+	return 0;
 }
 
-static int run_threads(struct run *run)
+static int run_threads(struct run *run, struct ct_slot *total)
 {
 	const struct ct_plugin_params *p = run->p;
 	struct ct_plugin_result *r = run->r;
-	struct worker_arg *args;
-	pthread_t *tids;
-	struct tgate g;
-	unsigned i, n = run->n;
-	int err = 0, k;
-	uint64_t t0;
+	struct ct_duration d;
+	int err;
 
-	tids = calloc(n, sizeof(*tids));
-	args = calloc(n, sizeof(*args));
-	if (!tids || !args) {
-		free(tids);
-		free(args);
-		return ct_fail(&r->status, ENOMEM, "malloc", "for %u threads", n);
-	}
-	memset(&g, 0, sizeof(g));
-	pthread_mutex_init(&g.lock, NULL);
-	pthread_cond_init(&g.cond, NULL);
-	g.run = run;
-	/* A fixed-mode worker that loops until stopped returns at once
-	 * instead of running forever. */
-	g.stop = run->ld.info->mode == CONTEND_FIXED;
-	for (i = 0; i < n; i++) {
-		pthread_attr_t attr;
-
-		args[i].g = &g;
-		worker_thread_init(run, i, &args[i].t, &g.stop);
-		pthread_attr_init(&attr);
-		if (args[i].t.cpu >= 0) {
-			cpu_set_t one;
-
-			CPU_ZERO(&one);
-			CPU_SET(args[i].t.cpu, &one);
-			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-		}
-		if ((p->inject & CT_INJECT_FORK_EAGAIN) && i == n / 2)
-			err = EAGAIN;
-		else
-			err = pthread_create(&tids[i], &attr, plugin_thread, &args[i]);
-		pthread_attr_destroy(&attr);
-		if (err) {
-			ct_fail(&r->status, err, "pthread_create", "thread %u of %u (%u created)", i + 1, n, i);
-			break;
-		}
-		r->workers_started++;
-	}
-
-	/* The start gate: every created thread is waiting. */
-	pthread_mutex_lock(&g.lock);
-	while (g.ready < (unsigned)r->workers_started)
-		pthread_cond_wait(&g.cond, &g.lock);
-	g.abort = err != 0;
-	g.go = 1;
-	t0 = ct_now_ns();
-	pthread_cond_broadcast(&g.cond);
-	pthread_mutex_unlock(&g.lock);
-
-	if (!err) {
-		if (run->ld.info->mode == CONTEND_DURATION) {
-			struct timespec until;
-
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += p->duration_ns / 1000000000ULL;
-			until.tv_nsec += p->duration_ns % 1000000000ULL;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-				;
-			__atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_lock(&g.lock);
-		while (g.finished < n)
-			pthread_cond_wait(&g.cond, &g.lock);
-		pthread_mutex_unlock(&g.lock);
-		r->elapsed_ns = ct_now_ns() - t0;
-	}
-	for (k = 0; k < r->workers_started; k++)
-		pthread_join(tids[k], NULL);
-	pthread_cond_destroy(&g.cond);
-	pthread_mutex_destroy(&g.lock);
-	free(args);
-	free(tids);
+	memset(&d, 0, sizeof(d));
+	d.n = run->n;
+	/* Fixed mode: no duration, the stop flag is set from the start. */
+	d.duration_ns = run->ld.info->mode == CONTEND_DURATION ? p->duration_ns : 0;
+	d.pin = p->pin;
+	d.inject = p->inject;
+	d.work = plugin_thread;
+	d.arg = run;
+	d.call = "plugin";
+	d.per_thread = p->per_thread;
+	err = ct_duration_run(&d, &r->status);
+	r->workers_started = (int)d.started;
+	if (!err)
+		r->elapsed_ns = d.elapsed_ns;
+	*total = d.total;
 	return err;
 }
 
@@ -272,7 +169,7 @@ static void __attribute__((noreturn))
 proc_worker(const struct procs *pr, unsigned i, pid_t parent)
 {
 	const struct run *run = pr->run;
-	struct slot *s = slot_at(run->slots, i);
+	struct ct_slot *s = ct_slot_at(run->slots, i);
 	struct contend_thread t;
 	struct sigaction sa;
 	sigset_t none;
@@ -291,7 +188,7 @@ proc_worker(const struct procs *pr, unsigned i, pid_t parent)
 	if (run->p->report_fd >= 0)
 		close(run->p->report_fd);
 
-	worker_thread_init(run, i, &t, pr->stop);
+	worker_thread_init(run, i, worker_cpu(run, i), s, &t, pr->stop);
 	if (t.cpu >= 0) {
 		cpu_set_t one;
 
@@ -345,7 +242,7 @@ static const char *signame(int sig, char *buf, size_t len)
 static int proc_status(struct procs *pr, unsigned i, int st)
 {
 	struct run *run = pr->run;
-	struct slot *s = slot_at(run->slots, i);
+	struct ct_slot *s = ct_slot_at(run->slots, i);
 	char buf[16];
 
 	if (WIFSIGNALED(st))
@@ -378,7 +275,7 @@ static void proc_reap(struct procs *pr, unsigned i, int flags, int *err)
 	pr->reaped[i] = 1;
 	if (w < 0) {
 		e = errno;
-		if (!*err && !__atomic_load_n(&slot_at(pr->run->slots, i)->done, __ATOMIC_ACQUIRE))
+		if (!*err && !__atomic_load_n(&ct_slot_at(pr->run->slots, i)->done, __ATOMIC_ACQUIRE))
 			*err = ct_fail(&pr->run->r->status, e, "waitpid", "for worker %u of %u (pid %d)",
 				       i + 1, pr->run->n, (int)pr->pids[i]);
 		return;
@@ -604,7 +501,7 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 {
 	struct sigaction dfl, saved[NCRASH];
 	struct run run;
-	cpu_set_t allowed;
+	struct ct_slot total;
 	int cpus[CPU_SETSIZE];
 	unsigned i, n = (unsigned)p->threads;
 	size_t shm_len = 0;
@@ -629,16 +526,11 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 	err = plugin_load(p, r, &run.ld);
 	if (err)
 		goto out_signals;
-	if (p->pin) {
-		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-			err = ct_fail(&r->status, errno, "sched_getaffinity", "for --pin");
+	if (p->processes) {
+		if (p->pin && (run.ncpus = ct_allowed_cpus(cpus, &r->status)) < 0) {
+			err = -run.ncpus;
 			goto out_signals;
 		}
-		for (k = 0; k < CPU_SETSIZE; k++)
-			if (CPU_ISSET(k, &allowed))
-				cpus[run.ncpus++] = k;
-	}
-	if (p->processes) {
 		/* The stop slot, the control slot, then the workers' slots. */
 		shm_len = (size_t)(n + 2) * CT_SLOT;
 		shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -648,12 +540,6 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 			goto out_signals;
 		}
 		run.slots = shm + 2 * CT_SLOT;
-	} else if (posix_memalign(&run.slots, CT_SLOT, (size_t)n * CT_SLOT) != 0) {
-		run.slots = NULL;
-		err = ct_fail(&r->status, ENOMEM, "malloc", "for %u threads' counters", n);
-		goto out_signals;
-	} else {
-		memset(run.slots, 0, (size_t)n * CT_SLOT);
 	}
 	if (run.ld.setup) {
 		err = run.ld.setup(n, &run.state);
@@ -663,28 +549,22 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 			goto out_free;
 		}
 	}
-	if (p->processes)
+	if (p->processes) {
 		err = run_processes(&run, (struct pctl *)(shm + CT_SLOT), (volatile int *)shm);
-	else
-		err = run_threads(&run);
+		ct_slots_sum(run.slots, n, err ? NULL : p->per_thread, &total);
+	} else {
+		err = run_threads(&run, &total);
+	}
 	if (run.ld.teardown)
 		run.ld.teardown(run.state);
 	if (!err) {
-		for (i = 0; i < n; i++) {
-			struct slot *s = slot_at(run.slots, i);
-
-			r->iterations += s->iterations;
-			if (p->per_thread)
-				p->per_thread[i] = s->iterations;
-			for (k = 0; k < r->ncounters; k++)
-				r->counters[k] += s->counters[k];
-		}
+		r->iterations = total.count;
+		for (k = 0; k < r->ncounters; k++)
+			r->counters[k] = total.counters[k];
 	}
 out_free:
 	if (shm)
 		munmap(shm, shm_len);
-	else
-		free(run.slots);
 out_signals:
 	/* The plugin stays loaded: the child exits right after. */
 	for (i = 0; i < NCRASH; i++)

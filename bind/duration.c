@@ -1,0 +1,1 @@
+#include "../native/duration.c"

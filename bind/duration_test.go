@@ -1,0 +1,144 @@
+package bind
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The duration runner (native/duration.c) through its probe workers: every
+// worker runs and is counted, the stop flag ends a duration run, a worker's
+// error is reported by worker, and no two workers' counters share a line or
+// a pair of lines.
+
+func TestDurationRunnerCountsEveryWorker(t *testing.T) {
+	// 300 ms, so that every thread is scheduled on a loaded machine.
+	r, err := durationProbe(durationProbeParams{Threads: 4, DurationNs: 300e6, FailWorker: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for i, n := range r.PerThread {
+		if n == 0 {
+			t.Errorf("worker %d counted nothing: %v", i, r.PerThread)
+		}
+		sum += n
+	}
+	if r.Started != 4 || len(r.PerThread) != 4 || sum != r.Total {
+		t.Errorf("started %d, counts %v, total %d", r.Started, r.PerThread, r.Total)
+	}
+	// Every worker returned because the runner set the stop flag, after
+	// the duration.
+	if r.Stopped != 4 || r.ElapsedNs < 300e6 || r.JoinedNs < r.ElapsedNs {
+		t.Errorf("stopped %d of 4, elapsed %d ns, joined %d ns (want >= 300 ms, joined >= elapsed)", r.Stopped, r.ElapsedNs, r.JoinedNs)
+	}
+	for i, c := range r.CPU {
+		if c != -1 {
+			t.Errorf("worker %d was given CPU %d without pinning", i, c)
+		}
+	}
+}
+
+// With no duration the stop flag is set from the start and the runner waits
+// for the workers to return (a plugin's fixed mode).
+func TestDurationRunnerNoDuration(t *testing.T) {
+	r, err := durationProbe(durationProbeParams{Threads: 3, FailWorker: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != 3000 || r.Stopped != 3 || r.ElapsedNs == 0 {
+		t.Errorf("total %d (want 3000), stopped %d (want 3), elapsed %d", r.Total, r.Stopped, r.ElapsedNs)
+	}
+	for i, n := range r.PerThread {
+		if n != 1000 {
+			t.Errorf("worker %d counted %d, want 1000", i, n)
+		}
+	}
+}
+
+func TestDurationRunnerWorkerError(t *testing.T) {
+	r, err := durationProbe(durationProbeParams{Threads: 3, DurationNs: 100e6, FailWorker: 1, FailErrno: int(syscall.EIDRM)})
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "probe" || e.Detail != "by worker 2 of 3" || !errors.Is(err, syscall.EIDRM) {
+		t.Fatalf("error %v, want probe by worker 2 of 3 failing with EIDRM", err)
+	}
+	// The others ran until stopped and were counted.
+	if r.Started != 3 || r.Stopped != 2 || r.PerThread[1] != 0 || r.Total != r.PerThread[0]+r.PerThread[2] {
+		t.Errorf("started %d, stopped %d, counts %v, total %d", r.Started, r.Stopped, r.PerThread, r.Total)
+	}
+}
+
+// TestDurationRunnerSlotStride checks that the workers' slots are CT_SLOT
+// apart and aligned, so that no two workers, nor a worker and the stop
+// flag, share a 64-byte line or a 128-byte pair of lines (the adjacent-line
+// prefetcher's unit).
+func TestDurationRunnerSlotStride(t *testing.T) {
+	const pair = 128
+	r, err := durationProbe(durationProbeParams{Threads: 8, FailWorker: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SlotBytes != DurationSlotBytes || r.SlotBytes%pair != 0 {
+		t.Fatalf("slot %d bytes, want CT_SLOT %d, a multiple of %d", r.SlotBytes, DurationSlotBytes, pair)
+	}
+	for i, a := range r.SlotAddr {
+		if a == 0 || a%uint64(r.SlotBytes) != 0 {
+			t.Errorf("worker %d's slot %#x is not aligned to %d bytes", i, a, r.SlotBytes)
+		}
+		if i > 0 && a-r.SlotAddr[i-1] != uint64(r.SlotBytes) {
+			t.Errorf("workers %d and %d: slots %#x and %#x, want a stride of %d", i-1, i, r.SlotAddr[i-1], a, r.SlotBytes)
+		}
+	}
+	// Which worker (-1: the stop flag) uses each pair of lines, from the
+	// first to the last byte of its counters.
+	owner := map[uint64]int{r.StopAddr / pair: -1}
+	for i, a := range r.SlotAddr {
+		for b := a / pair; b <= (a+durationSlotUsed-1)/pair; b++ {
+			if o, ok := owner[b]; ok && o != i {
+				t.Errorf("worker %d shares the %d-byte pair of lines at %#x with %d (-1: the stop flag)", i, pair, b*pair, o)
+			}
+			owner[b] = i
+		}
+	}
+}
+
+func TestDurationRunnerPins(t *testing.T) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Skip(err)
+	}
+	var allowed []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			allowed = append(allowed, c)
+		}
+	}
+	r, err := durationProbe(durationProbeParams{Threads: 3, DurationNs: 300e6, Pin: true, FailWorker: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if want := allowed[i%len(allowed)]; r.CPU[i] != want || r.RanOn[i] != want {
+			t.Errorf("worker %d given CPU %d, ran on %d; want %d", i, r.CPU[i], r.RanOn[i], want)
+		}
+	}
+}
+
+// A failed pthread_create releases the threads created straight into a
+// return: their work never runs, and the runner does not sleep the hour.
+func TestDurationRunnerStartFailure(t *testing.T) {
+	r, err := durationProbe(durationProbeParams{Threads: 4, DurationNs: 3600e9, Inject: InjectForkEAGAIN, FailWorker: -1})
+	if err == nil || !errors.Is(err, syscall.EAGAIN) ||
+		!strings.Contains(err.Error(), "pthread_create of thread 3 of 4 (2 created; raise ulimit -u, kernel.threads-max") {
+		t.Errorf("error %v, want pthread_create EAGAIN of thread 3 of 4", err)
+	}
+	if r.Started != 2 || r.Total != 0 || r.SlotAddr[0] != 0 || r.SlotAddr[1] != 0 || r.ElapsedNs != 0 {
+		t.Errorf("started %d (want 2), total %d, slots %v (work must not run), elapsed %d", r.Started, r.Total, r.SlotAddr, r.ElapsedNs)
+	}
+	if _, err := durationProbe(durationProbeParams{Threads: 0, FailWorker: -1}); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("no threads: %v, want EINVAL", err)
+	}
+}
