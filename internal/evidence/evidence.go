@@ -54,10 +54,13 @@ type Collector interface {
 }
 
 // Collectors lists every collector name, in order; Default the cheap
-// ones run when --evidence is not given.
+// ones run when --evidence is not given: none of them adds work to the
+// child's context switches, faults or system calls. The perf counters
+// (perf, faults, hw) are opt-in: an inherited counter costs every context
+// switch of the child's tasks (see softwareCounters).
 var (
 	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock"}
-	Default    = []string{"perf", "hw", "sched", "system"}
+	Default    = []string{"sched", "system"}
 )
 
 // Parse reads an --evidence list: "default", "none", or a comma list of
