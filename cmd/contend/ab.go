@@ -127,20 +127,18 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 // abPlan is the parsed command line of an A/B run, apart from what the
 // sides run (workload values or programs).
 type abPlan struct {
-	prepare [2]string
-	cleanup string
-	trace   string
-	// evidence is each side's collectors; sideEvidence says that
-	// --a-evidence or --b-evidence gave them.
-	evidence     [2][]string
-	sideEvidence bool
-	order        ab.Order
-	seed         uint64
-	until        float64 // relative half-width, 0: fixed n
-	minRuns      int
-	maxRuns      int
-	alpha        float64
-	prepTimout   time.Duration
+	prepare    [2]string
+	cleanup    string
+	trace      string
+	order      ab.Order
+	seed       uint64
+	until      float64 // relative half-width, 0: fixed n
+	minRuns    int
+	maxRuns    int
+	alpha      float64
+	prepTimout time.Duration
+	evidence   [2][]string // each side's collectors
+	sideEv     bool        // --a-evidence or --b-evidence gave them
 }
 
 // parseABPlan parses the A/B flags shared by every A/B subcommand.
@@ -150,7 +148,7 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare") || c.IsSet("b-evidence")) {
 		return p, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare, --b-evidence or --trace-events")
 	}
-	if p.evidence, p.sideEvidence, err = parseSideEvidence(c); err != nil {
+	if p.evidence, p.sideEv, err = parseSideEvidence(c); err != nil {
 		return p, err
 	}
 	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
@@ -383,7 +381,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 // before the result file (outName names the default one).
 func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if p.sideEvidence {
+	if p.sideEv {
 		// One set of collectors, the union of the sides', opened
 		// once; each repetition collects its side's view of it.
 		opt.evidence = evidence.Union(p.evidence[0], p.evidence[1])
@@ -416,7 +414,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 			e["trace-events"] = trace.State(i == 1)
 			e["tracefs"] = trace.Root
 		}
-		if p.sideEvidence {
+		if p.sideEv {
 			e["evidence"] = evidence.Describe(p.evidence[i])
 		}
 		f.Configs[i].Env = e
@@ -430,7 +428,7 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	defer closeEvidence()
 	var evSwitch *evidence.Switch
-	if p.sideEvidence {
+	if p.sideEv {
 		ctx, evSwitch = evidence.NewSwitch(ctx, evidence.FromContext(ctx), p.evidence[0], p.evidence[1])
 	}
 	wr, err := createOut(opt.out, outName, f, opt.mode)
