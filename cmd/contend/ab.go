@@ -36,9 +36,12 @@ load, page cache) falls on both sides alike, then compares B against A on
 every metric and checks each side for a trend over run order.
 
 The sides differ by workload flags (--a, --b), by shell commands run before
-each repetition of a side (--a-prepare, --b-prepare), or by tracefs events
-that side B runs with and side A without (--trace-events). The events are put
-back as they were at the end, also after Ctrl-C, a timeout or a failure.
+each repetition of a side (--a-prepare, --b-prepare), by tracefs events
+that side B runs with and side A without (--trace-events), or by the kernel
+evidence collected (--a-evidence, --b-evidence in place of --evidence:
+--a-evidence none measures what the collectors cost; the comparison names
+the evidence metrics only one side has). The events are put back as they
+were at the end, also after Ctrl-C, a timeout or a failure.
 
 'contend ab exec' does the same for unmodified external programs, each
 repetition run as 'contend exec' runs it (metrics from --metric or --preset;
@@ -70,6 +73,8 @@ Examples:
        --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
    contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
    contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B
+   contend ab osim 2 4 400000 0 0 --a-evidence none --order abba -n 20
+       what the default evidence collectors cost osim
 
    contend ab exec --preset faultme --a './faultme-old' --b './faultme-new' -n 10
    contend ab exec --metric 'time=time = (\d+) usecs:us:lower' --a './x 1' --b './x 2'
