@@ -39,6 +39,11 @@ pct = lambda x: "-" if x is None else f"{100 * x:+.1f}%"
 print(f"{name:<14} {m['metric']:<5} evidence {b} / {a}: median ratio {ratio:.4f}, "
       f"HL change {pct(m['change'])} [{pct(m['change_lo'])}, {pct(m['change_hi'])}], "
       f"{m['n_a']}+{m['n_b']} runs, load {before} -> {after}")
+# The child's CPU time (user + sys of it and the workers it waited for)
+# suffers less from other load than the time does: a second opinion.
+c = next((x for x in r["pairs"][0]["metrics"] if x["metric"] == "cpu"), None)
+if c and c["change"] is not None:
+    print(f"{'':<14} cpu   HL change {pct(c['change'])} [{pct(c['change_lo'])}, {pct(c['change_hi'])}]")
 PY
 }
 
