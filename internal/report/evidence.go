@@ -142,6 +142,13 @@ func (r *CompareReport) oneSidedLines(p PairReport) []string {
 		if len(x.names) == 0 {
 			continue
 		}
+		if !r.hasEvidence(x.other) {
+			// The other side collected nothing (--evidence none):
+			// the names would list the whole set.
+			out = append(out, fmt.Sprintf("side %s has no evidence values (it collected none, or its collectors failed): the %d evidence metrics of side %s are not compared",
+				r.Sides[x.other].Label, len(x.names), r.Sides[x.side].Label))
+			continue
+		}
 		what := fmt.Sprintf("%d evidence metrics have", len(x.names))
 		if len(x.names) == 1 {
 			what = "1 evidence metric has"
@@ -150,6 +157,16 @@ func (r *CompareReport) oneSidedLines(p PairReport) []string {
 			what, r.Sides[x.side].Label, r.Sides[x.other].Label, strings.Join(x.names, ", ")))
 	}
 	return out
+}
+
+// hasEvidence tells whether side i has values of any evidence metric.
+func (r *CompareReport) hasEvidence(i int) bool {
+	for k, xs := range r.Sides[i].obs {
+		if evidence.IsEvidence(k) && len(xs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // writeEvidenceTable writes the kernel evidence section of a pair: the

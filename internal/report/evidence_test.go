@@ -206,7 +206,7 @@ func TestOneSidedEvidence(t *testing.T) {
 	}
 	buf.Reset()
 	r.Write(&buf, "text")
-	if out := strings.Join(strings.Fields(buf.String()), " "); !strings.Contains(out, "kernel evidence") || !strings.Contains(out, "4 evidence metrics have values on side B only") {
+	if out := strings.Join(strings.Fields(buf.String()), " "); !strings.Contains(out, "kernel evidence") || !strings.Contains(out, "side A has no evidence values (it collected none, or its collectors failed): the 4 evidence metrics of side B are not compared") {
 		t.Errorf("no evidence compared, one-sided not said:\n%s", buf.String())
 	}
 	// The same evidence on both sides: nothing said.
