@@ -238,10 +238,11 @@ func TestForkingChildCountedInFull(t *testing.T) {
 		t.Errorf("task clock %v ns, rusage cpu %v ns: the children are not counted", got, cpu)
 	}
 	// taskstats counts the same switches as rusage (the shell waits for
-	// each of its 20 children: at least 20), and the CPU time of every
-	// process but the last slice of each (at most a tick of 21 processes;
-	// /bin/true is shorter than a tick).
-	if got, csw := m["k.switches"], float64(ru.Nvcsw+ru.Nivcsw); got < 20 || got < csw-2 || got > csw+2 {
+	// each of its 20 children: at least 20) but for preemptions of an
+	// exiting process after its record (a few under load), and the CPU
+	// time of every process but the last slice of each (at most a tick
+	// of 21 processes; /bin/true is shorter than a tick).
+	if got, csw := m["k.switches"], float64(ru.Nvcsw+ru.Nivcsw); got < 20 || got < 0.85*csw-2 || got > csw+2 {
 		t.Errorf("switches %v, rusage of the shell and its children %v", got, csw)
 	}
 	if got := m["k.cpu_time"]; got <= 0 || got > cpu+1e6 {

@@ -24,9 +24,11 @@ import (
 // not kernel.task_delayacct is on; cpu_run_virtual_total its run time
 // (se.sum_exec_runtime as of the record: the exiting thread's last slice
 // is not yet added, at most a tick); nvcsw and nivcsw its context
-// switches before the last one, which ends it after the record. The block I/O, swap-in and reclaim delays need
-// kernel.task_delayacct=1. Unlike inherited perf counters (perf.go),
-// none of this adds work to the tasks' context switches.
+// switches before the record (the last one, which ends the thread, is
+// added here; a preemption between the record and that one is missed).
+// The block I/O, swap-in and reclaim delays need kernel.task_delayacct=1.
+// Unlike inherited perf counters (perf.go), none of this adds work to
+// the tasks' context switches.
 type sched struct {
 	fd       int
 	family   uint16
@@ -39,7 +41,7 @@ var schedMetrics = []results.Metric{
 	{Name: "k.runq_delay", Unit: "ns", Better: "lower", Desc: "time the child's threads (all processes) waited on a run queue for a CPU (taskstats cpu_delay_total)"},
 	{Name: "k.runq_waits", Unit: "count", Desc: "times the child's threads (all processes) were given a CPU (taskstats cpu_count)"},
 	{Name: "k.cpu_time", Unit: "ns", Better: "lower", Desc: "CPU time of the child's threads (all processes): taskstats cpu_run_virtual_total, the scheduler's sum_exec_runtime, as of the thread's exit record (its last slice, at most a tick, may be missing)"},
-	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches of the child's threads (all processes), voluntary and involuntary: taskstats nvcsw + nivcsw, plus each thread's switch out at exit (after its record)"},
+	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches of the child's threads (all processes), voluntary and involuntary: taskstats nvcsw + nivcsw, plus each thread's switch out at exit (after its record; a preemption while it exits is missed)"},
 }
 
 var delayacctMetrics = []results.Metric{
