@@ -16,6 +16,7 @@ import (
 	"contend/analysis"
 	"contend/internal/ab"
 	"contend/internal/env"
+	"contend/internal/evidence"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -34,9 +35,12 @@ load, page cache) falls on both sides alike, then compares B against A on
 every metric and checks each side for a trend over run order.
 
 The sides differ by workload flags (--a, --b), by shell commands run before
-each repetition of a side (--a-prepare, --b-prepare), or by tracefs events
-that side B runs with and side A without (--trace-events). The events are put
-back as they were at the end, also after Ctrl-C, a timeout or a failure.
+each repetition of a side (--a-prepare, --b-prepare), by tracefs events
+that side B runs with and side A without (--trace-events), or by the kernel
+evidence collected (--a-evidence, --b-evidence in place of --evidence:
+--a-evidence none measures what the collectors cost; the comparison names
+the evidence metrics only one side has). The events are put back as they
+were at the end, also after Ctrl-C, a timeout or a failure.
 
 'contend ab exec' does the same for unmodified external programs, each
 repetition run as 'contend exec' runs it (metrics from --metric or --preset;
@@ -68,6 +72,8 @@ Examples:
        --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
    contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
    contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B
+   contend ab osim 2 4 400000 0 0 --a-evidence none --order abba -n 20
+       what the default evidence collectors cost osim
 
    contend ab exec --preset faultme --a './faultme-old' --b './faultme-new' -n 10
    contend ab exec --metric 'time=time = (\d+) usecs:us:lower' --a './x 1' --b './x 2'
@@ -109,6 +115,8 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "b-prepare", Usage: "shell command run before each repetition of side B", Category: cat},
 		&cli.StringFlag{Name: "cleanup", Usage: "shell command run once at the end, however the run ends", Category: cat},
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
+		&cli.StringFlag{Name: "a-evidence", Usage: "kernel evidence of side A only, in place of --evidence: default, none, or a list such as perf,sched (--a-evidence none measures what the collectors cost)", Category: cat},
+		&cli.StringFlag{Name: "b-evidence", Usage: "kernel evidence of side B only, in place of --evidence", Category: cat},
 		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
 		withCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
@@ -133,14 +141,19 @@ type abPlan struct {
 	maxRuns    int
 	alpha      float64
 	prepTimout time.Duration
+	evidence   [2][]string // each side's collectors
+	sideEv     bool        // --a-evidence or --b-evidence gave them
 }
 
 // parseABPlan parses the A/B flags shared by every A/B subcommand.
 func parseABPlan(c *cli.Context) (abPlan, error) {
 	var p abPlan
 	var err error
-	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare")) {
-		return p, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare or --trace-events")
+	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare") || c.IsSet("b-evidence")) {
+		return p, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare, --b-evidence or --trace-events")
+	}
+	if p.evidence, p.sideEv, err = parseSideEvidence(c); err != nil {
+		return p, err
 	}
 	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
 	if c.Bool("aa") {
@@ -172,10 +185,36 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 // checkDistinct refuses two sides that would run the same configuration
 // (sameRun: what the sides run is the same) unless --aa asks for it.
 func (p abPlan) checkDistinct(c *cli.Context, sameRun bool, how string) error {
-	if sameRun && p.prepare[0] == p.prepare[1] && p.trace == "" && !c.Bool("aa") {
-		return usagef("sides A and B are the same configuration: give %s, --a-prepare/--b-prepare, or --trace-events (or --aa for a null control)", how)
+	sameEvidence := slices.Equal(p.evidence[0], p.evidence[1])
+	if sameRun && p.prepare[0] == p.prepare[1] && p.trace == "" && sameEvidence && !c.Bool("aa") {
+		return usagef("sides A and B are the same configuration: give %s, --a-prepare/--b-prepare, --a-evidence/--b-evidence, or --trace-events (or --aa for a null control)", how)
 	}
 	return nil
+}
+
+// parseSideEvidence reads --a-evidence and --b-evidence: each side's
+// collectors, --evidence for a side without its own (with --aa, side B
+// takes side A's). ok tells whether either flag was given.
+func parseSideEvidence(c *cli.Context) (sides [2][]string, ok bool, err error) {
+	shared, err := evidence.Parse(c.String("evidence"))
+	if err != nil {
+		return sides, false, usagef("%v", err)
+	}
+	for i, name := range []string{"a-evidence", "b-evidence"} {
+		sides[i] = shared
+		from := name
+		if i == 1 && c.Bool("aa") {
+			from = "a-evidence"
+		}
+		if !c.IsSet(from) {
+			continue
+		}
+		ok = true
+		if sides[i], err = evidence.ParseFlag("--"+from, c.String(from)); err != nil {
+			return sides, false, usagef("%v", err)
+		}
+	}
+	return sides, ok, nil
 }
 
 // parseABSides resolves the workload values of both sides of `contend ab
@@ -227,6 +266,9 @@ func parseSideFlags(w *workload.Workload, side, text string) (map[string]string,
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(word, "-"), "=")
 		p, ok := w.Param(name)
+		if !ok && name == "evidence" {
+			return nil, usagef("--%s: --evidence is not a workload parameter; give the side's collectors with --%s-evidence LIST (such as --%s-evidence none)", side, side, side)
+		}
 		if !ok {
 			return nil, usagef("--%s: %s has no parameter --%s; see 'contend help %s'", side, w.Name, name, w.Name)
 		}
@@ -321,12 +363,17 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 // before the result file (outName names the default one).
 func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if p.sideEv {
+		// One set of collectors, the union of the sides', opened
+		// once; each repetition collects its side's view of it.
+		opt.evidence = evidence.Union(p.evidence[0], p.evidence[1])
+	}
 	if p.until > 0 && opt.mode == results.ModeAppend {
 		return usagef("--append: an adaptive A/B run (--until) cannot append, its stopping rule counts from its first pair; give another --out")
 	}
 	var trace *ab.TraceSwitch
 	var err error
-	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
+	if p.trace != "" && (slices.Contains(opt.evidence, "lock") || slices.Contains(p.evidence[0], "lock") || slices.Contains(p.evidence[1], "lock")) {
 		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
 	}
 	if p.trace != "" {
@@ -349,6 +396,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 			e["trace-events"] = trace.State(i == 1)
 			e["tracefs"] = trace.Root
 		}
+		if p.sideEv {
+			e["evidence"] = evidence.Describe(p.evidence[i])
+		}
 		f.Configs[i].Env = e
 	}
 	ctx, closeEvidence, err := startReps(c, opt, f)
@@ -359,6 +409,10 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		return err
 	}
 	defer closeEvidence()
+	var evSwitch *evidence.Switch
+	if p.sideEv {
+		ctx, evSwitch = evidence.NewSwitch(ctx, evidence.FromContext(ctx), p.evidence[0], p.evidence[1])
+	}
 	wr, err := createOut(opt.out, outName, f, opt.mode)
 	if err != nil {
 		if trace != nil {
@@ -413,6 +467,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	sess.Out = wr
 	sess.Next = next
 	sess.Before = func(ctx context.Context, s harness.Slot) (string, error) {
+		if evSwitch != nil {
+			evSwitch.Select(s.Config)
+		}
 		if trace != nil {
 			if err := trace.Set(s.Config == 1); err != nil {
 				return "", err
@@ -501,6 +558,9 @@ func describeSide(f *results.File, i int) string {
 		}
 		if pr := e["prepare"]; pr != "" {
 			parts = append(parts, "prepare '"+pr+"'")
+		}
+		if ev := e["evidence"]; ev != "" {
+			parts = append(parts, "evidence "+ev)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -71,10 +71,22 @@ show and run print them after the workload's metrics; compare and ab
 compare them with the same intervals and tests, as a Holm family of
 their own, largest effect first; sweep shows them per point.
 
---evidence LIST   default: perf,hw,sched,system (the cheap ones)
+--evidence LIST   default: sched,system (the ones that cost the child
+                    nothing while it runs)
                   none: nothing (the child starts as before)
-                  lock: the defaults and kernel lock tracing
+                  lock, perf, faults, hw: the defaults and these
                   perf,sched,...: exactly these collectors
+
+What the collectors cost: 'contend ab' runs its sides with different
+evidence (--a-evidence, --b-evidence; the result file records each side's
+set, and the comparison says which evidence metrics only one side has), so
+  contend ab osim 2 4 400000 0 0 --a-evidence none -n 20 --order abba
+measures the defaults against none on the primary metric, and
+--b-evidence perf one collector (make bench runs
+scripts/bench-evidence.sh: faultme, mutex and osim). The perf counters are
+opt-in because an inherited counter costs every context switch of the
+child's tasks (about 0.5 µs each on a 2-vCPU VM); sched gives their CPU
+time and context switches (k.cpu_time, k.switches) from taskstats instead.
 
 `)
 	for _, d := range evidence.Docs() {

@@ -54,20 +54,27 @@ type Collector interface {
 }
 
 // Collectors lists every collector name, in order; Default the cheap
-// ones run when --evidence is not given.
+// ones run when --evidence is not given: none of them adds work to the
+// child's context switches, faults or system calls. The perf counters
+// (perf, faults, hw) are opt-in: an inherited counter costs every context
+// switch of the child's tasks (see softwareCounters).
 var (
 	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock"}
-	Default    = []string{"perf", "hw", "sched", "system"}
+	Default    = []string{"sched", "system"}
 )
 
 // Parse reads an --evidence list: "default", "none", or a comma list of
 // collector names. A list naming only opt-in collectors ("lock") adds
 // them to the defaults. The error is one line naming the flag.
-func Parse(list string) ([]string, error) {
+func Parse(list string) ([]string, error) { return ParseFlag("--evidence", list) }
+
+// ParseFlag is Parse for a flag of another name (ab's --a-evidence and
+// --b-evidence), which its errors name.
+func ParseFlag(flag, list string) ([]string, error) {
 	list = strings.TrimSpace(list)
 	accepted := "default, none, or a comma list of " + strings.Join(Collectors, ", ")
 	if list == "" {
-		return nil, fmt.Errorf("--evidence: the list is empty; accepted: %s", accepted)
+		return nil, fmt.Errorf("%s: the list is empty; accepted: %s", flag, accepted)
 	}
 	if list == "default" {
 		return append([]string{}, Default...), nil
@@ -85,14 +92,14 @@ func Parse(list string) ([]string, error) {
 				seen[d] = true
 			}
 		case n == "none":
-			return nil, fmt.Errorf("--evidence: none cannot be combined with other collectors; accepted: %s", accepted)
+			return nil, fmt.Errorf("%s: none cannot be combined with other collectors; accepted: %s", flag, accepted)
 		case known(n):
 			seen[n] = true
 			if isDefault(n) {
 				onlyOptIn = false
 			}
 		default:
-			return nil, fmt.Errorf("--evidence: unknown collector %q; accepted: %s", n, accepted)
+			return nil, fmt.Errorf("%s: unknown collector %q; accepted: %s", flag, n, accepted)
 		}
 	}
 	if onlyOptIn {
@@ -134,6 +141,7 @@ type Set struct {
 	// Avail maps every requested collector to "available" or
 	// "not available: REASON".
 	Avail map[string]string
+	view  bool // a View: the collectors belong to another Set
 }
 
 // Open opens the collectors names (as Parse returns them). It never
@@ -221,7 +229,7 @@ func (s *Set) Unavailable() []string {
 
 // Close closes every active collector and returns the first error.
 func (s *Set) Close() error {
-	if s == nil {
+	if s == nil || s.view {
 		return nil
 	}
 	var first error
@@ -243,10 +251,16 @@ func NewContext(ctx context.Context, s *Set) context.Context {
 	return context.WithValue(ctx, ctxKey{}, s)
 }
 
-// FromContext returns the set carried by ctx, or nil.
+// FromContext returns the set carried by ctx, or nil; for a context of a
+// Switch, the set selected now.
 func FromContext(ctx context.Context) *Set {
-	s, _ := ctx.Value(ctxKey{}).(*Set)
-	return s
+	switch s := ctx.Value(ctxKey{}).(type) {
+	case *Set:
+		return s
+	case *Switch:
+		return s.sets[s.cur]
+	}
+	return nil
 }
 
 // injected tells whether the test-only variable CONTEND_TEST_EVIDENCE

@@ -14,14 +14,21 @@ import (
 	"contend/internal/results"
 )
 
-// sched sums the run-queue delay of every thread of the child and of its
-// descendants, from the kernel's taskstats exit records: registered for
+// sched sums the run-queue delay, CPU time and context switches of every
+// thread of the child and of its descendants, from the kernel's
+// taskstats exit records: registered for
 // every CPU, the kernel sends one record per exiting thread to the
 // socket, where they wait until Stop reads them (nothing is read while
 // the child runs). A thread's cpu_delay_total is the time it was
 // runnable but waiting for a CPU (sched_info run_delay), kept whether or
-// not kernel.task_delayacct is on; the block I/O, swap-in and reclaim
-// delays need kernel.task_delayacct=1.
+// not kernel.task_delayacct is on; cpu_run_virtual_total its run time
+// (se.sum_exec_runtime as of the record: the exiting thread's last slice
+// is not yet added, at most a tick); nvcsw and nivcsw its context
+// switches before the record (the last one, which ends the thread, is
+// added here; a preemption between the record and that one is missed).
+// The block I/O, swap-in and reclaim delays need kernel.task_delayacct=1.
+// Unlike inherited perf counters (perf.go), none of this adds work to
+// the tasks' context switches.
 type sched struct {
 	fd       int
 	family   uint16
@@ -33,6 +40,8 @@ type sched struct {
 var schedMetrics = []results.Metric{
 	{Name: "k.runq_delay", Unit: "ns", Better: "lower", Desc: "time the child's threads (all processes) waited on a run queue for a CPU (taskstats cpu_delay_total)"},
 	{Name: "k.runq_waits", Unit: "count", Desc: "times the child's threads (all processes) were given a CPU (taskstats cpu_count)"},
+	{Name: "k.cpu_time", Unit: "ns", Better: "lower", Desc: "CPU time of the child's threads (all processes): taskstats cpu_run_virtual_total, the scheduler's sum_exec_runtime, as of the thread's exit record (its last slice, at most a tick, may be missing)"},
+	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches of the child's threads (all processes), voluntary and involuntary: taskstats nvcsw + nivcsw, plus each thread's switch out at exit (after its record; a preemption while it exits is missed)"},
 }
 
 var delayacctMetrics = []results.Metric{
@@ -195,6 +204,7 @@ type exitRec struct {
 	pid, tgid, ppid          uint32
 	cpuDelay, cpuCount       uint64
 	blkio, swapin, freepages uint64
+	runtime, csw             uint64 // cpu_run_virtual_total, nvcsw + nivcsw
 }
 
 // drain reads every waiting exit record.
@@ -238,7 +248,8 @@ func (s *sched) drain() ([]exitRec, error) {
 			copy((*[unsafe.Sizeof(ts)]byte)(unsafe.Pointer(&ts))[:], st)
 			out = append(out, exitRec{pid: ts.Ac_pid, tgid: ts.Ac_tgid, ppid: ts.Ac_ppid,
 				cpuDelay: ts.Cpu_delay_total, cpuCount: ts.Cpu_count,
-				blkio: ts.Blkio_delay_total, swapin: ts.Swapin_delay_total, freepages: ts.Freepages_delay_total})
+				blkio: ts.Blkio_delay_total, swapin: ts.Swapin_delay_total, freepages: ts.Freepages_delay_total,
+				runtime: ts.Cpu_run_virtual_total, csw: ts.Nvcsw + ts.Nivcsw})
 		}
 	}
 }
@@ -270,17 +281,19 @@ func sumTree(recs []exitRec, root, self int, delayacc bool) map[string]float64 {
 			}
 		}
 	}
-	var delay, count, blkio, swapin, reclaim float64
+	var delay, count, blkio, swapin, reclaim, runtime, csw float64
 	for _, r := range recs {
 		if in[r.tgid] {
 			delay += float64(r.cpuDelay)
 			count += float64(r.cpuCount)
+			runtime += float64(r.runtime)
+			csw += float64(r.csw) + 1 // the switch out at exit
 			blkio += float64(r.blkio)
 			swapin += float64(r.swapin)
 			reclaim += float64(r.freepages)
 		}
 	}
-	m := map[string]float64{"k.runq_delay": delay, "k.runq_waits": count}
+	m := map[string]float64{"k.runq_delay": delay, "k.runq_waits": count, "k.cpu_time": runtime, "k.switches": csw}
 	if delayacc {
 		m["k.blkio_delay"], m["k.swapin_delay"], m["k.reclaim_delay"] = blkio, swapin, reclaim
 	}

@@ -103,6 +103,9 @@ type CompareReport struct {
 	// Boots holds the boot-level comparison of each pair whose
 	// repetitions record their boots (boots.go).
 	Boots []BootLevel
+	// OneSided are the evidence metrics only some sides have values of
+	// (evidence.go): not compared, and said so.
+	OneSided []OneSided
 
 	sideParts [][]Part
 }
@@ -285,6 +288,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	if err := r.selectMetrics(sides); err != nil {
 		return nil, err
 	}
+	r.OneSided = r.oneSidedEvidence(sides)
 	r.ParamDiffs = paramDiffs(sides)
 	r.EnvDiffs = envDiffs(sides)
 	r.BuildDiffs = buildDiffs(r.EnvDiffs)

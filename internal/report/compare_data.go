@@ -56,6 +56,10 @@ type jsonPair struct {
 	B        string       `json:"b"`
 	Headline string       `json:"headline"`
 	Metrics  []jsonMetric `json:"metrics"`
+	// OnlyA and OnlyB are the evidence metrics only that side has
+	// values of, not compared (evidence.go).
+	OnlyA []string `json:"evidence_only_a,omitempty"`
+	OnlyB []string `json:"evidence_only_b,omitempty"`
 }
 
 type jsonMetric struct {
@@ -167,6 +171,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 		for _, row := range p.Rows {
 			jp.Metrics = append(jp.Metrics, r.rowData(p, row))
 		}
+		jp.OnlyA, jp.OnlyB = r.pairOneSided(p)
 		out.Pairs = append(out.Pairs, jp)
 	}
 	for _, o := range r.Outliers {
@@ -270,6 +275,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		var buf strings.Builder
 		r.writePairWarnings(&buf, p)
 		notes = append(notes, unwrap(buf.String())...)
+		notes = append(notes, r.oneSidedLines(p)...)
 	}
 	var buf strings.Builder
 	r.writeWithin(&buf)

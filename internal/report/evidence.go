@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,10 +75,106 @@ func splitEvidence(p PairReport) (prim, ev PairReport, same int) {
 	return prim, ev, same
 }
 
+// OneSided is an evidence metric that some sides have values of and
+// others have none: the sides collected different evidence (ab
+// --a-evidence/--b-evidence, files run with different --evidence), or a
+// collector failed on some side. It is not compared.
+type OneSided struct {
+	Metric string
+	Sides  []int // indexes of the sides with values
+}
+
+// oneSidedEvidence lists the evidence metrics of any part's file that
+// have values on some sides but not on all, in the order of the files'
+// metrics (none when the user chose the metrics).
+func (r *CompareReport) oneSidedEvidence(sides []Side) []OneSided {
+	if len(r.Options.Metrics) > 0 {
+		return nil
+	}
+	var out []OneSided
+	seen := map[string]bool{}
+	for _, s := range sides {
+		for _, p := range s.Parts {
+			for _, m := range p.File.Metrics {
+				if seen[m.Name] || !evidence.IsEvidence(m.Name) {
+					continue
+				}
+				seen[m.Name] = true
+				var with []int
+				for i, sr := range r.Sides {
+					if len(sr.obs[m.Name]) > 0 {
+						with = append(with, i)
+					}
+				}
+				if len(with) > 0 && len(with) < len(r.Sides) {
+					out = append(out, OneSided{Metric: m.Name, Sides: with})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pairOneSided returns, for pair p, the evidence metrics only its side
+// A has and those only its side B has.
+func (r *CompareReport) pairOneSided(p PairReport) (onlyA, onlyB []string) {
+	for _, o := range r.OneSided {
+		a, b := slices.Contains(o.Sides, p.A), slices.Contains(o.Sides, p.B)
+		switch {
+		case a && !b:
+			onlyA = append(onlyA, o.Metric)
+		case b && !a:
+			onlyB = append(onlyB, o.Metric)
+		}
+	}
+	return onlyA, onlyB
+}
+
+// oneSidedLines says, for pair p, which evidence metrics only one side
+// has: they are left out of the comparison, not a defect.
+func (r *CompareReport) oneSidedLines(p PairReport) []string {
+	onlyA, onlyB := r.pairOneSided(p)
+	var out []string
+	for _, x := range []struct {
+		side, other int
+		names       []string
+	}{{p.A, p.B, onlyA}, {p.B, p.A, onlyB}} {
+		if len(x.names) == 0 {
+			continue
+		}
+		if !r.hasEvidence(x.other) {
+			// The other side collected nothing (--evidence none):
+			// the names would list the whole set.
+			out = append(out, fmt.Sprintf("side %s has no evidence values (it collected none, or its collectors failed): the %d evidence metrics of side %s are not compared",
+				r.Sides[x.other].Label, len(x.names), r.Sides[x.side].Label))
+			continue
+		}
+		what := fmt.Sprintf("%d evidence metrics have", len(x.names))
+		if len(x.names) == 1 {
+			what = "1 evidence metric has"
+		}
+		out = append(out, fmt.Sprintf("%s values on side %s only (side %s collected other evidence, or its collector failed), not compared: %s",
+			what, r.Sides[x.side].Label, r.Sides[x.other].Label, strings.Join(x.names, ", ")))
+	}
+	return out
+}
+
+// hasEvidence tells whether side i has values of any evidence metric.
+func (r *CompareReport) hasEvidence(i int) bool {
+	for k, xs := range r.Sides[i].obs {
+		if evidence.IsEvidence(k) && len(xs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // writeEvidenceTable writes the kernel evidence section of a pair: the
-// same columns as the metrics table, largest effect first.
+// same columns as the metrics table, largest effect first, then the
+// evidence metrics only one side has.
 func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int) (tilde, dash bool) {
-	if len(ev.Rows) == 0 && same == 0 {
+	one := r.oneSidedLines(ev)
+	if len(ev.Rows) == 0 && same == 0 && len(one) == 0 {
 		return false, false
 	}
 	fmt.Fprintln(w)
@@ -87,6 +184,9 @@ func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int)
 	}
 	if same > 0 {
 		writeWrapped(w, fmt.Sprintf("%d more evidence metrics are the same in every repetition on both sides (mostly 0): not shown", same), "  ")
+	}
+	for _, x := range one {
+		writeWrapped(w, x, "  ")
 	}
 	return tilde, dash
 }

@@ -126,3 +126,92 @@ func TestSummaryEvidence(t *testing.T) {
 		t.Errorf("evidence part:\n%s", ev)
 	}
 }
+
+// TestOneSidedEvidence: side A ran without collectors (ab --a-evidence
+// none, or a file run with --evidence none), side B with them. The
+// comparison is made on what both sides have, and says which evidence
+// metrics only side B has, in text, markdown and JSON.
+func TestOneSidedEvidence(t *testing.T) {
+	f := evidenceFile()
+	for i := range f.Reps {
+		if f.Reps[i].Config == 0 {
+			for k := range f.Reps[i].Metrics {
+				if evidence.IsEvidence(k) && k != "k.sys.irq_tlb" {
+					delete(f.Reps[i].Metrics, k)
+				}
+			}
+		}
+	}
+	r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range r.OneSided {
+		if len(o.Sides) != 1 || o.Sides[0] != 1 {
+			t.Errorf("%s on sides %v, want B only", o.Metric, o.Sides)
+		}
+		names = append(names, o.Metric)
+	}
+	if got := strings.Join(names, " "); got != "k.context_switches k.runq_delay k.lock.mutex.count" {
+		t.Errorf("one-sided %q", got)
+	}
+	var compared []string
+	for _, row := range r.Pairs[0].Rows {
+		compared = append(compared, row.Metric.Name)
+	}
+	if got := strings.Join(compared, " "); got != "time faults k.sys.irq_tlb" {
+		t.Errorf("compared %q, want the metrics both sides have", got)
+	}
+	var buf bytes.Buffer
+	if err := r.Write(&buf, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(buf.String()), " ")
+	want := "3 evidence metrics have values on side B only (side A collected other evidence, or its collector failed), not compared: k.context_switches, k.runq_delay, k.lock.mutex.count"
+	if !strings.Contains(out, want) || strings.Contains(out, "side A only") {
+		t.Errorf("text lacks %q:\n%s", want, buf.String())
+	}
+	if _, ev, ok := strings.Cut(buf.String(), "kernel evidence (k.sys.*"); !ok || !strings.Contains(strings.Join(strings.Fields(ev), " "), want) {
+		t.Errorf("the one-sided metrics are not in the evidence section:\n%s", buf.String())
+	}
+	buf.Reset()
+	r.Write(&buf, "markdown")
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, buf.String())
+	}
+	buf.Reset()
+	r.Write(&buf, "json")
+	var j struct {
+		Pairs []struct {
+			OnlyA []string `json:"evidence_only_a"`
+			OnlyB []string `json:"evidence_only_b"`
+		} `json:"pairs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Pairs) != 1 || len(j.Pairs[0].OnlyA) != 0 || strings.Join(j.Pairs[0].OnlyB, " ") != "k.context_switches k.runq_delay k.lock.mutex.count" {
+		t.Errorf("json pairs %+v", j.Pairs)
+	}
+	// Side A alone has no evidence at all: still compared, still said.
+	for i := range f.Reps {
+		if f.Reps[i].Config == 0 {
+			delete(f.Reps[i].Metrics, "k.sys.irq_tlb")
+		}
+	}
+	r, err = BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	r.Write(&buf, "text")
+	if out := strings.Join(strings.Fields(buf.String()), " "); !strings.Contains(out, "kernel evidence") || !strings.Contains(out, "side A has no evidence values (it collected none, or its collectors failed): the 4 evidence metrics of side B are not compared") {
+		t.Errorf("no evidence compared, one-sided not said:\n%s", buf.String())
+	}
+	// The same evidence on both sides: nothing said.
+	r, _ = BuildComparison([]Side{FileSide("a", evidenceFile(), 0), FileSide("b", evidenceFile(), 1)}, CompareOptions{})
+	if len(r.OneSided) != 0 {
+		t.Errorf("one-sided %v with the same evidence on both sides", r.OneSided)
+	}
+}
