@@ -159,6 +159,13 @@ var (
 	dpReject = []float64{0, 0, 0, 2.763, 2.403, 2.373, 2.378, 2.433, 2.496, 2.562, 2.617, 2.679, 2.741, 2.791, 2.855, 2.923,
 		2.973, 3.035, 3.081, 3.159, 3.224, 3.28, 3.315, 3.424, 3.427, 3.543, 3.468, 3.581, 3.676, 3.78, 3.876}
 	dpFutility = []float64{0, 0, 0, 0.023, 0.261, 0.535, 0.783, 0.877, 1.09, 1.284, 1.274, 1.441, 1.613, 1.789}
+	// dp2Reject and dp2Futility: the same induction truncated at 30
+	// pairs, with λ = 60 and μ = 10, the best rule of a grid of (λ, μ)
+	// (each rule's bounds rescaled to spend the budget, 95.3% correct
+	// on the search's own paths); a futility bound of 0 is none.
+	dp2Reject = []float64{0, 0, 0, 2.692, 2.361, 2.365, 2.38, 2.441, 2.483, 2.55, 2.602, 2.677, 2.752, 2.811, 2.875, 2.924,
+		2.979, 3.045, 3.095, 3.165, 3.226, 3.286, 3.317, 3.319, 3.438, 3.355, 3.469, 3.565, 3.678, 3.785, 3.878}
+	dp2Futility = []float64{0, 0, 0, 0.239, 0.429, 0.711, 0.875, 1.009, 1.225, 1.291, 1.478, 0, 1.635, 1.783, 1.949, 2.098, 2.231}
 )
 
 // frontierPath fills out with the statistic at each look of one simulated
@@ -556,6 +563,7 @@ func TestSequentialFrontier(t *testing.T) {
 		{name: "t searched 3..11 (no s0.2 target)", stat: frontierT, looks: lookRange(3, 11), zshape: zTable(searched11)},
 		{name: "t searched 4..14 (no s0.2 target)", stat: frontierT, looks: lookRange(4, 14), zshape: zTable(searched14)},
 		{name: "t DP rule, binding futility 3..30", stat: frontierT, looks: lookRange(3, 30), zshape: zTable(dpReject), futz: zTable(dpFutility)},
+		{name: "t DP rule λ=60 μ=10, binding futility 3..30", stat: frontierT, looks: lookRange(3, 30), zshape: zTable(dp2Reject), futz: zTable(dp2Futility)},
 	}
 	budget := alpha - 2*math.Sqrt(alpha*(1-alpha)/paths)
 	for _, d := range designs {
