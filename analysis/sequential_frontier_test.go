@@ -509,6 +509,43 @@ func TestFrontierBoundsMatchSequential(t *testing.T) {
 	checkClose(t, "t bound", bt[0], 2.1009, 0.03, 0)
 }
 
+// TestFrontierCalibrated checks the pieces of the second round of designs:
+// a calibrated single look spending all of alpha is the t-test, the Bayes
+// factor bound inverts the Bayes factor, a binding futility bound lowers
+// the null rate, and the van der Waerden statistic sums the right scores.
+func TestFrontierCalibrated(t *testing.T) {
+	one := func(int) float64 { return 1 }
+	b := frontierCalibrated(frontierDesign{stat: frontierT, looks: []int{10}, zshape: one}, 0.05, 20000, 6)
+	checkClose(t, "calibrated t bound", b[0], 2.1009, 0.03, 0)
+	for _, n := range []int{3, 8, 30} {
+		c := frontierBFBound(math.Log(20), n, 3.3)
+		checkClose(t, "log Bayes factor at its bound", frontierBFLog(c, n, 3.3), math.Log(20), 1e-9, 0)
+	}
+	if c := frontierBFBound(100, 3, 1); !math.IsInf(c, 1) {
+		t.Errorf("an unreachable Bayes factor has bound %g, want +Inf", c)
+	}
+	// Null paths of |t| at looks 4 and 8: a futility bound at look 4 can
+	// only lower the rate of the same decision bounds.
+	d := frontierDesign{stat: frontierT, looks: []int{4, 8}, zshape: one, futz: func(n int) float64 { return map[int]float64{4: 0.5}[n] }}
+	rng := rand.New(rand.NewPCG(3, 1))
+	stat := make([]float64, 2*5000)
+	for p := 0; p < 5000; p++ {
+		frontierPath(rng, frontierT, d.looks, 0, 1, false, stat[2*p:2*p+2])
+		stat[2*p], stat[2*p+1] = math.Abs(stat[2*p]), math.Abs(stat[2*p+1])
+	}
+	bounds := []float64{2.5, 2.5}
+	fut := frontierFutility(d)
+	if fut[0] <= 0 || fut[1] != 0 {
+		t.Fatalf("futility bounds %v, want one at look 4 only", fut)
+	}
+	with, without := frontierNullRate(stat, 2, bounds, fut), frontierNullRate(stat, 2, bounds, []float64{0, 0})
+	if !(with < without) {
+		t.Errorf("null rate with futility %g, without %g: want lower", with, without)
+	}
+	// B holds ranks 3 and 4 of 4: Φ⁻¹(3/5) + Φ⁻¹(4/5).
+	checkClose(t, "van der Waerden", vdwStat([]float64{1, 2}, []float64{3, 4}), 0.253347+0.841621, 1e-5, 0)
+}
+
 // TestSequentialFrontier prints, for each design, the figures of the
 // issue-18 targets: A/A false-positive rate (normal and t3 noise on the
 // log scale), +20% at lognormal sigma 0.1 (correct, wrong, mean pairs; and
