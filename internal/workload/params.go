@@ -51,7 +51,9 @@ func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 // parameter name.
 type Values map[string]string
 
-// Int returns an Int, Size or Duration value.
+// Int returns an Int, Size or Duration value, for code that iterates a
+// workload's Params (sweeps, reports). A workload's own functions read its
+// parameter struct instead (Define): there a name is never typed twice.
 func (v Values) Int(name string) int64 {
 	n, err := strconv.ParseInt(v[name], 10, 64)
 	if err != nil {
@@ -59,12 +61,6 @@ func (v Values) Int(name string) int64 {
 	}
 	return n
 }
-
-// Str returns an Enum value.
-func (v Values) Str(name string) string { return v[name] }
-
-// Bool returns a Bool value.
-func (v Values) Bool(name string) bool { return v[name] == "true" }
 
 // Clone returns a copy of v.
 func (v Values) Clone() Values {

@@ -9,6 +9,7 @@ package workload
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"time"
 
@@ -65,7 +66,10 @@ type Workload struct {
 	Provenance string // who, when, where it was published
 	Doc        string // paragraphs for `contend help WORKLOAD`
 
+	// Params are set by Define from the workload's parameter struct in
+	// bind (bound): one per tagged field.
 	Params []Param
+	bound  reflect.Type
 	// Positional names the parameters that may also be given as
 	// positional arguments, in order, as the original program took them.
 	Positional []string
@@ -133,14 +137,19 @@ type Throughput struct {
 }
 
 // PerSecond returns a Throughput of work per second of the time metric
-// timeNs (in ns), where work counts what one repetition did.
-func PerSecond(unit, desc, timeNs string, work func(v Values, m map[string]float64) float64) *Throughput {
+// timeNs (in ns), where work counts what one repetition with parameters p
+// did.
+func PerSecond[P any](unit, desc, timeNs string, work func(p *P, m map[string]float64) float64) *Throughput {
 	return &Throughput{Unit: unit, Desc: desc, Of: func(v Values, m map[string]float64) (float64, bool) {
 		t := m[timeNs]
 		if t <= 0 {
 			return 0, false
 		}
-		return work(v, m) / t * 1e9, true
+		p, err := Decode[P](v)
+		if err != nil {
+			return 0, false
+		}
+		return work(p, m) / t * 1e9, true
 	}}
 }
 
@@ -209,6 +218,9 @@ var registry = map[string]*Workload{}
 func Register(w *Workload) {
 	if _, dup := registry[w.Name]; dup {
 		panic("workload: duplicate " + w.Name)
+	}
+	if w.bound == nil {
+		panic(fmt.Sprintf("workload %s: parameters not declared by a struct in bind: use Define", w.Name))
 	}
 	if _, ok := w.Metric(w.Primary); !ok {
 		panic(fmt.Sprintf("workload %s: primary metric %q not described", w.Name, w.Primary))
