@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -255,6 +256,14 @@ func (w *Workload) Resolve(given map[string]string) (Values, error) {
 			v[p.Name] = c
 		}
 	}
+	if err := w.fillDefaults(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// fillDefaults gives every parameter that v lacks its default.
+func (w *Workload) fillDefaults(v Values) error {
 	for _, p := range w.Params {
 		if _, ok := v[p.Name]; ok {
 			continue
@@ -264,15 +273,31 @@ func (w *Workload) Resolve(given map[string]string) (Values, error) {
 			def = p.DefaultFunc(v)
 		}
 		if p.Kind == String && def == "" {
-			return nil, Usagef("%s needs --%s: %s", w.Name, p.Name, p.Usage)
+			return Usagef("%s needs --%s: %s", w.Name, p.Name, p.Usage)
 		}
 		c, err := p.Parse(def)
 		if err != nil {
-			return nil, fmt.Errorf("workload %s: default of --%s: %v", w.Name, p.Name, err)
+			return fmt.Errorf("workload %s: default of --%s: %v", w.Name, p.Name, err)
 		}
 		v[p.Name] = c
 	}
-	return v, nil
+	return nil
+}
+
+// Canonical checks values read back from a result file, which are
+// canonical as Resolve made them: it returns them with the default of
+// every parameter the file lacks (a file older than the parameter), or an
+// error naming a value that is not a canonical value of its parameter
+// (an edited file).
+func (w *Workload) Canonical(v Values) (Values, error) {
+	c := v.Clone()
+	if err := w.fillDefaults(c); err != nil {
+		return nil, err
+	}
+	if err := bindingOf(w.bound).decode(c, reflect.New(w.bound).Elem()); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // DefaultString says what the default of p is, for list and help.
