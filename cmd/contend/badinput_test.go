@@ -18,12 +18,21 @@ type badCase struct {
 }
 
 // baseArgs returns valid, small parameters of w (its quick
-// configuration), so that only the value under test is wrong.
+// configuration), so that only the value under test is wrong. A workload
+// without one needs an outside file (a String parameter such as the
+// plugin's --so): it gets a file that does not exist, which is refused
+// only after every other parameter was parsed.
 func baseArgs(w *workload.Workload) []string {
-	if w.Quick == nil && w.Name == "plugin" {
-		return []string{"--so", "/nonexistent/x.so", "--threads", "1"}
+	if w.Quick != nil {
+		return w.Quick
 	}
-	return w.Quick
+	var args []string
+	for _, p := range w.Params {
+		if p.Kind == workload.String {
+			args = append(args, "--"+p.Name, "/nonexistent/"+p.Name)
+		}
+	}
+	return args
 }
 
 // badValues returns wrong values for a parameter of kind k: missing,
@@ -59,8 +68,8 @@ func badInputCases() []badCase {
 			panic("workload " + w.Name + " has no Quick configuration (Workload.Quick)")
 		}
 		for _, p := range w.Params {
-			if w.Name == "plugin" && p.Name == "so" {
-				continue // a missing .so is tested below
+			if p.Kind == workload.String {
+				continue // an outside file: a missing one is tested below
 			}
 			for _, val := range badValues(p) {
 				flag := "--" + p.Name + "=" + val
@@ -80,10 +89,11 @@ func badInputCases() []badCase {
 				}
 			}
 		}
-		// Repetition flags, on every command that runs repetitions (the
-		// plugin's base names no real .so, which is refused first).
+		// Repetition flags, on every command that runs repetitions (a
+		// base without a quick configuration names no real file, which
+		// is refused first).
 		for _, cmd := range []string{"run", "ab", "sweep"} {
-			if w.Name == "plugin" {
+			if w.Quick == nil {
 				break
 			}
 			for _, f := range []struct{ flag, val, want string }{
