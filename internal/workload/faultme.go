@@ -41,8 +41,15 @@ rss_anon after the run tells which regime ran.`,
 		func(_ *bind.FaultmeParams, m map[string]float64) float64 { return m["pages"] }),
 	// More readers than CPUs are time-sliced, not concurrent faulters.
 	OversubscribeWarn: true,
-	Preset:            "faultme",
-	Quick:             []string{"--threads", "4", "--mem", "32MiB"},
+	Output: &Output{
+		Preset: "faultme",
+		Desc:   "Rostedt's faultme: \"time = N usecs\"",
+		Metrics: []OutputMetric{
+			{"time", `(?m)^time = (\d+) usecs\s*$`, "us", Lower, "faultme's timed region, start barrier to stop barrier (its \"time = N usecs\")"},
+		},
+		Primary: "time",
+	},
+	Quick: []string{"--threads", "4", "--mem", "32MiB"},
 }, Typed[bind.FaultmeParams]{
 	Check: checkFaultme,
 	Run:   runFaultme,

@@ -59,8 +59,15 @@ and bash's time lines, so a log looks like the mails'.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when the requested --stack was used, 0 when refused"},
 	},
 	Primary: "real",
-	Preset:  "mutex",
-	Quick:   []string{"--threads", "50", "--locks", "20000"},
+	Output: &Output{
+		Preset: "mutex",
+		Desc:   "test-mutex (Mitake's mainc.c): \"contended:N\"; timed by contend as time(1) did",
+		Metrics: []OutputMetric{
+			{"contended", `(?m)^contended:(\d+)\s*$`, "count", Either, "trylock failures (EBUSY) of all threads"},
+		},
+		Primary: "real",
+	},
+	Quick: []string{"--threads", "50", "--locks", "20000"},
 	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of the threads phase", "threads_time",
 		func(p *bind.MutexParams, _ map[string]float64) float64 { return float64(p.Threads) * float64(p.Locks) }),
 }, Typed[bind.MutexParams]{

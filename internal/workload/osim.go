@@ -60,8 +60,17 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 		{Name: "worker_ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of all workers (preemptions)"},
 	},
 	Primary: "time",
-	Preset:  "osim",
-	Quick:   []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
+	Output: &Output{
+		Preset: "osim",
+		Desc:   "osim (ipcscale sem-lockunlock): \"total execution time\" and \"per loop execution time\"",
+		Metrics: []OutputMetric{
+			{"time", `(?m)^total execution time: (\d+\.\d+) seconds for \d+ loops\s*$`, "s", Lower, "osim's timed region, SETALL to wait-for-zero return"},
+			{"per_loop_orig", `(?m)^per loop execution time: (\d+\.\d+) usec\s*$`, "us", Lower, "osim's time / total loops as printed (truncated to ns)"},
+			{"loops", `(?m)^total execution time: \d+\.\d+ seconds for (\d+) loops\s*$`, "count", Either, "lock/unlock cycles of all tasks"},
+		},
+		Primary: "time",
+	},
+	Quick: []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
 	Throughput: PerSecond("loops/s", "lock/unlock loops of all tasks per second of the timed region", "time",
 		func(_ *bind.OsimParams, m map[string]float64) float64 { return m["loops"] }),
 }, Typed[bind.OsimParams]{

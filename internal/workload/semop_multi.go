@@ -66,8 +66,16 @@ duration plus a minute plus 10 ms per thread.`,
 		{Name: "cpus", Unit: "count", Better: Either, Desc: "online CPUs, as the original printed"},
 	},
 	Primary: "ops_per_sec",
-	Preset:  "semop-multi",
-	Quick:   []string{"--threads", "2", "--sems", "1", "--duration", "150ms"},
+	Output: &Output{
+		Preset: "semop-multi",
+		Desc:   "semop-multi: \"total operations: N, ops/sec M\"",
+		Metrics: []OutputMetric{
+			{"ops_per_sec", `(?m)^total operations: \d+, ops/sec (\d+)\s*$`, "ops/s", Higher, "semop-multi's ops/sec (total / nominal duration, truncated)"},
+			{"ops", `(?m)^total operations: (\d+), ops/sec \d+\s*$`, "count", Higher, "semop-multi's total operations (2 per +1/-1 pair)"},
+		},
+		Primary: "ops_per_sec",
+	},
+	Quick: []string{"--threads", "2", "--sems", "1", "--duration", "150ms"},
 	Throughput: &Throughput{
 		Unit: "ops/s",
 		Desc: "semops of all threads per second of real elapsed time",

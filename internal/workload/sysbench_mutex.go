@@ -54,8 +54,20 @@ so scripts that parse sysbench's output parse contend's.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when --thread-stack-size was used, 0 when refused"},
 	},
 	Primary: "total_time",
-	Preset:  "sysbench",
-	Quick:   []string{"--threads", "4", "--mutex-locks", "20000"},
+	Output: &Output{
+		Preset: "sysbench",
+		Desc:   "sysbench (0.4 and 1.x) report: total time, events and the thread-fairness lines",
+		Metrics: []OutputMetric{
+			{"total_time", `(?m)^\s*total time:\s+(\d+(?:\.\d+)?)s\s*$`, "s", Lower, "sysbench's total time"},
+			{"events", `(?m)^\s*total number of events:\s+(\d+)\s*$`, "count", Either, "sysbench's total number of events"},
+			{"events_avg", `(?m)^\s*events \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "count", Either, "fairness: events per thread, mean"},
+			{"events_stddev", `(?m)^\s*events \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "count", Lower, "fairness: events per thread, standard deviation"},
+			{"thread_time_avg", `(?m)^\s*execution time \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "s", Lower, "fairness: execution time per thread, mean"},
+			{"thread_time_stddev", `(?m)^\s*execution time \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "s", Lower, "fairness: execution time per thread, standard deviation"},
+		},
+		Primary: "total_time",
+	},
+	Quick: []string{"--threads", "4", "--mutex-locks", "20000"},
 	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of sysbench's total time", "total_time",
 		func(p *bind.SysbenchMutexParams, _ map[string]float64) float64 {
 			return float64(p.Threads) * float64(p.MutexLocks)

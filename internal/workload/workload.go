@@ -76,10 +76,12 @@ type Workload struct {
 	Metrics    []Metric
 	// Primary is the metric that headlines reports and decides A/B runs.
 	Primary string
-	// Preset names the output format of the original program in
-	// internal/external (its metric names match this workload's), so
-	// that `contend verify` can run the original beside the
-	// reproduction. Empty when there is none.
+	// Output describes what the original program prints, for `exec
+	// --preset`, `import` and the original side of `verify`
+	// (internal/external makes a preset of it); nil when there is no
+	// original to run.
+	Output *Output
+	// Preset is Output.Preset (set by Register), "" without an Output.
 	Preset string
 	// Quick is a short configuration, as command-line arguments after the
 	// workload's name, whose repetition takes a fraction of a second but
@@ -124,6 +126,29 @@ type Workload struct {
 	// them (empty: Primary). It runs in the parent, after Check, before
 	// the result file is created.
 	ForValues func(v Values) (extra []Metric, primary string, err error)
+}
+
+// Output is the output format of a workload's original program: how to
+// read the metrics it printed. Its metric names are the workload's (or
+// process metrics), so that compare and verify pair them.
+type Output struct {
+	Preset string // the preset's name, for --preset
+	Desc   string // one line
+	// Metrics in record order: for import, each match of the first one
+	// starts a new record (repetition).
+	Metrics []OutputMetric
+	// Primary is the metric that headlines reports: one of Metrics or a
+	// process metric (mutex: real, as the original was timed by time(1)).
+	Primary string
+}
+
+// OutputMetric is one number in the original's output: the first capture
+// group of Regex (compiled when a preset is first used, not at init), in
+// Unit as printed (us, s, count, ...).
+type OutputMetric struct {
+	Name, Regex, Unit string
+	Better            Better
+	Desc              string
 }
 
 // Throughput describes a workload's work per second, computed from one
@@ -218,6 +243,17 @@ var registry = map[string]*Workload{}
 func Register(w *Workload) {
 	if _, dup := registry[w.Name]; dup {
 		panic("workload: duplicate " + w.Name)
+	}
+	if o := w.Output; o != nil {
+		for _, x := range registry {
+			if x.Preset == o.Preset || o.Preset == "time" {
+				panic(fmt.Sprintf("workload %s: preset %q taken", w.Name, o.Preset))
+			}
+		}
+		if _, ok := w.Metric(o.Primary); !ok {
+			panic(fmt.Sprintf("workload %s: the output's primary metric %q not described", w.Name, o.Primary))
+		}
+		w.Preset = o.Preset
 	}
 	if w.bound == nil {
 		panic(fmt.Sprintf("workload %s: parameters not declared by a struct in bind: use Define", w.Name))
