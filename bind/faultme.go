@@ -5,7 +5,10 @@ package bind
 */
 import "C"
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // THP selects what faultme does about transparent huge pages.
 type THP int32
@@ -30,6 +33,10 @@ type FaultmeParams struct {
 	Stride   Bytes `param:"stride" default:"4096" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes between reads (original: 4096, any page size)"`
 	THP      THP   `param:"thp" default:"leave" usage:"THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"`
 	ReportFD int32 // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(FaultmeParams{}), reflect.TypeOf(C.struct_ct_faultme_params{}))
 }
 
 // FaultmeResult is what one faultme repetition measured.

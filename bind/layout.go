@@ -1,28 +1,17 @@
 package bind
 
-/*
-#include "faultme.h"
-#include "mutex.h"
-#include "osim.h"
-#include "plugin.h"
-#include "semop_multi.h"
-#include "sysbench_mutex.h"
-*/
-import "C"
-
 import "reflect"
 
-// ParamStructs pairs every parameter struct of this package with cgo's
-// view of the C struct it is passed to C as: TestParamLayouts checks them
-// field by field, and internal/workload's tests check that every workload
-// reads one of them. A new workload adds its pair here.
-func ParamStructs() [][2]reflect.Type {
-	return [][2]reflect.Type{
-		{reflect.TypeOf(FaultmeParams{}), reflect.TypeOf(C.struct_ct_faultme_params{})},
-		{reflect.TypeOf(MutexParams{}), reflect.TypeOf(C.struct_ct_mutex_params{})},
-		{reflect.TypeOf(OsimParams{}), reflect.TypeOf(C.struct_ct_osim_params{})},
-		{reflect.TypeOf(PluginParams{}), reflect.TypeOf(C.struct_ct_plugin_params{})},
-		{reflect.TypeOf(SemopMultiParams{}), reflect.TypeOf(C.struct_ct_semop_multi_params{})},
-		{reflect.TypeOf(SysbenchMutexParams{}), reflect.TypeOf(C.struct_ct_sbm_params{})},
-	}
+var paramStructs [][2]reflect.Type
+
+// registerParams records that the parameter struct goType is passed to C
+// as cType (cgo's view of the C struct): each bind/NAME.go calls it in its
+// init, so that TestParamLayouts checks the pair field by field.
+func registerParams(goType, cType reflect.Type) {
+	paramStructs = append(paramStructs, [2]reflect.Type{goType, cType})
 }
+
+// ParamStructs returns every parameter struct of this package with cgo's
+// view of its C struct: internal/workload's tests check that every
+// workload reads one of them.
+func ParamStructs() [][2]reflect.Type { return paramStructs }

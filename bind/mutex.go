@@ -5,7 +5,10 @@ package bind
 */
 import "C"
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // MutexVariant selects the loop of the mutex test.
 type MutexVariant int32
@@ -30,6 +33,10 @@ type MutexParams struct {
 	Stack    Bytes        `param:"stack" default:"32KiB" min:"16KiB" max:"MaxStack" unit:"bytes" usage:"thread stack size (original: 32 KiB)"`
 	Variant  MutexVariant `param:"variant" default:"trylock" usage:"trylock (Mitake's mainc.c, counts contention) or lock (Xiao's original)"`
 	ReportFD int32        // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(MutexParams{}), reflect.TypeOf(C.struct_ct_mutex_params{}))
 }
 
 // MutexResult is what one mutex repetition measured.

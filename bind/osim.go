@@ -5,7 +5,10 @@ package bind
 */
 import "C"
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // OsimParams is struct ct_osim_params: the parameters of one osim
 // repetition, in the original's argument order (see params.go for the
@@ -20,6 +23,8 @@ type OsimParams struct {
 	SemKey   int32  // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
 	ReportFD int32  // parent's report pipe, -1 for none
 }
+
+func init() { registerParams(reflect.TypeOf(OsimParams{}), reflect.TypeOf(C.struct_ct_osim_params{})) }
 
 // OsimResult is what one osim repetition measured.
 type OsimResult struct {

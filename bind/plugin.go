@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"errors"
+	"reflect"
 	"syscall"
 	"unsafe"
 )
@@ -48,6 +49,10 @@ type PluginParams struct {
 	Inject     Inject  // tests only: InjectForkEAGAIN
 	ReportFD   int32
 	PerThread  *uint64 // out: each worker's iterations (set by Plugin)
+}
+
+func init() {
+	registerParams(reflect.TypeOf(PluginParams{}), reflect.TypeOf(C.struct_ct_plugin_params{}))
 }
 
 // PluginResult is what one plugin repetition measured.

@@ -6,7 +6,10 @@ package bind
 */
 import "C"
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // Inject selects failures a test makes a native workload take, to prove its
 // cleanup paths (see CT_INJECT_* in native/contend.h). Real runs use 0.
@@ -33,6 +36,10 @@ type SemopMultiParams struct {
 	PerThread  *uint64 // out: each thread's operations (set by SemopMulti)
 	SemKey     int32   // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
 	ReportFD   int32   // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(SemopMultiParams{}), reflect.TypeOf(C.struct_ct_semop_multi_params{}))
 }
 
 // SemopMultiResult is what one semop-multi repetition measured.

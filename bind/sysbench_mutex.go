@@ -7,6 +7,7 @@ package bind
 import "C"
 
 import (
+	"reflect"
 	"syscall"
 	"unsafe"
 )
@@ -38,6 +39,10 @@ type SysbenchMutexParams struct {
 	Seed       uint32       `param:"rand-seed" default:"0" unit:"seed" usage:"seed for srandom(); 0 uses the current time (sysbench default)"`
 	ThreadNs   *uint64      // out: each thread's event time (set by SysbenchMutex)
 	ReportFD   int32        // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(SysbenchMutexParams{}), reflect.TypeOf(C.struct_ct_sbm_params{}))
 }
 
 // SysbenchMutexResult is what one sysbench-mutex repetition measured.
