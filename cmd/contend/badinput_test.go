@@ -76,8 +76,8 @@ func badInputCases() []badCase {
 				args := append(withoutFlag(base, p.Name), flag)
 				for _, cmd := range []string{"run", "ab", "sweep", "verify"} {
 					a := append([]string{cmd, w.Name}, args...)
-					if cmd == "sweep" && p.Name != "threads" && p.Name != "tasks" {
-						a = append([]string{cmd, w.Name}, sweepable(args)...)
+					if cmd == "sweep" && !p.IsConcurrency() {
+						a = append([]string{cmd, w.Name}, sweepable(w, args)...)
 					}
 					if cmd == "verify" {
 						if w.Preset == "" {
@@ -104,7 +104,7 @@ func badInputCases() []badCase {
 			} {
 				a := append(append([]string{cmd, w.Name}, base...), f.flag, f.val)
 				if cmd == "sweep" {
-					a = append(append([]string{cmd, w.Name}, sweepable(base)...), f.flag, f.val)
+					a = append(append([]string{cmd, w.Name}, sweepable(w, base)...), f.flag, f.val)
 				}
 				if cmd == "ab" {
 					a = append(a, "--aa")
@@ -206,13 +206,24 @@ func badInputCases() []badCase {
 	return cs
 }
 
-// sweepable turns the thread or task count of args into a list, as a
-// sweep needs one.
-func sweepable(args []string) []string {
+// sweepable makes args a sweep: the thread or task count in args becomes
+// a list; without one, the first integer parameter not in args is swept
+// with --param (a workload need not count threads).
+func sweepable(w *workload.Workload, args []string) []string {
 	out := append([]string{}, args...)
 	for i := 0; i+1 < len(out); i++ {
-		if out[i] == "--threads" || out[i] == "--tasks" {
+		if p, ok := w.Param(strings.TrimPrefix(out[i], "--")); ok && p.IsConcurrency() {
 			out[i+1] = "1," + out[i+1]
+			return out
+		}
+	}
+	for _, p := range w.Params {
+		given := false
+		for _, a := range out {
+			given = given || a == "--"+p.Name || strings.HasPrefix(a, "--"+p.Name+"=")
+		}
+		if p.Kind == workload.Int && !given {
+			return append(out, "--param", p.Name+"=1,2")
 		}
 	}
 	return out
