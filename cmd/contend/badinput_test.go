@@ -218,12 +218,18 @@ func sweepable(w *workload.Workload, args []string) []string {
 		}
 	}
 	for _, p := range w.Params {
-		given := false
-		for _, a := range out {
-			given = given || a == "--"+p.Name || strings.HasPrefix(a, "--"+p.Name+"=")
+		if p.Kind != workload.Int {
+			continue
 		}
-		if p.Kind == workload.Int && !given {
-			return append(out, "--param", p.Name+"=1,2")
+		value, given := "2", false
+		for i, a := range out {
+			if a == "--"+p.Name && i+1 < len(out) {
+				value = out[i+1]
+			}
+			given = given || strings.HasPrefix(a, "--"+p.Name+"=") // the value under test
+		}
+		if !given {
+			return append(withoutFlag(out, p.Name), "--param", p.Name+"=1,"+value)
 		}
 	}
 	return out
