@@ -16,16 +16,20 @@ import (
 // A workload's parameters are declared once: as the fields of its
 // parameter struct in bind (bind.FaultmeParams), which is the C struct its
 // run takes, with the flag name, usage, default, bounds and unit in tags
-// (see bind/params.go). Define reads the tags once, at init, into the
-// workload's Params (flags, help, validation, sweeps and result files
-// use those), and gives the workload's functions the struct itself,
-// decoded from the canonical Values: they read p.Threads, not
+// (see bind/params.go). Workload.Funcs, a Typed[P], holds the workload's
+// functions of that struct. When the workload is first looked up (Lookup,
+// All, or a method that reads Params), its tags are read into Params
+// (flags, help, validation, sweeps and result files use those) and its
+// Funcs become the Workload's functions of Values, each decoding the
+// canonical Values into the struct: they read p.Threads, not
 // v.Int("threads"). A tag that contradicts itself or its field's type
-// panics at init, so every test and every start of contend finds it.
+// panics then, so the registry tests and every contend command that lists
+// the workloads find it; a repetition child reads its own workload's tags
+// only, and nothing at init (the literals stay static data).
 
 // Typed holds the functions of a workload that read its parameters, as
-// functions of its parameter struct P. Define turns them into the
-// Workload's functions of Values.
+// functions of its parameter struct P (Workload.Funcs). They become the
+// Workload's functions of Values when it is first looked up.
 type Typed[P any] struct {
 	// Check validates a complete configuration against itself and the
 	// machine (see Workload.Check).
@@ -49,10 +53,20 @@ type DynamicDefault struct {
 	Func func(v Values) string
 }
 
-// Define completes w from its parameter struct P and the typed functions
-// t: w.Params from P's tags, w's functions from t's. It panics when a tag
-// is wrong (a programming error, found at init).
-func Define[P any](w *Workload, t Typed[P]) *Workload {
+// binder is a Typed[P] of some P: what Workload.Funcs holds.
+type binder interface {
+	paramType() reflect.Type
+	define(w *Workload)
+}
+
+func (Typed[P]) paramType() reflect.Type { return reflect.TypeFor[P]() }
+
+func (t Typed[P]) define(w *Workload) { define(w, t) }
+
+// define sets w.Params from P's tags and w's functions from t's. It panics
+// when a tag is wrong, which the registry tests (and every contend command
+// that lists the workloads) find.
+func define[P any](w *Workload, t Typed[P]) {
 	b := bindingOf(reflect.TypeFor[P]())
 	ps := make([]Param, len(b.params))
 	copy(ps, b.params)
@@ -68,7 +82,12 @@ func Define[P any](w *Workload, t Typed[P]) *Workload {
 			panic(fmt.Sprintf("workload %s: --%s has no default (tag default or Typed.Defaults)", w.Name, p.Name))
 		}
 	}
-	w.Params, w.bound = ps, b.typ
+	w.Params = ps
+	for _, name := range w.Positional {
+		if b.index(name) < 0 {
+			panic(fmt.Sprintf("workload %s: positional %q not a parameter", w.Name, name))
+		}
+	}
 	dec := func(v Values) (*P, error) {
 		var p P
 		if err := b.decode(v, reflect.ValueOf(&p).Elem()); err != nil {
@@ -121,7 +140,6 @@ func Define[P any](w *Workload, t Typed[P]) *Workload {
 	if f := t.Timeout; f != nil {
 		w.Timeout = func(v Values) time.Duration { return f(must(v)) }
 	}
-	return w
 }
 
 // Decode returns the parameter struct P of v, for tests and for functions
@@ -162,135 +180,145 @@ func (b *binding) index(name string) int {
 	return -1
 }
 
-var (
-	bytesType   = reflect.TypeFor[bind.Bytes]()
-	nanosType   = reflect.TypeFor[bind.Nanos]()
-	boolType    = reflect.TypeFor[bind.Bool]()
-	cstringType = reflect.TypeFor[bind.CString]()
-	enumType    = reflect.TypeFor[bind.Enum]()
-)
-
-// namedBounds are the names a min or max tag may use.
-var namedBounds = map[string]int64{
-	"MaxInt32":  math.MaxInt32,
-	"MaxUint32": math.MaxUint32,
-	"UserSpace": limits.UserSpace,
-	"MaxStack":  MaxStack,
+// namedBound returns the value of a name a min or max tag may use.
+func namedBound(s string) (int64, bool) {
+	switch s {
+	case "MaxInt32":
+		return math.MaxInt32, true
+	case "MaxUint32":
+		return math.MaxUint32, true
+	case "UserSpace":
+		return limits.UserSpace, true
+	case "MaxStack":
+		return MaxStack, true
+	}
+	return 0, false
 }
 
 // newBinding reads the param tags of t's fields; it panics on a tag that
-// is wrong.
+// is wrong. It runs in every contend process's init (the repetition child
+// too): it allocates once per parameter, no more.
 func newBinding(t reflect.Type) *binding {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("workload: parameters of %s: not a struct", t))
 	}
-	b := &binding{typ: t}
-	type ordered struct {
-		p     Param
-		field int
-		at    int // 0: in field order
+	n := 0
+	for i := 0; i < t.NumField(); i++ {
+		if _, ok := t.Field(i).Tag.Lookup("param"); ok {
+			n++
+		}
 	}
-	var os []ordered
-	seen := map[string]bool{}
+	b := &binding{typ: t, params: make([]Param, 0, n), fields: make([]int, 0, n)}
+	at := make([]int, 0, n) // the order tag of each parameter, 0 for none
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, ok := f.Tag.Lookup("param")
 		if !ok {
 			continue
 		}
-		bad := func(format string, a ...any) {
-			panic(fmt.Sprintf("workload: %s.%s (--%s): %s", t.Name(), f.Name, name, fmt.Sprintf(format, a...)))
+		p, order := readParam(t, f, name)
+		if b.index(name) >= 0 {
+			panic(fmt.Sprintf("workload: %s.%s: a second field for --%s", t.Name(), f.Name, name))
 		}
-		p := Param{Name: name, Usage: f.Tag.Get("usage"), Default: f.Tag.Get("default"), Unit: f.Tag.Get("unit")}
-		if name == "" || strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
-			bad("the name must be lower case letters, digits and dashes")
-		}
-		if p.Usage == "" {
-			bad("no usage tag")
-		}
-		lo, hi, isInt := intRange(f.Type)
-		switch {
-		case f.Type == bytesType:
-			p.Kind = Size
-		case f.Type == nanosType:
-			p.Kind = Duration
-		case f.Type == boolType:
-			p.Kind = Bool
-		case f.Type == cstringType:
-			p.Kind = String
-			if p.Default == "" {
-				p.DefaultText = "required"
-			}
-		case f.Type.Implements(enumType):
-			p.Kind = Enum
-			for _, c := range reflect.Zero(f.Type).Interface().(bind.Enum).Choices() {
-				if c.Value < lo || c.Value > hi {
-					bad("choice %s = %d does not fit the field", c.Name, c.Value)
-				}
-				p.Choices = append(p.Choices, c.Name)
-			}
-		case isInt:
-			p.Kind = Int
-		default:
-			bad("field type %s is not a parameter type", f.Type)
-		}
-		if p.Kind == Int || p.Kind == Size || p.Kind == Duration {
-			p.Min, p.Max = max(lo, 0), hi
-			for _, bd := range []struct {
-				tag string
-				to  *int64
-			}{{"min", &p.Min}, {"max", &p.Max}} {
-				if s, ok := f.Tag.Lookup(bd.tag); ok {
-					x, err := parseBound(p.Kind, s)
-					if err != nil {
-						bad("%s: %v", bd.tag, err)
-					}
-					*bd.to = x
-				}
-			}
-			if p.Min < max(lo, 0) || p.Max > hi || p.Min > p.Max {
-				bad("bounds %d..%d do not fit %s (%d..%d)", p.Min, p.Max, f.Type, lo, hi)
-			}
-		}
-		if p.Default != "" {
-			if _, err := p.Parse(p.Default); err != nil {
-				bad("default: %v", err)
-			}
-		}
-		at := 0
-		if s, ok := f.Tag.Lookup("order"); ok {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				bad("order %q is not a position", s)
-			}
-			at = n
-		}
-		if seen[name] {
-			bad("a second field for --%s", name)
-		}
-		seen[name] = true
-		os = append(os, ordered{p, i, at})
+		b.params = append(b.params, p)
+		b.fields = append(b.fields, i)
+		at = append(at, order)
 	}
-	// Place the fields with an order tag where they say.
-	var rest, placed []ordered
-	for _, o := range os {
-		if o.at == 0 {
-			rest = append(rest, o)
-		} else {
-			placed = append(placed, o)
+	// Move the parameters with an order tag where they say.
+	for k := range at {
+		if at[k] == 0 {
+			continue
 		}
-	}
-	for _, o := range placed {
-		if o.at > len(rest)+1 {
-			panic(fmt.Sprintf("workload: %s --%s: order %d, but %d parameters", t.Name(), o.p.Name, o.at, len(os)))
+		to := at[k] - 1
+		if to >= n {
+			panic(fmt.Sprintf("workload: %s --%s: order %d, but %d parameters", t.Name(), b.params[k].Name, at[k], n))
 		}
-		rest = append(rest[:o.at-1], append([]ordered{o}, rest[o.at-1:]...)...)
-	}
-	for _, o := range rest {
-		b.params = append(b.params, o.p)
-		b.fields = append(b.fields, o.field)
+		for j := k; j != to; {
+			d := 1
+			if to < j {
+				d = -1
+			}
+			b.params[j], b.params[j+d] = b.params[j+d], b.params[j]
+			b.fields[j], b.fields[j+d] = b.fields[j+d], b.fields[j]
+			at[j], at[j+d] = at[j+d], at[j]
+			j += d
+		}
 	}
 	return b
+}
+
+// readParam reads the tags of field f of t, the parameter called name.
+func readParam(t reflect.Type, f reflect.StructField, name string) (Param, int) {
+	bad := func(format string, a ...any) {
+		panic(fmt.Sprintf("workload: %s.%s (--%s): %s", t.Name(), f.Name, name, fmt.Sprintf(format, a...)))
+	}
+	p := Param{Name: name, Usage: f.Tag.Get("usage"), Default: f.Tag.Get("default"), Unit: f.Tag.Get("unit")}
+	if name == "" || strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		bad("the name must be lower case letters, digits and dashes")
+	}
+	if p.Usage == "" {
+		bad("no usage tag")
+	}
+	lo, hi, isInt := intRange(f.Type)
+	switch {
+	case f.Type == reflect.TypeFor[bind.Bytes]():
+		p.Kind = Size
+	case f.Type == reflect.TypeFor[bind.Nanos]():
+		p.Kind = Duration
+	case f.Type == reflect.TypeFor[bind.Bool]():
+		p.Kind = Bool
+	case f.Type == reflect.TypeFor[bind.CString]():
+		p.Kind = String
+		if p.Default == "" {
+			p.DefaultText = "required"
+		}
+	case f.Type.Implements(reflect.TypeFor[bind.Enum]()):
+		p.Kind = Enum
+		cs := reflect.Zero(f.Type).Interface().(bind.Enum).Choices()
+		p.Choices = make([]string, len(cs))
+		for i, c := range cs {
+			if c.Value < lo || c.Value > hi {
+				bad("choice %s = %d does not fit the field", c.Name, c.Value)
+			}
+			p.Choices[i] = c.Name
+		}
+	case isInt:
+		p.Kind = Int
+	default:
+		bad("field type %s is not a parameter type", f.Type)
+	}
+	if p.Kind == Int || p.Kind == Size || p.Kind == Duration {
+		min, max := max(lo, 0), hi
+		var err error
+		if s, ok := f.Tag.Lookup("min"); ok {
+			if min, err = parseBound(p.Kind, s); err != nil {
+				bad("min: %v", err)
+			}
+		}
+		if s, ok := f.Tag.Lookup("max"); ok {
+			if max, err = parseBound(p.Kind, s); err != nil {
+				bad("max: %v", err)
+			}
+		}
+		if min < lo || min < 0 || max > hi || min > max {
+			bad("bounds %d..%d do not fit %s (%d..%d)", min, max, f.Type, lo, hi)
+		}
+		p.Min, p.Max = min, max
+	}
+	if p.Default != "" {
+		if _, err := p.Parse(p.Default); err != nil {
+			bad("default: %v", err)
+		}
+	}
+	order := 0
+	if s, ok := f.Tag.Lookup("order"); ok {
+		x, err := strconv.Atoi(s)
+		if err != nil || x < 1 {
+			bad("order %q is not a position", s)
+		}
+		order = x
+	}
+	return p, order
 }
 
 // intRange returns the values an integer type holds (capped to int64).
@@ -308,9 +336,9 @@ func intRange(t reflect.Type) (lo, hi int64, ok bool) {
 }
 
 // parseBound reads a min or max tag: a value of the kind (4096, 16KiB,
-// 1ms), 1<<N, or a name of namedBounds.
+// 1ms), 1<<N, or a name of namedBound.
 func parseBound(k Kind, s string) (int64, error) {
-	if x, ok := namedBounds[s]; ok {
+	if x, ok := namedBound(s); ok {
 		return x, nil
 	}
 	if a, n, ok := strings.Cut(s, "<<"); ok {

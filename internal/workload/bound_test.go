@@ -167,7 +167,8 @@ func TestBadTagsPanic(t *testing.T) {
 }
 
 // TestDefineChecksDefaults checks that a workload must give every
-// parameter a default, and may give one only to a parameter it has.
+// parameter a default, and may give a default or a position only to a
+// parameter it has.
 func TestDefineChecksDefaults(t *testing.T) {
 	type noDefault struct {
 		N int32 `param:"n" usage:"u"`
@@ -176,8 +177,13 @@ func TestDefineChecksDefaults(t *testing.T) {
 		N int32 `param:"n" default:"1" usage:"u"`
 	}
 	for name, f := range map[string]func(){
-		"no default":         func() { Define(&Workload{Name: "x"}, Typed[noDefault]{}) },
-		"default of nothing": func() { Define(&Workload{Name: "x"}, Typed[withDefault]{Defaults: map[string]DynamicDefault{"m": {}}}) },
+		"no default": func() { (&Workload{Name: "x", Funcs: Typed[noDefault]{}}).complete() },
+		"default of nothing": func() {
+			(&Workload{Name: "x", Funcs: Typed[withDefault]{Defaults: map[string]DynamicDefault{"m": {}}}}).complete()
+		},
+		"positional of nothing": func() {
+			(&Workload{Name: "x", Positional: []string{"m"}, Funcs: Typed[withDefault]{}}).complete()
+		},
 	} {
 		func() {
 			defer func() {
@@ -188,7 +194,7 @@ func TestDefineChecksDefaults(t *testing.T) {
 			f()
 		}()
 	}
-	w := Define(&Workload{Name: "x"}, Typed[noDefault]{Defaults: map[string]DynamicDefault{"n": {Text: "two", Func: func(Values) string { return "2" }}}})
+	w := &Workload{Name: "x", Funcs: Typed[noDefault]{Defaults: map[string]DynamicDefault{"n": {Text: "two", Func: func(Values) string { return "2" }}}}}
 	if v, err := w.Resolve(nil); err != nil || v["n"] != "2" || w.Params[0].DefaultString() != "two" {
 		t.Errorf("dynamic default: %v %v %+v", v, err, w.Params)
 	}

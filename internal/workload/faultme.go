@@ -10,7 +10,7 @@ import (
 
 // Faultme is Steven Rostedt's page-fault test. Its hot loop is
 // native/faultme.c, its binding bind/faultme.go.
-var Faultme = Define(&Workload{
+var Faultme = &Workload{
 	Name:       "faultme",
 	Summary:    "threads taking read faults on one fresh mapping (mmap_lock readers)",
 	Provenance: "Steven Rostedt, LKML 2012-05-15, \"Re: [RFC][PATCH RT] rwsem_rt: Another (more sane) approach to mulit reader rt locks\", attachment faultme.c",
@@ -50,22 +50,23 @@ rss_anon after the run tells which regime ran.`,
 		Primary: "time",
 	},
 	Quick: []string{"--threads", "4", "--mem", "32MiB"},
-}, Typed[bind.FaultmeParams]{
-	Check: checkFaultme,
-	Run:   runFaultme,
-	Original: func(p *bind.FaultmeParams, s Sample, _ map[string]float64) []string {
-		return []string{
-			fmt.Sprintf("map=%d", p.Mem),
-			fmt.Sprintf("time = %d usecs", int64(s.Metrics["time"])/1000),
-		}
+	Funcs: Typed[bind.FaultmeParams]{
+		Check: checkFaultme,
+		Run:   runFaultme,
+		Original: func(p *bind.FaultmeParams, s Sample, _ map[string]float64) []string {
+			return []string{
+				fmt.Sprintf("map=%d", p.Mem),
+				fmt.Sprintf("time = %d usecs", int64(s.Metrics["time"])/1000),
+			}
+		},
+		Timeout: func(p *bind.FaultmeParams) time.Duration {
+			// Generous: about 10x what this 2-core VM needs (3 s per GiB,
+			// hypervisor-bound), plus thread start-up.
+			gib := float64(p.Mem) / (1 << 30)
+			return 2*time.Minute + time.Duration(gib*30*float64(time.Second)) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
-	Timeout: func(p *bind.FaultmeParams) time.Duration {
-		// Generous: about 10x what this 2-core VM needs (3 s per GiB,
-		// hypervisor-bound), plus thread start-up.
-		gib := float64(p.Mem) / (1 << 30)
-		return 2*time.Minute + time.Duration(gib*30*float64(time.Second)) + time.Duration(p.Threads)*time.Millisecond
-	},
-})
+}
 
 func init() { Register(Faultme) }
 

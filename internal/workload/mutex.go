@@ -16,7 +16,7 @@ const MaxStack = int64(1) << 30
 // Mutex is the 1000-thread pthread mutex test of Xiao Guangrong in both of
 // its forms: Mitake's trylock variant (the published source) and Xiao's
 // plain lock. Its hot loop is native/mutex.c, its binding bind/mutex.go.
-var Mutex = Define(&Workload{
+var Mutex = &Workload{
 	Name:    "mutex",
 	Summary: "1000 threads x 300000 lock/unlock of one pthread mutex (test-mutex)",
 	Provenance: "Xiao Guangrong, LKML 2010-03-11, \"lock's trace events can improve mutex's performance in userspace?\" " +
@@ -70,16 +70,17 @@ and bash's time lines, so a log looks like the mails'.`,
 	Quick: []string{"--threads", "50", "--locks", "20000"},
 	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of the threads phase", "threads_time",
 		func(p *bind.MutexParams, _ map[string]float64) float64 { return float64(p.Threads) * float64(p.Locks) }),
-}, Typed[bind.MutexParams]{
-	Check:    checkMutex,
-	Run:      runMutex,
-	Original: originalMutex,
-	Timeout: func(p *bind.MutexParams) time.Duration {
-		// Generous: this 2-core VM needs about 30 ns per pair.
-		pairs := float64(p.Threads) * float64(p.Locks)
-		return 2*time.Minute + time.Duration(pairs*float64(time.Microsecond)) + time.Duration(p.Threads)*time.Millisecond
+	Funcs: Typed[bind.MutexParams]{
+		Check:    checkMutex,
+		Run:      runMutex,
+		Original: originalMutex,
+		Timeout: func(p *bind.MutexParams) time.Duration {
+			// Generous: this 2-core VM needs about 30 ns per pair.
+			pairs := float64(p.Threads) * float64(p.Locks)
+			return 2*time.Minute + time.Duration(pairs*float64(time.Microsecond)) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
-})
+}
 
 func init() { Register(Mutex) }
 

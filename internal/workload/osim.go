@@ -11,7 +11,7 @@ import (
 // Osim is Manfred Spraul's osim (ipcscale sem-lockunlock.c): worker
 // processes locking and unlocking SysV semaphores. Its hot loop is
 // native/osim.c, its binding bind/osim.go.
-var Osim = Define(&Workload{
+var Osim = &Workload{
 	Name:       "osim",
 	Summary:    "worker processes locking/unlocking SysV semaphores: sleeps and wake-ups",
 	Provenance: "Manfred Spraul 2013, run by Mike Galbraith in \"Re: [PATCH 2/4] ipc/sem: seperate wait-for-zero and alter tasks into seperate queues\" (LKML, June 2013); published as sem-lockunlock.c, github.com/manfred-colorfu/ipcscale commit 791aedb (2013-06-10)",
@@ -73,18 +73,19 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 	Quick: []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
 	Throughput: PerSecond("loops/s", "lock/unlock loops of all tasks per second of the timed region", "time",
 		func(_ *bind.OsimParams, m map[string]float64) float64 { return m["loops"] }),
-}, Typed[bind.OsimParams]{
-	Check:    checkOsim,
-	Run:      runOsim,
-	Original: originalOsim,
-	SemSet:   func(p *bind.OsimParams) int { return int(p.Sems) + 1 },
-	Timeout: func(p *bind.OsimParams) time.Duration {
-		tasks, loops := int64(p.Tasks), int64(p.Loops)
-		total := (loops + tasks - 1) / tasks * tasks
-		perLoop := 100*time.Microsecond + time.Duration(int64(p.BusyIn)+int64(p.BusyOut))*10*time.Nanosecond
-		return time.Minute + time.Duration(tasks)*10*time.Millisecond + time.Duration(total)*perLoop
+	Funcs: Typed[bind.OsimParams]{
+		Check:    checkOsim,
+		Run:      runOsim,
+		Original: originalOsim,
+		SemSet:   func(p *bind.OsimParams) int { return int(p.Sems) + 1 },
+		Timeout: func(p *bind.OsimParams) time.Duration {
+			tasks, loops := int64(p.Tasks), int64(p.Loops)
+			total := (loops + tasks - 1) / tasks * tasks
+			perLoop := 100*time.Microsecond + time.Duration(int64(p.BusyIn)+int64(p.BusyOut))*10*time.Nanosecond
+			return time.Minute + time.Duration(tasks)*10*time.Millisecond + time.Duration(total)*perLoop
+		},
 	},
-})
+}
 
 func init() { Register(Osim) }
 

@@ -241,6 +241,7 @@ func FormatSize(n int64) string {
 // (name -> text): each given value is parsed and checked against its
 // range, every other parameter gets its default.
 func (w *Workload) Resolve(given map[string]string) (Values, error) {
+	w.complete()
 	v := Values{}
 	for name := range given {
 		if _, ok := w.Param(name); !ok {
@@ -290,6 +291,7 @@ func (w *Workload) fillDefaults(v Values) error {
 // error naming a value that is not a canonical value of its parameter
 // (an edited file).
 func (w *Workload) Canonical(v Values) (Values, error) {
+	w.complete()
 	c := v.Clone()
 	if err := w.fillDefaults(c); err != nil {
 		return nil, err

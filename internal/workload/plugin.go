@@ -16,7 +16,7 @@ import (
 
 // Plugin runs a C test written against native/contend_plugin.h, loaded
 // with dlopen in the repetition's child. Its runner is native/plugin.c.
-var Plugin = Define(&Workload{
+var Plugin = &Workload{
 	Name:       "plugin",
 	Summary:    "your own C test, built as a shared object against contend_plugin.h",
 	Provenance: "contend's plugin ABI (contend port --header), will-it-scale's shape: the runner owns the workers (threads or processes), start gate, clock and counters",
@@ -53,30 +53,31 @@ recorded as failed, naming the signal.`,
 		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one worker (1 = fair)"},
 	},
 	Primary: "ops_per_sec",
-}, Typed[bind.PluginParams]{
-	Check: checkPlugin,
-	Run:   runPlugin,
-	Timeout: func(p *bind.PluginParams) time.Duration {
-		if info, err := ReadPluginInfo(p.SO.String()); err == nil && info.Mode == bind.PluginFixed {
-			return 10 * time.Minute
-		}
-		return p.DurationNs.Duration() + time.Minute
+	Funcs: Typed[bind.PluginParams]{
+		Check: checkPlugin,
+		Run:   runPlugin,
+		Timeout: func(p *bind.PluginParams) time.Duration {
+			if info, err := ReadPluginInfo(p.SO.String()); err == nil && info.Mode == bind.PluginFixed {
+				return 10 * time.Minute
+			}
+			return p.DurationNs.Duration() + time.Minute
+		},
+		ForValues: func(p *bind.PluginParams) ([]Metric, string, error) {
+			info, err := ReadPluginInfo(p.SO.String())
+			if err != nil {
+				return nil, "", &UsageError{Msg: err.Error()}
+			}
+			var ms []Metric
+			for _, c := range info.Counters {
+				ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the workers"})
+			}
+			if info.Mode == bind.PluginFixed {
+				return ms, "time", nil
+			}
+			return ms, "ops_per_sec", nil
+		},
 	},
-	ForValues: func(p *bind.PluginParams) ([]Metric, string, error) {
-		info, err := ReadPluginInfo(p.SO.String())
-		if err != nil {
-			return nil, "", &UsageError{Msg: err.Error()}
-		}
-		var ms []Metric
-		for _, c := range info.Counters {
-			ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the workers"})
-		}
-		if info.Mode == bind.PluginFixed {
-			return ms, "time", nil
-		}
-		return ms, "ops_per_sec", nil
-	},
-})
+}
 
 func init() { Register(Plugin) }
 

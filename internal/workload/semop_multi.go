@@ -21,7 +21,7 @@ const semopMultiInit = 200
 // SemopMulti is the semop-multi test of the 2013 ipc/sem.c scalability
 // work, reconstructed from its published output. Its hot loop is
 // native/semop_multi.c, its binding bind/semop_multi.go.
-var SemopMulti = Define(&Workload{
+var SemopMulti = &Workload{
 	Name:       "semop-multi",
 	Summary:    "semop +1/-1 loops on one SysV array, never sleeping (RECONSTRUCTED)",
 	Provenance: "ipc/sem.c scalability work 2013 (Rik van Riel / Davidlohr Bueso circle; kernel commit 6062a8dc0517; Mike Galbraith's runs in \"Re: [PATCH 2/4] ipc/sem: seperate wait-for-zero and alter tasks into seperate queues\", June 2013). Source never found: RECONSTRUCTED from published output",
@@ -87,19 +87,20 @@ duration plus a minute plus 10 ms per thread.`,
 	// Threads beyond the CPUs are time-sliced: with semops that never
 	// sleep, they add no concurrency.
 	OversubscribeWarn: true,
-}, Typed[bind.SemopMultiParams]{
-	Check:    checkSemopMulti,
-	Run:      runSemopMulti,
-	Original: originalSemopMulti,
-	SemSet:   func(p *bind.SemopMultiParams) int { return int(p.Sems) },
-	Timeout: func(p *bind.SemopMultiParams) time.Duration {
-		return 2*p.DurationNs.Duration() + time.Minute + time.Duration(p.Threads)*10*time.Millisecond
+	Funcs: Typed[bind.SemopMultiParams]{
+		Check:    checkSemopMulti,
+		Run:      runSemopMulti,
+		Original: originalSemopMulti,
+		SemSet:   func(p *bind.SemopMultiParams) int { return int(p.Sems) },
+		Timeout: func(p *bind.SemopMultiParams) time.Duration {
+			return 2*p.DurationNs.Duration() + time.Minute + time.Duration(p.Threads)*10*time.Millisecond
+		},
+		Defaults: map[string]DynamicDefault{
+			"threads": {Text: "online CPUs", Func: func(Values) string { return strconv.Itoa(onlineCPUs()) }},
+			"sems":    {Text: "CPUs/4, min 1", Func: func(Values) string { return strconv.Itoa(max(onlineCPUs()/4, 1)) }},
+		},
 	},
-	Defaults: map[string]DynamicDefault{
-		"threads": {Text: "online CPUs", Func: func(Values) string { return strconv.Itoa(onlineCPUs()) }},
-		"sems":    {Text: "CPUs/4, min 1", Func: func(Values) string { return strconv.Itoa(max(onlineCPUs()/4, 1)) }},
-	},
-})
+}
 
 func init() { Register(SemopMulti) }
 

@@ -14,7 +14,7 @@ import (
 // SysbenchMutex is `sysbench mutex run` as Debian's sysbench 1.0.20 does
 // it. Its hot loop is native/sysbench_mutex.c, its binding
 // bind/sysbench_mutex.go.
-var SysbenchMutex = Define(&Workload{
+var SysbenchMutex = &Workload{
 	Name:       "sysbench-mutex",
 	Summary:    "sysbench 1.0.20's mutex test, as Debian ships it",
 	Provenance: "sysbench (Alexey Kopytov, MySQL AB), mutex test, as shipped in Debian's sysbench 1.0.20; the ancestor of Xiao Guangrong's test-mutex (2010)",
@@ -72,18 +72,19 @@ so scripts that parse sysbench's output parse contend's.`,
 		func(p *bind.SysbenchMutexParams, _ map[string]float64) float64 {
 			return float64(p.Threads) * float64(p.MutexLocks)
 		}),
-}, Typed[bind.SysbenchMutexParams]{
-	Check:    checkSysbenchMutex,
-	Run:      runSysbenchMutex,
-	Original: originalSysbenchMutex,
-	Timeout: func(p *bind.SysbenchMutexParams) time.Duration {
-		// Generous: the empty loop takes well under 1 ns per iteration,
-		// a contended libc rand() and lock a few microseconds.
-		iters := float64(p.Threads) * float64(p.MutexLocks)
-		per := float64(p.MutexLoops)*float64(time.Nanosecond) + 10*float64(time.Microsecond)
-		return 2*time.Minute + time.Duration(iters*per) + time.Duration(p.Threads)*time.Millisecond
+	Funcs: Typed[bind.SysbenchMutexParams]{
+		Check:    checkSysbenchMutex,
+		Run:      runSysbenchMutex,
+		Original: originalSysbenchMutex,
+		Timeout: func(p *bind.SysbenchMutexParams) time.Duration {
+			// Generous: the empty loop takes well under 1 ns per iteration,
+			// a contended libc rand() and lock a few microseconds.
+			iters := float64(p.Threads) * float64(p.MutexLocks)
+			per := float64(p.MutexLoops)*float64(time.Nanosecond) + 10*float64(time.Microsecond)
+			return 2*time.Minute + time.Duration(iters*per) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
-})
+}
 
 func init() { Register(SysbenchMutex) }
 

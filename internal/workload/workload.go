@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"sync"
 	"time"
 
 	"contend/bind"
@@ -66,10 +67,15 @@ type Workload struct {
 	Provenance string // who, when, where it was published
 	Doc        string // paragraphs for `contend help WORKLOAD`
 
-	// Params are set by Define from the workload's parameter struct in
-	// bind (bound): one per tagged field.
+	// Funcs are the workload's functions of its parameter struct in
+	// bind: a Typed[bind.NAMEParams] (see bound.go). They set Params and
+	// the functions of Values below when the workload is first looked up.
+	Funcs binder
+	// Params are set from the tags of the parameter struct: one per
+	// tagged field.
 	Params []Param
 	bound  reflect.Type
+	once   sync.Once
 	// Positional names the parameters that may also be given as
 	// positional arguments, in order, as the original program took them.
 	Positional []string
@@ -214,6 +220,7 @@ func (w *Workload) Metric(name string) (Metric, bool) {
 
 // Param returns the parameter named name.
 func (w *Workload) Param(name string) (Param, bool) {
+	w.complete()
 	for _, p := range w.Params {
 		if p.Name == name {
 			return p, true
@@ -255,23 +262,29 @@ func Register(w *Workload) {
 		}
 		w.Preset = o.Preset
 	}
-	if w.bound == nil {
-		panic(fmt.Sprintf("workload %s: parameters not declared by a struct in bind: use Define", w.Name))
+	if w.Funcs == nil {
+		panic(fmt.Sprintf("workload %s: no Funcs: its parameters are a struct in bind, its functions a Typed of it", w.Name))
 	}
 	if _, ok := w.Metric(w.Primary); !ok {
 		panic(fmt.Sprintf("workload %s: primary metric %q not described", w.Name, w.Primary))
 	}
-	for _, p := range w.Positional {
-		if _, ok := w.Param(p); !ok {
-			panic(fmt.Sprintf("workload %s: positional %q not a parameter", w.Name, p))
-		}
-	}
 	registry[w.Name] = w
+}
+
+// complete sets w's Params and functions from w.Funcs, once.
+func (w *Workload) complete() { w.once.Do(w.define) }
+
+func (w *Workload) define() {
+	w.bound = w.Funcs.paramType()
+	w.Funcs.define(w)
 }
 
 // Lookup returns the workload named name.
 func Lookup(name string) (*Workload, bool) {
 	w, ok := registry[name]
+	if ok {
+		w.complete()
+	}
 	return w, ok
 }
 
@@ -279,6 +292,7 @@ func Lookup(name string) (*Workload, bool) {
 func All() []*Workload {
 	ws := make([]*Workload, 0, len(registry))
 	for _, w := range registry {
+		w.complete()
 		ws = append(ws, w)
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].Name < ws[j].Name })
