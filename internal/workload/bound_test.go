@@ -199,3 +199,23 @@ func TestDefineChecksDefaults(t *testing.T) {
 		t.Errorf("dynamic default: %v %v %+v", v, err, w.Params)
 	}
 }
+
+// TestParameterlessWorkload checks that a workload without parameters (a
+// test's) needs no parameter struct, and that one with Params but no Funcs
+// is refused.
+func TestParameterlessWorkload(t *testing.T) {
+	w := &Workload{Name: "none", Primary: "real", Run: func(Values, Runtime) (Sample, error) { return Sample{}, nil }}
+	w.complete()
+	if v, err := w.Resolve(nil); err != nil || len(v) != 0 {
+		t.Errorf("Resolve: %v %v", v, err)
+	}
+	if v, err := w.Canonical(Values{}); err != nil || len(v) != 0 {
+		t.Errorf("Canonical: %v %v", v, err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a workload with Params and no Funcs registered")
+		}
+	}()
+	Register(&Workload{Name: "hand-written", Primary: "real", Params: []Param{{Name: "n", Kind: Int, Default: "1"}}})
+}

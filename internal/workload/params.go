@@ -296,6 +296,9 @@ func (w *Workload) Canonical(v Values) (Values, error) {
 	if err := w.fillDefaults(c); err != nil {
 		return nil, err
 	}
+	if w.bound == nil {
+		return c, nil // no parameters
+	}
 	if err := bindingOf(w.bound).decode(c, reflect.New(w.bound).Elem()); err != nil {
 		return nil, err
 	}

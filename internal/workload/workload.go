@@ -70,6 +70,8 @@ type Workload struct {
 	// Funcs are the workload's functions of its parameter struct in
 	// bind: a Typed[bind.NAMEParams] (see bound.go). They set Params and
 	// the functions of Values below when the workload is first looked up.
+	// Only a workload without parameters may go without (and set its
+	// functions of Values itself).
 	Funcs binder
 	// Params are set from the tags of the parameter struct: one per
 	// tagged field.
@@ -262,8 +264,8 @@ func Register(w *Workload) {
 		}
 		w.Preset = o.Preset
 	}
-	if w.Funcs == nil {
-		panic(fmt.Sprintf("workload %s: no Funcs: its parameters are a struct in bind, its functions a Typed of it", w.Name))
+	if w.Funcs == nil && len(w.Params) > 0 {
+		panic(fmt.Sprintf("workload %s: Params without Funcs: its parameters are a struct in bind, its functions a Typed of it", w.Name))
 	}
 	if _, ok := w.Metric(w.Primary); !ok {
 		panic(fmt.Sprintf("workload %s: primary metric %q not described", w.Name, w.Primary))
@@ -271,8 +273,13 @@ func Register(w *Workload) {
 	registry[w.Name] = w
 }
 
-// complete sets w's Params and functions from w.Funcs, once.
-func (w *Workload) complete() { w.once.Do(w.define) }
+// complete sets w's Params and functions from w.Funcs, once. A workload
+// without parameters (a test's) may have no Funcs and functions of Values.
+func (w *Workload) complete() {
+	if w.Funcs != nil {
+		w.once.Do(w.define)
+	}
+}
 
 func (w *Workload) define() {
 	w.bound = w.Funcs.paramType()
