@@ -5,8 +5,13 @@ package bind
 */
 import "C"
 
+import (
+	"reflect"
+	"unsafe"
+)
+
 // THP selects what faultme does about transparent huge pages.
-type THP int
+type THP int32
 
 // THP modes of faultme.
 const (
@@ -15,13 +20,23 @@ const (
 	THPHuge  THP = C.CT_THP_HUGE  // MADV_HUGEPAGE: one fault per 2 MiB
 )
 
-// FaultmeParams are the parameters of one faultme repetition.
+// Choices are the words of --thp.
+func (THP) Choices() []Choice {
+	return []Choice{{"leave", int64(THPLeave)}, {"never", int64(THPNever)}, {"huge", int64(THPHuge)}}
+}
+
+// FaultmeParams is struct ct_faultme_params: the parameters of one faultme
+// repetition (see params.go for the tags).
 type FaultmeParams struct {
-	Threads  int    // worker threads
-	Mem      uint64 // bytes mapped
-	Stride   uint64 // bytes between reads
-	THP      THP
-	ReportFD int // parent's report pipe, -1 for none
+	Threads  int32 `param:"threads" default:"400" min:"1" max:"1<<22" unit:"threads" usage:"reader threads (original: 400)"`
+	Mem      Bytes `param:"mem" default:"10GiB" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes to map and read (original: 10 GiB)"`
+	Stride   Bytes `param:"stride" default:"4096" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes between reads (original: 4096, any page size)"`
+	THP      THP   `param:"thp" default:"leave" usage:"THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"`
+	ReportFD int32 // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(FaultmeParams{}), reflect.TypeOf(C.struct_ct_faultme_params{}))
 }
 
 // FaultmeResult is what one faultme repetition measured.
@@ -35,15 +50,8 @@ type FaultmeResult struct {
 
 // Faultme runs one repetition of native/faultme.c.
 func Faultme(p FaultmeParams) (FaultmeResult, error) {
-	cp := C.struct_ct_faultme_params{
-		threads:   C.int(p.Threads),
-		mem:       C.uint64_t(p.Mem),
-		stride:    C.uint64_t(p.Stride),
-		thp:       C.int(p.THP),
-		report_fd: C.int(p.ReportFD),
-	}
 	var cr C.struct_ct_faultme_result
-	rc := C.ct_faultme_run(&cp, &cr)
+	rc := C.ct_faultme_run((*C.struct_ct_faultme_params)(unsafe.Pointer(&p)), &cr)
 	r := FaultmeResult{
 		ElapsedNs:      uint64(cr.elapsed_ns),
 		PagesTouched:   uint64(cr.pages_touched),

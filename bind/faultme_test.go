@@ -9,7 +9,7 @@ import (
 func TestFaultmeCountsAddUp(t *testing.T) {
 	const mem = 8 << 20
 	for _, threads := range []int{1, 3, 7} {
-		r, err := Faultme(FaultmeParams{Threads: threads, Mem: mem, Stride: 4096, THP: THPNever, ReportFD: -1})
+		r, err := Faultme(FaultmeParams{Threads: int32(threads), Mem: mem, Stride: 4096, THP: THPNever, ReportFD: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

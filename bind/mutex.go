@@ -5,8 +5,13 @@ package bind
 */
 import "C"
 
+import (
+	"reflect"
+	"unsafe"
+)
+
 // MutexVariant selects the loop of the mutex test.
-type MutexVariant int
+type MutexVariant int32
 
 // Variants of the mutex test.
 const (
@@ -14,13 +19,24 @@ const (
 	MutexLock    MutexVariant = C.CT_MUTEX_LOCK    // Xiao (inferred): lock
 )
 
-// MutexParams are the parameters of one mutex repetition.
+// Choices are the words of --variant.
+func (MutexVariant) Choices() []Choice {
+	return []Choice{{"trylock", int64(MutexTrylock)}, {"lock", int64(MutexLock)}}
+}
+
+// MutexParams is struct ct_mutex_params: the parameters of one mutex
+// repetition (see params.go for the tags). Threads x Locks must fit in a
+// C int.
 type MutexParams struct {
-	Threads  int    // worker threads
-	Locks    uint64 // lock/unlock pairs per thread; Threads x Locks fits in a C int
-	Stack    uint64 // requested thread stack size, bytes
-	Variant  MutexVariant
-	ReportFD int // parent's report pipe, -1 for none
+	Threads  int32        `param:"threads" default:"1000" min:"1" max:"1<<22" unit:"threads" usage:"threads (original: 1000)"`
+	Locks    uint64       `param:"locks" default:"300000" min:"1" max:"MaxInt32" unit:"locks" usage:"lock/unlock pairs per thread (original: 300000)"`
+	Stack    Bytes        `param:"stack" default:"32KiB" min:"16KiB" max:"MaxStack" unit:"bytes" usage:"thread stack size (original: 32 KiB)"`
+	Variant  MutexVariant `param:"variant" default:"trylock" usage:"trylock (Mitake's mainc.c, counts contention) or lock (Xiao's original)"`
+	ReportFD int32        // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(MutexParams{}), reflect.TypeOf(C.struct_ct_mutex_params{}))
 }
 
 // MutexResult is what one mutex repetition measured.
@@ -36,15 +52,8 @@ type MutexResult struct {
 
 // Mutex runs one repetition of native/mutex.c.
 func Mutex(p MutexParams) (MutexResult, error) {
-	cp := C.struct_ct_mutex_params{
-		threads:   C.int(p.Threads),
-		locks:     C.uint64_t(p.Locks),
-		stack:     C.uint64_t(p.Stack),
-		variant:   C.int(p.Variant),
-		report_fd: C.int(p.ReportFD),
-	}
 	var cr C.struct_ct_mutex_result
-	rc := C.ct_mutex_run(&cp, &cr)
+	rc := C.ct_mutex_run((*C.struct_ct_mutex_params)(unsafe.Pointer(&p)), &cr)
 	r := MutexResult{
 		ThreadsNs:      uint64(cr.threads_ns),
 		Counter:        uint64(cr.counter),

@@ -5,18 +5,26 @@ package bind
 */
 import "C"
 
-// OsimParams are the parameters of one osim repetition, in the original's
-// argument order.
+import (
+	"reflect"
+	"unsafe"
+)
+
+// OsimParams is struct ct_osim_params: the parameters of one osim
+// repetition, in the original's argument order (see params.go for the
+// tags).
 type OsimParams struct {
-	Sems     int // lock semaphores (the array has Sems+1)
-	Tasks    int // worker processes
-	Loops    int // total loops of all tasks, rounded up per task
-	BusyIn   int // volatile increments inside the critical section
-	BusyOut  int // volatile increments outside it
-	Inject   Inject
-	SemKey   int // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
-	ReportFD int // parent's report pipe, -1 for none
+	Sems     int32  `param:"sems" default:"64" min:"1" max:"1<<20" unit:"semaphores" usage:"lock semaphores; worker i uses i mod sems (array: sems+1)"`
+	Tasks    int32  `param:"tasks" default:"256" min:"1" max:"1<<22" unit:"processes" usage:"worker processes"`
+	Loops    int32  `param:"loops" default:"1000000" min:"1" unit:"loops" usage:"lock/unlock loops of all tasks together (ceil per task)"`
+	BusyIn   int32  `param:"busy-in" default:"0" unit:"increments" usage:"volatile increments inside the critical section"`
+	BusyOut  int32  `param:"busy-out" default:"0" unit:"increments" usage:"volatile increments outside the critical section"`
+	Inject   Inject // tests only
+	SemKey   int32  // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
+	ReportFD int32  // parent's report pipe, -1 for none
 }
+
+func init() { registerParams(reflect.TypeOf(OsimParams{}), reflect.TypeOf(C.struct_ct_osim_params{})) }
 
 // OsimResult is what one osim repetition measured.
 type OsimResult struct {
@@ -32,18 +40,8 @@ type OsimResult struct {
 // Osim runs one repetition of native/osim.c. It forks Tasks worker
 // processes that run only C.
 func Osim(p OsimParams) (OsimResult, error) {
-	cp := C.struct_ct_osim_params{
-		sems:      C.int(p.Sems),
-		tasks:     C.int(p.Tasks),
-		loops:     C.int(p.Loops),
-		busy_in:   C.int(p.BusyIn),
-		busy_out:  C.int(p.BusyOut),
-		inject:    C.int(p.Inject),
-		sem_key:   C.int(int32(p.SemKey)),
-		report_fd: C.int(p.ReportFD),
-	}
 	var cr C.struct_ct_osim_result
-	rc := C.ct_osim_run(&cp, &cr)
+	rc := C.ct_osim_run((*C.struct_ct_osim_params)(unsafe.Pointer(&p)), &cr)
 	r := OsimResult{
 		LoopsPerTask: int(cr.loops_per_task),
 		TotalLoops:   int64(cr.total_loops),

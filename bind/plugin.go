@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"errors"
+	"reflect"
 	"syscall"
 	"unsafe"
 )
@@ -23,15 +24,35 @@ const (
 	PluginMaxCounters = C.CONTEND_MAX_COUNTERS
 )
 
-// PluginParams are the parameters of one plugin repetition.
+// Workers says what plugin workers are (C: processes, 0 or 1).
+type Workers int32
+
+// Kinds of plugin workers.
+const (
+	WorkersThreads   Workers = 0 // threads of the child
+	WorkersProcesses Workers = 1 // processes forked after contend_setup
+)
+
+// Choices are the words of --workers.
+func (Workers) Choices() []Choice {
+	return []Choice{{"threads", int64(WorkersThreads)}, {"processes", int64(WorkersProcesses)}}
+}
+
+// PluginParams is struct ct_plugin_params: the parameters of one plugin
+// repetition (see params.go for the tags).
 type PluginParams struct {
-	SO         string // path given to dlopen (with a slash: not searched)
-	Threads    int    // workers: threads, or processes with Processes
-	Processes  bool   // fork worker processes instead of creating threads
-	DurationNs uint64 // duration mode
-	Pin        bool
-	Inject     Inject // tests only: InjectForkEAGAIN
-	ReportFD   int
+	SO         CString `param:"so" usage:"the plugin, a shared object (./mytest.so)"` // given to dlopen (with a slash: not searched)
+	Threads    int32   `param:"threads" default:"1" min:"1" max:"1<<20" unit:"threads" usage:"workers (threads or processes, see --workers)"`
+	Processes  Workers `param:"workers" order:"5" default:"threads" usage:"run the workers as threads or as forked processes (will-it-scale's _threads, _processes)"`
+	DurationNs Nanos   `param:"duration" default:"5s" min:"1ms" max:"24h" unit:"ns" usage:"duration mode: how long the workers run"`
+	Pin        Bool    `param:"pin" default:"false" usage:"pin worker i to the i-th allowed CPU (modulo)"`
+	Inject     Inject  // tests only: InjectForkEAGAIN
+	ReportFD   int32
+	PerThread  *uint64 // out: each worker's iterations (set by Plugin)
+}
+
+func init() {
+	registerParams(reflect.TypeOf(PluginParams{}), reflect.TypeOf(C.struct_ct_plugin_params{}))
 }
 
 // PluginResult is what one plugin repetition measured.
@@ -52,30 +73,12 @@ type PluginResult struct {
 // its signal, one crashing in a worker process is an error naming the
 // signal (the other workers are killed and reaped).
 func Plugin(p PluginParams) (PluginResult, error) {
-	cso := C.CString(p.SO)
-	defer C.free(unsafe.Pointer(cso))
-	n := max(p.Threads, 1)
+	n := max(int(p.Threads), 1)
 	per := (*C.uint64_t)(C.calloc(C.size_t(n), 8))
 	defer C.free(unsafe.Pointer(per))
-	pin, procs := 0, 0
-	if p.Pin {
-		pin = 1
-	}
-	if p.Processes {
-		procs = 1
-	}
-	cp := C.struct_ct_plugin_params{
-		so:          cso,
-		threads:     C.int(p.Threads),
-		processes:   C.int(procs),
-		duration_ns: C.uint64_t(p.DurationNs),
-		pin:         C.int(pin),
-		inject:      C.int(p.Inject),
-		report_fd:   C.int(p.ReportFD),
-		per_thread:  per,
-	}
+	p.PerThread = (*uint64)(unsafe.Pointer(per))
 	var cr C.struct_ct_plugin_result
-	rc := C.ct_plugin_run(&cp, &cr)
+	rc := C.ct_plugin_run((*C.struct_ct_plugin_params)(unsafe.Pointer(&p)), &cr)
 	r := PluginResult{
 		Mode:           int(cr.mode),
 		Description:    C.GoString(&cr.description[0]),
@@ -95,8 +98,7 @@ func Plugin(p PluginParams) (PluginResult, error) {
 		}
 		return r, err
 	}
-	pt := unsafe.Slice((*uint64)(unsafe.Pointer(per)), n)
-	r.PerThread = append([]uint64(nil), pt[:p.Threads]...)
+	r.PerThread = append([]uint64(nil), unsafe.Slice(p.PerThread, n)[:p.Threads]...)
 	for i := 0; i < int(cr.ncounters); i++ {
 		r.Counters = append(r.Counters, C.GoString(&cr.counter_names[i][0]))
 		r.CounterTotals = append(r.CounterTotals, uint64(cr.counters[i]))

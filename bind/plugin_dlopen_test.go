@@ -30,7 +30,7 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) { contend_no
 		{undefined, syscall.ENOEXEC, "undefined symbol: contend_no_such_function"},
 	}
 	for _, c := range cases {
-		_, err := Plugin(PluginParams{SO: c.so, Threads: 1, ReportFD: -1})
+		_, err := Plugin(PluginParams{SO: CStringOf(c.so), Threads: 1, ReportFD: -1})
 		if !errors.Is(err, c.errno) || !strings.Contains(err.Error(), "dlopen") || !strings.Contains(err.Error(), c.text) {
 			t.Errorf("%s: %v, want dlopen, %s and %q", c.so, err, ErrnoName(c.errno), c.text)
 		}

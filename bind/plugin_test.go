@@ -31,7 +31,7 @@ void contend_worker(void *state, unsigned id, struct contend_thread *t)
 
 func TestPluginFixedCountsAddUp(t *testing.T) {
 	so := buildPlugin(t, fixedPlugin)
-	r, err := Plugin(PluginParams{SO: so, Threads: 3, ReportFD: -1})
+	r, err := Plugin(PluginParams{SO: CStringOf(so), Threads: 3, ReportFD: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +66,12 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) {}
 	}
 	for _, c := range cases {
 		so := buildPlugin(t, c.src)
-		_, err := Plugin(PluginParams{SO: so, Threads: 2, DurationNs: 1e6, ReportFD: -1})
+		_, err := Plugin(PluginParams{SO: CStringOf(so), Threads: 2, DurationNs: 1e6, ReportFD: -1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	_, err := Plugin(PluginParams{SO: "/nonexistent/p.so", Threads: 1, ReportFD: -1})
+	_, err := Plugin(PluginParams{SO: CStringOf("/nonexistent/p.so"), Threads: 1, ReportFD: -1})
 	if err == nil || !strings.Contains(err.Error(), "plugin: /nonexistent/p.so: cannot open shared object file") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -93,8 +93,8 @@ void contend_worker(void *state, unsigned id, struct contend_thread *t)
 func TestPluginWorkersBothModes(t *testing.T) {
 	fixed := buildPlugin(t, fixedPlugin)
 	dur := buildPlugin(t, durationPlugin)
-	for _, procs := range []bool{false, true} {
-		r, err := Plugin(PluginParams{SO: fixed, Threads: 3, Processes: procs, ReportFD: -1})
+	for _, procs := range []Workers{WorkersThreads, WorkersProcesses} {
+		r, err := Plugin(PluginParams{SO: CStringOf(fixed), Threads: 3, Processes: procs, ReportFD: -1})
 		if err != nil {
 			t.Fatalf("processes=%v: %v", procs, err)
 		}
@@ -112,7 +112,7 @@ func TestPluginWorkersBothModes(t *testing.T) {
 
 		// 300 ms: long enough that a pinned worker is scheduled at all on
 		// a loaded machine (at 50 ms one sometimes counted nothing).
-		r, err = Plugin(PluginParams{SO: dur, Threads: 2, Processes: procs, Pin: true, DurationNs: 300e6, ReportFD: -1})
+		r, err = Plugin(PluginParams{SO: CStringOf(dur), Threads: 2, Processes: procs, Pin: 1, DurationNs: 300e6, ReportFD: -1})
 		if err != nil {
 			t.Fatalf("processes=%v: %v", procs, err)
 		}
@@ -124,7 +124,7 @@ func TestPluginWorkersBothModes(t *testing.T) {
 			sum += n
 		}
 		wantProc := uint64(0)
-		if procs {
+		if procs == WorkersProcesses {
 			wantProc = 2
 		}
 		if r.Mode != PluginDuration || sum != r.Iterations || r.ElapsedNs < 300e6 || r.CounterTotals[0] != wantProc || r.CounterTotals[1] != 2 {
@@ -149,7 +149,7 @@ void contend_worker(void *state, unsigned id, struct contend_thread *t)
 }
 void contend_teardown(void *s) { free(s); }
 `)
-	r, err := Plugin(PluginParams{SO: so, Threads: 2, Processes: true, ReportFD: -1})
+	r, err := Plugin(PluginParams{SO: CStringOf(so), Threads: 2, Processes: WorkersProcesses, ReportFD: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) { exit(3); }
 		{exits, 2, 0, "exited with status 3 before contend_worker returned"},
 	} {
 		start := time.Now()
-		_, err := Plugin(PluginParams{SO: c.so, Threads: c.threads, Processes: true, DurationNs: c.dur, ReportFD: -1})
+		_, err := Plugin(PluginParams{SO: CStringOf(c.so), Threads: int32(c.threads), Processes: WorkersProcesses, DurationNs: Nanos(c.dur), ReportFD: -1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
@@ -210,13 +210,13 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) { exit(3); }
 func TestPluginStartFailure(t *testing.T) {
 	so := buildPlugin(t, durationPlugin)
 	for _, c := range []struct {
-		procs bool
+		procs Workers
 		want  string
 	}{
-		{true, "plugin: fork of worker 3 of 4 (2 forked; raise ulimit -u"},
-		{false, "plugin: pthread_create of thread 3 of 4 (2 created; raise ulimit -u, kernel.threads-max or the pids cgroup limit) failed: EAGAIN"},
+		{WorkersProcesses, "plugin: fork of worker 3 of 4 (2 forked; raise ulimit -u"},
+		{WorkersThreads, "plugin: pthread_create of thread 3 of 4 (2 created; raise ulimit -u, kernel.threads-max or the pids cgroup limit) failed: EAGAIN"},
 	} {
-		r, err := Plugin(PluginParams{SO: so, Threads: 4, Processes: c.procs, DurationNs: 60e9, Inject: InjectForkEAGAIN, ReportFD: -1})
+		r, err := Plugin(PluginParams{SO: CStringOf(so), Threads: 4, Processes: c.procs, DurationNs: 60e9, Inject: InjectForkEAGAIN, ReportFD: -1})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, syscall.EAGAIN) {
 			t.Errorf("error %v, want %q and EAGAIN", err, c.want)
 		}

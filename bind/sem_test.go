@@ -45,7 +45,7 @@ func TestSemopMultiCountsAddUp(t *testing.T) {
 		threads, sems int
 		pin           bool
 	}{{1, 1, false}, {3, 2, false}, {4, 1, true}} {
-		r, err := SemopMulti(SemopMultiParams{Threads: c.threads, Sems: c.sems, Duration: 150 * time.Millisecond, Pin: c.pin, ReportFD: -1})
+		r, err := SemopMulti(SemopMultiParams{Threads: int32(c.threads), Sems: int32(c.sems), DurationNs: Nanos(150 * time.Millisecond), Pin: BoolOf(c.pin), ReportFD: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,13 +72,13 @@ func TestSemopMultiCountsAddUp(t *testing.T) {
 }
 
 func TestSemopMultiInjectedFailures(t *testing.T) {
-	_, err := SemopMulti(SemopMultiParams{Threads: 2, Sems: 1, Duration: time.Millisecond, Inject: InjectSemgetENOSPC, ReportFD: -1})
+	_, err := SemopMulti(SemopMultiParams{Threads: 2, Sems: 1, DurationNs: Nanos(time.Millisecond), Inject: InjectSemgetENOSPC, ReportFD: -1})
 	var e *Error
 	if !errors.As(err, &e) || e.Call != "semget" || !errors.Is(err, syscall.ENOSPC) ||
 		!strings.Contains(err.Error(), "SEMMNI") || !strings.Contains(err.Error(), "SEMMNS") {
 		t.Errorf("semget ENOSPC: got %v", err)
 	}
-	r, err := SemopMulti(SemopMultiParams{Threads: 4, Sems: 2, Duration: time.Hour, Inject: InjectForkEAGAIN, ReportFD: -1})
+	r, err := SemopMulti(SemopMultiParams{Threads: 4, Sems: 2, DurationNs: Nanos(time.Hour), Inject: InjectForkEAGAIN, ReportFD: -1})
 	if !errors.As(err, &e) || e.Call != "pthread_create" || !errors.Is(err, syscall.EAGAIN) || !strings.Contains(err.Error(), "kernel.threads-max") {
 		t.Errorf("pthread_create EAGAIN: got %v", err)
 	}
@@ -98,11 +98,11 @@ func TestOsimCountsAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		per := (c.Loops + c.Tasks - 1) / c.Tasks
-		if r.LoopsPerTask != per || r.TotalLoops != int64(per*c.Tasks) {
-			t.Errorf("%+v: %d loops per task, %d in all; want %d, %d", c, r.LoopsPerTask, r.TotalLoops, per, per*c.Tasks)
+		per := int((c.Loops + c.Tasks - 1) / c.Tasks)
+		if r.LoopsPerTask != per || r.TotalLoops != int64(per*int(c.Tasks)) {
+			t.Errorf("%+v: %d loops per task, %d in all; want %d, %d", c, r.LoopsPerTask, r.TotalLoops, per, per*int(c.Tasks))
 		}
-		if r.TasksForked != c.Tasks || r.ElapsedNs == 0 {
+		if r.TasksForked != int(c.Tasks) || r.ElapsedNs == 0 {
 			t.Errorf("%+v: forked %d, elapsed %d", c, r.TasksForked, r.ElapsedNs)
 		}
 		if r.SemID < 0 || semSetExists(t, r.SemID) {
@@ -150,8 +150,8 @@ func TestSemKeyTakenNeverAdopted(t *testing.T) {
 		t.Skipf("semget: %v", e)
 	}
 	defer unix.Syscall6(unix.SYS_SEMCTL, id, 0, 0, 0, 0, 0)
-	_, err1 := Osim(OsimParams{Sems: 2, Tasks: 2, Loops: 10, SemKey: key, ReportFD: -1})
-	_, err2 := SemopMulti(SemopMultiParams{Threads: 1, Sems: 3, Duration: time.Millisecond, SemKey: key, ReportFD: -1})
+	_, err1 := Osim(OsimParams{Sems: 2, Tasks: 2, Loops: 10, SemKey: int32(key), ReportFD: -1})
+	_, err2 := SemopMulti(SemopMultiParams{Threads: 1, Sems: 3, DurationNs: Nanos(time.Millisecond), SemKey: int32(key), ReportFD: -1})
 	for _, err := range []error{err1, err2} {
 		if !errors.Is(err, syscall.EEXIST) || !strings.Contains(err.Error(), fmt.Sprintf("key %#08x", key)) {
 			t.Errorf("got %v, want EEXIST naming key %#x", err, key)

@@ -7,13 +7,13 @@ package bind
 import "C"
 
 import (
-	"time"
+	"reflect"
 	"unsafe"
 )
 
 // Inject selects failures a test makes a native workload take, to prove its
 // cleanup paths (see CT_INJECT_* in native/contend.h). Real runs use 0.
-type Inject int
+type Inject int32
 
 // Injectable failures.
 const (
@@ -24,15 +24,22 @@ const (
 	InjectDieAfterSemget Inject = C.CT_INJECT_DIE_AFTER_SEMGET
 )
 
-// SemopMultiParams are the parameters of one semop-multi repetition.
+// SemopMultiParams is struct ct_semop_multi_params: the parameters of one
+// semop-multi repetition (see params.go for the tags; the defaults of
+// --threads and --sems depend on the machine: internal/workload).
 type SemopMultiParams struct {
-	Threads  int           // worker threads
-	Sems     int           // semaphores in the array
-	Duration time.Duration // how long main sleeps
-	Pin      bool          // pin thread i to the i-th allowed CPU
-	Inject   Inject        // tests only
-	SemKey   int           // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
-	ReportFD int           // parent's report pipe, -1 for none
+	Threads    int32   `param:"threads" min:"1" max:"1<<22" unit:"threads" usage:"worker threads"`
+	Sems       int32   `param:"sems" min:"1" max:"1<<20" unit:"semaphores" usage:"semaphores in the array; thread i uses i mod sems"`
+	DurationNs Nanos   `param:"duration" default:"30s" min:"1ms" max:"24h" unit:"ns" usage:"how long main sleeps while the threads run (original: 30 s)"`
+	Pin        Bool    `param:"pin" default:"false" usage:"pin thread i to the i-th allowed CPU (mod their count)"`
+	Inject     Inject  // tests only
+	PerThread  *uint64 // out: each thread's operations (set by SemopMulti)
+	SemKey     int32   // the set's key, chosen by the parent (internal/ipcown); 0: IPC_PRIVATE
+	ReportFD   int32   // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(SemopMultiParams{}), reflect.TypeOf(C.struct_ct_semop_multi_params{}))
 }
 
 // SemopMultiResult is what one semop-multi repetition measured.
@@ -48,23 +55,12 @@ type SemopMultiResult struct {
 
 // SemopMulti runs one repetition of native/semop_multi.c.
 func SemopMulti(p SemopMultiParams) (SemopMultiResult, error) {
-	n := max(p.Threads, 1)
+	n := max(int(p.Threads), 1)
 	counts := (*C.uint64_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.uint64_t(0)))))
 	defer C.free(unsafe.Pointer(counts))
-	cp := C.struct_ct_semop_multi_params{
-		threads:     C.int(p.Threads),
-		sems:        C.int(p.Sems),
-		duration_ns: C.uint64_t(p.Duration.Nanoseconds()),
-		inject:      C.int(p.Inject),
-		per_thread:  counts,
-		sem_key:     C.int(int32(p.SemKey)),
-		report_fd:   C.int(p.ReportFD),
-	}
-	if p.Pin {
-		cp.pin = 1
-	}
+	p.PerThread = (*uint64)(unsafe.Pointer(counts))
 	var cr C.struct_ct_semop_multi_result
-	rc := C.ct_semop_multi_run(&cp, &cr)
+	rc := C.ct_semop_multi_run((*C.struct_ct_semop_multi_params)(unsafe.Pointer(&p)), &cr)
 	r := SemopMultiResult{
 		TotalOps:       uint64(cr.total_ops),
 		ElapsedNs:      uint64(cr.elapsed_ns),
@@ -74,9 +70,7 @@ func SemopMulti(p SemopMultiParams) (SemopMultiResult, error) {
 		SemID:          int(cr.semid),
 	}
 	if rc == 0 {
-		for _, c := range unsafe.Slice(counts, p.Threads) {
-			r.PerThread = append(r.PerThread, uint64(c))
-		}
+		r.PerThread = append(r.PerThread, unsafe.Slice(p.PerThread, int(p.Threads))...)
 	}
 	return r, statusError("semop-multi", rc, &cr.status)
 }

@@ -7,12 +7,13 @@ package bind
 import "C"
 
 import (
+	"reflect"
 	"syscall"
 	"unsafe"
 )
 
 // SysbenchRand selects how sysbench-mutex picks a mutex.
-type SysbenchRand int
+type SysbenchRand int32
 
 // Generators of sysbench-mutex.
 const (
@@ -20,16 +21,28 @@ const (
 	RandLibc   SysbenchRand = C.CT_SBM_RAND_LIBC   // glibc rand(), one lock for all (sysbench 0.4)
 )
 
-// SysbenchMutexParams are the parameters of one sysbench-mutex repetition.
+// Choices are the words of --rand.
+func (SysbenchRand) Choices() []Choice {
+	return []Choice{{"thread", int64(RandThread)}, {"libc", int64(RandLibc)}}
+}
+
+// SysbenchMutexParams is struct ct_sbm_params: the parameters of one
+// sysbench-mutex repetition, with sysbench's option names and defaults
+// (see params.go for the tags).
 type SysbenchMutexParams struct {
-	Threads    int
-	MutexNum   uint32 // mutexes in the array
-	MutexLocks uint32 // iterations per thread
-	MutexLoops uint32 // empty-loop iterations before each lock
-	Rand       SysbenchRand
-	Stack      uint64 // thread stack size, bytes
-	Seed       uint32 // srandom seed, 0 for the time
-	ReportFD   int    // parent's report pipe, -1 for none
+	Threads    int32        `param:"threads" default:"1" min:"1" max:"1<<22" unit:"threads" usage:"worker threads (sysbench --threads, default 1)"`
+	MutexNum   uint32       `param:"mutex-num" default:"4096" min:"1" max:"1<<24" unit:"mutexes" usage:"total size of mutex array (sysbench default 4096)"`
+	MutexLocks uint32       `param:"mutex-locks" default:"50000" min:"1" max:"MaxInt32" unit:"locks" usage:"number of mutex locks to do per thread (sysbench default 50000)"`
+	MutexLoops uint32       `param:"mutex-loops" default:"10000" max:"MaxInt32" unit:"loops" usage:"number of empty loops to do outside mutex lock (sysbench default 10000)"`
+	Rand       SysbenchRand `param:"rand" default:"thread" usage:"mutex pick: thread (per-thread xoroshiro128+, sysbench 1.0.20) or libc (rand(), sysbench 0.4)"`
+	Stack      Bytes        `param:"thread-stack-size" default:"64KiB" min:"16KiB" max:"MaxStack" unit:"bytes" usage:"size of stack per thread (sysbench default 64K)"`
+	Seed       uint32       `param:"rand-seed" default:"0" unit:"seed" usage:"seed for srandom(); 0 uses the current time (sysbench default)"`
+	ThreadNs   *uint64      // out: each thread's event time (set by SysbenchMutex)
+	ReportFD   int32        // parent's report pipe, -1 for none
+}
+
+func init() {
+	registerParams(reflect.TypeOf(SysbenchMutexParams{}), reflect.TypeOf(C.struct_ct_sbm_params{}))
 }
 
 // SysbenchMutexResult is what one sysbench-mutex repetition measured.
@@ -46,25 +59,15 @@ type SysbenchMutexResult struct {
 
 // SysbenchMutex runs one repetition of native/sysbench_mutex.c.
 func SysbenchMutex(p SysbenchMutexParams) (SysbenchMutexResult, error) {
-	n := max(p.Threads, 1)
+	n := max(int(p.Threads), 1)
 	buf := (*C.uint64_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.uint64_t(0)))))
 	if buf == nil {
 		return SysbenchMutexResult{}, &Error{Workload: "sysbench-mutex", Call: "calloc", Errno: syscall.ENOMEM, Detail: "for per-thread times"}
 	}
 	defer C.free(unsafe.Pointer(buf))
-	cp := C.struct_ct_sbm_params{
-		threads:     C.int(p.Threads),
-		mutex_num:   C.uint32_t(p.MutexNum),
-		mutex_locks: C.uint32_t(p.MutexLocks),
-		mutex_loops: C.uint32_t(p.MutexLoops),
-		rand:        C.int(p.Rand),
-		stack:       C.uint64_t(p.Stack),
-		seed:        C.uint32_t(p.Seed),
-		thread_ns:   buf,
-		report_fd:   C.int(p.ReportFD),
-	}
+	p.ThreadNs = (*uint64)(unsafe.Pointer(buf))
 	var cr C.struct_ct_sbm_result
-	rc := C.ct_sbm_run(&cp, &cr)
+	rc := C.ct_sbm_run((*C.struct_ct_sbm_params)(unsafe.Pointer(&p)), &cr)
 	r := SysbenchMutexResult{
 		TotalNs:        uint64(cr.total_ns),
 		GlobalVar:      uint64(cr.global_var),
@@ -75,7 +78,7 @@ func SysbenchMutex(p SysbenchMutexParams) (SysbenchMutexResult, error) {
 		Seed:           uint32(cr.seed),
 	}
 	if rc == 0 {
-		r.ThreadNs = append(r.ThreadNs, unsafe.Slice((*uint64)(unsafe.Pointer(buf)), n)...)
+		r.ThreadNs = append(r.ThreadNs, unsafe.Slice(p.ThreadNs, n)...)
 	}
 	return r, statusError("sysbench-mutex", rc, &cr.status)
 }

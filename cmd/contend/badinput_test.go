@@ -18,12 +18,21 @@ type badCase struct {
 }
 
 // baseArgs returns valid, small parameters of w (its quick
-// configuration), so that only the value under test is wrong.
+// configuration), so that only the value under test is wrong. A workload
+// without one needs an outside file (a String parameter such as the
+// plugin's --so): it gets a file that does not exist, which is refused
+// only after every other parameter was parsed.
 func baseArgs(w *workload.Workload) []string {
-	if w.Quick == nil && w.Name == "plugin" {
-		return []string{"--so", "/nonexistent/x.so", "--threads", "1"}
+	if w.Quick != nil {
+		return w.Quick
 	}
-	return w.Quick
+	var args []string
+	for _, p := range w.Params {
+		if p.Kind == workload.String {
+			args = append(args, "--"+p.Name, "/nonexistent/"+p.Name)
+		}
+	}
+	return args
 }
 
 // badValues returns wrong values for a parameter of kind k: missing,
@@ -59,16 +68,16 @@ func badInputCases() []badCase {
 			panic("workload " + w.Name + " has no Quick configuration (Workload.Quick)")
 		}
 		for _, p := range w.Params {
-			if w.Name == "plugin" && p.Name == "so" {
-				continue // a missing .so is tested below
+			if p.Kind == workload.String {
+				continue // an outside file: a missing one is tested below
 			}
 			for _, val := range badValues(p) {
 				flag := "--" + p.Name + "=" + val
 				args := append(withoutFlag(base, p.Name), flag)
 				for _, cmd := range []string{"run", "ab", "sweep", "verify"} {
 					a := append([]string{cmd, w.Name}, args...)
-					if cmd == "sweep" && p.Name != "threads" && p.Name != "tasks" {
-						a = append([]string{cmd, w.Name}, sweepable(args)...)
+					if cmd == "sweep" && !p.IsConcurrency() {
+						a = append([]string{cmd, w.Name}, sweepable(w, args)...)
 					}
 					if cmd == "verify" {
 						if w.Preset == "" {
@@ -80,10 +89,11 @@ func badInputCases() []badCase {
 				}
 			}
 		}
-		// Repetition flags, on every command that runs repetitions (the
-		// plugin's base names no real .so, which is refused first).
+		// Repetition flags, on every command that runs repetitions (a
+		// base without a quick configuration names no real file, which
+		// is refused first).
 		for _, cmd := range []string{"run", "ab", "sweep"} {
-			if w.Name == "plugin" {
+			if w.Quick == nil {
 				break
 			}
 			for _, f := range []struct{ flag, val, want string }{
@@ -94,7 +104,7 @@ func badInputCases() []badCase {
 			} {
 				a := append(append([]string{cmd, w.Name}, base...), f.flag, f.val)
 				if cmd == "sweep" {
-					a = append(append([]string{cmd, w.Name}, sweepable(base)...), f.flag, f.val)
+					a = append(append([]string{cmd, w.Name}, sweepable(w, base)...), f.flag, f.val)
 				}
 				if cmd == "ab" {
 					a = append(a, "--aa")
@@ -196,13 +206,30 @@ func badInputCases() []badCase {
 	return cs
 }
 
-// sweepable turns the thread or task count of args into a list, as a
-// sweep needs one.
-func sweepable(args []string) []string {
+// sweepable makes args a sweep: the thread or task count in args becomes
+// a list; without one, the first integer parameter not in args is swept
+// with --param (a workload need not count threads).
+func sweepable(w *workload.Workload, args []string) []string {
 	out := append([]string{}, args...)
 	for i := 0; i+1 < len(out); i++ {
-		if out[i] == "--threads" || out[i] == "--tasks" {
+		if p, ok := w.Param(strings.TrimPrefix(out[i], "--")); ok && p.IsConcurrency() {
 			out[i+1] = "1," + out[i+1]
+			return out
+		}
+	}
+	for _, p := range w.Params {
+		if p.Kind != workload.Int {
+			continue
+		}
+		value, given := "2", false
+		for i, a := range out {
+			if a == "--"+p.Name && i+1 < len(out) {
+				value = out[i+1]
+			}
+			given = given || strings.HasPrefix(a, "--"+p.Name+"=") // the value under test
+		}
+		if !given {
+			return append(withoutFlag(out, p.Name), "--param", p.Name+"=1,"+value)
 		}
 	}
 	return out

@@ -43,7 +43,7 @@ must match exactly once: no match or several matches make the repetition
 fail with a message saying so. UNIT (default count) is one of
 ns, us, ms, s, B, KiB, MiB, GiB, count, ops/s, ratio, %; time units also
 accept durations such as 0m46.765s. --preset reads the output format of one
-of the original programs: faultme, semop-multi, osim, mutex, sysbench
+of the original programs: ` + strings.Join(external.ProgramPresetNames(), ", ") + `
 (and 'time' for import). A non-zero exit status or a signal is a failed
 repetition; the output is kept in the result file either way (the first
 and last 16 KiB).

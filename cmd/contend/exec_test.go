@@ -321,3 +321,37 @@ func procsWith(field, v int) []int {
 	}
 	return out
 }
+
+// TestShowOriginalParams reads --format original from result files whose
+// parameters are not what this contend writes: a file older than a
+// parameter (its default is used, as the run had it) and an edited value
+// (an error naming it; before, the workload's v.Int panicked).
+func TestShowOriginalParams(t *testing.T) {
+	dir := t.TempDir()
+	seed, err := os.ReadFile("testdata/seeds/rostedt-with.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runOK(t, "show", "--format", "original", "testdata/seeds/rostedt-with.json").stdout
+	old := strings.Replace(string(seed), `,
+        {
+          "name": "thp",
+          "value": "leave"
+        }`, "", 1)
+	edited := strings.Replace(string(seed), `"value": "10737418240"`, `"value": "10GiB"`, 1)
+	if old == string(seed) || edited == string(seed) {
+		t.Fatal("the seed file's layout changed: fix the test's edits")
+	}
+	for name, text := range map[string]string{"old.json": old, "edited.json": edited} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := runCLI(t, "show", "--format", "original", filepath.Join(dir, "old.json")); r.code != 0 || r.stdout != want {
+		t.Errorf("a file without --thp: %d %q %s, want %q", r.code, r.stdout, r.stderr, want)
+	}
+	r := runCLI(t, "show", "--format", "original", filepath.Join(dir, "edited.json"))
+	if r.code == 0 || !strings.Contains(r.stderr, `--mem: "10GiB" is not a canonical value`) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("an edited --mem: %d %q", r.code, r.stderr)
+	}
+}

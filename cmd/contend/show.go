@@ -113,6 +113,10 @@ func showOriginal(c *cli.Context, f *results.File) error {
 		for _, p := range f.Configs[r.Config].Params {
 			v[p.Name] = p.Value
 		}
+		v, err := wl.Canonical(v)
+		if err != nil {
+			return fmt.Errorf("--format original: parameters of configuration %d: %v; was the file edited?", r.Config+1, err)
+		}
 		for _, line := range wl.Original(v, workload.Sample{Metrics: r.Metrics, Series: r.Series}, r.Metrics) {
 			fmt.Fprintln(c.App.Writer, line)
 		}

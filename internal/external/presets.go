@@ -36,56 +36,10 @@ func spec(name, re, unit string, better workload.Better, desc string) Spec {
 // this package too.
 var presets = sync.OnceValue(buildPresets)
 
+// buildPresets makes a preset of every workload's Output, and adds the
+// import-only "time".
 func buildPresets() map[string]*Preset {
-	return map[string]*Preset{
-		"faultme": {
-			Name: "faultme",
-			Desc: "Rostedt's faultme: \"time = N usecs\"",
-			Metrics: []Spec{
-				spec("time", `(?m)^time = (\d+) usecs\s*$`, "us", workload.Lower, "faultme's timed region, start barrier to stop barrier (its \"time = N usecs\")"),
-			},
-			Primary: "time",
-		},
-		"semop-multi": {
-			Name: "semop-multi",
-			Desc: "semop-multi: \"total operations: N, ops/sec M\"",
-			Metrics: []Spec{
-				spec("ops_per_sec", `(?m)^total operations: \d+, ops/sec (\d+)\s*$`, "ops/s", workload.Higher, "semop-multi's ops/sec (total / nominal duration, truncated)"),
-				spec("ops", `(?m)^total operations: (\d+), ops/sec \d+\s*$`, "count", workload.Higher, "semop-multi's total operations (2 per +1/-1 pair)"),
-			},
-			Primary: "ops_per_sec",
-		},
-		"osim": {
-			Name: "osim",
-			Desc: "osim (ipcscale sem-lockunlock): \"total execution time\" and \"per loop execution time\"",
-			Metrics: []Spec{
-				spec("time", `(?m)^total execution time: (\d+\.\d+) seconds for \d+ loops\s*$`, "s", workload.Lower, "osim's timed region, SETALL to wait-for-zero return"),
-				spec("per_loop_orig", `(?m)^per loop execution time: (\d+\.\d+) usec\s*$`, "us", workload.Lower, "osim's time / total loops as printed (truncated to ns)"),
-				spec("loops", `(?m)^total execution time: \d+\.\d+ seconds for (\d+) loops\s*$`, "count", workload.Either, "lock/unlock cycles of all tasks"),
-			},
-			Primary: "time",
-		},
-		"mutex": {
-			Name: "mutex",
-			Desc: "test-mutex (Mitake's mainc.c): \"contended:N\"; timed by contend as time(1) did",
-			Metrics: []Spec{
-				spec("contended", `(?m)^contended:(\d+)\s*$`, "count", workload.Either, "trylock failures (EBUSY) of all threads"),
-			},
-			Primary: "real",
-		},
-		"sysbench": {
-			Name: "sysbench",
-			Desc: "sysbench (0.4 and 1.x) report: total time, events and the thread-fairness lines",
-			Metrics: []Spec{
-				spec("total_time", `(?m)^\s*total time:\s+(\d+(?:\.\d+)?)s\s*$`, "s", workload.Lower, "sysbench's total time"),
-				spec("events", `(?m)^\s*total number of events:\s+(\d+)\s*$`, "count", workload.Either, "sysbench's total number of events"),
-				spec("events_avg", `(?m)^\s*events \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "count", workload.Either, "fairness: events per thread, mean"),
-				spec("events_stddev", `(?m)^\s*events \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "count", workload.Lower, "fairness: events per thread, standard deviation"),
-				spec("thread_time_avg", `(?m)^\s*execution time \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "s", workload.Lower, "fairness: execution time per thread, mean"),
-				spec("thread_time_stddev", `(?m)^\s*execution time \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "s", workload.Lower, "fairness: execution time per thread, standard deviation"),
-			},
-			Primary: "total_time",
-		},
+	ps := map[string]*Preset{
 		"time": {
 			Name: "time",
 			Desc: "bash's time keyword: real, user, sys lines (0m24.132s, or time -p's 24.13)",
@@ -98,6 +52,18 @@ func buildPresets() map[string]*Preset {
 			ImportOnly: "the time preset reads the real/user/sys lines a shell prints around a program; exec measures real, user and sys itself (wait4): use it with import",
 		},
 	}
+	for _, w := range workload.All() {
+		o := w.Output
+		if o == nil {
+			continue
+		}
+		p := &Preset{Name: o.Preset, Desc: o.Desc, Primary: o.Primary}
+		for _, m := range o.Metrics {
+			p.Metrics = append(p.Metrics, spec(m.Name, m.Regex, m.Unit, m.Better, m.Desc))
+		}
+		ps[o.Preset] = p
+	}
+	return ps
 }
 
 // LookupPreset returns the preset called name.
@@ -116,5 +82,17 @@ func PresetNames() []string {
 		ns = append(ns, n)
 	}
 	sort.Strings(ns)
+	return ns
+}
+
+// ProgramPresetNames returns the presets of programs exec can run (the
+// workloads' originals), sorted: PresetNames without the import-only ones.
+func ProgramPresetNames() []string {
+	var ns []string
+	for _, n := range PresetNames() {
+		if presets()[n].ImportOnly == "" {
+			ns = append(ns, n)
+		}
+	}
 	return ns
 }

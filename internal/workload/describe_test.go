@@ -3,6 +3,8 @@ package workload
 import (
 	"strings"
 	"testing"
+
+	"contend/bind"
 )
 
 // TestEveryWorkloadIsDescribed checks what list, help, flags, reports and
@@ -42,12 +44,19 @@ func TestEveryWorkloadIsDescribed(t *testing.T) {
 }
 
 func TestPerSecond(t *testing.T) {
-	tp := PerSecond("pages/s", "pages per second", "time", func(_ Values, m map[string]float64) float64 { return m["pages"] })
-	if x, ok := tp.Of(nil, map[string]float64{"pages": 500, "time": 250e6}); !ok || x != 2000 {
-		t.Errorf("500 pages in 250 ms = %v %v, want 2000/s", x, ok)
+	tp := PerSecond("pages/s", "pages per second", "time", func(p *bind.FaultmeParams, m map[string]float64) float64 { return m["pages"] / float64(p.Threads) })
+	v, err := Faultme.Resolve(map[string]string{"threads": "2"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := tp.Of(nil, map[string]float64{"pages": 500}); ok {
+	if x, ok := tp.Of(v, map[string]float64{"pages": 500, "time": 250e6}); !ok || x != 1000 {
+		t.Errorf("500 pages by 2 threads in 250 ms = %v %v, want 1000/s", x, ok)
+	}
+	if _, ok := tp.Of(v, map[string]float64{"pages": 500}); ok {
 		t.Error("a missing time gave a throughput")
+	}
+	if _, ok := tp.Of(Values{"threads": "2"}, map[string]float64{"pages": 500, "time": 250e6}); ok {
+		t.Error("values that Resolve did not make gave a throughput")
 	}
 	if !strings.Contains(tp.Desc, "second") || tp.Unit != "pages/s" {
 		t.Errorf("%+v", tp)

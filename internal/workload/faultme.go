@@ -29,16 +29,6 @@ lines, "map=BYTES" and "time = N usecs".
 Where the kernel has no zero page for read faults (this VM: pvm_no_zero_page),
 every page read allocates real memory: --mem must fit in available memory.
 rss_anon after the run tells which regime ran.`,
-	Params: []Param{
-		{Name: "threads", Kind: Int, Default: "400", Min: 1, Max: 1 << 22, Unit: "threads",
-			Usage: "reader threads (original: 400)"},
-		{Name: "mem", Kind: Size, Default: "10GiB", Min: 1, Max: limits.UserSpace, Unit: "bytes",
-			Usage: "bytes to map and read (original: 10 GiB)"},
-		{Name: "stride", Kind: Size, Default: "4096", Min: 1, Max: limits.UserSpace, Unit: "bytes",
-			Usage: "bytes between reads (original: 4096, any page size)"},
-		{Name: "thp", Kind: Enum, Default: "leave", Choices: []string{"leave", "never", "huge"},
-			Usage: "THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"},
-	},
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
@@ -48,31 +38,40 @@ rss_anon after the run tells which regime ran.`,
 	},
 	Primary: "time",
 	Throughput: PerSecond("pages/s", "pages read per second of the timed region (pages / time)", "time",
-		func(_ Values, m map[string]float64) float64 { return m["pages"] }),
+		func(_ *bind.FaultmeParams, m map[string]float64) float64 { return m["pages"] }),
 	// More readers than CPUs are time-sliced, not concurrent faulters.
 	OversubscribeWarn: true,
-	Preset:            "faultme",
-	Quick:             []string{"--threads", "4", "--mem", "32MiB"},
-	Check:             checkFaultme,
-	Run:               runFaultme,
-	Original: func(v Values, s Sample, _ map[string]float64) []string {
-		return []string{
-			fmt.Sprintf("map=%d", v.Int("mem")),
-			fmt.Sprintf("time = %d usecs", int64(s.Metrics["time"])/1000),
-		}
+	Output: &Output{
+		Preset: "faultme",
+		Desc:   "Rostedt's faultme: \"time = N usecs\"",
+		Metrics: []OutputMetric{
+			{"time", `(?m)^time = (\d+) usecs\s*$`, "us", Lower, "faultme's timed region, start barrier to stop barrier (its \"time = N usecs\")"},
+		},
+		Primary: "time",
 	},
-	Timeout: func(v Values) time.Duration {
-		// Generous: about 10x what this 2-core VM needs (3 s per GiB,
-		// hypervisor-bound), plus thread start-up.
-		gib := float64(v.Int("mem")) / (1 << 30)
-		return 2*time.Minute + time.Duration(gib*30*float64(time.Second)) + time.Duration(v.Int("threads"))*time.Millisecond
+	Quick: []string{"--threads", "4", "--mem", "32MiB"},
+	Funcs: Typed[bind.FaultmeParams]{
+		Check: checkFaultme,
+		Run:   runFaultme,
+		Original: func(p *bind.FaultmeParams, s Sample, _ map[string]float64) []string {
+			return []string{
+				fmt.Sprintf("map=%d", p.Mem),
+				fmt.Sprintf("time = %d usecs", int64(s.Metrics["time"])/1000),
+			}
+		},
+		Timeout: func(p *bind.FaultmeParams) time.Duration {
+			// Generous: about 10x what this 2-core VM needs (3 s per GiB,
+			// hypervisor-bound), plus thread start-up.
+			gib := float64(p.Mem) / (1 << 30)
+			return 2*time.Minute + time.Duration(gib*30*float64(time.Second)) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
 }
 
 func init() { Register(Faultme) }
 
-func checkFaultme(v Values, m limits.Machine) ([]string, error) {
-	threads, mem, stride := v.Int("threads"), v.Int("mem"), v.Int("stride")
+func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
+	threads, mem, stride := int64(p.Threads), int64(p.Mem), int64(p.Stride)
 	if stride > mem {
 		return nil, Usagef("--stride: %s is larger than --mem %s; accepted: 1 byte to --mem", FormatSize(stride), FormatSize(mem))
 	}
@@ -108,15 +107,9 @@ func checkFaultme(v Values, m limits.Machine) ([]string, error) {
 	return warns, nil
 }
 
-func runFaultme(v Values, rt Runtime) (Sample, error) {
-	thp := map[string]bind.THP{"leave": bind.THPLeave, "never": bind.THPNever, "huge": bind.THPHuge}[v.Str("thp")]
-	r, err := bind.Faultme(bind.FaultmeParams{
-		Threads:  int(v.Int("threads")),
-		Mem:      uint64(v.Int("mem")),
-		Stride:   uint64(v.Int("stride")),
-		THP:      thp,
-		ReportFD: rt.ReportFD,
-	})
+func runFaultme(p *bind.FaultmeParams, rt Runtime) (Sample, error) {
+	p.ReportFD = int32(rt.ReportFD)
+	r, err := bind.Faultme(*p)
 	if err != nil {
 		return Sample{}, err
 	}

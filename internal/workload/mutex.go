@@ -49,16 +49,6 @@ the default stack, as the original's did.
 
 --format original prints, per repetition, "contended:N" (trylock variant)
 and bash's time lines, so a log looks like the mails'.`,
-	Params: []Param{
-		{Name: "threads", Kind: Int, Default: "1000", Min: 1, Max: 1 << 22, Unit: "threads",
-			Usage: "threads (original: 1000)"},
-		{Name: "locks", Kind: Int, Default: "300000", Min: 1, Max: math.MaxInt32, Unit: "locks",
-			Usage: "lock/unlock pairs per thread (original: 300000)"},
-		{Name: "stack", Kind: Size, Default: "32KiB", Min: 16384, Max: MaxStack, Unit: "bytes",
-			Usage: "thread stack size (original: 32 KiB)"},
-		{Name: "variant", Kind: Enum, Default: "trylock", Choices: []string{"trylock", "lock"},
-			Usage: "trylock (Mitake's mainc.c, counts contention) or lock (Xiao's original)"},
-	},
 	Metrics: []Metric{
 		{Name: "threads_time", Unit: "ns", Better: Lower, Desc: "threads phase inside C: gate unlock to last join"},
 		{Name: "lock_time", Unit: "ns", Better: Lower, Desc: "threads_time / (threads x locks): wall time per lock/unlock pair"},
@@ -69,17 +59,26 @@ and bash's time lines, so a log looks like the mails'.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when the requested --stack was used, 0 when refused"},
 	},
 	Primary: "real",
-	Preset:  "mutex",
-	Quick:   []string{"--threads", "50", "--locks", "20000"},
+	Output: &Output{
+		Preset: "mutex",
+		Desc:   "test-mutex (Mitake's mainc.c): \"contended:N\"; timed by contend as time(1) did",
+		Metrics: []OutputMetric{
+			{"contended", `(?m)^contended:(\d+)\s*$`, "count", Either, "trylock failures (EBUSY) of all threads"},
+		},
+		Primary: "real",
+	},
+	Quick: []string{"--threads", "50", "--locks", "20000"},
 	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of the threads phase", "threads_time",
-		func(v Values, _ map[string]float64) float64 { return float64(v.Int("threads") * v.Int("locks")) }),
-	Check:    checkMutex,
-	Run:      runMutex,
-	Original: originalMutex,
-	Timeout: func(v Values) time.Duration {
-		// Generous: this 2-core VM needs about 30 ns per pair.
-		pairs := float64(v.Int("threads")) * float64(v.Int("locks"))
-		return 2*time.Minute + time.Duration(pairs*float64(time.Microsecond)) + time.Duration(v.Int("threads"))*time.Millisecond
+		func(p *bind.MutexParams, _ map[string]float64) float64 { return float64(p.Threads) * float64(p.Locks) }),
+	Funcs: Typed[bind.MutexParams]{
+		Check:    checkMutex,
+		Run:      runMutex,
+		Original: originalMutex,
+		Timeout: func(p *bind.MutexParams) time.Duration {
+			// Generous: this 2-core VM needs about 30 ns per pair.
+			pairs := float64(p.Threads) * float64(p.Locks)
+			return 2*time.Minute + time.Duration(pairs*float64(time.Microsecond)) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
 }
 
@@ -97,33 +96,24 @@ func checkStack(flag string, stack, n int64, m limits.Machine) error {
 	return nil
 }
 
-func checkMutex(v Values, m limits.Machine) ([]string, error) {
-	threads, locks := v.Int("threads"), v.Int("locks")
+func checkMutex(p *bind.MutexParams, m limits.Machine) ([]string, error) {
+	threads, locks := int64(p.Threads), int64(p.Locks)
 	if err := m.CheckTasks("threads", threads); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	if threads*locks > math.MaxInt32 {
 		return nil, Usagef("--locks: %d threads x %d locks = %d exceeds the original's int counter; accepted: threads x locks at most %d", threads, locks, threads*locks, math.MaxInt32)
 	}
-	if err := checkStack("stack", v.Int("stack"), threads, m); err != nil {
+	if err := checkStack("stack", int64(p.Stack), threads, m); err != nil {
 		return nil, err
 	}
 	return nil, nil
 }
 
-func runMutex(v Values, rt Runtime) (Sample, error) {
-	threads, locks := v.Int("threads"), v.Int("locks")
-	variant := bind.MutexTrylock
-	if v.Str("variant") == "lock" {
-		variant = bind.MutexLock
-	}
-	r, err := bind.Mutex(bind.MutexParams{
-		Threads:  int(threads),
-		Locks:    uint64(locks),
-		Stack:    uint64(v.Int("stack")),
-		Variant:  variant,
-		ReportFD: rt.ReportFD,
-	})
+func runMutex(p *bind.MutexParams, rt Runtime) (Sample, error) {
+	threads, locks, variant := int64(p.Threads), int64(p.Locks), p.Variant
+	p.ReportFD = int32(rt.ReportFD)
+	r, err := bind.Mutex(*p)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -148,7 +138,7 @@ func runMutex(v Values, rt Runtime) (Sample, error) {
 	if r.StackHonoured {
 		s.Metrics["stack_honoured"] = 1
 	} else {
-		s.Notes = append(s.Notes, stackNote(v.Int("stack"), r.StackErr, r.StackActual))
+		s.Notes = append(s.Notes, stackNote(int64(p.Stack), r.StackErr, r.StackActual))
 	}
 	return s, nil
 }
@@ -162,9 +152,9 @@ func stackNote(want int64, err error, got uint64) string {
 	return fmt.Sprintf("warning: the %s stack was not honoured: %s; the threads ran on %s stacks", FormatSize(want), why, FormatSize(int64(got)))
 }
 
-func originalMutex(v Values, s Sample, proc map[string]float64) []string {
+func originalMutex(p *bind.MutexParams, s Sample, proc map[string]float64) []string {
 	var out []string
-	if v.Str("variant") == "trylock" {
+	if p.Variant == bind.MutexTrylock {
 		out = append(out, fmt.Sprintf("contended:%d", int64(s.Metrics["contended"])))
 	}
 	return append(out, "",

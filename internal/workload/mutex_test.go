@@ -53,7 +53,7 @@ func TestOriginalSysbenchMutexLayout(t *testing.T) {
 		Metrics: map[string]float64{"total_time": 359.7e6, "events": 2},
 		Series:  map[string][]float64{"thread_time": {358.31e6, 359.57e6}},
 	}
-	got := strings.Join(originalSysbenchMutex(v, s, nil), "\n")
+	got := strings.Join(SysbenchMutex.Original(v, s, nil), "\n")
 	// The report block as sysbench 1.0.20 printed it for such a run.
 	want := `General statistics:
     total time:                          0.3597s

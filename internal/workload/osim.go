@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"contend/bind"
@@ -50,18 +49,6 @@ and a dead repetition's set is removed and its workers killed.
 
 Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 10 ns per busy-loop increment), about ten times what this 2-core VM needs.`,
-	Params: []Param{
-		{Name: "sems", Kind: Int, Default: "64", Min: 1, Max: 1 << 20, Unit: "semaphores",
-			Usage: "lock semaphores; worker i uses i mod sems (array: sems+1)"},
-		{Name: "tasks", Kind: Int, Default: "256", Min: 1, Max: 1 << 22, Unit: "processes",
-			Usage: "worker processes"},
-		{Name: "loops", Kind: Int, Default: "1000000", Min: 1, Max: math.MaxInt32, Unit: "loops",
-			Usage: "lock/unlock loops of all tasks together (ceil per task)"},
-		{Name: "busy-in", Kind: Int, Default: "0", Min: 0, Max: math.MaxInt32, Unit: "increments",
-			Usage: "volatile increments inside the critical section"},
-		{Name: "busy-out", Kind: Int, Default: "0", Min: 0, Max: math.MaxInt32, Unit: "increments",
-			Usage: "volatile increments outside the critical section"},
-	},
 	Positional: []string{"sems", "tasks", "loops", "busy-in", "busy-out"},
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: just before SETALL until the wait-for-zero returned"},
@@ -73,26 +60,37 @@ Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
 		{Name: "worker_ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of all workers (preemptions)"},
 	},
 	Primary: "time",
-	Preset:  "osim",
-	Quick:   []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
+	Output: &Output{
+		Preset: "osim",
+		Desc:   "osim (ipcscale sem-lockunlock): \"total execution time\" and \"per loop execution time\"",
+		Metrics: []OutputMetric{
+			{"time", `(?m)^total execution time: (\d+\.\d+) seconds for \d+ loops\s*$`, "s", Lower, "osim's timed region, SETALL to wait-for-zero return"},
+			{"per_loop_orig", `(?m)^per loop execution time: (\d+\.\d+) usec\s*$`, "us", Lower, "osim's time / total loops as printed (truncated to ns)"},
+			{"loops", `(?m)^total execution time: \d+\.\d+ seconds for (\d+) loops\s*$`, "count", Either, "lock/unlock cycles of all tasks"},
+		},
+		Primary: "time",
+	},
+	Quick: []string{"--sems", "2", "--tasks", "16", "--loops", "100000"},
 	Throughput: PerSecond("loops/s", "lock/unlock loops of all tasks per second of the timed region", "time",
-		func(_ Values, m map[string]float64) float64 { return m["loops"] }),
-	Check:    checkOsim,
-	Run:      runOsim,
-	Original: originalOsim,
-	SemSet:   func(v Values) int { return int(v.Int("sems")) + 1 },
-	Timeout: func(v Values) time.Duration {
-		tasks, loops := v.Int("tasks"), v.Int("loops")
-		total := (loops + tasks - 1) / tasks * tasks
-		perLoop := 100*time.Microsecond + time.Duration(v.Int("busy-in")+v.Int("busy-out"))*10*time.Nanosecond
-		return time.Minute + time.Duration(tasks)*10*time.Millisecond + time.Duration(total)*perLoop
+		func(_ *bind.OsimParams, m map[string]float64) float64 { return m["loops"] }),
+	Funcs: Typed[bind.OsimParams]{
+		Check:    checkOsim,
+		Run:      runOsim,
+		Original: originalOsim,
+		SemSet:   func(p *bind.OsimParams) int { return int(p.Sems) + 1 },
+		Timeout: func(p *bind.OsimParams) time.Duration {
+			tasks, loops := int64(p.Tasks), int64(p.Loops)
+			total := (loops + tasks - 1) / tasks * tasks
+			perLoop := 100*time.Microsecond + time.Duration(int64(p.BusyIn)+int64(p.BusyOut))*10*time.Nanosecond
+			return time.Minute + time.Duration(tasks)*10*time.Millisecond + time.Duration(total)*perLoop
+		},
 	},
 }
 
 func init() { Register(Osim) }
 
-func checkOsim(v Values, m limits.Machine) ([]string, error) {
-	sems, tasks, loops := v.Int("sems"), v.Int("tasks"), v.Int("loops")
+func checkOsim(p *bind.OsimParams, m limits.Machine) ([]string, error) {
+	sems, tasks, loops := int64(p.Sems), int64(p.Tasks), int64(p.Loops)
 	if err := m.CheckSemSet("sems", sems, sems+1); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
@@ -113,17 +111,9 @@ func checkOsim(v Values, m limits.Machine) ([]string, error) {
 	return warns, nil
 }
 
-func runOsim(v Values, rt Runtime) (Sample, error) {
-	r, err := bind.Osim(bind.OsimParams{
-		Sems:     int(v.Int("sems")),
-		Tasks:    int(v.Int("tasks")),
-		Loops:    int(v.Int("loops")),
-		BusyIn:   int(v.Int("busy-in")),
-		BusyOut:  int(v.Int("busy-out")),
-		ReportFD: rt.ReportFD,
-		SemKey:   rt.SemKey,
-		Inject:   testInject(),
-	})
+func runOsim(p *bind.OsimParams, rt Runtime) (Sample, error) {
+	p.ReportFD, p.SemKey, p.Inject = int32(rt.ReportFD), int32(rt.SemKey), testInject()
+	r, err := bind.Osim(*p)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -147,16 +137,16 @@ func osimPerLoopOrig(ns, loops int64) int64 {
 	return ns / 1000 * 1000 / loops
 }
 
-func originalOsim(v Values, s Sample, _ map[string]float64) []string {
+func originalOsim(p *bind.OsimParams, s Sample, _ map[string]float64) []string {
 	us := int64(s.Metrics["time"]) / 1000
 	loops := int64(s.Metrics["loops"])
 	per := osimPerLoopOrig(int64(s.Metrics["time"]), loops)
 	return []string{
 		"osim <sems> <tasks> <loops> <busy-in> <busy-out>",
-		fmt.Sprintf("osim: using a semaphore array with %d semaphores.", v.Int("sems")),
-		fmt.Sprintf("osim: using %d tasks.", v.Int("tasks")),
+		fmt.Sprintf("osim: using a semaphore array with %d semaphores.", p.Sems),
+		fmt.Sprintf("osim: using %d tasks.", p.Tasks),
 		fmt.Sprintf("osim: each thread loops %d times", int64(s.Metrics["loops_per_task"])),
-		fmt.Sprintf("osim: each thread busyloops %d loops outside and %d loops inside.", v.Int("busy-out"), v.Int("busy-in")),
+		fmt.Sprintf("osim: each thread busyloops %d loops outside and %d loops inside.", p.BusyOut, p.BusyIn),
 		fmt.Sprintf("total execution time: %d.%03d%03d seconds for %d loops", us/1000000, us/1000%1000, us%1000, loops),
 		fmt.Sprintf("per loop execution time: %d.%03d usec", per/1000, per%1000),
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,9 @@ func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 // parameter name.
 type Values map[string]string
 
-// Int returns an Int, Size or Duration value.
+// Int returns an Int, Size or Duration value, for code that iterates a
+// workload's Params (sweeps, reports). A workload's own functions read its
+// parameter struct instead (Define): there a name is never typed twice.
 func (v Values) Int(name string) int64 {
 	n, err := strconv.ParseInt(v[name], 10, 64)
 	if err != nil {
@@ -59,12 +62,6 @@ func (v Values) Int(name string) int64 {
 	}
 	return n
 }
-
-// Str returns an Enum value.
-func (v Values) Str(name string) string { return v[name] }
-
-// Bool returns a Bool value.
-func (v Values) Bool(name string) bool { return v[name] == "true" }
 
 // Clone returns a copy of v.
 func (v Values) Clone() Values {
@@ -244,6 +241,7 @@ func FormatSize(n int64) string {
 // (name -> text): each given value is parsed and checked against its
 // range, every other parameter gets its default.
 func (w *Workload) Resolve(given map[string]string) (Values, error) {
+	w.complete()
 	v := Values{}
 	for name := range given {
 		if _, ok := w.Param(name); !ok {
@@ -259,6 +257,14 @@ func (w *Workload) Resolve(given map[string]string) (Values, error) {
 			v[p.Name] = c
 		}
 	}
+	if err := w.fillDefaults(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// fillDefaults gives every parameter that v lacks its default.
+func (w *Workload) fillDefaults(v Values) error {
 	for _, p := range w.Params {
 		if _, ok := v[p.Name]; ok {
 			continue
@@ -268,15 +274,35 @@ func (w *Workload) Resolve(given map[string]string) (Values, error) {
 			def = p.DefaultFunc(v)
 		}
 		if p.Kind == String && def == "" {
-			return nil, Usagef("%s needs --%s: %s", w.Name, p.Name, p.Usage)
+			return Usagef("%s needs --%s: %s", w.Name, p.Name, p.Usage)
 		}
 		c, err := p.Parse(def)
 		if err != nil {
-			return nil, fmt.Errorf("workload %s: default of --%s: %v", w.Name, p.Name, err)
+			return fmt.Errorf("workload %s: default of --%s: %v", w.Name, p.Name, err)
 		}
 		v[p.Name] = c
 	}
-	return v, nil
+	return nil
+}
+
+// Canonical checks values read back from a result file, which are
+// canonical as Resolve made them: it returns them with the default of
+// every parameter the file lacks (a file older than the parameter), or an
+// error naming a value that is not a canonical value of its parameter
+// (an edited file).
+func (w *Workload) Canonical(v Values) (Values, error) {
+	w.complete()
+	c := v.Clone()
+	if err := w.fillDefaults(c); err != nil {
+		return nil, err
+	}
+	if w.bound == nil {
+		return c, nil // no parameters
+	}
+	if err := bindingOf(w.bound).decode(c, reflect.New(w.bound).Elem()); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // DefaultString says what the default of p is, for list and help.

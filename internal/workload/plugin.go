@@ -46,17 +46,6 @@ Start with 'contend port --template NAME'; the contract is printed by
 'contend port --header'. A crashing plugin kills the repetition's child with
 its signal (or, with --workers processes, its worker); the repetition is
 recorded as failed, naming the signal.`,
-	Params: []Param{
-		{Name: "so", Kind: String, DefaultText: "required", Usage: "the plugin, a shared object (./mytest.so)"},
-		{Name: "threads", Kind: Int, Default: "1", Min: 1, Max: 1 << 20, Unit: "threads",
-			Usage: "workers (threads or processes, see --workers)"},
-		{Name: "duration", Kind: Duration, Default: "5s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Unit: "ns",
-			Usage: "duration mode: how long the workers run"},
-		{Name: "pin", Kind: Bool, Default: "false",
-			Usage: "pin worker i to the i-th allowed CPU (modulo)"},
-		{Name: "workers", Kind: Enum, Default: "threads", Choices: []string{"threads", "processes"},
-			Usage: "run the workers as threads or as forked processes (will-it-scale's _threads, _processes)"},
-	},
 	Metrics: []Metric{
 		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all workers / time"},
 		{Name: "iterations", Unit: "count", Better: Either, Desc: "iterations counted by all workers"},
@@ -64,27 +53,29 @@ recorded as failed, naming the signal.`,
 		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one worker (1 = fair)"},
 	},
 	Primary: "ops_per_sec",
-	Check:   checkPlugin,
-	Run:     runPlugin,
-	Timeout: func(v Values) time.Duration {
-		if info, err := ReadPluginInfo(v.Str("so")); err == nil && info.Mode == bind.PluginFixed {
-			return 10 * time.Minute
-		}
-		return time.Duration(v.Int("duration")) + time.Minute
-	},
-	ForValues: func(v Values) ([]Metric, string, error) {
-		info, err := ReadPluginInfo(v.Str("so"))
-		if err != nil {
-			return nil, "", &UsageError{Msg: err.Error()}
-		}
-		var ms []Metric
-		for _, c := range info.Counters {
-			ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the workers"})
-		}
-		if info.Mode == bind.PluginFixed {
-			return ms, "time", nil
-		}
-		return ms, "ops_per_sec", nil
+	Funcs: Typed[bind.PluginParams]{
+		Check: checkPlugin,
+		Run:   runPlugin,
+		Timeout: func(p *bind.PluginParams) time.Duration {
+			if info, err := ReadPluginInfo(p.SO.String()); err == nil && info.Mode == bind.PluginFixed {
+				return 10 * time.Minute
+			}
+			return p.DurationNs.Duration() + time.Minute
+		},
+		ForValues: func(p *bind.PluginParams) ([]Metric, string, error) {
+			info, err := ReadPluginInfo(p.SO.String())
+			if err != nil {
+				return nil, "", &UsageError{Msg: err.Error()}
+			}
+			var ms []Metric
+			for _, c := range info.Counters {
+				ms = append(ms, Metric{Name: c, Unit: "count", Better: Either, Desc: "plugin counter " + c + ", summed over the workers"})
+			}
+			if info.Mode == bind.PluginFixed {
+				return ms, "time", nil
+			}
+			return ms, "ops_per_sec", nil
+		},
 	},
 }
 
@@ -217,29 +208,22 @@ func counterName(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') }) < 0
 }
 
-func checkPlugin(v Values, m limits.Machine) ([]string, error) {
-	if _, err := ReadPluginInfo(v.Str("so")); err != nil {
+func checkPlugin(p *bind.PluginParams, m limits.Machine) ([]string, error) {
+	if _, err := ReadPluginInfo(p.SO.String()); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	if err := m.CheckTasks("threads", v.Int("threads")); err != nil {
+	if err := m.CheckTasks("threads", int64(p.Threads)); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	return nil, nil
 }
 
-func runPlugin(v Values, rt Runtime) (Sample, error) {
-	so := v.Str("so")
-	if !strings.Contains(so, "/") {
-		so = "./" + so // dlopen searches the library path for a bare name
+func runPlugin(p *bind.PluginParams, rt Runtime) (Sample, error) {
+	if so := p.SO.String(); !strings.Contains(so, "/") {
+		p.SO = bind.CStringOf("./" + so) // dlopen searches the library path for a bare name
 	}
-	r, err := bind.Plugin(bind.PluginParams{
-		SO:         so,
-		Threads:    int(v.Int("threads")),
-		Processes:  v.Str("workers") == "processes",
-		DurationNs: uint64(v.Int("duration")),
-		Pin:        v.Bool("pin"),
-		ReportFD:   rt.ReportFD,
-	})
+	p.ReportFD = int32(rt.ReportFD)
+	r, err := bind.Plugin(*p)
 	if err != nil {
 		return Sample{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"contend/analysis"
+	"contend/bind"
 )
 
 func TestOsimOriginalArithmetic(t *testing.T) {
@@ -79,7 +80,11 @@ func TestSemopMultiDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpus := int64(onlineCPUs())
-	if v.Int("threads") != cpus || v.Int("sems") != max(cpus/4, 1) || v.Int("duration") != 30e9 || v.Bool("pin") {
+	p, err := Decode[bind.SemopMultiParams](v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(p.Threads) != cpus || int64(p.Sems) != max(cpus/4, 1) || p.DurationNs != 30e9 || p.Pin.True() {
 		t.Errorf("defaults %v on %d CPUs", v, cpus)
 	}
 }

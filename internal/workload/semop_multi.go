@@ -55,18 +55,6 @@ number of seconds is printed with a fraction (the original could not run one).
 The set's id is reported to contend before anything is timed: if the
 repetition dies, contend removes the set. Default --timeout: twice the
 duration plus a minute plus 10 ms per thread.`,
-	Params: []Param{
-		{Name: "threads", Kind: Int, Min: 1, Max: 1 << 22, Unit: "threads",
-			DefaultFunc: func(Values) string { return strconv.Itoa(onlineCPUs()) }, DefaultText: "online CPUs",
-			Usage: "worker threads"},
-		{Name: "sems", Kind: Int, Min: 1, Max: 1 << 20, Unit: "semaphores",
-			DefaultFunc: func(Values) string { return strconv.Itoa(max(onlineCPUs()/4, 1)) }, DefaultText: "CPUs/4, min 1",
-			Usage: "semaphores in the array; thread i uses i mod sems"},
-		{Name: "duration", Kind: Duration, Default: "30s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Unit: "ns",
-			Usage: "how long main sleeps while the threads run (original: 30 s)"},
-		{Name: "pin", Kind: Bool, Default: "false",
-			Usage: "pin thread i to the i-th allowed CPU (mod their count)"},
-	},
 	Positional: []string{"threads", "sems"},
 	Metrics: []Metric{
 		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "as the original printed: total / nominal seconds, truncated"},
@@ -78,8 +66,16 @@ duration plus a minute plus 10 ms per thread.`,
 		{Name: "cpus", Unit: "count", Better: Either, Desc: "online CPUs, as the original printed"},
 	},
 	Primary: "ops_per_sec",
-	Preset:  "semop-multi",
-	Quick:   []string{"--threads", "2", "--sems", "1", "--duration", "150ms"},
+	Output: &Output{
+		Preset: "semop-multi",
+		Desc:   "semop-multi: \"total operations: N, ops/sec M\"",
+		Metrics: []OutputMetric{
+			{"ops_per_sec", `(?m)^total operations: \d+, ops/sec (\d+)\s*$`, "ops/s", Higher, "semop-multi's ops/sec (total / nominal duration, truncated)"},
+			{"ops", `(?m)^total operations: (\d+), ops/sec \d+\s*$`, "count", Higher, "semop-multi's total operations (2 per +1/-1 pair)"},
+		},
+		Primary: "ops_per_sec",
+	},
+	Quick: []string{"--threads", "2", "--sems", "1", "--duration", "150ms"},
 	Throughput: &Throughput{
 		Unit: "ops/s",
 		Desc: "semops of all threads per second of real elapsed time",
@@ -91,19 +87,25 @@ duration plus a minute plus 10 ms per thread.`,
 	// Threads beyond the CPUs are time-sliced: with semops that never
 	// sleep, they add no concurrency.
 	OversubscribeWarn: true,
-	Check:             checkSemopMulti,
-	Run:               runSemopMulti,
-	Original:          originalSemopMulti,
-	SemSet:            func(v Values) int { return int(v.Int("sems")) },
-	Timeout: func(v Values) time.Duration {
-		return 2*time.Duration(v.Int("duration")) + time.Minute + time.Duration(v.Int("threads"))*10*time.Millisecond
+	Funcs: Typed[bind.SemopMultiParams]{
+		Check:    checkSemopMulti,
+		Run:      runSemopMulti,
+		Original: originalSemopMulti,
+		SemSet:   func(p *bind.SemopMultiParams) int { return int(p.Sems) },
+		Timeout: func(p *bind.SemopMultiParams) time.Duration {
+			return 2*p.DurationNs.Duration() + time.Minute + time.Duration(p.Threads)*10*time.Millisecond
+		},
+		Defaults: map[string]DynamicDefault{
+			"threads": {Text: "online CPUs", Func: func(Values) string { return strconv.Itoa(onlineCPUs()) }},
+			"sems":    {Text: "CPUs/4, min 1", Func: func(Values) string { return strconv.Itoa(max(onlineCPUs()/4, 1)) }},
+		},
 	},
 }
 
 func init() { Register(SemopMulti) }
 
-func checkSemopMulti(v Values, m limits.Machine) ([]string, error) {
-	threads, sems := v.Int("threads"), v.Int("sems")
+func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, error) {
+	threads, sems := int64(p.Threads), int64(p.Sems)
 	if err := m.CheckTasks("threads", threads); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
@@ -120,22 +122,15 @@ func checkSemopMulti(v Values, m limits.Machine) ([]string, error) {
 	if sems > threads {
 		warns = append(warns, fmt.Sprintf("--sems %d is more than --threads %d: %d semaphores are never used", sems, threads, sems-threads))
 	}
-	if v.Bool("pin") && m.CPUs > 0 && threads > int64(m.CPUs) {
+	if p.Pin.True() && m.CPUs > 0 && threads > int64(m.CPUs) {
 		warns = append(warns, fmt.Sprintf("--pin with %d threads on %d CPUs: several threads share each CPU", threads, m.CPUs))
 	}
 	return warns, nil
 }
 
-func runSemopMulti(v Values, rt Runtime) (Sample, error) {
-	r, err := bind.SemopMulti(bind.SemopMultiParams{
-		Threads:  int(v.Int("threads")),
-		Sems:     int(v.Int("sems")),
-		Duration: time.Duration(v.Int("duration")),
-		Pin:      v.Bool("pin"),
-		ReportFD: rt.ReportFD,
-		SemKey:   rt.SemKey,
-		Inject:   testInject(),
-	})
+func runSemopMulti(p *bind.SemopMultiParams, rt Runtime) (Sample, error) {
+	p.ReportFD, p.SemKey, p.Inject = int32(rt.ReportFD), int32(rt.SemKey), testInject()
+	r, err := bind.SemopMulti(*p)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -157,7 +152,7 @@ func runSemopMulti(v Values, rt Runtime) (Sample, error) {
 		},
 		Series: map[string][]float64{"ops_per_thread": counts},
 	}
-	if v.Bool("pin") {
+	if p.Pin.True() {
 		s.Notes = append(s.Notes, "threads pinned to CPUs")
 	}
 	return s, nil
@@ -174,14 +169,14 @@ func nominalRate(total, nominalNs uint64) uint64 {
 	return uint64(math.Floor(float64(total) / (float64(nominalNs) / 1e9)))
 }
 
-func originalSemopMulti(v Values, s Sample, _ map[string]float64) []string {
-	d := time.Duration(v.Int("duration"))
+func originalSemopMulti(p *bind.SemopMultiParams, s Sample, _ map[string]float64) []string {
+	d := p.DurationNs.Duration()
 	secs := strconv.FormatInt(int64(d/time.Second), 10)
 	if d%time.Second != 0 {
 		secs = strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 	}
 	return []string{
-		fmt.Sprintf("cpus %d, threads: %d, semaphores: %d, test duration: %s secs", int64(s.Metrics["cpus"]), v.Int("threads"), v.Int("sems"), secs),
+		fmt.Sprintf("cpus %d, threads: %d, semaphores: %d, test duration: %s secs", int64(s.Metrics["cpus"]), p.Threads, p.Sems, secs),
 		fmt.Sprintf("total operations: %d, ops/sec %d", int64(s.Metrics["ops"]), int64(s.Metrics["ops_per_sec"])),
 	}
 }

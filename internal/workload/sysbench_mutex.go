@@ -42,22 +42,6 @@ compiler: add --mutex-loops 0 to model that.)
 --format original prints sysbench's report for the run in its layout
 ("General statistics:", "total time:", "Latency (ms):", "Threads fairness:"),
 so scripts that parse sysbench's output parse contend's.`,
-	Params: []Param{
-		{Name: "threads", Kind: Int, Default: "1", Min: 1, Max: 1 << 22, Unit: "threads",
-			Usage: "worker threads (sysbench --threads, default 1)"},
-		{Name: "mutex-num", Kind: Int, Default: "4096", Min: 1, Max: 1 << 24, Unit: "mutexes",
-			Usage: "total size of mutex array (sysbench default 4096)"},
-		{Name: "mutex-locks", Kind: Int, Default: "50000", Min: 1, Max: math.MaxInt32, Unit: "locks",
-			Usage: "number of mutex locks to do per thread (sysbench default 50000)"},
-		{Name: "mutex-loops", Kind: Int, Default: "10000", Min: 0, Max: math.MaxInt32, Unit: "loops",
-			Usage: "number of empty loops to do outside mutex lock (sysbench default 10000)"},
-		{Name: "rand", Kind: Enum, Default: "thread", Choices: []string{"thread", "libc"},
-			Usage: "mutex pick: thread (per-thread xoroshiro128+, sysbench 1.0.20) or libc (rand(), sysbench 0.4)"},
-		{Name: "thread-stack-size", Kind: Size, Default: "64KiB", Min: 16384, Max: MaxStack, Unit: "bytes",
-			Usage: "size of stack per thread (sysbench default 64K)"},
-		{Name: "rand-seed", Kind: Int, Default: "0", Min: 0, Max: math.MaxUint32, Unit: "seed",
-			Usage: "seed for srandom(); 0 uses the current time (sysbench default)"},
-	},
 	Metrics: []Metric{
 		{Name: "total_time", Unit: "ns", Better: Lower, Desc: "sysbench's total time: all threads at the start barrier to the last join"},
 		{Name: "thread_time_avg", Unit: "ns", Better: Lower, Desc: "mean of the threads' event times (fairness avg)"},
@@ -70,55 +54,59 @@ so scripts that parse sysbench's output parse contend's.`,
 		{Name: "stack_honoured", Unit: "count", Better: Either, Desc: "1 when --thread-stack-size was used, 0 when refused"},
 	},
 	Primary: "total_time",
-	Preset:  "sysbench",
-	Quick:   []string{"--threads", "4", "--mutex-locks", "20000"},
+	Output: &Output{
+		Preset: "sysbench",
+		Desc:   "sysbench (0.4 and 1.x) report: total time, events and the thread-fairness lines",
+		Metrics: []OutputMetric{
+			{"total_time", `(?m)^\s*total time:\s+(\d+(?:\.\d+)?)s\s*$`, "s", Lower, "sysbench's total time"},
+			{"events", `(?m)^\s*total number of events:\s+(\d+)\s*$`, "count", Either, "sysbench's total number of events"},
+			{"events_avg", `(?m)^\s*events \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "count", Either, "fairness: events per thread, mean"},
+			{"events_stddev", `(?m)^\s*events \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "count", Lower, "fairness: events per thread, standard deviation"},
+			{"thread_time_avg", `(?m)^\s*execution time \(avg/stddev\):\s+(\d+(?:\.\d+)?)/\d+(?:\.\d+)?\s*$`, "s", Lower, "fairness: execution time per thread, mean"},
+			{"thread_time_stddev", `(?m)^\s*execution time \(avg/stddev\):\s+\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s*$`, "s", Lower, "fairness: execution time per thread, standard deviation"},
+		},
+		Primary: "total_time",
+	},
+	Quick: []string{"--threads", "4", "--mutex-locks", "20000"},
 	Throughput: PerSecond("locks/s", "lock/unlock pairs of all threads per second of sysbench's total time", "total_time",
-		func(v Values, _ map[string]float64) float64 { return float64(v.Int("threads") * v.Int("mutex-locks")) }),
-	Check:    checkSysbenchMutex,
-	Run:      runSysbenchMutex,
-	Original: originalSysbenchMutex,
-	Timeout: func(v Values) time.Duration {
-		// Generous: the empty loop takes well under 1 ns per iteration,
-		// a contended libc rand() and lock a few microseconds.
-		iters := float64(v.Int("threads")) * float64(v.Int("mutex-locks"))
-		per := float64(v.Int("mutex-loops"))*float64(time.Nanosecond) + 10*float64(time.Microsecond)
-		return 2*time.Minute + time.Duration(iters*per) + time.Duration(v.Int("threads"))*time.Millisecond
+		func(p *bind.SysbenchMutexParams, _ map[string]float64) float64 {
+			return float64(p.Threads) * float64(p.MutexLocks)
+		}),
+	Funcs: Typed[bind.SysbenchMutexParams]{
+		Check:    checkSysbenchMutex,
+		Run:      runSysbenchMutex,
+		Original: originalSysbenchMutex,
+		Timeout: func(p *bind.SysbenchMutexParams) time.Duration {
+			// Generous: the empty loop takes well under 1 ns per iteration,
+			// a contended libc rand() and lock a few microseconds.
+			iters := float64(p.Threads) * float64(p.MutexLocks)
+			per := float64(p.MutexLoops)*float64(time.Nanosecond) + 10*float64(time.Microsecond)
+			return 2*time.Minute + time.Duration(iters*per) + time.Duration(p.Threads)*time.Millisecond
+		},
 	},
 }
 
 func init() { Register(SysbenchMutex) }
 
-func checkSysbenchMutex(v Values, m limits.Machine) ([]string, error) {
-	threads := v.Int("threads")
+func checkSysbenchMutex(p *bind.SysbenchMutexParams, m limits.Machine) ([]string, error) {
+	threads := int64(p.Threads)
 	if err := m.CheckTasks("threads", threads); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	if err := checkStack("thread-stack-size", v.Int("thread-stack-size"), threads, m); err != nil {
+	if err := checkStack("thread-stack-size", int64(p.Stack), threads, m); err != nil {
 		return nil, err
 	}
-	need := v.Int("mutex-num") * 296
+	need := int64(p.MutexNum) * 296
 	if m.MemAvailable > 0 && need > m.MemAvailable {
-		return nil, Usagef("--mutex-num: %d padded mutexes need %s, more than the available memory (%s)", v.Int("mutex-num"), FormatSize(need), FormatSize(m.MemAvailable))
+		return nil, Usagef("--mutex-num: %d padded mutexes need %s, more than the available memory (%s)", p.MutexNum, FormatSize(need), FormatSize(m.MemAvailable))
 	}
 	return nil, nil
 }
 
-func runSysbenchMutex(v Values, rt Runtime) (Sample, error) {
-	threads, locks := v.Int("threads"), v.Int("mutex-locks")
-	rnd := bind.RandThread
-	if v.Str("rand") == "libc" {
-		rnd = bind.RandLibc
-	}
-	r, err := bind.SysbenchMutex(bind.SysbenchMutexParams{
-		Threads:    int(threads),
-		MutexNum:   uint32(v.Int("mutex-num")),
-		MutexLocks: uint32(locks),
-		MutexLoops: uint32(v.Int("mutex-loops")),
-		Rand:       rnd,
-		Stack:      uint64(v.Int("thread-stack-size")),
-		Seed:       uint32(v.Int("rand-seed")),
-		ReportFD:   rt.ReportFD,
-	})
+func runSysbenchMutex(p *bind.SysbenchMutexParams, rt Runtime) (Sample, error) {
+	threads, locks := int64(p.Threads), int64(p.MutexLocks)
+	p.ReportFD = int32(rt.ReportFD)
+	r, err := bind.SysbenchMutex(*p)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -126,7 +114,7 @@ func runSysbenchMutex(v Values, rt Runtime) (Sample, error) {
 	// checked when threads x locks fits in it.
 	want := uint64(threads) * uint64(locks)
 	fits := want <= math.MaxUint32
-	if fits && (r.GlobalVar > want || (v.Int("mutex-num") == 1 && r.GlobalVar != want)) {
+	if fits && (r.GlobalVar > want || (p.MutexNum == 1 && r.GlobalVar != want)) {
 		return Sample{}, fmt.Errorf("sysbench-mutex: the shared counter ended at %d, expected %d: the run did not do its work", r.GlobalVar, want)
 	}
 	ts := make([]float64, len(r.ThreadNs))
@@ -154,7 +142,7 @@ func runSysbenchMutex(v Values, rt Runtime) (Sample, error) {
 	if r.StackHonoured {
 		s.Metrics["stack_honoured"] = 1
 	} else {
-		s.Notes = append(s.Notes, stackNote(v.Int("thread-stack-size"), r.StackErr, r.StackActual))
+		s.Notes = append(s.Notes, stackNote(int64(p.Stack), r.StackErr, r.StackActual))
 	}
 	return s, nil
 }
@@ -185,10 +173,10 @@ func sysbenchPercentile(ms []float64, pct float64) float64 {
 	return math.Exp(float64(n)/mult + deduct)
 }
 
-func originalSysbenchMutex(v Values, s Sample, _ map[string]float64) []string {
+func originalSysbenchMutex(p *bind.SysbenchMutexParams, s Sample, _ map[string]float64) []string {
 	ts := append([]float64(nil), s.Series["thread_time"]...)
 	sort.Float64s(ts)
-	nthreads := float64(v.Int("threads"))
+	nthreads := float64(p.Threads)
 	events := s.Metrics["events"]
 	var sumMs float64
 	ms := make([]float64, len(ts))
@@ -215,12 +203,12 @@ func originalSysbenchMutex(v Values, s Sample, _ map[string]float64) []string {
 	evSD = math.Sqrt(evSD / nthreads)
 	timeSD = math.Sqrt(timeSD / nthreads)
 	seedLine := "Initializing random number generator from current time"
-	if seed := v.Int("rand-seed"); seed != 0 {
+	if seed := p.Seed; seed != 0 {
 		seedLine = fmt.Sprintf("Initializing random number generator from seed (%d).", seed)
 	}
 	return []string{
 		"Running the test with following options:",
-		fmt.Sprintf("Number of threads: %d", v.Int("threads")),
+		fmt.Sprintf("Number of threads: %d", p.Threads),
 		seedLine,
 		"",
 		"",

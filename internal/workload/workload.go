@@ -9,7 +9,9 @@ package workload
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
+	"sync"
 	"time"
 
 	"contend/bind"
@@ -65,17 +67,29 @@ type Workload struct {
 	Provenance string // who, when, where it was published
 	Doc        string // paragraphs for `contend help WORKLOAD`
 
+	// Funcs are the workload's functions of its parameter struct in
+	// bind: a Typed[bind.NAMEParams] (see bound.go). They set Params and
+	// the functions of Values below when the workload is first looked up.
+	// Only a workload without parameters may go without (and set its
+	// functions of Values itself).
+	Funcs binder
+	// Params are set from the tags of the parameter struct: one per
+	// tagged field.
 	Params []Param
+	bound  reflect.Type
+	once   sync.Once
 	// Positional names the parameters that may also be given as
 	// positional arguments, in order, as the original program took them.
 	Positional []string
 	Metrics    []Metric
 	// Primary is the metric that headlines reports and decides A/B runs.
 	Primary string
-	// Preset names the output format of the original program in
-	// internal/external (its metric names match this workload's), so
-	// that `contend verify` can run the original beside the
-	// reproduction. Empty when there is none.
+	// Output describes what the original program prints, for `exec
+	// --preset`, `import` and the original side of `verify`
+	// (internal/external makes a preset of it); nil when there is no
+	// original to run.
+	Output *Output
+	// Preset is Output.Preset (set by Register), "" without an Output.
 	Preset string
 	// Quick is a short configuration, as command-line arguments after the
 	// workload's name, whose repetition takes a fraction of a second but
@@ -122,6 +136,29 @@ type Workload struct {
 	ForValues func(v Values) (extra []Metric, primary string, err error)
 }
 
+// Output is the output format of a workload's original program: how to
+// read the metrics it printed. Its metric names are the workload's (or
+// process metrics), so that compare and verify pair them.
+type Output struct {
+	Preset string // the preset's name, for --preset
+	Desc   string // one line
+	// Metrics in record order: for import, each match of the first one
+	// starts a new record (repetition).
+	Metrics []OutputMetric
+	// Primary is the metric that headlines reports: one of Metrics or a
+	// process metric (mutex: real, as the original was timed by time(1)).
+	Primary string
+}
+
+// OutputMetric is one number in the original's output: the first capture
+// group of Regex (compiled when a preset is first used, not at init), in
+// Unit as printed (us, s, count, ...).
+type OutputMetric struct {
+	Name, Regex, Unit string
+	Better            Better
+	Desc              string
+}
+
 // Throughput describes a workload's work per second, computed from one
 // repetition's parameter values and metrics (base units).
 type Throughput struct {
@@ -133,14 +170,19 @@ type Throughput struct {
 }
 
 // PerSecond returns a Throughput of work per second of the time metric
-// timeNs (in ns), where work counts what one repetition did.
-func PerSecond(unit, desc, timeNs string, work func(v Values, m map[string]float64) float64) *Throughput {
+// timeNs (in ns), where work counts what one repetition with parameters p
+// did.
+func PerSecond[P any](unit, desc, timeNs string, work func(p *P, m map[string]float64) float64) *Throughput {
 	return &Throughput{Unit: unit, Desc: desc, Of: func(v Values, m map[string]float64) (float64, bool) {
 		t := m[timeNs]
 		if t <= 0 {
 			return 0, false
 		}
-		return work(v, m) / t * 1e9, true
+		p, err := Decode[P](v)
+		if err != nil {
+			return 0, false
+		}
+		return work(p, m) / t * 1e9, true
 	}}
 }
 
@@ -180,6 +222,7 @@ func (w *Workload) Metric(name string) (Metric, bool) {
 
 // Param returns the parameter named name.
 func (w *Workload) Param(name string) (Param, bool) {
+	w.complete()
 	for _, p := range w.Params {
 		if p.Name == name {
 			return p, true
@@ -210,20 +253,45 @@ func Register(w *Workload) {
 	if _, dup := registry[w.Name]; dup {
 		panic("workload: duplicate " + w.Name)
 	}
+	if o := w.Output; o != nil {
+		for _, x := range registry {
+			if x.Preset == o.Preset || o.Preset == "time" {
+				panic(fmt.Sprintf("workload %s: preset %q taken", w.Name, o.Preset))
+			}
+		}
+		if _, ok := w.Metric(o.Primary); !ok {
+			panic(fmt.Sprintf("workload %s: the output's primary metric %q not described", w.Name, o.Primary))
+		}
+		w.Preset = o.Preset
+	}
+	if w.Funcs == nil && len(w.Params) > 0 {
+		panic(fmt.Sprintf("workload %s: Params without Funcs: its parameters are a struct in bind, its functions a Typed of it", w.Name))
+	}
 	if _, ok := w.Metric(w.Primary); !ok {
 		panic(fmt.Sprintf("workload %s: primary metric %q not described", w.Name, w.Primary))
 	}
-	for _, p := range w.Positional {
-		if _, ok := w.Param(p); !ok {
-			panic(fmt.Sprintf("workload %s: positional %q not a parameter", w.Name, p))
-		}
-	}
 	registry[w.Name] = w
+}
+
+// complete sets w's Params and functions from w.Funcs, once. A workload
+// without parameters (a test's) may have no Funcs and functions of Values.
+func (w *Workload) complete() {
+	if w.Funcs != nil {
+		w.once.Do(w.define)
+	}
+}
+
+func (w *Workload) define() {
+	w.bound = w.Funcs.paramType()
+	w.Funcs.define(w)
 }
 
 // Lookup returns the workload named name.
 func Lookup(name string) (*Workload, bool) {
 	w, ok := registry[name]
+	if ok {
+		w.complete()
+	}
 	return w, ok
 }
 
@@ -231,6 +299,7 @@ func Lookup(name string) (*Workload, bool) {
 func All() []*Workload {
 	ws := make([]*Workload, 0, len(registry))
 	for _, w := range registry {
+		w.complete()
 		ws = append(ws, w)
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].Name < ws[j].Name })
