@@ -141,13 +141,15 @@ type Param struct {
 
 // Rep is one repetition.
 type Rep struct {
-	Index  int       `json:"index"` // position in run order, from 0
-	Config int       `json:"config"`
-	Warmup bool      `json:"warmup,omitempty"`
-	Round  int       `json:"round,omitempty"`
-	Status string    `json:"status"`
-	Error  string    `json:"error,omitempty"`
-	Start  time.Time `json:"start"`
+	Index  int    `json:"index"` // position in run order, from 0
+	Config int    `json:"config"`
+	Warmup bool   `json:"warmup,omitempty"`
+	Round  int    `json:"round,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Start is when the repetition started; zero (and left out of the
+	// file) when no one knows, as for the records of an imported log.
+	Start time.Time `json:"start,omitzero"`
 	// Metrics maps metric name to value in its base unit.
 	Metrics map[string]float64   `json:"metrics,omitempty"`
 	Series  map[string][]float64 `json:"series,omitempty"`
