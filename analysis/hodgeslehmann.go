@@ -71,7 +71,7 @@ func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 		d := pairwiseDiffs(a, b)
 		kth = func(k int) float64 { return d[k-1] }
 	} else {
-		sa, sb := Sorted(a), Sorted(b)
+		sa, sb := sortedOrCopy(a), sortedOrCopy(b)
 		kth = func(k int) float64 { return kthPairwiseDiff(sa, sb, k) }
 	}
 	r := HLResult{
@@ -94,6 +94,19 @@ func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 	r.HasCI = true
 	r.Lo, r.Hi = kth(k), kth(nn+1-k)
 	return r
+}
+
+// sortedOrCopy returns xs when it is sorted and holds no -0 (sorting
+// would return it as it is: the order of equal values of other floats
+// cannot show), else Sorted(xs). The logarithms of sorted positive values
+// (RelativeChange) come sorted.
+func sortedOrCopy(xs []float64) []float64 {
+	for i, x := range xs {
+		if (i > 0 && x < xs[i-1]) || (x == 0 && math.Signbit(x)) {
+			return Sorted(xs)
+		}
+	}
+	return xs
 }
 
 // hlSortLimit is the largest number of pairwise differences HodgesLehmann
@@ -402,6 +415,12 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return RelChange{}, err
 	}
 	checkLevel("confidence", confidence)
+	return relativeChange(a, b, nil, nil, confidence), nil
+}
+
+// relativeChange is RelativeChange of checked samples a and b; sortedA and
+// sortedB are them sorted, or nil.
+func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelChange {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
@@ -412,9 +431,11 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		// Sorted once, for the medians and the logarithms (the same
 		// values: scaling and logarithms keep the order, and there is no
 		// zero whose sign could depend on it).
-		a, b = Sorted(a), Sorted(b)
-		sa, sb = rescaled(a, k), rescaled(b, k)
-		ma, mb = medianSorted(sa), medianSorted(sb)
+		if sortedA == nil {
+			sortedA, sortedB = Sorted(a), Sorted(b)
+		}
+		a, b = sortedA, sortedB
+		ma, mb = rescaledMedian(a, k), rescaledMedian(b, k)
 	} else {
 		sa, sb = rescaled(a, k), rescaled(b, k)
 		ma, mb = Median(sa), Median(sb)
@@ -431,14 +452,14 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		if hl.HasCI {
 			r.Lo, r.Hi = math.Expm1(hl.Lo), math.Expm1(hl.Hi)
 		}
-		return r, nil
+		return r
 	}
 	r.Method = RelShiftOverMedian
 	hl := hodgesLehmannScaled(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
 	if ma == 0 {
 		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
-		return r, nil
+		return r
 	}
 	r.Estimate = hl.Shift / math.Abs(ma)
 	r.Warnings = append(r.Warnings, "some values are not positive: interval of the relative change treats median(A) as exact")
@@ -446,7 +467,17 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		r.HasCI = true
 		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
 	}
-	return r, nil
+	return r
+}
+
+// rescaledMedian returns medianSorted(rescaled(s, k)) of sorted s without
+// the copy.
+func rescaledMedian(s []float64, k int) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return math.Ldexp(s[n/2], -k)
+	}
+	return midpoint(math.Ldexp(s[n/2-1], -k), math.Ldexp(s[n/2], -k))
 }
 
 func allPositive(xs []float64) bool {
