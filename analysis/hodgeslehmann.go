@@ -66,23 +66,28 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 // hodgesLehmannScaled is HodgesLehmann on checked values in (-1, 1).
 func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 	nn := len(a) * len(b)
-	var kth func(k int) float64 // k-th smallest difference, 1-based
+	// kth sets out to the k-th to (k+len(out)-1)-th smallest differences,
+	// 1-based.
+	var kth func(k int, out []float64)
 	if nn <= hlSortLimit {
 		d := pairwiseDiffs(a, b)
-		kth = func(k int) float64 { return d[k-1] }
+		kth = func(k int, out []float64) { copy(out, d[k-1:]) }
 	} else {
 		sa, sb := sortedOrCopy(a), sortedOrCopy(b)
-		kth = func(k int) float64 { return kthPairwiseDiff(sa, sb, k) }
+		kth = func(k int, out []float64) { kthPairwiseDiffs(sa, sb, k, out) }
 	}
 	r := HLResult{
 		N1: len(a), N2: len(b),
 		Confidence: confidence,
 		Lo:         math.NaN(), Hi: math.NaN(),
 	}
+	var mid [2]float64
 	if nn%2 == 1 {
-		r.Shift = kth(nn/2 + 1)
+		kth(nn/2+1, mid[:1])
+		r.Shift = mid[0]
 	} else {
-		r.Shift = midpoint(kth(nn/2), kth(nn/2+1))
+		kth(nn/2, mid[:]) // the two middle ones in one selection
+		r.Shift = midpoint(mid[0], mid[1])
 	}
 	k, cov, ok := hlRank(len(a), len(b), confidence)
 	r.Coverage = cov
@@ -92,7 +97,9 @@ func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 		return r
 	}
 	r.HasCI = true
-	r.Lo, r.Hi = kth(k), kth(nn+1-k)
+	kth(k, mid[:1])
+	kth(nn+1-k, mid[1:])
+	r.Lo, r.Hi = mid[0], mid[1]
 	return r
 }
 
@@ -126,19 +133,32 @@ func pairwiseDiffs(a, b []float64) []float64 {
 }
 
 // kthPairwiseDiff returns the k-th smallest (1-based) of the differences
-// b_j - a_i for sorted a and b, without storing them: a selection in the
-// matrix of differences (Johnson & Mitchell 1978, Monahan 1984). Row j,
-// b_j - a_i, decreases with i (floating-point subtraction is monotone in
-// each operand), so the differences on one side of a pivot are a range of
-// each row, found for all rows in one O(m+n) walk. Each round draws a
-// sample of the candidates left, takes two of its order statistics that
-// bracket the k-th as pivots (Floyd & Rivest) and keeps the candidates
-// between them; a few rounds leave few enough to sort. The result is one
-// of the computed differences, the k-th of them exactly, a zero with the
-// sign the bisection on the bit patterns of float64 used before gave it
-// (kthPairwiseDiffBisect in the tests, zeroSign).
+// b_j - a_i for sorted a and b, without storing them (kthPairwiseDiffs).
 func kthPairwiseDiff(a, b []float64, k int) float64 {
+	var out [1]float64
+	kthPairwiseDiffs(a, b, k, out[:])
+	return out[0]
+}
+
+// kthPairwiseDiffs sets out, of length 1 or 2, to the k-th and following
+// smallest (1-based) of the differences b_j - a_i for sorted a and b,
+// without storing them: a selection in the matrix of differences (Johnson
+// & Mitchell 1978, Monahan 1984). Row j, b_j - a_i, decreases with i
+// (floating-point subtraction is monotone in each operand), so the
+// differences on one side of a pivot are a range of each row, found for
+// all rows in one O(m+n) walk. Each round draws a sample of the candidates
+// left, takes two of its order statistics that bracket the ranks wanted as
+// pivots (Floyd & Rivest) and keeps the candidates between them; a few
+// rounds leave few enough to sort. Each result is one of the computed
+// differences, of its rank exactly, a zero with the sign the bisection on
+// the bit patterns of float64 used before gave it (kthPairwiseDiffBisect
+// in the tests, zeroSign). Two neighbouring ranks (the middle of an even
+// number of differences) cost one selection.
+func kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	n, m := len(a), len(b)
+	smallest := b[0] - a[n-1]
+	// out[first:last] are still to find: ranks k+first to k+last-1.
+	first, last := 0, len(out)
 	// Candidates of row j are a-indices [hi[j], lo[j]): before hi[j] the
 	// differences are larger than every candidate, from lo[j] on smaller.
 	hi, lo := make([]int, m), make([]int, m)
@@ -165,26 +185,40 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 			sample = append(sample, b[j]-a[hi[j]+t-cum[j]])
 		}
 		slices.Sort(sample)
-		// The k-th is the (k-below)-th of the candidates: its place in the
-		// sample is about s·(k-below)/left, give or take 3 standard
+		// A rank r is the (r-below)-th of the candidates: its place in the
+		// sample is about s·(r-below)/left, give or take 3 standard
 		// deviations of a binomial.
-		r := float64(k-below) / float64(left)
-		d := 3 * math.Sqrt(float64(s)*r*(1-r)+1)
-		pivots := [2]float64{
-			sample[max(0, int(float64(s)*r-d))],
-			sample[min(s-1, int(float64(s)*r+d))],
+		place := func(r int, side float64) int {
+			f := float64(r-below) / float64(left)
+			return int(float64(s)*f + side*3*math.Sqrt(float64(s)*f*(1-f)+1))
 		}
+		pivots := [2]float64{sample[max(0, place(k+first, -1))], sample[min(s-1, place(k+last-1, 1))]}
 		for _, p := range pivots {
 			nle, nlt := splitRows(a, b, p, hi, lo, le, lt)
-			if below+nlt < k && k <= below+nle {
-				return zeroSign(p, b[0]-a[n-1])
-			}
-			smaller := below+nlt >= k
-			if smaller {
-				// The k-th is smaller than p: keep the candidates below.
+			less, notMore := below+nlt, below+nle // differences < p, <= p
+			r1, r2 := k+first, k+last-1           // the ranks still wanted
+			switch {
+			case less < r1 && r2 <= notMore:
+				for i := first; i < last; i++ {
+					out[i] = zeroSign(p, smallest)
+				}
+				return
+			case r2 <= less:
+				copy(hi, lt) // all smaller than p: keep the candidates below
+			case r1 > notMore:
+				copy(lo, le) // all larger: keep those above
+			case r2 <= notMore:
+				// Smaller ones, then ones equal to p: those are found.
+				for ; k+last-1 > less; last-- {
+					out[last-1] = zeroSign(p, smallest)
+				}
 				copy(hi, lt)
-			} else {
-				// Larger than p: keep those above.
+			default:
+				// Ones equal to p, then larger ones (no difference lies
+				// between two neighbouring ranks).
+				for ; k+first <= notMore; first++ {
+					out[first] = zeroSign(p, smallest)
+				}
 				copy(lo, le)
 			}
 			below, left = 0, 0
@@ -192,7 +226,7 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 				below += n - lo[j]
 				left += lo[j] - hi[j]
 			}
-			if smaller {
+			if k+last-1 <= less {
 				break // the second pivot is above every candidate
 			}
 		}
@@ -203,7 +237,9 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 			d = append(d, y-a[i])
 		}
 	}
-	return zeroSign(selectKth(d, k-below-1), b[0]-a[n-1])
+	for i := first; i < last; i++ {
+		out[i] = zeroSign(selectKth(d, k+i-below-1), smallest)
+	}
 }
 
 // selectKth returns the k-th smallest (0-based) of xs, reordering them:

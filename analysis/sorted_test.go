@@ -551,3 +551,53 @@ func TestFastPathsSameAsBefore(t *testing.T) {
 		checkSame(t, what+" ModifiedZScores", z, z0, err, err0)
 	}
 }
+
+// TestKthPairwiseDiffsPairs checks the selection of two neighbouring
+// ranks at once (the middle of an even number of differences) against
+// the bisection, bit for bit, for every rank of small samples sampled
+// down to a few candidates and near the middle of large ones, with ties
+// and zeros of both signs.
+func TestKthPairwiseDiffsPairs(t *testing.T) {
+	defer func(old int) { kthSortMin = old }(kthSortMin)
+	rng := rand.New(rand.NewPCG(25, 26))
+	gen := func(n int) []float64 {
+		x := make([]float64, n)
+		kind := rng.IntN(3)
+		for i := range x {
+			switch kind {
+			case 0:
+				x[i] = rng.NormFloat64()
+			case 1:
+				x[i] = float64(rng.IntN(4)) / 8
+			case 2:
+				x[i] = []float64{0, math.Copysign(0, -1), -0.5, 0.5}[rng.IntN(4)]
+			}
+		}
+		return Sorted(x)
+	}
+	check := func(a, b []float64, k int) {
+		t.Helper()
+		var got [2]float64
+		kthPairwiseDiffs(a, b, k, got[:])
+		for i, g := range got {
+			if want := kthPairwiseDiffBisect(a, b, k+i); math.Float64bits(g) != math.Float64bits(want) {
+				t.Fatalf("n=%d m=%d ranks %d, %d: %v is rank %d, bisection %v", len(a), len(b), k, k+1, g, k+i, want)
+			}
+		}
+	}
+	for range 60 {
+		kthSortMin = 1
+		a, b := gen(1+rng.IntN(25)), gen(1+rng.IntN(25))
+		for k := 1; k < len(a)*len(b); k++ {
+			check(a, b, k)
+		}
+	}
+	kthSortMin = 1 << 12
+	for range 6 {
+		a, b := gen(1000+rng.IntN(2000)), gen(1000+rng.IntN(2000))
+		nn := len(a) * len(b)
+		for _, k := range []int{1, nn/2 - 1, nn / 2, nn / 3, nn - 1} {
+			check(a, b, k)
+		}
+	}
+}
