@@ -3,7 +3,10 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -109,5 +112,51 @@ func TestCreateFailingMidwayLeavesNothing(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 1 {
 		t.Errorf("files left: %v", names)
+	}
+}
+
+// TestReadInPiecesSameAsParse: Read, which reads a large file in pieces
+// and decodes each as it comes, reads every file (testFiles) as Parse
+// reads its bytes, with pieces cutting lines anywhere and lines longer
+// than a piece; a file that changes under it is read again at once.
+func TestReadInPiecesSameAsParse(t *testing.T) {
+	defer func(c, w int) { readChunk, readWholeMax = c, w }(readChunk, readWholeMax)
+	rng := rand.New(rand.NewPCG(43, 44))
+	path := filepath.Join(t.TempDir(), "r.json")
+	pieces := 0
+	for trial := range 300 {
+		for k, b := range testFiles(t, rng, trial) {
+			readChunk, readWholeMax = 16+rng.IntN(600), rng.IntN(100)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, gerr := Read(path)
+			want, werr := Parse(b)
+			if werr != nil {
+				werr = fmt.Errorf("%s: %v", path, werr)
+			}
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("trial %d file %d, pieces of %d: Read %v %v\nParse %v %v\nfile %q", trial, k, readChunk, gerr, got, werr, want, b)
+			}
+			if len(b) > readWholeMax && versionTwoHeader(b[:max(0, bytes.IndexByte(b, '\n'))]) {
+				pieces++
+			}
+		}
+	}
+	if pieces < 1000 {
+		t.Errorf("only %d files were read in pieces", pieces)
+	}
+	// A file that shrinks between the passes is read again at once.
+	f := bulkFile(2000)
+	b, _ := MarshalLines(f)
+	readChunk, readWholeMax = 4096, 1000
+	os.WriteFile(path, b, 0o644)
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := readPieces(fh, len(b)+100); !errors.Is(err, errChanged) {
+		t.Errorf("a file shorter than its size: %v, want errChanged", err)
 	}
 }

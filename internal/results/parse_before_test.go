@@ -157,79 +157,85 @@ func decodeRecordBefore(s *repScanner, line []byte, r *record, rep *Rep) error {
 	return json.Unmarshal(line, r)
 }
 
+// testFiles returns random result files and the same files cut, changed
+// and spoilt (TestParseSameAsBefore, TestReadInPiecesSameAsParse). The
+// files hold repetitions the fast decoder takes and ones it leaves to
+// encoding/json, appends, ends with warnings, blank lines, torn and
+// corrupt lines, bytes that are not UTF-8, and headers holding
+// repetitions.
+func testFiles(t *testing.T, rng *rand.Rand, trial int) [][]byte {
+	f := sampleFile()
+	f.Metrics = append(f.Metrics, Metric{Name: "k.ctx"}, Metric{Name: "x<y"}, Metric{Name: "é"})
+	f.Configs = append(f.Configs, Config{Name: "b"}, Config{Name: "c"})
+	n := rng.IntN(40)
+	if trial%50 == 0 {
+		n = 3000 + rng.IntN(3000) // several ranges
+	}
+	for i := range n {
+		f.Reps = append(f.Reps, randomRep(rng, i))
+	}
+	if rng.IntN(3) == 0 && n > 0 {
+		f.Appends = []Segment{{Command: []string{"contend", "run"}, FirstRep: rng.IntN(n)}}
+	}
+	f.Complete = rng.IntN(2) == 0
+	f.End = f.Start.Add(time.Minute)
+	b, err := MarshalLines(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	switch rng.IntN(8) {
+	case 0: // a repetition with spaces (encoding/json's)
+		if len(lines) > 2 {
+			k := 1 + rng.IntN(len(lines)-2)
+			lines[k] = bytes.Replace(lines[k], []byte(`":`), []byte(`": `), 1)
+		}
+	case 1: // blank lines
+		k := 1 + rng.IntN(len(lines)-1)
+		lines = append(lines[:k], append([][]byte{[]byte("  \n"), []byte("\n")}, lines[k:]...)...)
+	case 2: // an end with warnings, then more
+		lines = append(lines, []byte(`{"end":{"time":"2026-11-30T01:02:03Z","complete":true,"warnings":["w1","w2"]}}`+"\n"), []byte(`{"append":{"command":["x"],"start":"2026-11-30T01:02:03Z","first_rep":0}}`+"\n"))
+	case 3: // a header holding repetitions
+		lines[0] = bytes.Replace(lines[0], []byte(`"reps":null`), []byte(`"reps":[{"index":0,"config":0,"status":"ok"}]`), 1)
+	case 5: // a repetition after an end (an --append run, killed)
+		lines = append(lines, []byte(`{"end":{"time":"2026-11-30T01:02:03Z","complete":true}}`+"\n"), []byte(`{"rep":{"index":99,"config":0,"status":"ok"}}`+"\n"))
+	case 4: // not one record
+		lines = append(lines, []byte(`{"rep":{"index":1,"config":0,"status":"ok"},"end":{"complete":true}}`+"\n"))
+	}
+	b = bytes.Join(lines, nil)
+	files := [][]byte{b}
+	const spoil = "{}[]\":,.-+eE0 1\tn\n"
+	for range 6 {
+		c := bytes.Clone(b)
+		switch rng.IntN(4) {
+		case 0:
+			c = c[:rng.IntN(len(c)+1)]
+		case 1:
+			c[rng.IntN(len(c))] = spoil[rng.IntN(len(spoil))]
+		case 2:
+			c[rng.IntN(len(c))] = 0xff
+		case 3:
+			k := bytes.LastIndexByte(c[:len(c)-1], '\n') + 1
+			c = append(c[:k], `{"rep":{"index":9,"sta`...)
+		}
+		files = append(files, c)
+	}
+	return files
+}
+
 // TestParseSameAsBefore checks parse, which decodes byte ranges of
 // lines in place, against parseBefore on random files and on the same
-// files cut, changed and spoilt: the same File, the same count of whole
-// bytes, the same error. The files hold repetitions the fast decoder
-// takes and ones it leaves to encoding/json, appends, ends with warnings,
-// blank lines, torn and corrupt lines, bytes that are not UTF-8, and
-// headers holding repetitions.
+// files cut, changed and spoilt (testFiles): the same File, the same count
+// of whole bytes, the same error.
 func TestParseSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for trial := range 400 {
-		f := sampleFile()
-		f.Metrics = append(f.Metrics, Metric{Name: "k.ctx"}, Metric{Name: "x<y"}, Metric{Name: "é"})
-		f.Configs = append(f.Configs, Config{Name: "b"}, Config{Name: "c"})
-		n := rng.IntN(40)
-		if trial%50 == 0 {
-			n = 3000 + rng.IntN(3000) // several ranges
-		}
-		for i := range n {
-			f.Reps = append(f.Reps, randomRep(rng, i))
-		}
-		if rng.IntN(3) == 0 && n > 0 {
-			f.Appends = []Segment{{Command: []string{"contend", "run"}, FirstRep: rng.IntN(n)}}
-		}
-		f.Complete = rng.IntN(2) == 0
-		f.End = f.Start.Add(time.Minute)
-		b, err := MarshalLines(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		switch rng.IntN(8) {
-		case 0: // a repetition with spaces (encoding/json's)
-			if len(lines) > 2 {
-				k := 1 + rng.IntN(len(lines)-2)
-				lines[k] = bytes.Replace(lines[k], []byte(`":`), []byte(`": `), 1)
-			}
-		case 1: // blank lines
-			k := 1 + rng.IntN(len(lines)-1)
-			lines = append(lines[:k], append([][]byte{[]byte("  \n"), []byte("\n")}, lines[k:]...)...)
-		case 2: // an end with warnings, then more
-			lines = append(lines, []byte(`{"end":{"time":"2026-11-30T01:02:03Z","complete":true,"warnings":["w1","w2"]}}`+"\n"), []byte(`{"append":{"command":["x"],"start":"2026-11-30T01:02:03Z","first_rep":0}}`+"\n"))
-		case 3: // a header holding repetitions
-			lines[0] = bytes.Replace(lines[0], []byte(`"reps":null`), []byte(`"reps":[{"index":0,"config":0,"status":"ok"}]`), 1)
-		case 5: // a repetition after an end (an --append run, killed)
-			lines = append(lines, []byte(`{"end":{"time":"2026-11-30T01:02:03Z","complete":true}}`+"\n"), []byte(`{"rep":{"index":99,"config":0,"status":"ok"}}`+"\n"))
-		case 4: // not one record
-			lines = append(lines, []byte(`{"rep":{"index":1,"config":0,"status":"ok"},"end":{"complete":true}}`+"\n"))
-		}
-		b = bytes.Join(lines, nil)
-		check := func(b []byte, what string) {
-			t.Helper()
+		for k, b := range testFiles(t, rng, trial) {
 			got, ggood, gerr := parse(b)
 			want, wgood, werr := parseBefore(b)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || ggood != wgood || !reflect.DeepEqual(got, want) {
-				t.Fatalf("trial %d (%s): parse %v, %d bytes, %v\nbefore %v, %d bytes, %v\nfile %q", trial, what, gerr, ggood, got, werr, wgood, want, b)
+				t.Fatalf("trial %d file %d: parse %v, %d bytes, %v\nbefore %v, %d bytes, %v\nfile %q", trial, k, gerr, ggood, got, werr, wgood, want, b)
 			}
-		}
-		check(b, "whole")
-		const spoil = "{}[]\":,.-+eE0 1\tn\n"
-		for range 6 {
-			c := bytes.Clone(b)
-			switch rng.IntN(4) {
-			case 0:
-				c = c[:rng.IntN(len(c)+1)]
-			case 1:
-				c[rng.IntN(len(c))] = spoil[rng.IntN(len(spoil))]
-			case 2:
-				c[rng.IntN(len(c))] = 0xff
-			case 3:
-				k := bytes.LastIndexByte(c[:len(c)-1], '\n') + 1
-				c = append(c[:k], `{"rep":{"index":9,"sta`...)
-			}
-			check(c, "spoilt")
 		}
 	}
 }

@@ -19,9 +19,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -225,11 +227,7 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	defer fh.Close()
-	b, err := readAll(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	f, err := Parse(b)
+	f, err := readFile(fh)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -267,23 +265,29 @@ func parse(b []byte) (*File, int, error) {
 		return nil, 0, errors.New("empty file, not a result file")
 	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
-	first = bytes.TrimSpace(first)
-	if len(first) > 0 && first[0] == '{' && json.Valid(first) {
-		// A first line that is a whole object: a version-2 header, or a
-		// version-1 document on one line.
-		var head struct {
-			Format  string `json:"format"`
-			Version int    `json:"version"`
-		}
-		if err := json.Unmarshal(first, &head); err == nil && head.Format == FormatName && head.Version == 2 {
-			return parseLines(b) // which checks that b is UTF-8
-		}
+	if versionTwoHeader(first) {
+		return parseLines(b) // which checks that b is UTF-8
 	}
 	if !utf8.Valid(b) {
 		return nil, 0, errNotUTF8
 	}
 	f, err := parseDocument(b)
 	return f, len(b), err
+}
+
+// versionTwoHeader tells whether the first line of a file is a whole
+// object naming this format and version 2 (else the file is a version-1
+// document, maybe on one line, or not a result file).
+func versionTwoHeader(first []byte) bool {
+	first = bytes.TrimSpace(first)
+	if len(first) == 0 || first[0] != '{' || !json.Valid(first) {
+		return false
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	return json.Unmarshal(first, &head) == nil && head.Format == FormatName && head.Version == 2
 }
 
 // parseDocument decodes a version-1 file: one JSON document.
@@ -358,20 +362,49 @@ func parseLines(b []byte) (*File, int, error) {
 		head = i + 1
 	}
 	body := b[head:]
-	nlines := bytes.Count(body, []byte("\n"))
-	if len(body) > 0 && body[len(body)-1] != '\n' {
-		nlines++
-	}
+	nlines := countLines(body)
 	reps := make([]Rep, nlines)
 	others, valid := decodeRanges(body, reps)
 	if !valid || !utf8.Valid(b[:head]) {
 		return nil, 0, errNotUTF8
 	}
+	f, err := parseHeader(b[:head])
+	if err != nil {
+		return nil, 0, err
+	}
+	good, err := f.assemble(reps, others, len(b))
+	if err != nil {
+		return nil, 0, err
+	}
+	return f, good, nil
+}
+
+// countLines returns the number of lines of body, the last one with or
+// without its newline.
+func countLines(body []byte) int {
+	n := bytes.Count(body, []byte("\n"))
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// parseHeader decodes the header line of a version-2 file.
+func parseHeader(head []byte) (*File, error) {
 	f := new(File)
-	if err := json.Unmarshal(b[:head], f); err != nil {
-		return nil, 0, fmt.Errorf("corrupt result file header: %v", err)
+	if err := json.Unmarshal(head, f); err != nil {
+		return nil, fmt.Errorf("corrupt result file header: %v", err)
 	}
 	f.Complete, f.End = false, time.Time{}
+	return f, nil
+}
+
+// assemble completes f, whose header is decoded, from the lines after the
+// header: reps[i] holds line i when it is a repetition, others the other
+// lines in order. It returns how many bytes of the file (size) hold whole
+// records.
+func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
+	nlines := len(reps)
 	// The repetitions go to f.Reps in place (reps[nrep] is at or before
 	// their line), or after the header's when it had any.
 	inPlace := len(f.Reps) == 0
@@ -387,7 +420,7 @@ func parseLines(b []byte) (*File, int, error) {
 		}
 		f.Complete, f.End = false, time.Time{}
 	}
-	good := len(b)
+	good := size
 	next := 0 // the first line not yet taken
 	for _, o := range others {
 		addReps(next, o.index)
@@ -410,11 +443,11 @@ func parseLines(b []byte) (*File, int, error) {
 		if err != nil {
 			if o.index == nlines-1 && !o.newline {
 				f.Warnings = append(f.Warnings, fmt.Sprintf("the last record of the file (line %d, %d bytes) is torn, as a run killed while writing it leaves it: dropped", o.index+2, o.length))
-				good = len(b) - o.length
+				good = size - o.length
 				next = nlines
 				break
 			}
-			return nil, 0, fmt.Errorf("corrupt result file: line %d: %v", o.index+2, err)
+			return 0, fmt.Errorf("corrupt result file: line %d: %v", o.index+2, err)
 		}
 		switch {
 		case r.Rep != nil:
@@ -433,9 +466,9 @@ func parseLines(b []byte) (*File, int, error) {
 		f.Reps = reps[:nrep]
 	}
 	if err := f.check(); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	return f, good, nil
+	return good, nil
 }
 
 var errNotUTF8 = errors.New("not valid UTF-8: not a result file")
@@ -539,12 +572,22 @@ func (f *File) check() error {
 			return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
 		}
 		for k, v := range r.Metrics {
-			if !names[k] {
-				return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
+			if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
+				return r.metricError(i, names)
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)
-			}
+		}
+	}
+	return nil
+}
+
+// metricError says what is wrong with the metrics of repetition i, the
+// first wrong one by name (a map has no order, and the message one).
+func (r *Rep) metricError(i int, names map[string]bool) error {
+	for _, k := range slices.Sorted(maps.Keys(r.Metrics)) {
+		if v := r.Metrics[k]; !names[k] {
+			return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
+		} else if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)
 		}
 	}
 	return nil
