@@ -74,7 +74,8 @@ func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 		kth = func(k int, out []float64) { copy(out, d[k-1:]) }
 	} else {
 		sa, sb := sortedOrCopy(a), sortedOrCopy(b)
-		kth = func(k int, out []float64) { kthPairwiseDiffs(sa, sb, k, out) }
+		var sc kthScratch // shared by the selections
+		kth = func(k int, out []float64) { sc.kthPairwiseDiffs(sa, sb, k, out) }
 	}
 	r := HLResult{
 		N1: len(a), N2: len(b),
@@ -136,8 +137,27 @@ func pairwiseDiffs(a, b []float64) []float64 {
 // b_j - a_i for sorted a and b, without storing them (kthPairwiseDiffs).
 func kthPairwiseDiff(a, b []float64, k int) float64 {
 	var out [1]float64
-	kthPairwiseDiffs(a, b, k, out[:])
+	var sc kthScratch
+	sc.kthPairwiseDiffs(a, b, k, out[:])
 	return out[0]
+}
+
+// kthScratch holds the arrays of kthPairwiseDiffs, for the next call on
+// samples of the same sizes: each is one int per row, which for 100,000
+// values is 800 kB of fresh memory, pages that cost more to fault in than
+// the selection to fill.
+type kthScratch struct {
+	hi, lo, le, lt, cum []int
+	d                   []float64
+}
+
+// ints returns *p with length n, reallocated when too short.
+func ints(p *[]int, n int) []int {
+	if cap(*p) < n {
+		*p = make([]int, n)
+	}
+	*p = (*p)[:n]
+	return *p
 }
 
 // kthPairwiseDiffs sets out, of length 1 or 2, to the k-th and following
@@ -154,23 +174,24 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 // the bit patterns of float64 used before gave it (kthPairwiseDiffBisect
 // in the tests, zeroSign). Two neighbouring ranks (the middle of an even
 // number of differences) cost one selection.
-func kthPairwiseDiffs(a, b []float64, k int, out []float64) {
+func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	n, m := len(a), len(b)
 	smallest := b[0] - a[n-1]
 	// out[first:last] are still to find: ranks k+first to k+last-1.
 	first, last := 0, len(out)
 	// Candidates of row j are a-indices [hi[j], lo[j]): before hi[j] the
 	// differences are larger than every candidate, from lo[j] on smaller.
-	hi, lo := make([]int, m), make([]int, m)
+	hi, lo := ints(&sc.hi, m), ints(&sc.lo, m)
 	for j := range lo {
-		lo[j] = n
+		hi[j], lo[j] = 0, n
 	}
-	le, lt := make([]int, m), make([]int, m)
+	le, lt := ints(&sc.le, m), ints(&sc.lt, m)
 	below := 0 // differences smaller than every candidate
 	left := n * m
 	limit := max(n+m, kthSortMin)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
-	cum := make([]int, m+1)
+	cum := ints(&sc.cum, m+1)
+	cum[0] = 0
 	var sample []float64
 	for left > limit {
 		// A sample of the candidates left, with replacement.
@@ -231,12 +252,13 @@ func kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 			}
 		}
 	}
-	d := make([]float64, 0, left)
+	d := sc.d[:0]
 	for j, y := range b {
 		for i := hi[j]; i < lo[j]; i++ {
 			d = append(d, y-a[i])
 		}
 	}
+	sc.d = d
 	for i := first; i < last; i++ {
 		out[i] = zeroSign(selectKth(d, k+i-below-1), smallest)
 	}

@@ -575,10 +575,11 @@ func TestKthPairwiseDiffsPairs(t *testing.T) {
 		}
 		return Sorted(x)
 	}
+	var sc kthScratch // reused across sizes, as hodgesLehmannScaled does
 	check := func(a, b []float64, k int) {
 		t.Helper()
 		var got [2]float64
-		kthPairwiseDiffs(a, b, k, got[:])
+		sc.kthPairwiseDiffs(a, b, k, got[:])
 		for i, g := range got {
 			if want := kthPairwiseDiffBisect(a, b, k+i); math.Float64bits(g) != math.Float64bits(want) {
 				t.Fatalf("n=%d m=%d ranks %d, %d: %v is rank %d, bisection %v", len(a), len(b), k, k+1, g, k+i, want)
