@@ -54,7 +54,8 @@ func readFile(fh *os.File) (*File, error) {
 // file is not version 2 or changed under it: then the caller reads it at
 // once.
 func readPieces(fh *os.File, size int) (*File, error) {
-	buf := make([]byte, 0, readChunk)
+	// One buffer for both passes, room for a piece after a cut line.
+	buf := make([]byte, 0, 2*readChunk)
 	read := func(off, n int) ([]byte, error) {
 		buf = slices.Grow(buf[:0], n)[:n]
 		if m, err := fh.ReadAt(buf, int64(off)); m < n {
@@ -141,3 +142,4 @@ func readPieces(fh *os.File, size int) (*File, error) {
 	}
 	return f, nil
 }
+
