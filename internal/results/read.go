@@ -142,4 +142,3 @@ func readPieces(fh *os.File, size int) (*File, error) {
 	}
 	return f, nil
 }
-
