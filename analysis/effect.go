@@ -1,7 +1,5 @@
 package analysis
 
-import "sort"
-
 // CliffsDelta returns Cliff's delta of B against A, the probability that
 // a value of B exceeds a value of A minus the reverse:
 //
@@ -17,15 +15,26 @@ func CliffsDelta(a, b []float64) (float64, error) {
 	if err := checkSample("B", b); err != nil {
 		return 0, err
 	}
-	sa := Sorted(a)
+	return cliffsDeltaSorted(Sorted(a), Sorted(b)), nil
+}
+
+// cliffsDeltaSorted is CliffsDelta of checked samples, sorted: the counts
+// of pairs in one walk through both.
+func cliffsDeltaSorted(a, b []float64) float64 {
 	var gt, lt int
+	below, notAbove := 0, 0 // a_i < y, a_i <= y for the current y
 	for _, y := range b {
-		below := sort.SearchFloat64s(sa, y) // count of a_i < y
-		notAbove := sort.Search(len(sa), func(i int) bool { return sa[i] > y })
-		lt += len(sa) - notAbove // a_i > y
+		for below < len(a) && a[below] < y {
+			below++
+		}
+		notAbove = max(notAbove, below)
+		for notAbove < len(a) && a[notAbove] <= y {
+			notAbove++
+		}
+		lt += len(a) - notAbove // a_i > y
 		gt += below
 	}
-	return float64(gt-lt) / (float64(len(a)) * float64(len(b))), nil
+	return float64(gt-lt) / (float64(len(a)) * float64(len(b)))
 }
 
 // DeltaMagnitude names the size of Cliff's delta d by the thresholds of

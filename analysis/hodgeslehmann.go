@@ -66,23 +66,29 @@ func HodgesLehmann(a, b []float64, confidence float64) (HLResult, error) {
 // hodgesLehmannScaled is HodgesLehmann on checked values in (-1, 1).
 func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 	nn := len(a) * len(b)
-	var kth func(k int) float64 // k-th smallest difference, 1-based
+	// kth sets out to the k-th to (k+len(out)-1)-th smallest differences,
+	// 1-based.
+	var kth func(k int, out []float64)
 	if nn <= hlSortLimit {
 		d := pairwiseDiffs(a, b)
-		kth = func(k int) float64 { return d[k-1] }
+		kth = func(k int, out []float64) { copy(out, d[k-1:]) }
 	} else {
-		sa, sb := Sorted(a), Sorted(b)
-		kth = func(k int) float64 { return kthPairwiseDiff(sa, sb, k) }
+		sa, sb := sortedOrCopy(a), sortedOrCopy(b)
+		var sc kthScratch // shared by the selections
+		kth = func(k int, out []float64) { sc.kthPairwiseDiffs(sa, sb, k, out) }
 	}
 	r := HLResult{
 		N1: len(a), N2: len(b),
 		Confidence: confidence,
 		Lo:         math.NaN(), Hi: math.NaN(),
 	}
+	var mid [2]float64
 	if nn%2 == 1 {
-		r.Shift = kth(nn/2 + 1)
+		kth(nn/2+1, mid[:1])
+		r.Shift = mid[0]
 	} else {
-		r.Shift = midpoint(kth(nn/2), kth(nn/2+1))
+		kth(nn/2, mid[:]) // the two middle ones in one selection
+		r.Shift = midpoint(mid[0], mid[1])
 	}
 	k, cov, ok := hlRank(len(a), len(b), confidence)
 	r.Coverage = cov
@@ -92,8 +98,23 @@ func hodgesLehmannScaled(a, b []float64, confidence float64) HLResult {
 		return r
 	}
 	r.HasCI = true
-	r.Lo, r.Hi = kth(k), kth(nn+1-k)
+	kth(k, mid[:1])
+	kth(nn+1-k, mid[1:])
+	r.Lo, r.Hi = mid[0], mid[1]
 	return r
+}
+
+// sortedOrCopy returns xs when it is sorted and holds no -0 (sorting
+// would return it as it is: the order of equal values of other floats
+// cannot show), else Sorted(xs). The logarithms of sorted positive values
+// (RelativeChange) come sorted.
+func sortedOrCopy(xs []float64) []float64 {
+	for i, x := range xs {
+		if (i > 0 && x < xs[i-1]) || (x == 0 && math.Signbit(x)) {
+			return Sorted(xs)
+		}
+	}
+	return xs
 }
 
 // hlSortLimit is the largest number of pairwise differences HodgesLehmann
@@ -113,31 +134,64 @@ func pairwiseDiffs(a, b []float64) []float64 {
 }
 
 // kthPairwiseDiff returns the k-th smallest (1-based) of the differences
-// b_j - a_i for sorted a and b, without storing them: a selection in the
-// matrix of differences (Johnson & Mitchell 1978, Monahan 1984). Row j,
-// b_j - a_i, decreases with i (floating-point subtraction is monotone in
-// each operand), so the differences on one side of a pivot are a range of
-// each row, found for all rows in one O(m+n) walk. Each round draws a
-// sample of the candidates left, takes two of its order statistics that
-// bracket the k-th as pivots (Floyd & Rivest) and keeps the candidates
-// between them; a few rounds leave few enough to sort. The result is one
-// of the computed differences, the k-th of them exactly, a zero with the
-// sign the bisection on the bit patterns of float64 used before gave it
-// (kthPairwiseDiffBisect in the tests, zeroSign).
+// b_j - a_i for sorted a and b, without storing them (kthPairwiseDiffs).
 func kthPairwiseDiff(a, b []float64, k int) float64 {
+	var out [1]float64
+	var sc kthScratch
+	sc.kthPairwiseDiffs(a, b, k, out[:])
+	return out[0]
+}
+
+// kthScratch holds the arrays of kthPairwiseDiffs, for the next call on
+// samples of the same sizes: each is one int per row, which for 100,000
+// values is 800 kB of fresh memory, pages that cost more to fault in than
+// the selection to fill.
+type kthScratch struct {
+	hi, lo, le, lt, cum []int
+	d                   []float64
+}
+
+// ints returns *p with length n, reallocated when too short.
+func ints(p *[]int, n int) []int {
+	if cap(*p) < n {
+		*p = make([]int, n)
+	}
+	*p = (*p)[:n]
+	return *p
+}
+
+// kthPairwiseDiffs sets out, of length 1 or 2, to the k-th and following
+// smallest (1-based) of the differences b_j - a_i for sorted a and b,
+// without storing them: a selection in the matrix of differences (Johnson
+// & Mitchell 1978, Monahan 1984). Row j, b_j - a_i, decreases with i
+// (floating-point subtraction is monotone in each operand), so the
+// differences on one side of a pivot are a range of each row, found for
+// all rows in one O(m+n) walk. Each round draws a sample of the candidates
+// left, takes two of its order statistics that bracket the ranks wanted as
+// pivots (Floyd & Rivest) and keeps the candidates between them; a few
+// rounds leave few enough to sort. Each result is one of the computed
+// differences, of its rank exactly, a zero with the sign the bisection on
+// the bit patterns of float64 used before gave it (kthPairwiseDiffBisect
+// in the tests, zeroSign). Two neighbouring ranks (the middle of an even
+// number of differences) cost one selection.
+func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	n, m := len(a), len(b)
+	smallest := b[0] - a[n-1]
+	// out[first:last] are still to find: ranks k+first to k+last-1.
+	first, last := 0, len(out)
 	// Candidates of row j are a-indices [hi[j], lo[j]): before hi[j] the
 	// differences are larger than every candidate, from lo[j] on smaller.
-	hi, lo := make([]int, m), make([]int, m)
+	hi, lo := ints(&sc.hi, m), ints(&sc.lo, m)
 	for j := range lo {
-		lo[j] = n
+		hi[j], lo[j] = 0, n
 	}
-	le, lt := make([]int, m), make([]int, m)
+	le, lt := ints(&sc.le, m), ints(&sc.lt, m)
 	below := 0 // differences smaller than every candidate
 	left := n * m
 	limit := max(n+m, kthSortMin)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
-	cum := make([]int, m+1)
+	cum := ints(&sc.cum, m+1)
+	cum[0] = 0
 	var sample []float64
 	for left > limit {
 		// A sample of the candidates left, with replacement.
@@ -152,26 +206,40 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 			sample = append(sample, b[j]-a[hi[j]+t-cum[j]])
 		}
 		slices.Sort(sample)
-		// The k-th is the (k-below)-th of the candidates: its place in the
-		// sample is about s·(k-below)/left, give or take 3 standard
+		// A rank r is the (r-below)-th of the candidates: its place in the
+		// sample is about s·(r-below)/left, give or take 3 standard
 		// deviations of a binomial.
-		r := float64(k-below) / float64(left)
-		d := 3 * math.Sqrt(float64(s)*r*(1-r)+1)
-		pivots := [2]float64{
-			sample[max(0, int(float64(s)*r-d))],
-			sample[min(s-1, int(float64(s)*r+d))],
+		place := func(r int, side float64) int {
+			f := float64(r-below) / float64(left)
+			return int(float64(s)*f + side*3*math.Sqrt(float64(s)*f*(1-f)+1))
 		}
+		pivots := [2]float64{sample[max(0, place(k+first, -1))], sample[min(s-1, place(k+last-1, 1))]}
 		for _, p := range pivots {
 			nle, nlt := splitRows(a, b, p, hi, lo, le, lt)
-			if below+nlt < k && k <= below+nle {
-				return zeroSign(p, b[0]-a[n-1])
-			}
-			smaller := below+nlt >= k
-			if smaller {
-				// The k-th is smaller than p: keep the candidates below.
+			less, notMore := below+nlt, below+nle // differences < p, <= p
+			r1, r2 := k+first, k+last-1           // the ranks still wanted
+			switch {
+			case less < r1 && r2 <= notMore:
+				for i := first; i < last; i++ {
+					out[i] = zeroSign(p, smallest)
+				}
+				return
+			case r2 <= less:
+				copy(hi, lt) // all smaller than p: keep the candidates below
+			case r1 > notMore:
+				copy(lo, le) // all larger: keep those above
+			case r2 <= notMore:
+				// Smaller ones, then ones equal to p: those are found.
+				for ; k+last-1 > less; last-- {
+					out[last-1] = zeroSign(p, smallest)
+				}
 				copy(hi, lt)
-			} else {
-				// Larger than p: keep those above.
+			default:
+				// Ones equal to p, then larger ones (no difference lies
+				// between two neighbouring ranks).
+				for ; k+first <= notMore; first++ {
+					out[first] = zeroSign(p, smallest)
+				}
 				copy(lo, le)
 			}
 			below, left = 0, 0
@@ -179,18 +247,21 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 				below += n - lo[j]
 				left += lo[j] - hi[j]
 			}
-			if smaller {
+			if k+last-1 <= less {
 				break // the second pivot is above every candidate
 			}
 		}
 	}
-	d := make([]float64, 0, left)
+	d := sc.d[:0]
 	for j, y := range b {
 		for i := hi[j]; i < lo[j]; i++ {
 			d = append(d, y-a[i])
 		}
 	}
-	return zeroSign(selectKth(d, k-below-1), b[0]-a[n-1])
+	sc.d = d
+	for i := first; i < last; i++ {
+		out[i] = zeroSign(selectKth(d, k+i-below-1), smallest)
+	}
 }
 
 // selectKth returns the k-th smallest (0-based) of xs, reordering them:
@@ -402,6 +473,12 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return RelChange{}, err
 	}
 	checkLevel("confidence", confidence)
+	return relativeChange(a, b, nil, nil, confidence), nil
+}
+
+// relativeChange is RelativeChange of checked samples a and b; sortedA and
+// sortedB are them sorted, or nil.
+func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelChange {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
@@ -412,9 +489,11 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		// Sorted once, for the medians and the logarithms (the same
 		// values: scaling and logarithms keep the order, and there is no
 		// zero whose sign could depend on it).
-		a, b = Sorted(a), Sorted(b)
-		sa, sb = rescaled(a, k), rescaled(b, k)
-		ma, mb = medianSorted(sa), medianSorted(sb)
+		if sortedA == nil {
+			sortedA, sortedB = Sorted(a), Sorted(b)
+		}
+		a, b = sortedA, sortedB
+		ma, mb = rescaledMedian(a, k), rescaledMedian(b, k)
 	} else {
 		sa, sb = rescaled(a, k), rescaled(b, k)
 		ma, mb = Median(sa), Median(sb)
@@ -431,14 +510,14 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		if hl.HasCI {
 			r.Lo, r.Hi = math.Expm1(hl.Lo), math.Expm1(hl.Hi)
 		}
-		return r, nil
+		return r
 	}
 	r.Method = RelShiftOverMedian
 	hl := hodgesLehmannScaled(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
 	if ma == 0 {
 		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
-		return r, nil
+		return r
 	}
 	r.Estimate = hl.Shift / math.Abs(ma)
 	r.Warnings = append(r.Warnings, "some values are not positive: interval of the relative change treats median(A) as exact")
@@ -446,7 +525,17 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		r.HasCI = true
 		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
 	}
-	return r, nil
+	return r
+}
+
+// rescaledMedian returns medianSorted(rescaled(s, k)) of sorted s without
+// the copy.
+func rescaledMedian(s []float64, k int) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return math.Ldexp(s[n/2], -k)
+	}
+	return midpoint(math.Ldexp(s[n/2-1], -k), math.Ldexp(s[n/2], -k))
 }
 
 func allPositive(xs []float64) bool {

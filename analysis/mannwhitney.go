@@ -128,14 +128,13 @@ func MannWhitneyMethod(a, b []float64, alt Alternative, method MWMethod) (MWResu
 	if alt < TwoSided || alt > Greater {
 		panic(fmt.Sprintf("analysis: unknown alternative %d", int(alt)))
 	}
+	return mannWhitneySorted(Sorted(a), Sorted(b), alt, method), nil
+}
+
+// mannWhitneySorted is MannWhitneyMethod of checked samples, sorted.
+func mannWhitneySorted(a, b []float64, alt Alternative, method MWMethod) MWResult {
 	n1, n2 := len(a), len(b)
-	pooled := make([]float64, 0, n1+n2)
-	pooled = append(append(pooled, a...), b...)
-	r, tieTerm := ranks(pooled)
-	var rb float64
-	for _, x := range r[n1:] {
-		rb += x
-	}
+	rb, tieTerm := rankSumSorted(a, b)
 	res := MWResult{
 		N1:          n1,
 		N2:          n2,
@@ -173,7 +172,7 @@ func MannWhitneyMethod(a, b []float64, alt Alternative, method MWMethod) (MWResu
 		case Less:
 			res.P = cdf[u]
 		}
-		return res, nil
+		return res
 	}
 
 	n := float64(n1 + n2)
@@ -191,7 +190,7 @@ func MannWhitneyMethod(a, b []float64, alt Alternative, method MWMethod) (MWResu
 		// All values are equal: no evidence of any difference.
 		res.P = 1
 		res.Warnings = append(res.Warnings, "all values are equal")
-		return res, nil
+		return res
 	}
 	res.Z = (u - nn/2 - 0.5) / sigma
 	res.P = normalSF(res.Z)
@@ -202,7 +201,53 @@ func MannWhitneyMethod(a, b []float64, alt Alternative, method MWMethod) (MWResu
 	if res.Ties && n1*n2 <= mwExactMaxProduct {
 		res.Warnings = append(res.Warnings, "ties in small samples: p-value from the normal approximation")
 	}
-	return res, nil
+	return res
+}
+
+// rankSumSorted returns the sum of the (mid-)ranks of the values of b in
+// the pooled sample of a and b, both sorted, and tieTerm = Σ (t³ - t) over
+// the groups of t tied values, as ranks gives them: one walk through both
+// rather than a sort of the pooled sample. The groups come in the same
+// order, so tieTerm is the same sum; the ranks are multiples of 1/2 and
+// every partial sum is below 2^53 (checked), so the rank sum is exact in
+// any order.
+func rankSumSorted(a, b []float64) (rb, tieTerm float64) {
+	n := len(a) + len(b)
+	if float64(n)*float64(n) >= 1<<52 {
+		pooled := append(append(make([]float64, 0, n), a...), b...)
+		r, tieTerm := ranks(pooled)
+		for _, x := range r[len(a):] {
+			rb += x
+		}
+		return rb, tieTerm
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		// The next group: every value equal to the smallest left.
+		var x float64
+		switch {
+		case j == len(b):
+			x = a[i]
+		case i == len(a) || b[j] < a[i]:
+			x = b[j]
+		default:
+			x = a[i]
+		}
+		i0, j0 := i, j
+		for i < len(a) && a[i] == x {
+			i++
+		}
+		for j < len(b) && b[j] == x {
+			j++
+		}
+		// Positions i0+j0 .. i+j-1 (0-based) share the ranks i0+j0+1 .. i+j.
+		avg := float64(i0+j0+1+i+j) / 2
+		rb += float64(j-j0) * avg
+		if t := float64(i + j - i0 - j0); t > 1 {
+			tieTerm += t*t*t - t
+		}
+	}
+	return rb, tieTerm
 }
 
 // mwCache holds the exact null CDFs of U by sample sizes.

@@ -24,14 +24,13 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	// The scores do not depend on the unit: compute them on the values
 	// divided by 2^k, where no deviation overflows or underflows.
 	xs = rescaled(xs, scaleExp(xs))
-	med := Median(xs)
-	dev := make([]float64, len(xs))
+	s := Sorted(xs)
+	med := medianSorted(s)
 	var sum float64
-	for i, x := range xs {
-		dev[i] = math.Abs(x - med)
-		sum += dev[i]
+	for _, x := range xs {
+		sum += math.Abs(x - med)
 	}
-	mad := Median(dev)
+	mad := medianSorted(sortedDeviations(s, med))
 	scale := mad / 0.6745
 	if mad == 0 {
 		// 1.253314 = sqrt(π/2) turns the mean absolute deviation of a
@@ -63,4 +62,26 @@ func Outliers(xs []float64, threshold float64) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// sortedDeviations returns |x - med| for the sorted values s, sorted:
+// the deviations fall (as computed too: rounding is monotone) up to med
+// and rise after it, so the two runs are merged rather than sorted.
+func sortedDeviations(s []float64, med float64) []float64 {
+	split := 0 // s[:split] < med
+	for split < len(s) && s[split] < med {
+		split++
+	}
+	dev := make([]float64, 0, len(s))
+	i, j := split-1, split // falling run read backwards, rising run
+	for i >= 0 || j < len(s) {
+		if j == len(s) || (i >= 0 && math.Abs(s[i]-med) <= math.Abs(s[j]-med)) {
+			dev = append(dev, math.Abs(s[i]-med))
+			i--
+		} else {
+			dev = append(dev, math.Abs(s[j]-med))
+			j++
+		}
+	}
+	return dev
 }

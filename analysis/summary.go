@@ -186,7 +186,12 @@ func Summarize(xs []float64, confidence float64) (Summary, error) {
 	if !(confidence > 0 && confidence < 1) {
 		panic("analysis: confidence must be in (0, 1)")
 	}
-	s := Sorted(xs)
+	return summarizeSorted(Sorted(xs), confidence), nil
+}
+
+// summarizeSorted is Summarize of checked values, sorted (s, which it
+// does not keep or change).
+func summarizeSorted(s []float64, confidence float64) Summary {
 	sum := Summary{
 		N:          len(s),
 		Median:     medianSorted(s),
@@ -218,7 +223,7 @@ func Summarize(xs []float64, confidence float64) (Summary, error) {
 			"need at least %d samples for a %g%% confidence interval of the median (have %d)",
 			MinSamplesForMedianCI(confidence), confidence*100, len(s)))
 	}
-	return sum, nil
+	return sum
 }
 
 // MinSamplesForMedianCI returns the smallest n for which MedianCI reaches

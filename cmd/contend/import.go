@@ -133,9 +133,11 @@ func runImport(c *cli.Context) error {
 	f.Warnings = warns
 	now := time.Now()
 	f.Reps = make([]results.Rep, 0, len(recs))
+	outputs := recordOutputs(recs, max(from, 1)-1)
 	for i, r := range recs {
-		rep := results.Rep{Index: i, Round: i, Start: now, Metrics: r.Metrics,
-			Output: "[line " + strconv.Itoa(r.Line+max(from, 1)-1) + "]\n" + r.Text}
+		// No Start: when a record of a log ran is not known (the file's
+		// start is the import's).
+		rep := results.Rep{Index: i, Round: i, Metrics: r.Metrics, Output: outputs[i]}
 		rep.Status = results.StatusOK
 		if r.Err != "" {
 			rep.Status, rep.Error = results.StatusFailed, r.Err
@@ -176,6 +178,33 @@ func runImport(c *cli.Context) error {
 	return nil
 }
 
+// recordOutputs returns the output stored with each record, "[line N]"
+// (N counted from the first line of the log, skip lines before the text
+// read) and its text: substrings of one string, allocated once rather
+// than once a record.
+func recordOutputs(recs []external.Record, skip int) []string {
+	n := 0
+	for _, r := range recs {
+		n += len("[line 0000000000]\n") + len(r.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	ends := make([]int, len(recs))
+	for i, r := range recs {
+		b.WriteString("[line ")
+		b.WriteString(strconv.Itoa(r.Line + skip))
+		b.WriteString("]\n")
+		b.WriteString(r.Text)
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	out := make([]string, len(recs))
+	for i, start := 0, 0; i < len(recs); i++ {
+		out[i], start = all[start:ends[i]], ends[i]
+	}
+	return out
+}
+
 func findSpec(specs []external.Spec, name string) (external.Spec, bool) {
 	for _, s := range specs {
 		if s.Name == name {
@@ -196,18 +225,27 @@ func readFileLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	size := int64(0)
 	if st, err := fh.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, not a log", path)
+	} else if err == nil {
+		size = st.Size()
 	}
-	return readAllLimited(fh)
+	return readAllSized(fh, size)
 }
 
-func readAllLimited(fh *os.File) ([]byte, error) {
-	b := make([]byte, 0, 1<<16)
-	buf := make([]byte, 1<<16)
+func readAllLimited(fh *os.File) ([]byte, error) { return readAllSized(fh, 0) }
+
+// readAllSized reads fh whole, at most maxLog bytes, into a buffer of size
+// (its length, when known) at once.
+func readAllSized(fh *os.File, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(size+1, 1<<16), maxLog+1))
 	for {
-		n, err := fh.Read(buf)
-		b = append(b, buf[:n]...)
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := fh.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
 		if len(b) > maxLog {
 			return nil, fmt.Errorf("%s: larger than %d MiB; cut it first", fh.Name(), maxLog>>20)
 		}

@@ -19,9 +19,9 @@ type Record struct {
 }
 
 type match struct {
-	spec       int
-	start, end int // byte offsets of the whole match
-	value      string
+	spec         int
+	start, end   int // byte offsets of the whole match
+	vstart, vend int // and of the value (the first group)
 }
 
 var quotePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*(?:>[ \t]?)+`) })
@@ -41,25 +41,14 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 	if len(specs) == 0 {
 		return nil, nil, nil, fmt.Errorf("no metric to look for")
 	}
-	found := make([][][]int, len(specs))
-	nm, nrec := 0, 0
+	var ms []match
+	nrec := 0
 	for i, s := range specs {
-		found[i] = s.Regex.FindAllStringSubmatchIndex(log, -1)
-		nm += len(found[i])
-	}
-	ms := make([]match, 0, nm)
-	for i, locs := range found {
-		for _, loc := range locs {
-			if loc[2] < 0 {
-				continue
-			}
-			ms = append(ms, match{spec: i, start: loc[0], end: loc[1], value: log[loc[2]:loc[3]]})
-			if i == 0 {
-				nrec++
-			}
+		ms = findMatches(ms, s.Regex, i, log)
+		if i == 0 {
+			nrec = len(ms)
 		}
 	}
-	found = nil
 	if len(specs) > 1 {
 		// The matches of each spec come in order: one spec needs no sort.
 		slices.SortStableFunc(ms, func(x, y match) int {
@@ -96,7 +85,7 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 		if m.spec == 0 {
 			line += strings.Count(log[counted:m.start], "\n")
 			counted = m.start
-			recs = append(recs, Record{Line: line, Metrics: map[string]float64{}})
+			recs = append(recs, Record{Line: line, Metrics: make(map[string]float64, len(names))})
 			starts = append(starts, lineStart(log, m.start))
 			seenAll = append(seenAll, make([]int, len(names))...)
 		}
@@ -113,7 +102,7 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 			}
 			continue
 		}
-		v, err := s.Value(m.value)
+		v, err := s.Value(log[m.vstart:m.vend])
 		if err != nil {
 			if recs[k].Err == "" {
 				recs[k].Err = err.Error()

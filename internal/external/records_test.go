@@ -15,6 +15,11 @@ func recordsBefore(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []st
 	if len(specs) == 0 {
 		return nil, nil, nil, fmt.Errorf("no metric to look for")
 	}
+	type match struct {
+		spec       int
+		start, end int
+		value      string
+	}
 	var ms []match
 	for i, s := range specs {
 		for _, loc := range s.Regex.FindAllStringSubmatchIndex(log, -1) {

@@ -117,6 +117,9 @@ type SideReport struct {
 	Parts  []string
 	Counts map[string]int // measured repetitions by status, all parts
 	obs    map[string][]obs
+	// vals caches values: every table and headline asks again for the
+	// same metrics, 100,000 values each in a large file.
+	vals map[string][]float64
 }
 
 // obs is one value with where it came from.
@@ -126,13 +129,21 @@ type obs struct {
 	v         float64
 }
 
+// values returns the values of metric in the side's order, shared by
+// every caller: not to be changed.
 func (s *SideReport) values(metric string) []float64 {
+	if xs, ok := s.vals[metric]; ok {
+		return xs
+	}
 	var xs []float64
 	if n := len(s.obs[metric]); n > 0 {
 		xs = make([]float64, 0, n)
 	}
 	for _, o := range s.obs[metric] {
 		xs = append(xs, o.v)
+	}
+	if s.vals != nil {
+		s.vals[metric] = xs
 	}
 	return xs
 }
@@ -349,7 +360,7 @@ func sideLabel(i int) string {
 }
 
 func collectSide(label string, s Side) SideReport {
-	sr := SideReport{Label: label, Name: s.Name, Counts: map[string]int{}, obs: map[string][]obs{}}
+	sr := SideReport{Label: label, Name: s.Name, Counts: map[string]int{}, obs: map[string][]obs{}, vals: map[string][]float64{}}
 	for pi, p := range s.Parts {
 		sr.Parts = append(sr.Parts, p.Name)
 		sel := map[int]bool{}
@@ -659,9 +670,15 @@ func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 		if err != nil {
 			continue
 		}
-		med := analysis.Median(xs)
+		med := math.NaN() // sorted for only when a score is high
 		for i, zi := range z {
-			if math.Abs(zi) > analysis.OutlierThreshold && math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
+			if math.Abs(zi) <= analysis.OutlierThreshold {
+				continue
+			}
+			if math.IsNaN(med) {
+				med = analysis.Median(xs)
+			}
+			if math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
 				out = append(out, Outlier{
 					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
 					Rep: os[i].rep, Ord: os[i].ord, Value: os[i].v, Z: zi,
@@ -844,7 +861,7 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 	}
 	m := row.Metric
 	xa, xb := r.Sides[p.A].values(m.Name), r.Sides[p.B].values(m.Name)
-	ma, mb := analysis.Median(xa), analysis.Median(xb)
+	ma, mb := rowMedians(row, xa, xb)
 	sc := ScaleFor(m.Unit, ma)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s -> %s", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
@@ -873,6 +890,15 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 		b.WriteString("; " + d)
 	}
 	return b.String()
+}
+
+// rowMedians returns the medians of xa and xb, the values of row: those
+// its comparison computed (the same numbers) when it has one.
+func rowMedians(row MetricRow, xa, xb []float64) (float64, float64) {
+	if row.Cmp != nil {
+		return row.Cmp.SummaryA.Median, row.Cmp.SummaryB.Median
+	}
+	return analysis.Median(xa), analysis.Median(xb)
 }
 
 // verdictPhrase is the verdict of row as the end of a headline.

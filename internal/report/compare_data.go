@@ -118,11 +118,12 @@ type jsonWithin struct {
 func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	a, b := r.Sides[p.A], r.Sides[p.B]
 	xa, xb := a.values(row.Metric.Name), b.values(row.Metric.Name)
+	ma, mb := rowMedians(row, xa, xb)
 	nan := num(math.NaN())
 	j := jsonMetric{
 		Metric: row.Metric.Name, Unit: row.Metric.Unit, Better: row.Metric.Better,
 		NA: len(xa), NB: len(xb),
-		MedianA: num(analysis.Median(xa)), MedianB: num(analysis.Median(xb)),
+		MedianA: num(ma), MedianB: num(mb),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
 		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
@@ -248,7 +249,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 				continue // all values the same (mostly zero): no evidence
 			}
 			xa, xb := a.values(m.Name), b.values(m.Name)
-			ma, mb := analysis.Median(xa), analysis.Median(xb)
+			ma, mb := rowMedians(row, xa, xb)
 			sc := ScaleFor(m.Unit, ma)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))

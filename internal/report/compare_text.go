@@ -285,7 +285,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	for _, row := range p.Rows {
 		m := row.Metric
 		xa, xb := a.values(m.Name), b.values(m.Name)
-		ma, mb := analysis.Median(xa), analysis.Median(xb)
+		ma, mb := rowMedians(row, xa, xb)
 		sc := ScaleFor(m.Unit, ma)
 		if row.Identical {
 			lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), "0", "-", "identical"}})

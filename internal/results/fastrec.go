@@ -108,8 +108,10 @@ func (s *repScanner) lit(t string) bool {
 }
 
 // number returns the JSON number at s.i (strict grammar) and whether it
-// is an integer without fraction or exponent.
-func (s *repScanner) number() (string, bool) {
+// is an integer without fraction or exponent. The bytes are s.b's, not a
+// copy: converting them to a string for strconv allocated three times a
+// repetition.
+func (s *repScanner) number() ([]byte, bool) {
 	b, i := s.b, s.i
 	start := i
 	if i < len(b) && b[i] == '-' {
@@ -124,7 +126,7 @@ func (s *repScanner) number() (string, bool) {
 		}
 	default:
 		s.ok = false
-		return "", false
+		return nil, false
 	}
 	integer := true
 	if i < len(b) && b[i] == '.' {
@@ -136,7 +138,7 @@ func (s *repScanner) number() (string, bool) {
 		}
 		if i == d {
 			s.ok = false
-			return "", false
+			return nil, false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -151,11 +153,32 @@ func (s *repScanner) number() (string, bool) {
 		}
 		if i == d {
 			s.ok = false
-			return "", false
+			return nil, false
 		}
 	}
 	s.i = i
-	return string(b[start:i]), integer
+	return b[start:i], integer
+}
+
+// smallInt returns the value of t, an integer of the JSON grammar, when
+// it has at most 15 digits (below 2^53: exact as an int and as a float64)
+// and is not -0.
+func smallInt(t []byte) (int64, bool) {
+	neg := t[0] == '-'
+	if neg {
+		t = t[1:]
+	}
+	if len(t) > 15 || (neg && t[0] == '0') {
+		return 0, false
+	}
+	var v int64
+	for _, c := range t {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 func (s *repScanner) int() int {
@@ -167,7 +190,10 @@ func (s *repScanner) int() int {
 		s.ok = false
 		return 0
 	}
-	v, err := strconv.ParseInt(t, 10, 0)
+	if v, ok := smallInt(t); ok {
+		return int(v)
+	}
+	v, err := strconv.ParseInt(string(t), 10, 0)
 	if err != nil {
 		s.ok = false
 	}
@@ -178,11 +204,18 @@ func (s *repScanner) float() float64 {
 	if !s.ok {
 		return 0
 	}
-	t, _ := s.number()
+	t, integer := s.number()
 	if !s.ok {
 		return 0
 	}
-	v, err := strconv.ParseFloat(t, 64)
+	if integer {
+		// The integers of a metric (counts, nanoseconds) are exact in a
+		// float64, as strconv.ParseFloat reads them.
+		if v, ok := smallInt(t); ok {
+			return float64(v)
+		}
+	}
+	v, err := strconv.ParseFloat(string(t), 64)
 	if err != nil {
 		s.ok = false
 	}

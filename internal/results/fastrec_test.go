@@ -46,11 +46,15 @@ func randomRep(rng *rand.Rand, i int) Rep {
 		}
 		return b.String()
 	}
-	values := []float64{0, 1, -1, 1e6 + float64(i), 0.1, 1e-300, 5e-324, math.MaxFloat64, -2.5e21, 123456789.125, 1e20, 1e21}
+	values := []float64{0, 1, -1, 1e6 + float64(i), 0.1, 1e-300, 5e-324, math.MaxFloat64, -2.5e21, 123456789.125, 1e20, 1e21,
+		1<<53 - 1, -(1 << 53), 1<<53 + 2, 1e15 + 1, 4503599627370497, 999999999999999, 1e16, -123456789}
 	r := Rep{Index: i, Config: rng.IntN(3), Round: rng.IntN(5), Status: []string{StatusOK, StatusFailed, StatusTimeout, StatusInterrupted}[rng.IntN(4)],
 		Start: time.Date(2026, 11, 30, 1, 2, 3, rng.IntN(1e9), time.UTC)}
-	if rng.IntN(2) == 0 {
+	switch rng.IntN(6) {
+	case 0, 1, 2:
 		r.Start = r.Start.In(time.FixedZone("", 3600*rng.IntN(5)))
+	case 3:
+		r.Start = time.Time{} // an imported record: no start
 	}
 	r.Warmup = rng.IntN(4) == 0
 	if rng.IntN(3) == 0 {
@@ -202,7 +206,8 @@ func TestFastEncodeMatchesJSON(t *testing.T) {
 	for i := range 5000 {
 		r := randomRep(rng, i)
 		if i%10 == 0 {
-			r.Metrics = map[string]float64{"a": math.Ldexp(rng.Float64(), rng.IntN(2100)-1075), "b": -1e-6, "c": 1e21, "d": 999999999999999999999, "e": math.Copysign(0, -1), "\xff": 1}
+			r.Metrics = map[string]float64{"a": math.Ldexp(rng.Float64(), rng.IntN(2100)-1075), "b": -1e-6, "c": 1e21, "d": 999999999999999999999, "e": math.Copysign(0, -1), "\xff": 1,
+				"f": math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60))), "g": -math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60)))}
 			r.Error = "bad \xff utf-8"
 		}
 		if i%17 == 0 {

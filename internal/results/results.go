@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -141,13 +142,15 @@ type Param struct {
 
 // Rep is one repetition.
 type Rep struct {
-	Index  int       `json:"index"` // position in run order, from 0
-	Config int       `json:"config"`
-	Warmup bool      `json:"warmup,omitempty"`
-	Round  int       `json:"round,omitempty"`
-	Status string    `json:"status"`
-	Error  string    `json:"error,omitempty"`
-	Start  time.Time `json:"start"`
+	Index  int    `json:"index"` // position in run order, from 0
+	Config int    `json:"config"`
+	Warmup bool   `json:"warmup,omitempty"`
+	Round  int    `json:"round,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Start is when the repetition started; zero (and left out of the
+	// file) when no one knows, as for the records of an imported log.
+	Start time.Time `json:"start,omitzero"`
 	// Metrics maps metric name to value in its base unit.
 	Metrics map[string]float64   `json:"metrics,omitempty"`
 	Series  map[string][]float64 `json:"series,omitempty"`
@@ -224,11 +227,7 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	defer fh.Close()
-	b, err := readAll(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	f, err := Parse(b)
+	f, err := readFile(fh)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -265,24 +264,30 @@ func parse(b []byte) (*File, int, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, 0, errors.New("empty file, not a result file")
 	}
-	if !utf8.Valid(b) {
-		return nil, 0, errors.New("not valid UTF-8: not a result file")
-	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
-	first = bytes.TrimSpace(first)
-	if len(first) > 0 && first[0] == '{' && json.Valid(first) {
-		// A first line that is a whole object: a version-2 header, or a
-		// version-1 document on one line.
-		var head struct {
-			Format  string `json:"format"`
-			Version int    `json:"version"`
-		}
-		if err := json.Unmarshal(first, &head); err == nil && head.Format == FormatName && head.Version == 2 {
-			return parseLines(b)
-		}
+	if versionTwoHeader(first) {
+		return parseLines(b) // which checks that b is UTF-8
+	}
+	if !utf8.Valid(b) {
+		return nil, 0, errNotUTF8
 	}
 	f, err := parseDocument(b)
 	return f, len(b), err
+}
+
+// versionTwoHeader tells whether the first line of a file is a whole
+// object naming this format and version 2 (else the file is a version-1
+// document, maybe on one line, or not a result file).
+func versionTwoHeader(first []byte) bool {
+	first = bytes.TrimSpace(first)
+	if len(first) == 0 || first[0] != '{' || !json.Valid(first) {
+		return false
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	return json.Unmarshal(first, &head) == nil && head.Format == FormatName && head.Version == 2
 }
 
 // parseDocument decodes a version-1 file: one JSON document.
@@ -348,52 +353,82 @@ type end struct {
 
 // parseLines decodes a version-2 file: a header line, then records. The
 // records are decoded in parallel (most of the time of reading a large
-// file); a torn last line is dropped with a warning.
+// file), each CPU a range of lines, the repetitions into their places in
+// one array (which becomes f.Reps); a torn last line is dropped with a
+// warning. The lines are checked to be UTF-8 there too.
 func parseLines(b []byte) (*File, int, error) {
-	n := bytes.Count(b, []byte("\n")) + 1
-	lines := make([][]byte, 0, n)
-	ends := make([]int, 0, n) // offset after each line
-	for off := 0; off < len(b); {
-		i := bytes.IndexByte(b[off:], '\n')
-		next := off + i + 1
-		if i < 0 {
-			next = len(b)
-		}
-		lines = append(lines, b[off:next])
-		ends = append(ends, next)
-		off = next
+	head := len(b)
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		head = i + 1
 	}
+	body := b[head:]
+	nlines := countLines(body)
+	reps := make([]Rep, nlines)
+	others, valid := decodeRanges(body, reps)
+	if !valid || !utf8.Valid(b[:head]) {
+		return nil, 0, errNotUTF8
+	}
+	f, err := parseHeader(b[:head])
+	if err != nil {
+		return nil, 0, err
+	}
+	good, err := f.assemble(reps, others, len(b))
+	if err != nil {
+		return nil, 0, err
+	}
+	return f, good, nil
+}
+
+// countLines returns the number of lines of body, the last one with or
+// without its newline.
+func countLines(body []byte) int {
+	n := bytes.Count(body, []byte("\n"))
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// parseHeader decodes the header line of a version-2 file.
+func parseHeader(head []byte) (*File, error) {
 	f := new(File)
-	if err := json.Unmarshal(lines[0], f); err != nil {
-		return nil, 0, fmt.Errorf("corrupt result file header: %v", err)
+	if err := json.Unmarshal(head, f); err != nil {
+		return nil, fmt.Errorf("corrupt result file header: %v", err)
 	}
 	f.Complete, f.End = false, time.Time{}
-	recs := make([]record, len(lines)-1)
-	errs := make([]error, len(lines)-1)
-	// The repetitions are decoded into their places in one array, which
-	// becomes f.Reps (kept in place: decodeRecord put those encoding/json
-	// decoded elsewhere).
-	reps := make([]Rep, len(lines)-1)
-	decodeParallel(lines[1:], recs, errs, reps)
+	return f, nil
+}
+
+// assemble completes f, whose header is decoded, from the lines after the
+// header: reps[i] holds line i when it is a repetition, others the other
+// lines in order. It returns how many bytes of the file (size) hold whole
+// records.
+func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
+	nlines := len(reps)
+	// The repetitions go to f.Reps in place (reps[nrep] is at or before
+	// their line), or after the header's when it had any.
+	inPlace := len(f.Reps) == 0
 	nrep := 0
-	for _, r := range recs {
-		if r.Rep != nil {
-			nrep++
+	addReps := func(from, to int) { // the lines from..to-1 are repetitions
+		if from == to {
+			return
 		}
+		if inPlace {
+			nrep += copy(reps[nrep:], reps[from:to])
+		} else {
+			f.Reps = append(f.Reps, reps[from:to]...)
+		}
+		f.Complete, f.End = false, time.Time{}
 	}
-	if len(f.Reps) == 0 {
-		f.Reps = reps[:0]
-	} else {
-		f.Reps = slices.Grow(f.Reps, nrep)
-	}
-	good := ends[0]
-	for i := range recs {
-		line := lines[i+1]
-		if len(bytes.TrimSpace(line)) == 0 {
-			good = ends[i+1]
+	good := size
+	next := 0 // the first line not yet taken
+	for _, o := range others {
+		addReps(next, o.index)
+		next = o.index + 1
+		if o.blank {
 			continue
 		}
-		r, err := recs[i], errs[i]
+		r, err := o.rec, o.err
 		if err == nil {
 			n := 0
 			for _, set := range []bool{r.Rep != nil, r.Append != nil, r.End != nil} {
@@ -406,19 +441,18 @@ func parseLines(b []byte) (*File, int, error) {
 			}
 		}
 		if err != nil {
-			if i == len(recs)-1 && line[len(line)-1] != '\n' {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("the last record of the file (line %d, %d bytes) is torn, as a run killed while writing it leaves it: dropped", i+2, len(line)))
+			if o.index == nlines-1 && !o.newline {
+				f.Warnings = append(f.Warnings, fmt.Sprintf("the last record of the file (line %d, %d bytes) is torn, as a run killed while writing it leaves it: dropped", o.index+2, o.length))
+				good = size - o.length
+				next = nlines
 				break
 			}
-			return nil, 0, fmt.Errorf("corrupt result file: line %d: %v", i+2, err)
+			return 0, fmt.Errorf("corrupt result file: line %d: %v", o.index+2, err)
 		}
-		good = ends[i+1]
 		switch {
 		case r.Rep != nil:
-			// Into reps[len(f.Reps)], at or before reps[i] (or to a
-			// separate array when the header had repetitions).
-			f.Reps = append(f.Reps, *r.Rep)
-			f.Complete, f.End = false, time.Time{}
+			reps[o.index] = *r.Rep
+			addReps(o.index, o.index+1)
 		case r.Append != nil:
 			f.Appends = append(f.Appends, *r.Append)
 			f.Complete, f.End = false, time.Time{}
@@ -427,43 +461,94 @@ func parseLines(b []byte) (*File, int, error) {
 			f.Warnings = append(f.Warnings, r.End.Warnings...)
 		}
 	}
-	if err := f.check(); err != nil {
-		return nil, 0, err
+	addReps(next, nlines)
+	if inPlace {
+		f.Reps = reps[:nrep]
 	}
-	return f, good, nil
+	if err := f.check(); err != nil {
+		return 0, err
+	}
+	return good, nil
 }
 
-// decodeParallel decodes lines into recs (errors into errs; repetitions
-// of the writer's shape into reps) on every CPU.
-func decodeParallel(lines [][]byte, recs []record, errs []error, reps []Rep) {
-	workers := min(runtime.GOMAXPROCS(0), 1+len(lines)/1024)
+var errNotUTF8 = errors.New("not valid UTF-8: not a result file")
+
+// otherLine is a line after the header that is not a repetition of the
+// writer's shape: blank, another record, or one that does not decode.
+type otherLine struct {
+	index   int // from 0 after the header
+	length  int // in bytes, newline included
+	newline bool
+	blank   bool
+	rec     record
+	err     error
+}
+
+// decodeRanges decodes the lines of body on every CPU, each a range of
+// whole lines: repetitions of the writer's shape into reps[line] (by the
+// fast decoder), the other lines into the returned list, in order. valid
+// is false when body is not UTF-8.
+func decodeRanges(body []byte, reps []Rep) (others []otherLine, valid bool) {
+	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
+	// Cut body into ranges of whole lines, counting the lines before each.
+	type part struct {
+		start, end, first int
+		others            []otherLine
+		valid             bool
+	}
+	parts := make([]part, 0, workers)
+	for start, first := 0, 0; start < len(body); {
+		end := len(body)
+		if left := workers - len(parts); left > 1 {
+			end = start + (len(body)-start)/left
+			if i := bytes.IndexByte(body[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(body)
+			}
+		}
+		parts = append(parts, part{start: start, end: end, first: first})
+		first += bytes.Count(body[start:end], []byte("\n"))
+		start = end
+	}
 	var wg sync.WaitGroup
-	chunk := (len(lines) + workers - 1) / workers
-	for lo := 0; lo < len(lines); lo += chunk {
-		hi := min(lo+chunk, len(lines))
+	for k := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			p := &parts[k]
+			chunk := body[p.start:p.end]
+			p.valid = utf8.Valid(chunk)
 			var s repScanner
-			for i := lo; i < hi; i++ {
-				if len(bytes.TrimSpace(lines[i])) > 0 {
-					errs[i] = decodeRecord(&s, lines[i], &recs[i], &reps[i])
+			for off, i := 0, p.first; off < len(chunk); i++ {
+				end := len(chunk)
+				if j := bytes.IndexByte(chunk[off:], '\n'); j >= 0 {
+					end = off + j + 1
 				}
+				line := chunk[off:end]
+				off = end
+				if s.decodeRep(line, &reps[i]) {
+					continue
+				}
+				reps[i] = Rep{} // what the fast decoder left
+				o := otherLine{index: i, length: len(line), newline: line[len(line)-1] == '\n'}
+				if len(bytes.TrimSpace(line)) == 0 {
+					o.blank = true
+				} else if o.err = json.Unmarshal(line, &o.rec); o.err == nil && o.rec.Rep != nil && o.rec.Append == nil && o.rec.End == nil {
+					reps[i], o.rec.Rep = *o.rec.Rep, nil // a repetition encoding/json reads
+					continue
+				}
+				p.others = append(p.others, o)
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-// decodeRecord decodes one line into r: a repetition of the shape the
-// writer produces by s into rep, anything else by encoding/json (the same
-// result).
-func decodeRecord(s *repScanner, line []byte, r *record, rep *Rep) error {
-	if s.decodeRep(line, rep) {
-		r.Rep = rep
-		return nil
+	valid = true
+	for _, p := range parts {
+		others = append(others, p.others...)
+		valid = valid && p.valid
 	}
-	return json.Unmarshal(line, r)
+	return others, valid
 }
 
 func (f *File) check() error {
@@ -487,12 +572,22 @@ func (f *File) check() error {
 			return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
 		}
 		for k, v := range r.Metrics {
-			if !names[k] {
-				return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
+			if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
+				return r.metricError(i, names)
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)
-			}
+		}
+	}
+	return nil
+}
+
+// metricError says what is wrong with the metrics of repetition i, the
+// first wrong one by name (a map has no order, and the message one).
+func (r *Rep) metricError(i int, names map[string]bool) error {
+	for _, k := range slices.Sorted(maps.Keys(r.Metrics)) {
+		if v := r.Metrics[k]; !names[k] {
+			return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
+		} else if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)
 		}
 	}
 	return nil

@@ -108,13 +108,22 @@ func Open(path string, f *File, mode Mode) (*Writer, error) {
 		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
 	}
 	f.Format, f.Version = FormatName, FormatVersion
-	b, err := w.encodeAll()
+	// Written in pieces, synced once: an import writes 100,000 records
+	// here.
+	err = w.encodeTo(func(b []byte) error {
+		if err := w.put(b); err != nil {
+			return fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		return nil
+	})
 	if err == nil {
-		if err = w.write(b); err != nil {
+		if err = w.sync(); err != nil {
 			err = fmt.Errorf("cannot write result file %s: %w", path, err)
 		}
 	}
 	if err != nil {
+		w.size = 0
+		w.fh.Truncate(0)
 		if mode == ModeNew {
 			os.Remove(path) // created here: leave nothing behind
 		}
@@ -125,51 +134,73 @@ func Open(path string, f *File, mode Mode) (*Writer, error) {
 	return w, nil
 }
 
-// encodeAll encodes the header, the repetitions and, when the File is
-// complete, its end: what a new file starts with.
-func (w *Writer) encodeAll() ([]byte, error) {
+// encodeChunk is the size of the pieces encodeTo hands on: a new file is
+// written from one buffer of this size, reused, rather than from all of it
+// in memory (an import of 100,000 records grew an 18 MB buffer and copied
+// it on the way).
+const encodeChunk = 1 << 20
+
+// encodeTo encodes the header, the repetitions and, when the File is
+// complete, its end (what a new file starts with), handing the bytes to
+// out in pieces of about encodeChunk bytes, whole lines each. An error of
+// out stops it and is returned.
+func (w *Writer) encodeTo(out func([]byte) error) error {
 	f := w.File
 	head := *f
 	head.Reps, head.Complete, head.End, head.Appends = nil, false, time.Time{}, nil
 	b, err := json.Marshal(&head)
 	if err != nil {
-		return nil, fmt.Errorf("cannot encode result file %s: %w", w.path, err)
+		return fmt.Errorf("cannot encode result file %s: %w", w.path, err)
 	}
 	b = append(b, '\n')
 	w.warned = len(f.Warnings)
-	// Segments and repetitions interleave as they were run. One buffer,
-	// grown once from the size of the first record: a buffer grown by
-	// appending, or records encoded apart and then joined, cost more than
-	// encoding them (repEncoder).
+	b = slices.Grow(b, encodeChunk+encodeChunk/8)
+	flush := func(final bool) error {
+		if len(b) < encodeChunk && !(final && len(b) > 0) {
+			return nil
+		}
+		err := out(b)
+		b = b[:0]
+		return err
+	}
+	// Segments and repetitions interleave as they were run.
 	seg := 0
 	var e repEncoder
 	for i := range f.Reps {
 		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
-			b, err = appendRecord(b, record{Append: &f.Appends[seg]})
-			if err != nil {
-				return nil, err
+			if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
+				return err
 			}
 			seg++
 		}
-		n := len(b)
 		if b, err = e.appendRepLine(b, &f.Reps[i]); err != nil {
-			return nil, fmt.Errorf("repetition %d: %w", i, err)
+			return fmt.Errorf("repetition %d: %w", i, err)
 		}
-		if i == 0 {
-			b = slices.Grow(b, (len(b)-n)*(len(f.Reps)-1)*9/8)
+		if err := flush(false); err != nil {
+			return err
 		}
 	}
 	for ; seg < len(f.Appends); seg++ {
 		if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f.Complete {
 		if b, err = appendRecord(b, record{End: &end{Time: f.End, Complete: true}}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return b, nil
+	return flush(true)
+}
+
+// encodeAll is encodeTo into one buffer.
+func (w *Writer) encodeAll() ([]byte, error) {
+	var all []byte
+	err := w.encodeTo(func(b []byte) error {
+		all = append(all, b...)
+		return nil
+	})
+	return all, err
 }
 
 // openAppend reads the locked existing file, checks that it holds a run of
@@ -334,20 +365,36 @@ func (w *Writer) Close() error {
 // write writes b at the end of the whole records and fdatasyncs it; on
 // failure the file is cut back to its last whole record.
 func (w *Writer) write(b []byte) error {
+	size := w.size
+	err := w.put(b)
+	if err == nil {
+		err = w.sync()
+	}
+	if err != nil {
+		w.size = size
+		if w.fh != nil {
+			w.fh.Truncate(size)
+		}
+		return err
+	}
+	return nil
+}
+
+// put writes b at the end of the whole records and counts it in, without
+// syncing: the caller syncs, and cuts the file back on failure.
+func (w *Writer) put(b []byte) error {
 	if w.fh == nil {
 		return errors.New("the file is closed")
 	}
-	_, err := writeAt(w.fh, b, w.size)
-	if err == nil {
-		err = unix.Fdatasync(int(w.fh.Fd()))
-	}
-	if err != nil {
-		w.fh.Truncate(w.size)
+	if _, err := writeAt(w.fh, b, w.size); err != nil {
 		return err
 	}
 	w.size += int64(len(b))
 	return nil
 }
+
+// sync fdatasyncs the file.
+func (w *Writer) sync() error { return unix.Fdatasync(int(w.fh.Fd())) }
 
 // writeAt is (*os.File).WriteAt; tests make it fail (disk full).
 var writeAt = (*os.File).WriteAt

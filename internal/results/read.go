@@ -1,0 +1,144 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"unicode/utf8"
+)
+
+// readChunk is the size of the pieces readFile reads a large file in, and
+// readWholeMax the size up to which it reads a file at once (variables for
+// the tests).
+var (
+	readChunk    = 1 << 20
+	readWholeMax = 4 << 20
+)
+
+// errChanged makes readFile read a file again at once: it changed between
+// its two passes.
+var errChanged = errors.New("the file changed while it was read")
+
+// readFile reads and checks the result file open in fh, as Parse reads
+// its bytes. A large version-2 file is read in pieces of readChunk bytes,
+// each decoded as it comes (the repetitions into one array, sized by a
+// first pass that counts the lines): the pages of a copy of the whole file
+// cost more than decoding it (100,000 repetitions make 14 MB, 3,400 pages
+// faulted in).
+func readFile(fh *os.File) (*File, error) {
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, errors.New("is a directory, not a result file")
+	}
+	if size := st.Size(); size > int64(readWholeMax) && size <= MaxFileSize {
+		f, err := readPieces(fh, int(size))
+		if !errors.Is(err, errChanged) {
+			return f, err
+		}
+	}
+	b, err := readAll(fh)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+// readPieces reads the first size bytes of the file open in fh when it is
+// a version-2 file: first the header line and the number of lines, then
+// the lines, decoded a piece at a time. It returns errChanged when the
+// file is not version 2 or changed under it: then the caller reads it at
+// once.
+func readPieces(fh *os.File, size int) (*File, error) {
+	// One buffer for both passes, room for a piece after a cut line.
+	buf := make([]byte, 0, 2*readChunk)
+	read := func(off, n int) ([]byte, error) {
+		buf = slices.Grow(buf[:0], n)[:n]
+		if m, err := fh.ReadAt(buf, int64(off)); m < n {
+			if err == io.EOF {
+				err = errChanged
+			}
+			return nil, err
+		}
+		return buf, nil
+	}
+	// The header line, and the lines after it.
+	var head []byte
+	nlines := 0
+	for off := 0; off < size; {
+		p, err := read(off, min(readChunk, size-off))
+		if err != nil {
+			return nil, err
+		}
+		off += len(p)
+		if head == nil {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 || !versionTwoHeader(p[:i]) {
+				return nil, errChanged // a long header, or not version 2: read at once
+			}
+			head, p = bytes.Clone(p[:i+1]), p[i+1:]
+		}
+		nlines += bytes.Count(p, []byte("\n"))
+		if off == size && len(p) > 0 && p[len(p)-1] != '\n' {
+			nlines++ // the last line, without newline
+		}
+	}
+	if !utf8.Valid(head) {
+		return nil, errNotUTF8
+	}
+	// The lines, a piece at a time: the whole lines of what is read, the
+	// rest (a line cut by the end of the piece) kept for the next.
+	reps := make([]Rep, nlines)
+	var others []otherLine
+	valid := true
+	window := buf[:0]
+	base := 0 // the line window starts with
+	for off := len(head); off < size || len(window) > 0; {
+		if off < size {
+			n := min(readChunk, size-off)
+			window = slices.Grow(window, n)
+			m, err := fh.ReadAt(window[len(window):len(window)+n], int64(off))
+			if m < n {
+				if err == io.EOF {
+					err = errChanged
+				}
+				return nil, err
+			}
+			window, off = window[:len(window)+n], off+n
+		}
+		whole := len(window)
+		if off < size {
+			if whole = bytes.LastIndexByte(window, '\n') + 1; whole == 0 {
+				continue // a line longer than the piece: read on
+			}
+		}
+		lines := countLines(window[:whole])
+		if base+lines > nlines {
+			return nil, errChanged
+		}
+		o, v := decodeRanges(window[:whole], reps[base:base+lines])
+		for i := range o {
+			o[i].index += base
+		}
+		others, valid, base = append(others, o...), valid && v, base+lines
+		window = window[:copy(window, window[whole:])]
+	}
+	if base != nlines {
+		return nil, errChanged
+	}
+	if !valid {
+		return nil, errNotUTF8
+	}
+	f, err := parseHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.assemble(reps, others, size); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
