@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,11 +110,11 @@ func runImport(c *cli.Context) error {
 	if c.Bool("unquote") {
 		log = external.Unquote(log)
 	}
-	recs, specs, warns, err := external.Records(specs, log, lo, hi)
+	scan, specs, warns, err := external.Scan(specs, log, lo, hi)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if len(recs) == 0 {
+	if scan.Len() == 0 {
 		return usagef("import: no match of %s (/%s/) in %s", specs[0].Name, specs[0].Regex, path)
 	}
 	name := "import"
@@ -131,25 +133,30 @@ func runImport(c *cli.Context) error {
 	cfg.Env = map[string]string{"log.path": path, "log.sha256": hex.EncodeToString(sum[:])}
 	f.Configs = []results.Config{cfg}
 	f.Warnings = warns
-	now := time.Now()
-	f.Reps = make([]results.Rep, 0, len(recs))
-	outputs := recordOutputs(recs, max(from, 1)-1)
-	for i, r := range recs {
-		// No Start: when a record of a log ran is not known (the file's
-		// start is the import's).
-		rep := results.Rep{Index: i, Round: i, Metrics: r.Metrics, Output: outputs[i]}
-		rep.Status = results.StatusOK
-		if r.Err != "" {
-			rep.Status, rep.Error = results.StatusFailed, r.Err
-		}
-		f.Reps = append(f.Reps, rep)
-	}
-	f.End, f.Complete = now, true
+	f.End, f.Complete = time.Now(), true
 	mode, err := outMode(c)
 	if err != nil {
 		return err
 	}
-	wr, err := createOut(c.String("out"), name, f, mode)
+	// The records go to the file one at a time as they are made, counted
+	// in a Tally for the summary; --format json prints them all, so only
+	// then are they held.
+	skip := max(from, 1) - 1
+	tally := results.NewTally(0)
+	var reps iter.Seq[*results.Rep]
+	if format == "json" {
+		f.Reps = make([]results.Rep, 0, scan.Len())
+		scan.Each(func(i int, r *external.Record) bool {
+			rep := importRep(i, r, skip)
+			rep.Metrics = maps.Clone(rep.Metrics)
+			f.Reps = append(f.Reps, rep)
+			tally.Add(&rep)
+			return true
+		})
+	} else {
+		reps = importReps(scan, skip, tally)
+	}
+	wr, err := createOutFrom(c.String("out"), name, f, mode, reps)
 	if err != nil {
 		return err
 	}
@@ -167,42 +174,43 @@ func runImport(c *cli.Context) error {
 		}
 		stdout.Write(b)
 	} else {
-		report.Summary(stdout, wr.File, 0)
+		report.SummaryOf(stdout, wr.File, tally)
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
 	}
-	if wr.File.Counts(0)[results.StatusOK] == 0 {
+	if tally.Counts[results.StatusOK] == 0 {
 		return cli.Exit("no complete record in the log", exitFailure)
 	}
 	return nil
 }
 
-// recordOutputs returns the output stored with each record, "[line N]"
-// (N counted from the first line of the log, skip lines before the text
-// read) and its text: substrings of one string, allocated once rather
-// than once a record.
-func recordOutputs(recs []external.Record, skip int) []string {
-	n := 0
-	for _, r := range recs {
-		n += len("[line 0000000000]\n") + len(r.Text)
+// importReps yields the repetition of each record of scan, one Rep
+// reused (its Metrics the record's, refilled each time), each counted in
+// tally before it is yielded.
+func importReps(scan *external.RecordScan, skip int, tally *results.Tally) iter.Seq[*results.Rep] {
+	return func(yield func(*results.Rep) bool) {
+		var rep results.Rep
+		scan.Each(func(i int, r *external.Record) bool {
+			rep = importRep(i, r, skip)
+			tally.Add(&rep)
+			return yield(&rep)
+		})
 	}
-	var b strings.Builder
-	b.Grow(n)
-	ends := make([]int, len(recs))
-	for i, r := range recs {
-		b.WriteString("[line ")
-		b.WriteString(strconv.Itoa(r.Line + skip))
-		b.WriteString("]\n")
-		b.WriteString(r.Text)
-		ends[i] = b.Len()
+}
+
+// importRep returns the repetition of record i, r: its metrics (r's map,
+// not a copy), its status, and as output "[line N]" (N counted from the
+// first line of the log, skip lines before the text read) and its text.
+// No Start: when a record of a log ran is not known (the file's start is
+// the import's).
+func importRep(i int, r *external.Record, skip int) results.Rep {
+	rep := results.Rep{Index: i, Round: i, Status: results.StatusOK, Metrics: r.Metrics}
+	if r.Err != "" {
+		rep.Status, rep.Error = results.StatusFailed, r.Err
 	}
-	all := b.String()
-	out := make([]string, len(recs))
-	for i, start := 0, 0; i < len(recs); i++ {
-		out[i], start = all[start:ends[i]], ends[i]
-	}
-	return out
+	rep.Output = "[line " + strconv.Itoa(r.Line+skip) + "]\n" + r.Text
+	return rep
 }
 
 func findSpec(specs []external.Spec, name string) (external.Spec, bool) {

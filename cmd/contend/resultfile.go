@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,6 +25,12 @@ import (
 // that cannot be written, is a usage error naming --out, before anything
 // runs.
 func createOut(out, name string, f *results.File, mode results.Mode) (*results.Writer, error) {
+	return createOutFrom(out, name, f, mode, nil)
+}
+
+// createOutFrom is createOut of a file whose repetitions after f.Reps are
+// yielded by reps (results.OpenFrom).
+func createOutFrom(out, name string, f *results.File, mode results.Mode, reps iter.Seq[*results.Rep]) (*results.Writer, error) {
 	if out == "" {
 		// Two runs started in the same second get -2, -3, ...
 		base := defaultOut(strings.ReplaceAll(name, ":", "-"))
@@ -32,7 +39,7 @@ func createOut(out, name string, f *results.File, mode results.Mode) (*results.W
 			if i > 1 {
 				out = fmt.Sprintf("%s-%d.json", base, i)
 			}
-			wr, err := results.Create(out, f)
+			wr, err := results.OpenFrom(out, f, results.ModeNew, reps)
 			if errors.Is(err, results.ErrExists) || errors.Is(err, results.ErrLocked) {
 				continue
 			}
@@ -42,7 +49,7 @@ func createOut(out, name string, f *results.File, mode results.Mode) (*results.W
 			return wr, nil
 		}
 	}
-	wr, err := results.Open(out, f, mode)
+	wr, err := results.OpenFrom(out, f, mode, reps)
 	if err != nil {
 		return nil, usagef("--out: %v", err)
 	}

@@ -3,6 +3,7 @@ package external
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -38,6 +39,85 @@ func Unquote(log string) string { return quotePrefix().ReplaceAllString(log, "")
 // record are reported in the warnings too. lo..hi (1-based, inclusive, 0
 // for open) selects records before they are checked.
 func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, error) {
+	sc, used, warns, err := Scan(specs, log, lo, hi)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var recs []Record
+	if sc.Len() > 0 {
+		recs = make([]Record, 0, sc.Len())
+	}
+	sc.Each(func(_ int, r *Record) bool {
+		x := *r
+		if x.Metrics != nil {
+			x.Metrics = maps.Clone(x.Metrics)
+		}
+		recs = append(recs, x)
+		return true
+	})
+	return recs, used, warns, nil
+}
+
+// A RecordScan holds what Scan found of the records of a log, so that
+// Each can make them one at a time: an import of 100,000 records needs
+// neither 100,000 records nor their maps at once.
+type RecordScan struct {
+	log     string
+	used    []Spec
+	usedIdx []int // the name index of each used spec
+	names   []string
+	// Per record (k), of the records selected: the line and byte offset
+	// of its start, what was seen of each name (seen[k*len(names)+n]
+	// matches, the first one's value in vals), its error so far.
+	line, start []int
+	seen        []int32
+	vals        []float64
+	errs        map[int]string
+	lastEnd     int // where the text of the last record ends
+}
+
+// Len returns the number of records.
+func (sc *RecordScan) Len() int { return len(sc.line) }
+
+// Each calls fn with each record in order, as Records returns them, until
+// fn returns false. It passes the same Record each time, its Metrics
+// refilled (nil when Err is set): fn must copy what it keeps.
+func (sc *RecordScan) Each(fn func(i int, r *Record) bool) {
+	nn := len(sc.names)
+	m := make(map[string]float64, nn)
+	var r Record
+	for k := range sc.line {
+		end := sc.lastEnd
+		if k+1 < len(sc.start) {
+			end = sc.start[k+1]
+		}
+		r = Record{Line: sc.line[k], Text: strings.TrimRight(sc.log[sc.start[k]:end], "\n"), Err: sc.errs[k]}
+		seen := sc.seen[k*nn : (k+1)*nn]
+		for i, s := range sc.used {
+			if seen[sc.usedIdx[i]] == 0 && r.Err == "" {
+				r.Err = fmt.Sprintf("metric %s: no match of /%s/ in the record starting at line %d", s.Name, s.Regex, r.Line)
+			}
+		}
+		if r.Err == "" {
+			// Every name seen once, its value parsed (else Err is set).
+			clear(m)
+			for n, c := range seen {
+				if c == 1 {
+					m[sc.names[n]] = sc.vals[k*nn+n]
+				}
+			}
+			r.Metrics = m
+		}
+		if !fn(k, &r) {
+			return
+		}
+	}
+}
+
+// Scan finds the records of log as Records does and returns them to be
+// made one at a time (RecordScan.Each), with the specs used and the
+// warnings.
+func Scan(specs []Spec, log string, lo, hi int) (*RecordScan, []Spec, []string, error) {
 	if len(specs) == 0 {
 		return nil, nil, nil, fmt.Errorf("no metric to look for")
 	}
@@ -60,21 +140,18 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 	}
 	// Metrics are counted by name: the index of each spec's name.
 	names := map[string]int{}
+	sc := &RecordScan{log: log, errs: map[int]string{}}
 	nameOf := make([]int, len(specs))
 	for i, s := range specs {
 		if _, ok := names[s.Name]; !ok {
 			names[s.Name] = len(names)
+			sc.names = append(sc.names, s.Name)
 		}
 		nameOf[i] = names[s.Name]
 	}
-	var recs []Record
-	var starts []int // byte offset of each record's start
-	if nrec > 0 {
-		recs, starts = make([]Record, 0, nrec), make([]int, 0, nrec)
-	}
-	// seenAll[k*len(names)+n]: matches of name n in record k.
-	seenAll := make([]int, 0, nrec*len(names))
-	seen := func(k int, name string) *int { return &seenAll[k*len(names)+names[name]] }
+	nn := len(names)
+	sc.line, sc.start = make([]int, 0, nrec), make([]int, 0, nrec)
+	sc.seen, sc.vals = make([]int32, 0, nrec*nn), make([]float64, 0, nrec*nn)
 	var warns []string
 	orphans := map[string]int{}
 	// line is the line number at byte offset counted: matches come in
@@ -85,77 +162,82 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 		if m.spec == 0 {
 			line += strings.Count(log[counted:m.start], "\n")
 			counted = m.start
-			recs = append(recs, Record{Line: line, Metrics: make(map[string]float64, len(names))})
-			starts = append(starts, lineStart(log, m.start))
-			seenAll = append(seenAll, make([]int, len(names))...)
+			sc.line = append(sc.line, line)
+			sc.start = append(sc.start, lineStart(log, m.start))
+			sc.seen = append(sc.seen, make([]int32, nn)...)
+			sc.vals = append(sc.vals, make([]float64, nn)...)
 		}
-		if len(recs) == 0 {
+		k := len(sc.line) - 1
+		if k < 0 {
 			orphans[s.Name]++
 			continue
 		}
-		k := len(recs) - 1
-		c := &seenAll[k*len(names)+nameOf[m.spec]]
+		c := &sc.seen[k*nn+nameOf[m.spec]]
 		*c++
 		if *c > 1 {
-			if recs[k].Err == "" {
-				recs[k].Err = fmt.Sprintf("metric %s matched %d times in the record starting at line %d", s.Name, *c, recs[k].Line)
+			if _, ok := sc.errs[k]; !ok {
+				sc.errs[k] = fmt.Sprintf("metric %s matched %d times in the record starting at line %d", s.Name, *c, sc.line[k])
 			}
 			continue
 		}
 		v, err := s.Value(log[m.vstart:m.vend])
 		if err != nil {
-			if recs[k].Err == "" {
-				recs[k].Err = err.Error()
+			if _, ok := sc.errs[k]; !ok {
+				sc.errs[k] = err.Error()
 			}
 			continue
 		}
-		recs[k].Metrics[s.Name] = v
+		sc.vals[k*nn+nameOf[m.spec]] = v
 	}
+	nall := len(sc.line)
+	first := 0 // the first record selected
 	if lo > 0 || hi > 0 {
 		if lo == 0 {
 			lo = 1
 		}
-		if hi == 0 || hi > len(recs) {
-			hi = len(recs)
+		if hi == 0 || hi > nall {
+			hi = nall
 		}
-		if lo > len(recs) {
-			return nil, nil, nil, fmt.Errorf("--select %d..: only %d records in the log", lo, len(recs))
+		if lo > nall {
+			return nil, nil, nil, fmt.Errorf("--select %d..: only %d records in the log", lo, nall)
 		}
-		recs, starts, seenAll = recs[lo-1:hi], starts[lo-1:hi], seenAll[(lo-1)*len(names):hi*len(names)]
+		first = lo - 1
+		sc.line, sc.start = sc.line[lo-1:hi], sc.start[lo-1:hi]
+		sc.seen, sc.vals = sc.seen[(lo-1)*nn:hi*nn], sc.vals[(lo-1)*nn:hi*nn]
 	}
-	used := []Spec{specs[0]}
-	for _, s := range specs[1:] {
-		hit := false
-		for k := range recs {
-			hit = hit || *seen(k, s.Name) > 0
+	if first > 0 || len(sc.errs) > 0 {
+		errs := map[int]string{}
+		for k, e := range sc.errs {
+			if k -= first; k >= 0 && k < len(sc.line) {
+				errs[k] = e
+			}
 		}
-		if hit || len(recs) == 0 {
-			used = append(used, s)
+		sc.errs = errs
+	}
+	sc.used = []Spec{specs[0]}
+	sc.usedIdx = []int{nameOf[0]}
+	for i, s := range specs[1:] {
+		hit := false
+		for k := range sc.line {
+			hit = hit || sc.seen[k*nn+nameOf[i+1]] > 0
+		}
+		if hit || len(sc.line) == 0 {
+			sc.used = append(sc.used, s)
+			sc.usedIdx = append(sc.usedIdx, nameOf[i+1])
 		} else {
 			warns = append(warns, fmt.Sprintf("metric %s: not in any record of the log; left out", s.Name))
 		}
 	}
-	for k := range recs {
-		end := len(log)
-		if k+1 < len(starts) {
-			end = starts[k+1]
-		} else if next := nextStart(specs[0], log, starts[k]); next > 0 {
-			end = next
-		}
-		recs[k].Text = strings.TrimRight(log[starts[k]:end], "\n")
-		for _, s := range used {
-			if *seen(k, s.Name) == 0 && recs[k].Err == "" {
-				recs[k].Err = fmt.Sprintf("metric %s: no match of /%s/ in the record starting at line %d", s.Name, s.Regex, recs[k].Line)
-			}
-		}
-		if recs[k].Err != "" {
-			recs[k].Metrics = nil
+	sc.lastEnd = len(log)
+	if n := len(sc.start); n > 0 {
+		if next := nextStart(specs[0], log, sc.start[n-1]); next > 0 {
+			sc.lastEnd = next
 		}
 	}
 	for _, name := range sortedKeys(orphans) {
 		warns = append(warns, fmt.Sprintf("%d match(es) of %s before the first match of %s were ignored", orphans[name], name, specs[0].Name))
 	}
-	return recs, used, warns, nil
+	return sc, sc.used, warns, nil
 }
 
 // nextStart returns the start of the line of the first match of s after

@@ -155,3 +155,42 @@ func TestRecordsSameAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestScanEachReusesOneRecord: Each makes the records Records returns one
+// at a time, in one Record and one map reused (an import of 100,000
+// records holds no more), and stops when fn says so.
+func TestScanEachReusesOneRecord(t *testing.T) {
+	specs := []Spec{mustSpec(t, `t=took (\d+) ns:ns`), mustSpec(t, `pages=(\d+) pages`)}
+	log := "took 1 ns 2 pages\ntook 3 ns\n4 pages\ntook 5 ns 6 pages 7 pages\ntook 8 ns 9 pages\n"
+	want, _, _, err := Records(specs, log, 0, 0)
+	if err != nil || len(want) != 4 {
+		t.Fatalf("Records: %v, %d records", err, len(want))
+	}
+	sc, _, _, err := Scan(specs, log, 0, 0)
+	if err != nil || sc.Len() != 4 {
+		t.Fatalf("Scan: %v", err)
+	}
+	var rec *Record
+	var m map[string]float64
+	n := 0
+	sc.Each(func(i int, r *Record) bool {
+		if rec != nil && r != rec {
+			t.Errorf("record %d passed in a new Record", i)
+		}
+		if r.Metrics != nil {
+			if m != nil && reflect.ValueOf(r.Metrics).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() {
+				t.Errorf("record %d has a new map", i)
+			}
+			m = r.Metrics
+		}
+		rec = r
+		if i != n || !reflect.DeepEqual(*r, want[i]) {
+			t.Errorf("record %d: %+v, want %+v", i, *r, want[i])
+		}
+		n++
+		return i < 2
+	})
+	if n != 3 {
+		t.Errorf("Each made %d records after fn said stop at the third", n)
+	}
+}

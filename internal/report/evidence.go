@@ -191,11 +191,11 @@ func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int)
 	return tilde, dash
 }
 
-// writeEvidenceSummary writes the evidence metrics of config c of f as a
+// writeEvidenceSummary writes the evidence metrics of f, tallied in tl, as a
 // table of its own after the workload's metrics, leaving out metrics
 // that are 0 in every repetition, and says which collectors were not
 // available.
-func writeEvidenceSummary(w io.Writer, f *results.File, c int) {
+func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
 	t := &Table{}
 	t.AlignLeft(1)
 	t.Row("evidence", "unit", "n", "median", "95% CI of median", "min", "max")
@@ -204,7 +204,7 @@ func writeEvidenceSummary(w io.Writer, f *results.File, c int) {
 		if !evidence.IsEvidence(m.Name) {
 			continue
 		}
-		xs := f.Values(c, m.Name)
+		xs := tl.Values[m.Name]
 		if len(xs) == 0 {
 			continue
 		}

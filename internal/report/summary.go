@@ -18,8 +18,14 @@ const Confidence = 0.95
 // Summary prints the per-metric summaries of config c of f (c < 0: all
 // reps pooled) to w: location, interval, spread, the count of repetitions
 // by status, the notes the repetitions carried and warnings.
-func Summary(w io.Writer, f *results.File, c int) {
-	counts := f.Counts(c)
+func Summary(w io.Writer, f *results.File, c int) { SummaryOf(w, f, f.Tally(c)) }
+
+// SummaryOf is Summary of the repetitions t tallies (config t.Config of
+// f): an import streams its records to the file and keeps only their
+// Tally.
+func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
+	c := t.Config
+	counts := t.Counts
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -47,7 +53,7 @@ func Summary(w io.Writer, f *results.File, c int) {
 	}
 	fmt.Fprintf(w, "repetitions: %d (%s)\n", total, strings.Join(st, ", "))
 	if counts[results.StatusOK] == 0 {
-		printFailures(w, f, c)
+		printFailures(w, t)
 		return
 	}
 	fmt.Fprintln(w)
@@ -60,7 +66,7 @@ func Summary(w io.Writer, f *results.File, c int) {
 	spread.Row("metric", "unit", "mean", "stddev", "CV", "Q1", "Q3")
 	var warns []string
 	for _, m := range f.Metrics {
-		xs := f.Values(c, m.Name)
+		xs := t.Values[m.Name]
 		if len(xs) == 0 || evidence.IsEvidence(m.Name) {
 			continue
 		}
@@ -87,16 +93,8 @@ func Summary(w io.Writer, f *results.File, c int) {
 	loc.Write(w)
 	fmt.Fprintln(w)
 	spread.Write(w)
-	writeEvidenceSummary(w, f, c)
-	notes := map[string]int{}
-	for _, r := range f.Reps {
-		if r.Warmup || (c >= 0 && r.Config != c) {
-			continue
-		}
-		for _, n := range r.Notes {
-			notes[n]++
-		}
-	}
+	writeEvidenceSummary(w, f, t)
+	notes := t.Notes
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		var ks []string
@@ -108,28 +106,18 @@ func Summary(w io.Writer, f *results.File, c int) {
 			writeWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
 		}
 	}
-	printFailures(w, f, c)
+	printFailures(w, t)
 	for _, x := range warns {
 		writeWrapped(w, "warning: "+x, "  ")
 	}
 }
 
-func printFailures(w io.Writer, f *results.File, c int) {
-	seen := map[string]int{}
-	var order []string
-	for _, r := range f.Reps {
-		// An interrupted repetition did not fail: the count line says
-		// "1 interrupted", and Main says why.
-		if r.Status == results.StatusOK || r.Status == results.StatusInterrupted || r.Warmup || (c >= 0 && r.Config != c) {
-			continue
-		}
-		if seen[r.Error] == 0 {
-			order = append(order, r.Error)
-		}
-		seen[r.Error]++
-	}
-	for _, e := range order {
-		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", seen[e], e), "  ")
+// printFailures prints each error of the failed repetitions with its
+// count (an interrupted repetition did not fail: the count line says
+// "1 interrupted", and Main says why).
+func printFailures(w io.Writer, t *results.Tally) {
+	for _, x := range t.Failures {
+		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", x.N, x.Error), "  ")
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"os"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // readChunk is the size of the pieces readFile reads a large file in, and
@@ -92,7 +95,7 @@ func readPieces(fh *os.File, size int) (*File, error) {
 	}
 	// The lines, a piece at a time: the whole lines of what is read, the
 	// rest (a line cut by the end of the piece) kept for the next.
-	reps := make([]Rep, nlines)
+	reps := newReps(nlines)
 	var others []otherLine
 	valid := true
 	window := buf[:0]
@@ -141,4 +144,33 @@ func readPieces(fh *os.File, size int) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// newReps returns n zero repetitions, their pages faulted in at once
+// (prefault) before the decoders fill them.
+func newReps(n int) []Rep {
+	reps := make([]Rep, n)
+	if n > 0 {
+		prefault(unsafe.Slice((*byte)(unsafe.Pointer(&reps[0])), n*int(unsafe.Sizeof(reps[0]))))
+	}
+	return reps
+}
+
+// prefault asks the kernel to fault in the whole pages of b, writable,
+// in one call (MADV_POPULATE_WRITE, Linux 5.14; ignored where it is not
+// known): on this VM that costs half of faulting them one by one. A large
+// array fresh from the kernel is not zeroed by Go, and a garbage
+// collection that scans it before the decoders reach its end read its
+// pages first: each was then faulted in twice (the zero page, then its
+// own), 3,000 to 5,000 more faults in a compare of two files of 100,000
+// repetitions. b's contents are left as they are (zero).
+func prefault(b []byte) {
+	const page = 4096
+	start := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + page - 1) &^ (page - 1)
+	end := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + uintptr(len(b))) &^ (page - 1)
+	if end <= start || end-start < 16*page {
+		return
+	}
+	off := int(start - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	unix.Madvise(b[off:off+int(end-start)], unix.MADV_POPULATE_WRITE)
 }

@@ -363,7 +363,7 @@ func parseLines(b []byte) (*File, int, error) {
 	}
 	body := b[head:]
 	nlines := countLines(body)
-	reps := make([]Rep, nlines)
+	reps := newReps(nlines)
 	others, valid := decodeRanges(body, reps)
 	if !valid || !utf8.Valid(b[:head]) {
 		return nil, 0, errNotUTF8

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -53,6 +54,9 @@ type Writer struct {
 	warned  int
 	unsaved []int
 	err     error
+	// more yields the repetitions of a new file after File.Reps
+	// (OpenFrom), while it is written.
+	more iter.Seq[*Rep]
 }
 
 // Create starts a new result file at path with f's header and
@@ -66,13 +70,25 @@ func Create(path string, f *File) (*Writer, error) { return Open(path, f, ModeNe
 // Segment for this run), and its own repetitions are ignored. Stale
 // temporary files of the result beside it (left by a killed contend) are
 // removed.
-func Open(path string, f *File, mode Mode) (*Writer, error) {
+func Open(path string, f *File, mode Mode) (*Writer, error) { return OpenFrom(path, f, mode, nil) }
+
+// OpenFrom is Open, the new file's repetitions being f.Reps and then those
+// reps yields (nil: none), each encoded before the next is asked for: the
+// same bytes as Open of f holding them all, and as durable (one fdatasync
+// at the end, nothing left of a file that fails), without holding them
+// all (an import of 100,000 records reuses one Rep). The yielded
+// repetitions are not added to File.Reps. ModeAppend takes no reps.
+func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, error) {
+	if reps != nil && mode == ModeAppend {
+		return nil, errors.New("results: repetitions are streamed into a new file only, not appended")
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the directory of result file %s: %w", path, err)
 	}
 	removeStaleTemps(path)
-	w := &Writer{path: path, File: f}
+	w := &Writer{path: path, File: f, more: reps}
+	defer func() { w.more = nil }()
 	var err error
 	switch mode {
 	case ModeNew:
@@ -164,20 +180,31 @@ func (w *Writer) encodeTo(out func([]byte) error) error {
 		return err
 	}
 	// Segments and repetitions interleave as they were run.
-	seg := 0
+	seg, i := 0, 0
 	var e repEncoder
-	for i := range f.Reps {
+	add := func(r *Rep) error {
 		for seg < len(f.Appends) && f.Appends[seg].FirstRep <= i {
 			if b, err = appendRecord(b, record{Append: &f.Appends[seg]}); err != nil {
 				return err
 			}
 			seg++
 		}
-		if b, err = e.appendRepLine(b, &f.Reps[i]); err != nil {
+		if b, err = e.appendRepLine(b, r); err != nil {
 			return fmt.Errorf("repetition %d: %w", i, err)
 		}
-		if err := flush(false); err != nil {
+		i++
+		return flush(false)
+	}
+	for k := range f.Reps {
+		if err := add(&f.Reps[k]); err != nil {
 			return err
+		}
+	}
+	if w.more != nil {
+		for r := range w.more {
+			if err = add(r); err != nil {
+				return err
+			}
 		}
 	}
 	for ; seg < len(f.Appends); seg++ {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"contend/internal/external"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+// importRepsBefore is how import made its repetitions before it streamed
+// them (kept as the reference of TestImportStreamSameAsBefore): every
+// record held, its output cut from one string.
+func importRepsBefore(recs []external.Record, skip int) []results.Rep {
+	n := 0
+	for _, r := range recs {
+		n += len("[line 0000000000]\n") + len(r.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	ends := make([]int, len(recs))
+	for i, r := range recs {
+		b.WriteString("[line ")
+		b.WriteString(strconv.Itoa(r.Line + skip))
+		b.WriteString("]\n")
+		b.WriteString(r.Text)
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	reps := make([]results.Rep, 0, len(recs))
+	for i, start := 0, 0; i < len(recs); i++ {
+		rep := results.Rep{Index: i, Round: i, Metrics: recs[i].Metrics, Output: all[start:ends[i]]}
+		start = ends[i]
+		rep.Status = results.StatusOK
+		if recs[i].Err != "" {
+			rep.Status, rep.Error = results.StatusFailed, recs[i].Err
+		}
+		reps = append(reps, rep)
+	}
+	return reps
+}
+
+// TestImportStreamSameAsBefore: on random logs (several metrics, records
+// missing one or matching one twice, values that are not numbers,
+// selections, lines skipped by --from, and one log of 30,000 records,
+// several pieces of the file), the file import streams record by record
+// holds the same bytes as the file written from all the records held,
+// and the summary printed from its Tally is the same text.
+func TestImportStreamSameAsBefore(t *testing.T) {
+	var specs []external.Spec
+	for _, s := range []string{`t=took (\d+) ns:ns:lower`, `pages=(\d+) pages`, `x=x=(\S+)`, `pages=p(\d+)`} {
+		sp, err := external.ParseSpec(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, sp)
+	}
+	pieces := []string{"took 12 ns", "took 7 ns", "took 1000000 ns", "3 pages", "p4", "x=1.5", "x=bad", "noise", "", "took 1 ns 2 pages", "é <&>"}
+	rng := rand.New(rand.NewPCG(61, 62))
+	dir := t.TempDir()
+	streamed := 0
+	for trial := range 300 {
+		n := rng.IntN(60)
+		if trial == 0 {
+			n = 200000
+		}
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			b.WriteString([]string{"\n", " ", "\n\n"}[rng.IntN(3)])
+		}
+		log := b.String()
+		sp := specs[:1+rng.IntN(len(specs))]
+		lo, hi := 0, 0
+		if trial%3 == 1 {
+			lo, hi = rng.IntN(4), rng.IntN(6)
+			if hi > 0 && lo > hi {
+				lo, hi = hi, lo
+			}
+		}
+		skip := rng.IntN(3)
+		recs, used, warns, err := external.Records(sp, log, lo, hi)
+		if err != nil || len(recs) == 0 {
+			continue
+		}
+		head := func() *results.File {
+			f := newExternalFile("import", "import", used, used[0].Name, "a label")
+			f.Start = f.Start.Truncate(1e9)
+			f.Configs = []results.Config{{Params: []results.Param{{Name: "log", Value: "l.txt"}}}}
+			f.Warnings, f.End, f.Complete = warns, f.Start, true
+			return f
+		}
+		before := head()
+		before.Reps = importRepsBefore(recs, skip)
+		pb := filepath.Join(dir, fmt.Sprintf("before-%d.json", trial))
+		w, err := results.Create(pb, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		var sumBefore bytes.Buffer
+		report.Summary(&sumBefore, before, 0)
+
+		scan, _, _, err := external.Scan(sp, log, lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := head()
+		now.Start, now.End, now.Env = before.Start, before.End, before.Env
+		tally := results.NewTally(0)
+		pn := filepath.Join(dir, fmt.Sprintf("now-%d.json", trial))
+		w, err = results.OpenFrom(pn, now, results.ModeNew, importReps(scan, skip, tally))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		var sumNow bytes.Buffer
+		report.SummaryOf(&sumNow, now, tally)
+
+		x, _ := os.ReadFile(pb)
+		y, _ := os.ReadFile(pn)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("trial %d (%d records): the streamed file differs:\n now    %q\n before %q", trial, len(recs), y, x)
+		}
+		if sumNow.String() != sumBefore.String() {
+			t.Fatalf("trial %d: the summary differs:\n now\n%s\n before\n%s", trial, sumNow.String(), sumBefore.String())
+		}
+		if len(now.Reps) != 0 {
+			t.Fatalf("trial %d: the streamed File holds %d repetitions", trial, len(now.Reps))
+		}
+		os.Remove(pb)
+		os.Remove(pn)
+		streamed++
+	}
+	if streamed < 150 {
+		t.Errorf("only %d logs compared", streamed)
+	}
+}
