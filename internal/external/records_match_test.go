@@ -13,7 +13,8 @@ import (
 // stay within a line and regexps that do not (which findMatches hands to
 // FindAll): word boundaries and line anchors at line ends, several
 // matches on a line, overlapping prefixes, empty groups, text anchors,
-// patterns across lines.
+// patterns across lines; on one CPU and on several, each a range of
+// lines.
 func TestFindMatchesSameAsFindAll(t *testing.T) {
 	exprs := []string{
 		`took (\d+) ns`, `(\d+) pages`, `\b(\d+)\b`, `(?m)^(\d+)`, `(?m)(\d+)$`, `x=(\S+)`,
@@ -23,6 +24,7 @@ func TestFindMatchesSameAsFindAll(t *testing.T) {
 	}
 	pieces := []string{"took 12 ns", "took took 7 ns", "3 pages", "12", " ", "x=1.5", "tok", "toook", "b", "ab", "é5", "took\n", "9 \n ns", "\n", "\n\n", "ns", "tooktook 1 ns"}
 	rng := rand.New(rand.NewPCG(31, 32))
+	defer func(n int) { matchParallelMin = n }(matchParallelMin)
 	local := 0
 	for _, e := range exprs {
 		re := regexp.MustCompile(e)
@@ -44,6 +46,8 @@ func TestFindMatchesSameAsFindAll(t *testing.T) {
 					want = append(want, match{spec: 1, start: loc[0], end: loc[1], vstart: loc[2], vend: loc[3]})
 				}
 			}
+			// Odd trials: on every CPU, each a range of lines.
+			matchParallelMin = []int{1 << 20, 1 + rng.IntN(40)}[trial%2]
 			got := findMatches(nil, re, 1, log)
 			if len(got) == 0 {
 				got = nil
