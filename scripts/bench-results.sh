@@ -15,7 +15,8 @@ metric='time=took (\d+) ns:ns:lower'
 # step NAME CMD...: runs CMD and notes its wall and CPU (user+sys) time,
 # and the pages it faulted in (GNU time, when installed): CPU time tells
 # more than wall time on a loaded machine, and on this VM a page touched
-# for the first time costs about 15 us, so memory is time.
+# for the first time costs about 15 us, so memory is time (pages faulted
+# in at once by MADV_POPULATE_WRITE, results.prefault, count too).
 TIMEFORMAT='%R %U %S'
 step() {
 	local name=$1 t
