@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -178,31 +177,6 @@ func TestLaunchReport(t *testing.T) {
 	}
 }
 
-// countingCollector is an evidence collector that counts its calls.
-type countingCollector struct {
-	mu     sync.Mutex
-	starts []int // pids
-	stops  int
-}
-
-func (c *countingCollector) Name() string { return "count" }
-func (c *countingCollector) Metrics() []results.Metric {
-	return []results.Metric{{Name: "k.test.starts", Unit: "count"}}
-}
-func (c *countingCollector) Start(pid int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.starts = append(c.starts, pid)
-	return nil
-}
-func (c *countingCollector) Stop() (map[string]float64, []string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stops++
-	return map[string]float64{"k.test.starts": float64(len(c.starts))}, nil, nil
-}
-func (c *countingCollector) Close() error { return nil }
-
 // TestEvidenceOncePerProgram: the collectors of the context are started
 // on each program's launcher and stopped once per repetition, whatever
 // way it ends: ok, failed, timed out, or a program that cannot be
@@ -210,7 +184,7 @@ func (c *countingCollector) Close() error { return nil }
 // perf's counters of each such repetition stayed open).
 func TestEvidenceOncePerProgram(t *testing.T) {
 	bin := buildC(t, progSrc)
-	c := &countingCollector{}
+	c := &testutil.CountingCollector{}
 	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
 	p, _ := LookupPreset("faultme")
 	for i, run := range []struct {
@@ -227,8 +201,8 @@ func TestEvidenceOncePerProgram(t *testing.T) {
 		if r.Status != run.status {
 			t.Errorf("%v: %s (%s), want %s", run.argv, r.Status, r.Error, run.status)
 		}
-		if len(c.starts) != i+1 || c.stops != i+1 {
-			t.Errorf("after %v: %d starts, %d stops; want %d of each", run.argv, len(c.starts), c.stops, i+1)
+		if len(c.Starts) != i+1 || c.Stops != i+1 {
+			t.Errorf("after %v: %d starts, %d stops; want %d of each", run.argv, len(c.Starts), c.Stops, i+1)
 		}
 		if run.status == results.StatusOK && r.Metrics["k.test.starts"] != float64(i+1) {
 			t.Errorf("%v: evidence metric missing: %v", run.argv, r.Metrics)

@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"contend/internal/evidence"
 	"contend/internal/results"
+	"contend/internal/testutil"
 	"contend/internal/workload"
 )
 
@@ -141,37 +141,12 @@ func TestRunRepSignalDescribed(t *testing.T) {
 	}
 }
 
-// countingCollector is an evidence collector that counts its calls.
-type countingCollector struct {
-	mu     sync.Mutex
-	starts []int // pids
-	stops  int
-}
-
-func (c *countingCollector) Name() string { return "count" }
-func (c *countingCollector) Metrics() []results.Metric {
-	return []results.Metric{{Name: "k.test.starts", Unit: "count"}}
-}
-func (c *countingCollector) Start(pid int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.starts = append(c.starts, pid)
-	return nil
-}
-func (c *countingCollector) Stop() (map[string]float64, []string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stops++
-	return map[string]float64{"k.test.starts": float64(len(c.starts))}, []string{"counted"}, nil
-}
-func (c *countingCollector) Close() error { return nil }
-
 // TestEvidenceOncePerRepetition: the collectors of the context are
 // started on each workload child and stopped once per repetition, their
 // metrics and notes in it, and released once when the child cannot start.
 // (internal/external's TestEvidenceOncePerProgram checks programs.)
 func TestEvidenceOncePerRepetition(t *testing.T) {
-	c := &countingCollector{}
+	c := &testutil.CountingCollector{}
 	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
 	for i := 1; i <= 2; i++ {
 		o, _ := runTestChild(t, ctx, "ok", time.Minute)
@@ -179,8 +154,8 @@ func TestEvidenceOncePerRepetition(t *testing.T) {
 			t.Errorf("repetition %d: %+v", i, o.Rep)
 		}
 	}
-	if len(c.starts) != 2 || c.stops != 2 || c.starts[0] == c.starts[1] {
-		t.Errorf("starts %v, stops %d: want one start (on each child) and one stop per repetition", c.starts, c.stops)
+	if len(c.Starts) != 2 || c.Stops != 2 || c.Starts[0] == c.Starts[1] {
+		t.Errorf("starts %v, stops %d: want one start (on each child) and one stop per repetition", c.Starts, c.Stops)
 	}
 	old := Executable
 	defer func() { Executable = old }()
@@ -190,8 +165,8 @@ func TestEvidenceOncePerRepetition(t *testing.T) {
 	if o.Rep.Status != results.StatusFailed || !strings.HasPrefix(o.Rep.Error, "cannot start the repetition child: ") {
 		t.Errorf("missing binary: %+v", o.Rep)
 	}
-	if len(c.starts) != 2 || c.stops != 3 {
-		t.Errorf("after a failed start: starts %v, stops %d: want the collector released once, not started", c.starts, c.stops)
+	if len(c.Starts) != 2 || c.Stops != 3 {
+		t.Errorf("after a failed start: starts %v, stops %d: want the collector released once, not started", c.Starts, c.Stops)
 	}
 }
 
