@@ -84,7 +84,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	})
 	rep := e.Rep
 	if e.StartErr != nil {
-		rep.Error = fmt.Sprintf("cannot start %s: %v", p.Argv[0], errors.Unwrap(e.StartErr))
+		rep.Error = fmt.Sprintf("cannot start %s: %v", p.Argv[0], startCause(e.StartErr))
 	}
 	if rep.Status == results.StatusFailed {
 		return rep
@@ -140,6 +140,16 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		}
 	}
 	return rep
+}
+
+// startCause is why the launcher could not be started: the cause of a
+// wrapped error (exec's "fork/exec PATH: " says nothing the message does
+// not), else the error itself (the evidence collectors' own errors).
+func startCause(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 func describeExit(prog string, err error, out string) string {

@@ -2,7 +2,9 @@ package external
 
 import (
 	"context"
+	"errors"
 	"math"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -207,5 +209,19 @@ func TestEvidenceOncePerProgram(t *testing.T) {
 		if run.status == results.StatusOK && r.Metrics["k.test.starts"] != float64(i+1) {
 			t.Errorf("%v: evidence metric missing: %v", run.argv, r.Metrics)
 		}
+	}
+}
+
+// TestStartCause: a launcher that could not be started is described by
+// the cause of exec's error, and by an unwrapped error itself (before,
+// an evidence collector's error that wraps nothing read "<nil>").
+func TestStartCause(t *testing.T) {
+	_, err := os.StartProcess("/nonexistent/launcher", []string{"x"}, &os.ProcAttr{})
+	if got := startCause(err); got != syscall.ENOENT {
+		t.Errorf("exec error: %v, want ENOENT", got)
+	}
+	plain := errors.New("cannot let the child go after attaching the evidence collectors: ESRCH")
+	if got := startCause(plain); got != plain {
+		t.Errorf("unwrapped error: %v, want it as is", got)
 	}
 }
