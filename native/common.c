@@ -29,6 +29,17 @@ int ct_fail(struct ct_status *st, int err, const char *call, const char *fmt, ..
 	return st->err;
 }
 
+const char *ct_signame(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "%d", sig);
+	return buf;
+}
+
 uint64_t ct_now_ns(void)
 {
 	struct timespec ts;

@@ -21,6 +21,7 @@
 #ifndef CONTEND_H
 #define CONTEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* ct_status says why a run failed: errno and the call that returned it. */
@@ -36,6 +37,10 @@ int ct_fail(struct ct_status *st, int err, const char *call, const char *fmt, ..
 
 /* ct_now_ns reads CLOCK_MONOTONIC in nanoseconds. */
 uint64_t ct_now_ns(void);
+
+/* ct_signame returns the name of signal sig ("SIGSEGV"), written in buf
+ * (len bytes, 16 are enough), or its number if it has none. */
+const char *ct_signame(int sig, char *buf, size_t len);
 
 /* ct_report writes one line to the parent's report pipe; fd < 0 is a no-op. */
 void ct_report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -327,10 +327,12 @@ out_kill:
 	osim_reap(&w, r);
 out_rmid:
 	if (w.err && !err) {
+		char sig[16];
+
 		if (w.badsig)
 			err = ct_fail(&r->status, w.err, "worker",
-				      "%d of %d (pid %d) was killed by signal SIG%s",
-				      w.bad + 1, p->tasks, (int)pids[w.bad], sigabbrev_np(w.badsig) ? sigabbrev_np(w.badsig) : "?");
+				      "%d of %d (pid %d) was killed by signal %s",
+				      w.bad + 1, p->tasks, (int)pids[w.bad], ct_signame(w.badsig, sig, sizeof(sig)));
 		else
 			err = ct_fail(&r->status, w.err, "semop", "in worker %d of %d (pid %d) on semaphore %d of set %d",
 				      w.bad + 1, p->tasks, (int)pids[w.bad], w.bad % p->sems, semid);

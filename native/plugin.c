@@ -212,31 +212,6 @@ proc_worker(const struct procs *pr, unsigned i, pid_t parent)
 	_exit(0);
 }
 
-static const struct {
-	int sig;
-	const char *name;
-} signames[] = {
-	{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
-	{ SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" },
-	{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-	{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGCHLD, "SIGCHLD" },
-	{ SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" }, { SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" },
-	{ SIGTTOU, "SIGTTOU" }, { SIGURG, "SIGURG" }, { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
-	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" }, { SIGIO, "SIGIO" },
-	{ SIGPWR, "SIGPWR" }, { SIGSYS, "SIGSYS" },
-};
-
-static const char *signame(int sig, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)
-		if (signames[i].sig == sig)
-			return signames[i].name;
-	snprintf(buf, len, "%d", sig);
-	return buf;
-}
-
 /* proc_status judges how worker i ended; it returns 0 or a positive errno
  * after filling the status. */
 static int proc_status(struct procs *pr, unsigned i, int st)
@@ -247,7 +222,7 @@ static int proc_status(struct procs *pr, unsigned i, int st)
 
 	if (WIFSIGNALED(st))
 		return ct_fail(&run->r->status, ECHILD, "worker", "worker %u of %u (pid %d) was killed by signal %s",
-			       i + 1, run->n, (int)pr->pids[i], signame(WTERMSIG(st), buf, sizeof(buf)));
+			       i + 1, run->n, (int)pr->pids[i], ct_signame(WTERMSIG(st), buf, sizeof(buf)));
 	if (s->err)
 		return ct_fail(&run->r->status, s->err, "sched_setaffinity", "of worker %u of %u to CPU %d (--pin)",
 			       i + 1, run->n, worker_cpu(run, i));
