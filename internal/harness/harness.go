@@ -36,10 +36,10 @@ var subreaper sync.Once
 // BecomeSubreaper makes this process a child subreaper
 // (PR_SET_CHILD_SUBREAPER), once: orphans of a repetition (osim's worker
 // processes after the child died, a program's background grandchildren)
-// are then reparented to contend, which reaps them. Every parent that runs
-// repetitions calls it before the first one (RunRep and Session.Run do;
-// a loop over external.RunRep must): no package init changes the state of
-// every process that links harness.
+// are then reparented to contend, which reaps them. Spawn calls it before
+// every repetition it starts (both runners go through Spawn), Session.Run
+// before its Before steps: no package init changes the state of every
+// process that links harness.
 func BecomeSubreaper() {
 	subreaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
