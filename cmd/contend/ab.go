@@ -81,7 +81,9 @@ Examples:
        one program, lock events off for A and on for B
    contend ab exec --preset osim --a-prepare 'sysctl -w kernel.x=0' \
        --b-prepare 'sysctl -w kernel.x=1' -- ./osim 64 256 1000000 0 0
-   contend ab exec --aa -n 10 -- ./mainc           a null control of a program`,
+   contend ab exec --aa -n 10 -- ./mainc           a null control of a program
+   contend ab faultme --help      every flag of ab, with faultme's parameters
+   contend ab exec --help         every flag of ab exec`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("ab: which workload? one of: %s (or exec for external programs)", joinNames())

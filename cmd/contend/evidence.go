@@ -62,11 +62,15 @@ func writeEvidenceHelp(w io.Writer) {
 Every repetition of run, ab, ab exec, sweep, exec and verify carries the
 kernel's own account of what happened in it, as metrics named k.* (k.sys.*
 for the system-wide ones). The collectors act in contend around the
-child's life, never inside it: the child is started stopped at its first
-instruction (ptrace, released at once), the collectors attach there, and
-they read their figures after the child's process group is reaped. The
-result file's header lists the collectors asked for and whether each is
-available (with the reason when not: once per run; the run goes on).
+child's life, never inside it: snapshots and perf counters (opened
+disabled, inherited at fork, enabled by the child's exec) are readied
+before the parent's clock starts; only lock starts the child stopped at
+its first instruction (ptrace, released once the tracer is attached,
+inside the parent's clock: compare real only between sides with the same
+evidence); all read their figures after the child's process group is
+reaped. The result file's header lists the collectors asked for and
+whether each is available (with the reason when not: once per run; the
+run goes on).
 show and run print them after the workload's metrics; compare and ab
 compare them with the same intervals and tests, as a Holm family of
 their own, largest effect first; sweep shows them per point.

@@ -259,3 +259,21 @@ func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
 		t.Errorf("contend interrupted: tracefs not restored:\nbefore %q\nafter  %q", before, after)
 	}
 }
+
+// TestHelpEvidence: the evidence topic lists every collector with its
+// metrics, says which are the defaults, and says that only lock starts
+// the child stopped inside the parent's clock.
+func TestHelpEvidence(t *testing.T) {
+	r := runCLI(t, "help", "evidence")
+	if r.code != 0 {
+		t.Fatalf("help evidence: %+v", r)
+	}
+	for _, want := range []string{"sched (default)", "system (default)", "\nperf\n", "\nlock\n", "k.runq_delay", "k.lock.mmap_read.count", "only lock starts the child stopped"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("help evidence lacks %q", want)
+		}
+	}
+	if strings.Contains(r.stdout, "perf (default)") {
+		t.Errorf("help evidence calls perf a default:\n%s", r.stdout)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,12 +31,8 @@ func helpCommand() *cli.Command {
 				return usagef("help takes one command or workload name")
 			}
 			name := c.Args().First()
-			if name == "evidence" {
-				writeEvidenceHelp(c.App.Writer)
-				return nil
-			}
-			if text, ok := helpTopics[name]; ok {
-				fmt.Fprint(c.App.Writer, text)
+			if topic, ok := helpTopics[name]; ok {
+				topic(c.App.Writer)
 				return nil
 			}
 			if w, ok := workload.Lookup(name); ok {
@@ -55,9 +52,17 @@ func helpCommand() *cli.Command {
 	}
 }
 
-// helpTopics are explanations `contend help TOPIC` prints.
-var helpTopics = map[string]string{
-	"maxrss": `maxrss: peak resident set size of a repetition's process (wait4 ru_maxrss),
+// helpTopics are the explanations `contend help TOPIC` prints, each
+// written by its function.
+var helpTopics = map[string]func(io.Writer){
+	"evidence": writeEvidenceHelp,
+	"maxrss":   writeMaxrssHelp,
+}
+
+// writeMaxrssHelp prints `contend help maxrss`.
+func writeMaxrssHelp(w io.Writer) { fmt.Fprint(w, maxrssHelp) }
+
+const maxrssHelp = `maxrss: peak resident set size of a repetition's process (wait4 ru_maxrss),
 in bytes.
 
 Linux folds the memory high-water mark of the process that calls execve
@@ -80,5 +85,4 @@ depends on who started the process:
 
 Compare maxrss between runs of one contend build, never a workload's with
 its original's: only the workload's memory above this floor is its own.
-`,
-}
+`

@@ -49,7 +49,8 @@ against curve) and 'contend plot' read it.
 Examples:
    contend sweep faultme --mem 1GiB --threads 1..64x2 -n 3
    contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 5 --out rt.json
-   contend sweep faultme --threads 4 --param mem=64MiB..256MiBx2 --format csv`,
+   contend sweep faultme --threads 4 --param mem=64MiB..256MiBx2 --format csv
+   contend sweep faultme --help   every flag of sweep, with faultme's parameters`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("sweep: which workload? one of: %s (see 'contend list')", joinNames())
