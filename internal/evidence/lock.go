@@ -191,9 +191,9 @@ func (l *lock) write(f, v string) error {
 
 func (l *lock) Name() string { return "lock" }
 
-// needsStop: set_event_pid must name the child before it creates any
+// NeedsStop: set_event_pid must name the child before it creates any
 // thread or process.
-func (l *lock) needsStop() bool { return true }
+func (l *lock) NeedsStop() bool { return true }
 
 func (l *lock) Metrics() []results.Metric {
 	var ms []results.Metric

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +20,14 @@ type Rep struct {
 	gate    bool        // start the child stopped
 	locked  bool        // Prepare locked the goroutine to its thread
 	notes   []string
+	held    time.Duration // how long the child was held stopped while collectors attached
 }
+
+// Held returns how long Start held the child stopped at its first
+// instruction while the collectors that need it stopped attached (zero
+// when none does). The child runs nothing in that time, so the runner
+// takes it out of the repetition's wall time (the process metric real).
+func (r *Rep) Held() time.Duration { return r.held }
 
 // Start is Prepare then Rep.Start.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
@@ -54,7 +62,7 @@ func Prepare(ctx context.Context) *Rep {
 				continue
 			}
 		}
-		if g, ok := c.(gated); ok && g.needsStop() {
+		if g, ok := c.(Gated); ok && g.NeedsStop() {
 			r.gate = true
 		}
 		r.ready = append(r.ready, c)
@@ -108,12 +116,14 @@ func (r *Rep) Start(cmd *exec.Cmd) error {
 			break
 		}
 	}
+	stopped := time.Now()
 	r.startCollectors(r.ready, pid)
 	if gate {
 		if err := unix.PtraceDetach(pid); err != nil {
 			unix.Kill(pid, unix.SIGKILL)
 			return fmt.Errorf("cannot let the child go after attaching the evidence collectors: %v", err)
 		}
+		r.held = time.Since(stopped)
 	}
 	return nil
 }
@@ -130,9 +140,9 @@ func (r *Rep) release() {
 // on the thread that starts it.
 type preStarter interface{ preStart() error }
 
-// gated is a collector that needs the child stopped before its first
-// instruction.
-type gated interface{ needsStop() bool }
+// Gated is a collector that needs the child stopped before its first
+// instruction (Rep.Start holds it there until the collector is started).
+type Gated interface{ NeedsStop() bool }
 
 func (r *Rep) startCollectors(cs []Collector, pid int) {
 	for _, c := range cs {

@@ -197,7 +197,9 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	rep := newReportReader(rr, s.IPC)
 
 	status, werr := waitGroupLeader(ctx, cmd, s.Timeout)
-	elapsed := time.Since(start)
+	// The time the child sat stopped while collectors attached (the lock
+	// tracer's tracefs setup) is contend's, not the child's.
+	elapsed := time.Since(start) - ev.Held()
 	e.Wait = werr
 
 	// Whatever the child left in its process group (forked workers,

@@ -260,3 +260,34 @@ func TestSpawnSignalAndMetrics(t *testing.T) {
 		t.Errorf("missing program: %+v", e)
 	}
 }
+
+// holdingCollector needs the child stopped at its first instruction and
+// takes hold to start, as the lock tracer's tracefs setup does.
+type holdingCollector struct {
+	testutil.CountingCollector
+	hold time.Duration
+}
+
+func (h *holdingCollector) NeedsStop() bool { return true }
+
+func (h *holdingCollector) Start(pid int) error {
+	time.Sleep(h.hold)
+	return h.CountingCollector.Start(pid)
+}
+
+// TestHeldChildIsNotTimed: the time a child sits stopped while a collector
+// attaches is contend's, so it is not in the repetition's real time.
+func TestHeldChildIsNotTimed(t *testing.T) {
+	const hold = 300 * time.Millisecond
+	c := &holdingCollector{hold: hold}
+	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	begin := time.Now()
+	e := Spawn(ctx, shSpec("exit 0", time.Minute))
+	wall := time.Since(begin)
+	if e.Rep.Status != "" || e.Wait != nil || len(c.Starts) != 1 {
+		t.Fatalf("status %q error %q wait %v, starts %v", e.Rep.Status, e.Rep.Error, e.Wait, c.Starts)
+	}
+	if real := time.Duration(e.Rep.Metrics["real"]); real <= 0 || real > wall-hold {
+		t.Errorf("real %v with the child held %v of a %v spawn: want the hold left out", real, hold, wall)
+	}
+}
