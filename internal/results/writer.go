@@ -270,7 +270,13 @@ func (w *Writer) openAppend() error {
 	}
 	w.File.Complete, w.File.End = false, time.Time{}
 	w.File.Appends = append(w.File.Appends, seg)
-	b, err = appendRecord(nil, record{Append: &seg})
+	var rec []byte
+	if old.Version != 1 && good > 0 && b[good-1] != '\n' {
+		// The last record is whole but its newline was not written (a
+		// run killed between the two): end its line first.
+		rec = append(rec, '\n')
+	}
+	b, err = appendRecord(rec, record{Append: &seg})
 	if err != nil {
 		return err
 	}
