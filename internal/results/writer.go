@@ -108,16 +108,18 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 		w.fh.Close()
 		return nil, err
 	}
-	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && !isResultFile(path) {
-		w.fh.Close()
-		return nil, notResultError(path)
-	}
-	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && mode == ModeAppend {
-		if err := w.openAppend(); err != nil {
+	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 {
+		if !isResultFile(path) {
 			w.fh.Close()
-			return nil, err
+			return nil, notResultError(path)
 		}
-		return w, nil
+		if mode == ModeAppend {
+			if err := w.openAppend(); err != nil {
+				w.fh.Close()
+				return nil, err
+			}
+			return w, nil
+		}
 	}
 	if err := w.fh.Truncate(0); err != nil {
 		w.fh.Close()
