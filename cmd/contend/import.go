@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"iter"
 	"maps"
 	"os"
@@ -260,8 +261,12 @@ func readAllSized(fh *os.File, size int64) (string, [sha256.Size]byte, error) {
 		if sb.Len() > maxLog {
 			return "", [sha256.Size]byte{}, fmt.Errorf("%s: larger than %d MiB; cut it first", fh.Name(), maxLog>>20)
 		}
-		if err != nil {
+		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			// Not the log cut short in silence (and its SHA-256 wrong).
+			return "", [sha256.Size]byte{}, fmt.Errorf("%s: cannot read the log: %v", fh.Name(), err)
 		}
 	}
 	var sum [sha256.Size]byte

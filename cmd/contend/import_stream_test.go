@@ -143,3 +143,16 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 		t.Errorf("only %d logs compared", streamed)
 	}
 }
+
+// TestImportReadError: a log that cannot be read (here stdin a
+// directory) is an error naming it, not an empty log ("no match of ...").
+func TestImportReadError(t *testing.T) {
+	fh, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if log, _, err := readAllLimited(fh); err == nil || !strings.Contains(err.Error(), "cannot read the log") {
+		t.Errorf("a directory read as the log: %q, %v", log, err)
+	}
+}

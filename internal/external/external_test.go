@@ -78,6 +78,11 @@ func TestExtract(t *testing.T) {
 	if m, err := Extract([]Spec{dur}, "real\t1m18.933s\n"); err != nil || m["r"] != 78.933e9 {
 		t.Errorf("duration: %v %v", m, err)
 	}
+	// Finite as written, infinite in the base unit: an error of the
+	// record, not an Inf that the result file refuses later.
+	if m, err := Extract([]Spec{dur}, "real 1e300\n"); err == nil || !strings.Contains(err.Error(), `metric r: "1e300" is too large`) {
+		t.Errorf("1e300 s in ns: %v %v", m, err)
+	}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -115,7 +115,11 @@ func (s Spec) Value(text string) (float64, error) {
 	u := unitTable[s.Unit]
 	x, err := strconv.ParseFloat(strings.ReplaceAll(t, ",", ""), 64)
 	if err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
-		return x * u.mult, nil
+		// Finite as read, but maybe not in the base unit (1e300 s in ns).
+		if v := x * u.mult; !math.IsInf(v, 0) {
+			return v, nil
+		}
+		return 0, fmt.Errorf("metric %s: %q is too large: out of a float64's range in %s", s.Name, t, u.base)
 	}
 	if u.base == "ns" {
 		if d, err := time.ParseDuration(t); err == nil {

@@ -27,11 +27,7 @@ func findMatches(ms []match, re *regexp.Regexp, spec int, log string) []match {
 	// slice step by step copied it about five times.
 	prefix, _ := re.LiteralPrefix()
 	if !ok {
-		if prefix != "" {
-			ms = slices.Grow(ms, strings.Count(log, prefix))
-		} else {
-			ms = slices.Grow(ms, strings.Count(log, "\n")+1)
-		}
+		ms = slices.Grow(ms, matchRoom(log, prefix))
 		for _, loc := range re.FindAllStringSubmatchIndex(log, -1) {
 			if loc[2] >= 0 {
 				ms = append(ms, match{spec: spec, start: loc[0], end: loc[1], vstart: loc[2], vend: loc[3]})
@@ -41,11 +37,7 @@ func findMatches(ms []match, re *regexp.Regexp, spec int, log string) []match {
 	}
 	workers := min(runtime.GOMAXPROCS(0), 1+len(log)/matchParallelMin)
 	if prefix == "" || workers < 2 {
-		if prefix != "" {
-			ms = slices.Grow(ms, strings.Count(log, prefix))
-		} else {
-			ms = slices.Grow(ms, strings.Count(log, "\n")+1)
-		}
+		ms = slices.Grow(ms, matchRoom(log, prefix))
 		return lineMatches(ms, re, spec, log, 0, prefix, minLen)
 	}
 	// Each range of whole lines gets a room in ms of the number of its
@@ -130,6 +122,16 @@ func lineMatches(ms []match, re *regexp.Regexp, spec int, text string, off0 int,
 		off = end
 	}
 	return ms
+}
+
+// matchRoom returns the room to make for the matches in log of a regexp
+// with literal prefix: one per occurrence of prefix (each match starts
+// with one), else one per line.
+func matchRoom(log, prefix string) int {
+	if prefix != "" {
+		return strings.Count(log, prefix)
+	}
+	return strings.Count(log, "\n") + 1
 }
 
 // lineLocal tells whether every match of re lies within one line, found

@@ -37,3 +37,23 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeRep measures the fast decoder (repScanner.decodeRep) on
+// a repetition line of the writer's shape, as parseLines meets 100,000 of
+// them in an imported file.
+func BenchmarkDecodeRep(b *testing.B) {
+	r := benchRep(12345)
+	var e repEncoder
+	line, err := e.appendRepLine(nil, &r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s repScanner
+	var got Rep
+	b.ReportAllocs()
+	for b.Loop() {
+		if !s.decodeRep(line, &got) {
+			b.Fatal("not decoded")
+		}
+	}
+}

@@ -108,16 +108,18 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 		w.fh.Close()
 		return nil, err
 	}
-	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && !isResultFile(path) {
-		w.fh.Close()
-		return nil, notResultError(path)
-	}
-	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 && mode == ModeAppend {
-		if err := w.openAppend(); err != nil {
+	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 {
+		if !isResultFile(path) {
 			w.fh.Close()
-			return nil, err
+			return nil, notResultError(path)
 		}
-		return w, nil
+		if mode == ModeAppend {
+			if err := w.openAppend(); err != nil {
+				w.fh.Close()
+				return nil, err
+			}
+			return w, nil
+		}
 	}
 	if err := w.fh.Truncate(0); err != nil {
 		w.fh.Close()
@@ -270,7 +272,13 @@ func (w *Writer) openAppend() error {
 	}
 	w.File.Complete, w.File.End = false, time.Time{}
 	w.File.Appends = append(w.File.Appends, seg)
-	b, err = appendRecord(nil, record{Append: &seg})
+	var rec []byte
+	if old.Version != 1 && good > 0 && b[good-1] != '\n' {
+		// The last record is whole but its newline was not written (a
+		// run killed between the two): end its line first.
+		rec = append(rec, '\n')
+	}
+	b, err = appendRecord(rec, record{Append: &seg})
 	if err != nil {
 		return err
 	}
