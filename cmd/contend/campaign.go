@@ -136,7 +136,7 @@ func campaignDir(c *cli.Context, mustExist bool) (string, error) {
 }
 
 func campaignInit(c *cli.Context) error {
-	if c.NArg() < 1 {
+	if c.NArg() < 1 || c.Args().First() == "" {
 		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
 	}
 	dir, err := filepath.Abs(c.Args().First())
