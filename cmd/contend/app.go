@@ -150,6 +150,13 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usagef("--%s: needs a value; see --help", strings.TrimLeft(name, "-"))
 	}
+	// The flag package's: invalid boolean value "maybe" for -force: parse error.
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		if i := strings.LastIndex(rest, " for -"); i >= 0 {
+			name, _, _ := strings.Cut(rest[i+len(" for -"):], ":")
+			return usagef("--%s: %s is not accepted; accepted: true or false (or the flag alone)", name, rest[:i])
+		}
+	}
 	return usagef("%s", msg)
 }
 

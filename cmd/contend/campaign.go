@@ -120,8 +120,9 @@ step's run is stopped with it.`,
 	}
 }
 
-// campaignDir returns the one DIR argument of a campaign subcommand.
-func campaignDir(c *cli.Context, mustExist bool) (string, error) {
+// campaignDir returns the one DIR argument of a campaign subcommand, a
+// directory that holds a campaign.
+func campaignDir(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("campaign %s: give one campaign directory, got %d arguments", c.Command.Name, c.NArg())
 	}
@@ -129,14 +130,14 @@ func campaignDir(c *cli.Context, mustExist bool) (string, error) {
 	if err != nil {
 		return "", usagef("campaign %s: %v", c.Command.Name, err)
 	}
-	if mustExist && !campaign.IsCampaign(dir) {
+	if !campaign.IsCampaign(dir) {
 		return "", usagef("campaign %s: %s is not a campaign directory (no plan.json; create one with 'contend campaign init')", c.Command.Name, c.Args().First())
 	}
 	return dir, nil
 }
 
 func campaignInit(c *cli.Context) error {
-	if c.NArg() < 1 {
+	if c.NArg() < 1 || c.Args().First() == "" {
 		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
 	}
 	dir, err := filepath.Abs(c.Args().First())
@@ -273,7 +274,7 @@ func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
 }
 
 func campaignStep(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}
@@ -289,7 +290,7 @@ func campaignStep(c *cli.Context) error {
 }
 
 func campaignArm(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}
@@ -301,7 +302,7 @@ func campaignArm(c *cli.Context) error {
 }
 
 func campaignDisarm(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}
@@ -313,7 +314,7 @@ func campaignDisarm(c *cli.Context) error {
 }
 
 func campaignUnit(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}
@@ -336,7 +337,7 @@ func campaignUnit(c *cli.Context) error {
 }
 
 func campaignStatus(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}
@@ -405,7 +406,7 @@ func campaignReport(c *cli.Context, dir string, opt report.CompareOptions, forma
 }
 
 func campaignReportAction(c *cli.Context) error {
-	dir, err := campaignDir(c, true)
+	dir, err := campaignDir(c)
 	if err != nil {
 		return err
 	}

@@ -379,6 +379,7 @@ func TestCampaignBadInput(t *testing.T) {
 	noExpect := []string{"campaign", "init", "kc", "--a-boot-command", "true", "--b-boot-command", "true", "--b-release", "k", "--", "run", "mutex"}
 	assertUsageError(t, runCLI(t, noExpect...), "--a-release", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--")...), "after --", dir, before)
+	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", ""}, ok...), "--", "run", "mutex")...), "campaign directory", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "show", "x.json")...), "'run' or an 'exec'", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex", "--out", "x.json")...), "--out", dir, before)
 	assertUsageError(t, runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "nosuch")...), "no workload", dir, before)

@@ -31,6 +31,8 @@ func TestTypedFlagErrorsSayTheRange(t *testing.T) {
 		{[]string{"check", "--interval", "5ms"}, "--interval"},
 		{[]string{"tune", "--dry-run", "--perf-rate", "0"}, "--perf-rate"},
 		{[]string{"import", "--preset", "faultme", "--from", "0", "x.txt"}, "--from"},
+		{[]string{"run", "mutex", "--force=maybe"}, "--force"},
+		{[]string{"exec", "--shell=2", "--", "/bin/true"}, "--shell"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := runCLI(t, c.args...)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -69,11 +70,7 @@ func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
 			}
 		}
 		for _, x := range cpus {
-			ok := false
-			for _, y := range online {
-				ok = ok || x == y
-			}
-			if !ok {
+			if !slices.Contains(online, x) {
 				return o, usagef("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, tune.FormatList(online))
 			}
 		}

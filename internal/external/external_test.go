@@ -176,6 +176,16 @@ func TestUnquoteCutSelect(t *testing.T) {
 	if _, err := CutLines("1\n", 5, 0); err == nil {
 		t.Error("CutLines past the end accepted")
 	}
+	// A final newline ends line 2, it starts no line 3.
+	if _, err := CutLines("1\n2\n", 3, 0); err == nil || !strings.Contains(err.Error(), "only 2 lines") {
+		t.Errorf("CutLines from the line after the final newline: %v", err)
+	}
+	if got, err := CutLines("1\n2", 2, 0); got != "2" || err != nil {
+		t.Errorf("CutLines of a last line without newline: %q %v", got, err)
+	}
+	if _, err := CutLines("1\n2\n", 5, 2); err == nil || !strings.Contains(err.Error(), "after --to") {
+		t.Errorf("CutLines 5..2: %v, want --from after --to", err)
+	}
 	for in, want := range map[string][2]int{"1..5": {1, 5}, "6..": {6, 0}, "..4": {0, 4}, "3": {3, 3}} {
 		lo, hi, err := ParseSelect(in)
 		if err != nil || lo != want[0] || hi != want[1] {

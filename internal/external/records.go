@@ -271,17 +271,20 @@ func sortedKeys(m map[string]int) []string {
 // or the end) of log.
 func CutLines(log string, from, to int) (string, error) {
 	lines := strings.SplitAfter(log, "\n")
+	if len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // the final newline ends the last line, starts none
+	}
 	if from <= 0 {
 		from = 1
+	}
+	if to > 0 && from > to {
+		return "", fmt.Errorf("--from %d is after --to %d", from, to)
 	}
 	if to <= 0 || to > len(lines) {
 		to = len(lines)
 	}
 	if from > len(lines) {
 		return "", fmt.Errorf("--from %d: the log has only %d lines", from, len(lines))
-	}
-	if from > to {
-		return "", fmt.Errorf("--from %d is after --to %d", from, to)
 	}
 	return strings.Join(lines[from-1:to], ""), nil
 }

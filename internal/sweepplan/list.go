@@ -98,6 +98,9 @@ func expandRange(p workload.Param, item, loText, rest string, bad func(string) e
 		return nil, bad(fmt.Sprintf("%q: a range needs a step, LO..HI+STEP or LO..HIxFACTOR", item))
 	}
 	hiText, op, stepText := rest[:i], rest[i], rest[i+1:]
+	if strings.TrimSpace(loText) == "" || strings.TrimSpace(hiText) == "" {
+		return nil, bad(fmt.Sprintf("%q: a range needs both ends, LO..HI%c%s", item, op, stepText))
+	}
 	lo, err := parseInt(p, loText)
 	if err != nil {
 		return nil, err

@@ -68,6 +68,7 @@ func TestParseListBad(t *testing.T) {
 		{threadsP, "8..1x2", "is reversed"}, {threadsP, "8..1", "is reversed: a range goes up, such as 1..8+1"},
 		{threadsP, "1..8x1", "not a number above 1"},
 		{threadsP, "1..8xq", "not a number above 1"},
+		{threadsP, "1..x", `"1..x": a range needs both ends`}, {threadsP, "..8x2", `"..8x2": a range needs both ends`},
 		{threadsP, "1..8+0", "not a positive integer"},
 		{threadsP, "1..8+-1", "not a positive integer"},
 		{threadsP, "1..1000+1", "more than 256 values"},

@@ -123,10 +123,10 @@ type Percent struct {
 // Set parses s (Fraction) and checks its range.
 func (v *Percent) Set(s string) error {
 	f, err := Fraction(s)
-	if err != nil {
+	if err != nil && err != errNotFraction {
 		return fmt.Errorf("%q is not accepted: %v", s, err)
 	}
-	if !v.ok(f) {
+	if err != nil || !v.ok(f) {
 		return fmt.Errorf("%q is not accepted; accepted: %s", s, v.accepted())
 	}
 	v.F = f

@@ -95,12 +95,12 @@ func TestPercentFlag(t *testing.T) {
 	checkSet(t, "band", band, []setCase{
 		{in: "0", want: 0.0}, {in: "2%", want: 0.02}, {in: "0.02", want: 0.02},
 		{in: "2", errs: []string{`"2" is not accepted`, "did you mean 2%?"}},
-		{in: "two", errs: []string{`"two" is not accepted`, "percentage"}},
+		{in: "two", errs: []string{`"two" is not accepted; accepted: a percentage from 0 to below 100%`}},
 		{in: "150%", errs: []string{"below 100%"}}, {in: "-1%", errs: []string{"from 0 to below 100%"}},
 	})
 	until := func() flag.Getter { return &Percent{} }
 	checkSet(t, "until", until, []setCase{
-		{in: "5%", want: 0.05}, {in: "0%", errs: []string{"above 0 and below 100%"}}, {in: "100%", errs: []string{"below 100%"}},
+		{in: "5%", want: 0.05}, {in: "0%", errs: []string{"above 0 and below 100%"}}, {in: "x", errs: []string{"above 0 and below 100%"}}, {in: "100%", errs: []string{"below 100%"}},
 	})
 	if s := band().(*Percent).String(); s != "0%" {
 		t.Errorf("default shown as %q", s)

@@ -17,6 +17,9 @@ import (
 	"time"
 )
 
+// errNotFraction is Fraction's error for a text that is not a number.
+var errNotFraction = errors.New("give a percentage such as 2% or a fraction such as 0.02")
+
 // Fraction parses a percentage ("5%", "0.5 %") or a fraction ("0.05") into
 // a fraction (0.05). A bare number from 1 to below 100 is refused with a
 // hint, since 5 most likely means 5% and would otherwise read as 500%.
@@ -29,7 +32,7 @@ func Fraction(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errors.New("give a percentage such as 2% or a fraction such as 0.02")
+		return 0, errNotFraction
 	}
 	if div == 1 && v >= 1 && v < 100 {
 		return 0, fmt.Errorf("a bare number is a fraction (0.02 = 2%%); did you mean %s%%?", t)
