@@ -62,9 +62,13 @@ func writeEvidenceHelp(w io.Writer) {
 Every repetition of run, ab, ab exec, sweep, exec and verify carries the
 kernel's own account of what happened in it, as metrics named k.* (k.sys.*
 for the system-wide ones). The collectors act in contend around the
-child's life, never inside it: the child is started stopped at its first
-instruction (ptrace, released at once), the collectors attach there, and
-they read their figures after the child's process group is reaped. The
+child's life, never inside it: they take their before-figures (and open
+perf's counters, inherited by the child) before it is forked; a collector
+that must name the child before it runs (lock) has it started stopped at
+its first instruction (ptrace, released at once) and attaches there; they
+read their figures after the child's process group is reaped. (The kernel
+itself writes sched's record of each thread as the thread exits, before
+its joiner wakes.) The
 result file's header lists the collectors asked for and whether each is
 available (with the reason when not: once per run; the run goes on).
 show and run print them after the workload's metrics; compare and ab
