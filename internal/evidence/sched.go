@@ -32,7 +32,9 @@ import (
 // every repetition; only one is.
 // The block I/O, swap-in and reclaim delays need kernel.task_delayacct=1.
 // Unlike inherited perf counters (perf.go), none of this adds work to
-// the tasks' context switches.
+// the tasks' context switches; the kernel builds and sends each record in
+// the exiting thread (do_exit, before exit_mm wakes its joiner), one
+// netlink message per thread.
 type sched struct {
 	fd       int
 	family   uint16
