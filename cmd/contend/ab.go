@@ -375,7 +375,9 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 	}
 	var trace *ab.TraceSwitch
 	var err error
-	if p.trace != "" && (slices.Contains(opt.evidence, "lock") || slices.Contains(p.evidence[0], "lock") || slices.Contains(p.evidence[1], "lock")) {
+	// opt.evidence is both sides' collectors: the union, or --evidence
+	// for both.
+	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
 		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
 	}
 	if p.trace != "" {

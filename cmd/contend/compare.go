@@ -110,6 +110,9 @@ func runCompare(c *cli.Context) error {
 	if c.IsSet("by") {
 		return runFleetCompare(c, opt, format)
 	}
+	if c.IsSet("plot") || c.IsSet("hosts") {
+		return usagef("--plot and --hosts go with --by (a fleet: --by host or --by env.KEY); a campaign's plot: 'contend campaign report DIR --plot FILE'")
+	}
 	as, bs := c.StringSlice("a"), c.StringSlice("b")
 	var specs [][]string // files per side
 	switch {

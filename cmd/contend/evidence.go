@@ -62,15 +62,15 @@ func writeEvidenceHelp(w io.Writer) {
 Every repetition of run, ab, ab exec, sweep, exec and verify carries the
 kernel's own account of what happened in it, as metrics named k.* (k.sys.*
 for the system-wide ones). The collectors act in contend around the
-child's life, never inside it: snapshots and perf counters (opened
-disabled, inherited at fork, enabled by the child's exec) are readied
-before the parent's clock starts; only lock starts the child stopped at
-its first instruction (ptrace, released once the tracer is attached,
-inside the parent's clock: compare real only between sides with the same
-evidence); all read their figures after the child's process group is
-reaped. The result file's header lists the collectors asked for and
-whether each is available (with the reason when not: once per run; the
-run goes on).
+child's life, never inside it: they take their before-figures (and open
+perf's counters, inherited by the child) before it is forked; a collector
+that must name the child before it runs (lock) has it started stopped at
+its first instruction (ptrace) and attaches there, the time it is held
+stopped taken out of real; they read their figures after the child's
+process group is reaped. (The kernel itself writes sched's record of each
+thread as the thread exits, before its joiner wakes.) The
+result file's header lists the collectors asked for and whether each is
+available (with the reason when not: once per run; the run goes on).
 show and run print them after the workload's metrics; compare and ab
 compare them with the same intervals and tests, as a Holm family of
 their own, largest effect first; sweep shows them per point.

@@ -116,6 +116,8 @@ func TestCompareByUsageErrors(t *testing.T) {
 		{[]string{"--by", "env.nosuch", ab}, `records no environment key "nosuch"`},
 		{[]string{"--by", "host", "--hosts", filepath.Join(dir, "nosuch.txt"), ab}, "--hosts:"},
 		{[]string{"--by", "host", t.TempDir()}, "holds no result file"},
+		{[]string{"--plot", "x.svg", ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
+		{[]string{"--hosts", filepath.Join(dir, "nosuch.txt"), ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
 	} {
 		r := runCLI(t, append([]string{"compare"}, c.args...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

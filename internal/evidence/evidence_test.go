@@ -143,7 +143,7 @@ func TestSumTree(t *testing.T) {
 		{pid: 50, tgid: 50, ppid: 99, cpuDelay: 32, cpuCount: 1},           // unrelated
 	}
 	m := sumTree(recs, 10, self, false)
-	if m["k.runq_delay"] != 31 || m["k.runq_waits"] != 5 {
+	if m["k.runq_delay"] != 31 || m["k.switches"] != 5 {
 		t.Errorf("got %v, want delay 31 over 5 tasks", m)
 	}
 	if _, ok := m["k.blkio_delay"]; ok {
@@ -248,8 +248,8 @@ func TestForkingChildCountedInFull(t *testing.T) {
 	if got := m["k.cpu_time"]; got <= 0 || got > cpu+1e6 {
 		t.Errorf("taskstats CPU time %v ns, rusage %v ns", got, cpu)
 	}
-	if m["k.runq_waits"] < 21 {
-		t.Errorf("runq_waits %v: want at least one per process (21)", m["k.runq_waits"])
+	if m["k.switches"] < 21 {
+		t.Errorf("switches %v: want at least one per process (21)", m["k.switches"])
 	}
 	// Only the shell: far fewer faults.
 	m1, _, _ := runGated(t, []string{"faults"}, "/bin/sh", "-c", ":")

@@ -23,12 +23,18 @@ import (
 // runnable but waiting for a CPU (sched_info run_delay), kept whether or
 // not kernel.task_delayacct is on; cpu_run_virtual_total its run time
 // (se.sum_exec_runtime as of the record: the exiting thread's last slice
-// is not yet added, at most a tick); nvcsw and nivcsw its context
-// switches before the record (the last one, which ends the thread, is
-// added here; a preemption between the record and that one is missed).
+// is not yet added, at most a tick); cpu_count the times it was given
+// a CPU, which is its context switches: the scheduler counts an arrival
+// (sched_info pcount) and a switch out (nvcsw or nivcsw) on the same
+// prev != next switch, so cpu_count is nvcsw + nivcsw + 1 at the record,
+// the 1 being the run that ends the thread (a preemption between the
+// record and the end is missed). Both were once kept, and were equal in
+// every repetition; only one is.
 // The block I/O, swap-in and reclaim delays need kernel.task_delayacct=1.
 // Unlike inherited perf counters (perf.go), none of this adds work to
-// the tasks' context switches.
+// the tasks' context switches; the kernel builds and sends each record in
+// the exiting thread (do_exit, before exit_mm wakes its joiner), one
+// netlink message per thread.
 type sched struct {
 	fd       int
 	family   uint16
@@ -39,9 +45,8 @@ type sched struct {
 
 var schedMetrics = []results.Metric{
 	{Name: "k.runq_delay", Unit: "ns", Better: "lower", Desc: "time the child's threads (all processes) waited on a run queue for a CPU (taskstats cpu_delay_total)"},
-	{Name: "k.runq_waits", Unit: "count", Desc: "times the child's threads (all processes) were given a CPU (taskstats cpu_count)"},
 	{Name: "k.cpu_time", Unit: "ns", Better: "lower", Desc: "CPU time of the child's threads (all processes): taskstats cpu_run_virtual_total, the scheduler's sum_exec_runtime, as of the thread's exit record (its last slice, at most a tick, may be missing)"},
-	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches of the child's threads (all processes), voluntary and involuntary: taskstats nvcsw + nivcsw, plus each thread's switch out at exit (after its record; a preemption while it exits is missed)"},
+	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches of the child's threads (all processes), voluntary and involuntary, the switch out at exit included: taskstats cpu_count, the times a thread was given a CPU, which is nvcsw + nivcsw + 1 at its exit record (a preemption while it exits is missed)"},
 }
 
 var delayacctMetrics = []results.Metric{
@@ -204,7 +209,7 @@ type exitRec struct {
 	pid, tgid, ppid          uint32
 	cpuDelay, cpuCount       uint64
 	blkio, swapin, freepages uint64
-	runtime, csw             uint64 // cpu_run_virtual_total, nvcsw + nivcsw
+	runtime                  uint64 // cpu_run_virtual_total
 }
 
 // drain reads every waiting exit record.
@@ -249,7 +254,7 @@ func (s *sched) drain() ([]exitRec, error) {
 			out = append(out, exitRec{pid: ts.Ac_pid, tgid: ts.Ac_tgid, ppid: ts.Ac_ppid,
 				cpuDelay: ts.Cpu_delay_total, cpuCount: ts.Cpu_count,
 				blkio: ts.Blkio_delay_total, swapin: ts.Swapin_delay_total, freepages: ts.Freepages_delay_total,
-				runtime: ts.Cpu_run_virtual_total, csw: ts.Nvcsw + ts.Nivcsw})
+				runtime: ts.Cpu_run_virtual_total})
 		}
 	}
 }
@@ -281,19 +286,18 @@ func sumTree(recs []exitRec, root, self int, delayacc bool) map[string]float64 {
 			}
 		}
 	}
-	var delay, count, blkio, swapin, reclaim, runtime, csw float64
+	var delay, count, blkio, swapin, reclaim, runtime float64
 	for _, r := range recs {
 		if in[r.tgid] {
 			delay += float64(r.cpuDelay)
 			count += float64(r.cpuCount)
 			runtime += float64(r.runtime)
-			csw += float64(r.csw) + 1 // the switch out at exit
 			blkio += float64(r.blkio)
 			swapin += float64(r.swapin)
 			reclaim += float64(r.freepages)
 		}
 	}
-	m := map[string]float64{"k.runq_delay": delay, "k.runq_waits": count, "k.cpu_time": runtime, "k.switches": csw}
+	m := map[string]float64{"k.runq_delay": delay, "k.cpu_time": runtime, "k.switches": count}
 	if delayacc {
 		m["k.blkio_delay"], m["k.swapin_delay"], m["k.reclaim_delay"] = blkio, swapin, reclaim
 	}

@@ -216,12 +216,7 @@ func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
 			zero++
 			continue
 		}
-		sc := ScaleFor(m.Unit, s.Median)
-		ci := "n too small"
-		if s.HasCI {
-			ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
-		}
-		t.Row(m.Name, sc.Unit, fmt.Sprint(s.N), sc.Num(s.Median), ci, sc.Num(s.Min), sc.Num(s.Max))
+		locationRow(t, m, s)
 		rows++
 	}
 	var na []string

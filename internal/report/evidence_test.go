@@ -215,3 +215,25 @@ func TestOneSidedEvidence(t *testing.T) {
 		t.Errorf("one-sided %v with the same evidence on both sides", r.OneSided)
 	}
 }
+
+// TestSummaryZeroMedianScaledByLargest: a time that is 0 in most
+// repetitions (PSI I/O pressure) is shown in the unit of its largest
+// value, not in ns from its median of 0 ([0, 1128000] ns before).
+func TestSummaryZeroMedianScaledByLargest(t *testing.T) {
+	ms := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "k.sys.psi_io_some", Unit: "ns", Better: "lower"}}
+	f := file("faultme", ms, []string{"a"}, map[string][][]float64{
+		"time":              {{1e6, 1.1e6, 1.2e6, 1.3e6, 1.4e6, 1.5e6, 1.6e6, 1.7e6}},
+		"k.sys.psi_io_some": {{0, 0, 0, 0, 0, 0, 0, 1128000}},
+	})
+	var buf bytes.Buffer
+	Summary(&buf, f, 0)
+	var row string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, "k.sys.psi_io_some") {
+			row = strings.Join(strings.Fields(l), " ")
+		}
+	}
+	if row != "k.sys.psi_io_some ms 8 0 [0, 1.128] 0 1.128" {
+		t.Errorf("row %q, want it in ms:\n%s", row, buf.String())
+	}
+}

@@ -419,17 +419,12 @@ func (fr *FleetReport) JSON() FleetJSON {
 	if j.Missing == nil {
 		j.Missing = []FleetHost{}
 	}
-	nan := num(math.NaN())
 	for _, r := range fr.Rows {
-		g := FleetGroupJSON{Key: r.Key, Verdict: VerdictWord(r.Row), MedianA: nan, MedianB: nan, Change: nan, ChangeLo: nan, ChangeHi: nan, AdjustedP: nan}
-		g.NA, g.NB = len(r.Report.Sides[0].values(fr.Headline.Name)), len(r.Report.Sides[1].values(fr.Headline.Name))
-		if c := r.Row.Cmp; c != nil {
-			g.MedianA, g.MedianB, g.Change, g.AdjustedP = num(c.SummaryA.Median), num(c.SummaryB.Median), num(c.Estimate), num(c.AdjustedP)
-			if c.HasChangeCI {
-				g.ChangeLo, g.ChangeHi = num(c.ChangeLo), num(c.ChangeHi)
-			}
-		}
-		j.Groups = append(j.Groups, g)
+		// The group's numbers are those compare --format json gives its
+		// headline row (compare_data.go), the p adjusted across hosts.
+		d := r.Report.rowData(r.Report.Pairs[0], r.Row)
+		j.Groups = append(j.Groups, FleetGroupJSON{Key: r.Key, NA: d.NA, NB: d.NB, MedianA: d.MedianA, MedianB: d.MedianB,
+			Change: d.Change, ChangeLo: d.ChangeLo, ChangeHi: d.ChangeHi, AdjustedP: d.PAdjusted, Verdict: d.Verdict})
 	}
 	return j
 }

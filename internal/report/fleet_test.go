@@ -161,3 +161,39 @@ func TestFleetGroupNotCompared(t *testing.T) {
 		t.Errorf("only the killed host: %v", err)
 	}
 }
+
+// TestFleetJSONIdenticalHost: a host whose two sides are the same values
+// is a change of 0 with its medians in --format json, as compare gives
+// it (contend-plot --fleet drew no point for it while it was null).
+func TestFleetJSONIdenticalHost(t *testing.T) {
+	same := hostAB("vm", "6.1.0", 1)
+	a := same.Reps[0].Metrics["time"]
+	for i := range same.Reps {
+		same.Reps[i].Metrics["time"] = a
+	}
+	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fr.Rows[1].Row.Identical {
+		t.Fatalf("h2 not identical: %+v", fr.Rows[1].Row)
+	}
+	var buf bytes.Buffer
+	if err := fr.Write(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Groups []struct {
+			Key                      string
+			Change, MedianA, MedianB *float64
+			ChangeLo                 *float64 `json:"change_lo"`
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	g := j.Groups[1]
+	if g.Key != "h2" || g.Change == nil || *g.Change != 0 || g.ChangeLo != nil {
+		t.Errorf("h2: change %v [%v, ...], want 0 without an interval:\n%s", g.Change, g.ChangeLo, buf.String())
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -75,12 +76,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 			warns = append(warns, fmt.Sprintf("%s: %v", m.Name, err))
 			continue
 		}
-		sc := ScaleFor(m.Unit, s.Median)
-		ci := "n too small"
-		if s.HasCI {
-			ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
-		}
-		loc.Row(m.Name, sc.Unit, fmt.Sprint(s.N), sc.Num(s.Median), ci, sc.Num(s.Min), sc.Num(s.Max))
+		sc := locationRow(loc, m, s)
 		cv := "-"
 		if s.N > 1 && s.Mean != 0 {
 			cv = fmt.Sprintf("%.1f%%", s.CV*100)
@@ -165,4 +161,22 @@ func fileWarnings(sides []Side) []string {
 		}
 	}
 	return out
+}
+
+// locationRow adds m's row of median, its interval, minimum and maximum
+// to t (show's table and its evidence section), in one unit: the
+// median's, or the largest value's where the median is 0 (a count or time
+// that is 0 in most repetitions), and returns that scale.
+func locationRow(t *Table, m results.Metric, s analysis.Summary) Scale {
+	ref := s.Median
+	if ref == 0 {
+		ref = math.Max(math.Abs(s.Min), math.Abs(s.Max))
+	}
+	sc := ScaleFor(m.Unit, ref)
+	ci := "n too small"
+	if s.HasCI {
+		ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
+	}
+	t.Row(m.Name, sc.Unit, fmt.Sprint(s.N), sc.Num(s.Median), ci, sc.Num(s.Min), sc.Num(s.Max))
+	return sc
 }
