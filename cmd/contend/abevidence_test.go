@@ -60,7 +60,7 @@ func TestABSideEvidence(t *testing.T) {
 	}
 	for _, rep := range f.Reps {
 		n := 0
-		for k := range rep.Metrics {
+		for k := range rep.Metrics.All() {
 			if evidence.IsEvidence(k) {
 				n++
 			}

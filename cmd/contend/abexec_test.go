@@ -68,7 +68,7 @@ func TestABExecTwoCommands(t *testing.T) {
 	}
 	for _, rep := range f.Reps {
 		want := []float64{1000e3, 1100e3}[rep.Config]
-		if rep.Status != results.StatusOK || rep.Metrics["time"] != want || rep.Metrics["real"] <= 0 {
+		if rep.Status != results.StatusOK || rep.Metrics.Get("time") != want || rep.Metrics.Get("real") <= 0 {
 			t.Errorf("rep %d (side %d): %s %s %v", rep.Index, rep.Config, rep.Status, rep.Error, rep.Metrics)
 		}
 	}
@@ -122,8 +122,8 @@ func TestABExecOneProgramPrepare(t *testing.T) {
 		t.Errorf("workload %s primary %s", f.Workload, f.Primary)
 	}
 	for _, rep := range f.Reps {
-		if want := []float64{500e3, 700e3}[rep.Config]; rep.Metrics["t"] != want {
-			t.Errorf("rep %d side %d: t = %v, want %v", rep.Index, rep.Config, rep.Metrics["t"], want)
+		if want := []float64{500e3, 700e3}[rep.Config]; rep.Metrics.Get("t") != want {
+			t.Errorf("rep %d side %d: t = %v, want %v", rep.Index, rep.Config, rep.Metrics.Get("t"), want)
 		}
 		notes := strings.Join(rep.Notes, "|")
 		if (rep.Config == 0) != (notes == "prepare output: A ready") {
@@ -227,8 +227,8 @@ func TestABExecInterruptRestoresEvents(t *testing.T) {
 		case rep.Status == results.StatusInterrupted:
 		case rep.Status != results.StatusOK:
 			t.Errorf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
-		case rep.Metrics["on"] != float64(rep.Config):
-			t.Errorf("rep %d side %d saw the event at %v", rep.Index, rep.Config, rep.Metrics["on"])
+		case rep.Metrics.Get("on") != float64(rep.Config):
+			t.Errorf("rep %d side %d saw the event at %v", rep.Index, rep.Config, rep.Metrics.Get("on"))
 		default:
 			ok++
 		}

@@ -80,7 +80,7 @@ func TestEvidenceMutexSwitchesAndMigrations(t *testing.T) {
 		t.Errorf("perf counters are opt-in, yet in the default set: %v", f.Evidence)
 	}
 	for _, rep := range f.Reps {
-		m := rep.Metrics
+		m := rep.Metrics.Map()
 		if m["k.switches"] < 16 || m["k.cpu_time"] <= 0 {
 			t.Errorf("repetition %d: switches %v CPU time %v", rep.Index, m["k.switches"], m["k.cpu_time"])
 		}
@@ -108,7 +108,7 @@ func TestEvidenceMigrations(t *testing.T) {
 	script := "for i in 1 2 3 4 5; do taskset -pc 0 $$ >/dev/null; taskset -pc 1 $$ >/dev/null; done"
 	f, _ := runEvidence(t, "exec", "--evidence", "perf", "-n", "1", "--", "/bin/sh", "-c", script)
 	needEvidence(t, f, "perf")
-	if m := f.Reps[0].Metrics; m["k.cpu_migrations"] < 5 || m["k.context_switches"] < 10 {
+	if m := f.Reps[0].Metrics.Map(); m["k.cpu_migrations"] < 5 || m["k.context_switches"] < 10 {
 		t.Errorf("migrations %v (want at least 5), context switches %v", m["k.cpu_migrations"], m["k.context_switches"])
 	}
 }
@@ -123,7 +123,7 @@ func TestEvidenceOsimCountedInFull(t *testing.T) {
 	if len(f.Evidence) != 3 {
 		t.Errorf("collectors %v, want perf, faults and sched only", f.Evidence)
 	}
-	m := f.Reps[0].Metrics
+	m := f.Reps[0].Metrics.Map()
 	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
 		t.Errorf("task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
 	}
@@ -149,7 +149,7 @@ func TestEvidenceNone(t *testing.T) {
 	if f.Evidence != nil {
 		t.Errorf("header %v", f.Evidence)
 	}
-	for k := range f.Reps[0].Metrics {
+	for k := range f.Reps[0].Metrics.All() {
 		if strings.HasPrefix(k, "k.") {
 			t.Errorf("metric %s with --evidence none", k)
 		}
@@ -178,7 +178,7 @@ func TestEvidenceNotAvailable(t *testing.T) {
 	if r.code != 0 || strings.Count(r.stderr, "tracefs is not mounted") != 1 {
 		t.Errorf("exit %d; want one warning for the lock collector asked for:\n%s", r.code, r.stderr)
 	}
-	m := f.Reps[0].Metrics
+	m := f.Reps[0].Metrics.Map()
 	if _, ok := m["k.task_clock"]; ok {
 		t.Error("perf metric recorded although not available")
 	}
@@ -232,7 +232,7 @@ func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
 		if f.Evidence["lock"] != "available" || !strings.Contains(f.Reps[0].Error, "SIG"+sig) {
 			t.Errorf("SIG%s: lock %q, error %q", sig, f.Evidence["lock"], f.Reps[0].Error)
 		}
-		if _, ok := f.Reps[0].Metrics["k.lock.mutex.count"]; !ok {
+		if _, ok := f.Reps[0].Metrics.Lookup("k.lock.mutex.count"); !ok {
 			t.Errorf("SIG%s: the killed repetition has no lock evidence", sig)
 		}
 		if after := state(); !reflect.DeepEqual(after, before) {

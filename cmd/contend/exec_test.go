@@ -63,7 +63,7 @@ func TestExecPresetAndMetric(t *testing.T) {
 	if m, _ := f.Metric("time"); m.Unit != "ns" || m.Better != "lower" {
 		t.Errorf("time described as %+v", m)
 	}
-	if f.Reps[1].Output != "map=1073741824\ntime = 2500 usecs\n" || f.Reps[1].Metrics["map"] != 1<<30 {
+	if f.Reps[1].Output != "map=1073741824\ntime = 2500 usecs\n" || f.Reps[1].Metrics.Get("map") != 1<<30 {
 		t.Errorf("rep: %+v", f.Reps[1])
 	}
 	s := runCLI(t, "show", out)
@@ -87,7 +87,7 @@ func TestExecFailuresKeepOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Reps[0].Status != results.StatusFailed || !strings.Contains(f.Reps[0].Output, "map=1073741824") || f.Reps[0].Metrics["real"] <= 0 {
+	if f.Reps[0].Status != results.StatusFailed || !strings.Contains(f.Reps[0].Output, "map=1073741824") || f.Reps[0].Metrics.Get("real") <= 0 {
 		t.Errorf("failed rep: %+v", f.Reps[0])
 	}
 	// A metric that is not in the output fails the repetition by name.
@@ -156,7 +156,7 @@ func TestImportSeedMail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Kind != "import" || f.Workload != "import:faultme" || f.Reps[0].Metrics["time"] != 11302617e3 || f.Reps[8].Metrics["time"] != 6796688e3 {
+	if f.Kind != "import" || f.Workload != "import:faultme" || f.Reps[0].Metrics.Get("time") != 11302617e3 || f.Reps[8].Metrics.Get("time") != 6796688e3 {
 		t.Errorf("file: %s %s %+v", f.Kind, f.Workload, f.Reps[0])
 	}
 	if !strings.Contains(f.Reps[0].Output, "time = 11302617 usecs") {

@@ -162,7 +162,7 @@ func faultTrial(t *testing.T, wl []string, action string, delay, pause time.Dura
 	if f, err := results.Read(out); err == nil {
 		for _, r := range f.Reps {
 			if r.Status == results.StatusOK {
-				if _, ok := r.Metrics[f.Primary]; !ok {
+				if _, ok := r.Metrics.Lookup(f.Primary); !ok {
 					t.Errorf("repetition %d is ok but has no %s", r.Index, f.Primary)
 				}
 			}

@@ -28,7 +28,7 @@ func writeHostFile(t *testing.T, dir, host, name, release string, factors ...flo
 	for c, fac := range factors {
 		f.Configs = append(f.Configs, results.Config{Name: string(rune('a' + c)), Params: []results.Param{{Name: "threads", Value: "2"}}})
 		for i, x := range base {
-			f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Config: c, Status: results.StatusOK, Metrics: map[string]float64{"time": x * fac}})
+			f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Config: c, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": x * fac})})
 			_ = i
 		}
 	}

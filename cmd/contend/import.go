@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,7 +148,7 @@ func runImport(c *cli.Context) error {
 		f.Reps = make([]results.Rep, 0, scan.Len())
 		scan.Each(func(i int, r *external.Record) bool {
 			rep := importRep(i, r, skip)
-			rep.Metrics = maps.Clone(rep.Metrics)
+			rep.Metrics = rep.Metrics.Clone()
 			f.Reps = append(f.Reps, rep)
 			tally.Add(&rep)
 			return true

@@ -42,7 +42,7 @@ func readOK(t *testing.T, path string, reps int) *results.File {
 // requested stack or says it did not.
 func stackHonouredOrReported(t *testing.T, rep results.Rep) {
 	t.Helper()
-	if rep.Metrics["stack_honoured"] == 1 {
+	if rep.Metrics.Get("stack_honoured") == 1 {
 		return
 	}
 	for _, n := range rep.Notes {
@@ -68,7 +68,7 @@ func TestRunMutexBothVariants(t *testing.T) {
 				t.Errorf("primary %q, want real", f.Primary)
 			}
 			for _, rep := range f.Reps {
-				m := rep.Metrics
+				m := rep.Metrics.Map()
 				if m["counter"] != pairs {
 					t.Errorf("counter %v, want %d", m["counter"], pairs)
 				}
@@ -123,7 +123,7 @@ func TestRunSysbenchMutex(t *testing.T) {
 			"--mutex-loops", "100", "--rand", rnd, "-n", "2", "--format", "original", "--out", out)
 		f := readOK(t, out, 2)
 		for _, rep := range f.Reps {
-			m := rep.Metrics
+			m := rep.Metrics.Map()
 			if m["global_var"] != 2000 || m["lost_updates"] != 0 || m["events"] != 4 {
 				t.Errorf("%s: global_var %v lost %v events %v, want 2000 0 4", rnd, m["global_var"], m["lost_updates"], m["events"])
 			}

@@ -131,7 +131,7 @@ func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		c := i % 2
 		f.Reps = append(f.Reps, results.Rep{Index: i, Config: c, Status: results.StatusOK,
-			Metrics: map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]}})
+			Metrics: results.ValuesOf(map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]})})
 	}
 	var b strings.Builder
 	report.WriteVerify(&b, f, 0.05)
@@ -150,7 +150,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	p.count = func(done int, rep results.Rep) string {
 		return fmt.Sprintf("pair %d of 2, side %s", (done+1)/2, strings.ToUpper([]string{"a", "b"}[rep.Config]))
 	}
-	ok := results.Rep{Status: results.StatusOK, Metrics: map[string]float64{"time": 1e6}}
+	ok := results.Rep{Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1e6})}
 	p.step(ok)
 	bad := results.Rep{Index: 1, Config: 1, Status: results.StatusFailed, Error: "boom"}
 	p.step(bad)
@@ -178,7 +178,7 @@ func TestInterruptedIsNotAFailure(t *testing.T) {
 	f := &results.File{Workload: "faultme", Primary: "time", Metrics: []results.Metric{{Name: "time", Unit: "ns"}},
 		Configs: []results.Config{{}}}
 	for i := 0; i < 6; i++ {
-		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, Metrics: map[string]float64{"time": 1e6 + float64(i)}})
+		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1e6 + float64(i)})})
 	}
 	f.Reps = append(f.Reps, results.Rep{Index: 6, Status: results.StatusInterrupted, Error: "interrupted by signal"})
 	var b strings.Builder

@@ -79,11 +79,11 @@ func TestPluginDurationMode(t *testing.T) {
 		t.Errorf("primary %s", f.Primary)
 	}
 	for _, rep := range f.Reps {
-		it := rep.Metrics["iterations"]
+		it := rep.Metrics.Get("iterations")
 		if it <= 0 || len(rep.Series["iterations"]) != 2 || rep.Series["iterations"][0]+rep.Series["iterations"][1] != it {
 			t.Errorf("rep %d: iterations %v series %v", rep.Index, it, rep.Series)
 		}
-		if _, ok := rep.Metrics["busy"]; !ok || rep.Metrics["time"] < 100e6 {
+		if _, ok := rep.Metrics.Lookup("busy"); !ok || rep.Metrics.Get("time") < 100e6 {
 			t.Errorf("rep %d: %v", rep.Index, rep.Metrics)
 		}
 	}
@@ -108,7 +108,7 @@ void contend_worker(void *state, unsigned id, struct contend_thread *t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Primary != "time" || f.Reps[0].Metrics["iterations"] != 600000 || f.Reps[1].Metrics["fairness"] != 1 {
+	if f.Primary != "time" || f.Reps[0].Metrics.Get("iterations") != 600000 || f.Reps[1].Metrics.Get("fairness") != 1 {
 		t.Errorf("primary %s rep %+v", f.Primary, f.Reps[0].Metrics)
 	}
 }
@@ -216,12 +216,12 @@ func TestPluginWorkerProcesses(t *testing.T) {
 		t.Errorf("workers=%q primary %s", v, f.Primary)
 	}
 	for _, rep := range f.Reps {
-		it, s := rep.Metrics["iterations"], rep.Series["iterations"]
-		if it <= 0 || len(s) != 2 || s[0]+s[1] != it || rep.Metrics["time"] < 100e6 {
+		it, s := rep.Metrics.Get("iterations"), rep.Series["iterations"]
+		if it <= 0 || len(s) != 2 || s[0]+s[1] != it || rep.Metrics.Get("time") < 100e6 {
 			t.Errorf("rep %d: iterations %v series %v metrics %v", rep.Index, it, s, rep.Metrics)
 		}
 		// Each process locks its own copy of the static mutex.
-		if busy, ok := rep.Metrics["busy"]; !ok || busy != 0 {
+		if busy, ok := rep.Metrics.Lookup("busy"); !ok || busy != 0 {
 			t.Errorf("rep %d: busy %v (%v), want 0: a process-local mutex is never contended", rep.Index, busy, ok)
 		}
 	}
@@ -249,7 +249,7 @@ void contend_worker(void *state, unsigned id, struct contend_thread *t)
 		if workers == "processes" {
 			procs = 3
 		}
-		m := f.Reps[1].Metrics
+		m := f.Reps[1].Metrics.Map()
 		if f.Primary != "time" || m["iterations"] != 600000 || m["fairness"] != 1 || m["procs"] != procs || m["time"] <= 0 {
 			t.Errorf("%s: primary %s rep %+v", workers, f.Primary, m)
 		}

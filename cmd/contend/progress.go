@@ -53,7 +53,7 @@ func (p *progress) step(rep results.Rep) {
 		return
 	}
 	last := rep.Status
-	if v, ok := rep.Metrics[p.metric]; ok && rep.Status == results.StatusOK {
+	if v, ok := rep.Metrics.Lookup(p.metric); ok && rep.Status == results.StatusOK {
 		last = p.metric + " " + report.Human(p.unit, v)
 	}
 	eta := time.Duration(0)
@@ -101,8 +101,8 @@ func verboseLine(rep results.Rep, side, metric, unit string) string {
 	if rep.Status != results.StatusOK {
 		return s + ": " + rep.Status + ": " + rep.Error
 	}
-	s += ": " + metric + " " + report.Human(unit, rep.Metrics[metric])
-	if r, ok := rep.Metrics["real"]; ok && metric != "real" {
+	s += ": " + metric + " " + report.Human(unit, rep.Metrics.Get(metric))
+	if r, ok := rep.Metrics.Lookup("real"); ok && metric != "real" {
 		s += ", real " + report.Human("ns", r)
 	}
 	if l := rep.LoadAvg; l > 0 {

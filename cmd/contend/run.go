@@ -127,7 +127,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		After: func(rep results.Rep, _ harness.Outcome) {
 			progress.step(rep)
 			if opt.format == "original" && rep.Status == results.StatusOK && !rep.Warmup && w.Original != nil {
-				for _, line := range w.Original(v, workload.Sample{Metrics: rep.Metrics, Series: rep.Series}, rep.Metrics) {
+				for _, line := range w.Original(v, workload.Sample{Metrics: rep.Metrics.Map(), Series: rep.Series}, rep.Metrics.Map()) {
 					fmt.Fprintln(stdout, line)
 				}
 			}

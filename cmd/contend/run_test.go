@@ -49,14 +49,14 @@ func TestRunFaultmeSmall(t *testing.T) {
 		if rep.Status != results.StatusOK {
 			t.Fatalf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
 		}
-		if got := rep.Metrics["pages"]; got != 1024 {
+		if got := rep.Metrics.Get("pages"); got != 1024 {
 			t.Errorf("pages %v, want 1024", got)
 		}
-		if rep.Metrics["faults"] < 1024 {
-			t.Errorf("faults %v < pages", rep.Metrics["faults"])
+		if rep.Metrics.Get("faults") < 1024 {
+			t.Errorf("faults %v < pages", rep.Metrics.Get("faults"))
 		}
-		if rep.Metrics["time"] <= 0 || rep.Metrics["real"] < rep.Metrics["time"] {
-			t.Errorf("time %v real %v: real must cover the timed region", rep.Metrics["time"], rep.Metrics["real"])
+		if rep.Metrics.Get("time") <= 0 || rep.Metrics.Get("real") < rep.Metrics.Get("time") {
+			t.Errorf("time %v real %v: real must cover the timed region", rep.Metrics.Get("time"), rep.Metrics.Get("real"))
 		}
 	}
 }
@@ -90,7 +90,7 @@ func TestRunFaultmeJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &f); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
 	}
-	if len(f.Reps) != 1 || f.Reps[0].Metrics["pages"] != 64 {
+	if len(f.Reps) != 1 || f.Reps[0].Metrics.Get("pages") != 64 {
 		t.Errorf("unexpected JSON result: %+v", f.Reps)
 	}
 }
@@ -231,7 +231,7 @@ func TestKilledParentKeepsFile(t *testing.T) {
 		t.Errorf("only %d reps survived", len(f.Reps))
 	}
 	for _, r := range f.Reps {
-		if r.Status != results.StatusOK || r.Metrics["pages"] != 8192 {
+		if r.Status != results.StatusOK || r.Metrics.Get("pages") != 8192 {
 			t.Errorf("rep %d corrupt: %+v", r.Index, r)
 		}
 	}

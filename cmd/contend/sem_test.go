@@ -45,7 +45,7 @@ func TestRunOsimSmall(t *testing.T) {
 		if rep.Status != results.StatusOK {
 			t.Fatalf("rep %d: %s %s", rep.Index, rep.Status, rep.Error)
 		}
-		m := rep.Metrics
+		m := rep.Metrics.Map()
 		if m["loops"] != 5*401 || m["loops_per_task"] != 401 {
 			t.Errorf("loops %v per task %v, want 2005 and 401", m["loops"], m["loops_per_task"])
 		}
@@ -126,7 +126,7 @@ func TestRunSemopMultiSmall(t *testing.T) {
 		for _, c := range counts {
 			sum += c
 		}
-		m := rep.Metrics
+		m := rep.Metrics.Map()
 		if sum != m["ops"] || m["ops"] <= 0 || int64(m["ops"])%2 != 0 {
 			t.Errorf("ops %v, sum of threads %v: want equal, even, positive", m["ops"], sum)
 		}

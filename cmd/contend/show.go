@@ -117,7 +117,7 @@ func showOriginal(c *cli.Context, f *results.File) error {
 		if err != nil {
 			return fmt.Errorf("--format original: parameters of configuration %d: %v; was the file edited?", r.Config+1, err)
 		}
-		for _, line := range wl.Original(v, workload.Sample{Metrics: r.Metrics, Series: r.Series}, r.Metrics) {
+		for _, line := range wl.Original(v, workload.Sample{Metrics: r.Metrics.Map(), Series: r.Series}, r.Metrics.Map()) {
 			fmt.Fprintln(c.App.Writer, line)
 		}
 	}

@@ -315,8 +315,8 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 			if s.derive == nil || rep.Status != results.StatusOK {
 				return
 			}
-			if x, ok := s.derive(configs[rep.Config], rep.Metrics); ok {
-				rep.Metrics[s.through.Name] = x
+			if x, ok := s.derive(configs[rep.Config], rep.Metrics.Map()); ok {
+				rep.Metrics.Set(s.through.Name, x)
 			}
 		},
 		After: func(rep results.Rep, _ harness.Outcome) {

@@ -59,8 +59,8 @@ func TestSweepFaultmeSmall(t *testing.T) {
 			t.Errorf("rounds out of order at rep %d", i)
 		}
 		rounds[rep.Round] = append(rounds[rep.Round], rep.Config)
-		if rep.Metrics["pages"] != 256 || rep.Metrics["throughput"] <= 0 {
-			t.Errorf("rep %d: pages %v throughput %v", i, rep.Metrics["pages"], rep.Metrics["throughput"])
+		if rep.Metrics.Get("pages") != 256 || rep.Metrics.Get("throughput") <= 0 {
+			t.Errorf("rep %d: pages %v throughput %v", i, rep.Metrics.Get("pages"), rep.Metrics.Get("throughput"))
 		}
 	}
 	for r, cs := range rounds {

@@ -11,7 +11,7 @@ func TestUnstableWarnings(t *testing.T) {
 	f := &results.File{Primary: "time", Configs: []results.Config{{Name: "a"}, {Name: "b"}, {Name: "c"}}}
 	add := func(c int, xs ...float64) {
 		for _, x := range xs {
-			f.Reps = append(f.Reps, results.Rep{Config: c, Status: results.StatusOK, Metrics: map[string]float64{"time": x}})
+			f.Reps = append(f.Reps, results.Rep{Config: c, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": x})})
 		}
 	}
 	add(0, 100, 101, 99, 100, 102, 98) // stdev/mean 1.4%

@@ -24,7 +24,7 @@ func runPlan(t *testing.T, f *results.File, next func(*results.File) (harness.Sl
 			return n
 		}
 		rep := results.Rep{Index: len(f.Reps), Config: s.Config, Warmup: s.Warmup, Round: s.Round, Status: results.StatusOK,
-			Metrics: map[string]float64{"time": value(s)}}
+			Metrics: results.ValuesOf(map[string]float64{"time": value(s)})}
 		if !s.Warmup {
 			if fail(n) {
 				rep.Status, rep.Metrics = "failed", nil

@@ -144,7 +144,7 @@ func TestRecords(t *testing.T) {
 	if err != nil || len(recs) != 3 || len(used) != 3 {
 		t.Fatalf("got %d records, %d metrics, %v", len(recs), len(used), err)
 	}
-	if recs[0].Err != "" || recs[0].Metrics["sys"] != 0.1e9 || recs[0].Line != 3 {
+	if recs[0].Err != "" || recs[0].Metrics.Get("sys") != 0.1e9 || recs[0].Line != 3 {
 		t.Errorf("record 1: %+v", recs[0])
 	}
 	if !strings.Contains(recs[1].Err, "metric sys: no match") {
@@ -160,7 +160,7 @@ func TestRecords(t *testing.T) {
 	}
 	// A log cut with grep: only real lines; user and sys are left out.
 	recs, used, warns, _ := Records(p.Metrics, "real 1.5\nreal 2.5\n", 0, 0)
-	if len(recs) != 2 || len(used) != 1 || len(warns) != 2 || recs[1].Metrics["real"] != 2.5e9 {
+	if len(recs) != 2 || len(used) != 1 || len(warns) != 2 || recs[1].Metrics.Get("real") != 2.5e9 {
 		t.Errorf("grep log: %+v %v %v", recs, used, warns)
 	}
 }

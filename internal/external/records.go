@@ -3,18 +3,19 @@ package external
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"contend/internal/results"
 )
 
 // A Record is one repetition found in a log by Records.
 type Record struct {
 	Line    int // 1-based line of the match that started it
-	Metrics map[string]float64
+	Metrics results.Values
 	Text    string // the log lines of the record
 	Err     string // why the record is incomplete; empty when complete
 }
@@ -50,7 +51,7 @@ func Records(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []string, 
 	sc.Each(func(_ int, r *Record) bool {
 		x := *r
 		if x.Metrics != nil {
-			x.Metrics = maps.Clone(x.Metrics)
+			x.Metrics = x.Metrics.Clone()
 		}
 		recs = append(recs, x)
 		return true
@@ -84,7 +85,14 @@ func (sc *RecordScan) Len() int { return len(sc.line) }
 // refilled (nil when Err is set): fn must copy what it keeps.
 func (sc *RecordScan) Each(fn func(i int, r *Record) bool) {
 	nn := len(sc.names)
-	m := make(map[string]float64, nn)
+	m := make(results.Values, 0, nn)
+	// The name indices in name order: each record's metrics are appended
+	// in it, sorted as Values keeps them.
+	order := make([]int, nn)
+	for n := range order {
+		order[n] = n
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(sc.names[a], sc.names[b]) })
 	var r Record
 	for k := range sc.line {
 		end := sc.lastEnd
@@ -100,10 +108,10 @@ func (sc *RecordScan) Each(fn func(i int, r *Record) bool) {
 		}
 		if r.Err == "" {
 			// Every name seen once, its value parsed (else Err is set).
-			clear(m)
-			for n, c := range seen {
-				if c == 1 {
-					m[sc.names[n]] = sc.vals[k*nn+n]
+			m = m[:0]
+			for _, n := range order {
+				if seen[n] == 1 {
+					m = append(m, results.Value{Name: sc.names[n], X: sc.vals[k*nn+n]})
 				}
 			}
 			r.Metrics = m

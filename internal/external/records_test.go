@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"contend/internal/results"
 )
 
 // recordsBefore is Records as it was before it was made to allocate less
@@ -48,7 +50,7 @@ func recordsBefore(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []st
 		if m.spec == 0 {
 			line += strings.Count(log[counted:m.start], "\n")
 			counted = m.start
-			recs = append(recs, Record{Line: line, Metrics: map[string]float64{}})
+			recs = append(recs, Record{Line: line, Metrics: results.ValuesOf(map[string]float64{})})
 			starts = append(starts, lineStart(log, m.start))
 			seen = append(seen, map[string]int{})
 		}
@@ -71,7 +73,7 @@ func recordsBefore(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []st
 			}
 			continue
 		}
-		recs[k].Metrics[s.Name] = v
+		recs[k].Metrics.Set(s.Name, v)
 	}
 	if lo > 0 || hi > 0 {
 		if lo == 0 {
@@ -171,7 +173,7 @@ func TestScanEachReusesOneRecord(t *testing.T) {
 		t.Fatalf("Scan: %v", err)
 	}
 	var rec *Record
-	var m map[string]float64
+	var m results.Values
 	n := 0
 	sc.Each(func(i int, r *Record) bool {
 		if rec != nil && r != rec {

@@ -103,9 +103,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	werr, launcherDied := e.Wait, false
 	if lr.done {
 		// The program's own metrics, as the launcher measured them.
-		for k, v := range lr.metrics {
-			rep.Metrics[k] = v
-		}
+		rep.Metrics.Merge(lr.metrics)
 		werr = nil
 		if !lr.status.Exited() || lr.status.ExitStatus() != 0 {
 			werr = waitError{lr.status}
@@ -135,9 +133,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 			break
 		}
 		rep.Status = results.StatusOK
-		for k, v := range m {
-			rep.Metrics[k] = v
-		}
+		rep.Metrics.Merge(m)
 	}
 	return rep
 }

@@ -66,14 +66,14 @@ func TestRunRep(t *testing.T) {
 		return RunRep(context.Background(), Program{Argv: []string{bin, mode}, Metrics: p.Metrics, Timeout: timeout})
 	}
 	r := run("ok", 0)
-	if r.Status != results.StatusOK || r.Metrics["time"] != 4321e3 {
+	if r.Status != results.StatusOK || r.Metrics.Get("time") != 4321e3 {
 		t.Fatalf("ok: %+v", r)
 	}
 	if r.Output != "map=1048576\ntime = 4321 usecs\n" {
 		t.Errorf("stdout and stderr not captured together: %q", r.Output)
 	}
 	for _, k := range []string{"real", "user", "sys", "cpu", "maxrss", "minflt", "majflt", "vcsw", "ivcsw"} {
-		if _, ok := r.Metrics[k]; !ok {
+		if _, ok := r.Metrics.Lookup(k); !ok {
 			t.Errorf("process metric %s missing", k)
 		}
 	}
@@ -90,7 +90,7 @@ func TestRunRep(t *testing.T) {
 		!strings.Contains(r.Error, "Cannot allocate memory") || !strings.Contains(r.Output, "time = 9 usecs") {
 		t.Errorf("fail: %+v", r)
 	}
-	if _, ok := r.Metrics["time"]; ok {
+	if _, ok := r.Metrics.Lookup("time"); ok {
 		t.Errorf("a failed repetition kept its extracted metric")
 	}
 	r = run("crash", 0)
@@ -110,7 +110,7 @@ func TestRunRep(t *testing.T) {
 		t.Errorf("missing program: %+v", r)
 	}
 	r = RunRep(context.Background(), Program{Argv: ShellArgv([]string{"echo contended:$((6*7)) >&2"}), Metrics: []Spec{mustSpec(t, `c=contended:(\d+)`)}})
-	if r.Status != results.StatusOK || r.Metrics["c"] != 42 {
+	if r.Status != results.StatusOK || r.Metrics.Get("c") != 42 {
 		t.Errorf("shell: %+v", r)
 	}
 }
@@ -155,7 +155,7 @@ func TestMaxRSSIsTheProgramsOwn(t *testing.T) {
 		if r.Status != results.StatusOK {
 			t.Fatalf("%d MiB: %+v", mib, r)
 		}
-		got := r.Metrics["maxrss"]
+		got := r.Metrics.Get("maxrss")
 		if math.Abs(got-want) > 1<<20+0.1*want {
 			t.Errorf("%d MiB: maxrss %.2f MiB, /usr/bin/time %.2f MiB (contend itself: %.2f MiB)",
 				mib, got/(1<<20), want/(1<<20), float64(self.Maxrss)/1024)
@@ -206,7 +206,7 @@ func TestEvidenceOncePerProgram(t *testing.T) {
 		if len(c.Starts) != i+1 || c.Stops != i+1 {
 			t.Errorf("after %v: %d starts, %d stops; want %d of each", run.argv, len(c.Starts), c.Stops, i+1)
 		}
-		if run.status == results.StatusOK && r.Metrics["k.test.starts"] != float64(i+1) {
+		if run.status == results.StatusOK && r.Metrics.Get("k.test.starts") != float64(i+1) {
 			t.Errorf("%v: evidence metric missing: %v", run.argv, r.Metrics)
 		}
 	}

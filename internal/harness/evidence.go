@@ -11,11 +11,6 @@ import (
 // per repetition.
 func AddEvidence(rep *results.Rep, ev *evidence.Rep) {
 	m, notes := ev.Stop()
-	if len(m) > 0 && rep.Metrics == nil {
-		rep.Metrics = map[string]float64{}
-	}
-	for k, v := range m {
-		rep.Metrics[k] = v
-	}
+	rep.Metrics.Merge(m)
 	rep.Notes = append(rep.Notes, notes...)
 }

@@ -115,17 +115,15 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 			break
 		}
 		rep.Status = results.StatusOK
-		for k, x := range s.Metrics {
-			rep.Metrics[k] = x
-		}
+		rep.Metrics.Merge(s.Metrics)
 		rep.Series = s.Series
 		rep.Notes = append(s.Notes, rep.Notes...)
 	}
 	if rep.Status != results.StatusOK {
 		// Only the process metrics of a failed repetition mean anything.
-		for k := range rep.Metrics {
+		for _, k := range rep.Metrics.Names() {
 			if _, own := w.Metric(k); own && !isProcessMetric(k) {
-				delete(rep.Metrics, k)
+				rep.Metrics.Delete(k)
 			}
 		}
 	}

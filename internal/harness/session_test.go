@@ -30,7 +30,7 @@ func TestSessionRunner(t *testing.T) {
 		},
 		Runner: func(_ context.Context, s Slot) Outcome {
 			ran = append(ran, s.Config)
-			return Outcome{Rep: results.Rep{Status: results.StatusOK, Output: "out", Metrics: map[string]float64{"real": 1}}}
+			return Outcome{Rep: results.Rep{Status: results.StatusOK, Output: "out", Metrics: results.ValuesOf(map[string]float64{"real": 1})}}
 		},
 	}
 	if err := s.Run(context.Background()); err != nil {

@@ -227,7 +227,7 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	}
 	e.Report = rep.lines
 
-	e.Rep.Metrics = ProcessMetrics(cmd.ProcessState, elapsed)
+	e.Rep.Metrics = results.ValuesOf(ProcessMetrics(cmd.ProcessState, elapsed))
 	AddEvidence(&e.Rep, ev)
 
 	switch status {

@@ -103,7 +103,7 @@ func TestRunRepTimeoutKillsGroup(t *testing.T) {
 			t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
 		}
 	}
-	if _, ok := o.Rep.Metrics["x"]; ok || o.Rep.Metrics["real"] <= 0 {
+	if _, ok := o.Rep.Metrics.Lookup("x"); ok || o.Rep.Metrics.Get("real") <= 0 {
 		t.Errorf("metrics %v: want the process metrics only", o.Rep.Metrics)
 	}
 	assertDead(t, "the grandchild", pid)
@@ -113,7 +113,7 @@ func TestRunRepTimeoutKillsGroup(t *testing.T) {
 // reported its result is killed with the group; the repetition is ok.
 func TestRunRepGrandchildKilled(t *testing.T) {
 	o, pid := runTestChild(t, context.Background(), "orphan", time.Minute)
-	if o.Rep.Status != results.StatusOK || o.Rep.Metrics["x"] != 1 {
+	if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("x") != 1 {
 		t.Errorf("rep %+v", o.Rep)
 	}
 	assertDead(t, "the grandchild", pid)
@@ -150,7 +150,7 @@ func TestEvidenceOncePerRepetition(t *testing.T) {
 	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
 	for i := 1; i <= 2; i++ {
 		o, _ := runTestChild(t, ctx, "ok", time.Minute)
-		if o.Rep.Status != results.StatusOK || o.Rep.Metrics["k.test.starts"] != float64(i) || !strings.Contains(strings.Join(o.Rep.Notes, "|"), "counted") {
+		if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("k.test.starts") != float64(i) || !strings.Contains(strings.Join(o.Rep.Notes, "|"), "counted") {
 			t.Errorf("repetition %d: %+v", i, o.Rep)
 		}
 	}
@@ -251,7 +251,7 @@ func TestSpawnSignalAndMetrics(t *testing.T) {
 		t.Errorf("describeExit = %q", got)
 	}
 	for _, m := range workload.ProcessMetrics {
-		if _, ok := e.Rep.Metrics[m.Name]; !ok {
+		if _, ok := e.Rep.Metrics.Lookup(m.Name); !ok {
 			t.Errorf("process metric %s missing: %v", m.Name, e.Rep.Metrics)
 		}
 	}
@@ -287,7 +287,7 @@ func TestHeldChildIsNotTimed(t *testing.T) {
 	if e.Rep.Status != "" || e.Wait != nil || len(c.Starts) != 1 {
 		t.Fatalf("status %q error %q wait %v, starts %v", e.Rep.Status, e.Rep.Error, e.Wait, c.Starts)
 	}
-	if real := time.Duration(e.Rep.Metrics["real"]); real <= 0 || real > wall-hold {
+	if real := time.Duration(e.Rep.Metrics.Get("real")); real <= 0 || real > wall-hold {
 		t.Errorf("real %v with the child held %v of a %v spawn: want the hold left out", real, hold, wall)
 	}
 }

@@ -47,7 +47,7 @@ func DrawBoots(out string, files []Input, order string, opt Options) error {
 			if r.Status != results.StatusOK || r.Warmup {
 				continue
 			}
-			if v, ok := r.Metrics[m.Name]; ok {
+			if v, ok := r.Metrics.Lookup(m.Name); ok {
 				b.vals = append(b.vals, v)
 				ref = math.Max(ref, math.Abs(v))
 			}

@@ -444,7 +444,7 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 				if r.Status != results.StatusOK || r.Warmup || r.Config != c {
 					continue
 				}
-				if v, ok := r.Metrics[m.Name]; ok {
+				if v, ok := r.Metrics.Lookup(m.Name); ok {
 					s.values = append(s.values, v)
 					s.indexes = append(s.indexes, float64(r.Index+1))
 					ref = math.Max(ref, math.Abs(v))

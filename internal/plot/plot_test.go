@@ -35,7 +35,7 @@ func sweepFile(label, kernel string, lambda float64, n int) *results.File {
 			N := float64(t)
 			x := lambda * N / (1 + 0.05*(N-1) + 0.003*N*(N-1)) * (1 + 0.02*math.Sin(float64(7*r+c)))
 			f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Config: c, Round: r, Status: results.StatusOK,
-				Metrics: map[string]float64{"time": 1e9 * 1000 / x, "throughput": x}})
+				Metrics: results.ValuesOf(map[string]float64{"time": 1e9 * 1000 / x, "throughput": x})})
 		}
 	}
 	return f
@@ -49,7 +49,7 @@ func runFile(label string, base float64, n int) *results.File {
 		Env: map[string]string{"kernel.release": "6.1.0"}, Configs: []results.Config{{}},
 	}
 	for i := 0; i < n; i++ {
-		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, Metrics: map[string]float64{"time": base * (1 + 0.01*float64(i) + 0.03*math.Cos(float64(i)))}})
+		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": base * (1 + 0.01*float64(i) + 0.03*math.Cos(float64(i)))})})
 	}
 	return f
 }
@@ -308,7 +308,7 @@ func TestPoorFitDashedAndOnlineCPUs(t *testing.T) {
 	for i := range f.Reps {
 		// A flat, noisy curve: the USL cannot describe it.
 		x := 1e6 * (1 + 0.3*math.Sin(float64(13*i)))
-		f.Reps[i].Metrics = map[string]float64{"time": 1e12 / x, "throughput": x}
+		f.Reps[i].Metrics = results.ValuesOf(map[string]float64{"time": 1e12 / x, "throughput": x})
 	}
 	out := filepath.Join(dir, "p.svg")
 	if err := Draw(out, []Input{{Path: "flat.json", File: f}}, Options{}); err != nil {

@@ -68,7 +68,7 @@ func sideBoots(parts []Part, metric string) (boots []Boot, ok bool) {
 			if rep.Warmup || !sel[rep.Config] || rep.Status != results.StatusOK {
 				continue
 			}
-			v, has := rep.Metrics[metric]
+			v, has := rep.Metrics.Lookup(metric)
 			if !has {
 				continue
 			}

@@ -20,7 +20,7 @@ func bootFile(boots map[string][]float64, order ...string) *results.File {
 	for _, id := range order {
 		for _, v := range boots[id] {
 			f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Status: results.StatusOK, BootID: id,
-				Start: t0.Add(time.Duration(len(f.Reps)) * time.Second), Metrics: map[string]float64{"time": v}})
+				Start: t0.Add(time.Duration(len(f.Reps)) * time.Second), Metrics: results.ValuesOf(map[string]float64{"time": v})})
 		}
 	}
 	return f

@@ -377,7 +377,7 @@ func collectSide(label string, s Side) SideReport {
 			if rep.Status != results.StatusOK {
 				continue
 			}
-			for k, v := range rep.Metrics {
+			for k, v := range rep.Metrics.All() {
 				if sr.obs[k] == nil {
 					sr.obs[k] = make([]obs, 0, len(p.File.Reps)) // most have every metric
 				}

@@ -408,7 +408,7 @@ func WriteBench(w io.Writer, f *results.File, configs []int, metrics []results.M
 		b.WriteString(" 1")
 		n := 0
 		for _, m := range metrics {
-			v, ok := rep.Metrics[m.Name]
+			v, ok := rep.Metrics.Lookup(m.Name)
 			if !ok {
 				continue
 			}

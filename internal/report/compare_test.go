@@ -28,7 +28,7 @@ func file(workload string, metrics []results.Metric, names []string, vals map[st
 			for _, m := range metrics {
 				ms[m.Name] = vals[m.Name][c][i]
 			}
-			f.Reps = append(f.Reps, results.Rep{Index: idx, Config: c, Status: results.StatusOK, Metrics: ms})
+			f.Reps = append(f.Reps, results.Rep{Index: idx, Config: c, Status: results.StatusOK, Metrics: results.ValuesOf(ms)})
 			idx++
 		}
 	}
@@ -52,7 +52,7 @@ func TestCompareABSides(t *testing.T) {
 	f.Reps = append(f.Reps,
 		results.Rep{Index: 12, Config: 1, Status: results.StatusFailed, Error: "boom"},
 		results.Rep{Index: 13, Config: 1, Status: results.StatusTimeout},
-		results.Rep{Index: 14, Config: 0, Warmup: true, Status: results.StatusOK, Metrics: map[string]float64{"time": 1}})
+		results.Rep{Index: 14, Config: 0, Warmup: true, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1})})
 	f.Configs[1].Params[0].Value = "8"
 	f.Configs[1].Env = map[string]string{"tracefs.events": "lock"}
 	var buf bytes.Buffer

@@ -167,9 +167,9 @@ func TestFleetGroupNotCompared(t *testing.T) {
 // it (contend-plot --fleet drew no point for it while it was null).
 func TestFleetJSONIdenticalHost(t *testing.T) {
 	same := hostAB("vm", "6.1.0", 1)
-	a := same.Reps[0].Metrics["time"]
+	a := same.Reps[0].Metrics.Get("time")
 	for i := range same.Reps {
-		same.Reps[i].Metrics["time"] = a
+		same.Reps[i].Metrics.Set("time", a)
 	}
 	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, CompareOptions{})
 	if err != nil {

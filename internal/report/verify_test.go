@@ -48,8 +48,8 @@ func TestDrift(t *testing.T) {
 	flat := ramp(12, 100, 1)
 	for i := 0; i < 12; i++ {
 		f.Reps = append(f.Reps,
-			results.Rep{Config: 0, Status: results.StatusOK, Metrics: map[string]float64{"time": flat[i]}},
-			results.Rep{Config: 1, Status: results.StatusOK, Metrics: map[string]float64{"time": 100 + float64(i)}})
+			results.Rep{Config: 0, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": flat[i]})},
+			results.Rep{Config: 1, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 100 + float64(i)})})
 	}
 	d := Drift(f, 0.05)
 	if len(d) != 1 || !strings.HasPrefix(d[0], "side B drifts over run order (time, Mann-Kendall tau 1.00") {

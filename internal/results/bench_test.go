@@ -10,7 +10,7 @@ import (
 // benchRep is a repetition of the size an import writes (about 260 bytes).
 func benchRep(i int) Rep {
 	return Rep{Index: i, Round: i, Status: StatusOK, Start: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC),
-		Metrics: map[string]float64{"time": 1e6 + float64(i), "pages": 262144},
+		Metrics: ValuesOf(map[string]float64{"time": 1e6 + float64(i), "pages": 262144}),
 		Output:  fmt.Sprintf("[line %d]\nfaultme: 40 threads, 262144 pages in %d ns", i+1, 1000000+i)}
 }
 

@@ -68,7 +68,7 @@ func TestCreateLargeInPieces(t *testing.T) {
 		t.Fatalf("read back: %v, %d repetitions, complete %v", err, len(back.Reps), back.Complete)
 	}
 	for i, r := range back.Reps {
-		if !r.Start.IsZero() || r.Output != f.Reps[i].Output || r.Metrics["time"] != f.Reps[i].Metrics["time"] {
+		if !r.Start.IsZero() || r.Output != f.Reps[i].Output || r.Metrics.Get("time") != f.Reps[i].Metrics.Get("time") {
 			t.Fatalf("repetition %d read back as %+v, written %+v", i, r, f.Reps[i])
 		}
 	}

@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -16,7 +15,6 @@ import (
 type repEncoder struct {
 	lastStart time.Time
 	startJSON []byte
-	keys      []string
 }
 
 // appendRep appends r's record, without newline, to b.
@@ -56,19 +54,14 @@ func (e *repEncoder) appendRep(b []byte, r *Rep) ([]byte, error) {
 		b = append(b, e.startJSON...)
 	}
 	if len(r.Metrics) > 0 {
-		e.keys = e.keys[:0]
-		for k := range r.Metrics {
-			e.keys = append(e.keys, k)
-		}
-		slices.Sort(e.keys)
 		b = append(b, `,"metrics":{`...)
-		for i, k := range e.keys {
+		for i, x := range r.Metrics.sorted() {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = appendJSONString(b, x.Name)
 			b = append(b, ':')
-			b = appendJSONFloat(b, r.Metrics[k])
+			b = appendJSONFloat(b, x.X)
 		}
 		b = append(b, '}')
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A repScanner decodes repetition records of exactly the shape the writer
@@ -26,6 +27,15 @@ type repScanner struct {
 	lastTime  time.Time
 	// Strings that repeat from record to record: metric names, boot ids.
 	names []string
+	// arena holds the metric values of the records decoded so far, each
+	// record's Metrics a piece of it (capped: a Set on one copies it);
+	// text holds their strings (outputs, errors, notes). Both are cut
+	// from pieces sized by lines, the number of records the scanner is to
+	// decode: a file of 100,000 records is a few large allocations, not
+	// 200,000 small ones (each on a page touched for the first time).
+	arena []Value
+	text  []byte
+	lines int
 }
 
 // decodeRep decodes line into r; false means: not the writer's shape, use
@@ -68,7 +78,7 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.Status = s.intern(s.str())
 	}
 	if field("error") {
-		r.Error = s.str()
+		r.Error = s.keep(s.strBytes())
 	}
 	if field("start") {
 		r.Start = s.time()
@@ -80,7 +90,7 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.Notes = s.strs()
 	}
 	if field("output") {
-		r.Output = s.str()
+		r.Output = s.keep(s.strBytes())
 	}
 	if field("loadavg") {
 		r.LoadAvg = s.float()
@@ -300,6 +310,21 @@ func (s *repScanner) strBytes() []byte {
 	}
 }
 
+// keep returns b as a string in the scanner's text arena.
+func (s *repScanner) keep(b []byte) string {
+	if !s.ok || len(b) == 0 {
+		return ""
+	}
+	if cap(s.text)-len(s.text) < len(b) {
+		// A new piece: room for this string and, guessing from it, those
+		// of the records left (at most 1 MiB; a larger string its own).
+		s.text = make([]byte, 0, max(len(b), min(1<<20, len(b)*max(s.lines, 1))))
+	}
+	n := len(s.text)
+	s.text = append(s.text, b...)
+	return unsafe.String(&s.text[n], len(b))
+}
+
 func (s *repScanner) str() string {
 	b := s.strBytes()
 	if !s.ok {
@@ -361,21 +386,32 @@ func (s *repScanner) time() time.Time {
 	return t
 }
 
-func (s *repScanner) metrics() map[string]float64 {
+// metrics decodes a record's metrics into the scanner's arena, in pieces
+// of 4,096 values (96 KiB): one allocation for hundreds of records where a
+// map each cost one or two.
+func (s *repScanner) metrics() Values {
 	if !s.lit("{") {
 		return nil
 	}
-	m := make(map[string]float64, 2)
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		return m
+		return Values{}
 	}
+	start := len(s.arena)
 	for s.ok {
 		k := s.strBytes()
 		if !s.lit(":") {
 			return nil
 		}
-		m[s.name(k)] = s.float()
+		x := Value{s.name(k), s.float()}
+		if len(s.arena) == cap(s.arena) {
+			// A new piece, this record's values moved to its start, with
+			// room for as many for each record left.
+			n := len(s.arena) - start + 1
+			a := make([]Value, 0, max(16, min(n*max(s.lines, 1), 1<<16)))
+			s.arena, start = append(a, s.arena[start:]...), 0
+		}
+		s.arena = append(s.arena, x)
 		if s.i < len(s.b) && s.b[s.i] == ',' {
 			s.i++
 			continue
@@ -383,7 +419,13 @@ func (s *repScanner) metrics() map[string]float64 {
 		s.lit("}")
 		break
 	}
-	return m
+	v := Values(s.arena[start:len(s.arena):len(s.arena)])
+	if !v.inOrder() {
+		// Another writer's order, or a repeated name: the slow way,
+		// as encoding/json reads it.
+		v = v.Clone().normalize()
+	}
+	return v
 }
 
 func (s *repScanner) strs() []string {

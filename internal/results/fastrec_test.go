@@ -61,13 +61,13 @@ func randomRep(rng *rand.Rand, i int) Rep {
 		r.Error = str()
 	}
 	if rng.IntN(5) > 0 {
-		r.Metrics = map[string]float64{}
+		r.Metrics = ValuesOf(map[string]float64{})
 		for range 1 + rng.IntN(3) {
 			v := values[rng.IntN(len(values))]
 			if rng.IntN(2) == 0 && math.Abs(v) < 1e300 {
 				v *= 1 + rng.Float64()
 			}
-			r.Metrics[[]string{"time", "k.ctx", "x<y", "é"}[rng.IntN(4)]] = v
+			r.Metrics.Set([]string{"time", "k.ctx", "x<y", "é"}[rng.IntN(4)], v)
 		}
 	}
 	if rng.IntN(3) == 0 {
@@ -156,7 +156,7 @@ func TestParseFastSameAsJSON(t *testing.T) {
 	for i := range 5000 {
 		r := randomRep(rng, i)
 		for k := range r.Metrics {
-			r.Metrics[k] = 1
+			r.Metrics[k].X = 1
 		}
 		r.Config = 0
 		f.Reps = append(f.Reps, r)
@@ -206,8 +206,8 @@ func TestFastEncodeMatchesJSON(t *testing.T) {
 	for i := range 5000 {
 		r := randomRep(rng, i)
 		if i%10 == 0 {
-			r.Metrics = map[string]float64{"a": math.Ldexp(rng.Float64(), rng.IntN(2100)-1075), "b": -1e-6, "c": 1e21, "d": 999999999999999999999, "e": math.Copysign(0, -1), "\xff": 1,
-				"f": math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60))), "g": -math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60)))}
+			r.Metrics = ValuesOf(map[string]float64{"a": math.Ldexp(rng.Float64(), rng.IntN(2100)-1075), "b": -1e-6, "c": 1e21, "d": 999999999999999999999, "e": math.Copysign(0, -1), "\xff": 1,
+				"f": math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60))), "g": -math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(60)))})
 			r.Error = "bad \xff utf-8"
 		}
 		if i%17 == 0 {
@@ -219,7 +219,7 @@ func TestFastEncodeMatchesJSON(t *testing.T) {
 		check(r)
 	}
 	check(Rep{Status: StatusOK, Start: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
-	check(Rep{Status: StatusOK, Notes: []string{}, Metrics: map[string]float64{}})
+	check(Rep{Status: StatusOK, Notes: []string{}, Metrics: ValuesOf(map[string]float64{})})
 }
 
 // TestFastPathsKnowEveryField fails when Rep gains a field: the encoder

@@ -19,11 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -151,8 +149,8 @@ type Rep struct {
 	// Start is when the repetition started; zero (and left out of the
 	// file) when no one knows, as for the records of an imported log.
 	Start time.Time `json:"start,omitzero"`
-	// Metrics maps metric name to value in its base unit.
-	Metrics map[string]float64   `json:"metrics,omitempty"`
+	// Metrics holds each metric's value in its base unit.
+	Metrics Values               `json:"metrics,omitempty"`
 	Series  map[string][]float64 `json:"series,omitempty"`
 	Notes   []string             `json:"notes,omitempty"`
 	// Output holds what an external program printed (exec), or what a
@@ -196,7 +194,7 @@ func (f *File) Values(c int, name string) []float64 {
 		if r.Status != StatusOK || r.Warmup || (c >= 0 && r.Config != c) {
 			continue
 		}
-		if v, ok := r.Metrics[name]; ok {
+		if v, ok := r.Metrics.Lookup(name); ok {
 			xs = append(xs, v)
 		}
 	}
@@ -520,7 +518,12 @@ func decodeRanges(body []byte, reps []Rep) (others []otherLine, valid bool) {
 			chunk := body[p.start:p.end]
 			p.valid = utf8.Valid(chunk)
 			var s repScanner
+			last := len(reps) // the range's lines are p.first up to last
+			if k+1 < len(parts) {
+				last = parts[k+1].first
+			}
 			for off, i := 0, p.first; off < len(chunk); i++ {
+				s.lines = last - i
 				end := len(chunk)
 				if j := bytes.IndexByte(chunk[off:], '\n'); j >= 0 {
 					end = off + j + 1
@@ -571,7 +574,7 @@ func (f *File) check() error {
 		default:
 			return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
 		}
-		for k, v := range r.Metrics {
+		for k, v := range r.Metrics.All() {
 			if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
 				return r.metricError(i, names)
 			}
@@ -581,10 +584,10 @@ func (f *File) check() error {
 }
 
 // metricError says what is wrong with the metrics of repetition i, the
-// first wrong one by name (a map has no order, and the message one).
+// first wrong one by name.
 func (r *Rep) metricError(i int, names map[string]bool) error {
-	for _, k := range slices.Sorted(maps.Keys(r.Metrics)) {
-		if v := r.Metrics[k]; !names[k] {
+	for k, v := range r.Metrics.sorted().All() {
+		if !names[k] {
 			return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
 		} else if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)

@@ -39,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 		if i == 1 {
 			status = StatusFailed
 		}
-		rep := Rep{Index: i, Status: status, Start: time.Unix(int64(i), 0).UTC(), Metrics: map[string]float64{"time": float64(1000 * (i + 1)), "pages": 262144}}
+		rep := Rep{Index: i, Status: status, Start: time.Unix(int64(i), 0).UTC(), Metrics: ValuesOf(map[string]float64{"time": float64(1000 * (i + 1)), "pages": 262144})}
 		if status == StatusFailed {
 			rep.Error = "faultme: mmap failed: ENOMEM"
 			rep.Metrics = nil
@@ -137,7 +137,7 @@ func TestCreateUnwritable(t *testing.T) {
 
 func TestMarshalRefusesNaN(t *testing.T) {
 	f := sampleFile()
-	f.Reps = []Rep{{Status: StatusOK, Metrics: map[string]float64{"time": nan()}}}
+	f.Reps = []Rep{{Status: StatusOK, Metrics: ValuesOf(map[string]float64{"time": nan()})}}
 	if _, err := Marshal(f); err == nil {
 		t.Error("NaN encoded")
 	}
@@ -146,7 +146,7 @@ func TestMarshalRefusesNaN(t *testing.T) {
 func nan() float64 { var z float64; return z / z }
 
 func rep(i int) Rep {
-	return Rep{Index: i, Status: StatusOK, Start: time.Unix(int64(i), 0).UTC(), Metrics: map[string]float64{"time": float64(1000 + i)}}
+	return Rep{Index: i, Status: StatusOK, Start: time.Unix(int64(i), 0).UTC(), Metrics: ValuesOf(map[string]float64{"time": float64(1000 + i)})}
 }
 
 // TestKilledWriterLeavesEveryRep: the file of a run killed at any byte of

@@ -2,7 +2,6 @@ package results
 
 import (
 	"errors"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -20,12 +19,11 @@ import (
 func streamOf(reps []Rep) func(yield func(*Rep) bool) {
 	return func(yield func(*Rep) bool) {
 		var r Rep
-		m := map[string]float64{}
+		var m Values
 		for _, x := range reps {
 			r = x
 			if x.Metrics != nil {
-				clear(m)
-				maps.Copy(m, x.Metrics)
+				m = append(m[:0], x.Metrics...)
 				r.Metrics = m
 			}
 			if !yield(&r) {
@@ -95,7 +93,7 @@ func TestOpenFromFailureLeavesNothing(t *testing.T) {
 	f := bulkFile(0)
 	f.Appends = nil
 	reps := bulkFile(30000).Reps
-	reps[20000].Metrics = map[string]float64{"time": math.NaN()}
+	reps[20000].Metrics = ValuesOf(map[string]float64{"time": math.NaN()})
 	g := *f
 	g.Reps = reps
 	_, want := Open(filepath.Join(dir, "want.json"), &g, ModeNew)

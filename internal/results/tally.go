@@ -55,7 +55,7 @@ func (t *Tally) Add(r *Rep) {
 	}
 	switch r.Status {
 	case StatusOK:
-		for k, v := range r.Metrics {
+		for k, v := range r.Metrics.All() {
 			t.Values[k] = append(t.Values[k], v)
 		}
 	case StatusInterrupted:

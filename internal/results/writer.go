@@ -469,7 +469,7 @@ func appendRecord(b []byte, r record) ([]byte, error) {
 }
 
 func checkFinite(r *Rep) error {
-	for k, v := range r.Metrics {
+	for k, v := range r.Metrics.All() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("metric %s is %v", k, v)
 		}

@@ -17,8 +17,8 @@ func TestReportEvidencePerPoint(t *testing.T) {
 		results.Metric{Name: "k.sys.irq_tlb", Unit: "count", Better: "lower"})
 	for i := range f.Reps {
 		th := []float64{1, 2, 4}[f.Reps[i].Config]
-		f.Reps[i].Metrics["k.runq_delay"] = th * 1e6
-		f.Reps[i].Metrics["k.sys.irq_tlb"] = 0
+		f.Reps[i].Metrics.Set("k.runq_delay", th*1e6)
+		f.Reps[i].Metrics.Set("k.sys.irq_tlb", 0)
 	}
 	a, err := Analyze(f)
 	if err != nil {

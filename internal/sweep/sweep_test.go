@@ -49,7 +49,7 @@ func addRep(f *results.File, rng *rand.Rand, r, c, threads int, lambda, sigma, k
 	x := lambda * N / (1 + sigma*(N-1) + kappa*N*(N-1)) * math.Exp(0.02*rng.NormFloat64())
 	pages := 65536.0
 	f.Reps = append(f.Reps, results.Rep{Index: len(f.Reps), Config: c, Round: r, Status: results.StatusOK,
-		Metrics: map[string]float64{"time": pages / x * 1e9, "pages": pages, ThroughputName: x}})
+		Metrics: results.ValuesOf(map[string]float64{"time": pages / x * 1e9, "pages": pages, ThroughputName: x})})
 }
 
 func TestAnalyzeAndCSV(t *testing.T) {
@@ -177,8 +177,8 @@ func TestCompareCurves(t *testing.T) {
 func TestReportFlat(t *testing.T) {
 	f := synthetic("flat", []int{1, 2, 4, 8}, 1e6, 1, 0, 3, 3)
 	for i := range f.Reps {
-		f.Reps[i].Metrics[ThroughputName] = 1e6
-		f.Reps[i].Metrics["time"] = 65536 / 1e6 * 1e9
+		f.Reps[i].Metrics.Set(ThroughputName, 1e6)
+		f.Reps[i].Metrics.Set("time", 65536/1e6*1e9)
 	}
 	a, err := Analyze(f)
 	if err != nil {
