@@ -148,7 +148,7 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 // the selection to fill.
 type kthScratch struct {
 	hi, lo, le, lt, cum []int
-	d                   []float64
+	d, sample           []float64
 }
 
 // ints returns *p with length n, reallocated when too short.
@@ -192,7 +192,7 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
 	cum := ints(&sc.cum, m+1)
 	cum[0] = 0
-	var sample []float64
+	sample := sc.sample[:0]
 	for left > limit {
 		// A sample of the candidates left, with replacement.
 		for j := range m {
@@ -251,6 +251,10 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 				break // the second pivot is above every candidate
 			}
 		}
+	}
+	sc.sample = sample
+	if cap(sc.d) < left {
+		sc.d = make([]float64, 0, left) // at once, not by doubling
 	}
 	d := sc.d[:0]
 	for j, y := range b {
