@@ -227,7 +227,7 @@ func openPart(spec string) (p report.Part, sweep bool, err error) {
 			path, sel = spec[:i], spec[i+1:]
 		}
 	}
-	f, err := results.Read(path)
+	f, err := results.Read(path, results.WithoutOutputs)
 	if err != nil {
 		return p, false, &usageError{err.Error()}
 	}

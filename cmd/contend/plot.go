@@ -64,7 +64,7 @@ func plotAction(c *cli.Context) error {
 	metric := c.String("metric")
 	sweeps := 0
 	for _, p := range c.Args().Slice() {
-		f, err := results.Read(p)
+		f, err := results.Read(p, results.WithoutOutputs)
 		if err != nil {
 			return &usageError{err.Error()}
 		}

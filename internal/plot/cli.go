@@ -42,7 +42,7 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	var in []Input
 	for _, p := range fs.Args() {
-		f, err := results.Read(p)
+		f, err := results.Read(p, results.WithoutOutputs)
 		if err != nil {
 			return usage("%v", err)
 		}

@@ -123,7 +123,7 @@ func TestReadInPiecesSameAsParse(t *testing.T) {
 	defer func(c, w int) { readChunk, readWholeMax = c, w }(readChunk, readWholeMax)
 	rng := rand.New(rand.NewPCG(43, 44))
 	path := filepath.Join(t.TempDir(), "r.json")
-	pieces := 0
+	pieces, outputs := 0, 0
 	for trial := range 300 {
 		for k, b := range testFiles(t, rng, trial) {
 			readChunk, readWholeMax = 16+rng.IntN(600), rng.IntN(100)
@@ -138,13 +138,24 @@ func TestReadInPiecesSameAsParse(t *testing.T) {
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("trial %d file %d, pieces of %d: Read %v %v\nParse %v %v\nfile %q", trial, k, readChunk, gerr, got, werr, want, b)
 			}
+			// Without outputs: the same, every output empty.
+			lean, lerr := Read(path, WithoutOutputs)
+			if want != nil {
+				for i := range want.Reps {
+					outputs += len(want.Reps[i].Output)
+					want.Reps[i].Output = ""
+				}
+			}
+			if fmt.Sprint(lerr) != fmt.Sprint(werr) || !reflect.DeepEqual(lean, want) {
+				t.Fatalf("trial %d file %d, pieces of %d, without outputs: Read %v %v\nParse %v %v\nfile %q", trial, k, readChunk, lerr, lean, werr, want, b)
+			}
 			if len(b) > readWholeMax && versionTwoHeader(b[:max(0, bytes.IndexByte(b, '\n'))]) {
 				pieces++
 			}
 		}
 	}
-	if pieces < 1000 {
-		t.Errorf("only %d files were read in pieces", pieces)
+	if pieces < 1000 || outputs == 0 {
+		t.Errorf("only %d files were read in pieces, %d bytes of outputs", pieces, outputs)
 	}
 	// A file that shrinks between the passes is read again at once.
 	f := bulkFile(2000)
@@ -156,7 +167,7 @@ func TestReadInPiecesSameAsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	if _, err := readPieces(fh, len(b)+100); !errors.Is(err, errChanged) {
+	if _, err := readPieces(fh, len(b)+100, true); !errors.Is(err, errChanged) {
 		t.Errorf("a file shorter than its size: %v, want errChanged", err)
 	}
 }

@@ -36,6 +36,8 @@ type repScanner struct {
 	arena []Value
 	text  []byte
 	lines int
+	// noOutput leaves Rep.Output empty (Read's WithoutOutputs).
+	noOutput bool
 }
 
 // decodeRep decodes line into r; false means: not the writer's shape, use
@@ -90,7 +92,9 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.Notes = s.strs()
 	}
 	if field("output") {
-		r.Output = s.keep(s.strBytes())
+		if b := s.strBytes(); !s.noOutput {
+			r.Output = s.keep(b)
+		}
 	}
 	if field("loadavg") {
 		r.LoadAvg = s.float()

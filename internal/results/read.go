@@ -30,7 +30,7 @@ var errChanged = errors.New("the file changed while it was read")
 // first pass that counts the lines): the pages of a copy of the whole file
 // cost more than decoding it (100,000 repetitions make 14 MB, 3,400 pages
 // faulted in).
-func readFile(fh *os.File) (*File, error) {
+func readFile(fh *os.File, outputs bool) (*File, error) {
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func readFile(fh *os.File) (*File, error) {
 		return nil, errors.New("is a directory, not a result file")
 	}
 	if size := st.Size(); size > int64(readWholeMax) && size <= MaxFileSize {
-		f, err := readPieces(fh, int(size))
+		f, err := readPieces(fh, int(size), outputs)
 		if !errors.Is(err, errChanged) {
 			return f, err
 		}
@@ -48,7 +48,13 @@ func readFile(fh *os.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(b)
+	f, err := Parse(b)
+	if err == nil && !outputs {
+		for i := range f.Reps {
+			f.Reps[i].Output = ""
+		}
+	}
+	return f, err
 }
 
 // readPieces reads the first size bytes of the file open in fh when it is
@@ -56,7 +62,7 @@ func readFile(fh *os.File) (*File, error) {
 // the lines, decoded a piece at a time. It returns errChanged when the
 // file is not version 2 or changed under it: then the caller reads it at
 // once.
-func readPieces(fh *os.File, size int) (*File, error) {
+func readPieces(fh *os.File, size int, outputs bool) (*File, error) {
 	// One buffer for both passes, room for a piece after a cut line.
 	buf := make([]byte, 0, 2*readChunk)
 	read := func(off, n int) ([]byte, error) {
@@ -123,7 +129,7 @@ func readPieces(fh *os.File, size int) (*File, error) {
 		if base+lines > nlines {
 			return nil, errChanged
 		}
-		o, v := decodeRanges(window[:whole], reps[base:base+lines])
+		o, v := decodeRanges(window[:whole], reps[base:base+lines], outputs)
 		for i := range o {
 			o[i].index += base
 		}

@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -213,10 +214,18 @@ func (f *File) Counts(c int) map[string]int {
 	return n
 }
 
+// A ReadOption changes what Read keeps of a file.
+type ReadOption int
+
+// WithoutOutputs leaves every Rep.Output empty: what a program printed is
+// kept for show and for the reader, and compare and plot never look at it
+// (an import of 100,000 log records holds 4 MB of it).
+const WithoutOutputs ReadOption = 1
+
 // Read reads and checks the result file at path. Errors name the file and
 // what is wrong with it. A torn last record of a version-2 file is
 // dropped, with a warning in the File's Warnings.
-func Read(path string) (*File, error) {
+func Read(path string, opts ...ReadOption) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -225,7 +234,7 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	defer fh.Close()
-	f, err := readFile(fh)
+	f, err := readFile(fh, !slices.Contains(opts, WithoutOutputs))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -362,7 +371,7 @@ func parseLines(b []byte) (*File, int, error) {
 	body := b[head:]
 	nlines := countLines(body)
 	reps := newReps(nlines)
-	others, valid := decodeRanges(body, reps)
+	others, valid := decodeRanges(body, reps, true)
 	if !valid || !utf8.Valid(b[:head]) {
 		return nil, 0, errNotUTF8
 	}
@@ -485,8 +494,9 @@ type otherLine struct {
 // decodeRanges decodes the lines of body on every CPU, each a range of
 // whole lines: repetitions of the writer's shape into reps[line] (by the
 // fast decoder), the other lines into the returned list, in order. valid
-// is false when body is not UTF-8.
-func decodeRanges(body []byte, reps []Rep) (others []otherLine, valid bool) {
+// is false when body is not UTF-8. Without outputs, every Rep's Output is
+// left empty.
+func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, valid bool) {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
 	// Cut body into ranges of whole lines, counting the lines before each.
 	type part struct {
@@ -517,7 +527,7 @@ func decodeRanges(body []byte, reps []Rep) (others []otherLine, valid bool) {
 			p := &parts[k]
 			chunk := body[p.start:p.end]
 			p.valid = utf8.Valid(chunk)
-			var s repScanner
+			s := repScanner{noOutput: !outputs}
 			last := len(reps) // the range's lines are p.first up to last
 			if k+1 < len(parts) {
 				last = parts[k+1].first
@@ -539,6 +549,9 @@ func decodeRanges(body []byte, reps []Rep) (others []otherLine, valid bool) {
 					o.blank = true
 				} else if o.err = json.Unmarshal(line, &o.rec); o.err == nil && o.rec.Rep != nil && o.rec.Append == nil && o.rec.End == nil {
 					reps[i], o.rec.Rep = *o.rec.Rep, nil // a repetition encoding/json reads
+					if !outputs {
+						reps[i].Output = ""
+					}
 					continue
 				}
 				p.others = append(p.others, o)
