@@ -127,7 +127,8 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		After: func(rep results.Rep, _ harness.Outcome) {
 			progress.step(rep)
 			if opt.format == "original" && rep.Status == results.StatusOK && !rep.Warmup && w.Original != nil {
-				for _, line := range w.Original(v, workload.Sample{Metrics: rep.Metrics.Map(), Series: rep.Series}, rep.Metrics.Map()) {
+				m := rep.Metrics.Map()
+				for _, line := range w.Original(v, workload.Sample{Metrics: m, Series: rep.Series}, m) {
 					fmt.Fprintln(stdout, line)
 				}
 			}

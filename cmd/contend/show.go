@@ -117,7 +117,8 @@ func showOriginal(c *cli.Context, f *results.File) error {
 		if err != nil {
 			return fmt.Errorf("--format original: parameters of configuration %d: %v; was the file edited?", r.Config+1, err)
 		}
-		for _, line := range wl.Original(v, workload.Sample{Metrics: r.Metrics.Map(), Series: r.Series}, r.Metrics.Map()) {
+		m := r.Metrics.Map()
+		for _, line := range wl.Original(v, workload.Sample{Metrics: m, Series: r.Series}, m) {
 			fmt.Fprintln(c.App.Writer, line)
 		}
 	}
