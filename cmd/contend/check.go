@@ -100,7 +100,7 @@ func writeCheck(w io.Writer, r tune.Readiness, iv time.Duration, h lock.Holder, 
 	if r.Isolated == "" && len(r.Online) > 2 {
 		advice = append(advice, "no isolated CPUs: for the steadiest runs boot with isolcpus=LIST nohz_full=LIST and give the same LIST to 'contend tune --cpus'")
 	}
-	fmt.Fprintf(w, "SMT:       %s\n", orNone(r.SMT, "unknown (no sys/devices/system/cpu/smt/active)"))
+	fmt.Fprintf(w, "SMT:       %s\n", orNone(r.SMT, "unknown (no /sys/devices/system/cpu/smt/active)"))
 	if r.SMT == "on" {
 		advice = append(advice, "SMT is on: sibling threads share a core's units; for per-core figures turn it off (echo off > /sys/devices/system/cpu/smt/control)")
 	}

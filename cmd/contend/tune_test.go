@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,5 +83,21 @@ func TestCompleteTuneTHP(t *testing.T) {
 	}
 	if got := strings.Join(complete(newApp(nil, nil), []string{"run", "faultme", "--thp", ""}), " "); got != "leave never huge" {
 		t.Errorf("run faultme --thp completes %q, want faultme's choices", got)
+	}
+}
+
+// TestCheckNamesPathsFromRoot: check names the files it could not read
+// from "/" ("no /sys/devices/system/cpu/smt/active"), as tune's reasons do;
+// it printed "no sys/devices/...".
+func TestCheckNamesPathsFromRoot(t *testing.T) {
+	root := fakeSys(t)
+	os.Remove(filepath.Join(root, "sys/devices/system/cpu/smt/active"))
+	r := runCLI(t, "check", "--interval", "10ms")
+	if r.code != 0 || !strings.Contains(r.stdout, "SMT:       unknown (no /sys/devices/system/cpu/smt/active)") ||
+		!strings.Contains(r.stdout, "no cpufreq in /sys/devices/system/cpu/cpu*/cpufreq") {
+		t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if m := regexp.MustCompile(`(^|[^/\w])(sys|proc)/`).FindString(r.stdout); m != "" {
+		t.Errorf("check names a path without its leading / (%q):\n%s", m, r.stdout)
 	}
 }

@@ -147,7 +147,7 @@ func Apply(root, statePath string, opt Options) ([]Result, error) {
 			v, ok := cur[f.Path]
 			if !ok {
 				failed++
-				why = "cannot read " + f.Path
+				why = "cannot read " + shown(f.Path)
 				continue
 			}
 			if v == f.Want {
@@ -274,7 +274,7 @@ func Reset(root, statePath string) ([]Result, error) {
 			a.detail = refused(err)
 			keep = append(keep, e)
 			if firstErr == nil {
-				firstErr = fmt.Errorf("putting back %s = %s: %s", e.Path, e.Old, refused(err))
+				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, refused(err))
 			}
 			continue
 		}
