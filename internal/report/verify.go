@@ -45,7 +45,11 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		}
 		m, _ := f.Metric(n)
 		ma, mb := analysis.Median(a), analysis.Median(b)
-		sc := ScaleFor(m.Unit, ma)
+		ref := ma
+		if ref == 0 {
+			ref = mb // the original's 0 user time: contend's 17.60 ms, not 1.760e+07 ns
+		}
+		sc := ScaleFor(m.Unit, ref)
 		ratio, ci, p := "-", "-", "-"
 		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)

@@ -103,3 +103,19 @@ func TestVerifyLeavesOutZeroEvidence(t *testing.T) {
 		t.Errorf("one zero metric:\n%s", b.String())
 	}
 }
+
+// TestVerifyScaleOfZeroMedian: a row whose original median is 0 (a fast
+// original's user time) is scaled by contend's median: "17.60 ms  0 ms",
+// not "1.760e+07 ns  0 ns".
+func TestVerifyScaleOfZeroMedian(t *testing.T) {
+	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "user", Unit: "ns", Better: "lower"}}
+	f := file("faultme", metrics, []string{"contend", "original"}, map[string][][]float64{
+		"time": {{10, 11, 12}, {10, 11, 12}},
+		"user": {{17.6e6, 17.6e6, 17.6e6}, {0, 0, 0}},
+	})
+	var b strings.Builder
+	WriteVerify(&b, f, 0.05)
+	if !strings.Contains(b.String(), "17.60 ms") || strings.Contains(b.String(), "e+07") {
+		t.Errorf("user row not in ms:\n%s", b.String())
+	}
+}
