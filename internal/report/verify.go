@@ -9,6 +9,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/evidence"
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -68,7 +69,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	}
 	t.Write(w)
 	if zero > 0 {
-		fmt.Fprintln(w, WrapRest(fmt.Sprintf("%d %s 0 in every repetition on both sides: not shown", zero, plural(zero, "more evidence metric is", "more evidence metrics are")), 78, "  "))
+		fmt.Fprintln(w, WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
 	}
 	if len(approx) > 0 {
 		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))

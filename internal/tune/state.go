@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"contend/internal/plural"
 )
 
 // State is what Apply saved before changing anything: the original value
@@ -290,7 +292,7 @@ func Reset(root, statePath string) ([]Result, error) {
 		}
 		if a.failed > 0 {
 			r.Status = StatusFailed
-			r.Detail = fmt.Sprintf("%d of %d files not put back: %s", a.failed, a.n+a.failed, a.detail)
+			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(a.n+a.failed, "file", "files"), a.detail)
 		}
 		out = append(out, r)
 	}
@@ -315,7 +317,7 @@ func Current(root string) map[string]string {
 	if st, err := LoadState(path); err != nil {
 		m["tune.state"] = err.Error()
 	} else if st != nil {
-		m["tune.state"] = fmt.Sprintf("tuned by contend tune (%d values saved in %s)", len(st.Entries), path)
+		m["tune.state"] = fmt.Sprintf("tuned by contend tune (%s saved in %s)", plural.N(len(st.Entries), "value", "values"), path)
 	} else {
 		m["tune.state"] = "not tuned by contend"
 	}
