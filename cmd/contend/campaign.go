@@ -389,7 +389,7 @@ func campaignStatus(c *cli.Context) error {
 		break
 	}
 	if led.Torn > 0 {
-		fmt.Fprintf(w, "ledger: %d unreadable line(s) ignored (written during a power cut)\n", led.Torn)
+		fmt.Fprintf(w, "ledger: %s ignored (written during a power cut)\n", plural.N(led.Torn, "unreadable line", "unreadable lines"))
 	}
 	return nil
 }
