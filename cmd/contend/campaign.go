@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/value"
@@ -359,7 +360,7 @@ func campaignStatus(c *cli.Context) error {
 		mark := "  "
 		line := "to do"
 		if e, ok := done[i]; ok {
-			line = fmt.Sprintf("done in boot %s, %d runs, %s", shortID(e.BootID), e.OK, e.Result)
+			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
 		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
 			line = fmt.Sprintf("stopped (%s in boot %s): will be redone", e.Event, shortID(e.BootID))
 		} else if id, open := led.Started(i); open {
@@ -388,7 +389,7 @@ func campaignStatus(c *cli.Context) error {
 		break
 	}
 	if led.Torn > 0 {
-		fmt.Fprintf(w, "ledger: %d unreadable line(s) ignored (written during a power cut)\n", led.Torn)
+		fmt.Fprintf(w, "ledger: %s ignored (written during a power cut)\n", plural.N(led.Torn, "unreadable line", "unreadable lines"))
 	}
 	return nil
 }

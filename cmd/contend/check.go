@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/lock"
+	"contend/internal/plural"
 	"contend/internal/tune"
 	"contend/internal/value"
 )
@@ -64,13 +65,13 @@ func writeCheck(w io.Writer, r tune.Readiness, iv time.Duration, h lock.Holder, 
 		}
 	}
 	if r.Saved != nil {
-		fmt.Fprintf(w, "  tuned by contend since %s (%d values saved)\n", r.Saved.Saved.Local().Format("2006-01-02 15:04"), len(r.Saved.Entries))
+		fmt.Fprintf(w, "  tuned by contend since %s (%s saved)\n", r.Saved.Saved.Local().Format("2006-01-02 15:04"), plural.N(len(r.Saved.Entries), "value", "values"))
 		advice = append(advice, "contend's tuning is in force: 'contend tune --reset' when the benchmarks are done")
 	}
 	if would > 0 {
-		advice = append(advice, fmt.Sprintf("'contend tune' (as root) would set %d setting(s) above; 'contend tune --reset' puts them back", would))
+		advice = append(advice, fmt.Sprintf("'contend tune' (as root) would set %s above; 'contend tune --reset' puts them back", plural.N(would, "setting", "settings")))
 	}
-	fmt.Fprintf(w, "load:      %s (%d CPUs online)\n", orNone(r.Load, "unknown"), len(r.Online))
+	fmt.Fprintf(w, "load:      %s (%s online)\n", orNone(r.Load, "unknown"), plural.N(len(r.Online), "CPU", "CPUs"))
 	busyCPU := 0.0
 	fmt.Fprintf(w, "CPU used during %s:", iv)
 	shown := 0
@@ -100,7 +101,7 @@ func writeCheck(w io.Writer, r tune.Readiness, iv time.Duration, h lock.Holder, 
 	if r.Isolated == "" && len(r.Online) > 2 {
 		advice = append(advice, "no isolated CPUs: for the steadiest runs boot with isolcpus=LIST nohz_full=LIST and give the same LIST to 'contend tune --cpus'")
 	}
-	fmt.Fprintf(w, "SMT:       %s\n", orNone(r.SMT, "unknown (no sys/devices/system/cpu/smt/active)"))
+	fmt.Fprintf(w, "SMT:       %s\n", orNone(r.SMT, "unknown (no /sys/devices/system/cpu/smt/active)"))
 	if r.SMT == "on" {
 		advice = append(advice, "SMT is on: sibling threads share a core's units; for per-core figures turn it off (echo off > /sys/devices/system/cpu/smt/control)")
 	}

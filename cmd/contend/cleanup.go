@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/ipcown"
+	"contend/internal/plural"
 	"contend/internal/tracejournal"
 )
 
@@ -101,5 +102,5 @@ func staleWarning() string {
 	if err != nil || n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d SysV semaphore set(s) were left by contend runs that were killed with SIGKILL; 'contend cleanup' removes them", n)
+	return plural.N(n, "SysV semaphore set was", "SysV semaphore sets were") + " left by contend runs that were killed with SIGKILL; 'contend cleanup' removes them"
 }

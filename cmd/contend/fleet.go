@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -206,7 +207,7 @@ func fleetGroups(items []fleetItem, by string) ([]report.FleetGroup, error) {
 			for _, it := range its {
 				ns = append(ns, it.part.Name)
 			}
-			return nil, usagef("%s %s has %d files (%s): give each group one ab file, or two files, or say the sides with --a and --b", by, k, len(its), strings.Join(ns, ", "))
+			return nil, usagef("%s %s has %s (%s): give each group one ab file, or two files, or say the sides with --a and --b", by, k, plural.N(len(its), "file", "files"), strings.Join(ns, ", "))
 		}
 		groups = append(groups, g)
 	}

@@ -112,7 +112,7 @@ func TestCompareByUsageErrors(t *testing.T) {
 		{[]string{"--by", "host", "--format", "csv", ab}, `--format: "csv" is not accepted with --by; accepted: text, json`},
 		{[]string{"--by", "host"}, "which result files?"},
 		{[]string{"--by", "host", "--plot", "x.pdf", ab}, `--plot: "x.pdf" has an unknown image format`},
-		{[]string{"--by", "host", run1}, "h2 has 1 files"},
+		{[]string{"--by", "host", run1}, "h2 has 1 file ("},
 		{[]string{"--by", "env.nosuch", ab}, `records no environment key "nosuch"`},
 		{[]string{"--by", "host", "--hosts", filepath.Join(dir, "nosuch.txt"), ab}, "--hosts:"},
 		{[]string{"--by", "host", t.TempDir()}, "holds no result file"},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +38,10 @@ record is stored with it.
 Cutting a log: --from and --to keep only lines FROM..TO (1-based,
 inclusive) before matching; --select N..M then keeps records N to M of
 what is left (also N.., ..M, N). --unquote removes mail quoting ("> ")
-first, so that numbers quoted in a reply are found.
+first, so that numbers quoted in a reply are found. The log's path and
+SHA-256, the lines and the records read are stored as where the samples
+come from (log.path, log.sha256, log.lines, log.select), not as parameters:
+compare lists them as environment differences.
 
 Examples (the seed mails are in ../shared/seeds/ of the project):
    contend import --preset faultme --select 1..5 --label 'rt6' 000_d7e92e058cbd48a1.txt
@@ -123,14 +125,17 @@ func runImport(c *cli.Context) error {
 		name = "import:" + pre.Name
 	}
 	f := newExternalFile("import", name, specs, primary, c.String("label"))
-	cfg := results.Config{Params: []results.Param{{Name: "log", Value: filepath.Base(path)}}}
+	// Which log, which lines of it and which records were read say how
+	// the samples were taken, not what was measured: they are the
+	// configuration's environment (compare lists them as such), not
+	// parameters ("the change is partly theirs").
+	cfg := results.Config{Env: map[string]string{"log.path": path, "log.sha256": hex.EncodeToString(sum[:])}}
 	if from > 0 || to > 0 {
-		cfg.Params = append(cfg.Params, results.Param{Name: "lines", Value: fmt.Sprintf("%d..%d", from, to)})
+		cfg.Env["log.lines"] = lineRange(from, to)
 	}
 	if c.IsSet("select") {
-		cfg.Params = append(cfg.Params, results.Param{Name: "select", Value: c.String("select")})
+		cfg.Env["log.select"] = c.String("select")
 	}
-	cfg.Env = map[string]string{"log.path": path, "log.sha256": hex.EncodeToString(sum[:])}
 	f.Configs = []results.Config{cfg}
 	f.Warnings = warns
 	f.End, f.Complete = time.Now(), true
@@ -183,6 +188,19 @@ func runImport(c *cli.Context) error {
 		return cli.Exit("no complete record in the log", exitFailure)
 	}
 	return nil
+}
+
+// lineRange is --from and --to as a range of lines, an end not given
+// left out ("51..60", "52..", "..60").
+func lineRange(from, to int) string {
+	r := ".."
+	if from > 0 {
+		r = strconv.Itoa(from) + r
+	}
+	if to > 0 {
+		r += strconv.Itoa(to)
+	}
+	return r
 }
 
 // importReps yields the repetition of each record of scan, one Rep

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,5 +42,58 @@ func TestImportRecordsStored(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if n := strings.Count(string(b), `"start"`); n != 1 {
 		t.Errorf(`"start" written %d times, want once (the header)`, n)
+	}
+}
+
+// TestImportSelectIsProvenance: which lines and records of a log an
+// import read say how its samples were taken, not what was measured: two
+// imports of one log with different --select are compared without
+// "parameters differ" (which said the change was partly the selection's),
+// the selections listed as environment differences, and show says where
+// the samples come from.
+func TestImportSelectIsProvenance(t *testing.T) {
+	chdirTemp(t)
+	log := "l.txt"
+	var b strings.Builder
+	b.WriteString("header\n")
+	for i, v := range []int{100, 101, 99, 102, 100, 98, 120, 121, 119, 122, 120, 118} {
+		fmt.Fprintf(&b, "run %d: took %d ns\n", i+1, v)
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	metric := `time=took (\d+) ns:ns:lower`
+	a, bf := "a.json", "b.json"
+	if r := runCLI(t, "import", "-q", "--metric", metric, "--select", "1..6", "--out", a, log); r.code != 0 {
+		t.Fatalf("import a: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "import", "-q", "--metric", metric, "--from", "8", "--select", "1..", "--out", bf, log); r.code != 0 {
+		t.Fatalf("import b: %d %s", r.code, r.stderr)
+	}
+	f, err := results.Read(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := f.Configs[0].Params; len(ps) != 0 {
+		t.Errorf("an import's configuration has parameters %v; want none (log, lines and records are its environment)", ps)
+	}
+	if e := f.Configs[0].Env; e["log.select"] != "1..6" || e["log.path"] != log || e["log.lines"] != "" {
+		t.Errorf("configuration environment %v, want log.path, log.select 1..6, no log.lines", e)
+	}
+	r := runCLI(t, "compare", a, bf)
+	if r.code != 0 {
+		t.Fatalf("compare: %d %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "parameters differ") {
+		t.Errorf("compare of two selections of one log says the parameters differ:\n%s", r.stdout)
+	}
+	for _, want := range []string{"Environment differences:", "log.lines   A (not recorded)  B 8..", "log.select  A 1..6  B 1.."} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("compare lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runCLI(t, "show", bf)
+	if want := "log: " + log + ", lines 8.., records 1..\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("show: %d, lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }

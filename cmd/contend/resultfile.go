@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -95,8 +96,8 @@ func finishReps(c *cli.Context, wr *results.Writer, opt repOptions, runErr error
 func endRun(stderr io.Writer, wr *results.Writer, quiet bool, runErr error) error {
 	if lost := wr.Unsaved(); len(lost) > 0 {
 		// Said even with --quiet: the summary above counts them.
-		fmt.Fprintf(stderr, "contend: %s NOT saved in %s (it holds %d of the %d repetitions the summary counts): %v\n",
-			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), len(wr.File.Reps), wr.Err())
+		fmt.Fprintf(stderr, "contend: %s NOT saved in %s (it holds %d of the %s the summary counts): %v\n",
+			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), plural.N(len(wr.File.Reps), "repetition", "repetitions"), wr.Err())
 	}
 	if !quiet {
 		for _, w := range unstableWarnings(wr.File) {

@@ -317,6 +317,18 @@ func TestListFits80Columns(t *testing.T) {
 	}
 }
 
+// TestListDefaultsAsRunsPrint: list and a workload's --help show a
+// default as a run prints its value (faultme's stride 4KiB); they showed
+// the raw tag text, --stride [4096].
+func TestListDefaultsAsRunsPrint(t *testing.T) {
+	if r := runCLI(t, "list"); r.code != 0 || !strings.Contains(r.stdout, "--stride [4KiB] ") || !strings.Contains(r.stdout, "--mem [10GiB] ") {
+		t.Errorf("list: %d, want --stride [4KiB] and --mem [10GiB]:\n%s", r.code, r.stdout)
+	}
+	if r := runCLI(t, "run", "faultme", "--help"); r.code != 0 || !strings.Contains(r.stdout, "(default 4KiB)") {
+		t.Errorf("run faultme --help: %d, want (default 4KiB):\n%s", r.code, r.stdout)
+	}
+}
+
 func TestHelpFlagExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"run", "--help"}, {"run", "faultme", "--help"}, {"ab", "faultme", "-h"}} {
 		r := runCLI(t, args...)

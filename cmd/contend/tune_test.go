@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,5 +83,41 @@ func TestCompleteTuneTHP(t *testing.T) {
 	}
 	if got := strings.Join(complete(newApp(nil, nil), []string{"run", "faultme", "--thp", ""}), " "); got != "leave never huge" {
 		t.Errorf("run faultme --thp completes %q, want faultme's choices", got)
+	}
+}
+
+// TestCheckNamesPathsFromRoot: check names the files it could not read
+// from "/" ("no /sys/devices/system/cpu/smt/active"), as tune's reasons do;
+// it printed "no sys/devices/...".
+func TestCheckNamesPathsFromRoot(t *testing.T) {
+	root := fakeSys(t)
+	os.Remove(filepath.Join(root, "sys/devices/system/cpu/smt/active"))
+	r := runCLI(t, "check", "--interval", "10ms")
+	if r.code != 0 || !strings.Contains(r.stdout, "SMT:       unknown (no /sys/devices/system/cpu/smt/active)") ||
+		!strings.Contains(r.stdout, "no cpufreq in /sys/devices/system/cpu/cpu*/cpufreq") {
+		t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if m := regexp.MustCompile(`(^|[^/\w])(sys|proc)/`).FindString(r.stdout); m != "" {
+		t.Errorf("check names a path without its leading / (%q):\n%s", m, r.stdout)
+	}
+}
+
+// TestCheckCountsInWords: check on one CPU with one saved value says "1
+// CPU online", "1 value saved" and "would set 1 setting" (it said "1 CPUs
+// online", "1 values saved", "setting(s)").
+func TestCheckCountsInWords(t *testing.T) {
+	root := fakeSys(t)
+	os.WriteFile(filepath.Join(root, "sys/devices/system/cpu/online"), []byte("0\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "proc/sys/kernel/perf_event_max_sample_rate"), []byte("1\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "state"), 0o755)
+	state := `{"saved":"2026-01-01T00:00:00Z","pid":1,"entries":[{"setting":"aslr","path":"proc/sys/kernel/randomize_va_space","old":"2"}]}`
+	if err := os.WriteFile(filepath.Join(root, "state/tune.json"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "check", "--interval", "10ms")
+	for _, want := range []string{"(1 CPU online)", "(1 value saved)", "would set 1 setting above"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("check lacks %q: exit %d\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
 	}
 }

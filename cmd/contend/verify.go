@@ -28,12 +28,13 @@ the original then contend when i is odd), reads the original's output with
 the workload's preset, and records both in one result file with two
 configurations, "contend" and "original".
 
-Then, for the primary metric (and the process metrics both have): the
-medians, their ratio contend/original with a 95% confidence interval
-(Hodges-Lehmann on log values), and the Mann-Whitney p-value. The verdict
-is an equivalence test against --margin (default 5%): two one-sided tests
-(TOST) at alpha = 0.05, done in its interval form: the two are declared
-equivalent when the 90% interval of the ratio lies inside
+Then, for the primary metric (and the process metrics and evidence both
+have): the medians, their ratio contend/original with a 95% confidence
+interval (Hodges-Lehmann on log values), and the Mann-Whitney p-value;
+evidence metrics that are 0 in every repetition are counted, not listed.
+The verdict is an equivalence test against --margin (default 5%): two
+one-sided tests (TOST) at alpha = 0.05, done in its interval form: the two
+are declared equivalent when the 90% interval of the ratio lies inside
 [1 - margin, 1 + margin]. A small p-value alone does not make them
 different: a 1% difference can be significant and still inside the margin.
 

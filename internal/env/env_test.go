@@ -62,6 +62,14 @@ func TestDiagnose(t *testing.T) {
 			t.Errorf("Diagnose lacks %q:\n%s", want, got)
 		}
 	}
+	// One CPU: said in the singular ("on 1 CPUs" was).
+	f["cpu.online"] = "1"
+	got = strings.Join(Diagnose(f, 8, true), "\n")
+	for _, want := range []string{"load average 3.00 on 1 CPU:", "8 threads on 1 online CPU:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Diagnose on one CPU lacks %q:\n%s", want, got)
+		}
+	}
 	quiet := Fingerprint{"cpu.governor": "performance", "cpu.online": "64", "loadavg": "0.00 0 0", "virt": "none detected", "smt": "off", "thp.enabled": "madvise"}
 	for _, w := range Diagnose(quiet, 8, true) {
 		if !strings.Contains(w, "runnable") { // other tests may be running

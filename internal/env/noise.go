@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"contend/internal/plural"
 )
 
 // LoadThreshold is the 1-minute load average per online CPU above which a
@@ -24,11 +26,11 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 	cpus, _ := strconv.Atoi(f["cpu.online"])
 	if la := strings.Fields(f["loadavg"]); len(la) > 0 && cpus > 0 {
 		if l, err := strconv.ParseFloat(la[0], 64); err == nil && l/float64(cpus) > LoadThreshold {
-			w = append(w, fmt.Sprintf("load average %.2f on %d CPUs: other work is running and will disturb the results", l, cpus))
+			w = append(w, fmt.Sprintf("load average %.2f on %s: other work is running and will disturb the results", l, plural.N(cpus, "CPU", "CPUs")))
 		}
 	}
 	if n := otherRunnable(); n > 0 {
-		w = append(w, fmt.Sprintf("%d other runnable threads right now", n))
+		w = append(w, fmt.Sprintf("%s right now", plural.N(n, "other runnable thread", "other runnable threads")))
 	}
 	if v := f["virt"]; v != "" && v != "none detected" {
 		w = append(w, "running in a virtual machine ("+v+"): steal time and hypervisor-bound faults add noise")
@@ -40,7 +42,7 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 		w = append(w, "transparent huge pages are 'always': page-fault workloads take one fault per 2 MiB unless told otherwise (--thp never)")
 	}
 	if oversubscribeMatters && cpus > 0 && threads > int64(cpus) {
-		w = append(w, fmt.Sprintf("%d threads on %d online CPUs: the run is oversubscribed and measures scheduling as much as contention", threads, cpus))
+		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, plural.N(cpus, "online CPU", "online CPUs")))
 	}
 	return w
 }

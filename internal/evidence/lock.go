@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/plural"
 	"contend/internal/results"
 	"contend/internal/tracejournal"
 )
@@ -257,7 +258,7 @@ func (l *lock) Stop() (map[string]float64, []string, error) {
 	m, lost := aggregateTrace(string(b), l.mmap)
 	var notes []string
 	if lost > 0 {
-		notes = append(notes, fmt.Sprintf("lock evidence: %d trace events lost (buffer full; raise %s/buffer_size_kb): counts are lower bounds", lost, l.root))
+		notes = append(notes, fmt.Sprintf("lock evidence: %s lost (buffer full; raise %s/buffer_size_kb): counts are lower bounds", plural.N(lost, "trace event", "trace events"), l.root))
 	}
 	return m, notes, nil
 }

@@ -180,6 +180,9 @@ func TestUnquoteCutSelect(t *testing.T) {
 	if _, err := CutLines("1\n2\n", 3, 0); err == nil || !strings.Contains(err.Error(), "only 2 lines") {
 		t.Errorf("CutLines from the line after the final newline: %v", err)
 	}
+	if _, err := CutLines("1\n", 3, 0); err == nil || !strings.Contains(err.Error(), "the log has only 1 line") || strings.Contains(err.Error(), "1 lines") {
+		t.Errorf("CutLines past the end of a 1-line log: %v", err)
+	}
 	if got, err := CutLines("1\n2", 2, 0); got != "2" || err != nil {
 		t.Errorf("CutLines of a last line without newline: %q %v", got, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -207,7 +208,7 @@ func Scan(specs []Spec, log string, lo, hi int) (*RecordScan, []Spec, []string, 
 			hi = nall
 		}
 		if lo > nall {
-			return nil, nil, nil, fmt.Errorf("--select %d..: only %d records in the log", lo, nall)
+			return nil, nil, nil, fmt.Errorf("--select %d..: only %s in the log", lo, plural.N(nall, "record", "records"))
 		}
 		first = lo - 1
 		sc.line, sc.start = sc.line[lo-1:hi], sc.start[lo-1:hi]
@@ -292,7 +293,7 @@ func CutLines(log string, from, to int) (string, error) {
 		to = len(lines)
 	}
 	if from > len(lines) {
-		return "", fmt.Errorf("--from %d: the log has only %d lines", from, len(lines))
+		return "", fmt.Errorf("--from %d: the log has only %s", from, plural.N(len(lines), "line", "lines"))
 	}
 	return strings.Join(lines[from-1:to], ""), nil
 }

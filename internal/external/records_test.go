@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -83,7 +84,8 @@ func recordsBefore(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []st
 			hi = len(recs)
 		}
 		if lo > len(recs) {
-			return nil, nil, nil, fmt.Errorf("--select %d..: only %d records in the log", lo, len(recs))
+			// The wording as Records says it now (a count in words).
+			return nil, nil, nil, fmt.Errorf("--select %d..: only %s in the log", lo, plural.N(len(recs), "record", "records"))
 		}
 		recs, starts, seen = recs[lo-1:hi], starts[lo-1:hi], seen[lo-1:hi]
 	}

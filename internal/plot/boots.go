@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -25,7 +26,7 @@ func DrawBoots(out string, files []Input, order string, opt Options) error {
 		return fmt.Errorf("%s: unknown image format %q; accepted: .svg, .png", out, filepath.Ext(out))
 	}
 	if len(files) == 0 || len(files) != len(order) || strings.Trim(order, "AB") != "" {
-		return fmt.Errorf("--boots %q: give one letter A or B per file (%d files)", order, len(files))
+		return fmt.Errorf("--boots %q: give one letter A or B per file (%s)", order, plural.N(len(files), "file", "files"))
 	}
 	name := opt.Metric
 	if name == "" {

@@ -451,7 +451,10 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 				}
 			}
 			if len(s.values) == 0 {
-				return nil, fmt.Errorf("%s: no successful repetition of %s to plot", in.Path, f.ConfigName(c))
+				if n := f.ConfigName(c); n != "" {
+					return nil, fmt.Errorf("%s: no successful repetition of %s to plot", in.Path, n)
+				}
+				return nil, fmt.Errorf("%s: no successful repetition to plot", in.Path)
 			}
 			ss = append(ss, s)
 		}

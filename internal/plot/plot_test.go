@@ -288,6 +288,9 @@ func TestDrawErrors(t *testing.T) {
 		{"x.svg", []Input{sw, run}, Options{}, "cannot plot sweep files and plain result files together"},
 		{"x.svg", []Input{run}, Options{Metric: "nosuch"}, `no metric "nosuch"`},
 		{"x.svg", nil, Options{}, "no file"},
+		// A configuration without a name (an import's) is not named
+		// ("no successful repetition of  to plot").
+		{"x.svg", []Input{{Path: "i.json", File: runFile("i", 1e6, 0)}}, Options{}, "i.json: no successful repetition to plot"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(dir, c.out)

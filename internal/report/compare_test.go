@@ -252,3 +252,32 @@ func TestComparableWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareTableChangeInterval: the table's change interval is written
+// as the headline writes it, a percent sign on both ends ("[+18.9%,
+// +21.1%]"); it dropped them ("[+18.9, +21.1]") under a change that has one.
+func TestCompareTableChangeInterval(t *testing.T) {
+	f := abFile()
+	var buf bytes.Buffer
+	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	const ci = "[+18.9%, +21.1%]"
+	if !strings.Contains(out, "HL +20.0% "+ci) {
+		t.Fatalf("headline lacks %q:\n%s", ci, out)
+	}
+	lines := strings.Split(out, "\n")
+	found := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "time ") && strings.Contains(l, "+20.0%") {
+			found = true
+			if i+1 >= len(lines) || !strings.HasSuffix(strings.TrimSpace(lines[i+1]), ci) {
+				t.Errorf("the table's interval line under %q is not %q:\n%s", l, ci, out)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no table row of time:\n%s", out)
+	}
+}

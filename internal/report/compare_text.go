@@ -261,11 +261,6 @@ func numRange(s Scale, lo, hi float64) string {
 	return "[" + s.Num(lo) + ", " + s.Num(hi) + "]"
 }
 
-// pctNums renders a relative interval without percent signs.
-func pctNums(lo, hi float64) string {
-	return "[" + strings.TrimSuffix(Percent(lo), "%") + ", " + strings.TrimSuffix(Percent(hi), "%") + "]"
-}
-
 // writePairTable writes the table of one pair: per metric a line of
 // medians, change, p and verdict, and a line of their intervals. Metric
 // names too long for the first column get a line of their own, so that
@@ -304,7 +299,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		}
 		chg := "-"
 		if c.HasChangeCI {
-			chg = pctNums(c.ChangeLo, c.ChangeHi)
+			chg = pctRange(c.ChangeLo, c.ChangeHi)
 		} else {
 			dash = true
 		}

@@ -118,7 +118,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			if col == nil || len(next) < col[1] {
 				continue
 			}
-			ci := regexp.MustCompile(`\[([+-][0-9.e+]+), ([+-][0-9.e+]+)\]$`).FindStringSubmatch(strings.TrimRight(next[:col[1]], " "))
+			ci := regexp.MustCompile(`\[([+-][0-9.e+]+)%, ([+-][0-9.e+]+)%\]$`).FindStringSubmatch(strings.TrimRight(next[:col[1]], " "))
 			if ci == nil {
 				t.Fatalf("draw %d: no interval under %q in\n%s", i, l, text.String())
 			}

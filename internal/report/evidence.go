@@ -10,6 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/evidence"
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -183,7 +184,7 @@ func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int)
 		tilde, dash = r.writePairTable(w, ev)
 	}
 	if same > 0 {
-		writeWrapped(w, fmt.Sprintf("%d more evidence metrics are the same in every repetition on both sides (mostly 0): not shown", same), "  ")
+		writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
 	}
 	for _, x := range one {
 		writeWrapped(w, x, "  ")
@@ -235,7 +236,7 @@ func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
 		t.Write(w)
 	}
 	if zero > 0 {
-		writeWrapped(w, fmt.Sprintf("%d more evidence metrics are 0 in every repetition: not shown", zero), "  ")
+		writeWrapped(w, plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition: not shown", "  ")
 	}
 	for _, x := range na {
 		writeWrapped(w, "evidence "+x, "  ")

@@ -77,7 +77,7 @@ func TestCompareEvidenceSection(t *testing.T) {
 		t.Errorf("the headline is not the primary metric:\n%s", out)
 	}
 	cs, rq := strings.Index(ev, "k.context_switches"), strings.Index(ev, "k.runq_delay")
-	if cs < 0 || rq < 0 || cs > rq || strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metrics are the same") {
+	if cs < 0 || rq < 0 || cs > rq || strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metric is the same") {
 		t.Errorf("evidence section:\n%s", ev)
 	}
 	for _, format := range []string{"json", "csv", "markdown"} {
@@ -122,7 +122,7 @@ func TestSummaryEvidence(t *testing.T) {
 	if !ok || strings.Contains(head, "k.runq_delay") || !strings.Contains(ev, "k.runq_delay") {
 		t.Fatalf("summary:\n%s", out)
 	}
-	if strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metrics are 0") || !strings.Contains(ev, "hw not available: no hardware") {
+	if strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metric is 0") || !strings.Contains(ev, "hw not available: no hardware") {
 		t.Errorf("evidence part:\n%s", ev)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/env"
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -273,7 +274,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 		return incompatible("--format %s: a fleet comparison (--by) is written as text or json", format)
 	}
 	m := fr.Headline
-	fmt.Fprintf(w, "Fleet: %s, B against A on %d %s (--by %s)\n", m.Name, len(fr.Rows), plural(len(fr.Rows), "group", "groups"), fr.By)
+	fmt.Fprintf(w, "Fleet: %s, B against A on %s (--by %s)\n", m.Name, plural.N(len(fr.Rows), "group", "groups"), fr.By)
 	if fr.Agree {
 		fmt.Fprintf(w, "Direction: agrees on every %s: %s", fr.groupWord(), fr.directionWord(fr.Majority))
 	} else {
@@ -310,7 +311,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 			sc.Format(c.SummaryA.Median), sc.Format(c.SummaryB.Median), ci, FormatP(c.AdjustedP), VerdictWord(r.Row))
 	}
 	t.Write(w)
-	fmt.Fprintf(w, "\nadj p: Holm over the %d groups. Each group's full report: 'contend compare' on its files.\n", len(fr.Rows))
+	fmt.Fprintf(w, "\nadj p: Holm over the %s. Each group's full report: 'contend compare' on its files.\n", plural.N(len(fr.Rows), "group", "groups"))
 	for _, d := range fr.Disagree {
 		fmt.Fprintf(w, "\n%s goes the other way (%s); its environment against %s:\n", d.Key,
 			fr.directionWord(fr.rowSign(d.Key)), d.Reference)
@@ -375,13 +376,6 @@ func (fr *FleetReport) rowSign(key string) int {
 		}
 	}
 	return 0
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // FleetJSON is the JSON form of a FleetReport; contend-plot --fleet reads

@@ -21,6 +21,24 @@ const Confidence = 0.95
 // by status, the notes the repetitions carried and warnings.
 func Summary(w io.Writer, f *results.File, c int) { SummaryOf(w, f, f.Tally(c)) }
 
+// logSource says where an import's samples come from, by the
+// configuration's environment (log.path, log.lines, log.select): "log:
+// mail.txt, lines 51..60, records 1..5"; "" when it names no log.
+func logSource(e map[string]string) string {
+	p, ok := e["log.path"]
+	if !ok {
+		return ""
+	}
+	s := "log: " + p
+	if l := e["log.lines"]; l != "" {
+		s += ", lines " + l
+	}
+	if r := e["log.select"]; r != "" {
+		s += ", records " + r
+	}
+	return s
+}
+
 // SummaryOf is Summary of the repetitions t tallies (config t.Config of
 // f): an import streams its records to the file and keeps only their
 // Tally.
@@ -32,13 +50,18 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		total += n
 	}
 	head := f.Workload
-	if c >= 0 {
+	if c >= 0 && f.ConfigName(c) != "" {
 		head += "  " + f.ConfigName(c)
 	}
 	if utf8.RuneCountInString(head) <= Width {
 		fmt.Fprintln(w, head)
 	} else {
 		writeWrapped(w, head, "  ")
+	}
+	if c >= 0 && c < len(f.Configs) {
+		if src := logSource(f.Configs[c].Env); src != "" {
+			writeWrapped(w, src, "  ")
+		}
 	}
 	if f.Label != "" {
 		writeWrapped(w, "label: "+f.Label, "  ")

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/evidence"
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -32,14 +34,23 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		}
 	}
 	var approx []string // metrics whose interval is not a ratio's (values of 0)
+	zero := 0           // evidence metrics that are 0 in every repetition
 	for _, n := range names {
 		a, b := f.Values(1, n), f.Values(0, n)
 		if len(a) == 0 || len(b) == 0 {
 			continue
 		}
+		if evidence.IsEvidence(n) && allZero(a) && allZero(b) {
+			zero++ // a collector that saw nothing (no lock events)
+			continue
+		}
 		m, _ := f.Metric(n)
 		ma, mb := analysis.Median(a), analysis.Median(b)
-		sc := ScaleFor(m.Unit, ma)
+		ref := ma
+		if ref == 0 {
+			ref = mb // the original's 0 user time: contend's 17.60 ms, not 1.760e+07 ns
+		}
+		sc := ScaleFor(m.Unit, ref)
 		ratio, ci, p := "-", "-", "-"
 		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
@@ -57,6 +68,9 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		t.Row(n, sc.Format(mb), sc.Format(ma), ratio, ci, p)
 	}
 	t.Write(w)
+	if zero > 0 {
+		fmt.Fprintln(w, WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
+	}
 	if len(approx) > 0 {
 		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
 	}
@@ -67,6 +81,16 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
 	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
 	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
+}
+
+// allZero says whether every value of xs is 0.
+func allZero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ParamsText is the parameters of c as NAME=VALUE words (Display forms).

@@ -59,3 +59,63 @@ func TestDrift(t *testing.T) {
 		t.Errorf("Drift with 3 repetitions per side = %q, want none (needs 4)", d)
 	}
 }
+
+// TestVerifyLeavesOutZeroEvidence: an evidence metric that is 0 in every
+// repetition of both sides (a collector that recorded nothing: no lock
+// events) is not a row of verify's table but counted once below it; it
+// was a row of zeros, "0  0  -  -  1", per metric. A metric 0 on one side
+// only, and a workload metric of zeros, stay.
+func TestVerifyLeavesOutZeroEvidence(t *testing.T) {
+	metrics := []results.Metric{
+		{Name: "time", Unit: "ns", Better: "lower"},
+		{Name: "majflt", Unit: "count"},
+		{Name: "k.lock.mutex.count", Unit: "count"},
+		{Name: "k.lock.mutex.wait", Unit: "ns"},
+		{Name: "k.switches", Unit: "count"},
+		{Name: "k.cpu_migrations", Unit: "count"},
+	}
+	f := file("faultme", metrics, []string{"contend", "original"}, map[string][][]float64{
+		"time":               {{10, 11, 12, 10, 11, 12}, {10, 11, 12, 10, 11, 12}},
+		"majflt":             {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+		"k.lock.mutex.count": {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+		"k.lock.mutex.wait":  {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
+		"k.switches":         {{5, 6, 7, 5, 6, 7}, {3, 4, 5, 3, 4, 5}},
+		"k.cpu_migrations":   {{0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}},
+	})
+	var b strings.Builder
+	WriteVerify(&b, f, 0.05)
+	out := b.String()
+	for _, gone := range []string{"k.lock.mutex.count", "k.lock.mutex.wait"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("a row of zeros for %s:\n%s", gone, out)
+		}
+	}
+	for _, want := range []string{"\nk.switches ", "\nk.cpu_migrations ", "\nmajflt ", "\n2 more evidence metrics are 0 in every repetition on both sides: not shown\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	// One such metric: said in the singular.
+	f.Metrics = metrics[:3]
+	b.Reset()
+	WriteVerify(&b, f, 0.05)
+	if !strings.Contains(b.String(), "\n1 more evidence metric is 0 in every repetition on both sides") {
+		t.Errorf("one zero metric:\n%s", b.String())
+	}
+}
+
+// TestVerifyScaleOfZeroMedian: a row whose original median is 0 (a fast
+// original's user time) is scaled by contend's median: "17.60 ms  0 ms",
+// not "1.760e+07 ns  0 ns".
+func TestVerifyScaleOfZeroMedian(t *testing.T) {
+	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "user", Unit: "ns", Better: "lower"}}
+	f := file("faultme", metrics, []string{"contend", "original"}, map[string][][]float64{
+		"time": {{10, 11, 12}, {10, 11, 12}},
+		"user": {{17.6e6, 17.6e6, 17.6e6}, {0, 0, 0}},
+	})
+	var b strings.Builder
+	WriteVerify(&b, f, 0.05)
+	if !strings.Contains(b.String(), "17.60 ms") || strings.Contains(b.String(), "e+07") {
+		t.Errorf("user row not in ms:\n%s", b.String())
+	}
+}

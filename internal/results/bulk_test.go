@@ -79,8 +79,8 @@ func TestCreateLargeInPieces(t *testing.T) {
 
 // TestCreateFailingMidwayLeavesNothing: when a write fails after some
 // pieces of a new file were written (disk full), Create removes the file,
-// and Open --replace leaves it empty rather than holding part of the
-// repetitions.
+// and Open --replace leaves the old file as it was (it left it empty) and
+// no part of the new one.
 func TestCreateFailingMidwayLeavesNothing(t *testing.T) {
 	f := bulkFile(30000)
 	defer func() { writeAt = (*os.File).WriteAt }()
@@ -100,15 +100,16 @@ func TestCreateFailingMidwayLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the new file is left after the failure: %v", err)
 	}
-	if err := os.WriteFile(path, []byte(`{"format":"contend-result","version":2}`+"\n"), 0o644); err != nil {
+	old := `{"format":"contend-result","version":2}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writes = 0
 	if _, err := Open(path, f, ModeReplace); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("Open --replace: %v", err)
 	}
-	if st, err := os.Stat(path); err != nil || st.Size() != 0 {
-		t.Errorf("the replaced file after the failure: %v, %d bytes", err, st.Size())
+	if b, err := os.ReadFile(path); err != nil || string(b) != old {
+		t.Errorf("the file --replace failed to replace: %v, %q; want it as it was, %q", err, b, old)
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 1 {
 		t.Errorf("files left: %v", names)

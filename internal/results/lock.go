@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,8 +21,22 @@ func lock(fh *os.File, path string) error {
 		}
 		return fmt.Errorf("cannot lock result file %s: %w", path, err)
 	}
+	// --replace writes the new file beside the old one and renames it
+	// over the old one while it holds both locked, then lets the old one
+	// go: a lock then taken on the old file, opened before the rename,
+	// locks a file no longer at path. Such a lock is dropped and the
+	// caller opens path again (errMoved).
+	var have, now unix.Stat_t
+	if unix.Fstat(int(fh.Fd()), &have) == nil && unix.Stat(path, &now) == nil && (have.Dev != now.Dev || have.Ino != now.Ino) {
+		unix.Flock(int(fh.Fd()), unix.LOCK_UN)
+		return errMoved
+	}
 	return nil
 }
+
+// errMoved says that the file locked is no longer the one at its path
+// (another writer renamed a new file over it): open the path again.
+var errMoved = errors.New("result file replaced while it was being opened")
 
 // lockHolder names the process holding the flock of path ("pid 123:
 // contend run faultme ..."), from /proc/locks, or "another process".

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,7 +24,9 @@ type Mode int
 const (
 	// ModeNew refuses an existing file (ErrExists).
 	ModeNew Mode = iota
-	// ModeReplace truncates an existing file (--replace).
+	// ModeReplace replaces an existing file (--replace): the new file is
+	// written beside it and renamed over it once its first records are
+	// durable, so that a failed write (disk full) leaves the old one.
 	ModeReplace
 	// ModeAppend adds the repetitions of a run of the same configurations
 	// to an existing file (--append), and refuses another run
@@ -86,28 +89,46 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the directory of result file %s: %w", path, err)
 	}
-	removeStaleTemps(path)
 	w := &Writer{path: path, File: f, more: reps}
 	defer func() { w.more = nil }()
 	var err error
-	switch mode {
-	case ModeNew:
-		w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			return nil, existsError(path)
+	for moved := 0; ; moved++ {
+		switch mode {
+		case ModeNew:
+			w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, os.ErrExist) {
+				return nil, existsError(path)
+			}
+		case ModeReplace, ModeAppend:
+			w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		default:
+			return nil, fmt.Errorf("results: unknown mode %d", mode)
 		}
-	case ModeReplace, ModeAppend:
-		w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	default:
-		return nil, fmt.Errorf("results: unknown mode %d", mode)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
-	}
-	if err := lock(w.fh, path); err != nil {
+		if err != nil {
+			return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		err = lock(w.fh, path)
+		if err == nil {
+			break
+		}
 		w.fh.Close()
-		return nil, err
+		if err != errMoved {
+			return nil, err
+		}
+		if moved == 10 {
+			return nil, refuse(ErrLocked, "%s is being replaced by another process again and again; wait for it to end or give another --out", path)
+		}
 	}
+	// Only the holder of the lock makes temporary files of path (and
+	// removes them): removed by one that is then refused, a live writer's
+	// could go before it had locked it.
+	removeStaleTemps(path)
+	if r := realPath(path); r != path {
+		removeStaleTemps(r)
+	}
+	// replaced is the file --replace replaces, held locked until the new
+	// file is renamed over it; w.fh is then the new file.
+	var replaced *os.File
 	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 {
 		if !isResultFile(path) {
 			w.fh.Close()
@@ -120,10 +141,19 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 			}
 			return w, nil
 		}
+		if mode == ModeReplace {
+			replaced = w.fh
+			if w.fh, err = replacement(path, st); err != nil {
+				replaced.Close()
+				return nil, fmt.Errorf("cannot write result file %s: writing its replacement beside it: %w", path, err)
+			}
+		}
 	}
-	if err := w.fh.Truncate(0); err != nil {
-		w.fh.Close()
-		return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+	if replaced == nil {
+		if err := w.fh.Truncate(0); err != nil {
+			w.fh.Close()
+			return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
 	}
 	f.Format, f.Version = FormatName, FormatVersion
 	// Written in pieces, synced once: an import writes 100,000 records
@@ -144,6 +174,20 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 			err = fmt.Errorf("cannot write result file %s: %w", path, err)
 		}
 	}
+	if err == nil && replaced != nil {
+		// The new file's first records are durable: now it takes the
+		// old one's place, locked as it was.
+		if err = os.Rename(w.fh.Name(), realPath(path)); err != nil {
+			err = fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+	}
+	if err != nil && replaced != nil {
+		// The old file is as it was: only the replacement goes.
+		os.Remove(w.fh.Name())
+		w.fh.Close()
+		replaced.Close()
+		return nil, err
+	}
 	if err != nil {
 		w.size = 0
 		w.fh.Truncate(0)
@@ -153,8 +197,49 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 		w.fh.Close()
 		return nil, err
 	}
-	syncDir(dir)
+	syncDir(filepath.Dir(realPath(path)))
+	if replaced != nil {
+		replaced.Close()
+	}
 	return w, nil
+}
+
+// replacement creates the file that --replace writes beside the result
+// file at path (st, its Stat): a temporary file of path (.NAME.tmp-*) in
+// the directory of the file path names (a symbolic link's target), locked
+// before anything is written, with the old file's permissions and, where
+// allowed, its owner.
+func replacement(path string, st os.FileInfo) (*os.File, error) {
+	real := realPath(path)
+	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*os.File, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		return fail(err)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		tmp.Chown(int(sys.Uid), int(sys.Gid)) // only root may; else the file is the writer's
+	}
+	return tmp, nil
+}
+
+// realPath is path with symbolic links resolved (path itself when that
+// fails): --replace renames the new file over the file a link names, not
+// over the link.
+func realPath(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 // encodeChunk is the size of the pieces encodeTo hands on: a new file is

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -205,7 +206,7 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	t.Write(w)
 	fmt.Fprintln(w, "A, B: medians; HL change: Hodges-Lehmann estimate of B/A-1 and its 95% CI")
 	if cc.Holm {
-		fmt.Fprintf(w, "p: %s, Holm-adjusted over %d points\n", cc.Points[0].method(), cc.PointsUsed)
+		fmt.Fprintf(w, "p: %s, Holm-adjusted over %s\n", cc.Points[0].method(), plural.N(cc.PointsUsed, "point", "points"))
 	}
 	for _, n := range cc.OnlyA {
 		fmt.Fprintf(w, "only in A: %s\n", n)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"contend/internal/plural"
 )
 
 // State is what Apply saved before changing anything: the original value
@@ -147,7 +149,7 @@ func Apply(root, statePath string, opt Options) ([]Result, error) {
 			v, ok := cur[f.Path]
 			if !ok {
 				failed++
-				why = "cannot read " + f.Path
+				why = "cannot read " + shown(f.Path)
 				continue
 			}
 			if v == f.Want {
@@ -274,7 +276,7 @@ func Reset(root, statePath string) ([]Result, error) {
 			a.detail = refused(err)
 			keep = append(keep, e)
 			if firstErr == nil {
-				firstErr = fmt.Errorf("putting back %s = %s: %s", e.Path, e.Old, refused(err))
+				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, refused(err))
 			}
 			continue
 		}
@@ -290,7 +292,7 @@ func Reset(root, statePath string) ([]Result, error) {
 		}
 		if a.failed > 0 {
 			r.Status = StatusFailed
-			r.Detail = fmt.Sprintf("%d of %d files not put back: %s", a.failed, a.n+a.failed, a.detail)
+			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(a.n+a.failed, "file", "files"), a.detail)
 		}
 		out = append(out, r)
 	}
@@ -315,7 +317,7 @@ func Current(root string) map[string]string {
 	if st, err := LoadState(path); err != nil {
 		m["tune.state"] = err.Error()
 	} else if st != nil {
-		m["tune.state"] = fmt.Sprintf("tuned by contend tune (%d values saved in %s)", len(st.Entries), path)
+		m["tune.state"] = fmt.Sprintf("tuned by contend tune (%s saved in %s)", plural.N(len(st.Entries), "value", "values"), path)
 	} else {
 		m["tune.state"] = "not tuned by contend"
 	}

@@ -63,6 +63,12 @@ type Options struct {
 	Sample int
 }
 
+// shown is a path relative to the root as people know it, from "/"
+// ("/proc/irq/24/smp_affinity_list"): what messages print.
+func shown(rel string) string {
+	return "/" + rel
+}
+
 // File is one system file a setting writes, with the value it wants.
 type File struct {
 	Path string // relative to the root
@@ -203,7 +209,7 @@ func Settings(root string, opt Options) []Setting {
 		gov.Files = append(gov.Files, File{rel, "performance"})
 	}
 	if len(govs) == 0 {
-		gov.NotAvail = "no cpufreq in sys/devices/system/cpu/cpu*/cpufreq (a VM, or a kernel without a cpufreq driver)"
+		gov.NotAvail = "no cpufreq in /sys/devices/system/cpu/cpu*/cpufreq (a VM, or a kernel without a cpufreq driver)"
 	} else if av, err := read(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_available_governors"); err == nil && !contains(strings.Fields(av), "performance") {
 		gov.NotAvail = "the cpufreq driver offers no performance governor (offers: " + av + ")"
 		gov.Files = nil
@@ -217,7 +223,7 @@ func Settings(root string, opt Options) []Setting {
 	case exists(root, "sys/devices/system/cpu/cpufreq/boost"):
 		turbo.Files = []File{{"sys/devices/system/cpu/cpufreq/boost", "0"}}
 	default:
-		turbo.NotAvail = "neither intel_pstate/no_turbo nor cpufreq/boost in sys/devices/system/cpu (a VM, or no boost control)"
+		turbo.NotAvail = "neither intel_pstate/no_turbo nor cpufreq/boost in /sys/devices/system/cpu (a VM, or no boost control)"
 	}
 	ss = append(ss, turbo)
 
@@ -225,14 +231,14 @@ func Settings(root string, opt Options) []Setting {
 	if exists(root, "proc/sys/kernel/randomize_va_space") {
 		aslr.Files = []File{{"proc/sys/kernel/randomize_va_space", "0"}}
 	} else {
-		aslr.NotAvail = "no proc/sys/kernel/randomize_va_space"
+		aslr.NotAvail = "no /proc/sys/kernel/randomize_va_space"
 	}
 	ss = append(ss, aslr)
 
 	thp := Setting{Name: "thp", What: "transparent huge pages as the workload wants"}
 	switch {
 	case !exists(root, "sys/kernel/mm/transparent_hugepage/enabled"):
-		thp.NotAvail = "no sys/kernel/mm/transparent_hugepage (a kernel without THP)"
+		thp.NotAvail = "no /sys/kernel/mm/transparent_hugepage (a kernel without THP)"
 	case opt.THP == "":
 		thp.Note = "say --thp always|madvise|never for what the workload wants (faultme counts 4 KiB page faults: never)"
 	default:
@@ -250,7 +256,7 @@ func Settings(root string, opt Options) []Setting {
 	if exists(root, "proc/sys/kernel/perf_event_max_sample_rate") {
 		perf.Files = []File{{"proc/sys/kernel/perf_event_max_sample_rate", strconv.Itoa(rate)}}
 	} else {
-		perf.NotAvail = "no proc/sys/kernel/perf_event_max_sample_rate (a kernel without perf events)"
+		perf.NotAvail = "no /proc/sys/kernel/perf_event_max_sample_rate (a kernel without perf events)"
 	}
 	ss = append(ss, perf)
 	return ss
@@ -286,7 +292,7 @@ func irqSetting(root string, bench []int) Setting {
 		s.Files = append(s.Files, File{rel, want})
 	}
 	if len(files) == 0 {
-		s.NotAvail = "no proc/irq/*/smp_affinity_list"
+		s.NotAvail = "no /proc/irq/*/smp_affinity_list"
 	}
 	if p := irqbalance(root); p != 0 {
 		s.Note = fmt.Sprintf("irqbalance (pid %d) runs and may move IRQs back: stop it for the benchmark", p)

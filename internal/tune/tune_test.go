@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -343,5 +344,60 @@ func TestListsAndCheck(t *testing.T) {
 	}
 	if p := ticks(root)[77]; p.Comm != "my (odd) prog" || p.CPU != 300 {
 		t.Errorf("ticks: %+v, want my (odd) prog with 300 ticks", p)
+	}
+}
+
+// TestReasonsNamePathsFromRoot: a reason names a system file as people
+// know it, from "/" ("no /proc/sys/kernel/randomize_va_space"); the
+// reasons printed "sys/..." and "proc/...", the paths under the root.
+func TestReasonsNamePathsFromRoot(t *testing.T) {
+	relative := regexp.MustCompile(`(^|[^/\w])(sys|proc)/`)
+	// Nothing at all: every setting says why it is not available.
+	for _, s := range Settings(fakeRoot(t, map[string]string{"sys/devices/system/cpu/online": "0-3"}), Options{THP: "never"}) {
+		if s.NotAvail == "" {
+			t.Errorf("%s: available on an empty root", s.Name)
+		}
+		if relative.MatchString(s.NotAvail) {
+			t.Errorf("%s: %q names a path without its leading /", s.Name, s.NotAvail)
+		}
+	}
+	// A file that cannot be read (a directory) and one that cannot be put
+	// back.
+	root := fakeRoot(t, map[string]string{
+		"sys/devices/system/cpu/online": "0-3",
+		"proc/irq/0/smp_affinity_list":  "0-3",
+	})
+	if err := os.MkdirAll(filepath.Join(root, "proc/irq/2/smp_affinity_list"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(root, "state.json")
+	rs, err := Apply(root, state, Options{CPUs: []int{2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, r := range rs {
+		if relative.MatchString(r.Detail) {
+			t.Errorf("%s: %q names a path without its leading /", r.Name, r.Detail)
+		}
+		if r.Name == "irq" {
+			seen = true
+			if !strings.Contains(r.Detail, "cannot read /proc/irq/2/smp_affinity_list") {
+				t.Errorf("irq: %q, want the unreadable file named from /", r.Detail)
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("no irq result: %v", rs)
+	}
+	if err := os.Remove(filepath.Join(root, "proc/irq/0/smp_affinity_list")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "proc/irq/0/smp_affinity_list"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Reset(root, state)
+	if err == nil || !strings.Contains(err.Error(), "putting back /proc/irq/0/smp_affinity_list = 0-3") {
+		t.Errorf("Reset of a file that cannot be written: %v, want it named from /", err)
 	}
 }

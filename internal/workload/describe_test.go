@@ -70,3 +70,32 @@ func TestMetricResult(t *testing.T) {
 		t.Errorf("Result() = %+v", r)
 	}
 }
+
+// TestDefaultsShownAsRunsShowThem: list and help show a default in the
+// form a run prints the value (Display of the canonical value Resolve
+// gives): faultme's --stride [4KiB], not the tag's [4096].
+func TestDefaultsShownAsRunsShowThem(t *testing.T) {
+	fm, _ := Lookup("faultme")
+	if p, _ := fm.Param("stride"); p.DefaultString() != "4KiB" {
+		t.Errorf("faultme --stride default shown as %q, want 4KiB", p.DefaultString())
+	}
+	n := 0
+	for _, w := range All() {
+		v, err := w.Resolve(nil) // the values of a run at the defaults
+		if err != nil {
+			continue // a required parameter (plugin --so)
+		}
+		for _, p := range w.Params {
+			if p.DefaultText != "" {
+				continue
+			}
+			n++
+			if got, want := p.DefaultString(), p.Display(v[p.Name]); got != want {
+				t.Errorf("%s --%s: default shown as %q, a run shows %q", w.Name, p.Name, got, want)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d defaults checked", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"contend/bind"
 	"contend/internal/limits"
+	"contend/internal/plural"
 )
 
 // Faultme is Steven Rostedt's page-fault test. Its hot loop is
@@ -82,7 +83,7 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	// mapping itself.
 	need := mem + threads*(8<<20)
 	if m.AddressSpace > 0 && need > m.AddressSpace {
-		return nil, Usagef("--mem: %s plus %d thread stacks exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), threads, FormatSize(m.AddressSpace))
+		return nil, Usagef("--mem: %s plus %s exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), plural.N(int(threads), "thread stack", "thread stacks"), FormatSize(m.AddressSpace))
 	}
 	if m.AddressGap > 0 && mem > m.AddressGap {
 		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))

@@ -6,6 +6,7 @@ import (
 
 	"contend/bind"
 	"contend/internal/limits"
+	"contend/internal/plural"
 )
 
 // Osim is Manfred Spraul's osim (ipcscale sem-lockunlock.c): worker
@@ -102,11 +103,11 @@ func checkOsim(p *bind.OsimParams, m limits.Machine) ([]string, error) {
 	}
 	var warns []string
 	if sems > tasks {
-		warns = append(warns, fmt.Sprintf("--sems %d is more than --tasks %d: %d semaphores are never used and no lock is contended", sems, tasks, sems-tasks))
+		warns = append(warns, fmt.Sprintf("--sems %d is more than --tasks %d: %s never used and no lock is contended", sems, tasks, plural.N(int(sems-tasks), "semaphore is", "semaphores are")))
 	}
 	if loops%tasks != 0 {
 		per := (loops + tasks - 1) / tasks
-		warns = append(warns, fmt.Sprintf("--loops %d is not a multiple of --tasks %d: each task loops %d times, %d loops in all (as the original)", loops, tasks, per, per*tasks))
+		warns = append(warns, fmt.Sprintf("--loops %d is not a multiple of --tasks %d: each task loops %s, %d loops in all (as the original)", loops, tasks, plural.N(int(per), "time", "times"), per*tasks))
 	}
 	return warns, nil
 }

@@ -305,10 +305,15 @@ func (w *Workload) Canonical(v Values) (Values, error) {
 	return c, nil
 }
 
-// DefaultString says what the default of p is, for list and help.
+// DefaultString says what the default of p is, for list and help: in
+// the form a run prints its value (Display of the canonical value:
+// "4KiB", not the tag's "4096"), or DefaultText.
 func (p Param) DefaultString() string {
 	if p.DefaultText != "" {
 		return p.DefaultText
+	}
+	if c, err := p.Parse(p.Default); err == nil {
+		return p.Display(c)
 	}
 	return p.Default
 }

@@ -12,6 +12,7 @@ import (
 	"contend/analysis"
 	"contend/bind"
 	"contend/internal/limits"
+	"contend/internal/plural"
 )
 
 // semopMultiInit is the value native/semop_multi.c gives every semaphore
@@ -120,10 +121,10 @@ func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, erro
 	}
 	var warns []string
 	if sems > threads {
-		warns = append(warns, fmt.Sprintf("--sems %d is more than --threads %d: %d semaphores are never used", sems, threads, sems-threads))
+		warns = append(warns, fmt.Sprintf("--sems %d is more than --threads %d: %s never used", sems, threads, plural.N(int(sems-threads), "semaphore is", "semaphores are")))
 	}
 	if p.Pin.True() && m.CPUs > 0 && threads > int64(m.CPUs) {
-		warns = append(warns, fmt.Sprintf("--pin with %d threads on %d CPUs: several threads share each CPU", threads, m.CPUs))
+		warns = append(warns, fmt.Sprintf("--pin with %d threads on %s: several threads share each CPU", threads, plural.N(m.CPUs, "CPU", "CPUs")))
 	}
 	return warns, nil
 }
