@@ -243,7 +243,7 @@ func TestOpenModes(t *testing.T) {
 	}
 	w.Finish(time.Now(), true)
 	before, _ := os.ReadFile(path)
-	if _, err := Create(path, sampleFile()); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "1 repetitions of faultme") {
+	if _, err := Create(path, sampleFile()); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "1 repetition of faultme") {
 		t.Errorf("ModeNew on an existing file: %v", err)
 	}
 	other := sampleFile()

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"contend/internal/plural"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -652,7 +654,7 @@ func existsError(path string) error {
 		}
 		if b, err := readAll(fh); err == nil {
 			if f, err := Parse(b); err == nil {
-				what = fmt.Sprintf("a result file of %d repetitions of %s", len(f.Reps), f.Workload)
+				what = "a result file of " + plural.N(len(f.Reps), "repetition", "repetitions") + " of " + f.Workload
 			} else if len(b) > 0 && !isResultFile(path) {
 				fh.Close()
 				return notResultError(path)
