@@ -115,6 +115,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
+	if opt.n < VerifyMinRuns && opt.mode != results.ModeAppend {
+		return usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to 100000 (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns)
+	}
 	v, warns, err := resolve(w, given, opt.force)
 	if err != nil {
 		return err
@@ -183,6 +186,13 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	report.WriteVerify(stdout, wr.File, margin)
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
+
+// VerifyMinRuns is the fewest repetitions of each side verify takes: the
+// verdict is the 90% Hodges-Lehmann interval of the ratio, and with n
+// runs a side the most extreme of the C(2n, n) rank orders has
+// probability 1/C(2n, n) in each tail: 1/6 at 2 runs, above the 5% a
+// 90% interval leaves a tail, so no interval exists; 1/20 at 3 runs.
+const VerifyMinRuns = 3
 
 func specNames(specs []external.Spec) string {
 	var ns []string
