@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -235,6 +236,13 @@ func campaignInit(c *cli.Context) error {
 	}
 	p.Contend = exe
 	if err := campaign.WritePlan(dir, p); err != nil {
+		// A directory that cannot be made (a file in the way, a parent
+		// that does not exist on a read-only or virtual file system) is
+		// the user's path, refused as such.
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "mkdir" {
+			return &usageError{"campaign init: " + err.Error() + "; accepted: a new directory in a writable place"}
+		}
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
