@@ -37,6 +37,9 @@ equivalent when the 90% interval of the ratio lies inside
 [1 - margin, 1 + margin]. A small p-value alone does not make them
 different: a 1% difference can be significant and still inside the margin.
 
+-n is at least 3 (fewer only with --append): with 2 runs a side no 90%
+interval of the ratio exists.
+
 Give the original the same sizes as the parameters: contend does not pass
 them to PROGRAM.
 
