@@ -45,7 +45,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx = takeEarlySignal(ctx) // one that came before this handler (main.go)
 	app.Metadata = map[string]any{}
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	err := repeatedFlag(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
 		err = usagef("no command %q; see 'contend --help'", name)
 	}

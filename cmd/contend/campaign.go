@@ -268,7 +268,9 @@ func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
 	app.Metadata = map[string]any{}
 	ctx, cancel := context.WithCancel(c.Context)
 	cancel()
-	err = app.RunContext(ctx, reorderArgs(app, args))
+	if err = repeatedFlag(app, args); err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	var ue *usageError
 	var we *workload.UsageError
 	var ec cli.ExitCoder
