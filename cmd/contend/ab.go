@@ -126,7 +126,7 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		withCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
 		withCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
 		withCategory(newFlag("alpha", new(value.Level(0.05)), "significance level of the comparison"), cat),
-		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute}, "timeout of each prepare or cleanup command"), cat),
+		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
 	}
 }
 
@@ -168,6 +168,9 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 	}
 	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
 		return p, &usageError{err.Error()}
+	}
+	if c.IsSet("seed") && p.order != ab.OrderRandom {
+		return p, usagef("--seed goes with --order random (the order %s draws nothing); give --order random or drop --seed", p.order)
 	}
 	p.seed, p.alpha, p.prepTimout = uint64(c.Value("seed").(int)), c.Value("alpha").(float64), c.Value("prepare-timeout").(time.Duration)
 	if c.IsSet("until") {

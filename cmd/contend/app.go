@@ -45,7 +45,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx = takeEarlySignal(ctx) // one that came before this handler (main.go)
 	app.Metadata = map[string]any{}
-	err := app.RunContext(ctx, reorderArgs(app, args))
+	err := repeatedFlag(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
 		err = usagef("no command %q; see 'contend --help'", name)
 	}
@@ -145,10 +148,10 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown flag --%s; see --help", strings.TrimLeft(name, "-"))
+		return usagef("unknown flag %s; see --help", dashed(name))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usagef("--%s: needs a value; see --help", strings.TrimLeft(name, "-"))
+		return usagef("%s: needs a value; see --help", dashed(name))
 	}
 	// The flag package's: invalid boolean value "maybe" for -force: parse error.
 	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
@@ -158,6 +161,16 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// dashed writes a flag name as it is typed: -n for a one-letter name,
+// --name otherwise (the flag package writes every name with one dash).
+func dashed(name string) string {
+	name = strings.TrimLeft(name, "-")
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // reorderArgs puts the flags of the command in args before its

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func baseArgs(w *workload.Workload) []string {
 func badValues(p workload.Param) []string {
 	switch p.Kind {
 	case workload.Int:
-		v := []string{"", "-1", "many", "1.5", "99999999999999999999", "12abc"}
+		v := []string{"", "-1", "many", "1.5", "99999999999999999999", "-99999999999999999999", "12abc", "0x10", "1_0", "1e3"}
 		if p.Min > 0 {
 			v = append(v, "0")
 		}
@@ -49,9 +50,10 @@ func badValues(p workload.Param) []string {
 		}
 		return v
 	case workload.Size:
-		return []string{"", "-1", "0", "ten", "10XB", "1.5.5G", "999999999TiB", "1EiB"}
+		return []string{"", "-1", "0", "ten", "10XB", "1.5.5G", "999999999TiB", "1EiB",
+			"-18014398509481920K", "1.5", "0x1p12", "1_024", "NaN", "Inf"}
 	case workload.Duration:
-		return []string{"", "-1s", "0", "soon", "10 parsecs", "99999999999h"}
+		return []string{"", "-1s", "0", "soon", "10 parsecs", "99999999999h", "1ns"}
 	case workload.Enum:
 		return []string{"", "nosuch", strings.ToUpper(p.Choices[0]) + "x"}
 	case workload.Bool:
@@ -100,11 +102,16 @@ func badInputCases() []badCase {
 				{"-n", "0", "--runs"}, {"-n", "-1", "--runs"}, {"-n", "x", "--runs"}, {"-n", "1e9", "--runs"}, {"-n", "", "--runs"},
 				{"--warmup", "-1", "--warmup"}, {"--warmup", "lots", "--warmup"},
 				{"--timeout", "0", "--timeout"}, {"--timeout", "-1s", "--timeout"}, {"--timeout", "10", "--timeout"}, {"--timeout", "later", "--timeout"},
+				{"--timeout", "1ns", "--timeout"}, {"--out", ".", "--out"}, {"--append", "", "--append"}, {"--replace", "", "--replace"},
 				{"--format", "xml", "--format"}, {"--out", "", "--out"}, {"--out", "/proc/nonexistent/r.json", "--out"},
 			} {
-				a := append(append([]string{cmd, w.Name}, base...), f.flag, f.val)
+				fv := []string{f.flag, f.val}
+				if f.val == "" && (f.flag == "--append" || f.flag == "--replace") {
+					fv = fv[:1] // a boolean without --out
+				}
+				a := append(append([]string{cmd, w.Name}, base...), fv...)
 				if cmd == "sweep" {
-					a = append(append([]string{cmd, w.Name}, sweepable(w, base)...), f.flag, f.val)
+					a = append(append([]string{cmd, w.Name}, sweepable(w, base)...), fv...)
 				}
 				if cmd == "ab" {
 					a = append(a, "--aa")
@@ -202,6 +209,36 @@ func badInputCases() []badCase {
 		badCase{"list extra", []string{"list", "x"}, "list"},
 		badCase{"cleanup extra", []string{"cleanup", "x"}, "cleanup"},
 		badCase{"plugin missing so", []string{"run", "plugin", "--so", "/nonexistent/x.so"}, "--so"},
+		// Found by the bad-input sweep of round 3 (each was accepted, or
+		// refused with exit 1, a wrong text or a stack trace, before).
+		badCase{"verify one pair", []string{"verify", "faultme", "--mem", "1MiB", "-n", "1", "--", "/bin/true"}, "at least 3"},
+		badCase{"verify two pairs", []string{"verify", "faultme", "--mem", "1MiB", "-n", "2", "--", "/bin/true"}, "--runs"},
+		badCase{"verify out directory", []string{"verify", "faultme", "--mem", "1MiB", "--out", "testdata", "--", "/bin/true"}, "is a directory"},
+		badCase{"ab seed without random", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--seed", "5"}, "--seed"},
+		badCase{"ab exec seed with abba", []string{"ab", "exec", "--order", "abba", "--seed", "5", "--aa", "--", "/bin/true"}, "--seed"},
+		badCase{"ab prepare timeout 1ns", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--prepare-timeout", "1ns"}, "--prepare-timeout"},
+		badCase{"sweep seed with fixed order", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", "1,2", "--order", "fixed", "--seed", "3"}, "--seed"},
+		badCase{"run out directory", []string{"run", "faultme", "--mem", "1MiB", "--out", "/"}, "--out: / is a directory"},
+		badCase{"run append no out", []string{"run", "faultme", "--mem", "1MiB", "--append"}, "--append needs --out"},
+		badCase{"import replace no out", []string{"import", "--preset", "faultme", "--replace", "x.txt"}, "--replace needs --out"},
+		badCase{"import out directory", []string{"import", "--preset", "faultme", "--out", "testdata", "x.txt"}, "is a directory"},
+		badCase{"exec out directory", []string{"exec", "--out", ".", "--", "/bin/true"}, "is a directory"},
+		badCase{"exec timeout 1ns", []string{"exec", "--timeout", "1ns", "--", "/bin/true"}, "--timeout"},
+		badCase{"import unknown short flag", []string{"import", "--preset", "faultme", "-n", "3", "x.txt"}, "unknown flag -n;"},
+		badCase{"compare empty metric", []string{"compare", "--metric", "", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--metric"},
+		badCase{"compare empty file name", []string{"compare", "-a", "", "-b", "testdata/seeds/rostedt-with.json"}, "empty file name"},
+		badCase{"compare hex alpha", []string{"compare", "--alpha", "0x1p-4", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
+		badCase{"compare hex threshold", []string{"compare", "--threshold", "0x1p-4", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--threshold"},
+		badCase{"env extra", []string{"env", "x"}, "env takes no arguments"},
+		badCase{"completion two shells", []string{"completion", "bash", "zsh"}, "one shell"},
+		badCase{"port template in missing directory", []string{"port", "--template", "/nonexistent/x"}, "--template"},
+		badCase{"campaign init over a file", []string{"campaign", "init", "x.txt", "--a-boot-command", "true", "--a-release", "x", "--b-boot-command", "true", "--b-release", "y", "--", "run", "faultme", "--mem", "1MiB", "-n", "2"}, "x.txt"},
+		badCase{"run parameter given twice", []string{"run", "faultme", "--mem", "1MiB", "--threads", "4", "--threads", "8"}, `--threads: given twice ("4", then "8")`},
+		badCase{"run runs given twice", []string{"run", "faultme", "--mem", "1MiB", "-n", "3", "--runs=4"}, "--runs: given twice"},
+		badCase{"exec runs given twice", []string{"exec", "-n", "3", "-n", "4", "--", "/bin/true"}, "--runs: given twice"},
+		badCase{"ab side given twice", []string{"ab", "faultme", "--mem", "1MiB", "-a", "--threads 2", "-a", "--threads 3", "-b", "--threads 1"}, "-a: given twice"},
+		badCase{"compare alpha given twice", []string{"compare", "--alpha", "0.05", "--alpha", "0.01", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha: given twice"},
+		badCase{"plot out missing directory", []string{"plot", "testdata/seeds/rostedt-with.json", "--out", "/nonexistent/x.svg"}, "--out"},
 	)
 	return cs
 }
@@ -268,4 +305,33 @@ func TestBadInput(t *testing.T) {
 	assertNoNewSems(t, semsBefore)
 	assertNoChildren(t, os.Getpid())
 	t.Logf("%d bad-input cases", len(cases))
+}
+
+// TestStackLimitRefused: a stack size limit that no thread stack can be
+// mapped with is refused in one line, exit status 1, before the Go runtime
+// starts (which aborted in pthread_create with a stack trace of every
+// goroutine). The limit is set as the soft limit of a shell that runs
+// this test binary as contend.
+func TestStackLimitRefused(t *testing.T) {
+	const kib = 1 << 40 // 1 PiB: more than any RAM and swap
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf("ulimit -S -s %d || exit 99; exec \"$0\" env", kib), exe)
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if code == 99 {
+		t.Skipf("the shell cannot raise the stack limit to %d KiB here", kib)
+	}
+	if code == 0 {
+		t.Skipf("the kernel maps a %d KiB stack here (overcommit): nothing to refuse", kib)
+	}
+	if code != 1 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
+		!strings.Contains(stderr.String(), "ulimit -s") || strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("exit %d (%v), stdout %q, stderr %q; want exit 1 and one line naming ulimit -s", code, err, stdout.String(), stderr.String())
+	}
 }

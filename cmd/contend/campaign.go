@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -236,6 +237,13 @@ func campaignInit(c *cli.Context) error {
 	}
 	p.Contend = exe
 	if err := campaign.WritePlan(dir, p); err != nil {
+		// A directory that cannot be made (a file in the way, a parent
+		// that does not exist on a read-only or virtual file system) is
+		// the user's path, refused as such.
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "mkdir" {
+			return &usageError{"campaign init: " + err.Error() + "; accepted: a new directory in a writable place"}
+		}
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
@@ -261,7 +269,9 @@ func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
 	app.Metadata = map[string]any{}
 	ctx, cancel := context.WithCancel(c.Context)
 	cancel()
-	err = app.RunContext(ctx, reorderArgs(app, args))
+	if err = repeatedFlag(app, args); err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
 	var ue *usageError
 	var we *workload.UsageError
 	var ec cli.ExitCoder

@@ -194,7 +194,7 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	default:
 		return opt, "", usagef("--test: %q is not accepted; accepted: mannwhitney, welch", c.String("test"))
 	}
-	if m := c.String("metric"); m != "" {
+	if m := c.String("metric"); c.IsSet("metric") {
 		for _, x := range strings.Split(m, ",") {
 			if x = strings.TrimSpace(x); x != "" {
 				opt.Metrics = append(opt.Metrics, x)
@@ -222,6 +222,9 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 // a selector (all its configurations are selected).
 func openPart(spec string) (p report.Part, sweep bool, err error) {
 	path, sel := spec, ""
+	if strings.TrimSpace(spec) == "" {
+		return p, false, usagef("compare: an empty file name; accepted: result files, such as before.json after.json")
+	}
 	if _, statErr := os.Stat(spec); statErr != nil {
 		if i := strings.LastIndex(spec, ":"); i > 0 {
 			path, sel = spec[:i], spec[i+1:]

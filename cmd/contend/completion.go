@@ -62,6 +62,9 @@ Examples:
    source <(contend completion bash)      in ~/.bashrc
    source <(contend completion zsh)       in ~/.zshrc`,
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("completion takes one shell, got %d arguments (%s); accepted: bash, zsh", c.NArg(), strings.Join(c.Args().Slice(), " "))
+			}
 			switch c.Args().First() {
 			case "bash":
 				fmt.Fprint(c.App.Writer, bashCompletion)

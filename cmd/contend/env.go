@@ -38,6 +38,9 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("env takes no arguments (got %q); see 'contend help env'", strings.Join(c.Args().Slice(), " "))
+			}
 			f := captureEnv()
 			switch c.String("format") {
 			case "json":

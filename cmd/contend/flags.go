@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,7 +128,7 @@ func repFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "append", Usage: "add the repetitions to the existing --out file of the same configuration (refused when it holds another run)"},
 		&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
-		newFlag("timeout", &value.Duration{}, "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"),
+		newFlag("timeout", &value.Duration{Min: time.Millisecond}, "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"),
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
@@ -289,13 +290,22 @@ func setUsage(flags []cli.Flag, name, usage string) {
 
 // outMode returns what --append and --replace say to do with an existing
 // --out file.
+// An --out that is a directory is refused here, for every mode: it is
+// neither a new file nor a result file.
 func outMode(c *cli.Context) (results.Mode, error) {
 	app, repl := c.Bool("append"), c.Bool("replace")
+	if out := c.String("out"); out != "" {
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			return results.ModeNew, usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.json"))
+		}
+	}
 	switch {
 	case app && repl:
 		return results.ModeNew, usagef("--append and --replace exclude each other")
-	case (app || repl) && c.String("out") == "":
-		return results.ModeNew, usagef("--append and --replace need --out FILE")
+	case app && c.String("out") == "":
+		return results.ModeNew, usagef("--append needs --out FILE: the file to add to")
+	case repl && c.String("out") == "":
+		return results.ModeNew, usagef("--replace needs --out FILE: the file to overwrite")
 	case app:
 		return results.ModeAppend, nil
 	case repl:

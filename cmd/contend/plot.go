@@ -58,6 +58,12 @@ func plotAction(c *cli.Context) error {
 	default:
 		return usagef("--out: %q has an unknown image format %q; accepted: .svg, .png", out, filepath.Ext(out))
 	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return usagef("--out: %s is a directory; accepted: an image file ending in .svg or .png", out)
+	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return usagef("--out: %s: no directory %s to write it in; accepted: an image file in an existing directory", out, filepath.Dir(out))
+	}
 	if c.NArg() > 8 {
 		return usagef("plot: %d files; at most 8 in one plot", c.NArg())
 	}

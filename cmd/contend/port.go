@@ -79,14 +79,22 @@ func writeTemplate(c *cli.Context, hdr []byte) error {
 		if errors.Is(err, fs.ErrExist) {
 			return usagef("port: %s exists; not overwritten", path)
 		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return usagef("--template: cannot create %s: %v; accepted: a file name in an existing, writable directory", path, pe.Err)
+		}
 		return err
 	}
+	// A template that could not be written whole is removed, not left
+	// half-written.
 	if _, err := fh.WriteString(src); err != nil {
 		fh.Close()
-		return err
+		os.Remove(path)
+		return fmt.Errorf("port: writing %s: %v", path, err)
 	}
 	if err := fh.Close(); err != nil {
-		return err
+		os.Remove(path)
+		return fmt.Errorf("port: writing %s: %v", path, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", path)
 	h := filepath.Join(filepath.Dir(path), "contend_plugin.h")

@@ -26,7 +26,7 @@ func writerCommands(out, log string) map[string][]string {
 		"sweep":   {"sweep", "faultme", "--mem", "1MiB", "--threads", "1,2", "-n", "1", "--out", out},
 		"exec":    {"exec", "--preset", "faultme", "-n", "2", "--out", out, "--", "/bin/true"},
 		"import":  {"import", "--preset", "faultme", "--out", out, log},
-		"verify":  {"verify", "faultme", "--threads", "1", "--mem", "1MiB", "-n", "2", "--out", out, "--", "/bin/true"},
+		"verify":  {"verify", "faultme", "--threads", "1", "--mem", "1MiB", "-n", "3", "--out", out, "--", "/bin/true"},
 	}
 }
 
@@ -85,7 +85,7 @@ func TestOutNeverReplaced(t *testing.T) {
 		t.Fatalf("after --replace: %v", err)
 	}
 	assertUsageError(t, runCLI(t, "run", "faultme", "--append", "--replace", "--out", out), "--append and --replace", dir, listFiles(t, dir))
-	assertUsageError(t, runCLI(t, "run", "faultme", "--append"), "need --out", dir, listFiles(t, dir))
+	assertUsageError(t, runCLI(t, "run", "faultme", "--append"), "--append needs --out", dir, listFiles(t, dir))
 }
 
 // TestOutAppend: --append adds the repetitions of the same configuration

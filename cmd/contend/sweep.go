@@ -133,6 +133,9 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		s.seed = int64(c.Value("seed").(int))
 	}
 	if s.order == sweep.OrderFixed {
+		if c.IsSet("seed") {
+			return nil, usagef("--seed goes with --order shuffled (--order fixed draws nothing); drop --seed or --order fixed")
+		}
 		s.seed = 0
 	}
 

@@ -38,6 +38,9 @@ are declared equivalent when the 90% interval of the ratio lies inside
 [1 - margin, 1 + margin]. A small p-value alone does not make them
 different: a 1% difference can be significant and still inside the margin.
 
+-n is at least 3 (fewer only with --append): with 2 runs a side no 90%
+interval of the ratio exists.
+
 Give the original the same sizes as the parameters: contend does not pass
 them to PROGRAM.
 
@@ -116,6 +119,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
+	if opt.n < VerifyMinRuns && opt.mode != results.ModeAppend {
+		return usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to 100000 (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns)
+	}
 	v, warns, err := resolve(w, given, opt.force)
 	if err != nil {
 		return err
@@ -184,6 +190,13 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	report.WriteVerify(stdout, wr.File, margin)
 	return endRun(stderr, wr, opt.quiet, runErr)
 }
+
+// VerifyMinRuns is the fewest repetitions of each side verify takes: the
+// verdict is the 90% Hodges-Lehmann interval of the ratio, and with n
+// runs a side the most extreme of the C(2n, n) rank orders has
+// probability 1/C(2n, n) in each tail: 1/6 at 2 runs, above the 5% a
+// 90% interval leaves a tail, so no interval exists; 1/20 at 3 runs.
+const VerifyMinRuns = 3
 
 func specNames(specs []external.Spec) string {
 	var ns []string

@@ -66,7 +66,7 @@ type Float struct {
 func (v *Float) Set(s string) error {
 	t := strings.TrimSpace(s)
 	x, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+	if err != nil || !Decimal(t) || math.IsNaN(x) || math.IsInf(x, 0) {
 		return fmt.Errorf("%q is not a number; accepted: %s", s, v.Accepted)
 	}
 	if x < v.Min || x > v.Max {
@@ -93,7 +93,7 @@ type Level float64
 func (v *Level) Set(s string) error {
 	t := strings.TrimSpace(s)
 	a, err := strconv.ParseFloat(t, 64)
-	if err != nil {
+	if err != nil || !Decimal(t) {
 		return fmt.Errorf("%q is not a number; accepted: %s", s, AlphaRange)
 	}
 	if Alpha(a) != nil {
@@ -184,6 +184,8 @@ func (v *Duration) accepted() string {
 		r = "a duration, 0 or more"
 	case v.Max > 0:
 		r = "a positive duration up to " + Short(v.Max)
+	case v.Min > 0:
+		r = "a duration of at least " + Short(v.Min)
 	default:
 		r = "a positive duration"
 	}

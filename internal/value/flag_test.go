@@ -129,6 +129,10 @@ func TestDurationFlag(t *testing.T) {
 	})
 	settle := func() flag.Getter { return &Duration{D: time.Minute, Max: time.Hour, Zero: true} }
 	checkSet(t, "settle", settle, []setCase{{in: "0s", want: time.Duration(0)}, {in: "2h", errs: []string{"a duration from 0 to 1h"}}})
+	// A floor without a ceiling is said (it was "a positive duration",
+	// and --timeout took 1ns).
+	floor := func() flag.Getter { return &Duration{Min: time.Millisecond} }
+	checkSet(t, "timeout", floor, []setCase{{in: "1ms", want: time.Millisecond}, {in: "1ns", errs: []string{`"1ns" is not accepted; accepted: a duration of at least 1ms`}}})
 	cost := func() flag.Getter { return &Duration{Max: 24 * time.Hour} }
 	checkSet(t, "cost", cost, []setCase{{in: "25h", errs: []string{"a positive duration up to 24h"}}})
 	for _, c := range []struct {

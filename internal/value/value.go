@@ -31,7 +31,7 @@ func Fraction(s string) (float64, error) {
 		t, div = strings.TrimSpace(x), 100
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil || !Decimal(t) || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errNotFraction
 	}
 	if div == 1 && v >= 1 && v < 100 {
@@ -71,4 +71,42 @@ func Timeout(s string) (time.Duration, error) {
 	var d Duration
 	err := d.Set(s)
 	return d.D, err
+}
+
+// Decimal reports whether s is a number in decimal notation: an optional
+// sign, digits with an optional fraction, an optional exponent. strconv's
+// parsers also take hex ("0x1p-4"), underscores ("1_000"), "Inf" and
+// "NaN", which no flag of contend means: every number a flag reads (sizes,
+// fractions, levels, loads) is checked with it first.
+func Decimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

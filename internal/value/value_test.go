@@ -54,3 +54,31 @@ func TestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimal: only decimal notation is a number of a flag; strconv's hex,
+// underscores, Inf and NaN are not (--alpha 0x1p-4 was 0.0625, --stride
+// 1_000 was 1000 bytes).
+func TestDecimal(t *testing.T) {
+	for _, s := range []string{"0", "5", "+1", "-2", "0.05", ".5", "5.", "1e3", "1E-3", "2.5e+2"} {
+		if !Decimal(s) {
+			t.Errorf("Decimal(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "-", ".", "e3", "1e", "1e+", "0x1p-4", "0x10", "1_000", "Inf", "NaN", "infinity", "1.2.3", "1 2", "5%"} {
+		if Decimal(s) {
+			t.Errorf("Decimal(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"0x1p-4", "1_0e-2"} {
+		if a, err := ParseAlpha(s); err == nil {
+			t.Errorf("ParseAlpha(%q) = %v, want a refusal", s, a)
+		}
+		if f, err := Fraction(s); err == nil {
+			t.Errorf("Fraction(%q) = %v, want a refusal", s, f)
+		}
+		x := Float{Max: 1e9, Accepted: "a number"}
+		if err := x.Set(s); err == nil {
+			t.Errorf("Float.Set(%q) = %v, want a refusal", s, x.X)
+		}
+	}
+}

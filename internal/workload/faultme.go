@@ -93,8 +93,10 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))
 	}
 	// Pages really allocated when read faults cannot map the zero page:
-	// one 4 KiB page per read (more with THP).
-	need = (mem + stride - 1) / stride * 4096
+	// one 4 KiB page per page read (more with THP). A stride below the
+	// page reads every page once (several reads a page), not one page a
+	// read: --stride 1 over 32 MiB allocates 32 MiB, not 128 GiB.
+	need = (mem + max(stride, 4096) - 1) / max(stride, 4096) * 4096
 	if m.MemAvailable > 0 && need > m.MemAvailable {
 		switch {
 		case m.NoZeroPage && !m.Force:

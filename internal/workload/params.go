@@ -1,12 +1,15 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"contend/internal/value"
 )
 
 // Kind is the type of a parameter's value.
@@ -110,6 +113,9 @@ func (p Param) Parse(text string) (string, error) {
 		x, err := strconv.ParseInt(t, 10, 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				if strings.HasPrefix(t, "-") {
+					return "", bad(fmt.Sprintf("%q is too small", t))
+				}
 				return "", bad(fmt.Sprintf("%q is too large", t))
 			}
 			return "", bad(fmt.Sprintf("%q is not an integer", t))
@@ -184,6 +190,10 @@ var sizeUnits = []struct {
 
 // ParseSize parses a byte count such as "4096", "512MiB", "10GiB" or
 // "1.5G". K, M, G, T and their *iB forms are binary; KB, MB, GB, TB decimal.
+// The number is decimal (digits, a fraction, an exponent: no hex, no
+// underscores) and must come to a whole number of bytes: "1.5" or
+// "0.1KiB" is refused, not rounded. A value outside int64 is "too large"
+// (or "too small", for a negative one), never wrapped.
 func ParseSize(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	for _, u := range sizeUnits {
@@ -191,24 +201,33 @@ func ParseSize(s string) (int64, error) {
 			continue
 		}
 		num := strings.TrimSpace(strings.TrimSuffix(s, u.suffix))
-		if num == "" {
+		if num == "" || !value.Decimal(num) {
 			break
 		}
 		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-			if i > 0 && i > math.MaxInt64/u.mult {
+			if i > math.MaxInt64/u.mult {
 				return 0, fmt.Errorf("%q is too large", s)
+			}
+			if i < math.MinInt64/u.mult {
+				return 0, fmt.Errorf("%q is too small", s)
 			}
 			return i * u.mult, nil
 		}
 		f, err := strconv.ParseFloat(num, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			break
 		}
 		v := f * float64(u.mult)
-		if v >= math.MaxInt64 || v <= math.MinInt64 {
+		if v >= math.MaxInt64 {
 			return 0, fmt.Errorf("%q is too large", s)
 		}
-		return int64(math.Round(v)), nil
+		if v <= math.MinInt64 {
+			return 0, fmt.Errorf("%q is too small", s)
+		}
+		if v != math.Trunc(v) {
+			return 0, fmt.Errorf("%q is %s bytes, not a whole number of bytes", s, strconv.FormatFloat(v, 'f', -1, 64))
+		}
+		return int64(v), nil
 	}
 	return 0, fmt.Errorf("%q is not a size", s)
 }
