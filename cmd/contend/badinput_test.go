@@ -144,6 +144,7 @@ func badInputCases() []badCase {
 		badCase{"ab until with n", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "5%", "-n", "3"}, "--until"},
 		badCase{"compare one file", []string{"compare", "testdata/seeds/rostedt-with.json"}, "compare"},
 		badCase{"compare missing file", []string{"compare", "nosuch.json", "testdata/seeds/rostedt-with.json"}, "nosuch.json"},
+		badCase{"show csv of an import", []string{"show", "--format", "csv", "testdata/seeds/rostedt-with.json"}, "rostedt-with.json is an import file; csv is the per-point table of a sweep file"},
 		badCase{"compare bad alpha", []string{"compare", "--alpha", "2", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
 		badCase{"compare alpha at one half", []string{"compare", "--alpha", "0.6", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha"},
 		badCase{"ab until bare five", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--until", "5"}, "--until"},

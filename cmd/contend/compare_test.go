@@ -347,7 +347,7 @@ func TestCompareSweepWhole(t *testing.T) {
 	// A sweep given whole goes to the curve comparison, which refuses a
 	// side that is not a sweep.
 	r := runCLI(t, "compare", p, seeds+"rostedt-without.json")
-	want := seeds + "rostedt-without.json is not a sweep (it is a import file) but " + p + " is"
+	want := seeds + "rostedt-without.json is not a sweep (it is an import file) but " + p + " is"
 	if r.code != 2 || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d %q, want 2 and %q", r.code, r.stderr, want)
 	}

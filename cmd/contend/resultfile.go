@@ -122,3 +122,12 @@ func repList(idx []int) string {
 	}
 	return fmt.Sprintf("repetitions %d-%d", idx[0]+1, idx[len(idx)-1]+1)
 }
+
+// aKind is a result file's kind with its article: "a run", "an import",
+// "an exec".
+func aKind(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}

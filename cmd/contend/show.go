@@ -44,7 +44,7 @@ Examples:
 				return &usageError{err.Error()}
 			}
 			if format == "csv" && f.Kind != "sweep" {
-				return usagef("--format csv: %s is a %s file; csv is the per-point table of a sweep file", c.Args().First(), f.Kind)
+				return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", c.Args().First(), aKind(f.Kind))
 			}
 			w := c.App.Writer
 			switch format {

@@ -367,8 +367,8 @@ func compareSweeps(c *cli.Context, files []*results.File, names []string, opt re
 			if i == 0 {
 				other = names[1]
 			}
-			return usagef("%s is not a sweep (it is a %s file) but %s is: a sweep is compared only with another sweep, or compare one point as %s:NAME",
-				names[i], f.Kind, other, other)
+			return usagef("%s is not a sweep (it is %s file) but %s is: a sweep is compared only with another sweep, or compare one point as %s:NAME",
+				names[i], aKind(f.Kind), other, other)
 		}
 	}
 	if len(files) < 2 {
