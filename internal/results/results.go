@@ -318,12 +318,26 @@ func documentError(b []byte, err error) error {
 		Version int    `json:"version"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&head); err != nil {
+	var first json.RawMessage
+	if err := dec.Decode(&first); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return fmt.Errorf("truncated or corrupt JSON (%v): not a complete result file", err)
 		}
 		return fmt.Errorf("not a result file: %v", err)
+	}
+	if err := json.Unmarshal(first, &head); err != nil {
+		// Another tool's JSON: say what it is in words, not in Go types.
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(first, &fields) != nil {
+			return fmt.Errorf("not a contend result file (a JSON %s, not an object)", jsonKind(first))
+		}
+		if json.Unmarshal(fields["format"], &head.Format) != nil {
+			return fmt.Errorf("not a contend result file (its format is a JSON %s, not %q)", jsonKind(fields["format"]), FormatName)
+		}
+		if head.Format == FormatName {
+			return fmt.Errorf("result format version %s is invalid (a JSON %s, not a whole number)", short(fields["version"]), jsonKind(fields["version"]))
+		}
 	}
 	if head.Format != FormatName {
 		return fmt.Errorf("not a contend result file (format %q)", head.Format)
@@ -341,6 +355,34 @@ func documentError(b []byte, err error) error {
 		return errors.New("more than one JSON document: not a single result file")
 	}
 	return fmt.Errorf("corrupt result file: %v", err)
+}
+
+// jsonKind names the kind of the JSON value v in words.
+func jsonKind(v json.RawMessage) string {
+	switch t := bytes.TrimSpace(v); {
+	case len(t) == 0:
+		return "nothing"
+	case t[0] == '[':
+		return "array"
+	case t[0] == '{':
+		return "object"
+	case t[0] == '"':
+		return "string"
+	case t[0] == 't' || t[0] == 'f':
+		return "boolean"
+	case t[0] == 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// short is the JSON text v, cut to 20 bytes.
+func short(v json.RawMessage) string {
+	if t := bytes.TrimSpace(v); len(t) > 20 {
+		return string(t[:20]) + "..."
+	}
+	return string(bytes.TrimSpace(v))
 }
 
 // record is one line after a version-2 header: exactly one field is set.
