@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"contend/internal/results"
 	"contend/internal/testutil"
@@ -176,6 +177,7 @@ ansible_python_interpreter=/usr/bin/python3
 	default:
 		t.Errorf("h2's leftover process was not killed")
 		leftover.Process.Kill()
+		<-leftDone
 	}
 	if strings.Contains(status["gone"], "ok") {
 		t.Errorf("gone: %q", status["gone"])
@@ -219,7 +221,8 @@ func killUnder(t *testing.T, dir string) {
 
 // fakeContend stands for the contend binary in TestLeftoversScript: its
 // cleanup prints $FAKE_CLEANUP and exits 1 when $FAKE_CLEANUP_FAIL is
-// set; anything else sleeps for a minute (a leftover run).
+// set; anything else sleeps for ten minutes (a leftover run: a loaded
+// machine's play can take minutes to reach the cleanup).
 const fakeContend = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,7 +235,7 @@ int main(int argc, char **argv)
 			puts(say);
 		return getenv("FAKE_CLEANUP_FAIL") ? 1 : 0;
 	}
-	sleep(60);
+	sleep(600);
 	return 0;
 }
 `
@@ -286,10 +289,19 @@ func TestLeftoversScript(t *testing.T) {
 	if err := mine.Start(); err != nil {
 		t.Fatal(err)
 	}
+	mineDone := make(chan error, 1)
+	go func() { mineDone <- mine.Wait() }()
 	removed := "removed semaphore set 7 (key 0x12345678, left by contend pid 99)"
 	out, rc := run("FAKE_CLEANUP=" + removed)
-	if werr := mine.Wait(); werr == nil || !strings.Contains(werr.Error(), "killed") {
-		t.Errorf("the process of %s was not killed: %v", bin, werr)
+	select {
+	case werr := <-mineDone:
+		if werr == nil || !strings.Contains(werr.Error(), "killed") {
+			t.Errorf("the process of %s ended with %v, want killed", bin, werr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("the process of %s was not killed", bin)
+		mine.Process.Kill()
+		<-mineDone
 	}
 	if theirs.ProcessState != nil || theirs.Process.Signal(syscall.Signal(0)) != nil {
 		t.Errorf("the process of another binary was killed")
