@@ -38,6 +38,7 @@ type durationProbeResult struct {
 	SlotAddr  []uint64 // each worker's slot
 	CPU       []int    // the CPU each worker was given, -1 for none
 	RanOn     []int    // sched_getcpu() in each worker
+	Prepared  []int    // the workers prepared when each worker's work began
 	StopAddr  uint64   // the stop flag
 	SlotBytes int
 }
@@ -47,9 +48,9 @@ func durationProbe(p durationProbeParams) (durationProbeResult, error) {
 	n := max(p.Threads, 1)
 	u64 := func() *C.uint64_t { return (*C.uint64_t)(C.calloc(C.size_t(n), 8)) }
 	i32 := func() *C.int { return (*C.int)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.int(0))))) }
-	per, addr, cpu, ran, stop := u64(), u64(), i32(), i32(), u64()
+	per, addr, cpu, ran, prep, stop := u64(), u64(), i32(), i32(), i32(), u64()
 	defer func() {
-		for _, a := range []unsafe.Pointer{unsafe.Pointer(per), unsafe.Pointer(addr), unsafe.Pointer(cpu), unsafe.Pointer(ran), unsafe.Pointer(stop)} {
+		for _, a := range []unsafe.Pointer{unsafe.Pointer(per), unsafe.Pointer(addr), unsafe.Pointer(cpu), unsafe.Pointer(ran), unsafe.Pointer(prep), unsafe.Pointer(stop)} {
 			C.free(a)
 		}
 	}()
@@ -63,6 +64,7 @@ func durationProbe(p durationProbeParams) (durationProbeResult, error) {
 		slot_addr:   addr,
 		cpu:         cpu,
 		ran_on:      ran,
+		prepared:    prep,
 		stop_addr:   stop,
 	}
 	if p.Pin {
@@ -84,6 +86,7 @@ func durationProbe(p durationProbeParams) (durationProbeResult, error) {
 		r.SlotAddr = append(r.SlotAddr, uint64(unsafe.Slice(addr, n)[i]))
 		r.CPU = append(r.CPU, int(unsafe.Slice(cpu, n)[i]))
 		r.RanOn = append(r.RanOn, int(unsafe.Slice(ran, n)[i]))
+		r.Prepared = append(r.Prepared, int(unsafe.Slice(prep, n)[i]))
 	}
 	return r, statusError("runner", rc, &cr.status)
 }

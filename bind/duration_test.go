@@ -42,6 +42,25 @@ func TestDurationRunnerCountsEveryWorker(t *testing.T) {
 	}
 }
 
+// TestDurationRunnerPreparesBeforeTheGate: every worker's setup (prepare)
+// is done when the first worker's work begins, so that no setup is inside
+// the timed region (plugin thread mode set up each worker's struct
+// contend_thread after the gate).
+func TestDurationRunnerPreparesBeforeTheGate(t *testing.T) {
+	for _, dur := range []uint64{0, 50e6} {
+		r, err := durationProbe(durationProbeParams{Threads: 8, DurationNs: dur, FailWorker: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range r.Prepared {
+			if n != 8 {
+				t.Errorf("duration %d ns: worker %d began with %d of 8 workers prepared: %v", dur, i, n, r.Prepared)
+				break
+			}
+		}
+	}
+}
+
 // With no duration the stop flag is set from the start and the runner waits
 // for the workers to return (a plugin's fixed mode).
 func TestDurationRunnerNoDuration(t *testing.T) {

@@ -5,9 +5,10 @@
  * counters (one CT_SLOT slot per worker, see duration.h); the caller owns
  * one function, the worker's loop.
  *
- *   - all threads are created first, then released together: a mutex and
- *     condition variable countdown, one broadcast (semop-multi's gate as
- *     ORIGINALS.md reconstructs it);
+ *   - all threads are created first, each does its own setup (prepare),
+ *     then they are released together: a mutex and condition variable
+ *     countdown, one broadcast (semop-multi's gate as ORIGINALS.md
+ *     reconstructs it);
  *   - main sleeps until the gate's opening plus the duration, sets the stop
  *     flag (in a slot of its own: read in every worker's loop, written
  *     once) and joins; with no duration the flag is set from the start and
@@ -17,7 +18,7 @@
  *
  * Timed: from opening the gate to the last worker's return (elapsed_ns)
  * and to the last join (joined_ns). Not timed: allocation, thread
- * creation, summing.
+ * creation, the workers' setup, summing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -86,6 +87,8 @@ static void *duration_thread(void *arg)
 	struct gate *g = t->g;
 	int abort_;
 
+	if (g->d->prepare)
+		g->d->prepare(g->d->arg, &t->w);
 	pthread_mutex_lock(&g->lock);
 	g->ready++;
 	pthread_cond_signal(&g->all_ready);
@@ -222,11 +225,27 @@ out_free:
 
 /* ---- the probe (duration.h) ---- */
 
+/* The probe's workers count themselves prepared before the gate. */
+struct probe {
+	const struct ct_duration_probe_params *p;
+	int prepared;
+};
+
+static void probe_prepare(void *arg, const struct ct_worker *w)
+{
+	struct probe *pb = arg;
+
+	(void)w;
+	__atomic_add_fetch(&pb->prepared, 1, __ATOMIC_RELAXED);
+}
+
 static int probe_work(void *arg, const struct ct_worker *w)
 {
-	const struct ct_duration_probe_params *p = arg;
+	struct probe *pb = arg;
+	const struct ct_duration_probe_params *p = pb->p;
 	int k;
 
+	p->prepared[w->id] = __atomic_load_n(&pb->prepared, __ATOMIC_RELAXED);
 	p->slot_addr[w->id] = (uint64_t)(uintptr_t)w->slot;
 	p->cpu[w->id] = w->cpu;
 	p->ran_on[w->id] = sched_getcpu();
@@ -246,6 +265,7 @@ static int probe_work(void *arg, const struct ct_worker *w)
 int ct_duration_probe(const struct ct_duration_probe_params *p, struct ct_duration_probe_result *r)
 {
 	struct ct_duration d;
+	struct probe pb = { .p = p };
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -257,8 +277,9 @@ int ct_duration_probe(const struct ct_duration_probe_params *p, struct ct_durati
 	d.duration_ns = p->duration_ns;
 	d.pin = p->pin;
 	d.inject = p->inject;
+	d.prepare = probe_prepare;
 	d.work = probe_work;
-	d.arg = (void *)p;
+	d.arg = &pb;
 	d.call = "probe";
 	d.per_thread = p->per_thread;
 	err = ct_duration_run(&d, &r->status);

@@ -48,6 +48,9 @@ struct ct_duration {
 			       * 0: set from the start, wait for the workers to return */
 	int pin;              /* pin worker i to the i-th allowed CPU (mod their count) */
 	int inject;           /* testing only: CT_INJECT_FORK_EAGAIN */
+	/* prepare, if set, runs in each worker before it waits at the gate
+	 * (not timed): the worker's own setup */
+	void (*prepare)(void *arg, const struct ct_worker *w);
 	/* work runs in each worker after the gate; returns 0 or a positive errno */
 	int (*work)(void *arg, const struct ct_worker *w);
 	void *arg;
@@ -66,7 +69,7 @@ struct ct_duration {
 
 /*
  * ct_duration_run creates d->n threads (pinned if asked), holds them at a
- * start gate until all wait, opens it, sleeps for the duration, sets the
+ * start gate until all have run prepare and wait, opens it, sleeps for the duration, sets the
  * stop flag, joins them and adds up their slots. It returns 0 or a
  * positive errno with st filled: a failed pthread_create (the threads
  * created are released straight into a return, work never runs) or the
@@ -100,6 +103,7 @@ struct ct_duration_probe_params {
 	uint64_t *slot_addr;  /* the address of each worker's slot */
 	int *cpu;             /* the CPU each worker was given (-1: none) */
 	int *ran_on;          /* sched_getcpu() in each worker */
+	int *prepared;        /* the workers prepared when each worker's work began */
 	uint64_t *stop_addr;  /* one: the address of the stop flag */
 };
 

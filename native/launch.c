@@ -18,6 +18,8 @@
  *
  * Reports on FD (close-on-exec, so the program never sees it), one line:
  *   exec-error ERRNO           (from the forked child when execve failed)
+ *   wait-error ERRNO           (wait4 for the program failed: it ran, but
+ *                               its status and rusage are lost)
  *   done STATUS REAL_NS UTIME_US STIME_US MAXRSS_KB MINFLT MAJFLT NVCSW NIVCSW
  * STATUS is the raw wait status. Then the launcher kills what is left of
  * its group, itself included: everything a repetition starts ends with it.
@@ -108,7 +110,7 @@ static void __attribute__((noreturn)) launch(int argc, char **argv, char **envp)
 	}
 	while (wait4(pid, &st, 0, &ru) < 0)
 		if (errno != EINTR) {
-			snprintf(line, sizeof(line), "exec-error %d\n", errno);
+			snprintf(line, sizeof(line), "wait-error %d\n", errno);
 			say(fd, line);
 			_exit(127);
 		}

@@ -14,9 +14,10 @@
  *     tests disagreed on testcase's type), errors are returned, not exit()ed,
  *     and pinning needs no hwloc.
  *
- * Timed: from opening the start gate (all workers created and waiting) to
- * the last worker's return. Not timed: dlopen, setup, thread creation or
- * fork, joins or reaping, teardown.
+ * Timed: from opening the start gate (all workers created, set up and
+ * waiting) to the last worker's return. Not timed: dlopen, setup, thread
+ * creation or fork, each worker's struct contend_thread, joins or reaping,
+ * teardown.
  *
  * Worker processes (p->processes) are forked after contend_setup, so they
  * inherit the plugin's state copy-on-write: each has its own copy, as in
@@ -78,6 +79,7 @@ struct run {
 	void *slots;       /* processes: n slots of CT_SLOT bytes */
 	const int *cpus;   /* processes, --pin: the allowed CPUs, ncpus of them */
 	int ncpus;
+	struct contend_thread *threads; /* threads: n, each set up by its worker before the gate */
 };
 
 static int worker_cpu(const struct run *run, unsigned i)
@@ -100,13 +102,19 @@ static void worker_thread_init(const struct run *run, unsigned i, int cpu, struc
 
 /* ---- threads: the duration runner ---- */
 
+/* Before the gate: the worker's struct contend_thread (read only after). */
+static void plugin_thread_init(void *arg, const struct ct_worker *w)
+{
+	const struct run *run = arg;
+
+	worker_thread_init(run, w->id, w->cpu, w->slot, &run->threads[w->id], w->stop);
+}
+
 static int plugin_thread(void *arg, const struct ct_worker *w)
 {
 	const struct run *run = arg;
-	struct contend_thread t;
 
-	worker_thread_init(run, w->id, w->cpu, w->slot, &t, w->stop);
-	run->ld.worker(run->state, w->id, &t);
+	run->ld.worker(run->state, w->id, &run->threads[w->id]);
 	return 0;
 }
 
@@ -117,17 +125,23 @@ static int run_threads(struct run *run, struct ct_slot *total)
 	struct ct_duration d;
 	int err;
 
+	run->threads = calloc(run->n, sizeof(*run->threads));
+	if (!run->threads)
+		return ct_fail(&r->status, ENOMEM, "malloc", "for %u workers' struct contend_thread", run->n);
 	memset(&d, 0, sizeof(d));
 	d.n = run->n;
 	/* Fixed mode: no duration, the stop flag is set from the start. */
 	d.duration_ns = run->ld.info->mode == CONTEND_DURATION ? p->duration_ns : 0;
 	d.pin = p->pin;
 	d.inject = p->inject;
+	d.prepare = plugin_thread_init;
 	d.work = plugin_thread;
 	d.arg = run;
 	d.call = "plugin";
 	d.per_thread = p->per_thread;
 	err = ct_duration_run(&d, &r->status);
+	free(run->threads);
+	run->threads = NULL;
 	r->workers_started = (int)d.started;
 	if (!err)
 		r->elapsed_ns = d.elapsed_ns;

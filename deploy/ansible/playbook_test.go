@@ -5,14 +5,17 @@ package ansible
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
 // ansiblePlaybook finds ansible-playbook: absent, the test is skipped
@@ -96,6 +99,19 @@ ansible_python_interpreter=/usr/bin/python3
 	if b, err := exec.Command("git", "-C", root, "rev-parse", "--verify", "HEAD^{commit}").Output(); err == nil {
 		wantRev = strings.TrimSpace(string(b))
 	}
+	// What an interrupted play left on h2: a process of its contend
+	// binary. The first cleanup kills it (the script's exit status 1)
+	// without failing the host.
+	left := filepath.Join(tmp, "host-h2", "bin", "contend")
+	os.MkdirAll(filepath.Dir(left), 0o755)
+	b, _ := os.ReadFile(testutil.BuildC(t, fakeContend))
+	os.WriteFile(left, b, 0o755)
+	leftover := exec.Command(left)
+	if err := leftover.Start(); err != nil {
+		t.Fatal(err)
+	}
+	leftDone := make(chan error, 1)
+	go func() { leftDone <- leftover.Wait() }()
 	res := filepath.Join(tmp, "results")
 	cmd := exec.Command(ap, "-i", invPath, "fleet.yml",
 		"-e", "contend_results="+res, "-e", "contend_prebuilt="+bin,
@@ -153,6 +169,16 @@ ansible_python_interpreter=/usr/bin/python3
 			t.Errorf("merged report lacks %q:\n%s", w, report)
 		}
 	}
+	select {
+	case werr := <-leftDone:
+		if werr == nil || !strings.Contains(werr.Error(), "killed") {
+			t.Errorf("h2's leftover process ended with %v, want killed", werr)
+		}
+	default:
+		t.Errorf("h2's leftover process was not killed")
+		leftover.Process.Kill()
+		<-leftDone
+	}
 	if strings.Contains(status["gone"], "ok") {
 		t.Errorf("gone: %q", status["gone"])
 	}
@@ -193,8 +219,32 @@ func killUnder(t *testing.T, dir string) {
 	}
 }
 
+// fakeContend stands for the contend binary in TestLeftoversScript: its
+// cleanup prints $FAKE_CLEANUP and exits 1 when $FAKE_CLEANUP_FAIL is
+// set; anything else sleeps for ten minutes (a leftover run: a loaded
+// machine's play can take minutes to reach the cleanup).
+const fakeContend = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "cleanup") == 0) {
+		const char *say = getenv("FAKE_CLEANUP");
+		if (say && *say)
+			puts(say);
+		return getenv("FAKE_CLEANUP_FAIL") ? 1 : 0;
+	}
+	sleep(600);
+	return 0;
+}
+`
+
 // TestLeftoversScript: the cleanup script kills the processes of the given
-// binary (only those) and puts the tracefs event list back as saved.
+// binary (only those), passes on contend cleanup's sets and tracefs
+// settings, and puts the tracefs event list back as saved; it exits 1 when
+// it found any of these, 0 when nothing was left, 2 when it could not
+// clean up (it exited 0 in every case: a play could not tell).
 func TestLeftoversScript(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "tracefs")
@@ -208,39 +258,85 @@ func TestLeftoversScript(t *testing.T) {
 	if out, err := save.CombinedOutput(); err != nil {
 		t.Fatalf("save: %v %s", err, out)
 	}
-	// A run that switched lock events on and was killed; a process of
-	// the binary, and one of another binary that must survive.
-	os.WriteFile(setEvent, []byte("sched:sched_switch\nlock:contention_begin\n"), 0o644)
+	fake := testutil.BuildC(t, fakeContend)
+	b, _ := os.ReadFile(fake)
 	bin := filepath.Join(dir, "bin", "contend")
 	os.MkdirAll(filepath.Dir(bin), 0o755)
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	b, _ := os.ReadFile(sleep)
 	os.WriteFile(bin, b, 0o755)
 	other := filepath.Join(dir, "bin", "other")
 	os.WriteFile(other, b, 0o755)
-	mine, theirs := exec.Command(bin, "60"), exec.Command(other, "60")
-	if err := mine.Start(); err != nil {
-		t.Fatal(err)
-	}
+	theirs := exec.Command(other)
 	if err := theirs.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { theirs.Process.Kill(); theirs.Wait() })
-	out, err := exec.Command("sh", script, bin, saved).CombinedOutput()
-	if err != nil {
-		t.Fatalf("cleanup: %v %s", err, out)
+	run := func(env ...string) (string, int) {
+		cmd := exec.Command("sh", script, bin, saved)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("cleanup: %v %s", err, out)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
 	}
-	if werr := mine.Wait(); werr == nil || !strings.Contains(werr.Error(), "killed") {
-		t.Errorf("the process of %s was not killed: %v", bin, werr)
+
+	// A run that switched lock events on and was killed: a process of the
+	// binary, a set that contend cleanup removes; a process of another
+	// binary must survive.
+	os.WriteFile(setEvent, []byte("sched:sched_switch\nlock:contention_begin\n"), 0o644)
+	mine := exec.Command(bin)
+	if err := mine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	mineDone := make(chan error, 1)
+	go func() { mineDone <- mine.Wait() }()
+	removed := "removed semaphore set 7 (key 0x12345678, left by contend pid 99)"
+	out, rc := run("FAKE_CLEANUP=" + removed)
+	select {
+	case werr := <-mineDone:
+		if werr == nil || !strings.Contains(werr.Error(), "killed") {
+			t.Errorf("the process of %s ended with %v, want killed", bin, werr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("the process of %s was not killed", bin)
+		mine.Process.Kill()
+		<-mineDone
 	}
 	if theirs.ProcessState != nil || theirs.Process.Signal(syscall.Signal(0)) != nil {
 		t.Errorf("the process of another binary was killed")
 	}
 	got, _ := os.ReadFile(setEvent)
-	if string(got) != "sched:sched_switch\n" || !strings.Contains(string(out), "tracefs events put back") || !strings.Contains(string(out), "killed 1 leftover") {
-		t.Errorf("set_event %q after cleanup; output %q", got, out)
+	if rc != 1 || string(got) != "sched:sched_switch\n" || !strings.Contains(out, "tracefs events put back") ||
+		!strings.Contains(out, "killed 1 leftover") || !strings.Contains(out, removed) {
+		t.Errorf("exit status %d, set_event %q after cleanup; output %q", rc, got, out)
+	}
+
+	// Nothing left: exit 0, nothing said.
+	if out, rc := run("FAKE_CLEANUP=no semaphore set left by contend"); rc != 0 || out != "" {
+		t.Errorf("nothing left: exit status %d, output %q", rc, out)
+	}
+	// Each kind of leftover alone makes exit status 1.
+	if out, rc := run("FAKE_CLEANUP=restored the tracefs settings of contend pid 99"); rc != 1 || !strings.Contains(out, "restored the") {
+		t.Errorf("tracefs journal restored: exit status %d, output %q", rc, out)
+	}
+	os.WriteFile(setEvent, []byte(""), 0o644)
+	if out, rc := run(); rc != 1 || !strings.Contains(out, "tracefs events put back") {
+		t.Errorf("set_event changed: exit status %d, output %q", rc, out)
+	}
+	// contend cleanup failed: exit 2, its words passed on.
+	if out, rc := run("FAKE_CLEANUP=cannot read the IPC journal: denied", "FAKE_CLEANUP_FAIL=1"); rc != 2 || !strings.Contains(out, "cannot read the IPC journal") {
+		t.Errorf("cleanup failed: exit status %d, output %q", rc, out)
+	}
+
+	// The words the script looks for are contend cleanup's.
+	src, err := os.ReadFile("../../cmd/contend/cleanup.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"removed semaphore set `, `"restored the "`} {
+		if !strings.Contains(string(src), w) {
+			t.Errorf("contend cleanup no longer prints %s: contend-leftovers.sh looks for it", w)
+		}
 	}
 }

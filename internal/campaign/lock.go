@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
+
+	"contend/internal/lock"
 )
 
 // LockFile is the lock a step holds on its campaign directory.
@@ -33,9 +34,9 @@ func lockDir(dir string) (*stepLock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			holder := "another step"
-			if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-				holder = strings.TrimSpace(string(b))
+			holder := lock.Recorded(path)
+			if holder == "" {
+				holder = "another step"
 			}
 			return nil, fmt.Errorf("%w: %s is in use by %s: wait for it to finish, or stop it ('contend campaign status %s' shows the progress)", ErrBusy, dir, holder, dir)
 		}
@@ -48,9 +49,7 @@ func lockDir(dir string) (*stepLock, error) {
 
 // note records who holds the lock, for the message of a refused step.
 func (l *stepLock) note(holder string) {
-	if err := l.f.Truncate(0); err == nil {
-		l.f.WriteAt([]byte(holder+"\n"), 0)
-	}
+	lock.Record(l.f, holder+"\n")
 }
 
 // unlock releases the lock (the descriptor a run inherited closes with it).

@@ -2,10 +2,12 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -385,5 +387,46 @@ func TestDocsBalanced(t *testing.T) {
 		if m.Name == "k.lock.mutex.max_wait" && m.Desc != "longest wait on a contended kernel mutex (including optimistic spinning)" {
 			t.Errorf("%s: %q", m.Name, m.Desc)
 		}
+	}
+}
+
+// TestAwaitStop: a child killed while it is being started, before
+// Rep.Start waits for its stop at exec, is left for cmd.Wait, which
+// reports SIGKILL (the wait for the stop reaped it: Wait said ECHILD);
+// a child that stops has its stop taken, and runs on once let go.
+func TestAwaitStop(t *testing.T) {
+	runtime.LockOSThread() // the tracer is this thread
+	defer runtime.UnlockOSThread()
+	start := func() *exec.Cmd {
+		cmd := exec.Command("/bin/true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	cmd := start()
+	unix.Kill(cmd.Process.Pid, unix.SIGKILL)
+	if ended, err := awaitStop(cmd.Process.Pid); !ended || err != nil {
+		t.Errorf("killed child: awaitStop = %v, %v; want ended", ended, err)
+	}
+	werr := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(werr, &ee) {
+		t.Fatalf("Wait = %v, want the child's end", werr)
+	}
+	if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("wait status %v, want killed by SIGKILL", ws)
+	}
+
+	cmd = start()
+	if ended, err := awaitStop(cmd.Process.Pid); ended || err != nil {
+		t.Fatalf("stopped child: awaitStop = %v, %v", ended, err)
+	}
+	if err := unix.PtraceDetach(cmd.Process.Pid); err != nil {
+		t.Fatalf("detach: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("let go: Wait = %v, want exit 0", err)
 	}
 }

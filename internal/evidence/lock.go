@@ -10,16 +10,10 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"contend/internal/plural"
 	"contend/internal/results"
 	"contend/internal/tracejournal"
 )
-
-// TraceRoots are where tracefs is looked for, in order; the environment
-// variable CONTEND_TRACEFS replaces them (tests use a fake directory).
-var TraceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
 
 // lockKinds are the kinds of kernel locks told apart by the flags of
 // lock:contention_begin, each with its description in the plural and
@@ -68,15 +62,12 @@ func lockKind(flags string) string {
 // restored by Close.
 type lock struct {
 	root   string
-	flock  *os.File
-	saved  map[string]string // file -> content found
-	events []string          // enable files switched per repetition
+	events []string // enable files switched per repetition
 	mmap   bool
-	// journal holds the saved settings on disk until Close restored
-	// them: `contend cleanup` or the next run restores them after a
-	// SIGKILL of contend.
-	journal   *tracejournal.Entry
-	recovered string // what openLock restored of a killed contend's run
+	// claim holds tracefs (one run at a time) and the saved settings,
+	// journaled on disk until Close restored them: `contend cleanup` or
+	// the next run restores them after a SIGKILL of contend.
+	claim *tracejournal.Claim
 }
 
 const (
@@ -87,21 +78,14 @@ const (
 )
 
 func openLock() (*lock, error) {
-	roots := TraceRoots
-	if env := os.Getenv("CONTEND_TRACEFS"); env != "" {
-		roots = []string{env}
+	root, err := tracejournal.FindRoot()
+	if err == nil && injected("no-tracefs") {
+		err = tracejournal.NotMounted()
 	}
-	root := ""
-	for _, r := range roots {
-		if st, err := os.Stat(filepath.Join(r, "events")); err == nil && st.IsDir() && !injected("no-tracefs") {
-			root = r
-			break
-		}
+	if err != nil {
+		return nil, err
 	}
-	if root == "" {
-		return nil, fmt.Errorf("tracefs is not mounted (looked in %s); mount it as root with: mount -t tracefs nodev /sys/kernel/tracing", strings.Join(roots, ", "))
-	}
-	l := &lock{root: root, saved: map[string]string{}}
+	l := &lock{root: root}
 	for _, f := range []string{beginEvent, endEvent} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			return nil, fmt.Errorf("no lock:contention_begin/end events in %s (kernel older than 5.19?)", root)
@@ -114,49 +98,23 @@ func openLock() (*lock, error) {
 			l.mmap = true
 		}
 	}
-	fl, err := os.Open(root)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open %s: %v", root, err)
-	}
-	if err := unix.Flock(int(fl.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		fl.Close()
+	// A contend killed with SIGKILL left its settings: Take puts them
+	// back before looking whether tracefs is in use.
+	l.claim, err = tracejournal.Take(root)
+	switch {
+	case errors.Is(err, tracejournal.ErrBusy):
 		return nil, fmt.Errorf("another contend run is using tracefs in %s", root)
-	}
-	l.flock = fl
-	fail := func(err error) (*lock, error) { fl.Close(); return nil, err }
-	// A contend killed with SIGKILL left its settings: put them back
-	// before looking whether tracefs is in use.
-	l.recovered, err = tracejournal.RecoverStale(root)
-	if stale, _ := tracejournal.Stale(root); len(stale) > 0 {
-		return fail(fmt.Errorf("tracefs is in use: %s could not be restored (%v); run 'contend cleanup' as root", stale[0].Describe(), err))
+	case errors.Is(err, tracejournal.ErrStuck):
+		return nil, fmt.Errorf("tracefs is in use: %v", err)
+	case err != nil:
+		return nil, err
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "set_event")); err == nil && strings.TrimSpace(string(b)) != "" {
-		return fail(fmt.Errorf("tracefs is in use: events already enabled in %s/set_event (%s); disable them first", root, firstLine(string(b))))
+		l.claim.Release()
+		return nil, fmt.Errorf("tracefs is in use: events already enabled in %s/set_event (%s); disable them first", root, firstLine(string(b)))
 	}
-	files := append([]string{"set_event_pid", "options/event-fork", "tracing_on"}, l.events...)
-	for _, f := range files {
-		p := filepath.Join(root, f)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return fail(fmt.Errorf("cannot read %s: %v (run as root)", p, err))
-		}
-		v := string(b)
-		// Writing the current value back proves the permission without
-		// changing anything.
-		if err := os.WriteFile(p, []byte(v), 0); err != nil {
-			if errors.Is(err, os.ErrPermission) {
-				return fail(fmt.Errorf("no permission to write %s; run as root", p))
-			}
-			return fail(fmt.Errorf("cannot write %s: %v", p, err))
-		}
-		l.saved[f] = v
-	}
-	var settings []tracejournal.Setting
-	for _, f := range l.restoreOrder() {
-		settings = append(settings, tracejournal.Setting{File: f, Value: l.saved[f]})
-	}
-	if l.journal, err = tracejournal.Begin(root, settings); err != nil {
-		return fail(fmt.Errorf("%v; without it a killed run could not be undone", err))
+	if err := l.claim.Save(l.restoreOrder()); err != nil {
+		return nil, err
 	}
 	if err := l.write("options/event-fork", "1"); err != nil {
 		l.Close()
@@ -172,7 +130,7 @@ func (l *lock) restoreOrder() []string {
 }
 
 // note says what openLock restored, for the file's header.
-func (l *lock) note() string { return l.recovered }
+func (l *lock) note() string { return l.claim.Recovered }
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -267,26 +225,7 @@ func (l *lock) Stop() (map[string]float64, []string, error) {
 // another run use tracefs. It tries every file and returns the first
 // error.
 func (l *lock) Close() error {
-	if l.flock == nil {
-		return nil
-	}
-	var first error
-	for _, f := range l.restoreOrder() {
-		v, ok := l.saved[f]
-		if !ok {
-			continue
-		}
-		if err := os.WriteFile(filepath.Join(l.root, f), []byte(v), 0); err != nil && first == nil {
-			first = fmt.Errorf("could not restore %s to %q: %v; 'contend cleanup' retries, or restore it by hand", filepath.Join(l.root, f), strings.TrimSpace(v), err)
-		}
-	}
-	if first == nil {
-		// Kept after a failure: `contend cleanup` retries.
-		l.journal.Done()
-	}
-	l.flock.Close()
-	l.flock = nil
-	return first
+	return l.claim.Release()
 }
 
 // traceRegexps are compiled on first use, not at package init: this

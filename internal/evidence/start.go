@@ -101,19 +101,16 @@ func (r *Rep) Start(cmd *exec.Cmd) error {
 	}
 	pid := cmd.Process.Pid
 	if gate {
-		var ws unix.WaitStatus
-		for {
-			_, werr := unix.Wait4(pid, &ws, unix.WALL, nil)
-			if werr == unix.EINTR {
-				continue
+		if ended, werr := awaitStop(pid); ended || werr != nil {
+			// Gone before its first instruction: left unreaped, so
+			// that cmd.Wait reports its end.
+			why := "it ended first"
+			if werr != nil {
+				why = werr.Error()
 			}
-			if werr != nil || !ws.Stopped() {
-				// Gone before its first instruction: Wait reports it.
-				r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%v): no evidence", werr))
-				r.release()
-				return nil
-			}
-			break
+			r.notes = append(r.notes, fmt.Sprintf("the child did not stop at exec (%s): no evidence", why))
+			r.release()
+			return nil
 		}
 	}
 	stopped := time.Now()
@@ -126,6 +123,44 @@ func (r *Rep) Start(cmd *exec.Cmd) error {
 		r.held = time.Since(stopped)
 	}
 	return nil
+}
+
+// The si_code values of a waitid record (CLD_* in <signal.h>).
+const (
+	cldTrapped = 4 // a traced child stopped
+	cldStopped = 5
+)
+
+// awaitStop waits until the child started traced (pid) is stopped at its
+// first instruction, and takes that stop. It reports ended when the child
+// ended before (killed while it was being started): the child is then
+// not reaped, so that cmd.Wait still gets its status and rusage (a
+// wait4 here reaped it, and cmd.Wait said ECHILD).
+func awaitStop(pid int) (ended bool, err error) {
+	var info unix.Siginfo
+	for {
+		// A look only (WNOWAIT): an end is left for cmd.Wait.
+		err = unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|unix.WALL, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	if info.Code != cldTrapped && info.Code != cldStopped {
+		return true, nil
+	}
+	// Take the stop, never an end: a SIGKILL since the look leaves
+	// nothing to take here, and the zombie to cmd.Wait.
+	info = unix.Siginfo{}
+	for {
+		err = unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG|unix.WALL, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	return err == nil && info.Signo == 0, err
 }
 
 // release stops the prepared collectors without keeping their figures.

@@ -108,7 +108,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		if !lr.status.Exited() || lr.status.ExitStatus() != 0 {
 			werr = waitError{lr.status}
 		}
-	} else if rep.Status == "" {
+	} else if rep.Status == "" && lr.waitErr == 0 {
 		// The launcher died without a report (killed from outside).
 		launcherDied = true
 		if werr == nil {
@@ -122,6 +122,8 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 	}
 	switch {
 	case rep.Status != "": // timed out or interrupted
+	case lr.waitErr != 0:
+		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("%s: the launcher could not wait for the program (wait4: %v): its exit status and process metrics are unknown", filepath.Base(p.Argv[0]), lr.waitErr)
 	case launcherDied:
 		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("%s: the launcher of the program died: %v", filepath.Base(p.Argv[0]), werr)
 	case werr != nil:
@@ -172,6 +174,7 @@ func (e waitError) Error() string { return fmt.Sprintf("wait status %#x", uint32
 // launchReport is what the launcher wrote on its report pipe.
 type launchReport struct {
 	execErr syscall.Errno // execve (or fork) failed
+	waitErr syscall.Errno // wait4 for the program failed (it ran)
 	done    bool
 	status  syscall.WaitStatus
 	metrics map[string]float64 // the program's process metrics
@@ -179,7 +182,8 @@ type launchReport struct {
 
 // parseLaunch reads the launcher's report (native/launch.c): the
 // program's wait status, its real time as the launcher measured it from
-// fork to wait4, and its wait4 rusage.
+// fork to wait4, and its wait4 rusage; or the errno of a failed execve
+// (or fork) or of a failed wait4.
 func parseLaunch(s string) launchReport {
 	var lr launchReport
 	for _, line := range strings.Split(s, "\n") {
@@ -187,6 +191,10 @@ func parseLaunch(s string) launchReport {
 		if len(f) == 2 && f[0] == "exec-error" {
 			n, _ := strconv.Atoi(f[1])
 			lr.execErr = syscall.Errno(n)
+		}
+		if len(f) == 2 && f[0] == "wait-error" {
+			n, _ := strconv.Atoi(f[1])
+			lr.waitErr = syscall.Errno(n)
 		}
 		if len(f) != 10 || f[0] != "done" {
 			continue

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"contend/internal/evidence"
+	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/testutil"
 )
@@ -223,5 +224,36 @@ func TestStartCause(t *testing.T) {
 	plain := errors.New("cannot let the child go after attaching the evidence collectors: ESRCH")
 	if got := startCause(plain); got != plain {
 		t.Errorf("unwrapped error: %v, want it as is", got)
+	}
+}
+
+// TestLauncherWaitFailure: a launcher whose wait4 for the program fails
+// (here SIGCHLD ignored, inherited from the process that started it: the
+// kernel reaps the program itself and wait4 says ECHILD) reports a failed
+// wait, not a program that could not be executed (it ran).
+func TestLauncherWaitFailure(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := buildC(t, `#include <signal.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	(void)argc;
+	signal(SIGCHLD, SIG_IGN);
+	execv(TARGET, argv);
+	return 126;
+}`, `-DTARGET="`+self+`"`)
+	old := harness.Executable
+	defer func() { harness.Executable = old }()
+	harness.Executable = func() (string, error) { return wrapper, nil }
+	r := RunRep(context.Background(), Program{Argv: []string{"/bin/true"}})
+	want := "true: the launcher could not wait for the program (wait4: no child processes): its exit status and process metrics are unknown"
+	if r.Status != results.StatusFailed || r.Error != want {
+		t.Errorf("status %q error %q, want %q", r.Status, r.Error, want)
+	}
+	if lr := parseLaunch("wait-error 10\n"); lr.waitErr != syscall.ECHILD || lr.execErr != 0 || lr.done {
+		t.Errorf("wait-error line: %+v", lr)
 	}
 }

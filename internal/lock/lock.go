@@ -56,10 +56,27 @@ func (h Holder) String() string {
 	return fmt.Sprintf("pid %d (%s) since %s", h.Pid, h.Command, h.Since.Format("15:04:05"))
 }
 
+// Record writes text into the lock file f as its holder's record, in
+// place of the previous holder's (the flock is on the file, the record is
+// its content, for the message of whoever finds it held). Both contend's
+// locks use it: this one and a campaign's step lock.
+func Record(f *os.File, text string) {
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(text), 0)
+	}
+}
+
+// Recorded returns the record of the holder of the lock file at path,
+// without surrounding space ("" when there is none or it cannot be read).
+func Recorded(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
+}
+
 // parseHolder reads "pid N\nsince RFC3339\ncommand TEXT\n".
-func parseHolder(b []byte) Holder {
+func parseHolder(rec string) Holder {
 	var h Holder
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range strings.Split(rec, "\n") {
 		k, v, _ := strings.Cut(l, " ")
 		switch k {
 		case "pid":
@@ -97,7 +114,7 @@ func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	l.f.Truncate(0)
+	Record(l.f, "")
 	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()
 	l.f = nil
@@ -123,8 +140,7 @@ func Current(path string) (Holder, bool) {
 		unix.Flock(int(f.Fd()), unix.LOCK_UN)
 		return Holder{}, false
 	}
-	b, _ := os.ReadFile(path)
-	return parseHolder(b), true
+	return parseHolder(Recorded(path)), true
 }
 
 // Acquire takes the lock at path for the command line argv: at once if
@@ -157,8 +173,7 @@ func Acquire(ctx context.Context, path string, argv []string, opt Options) (*Loc
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %v (give --no-lock to run without the lock)", path, err)
 		}
-		b, _ := os.ReadFile(path)
-		h := parseHolder(b)
+		h := parseHolder(Recorded(path))
 		if opt.NoWait {
 			f.Close()
 			return nil, &BusyError{Path: path, Holder: h}
@@ -174,9 +189,6 @@ func Acquire(ctx context.Context, path string, argv []string, opt Options) (*Loc
 		case <-time.After(poll):
 		}
 	}
-	text := fmt.Sprintf("pid %d\nsince %s\ncommand %s\n", os.Getpid(), time.Now().Format(time.RFC3339Nano), strings.Join(argv, " "))
-	if f.Truncate(0) == nil {
-		f.WriteAt([]byte(text), 0)
-	}
+	Record(f, fmt.Sprintf("pid %d\nsince %s\ncommand %s\n", os.Getpid(), time.Now().Format(time.RFC3339Nano), strings.Join(argv, " ")))
 	return &Lock{f: f}, nil
 }

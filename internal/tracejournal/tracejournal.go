@@ -9,6 +9,12 @@
 // contend is dead (no such process, a zombie, or another process under
 // the pid) is stale: `contend cleanup` and the next run that uses tracefs
 // write the old values back (Restore).
+//
+// A run takes tracefs through a Claim (claim.go): the mount found
+// (FindRoot), held by one run at a time (an flock), the stale journals
+// of its root restored first, the settings read, proven writable and
+// journaled (Save), and written back at the end (Release). The lock
+// evidence collector and ab's --trace-events both work this way.
 package tracejournal
 
 import (

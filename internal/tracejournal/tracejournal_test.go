@@ -2,6 +2,7 @@ package tracejournal
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,4 +86,47 @@ func TestJournal(t *testing.T) {
 	if _, err := os.Stat(e.path); !os.IsNotExist(err) {
 		t.Errorf("journal left after Done: %v", err)
 	}
+}
+
+// TestClaim: one claim of a root at a time; Save journals the values it
+// found and Release writes them back, removes the journal and frees the
+// root; a file that cannot be read fails Save and frees the root.
+func TestClaim(t *testing.T) {
+	root, file := useDirs(t)
+	c, err := Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(root); !errors.Is(err, ErrBusy) {
+		t.Errorf("second Take: %v, want ErrBusy", err)
+	}
+	if err := c.Save([]string{"tracing_on"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Value("tracing_on") != "1" || c.journal == nil {
+		t.Fatalf("saved %q, journal %v", c.Value("tracing_on"), c.journal)
+	}
+	journal := c.journal.Path()
+	os.WriteFile(file, []byte("0\n"), 0)
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "1\n" {
+		t.Errorf("after Release: %q, want 1", b)
+	}
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Errorf("journal left after Release: %v", err)
+	}
+	c, err = Take(root)
+	if err != nil {
+		t.Fatalf("Take after Release: %v", err)
+	}
+	if err := c.Save([]string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "cannot read") {
+		t.Errorf("Save of a missing file: %v", err)
+	}
+	c, err = Take(root)
+	if err != nil {
+		t.Fatalf("Take after a failed Save: %v", err)
+	}
+	c.Release()
 }

@@ -4,8 +4,10 @@
 # by an interrupted play), then remove the SysV sets of dead contend runs
 # ('BIN cleanup'), then put the tracefs event list back as saved in
 # TRACE-SAVE-FILE (written by 'contend-leftovers.sh --save-trace FILE').
-# Prints what it did; exits 0 when nothing is left. CONTEND_TRACEFS=DIR
-# stands for tracefs (tests).
+# Prints what it did. Exit status: 0 nothing was left; 1 leftovers were
+# found (processes, SysV sets or tracefs settings of killed runs) and
+# cleaned up, so that a play can fail or report on it; 2 something could
+# not be cleaned up. CONTEND_TRACEFS=DIR stands for tracefs (tests).
 set -u
 if [ "$1" = "--save-trace" ]; then
 	for t in ${CONTEND_TRACEFS:-} /sys/kernel/tracing /sys/kernel/debug/tracing; do
@@ -19,6 +21,8 @@ if [ "$1" = "--save-trace" ]; then
 fi
 bin=$1
 save=${2:-}
+found=0
+failed=0
 killed=0
 for p in /proc/[0-9]*; do
 	[ "$(readlink "$p/exe" 2>/dev/null)" = "$bin" ] || continue
@@ -26,14 +30,32 @@ for p in /proc/[0-9]*; do
 	[ "$pid" = "$$" ] && continue
 	kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1))
 done
-[ "$killed" -gt 0 ] && echo "killed $killed leftover contend processes" && sleep 1
-[ -x "$bin" ] && "$bin" cleanup
+if [ "$killed" -gt 0 ]; then
+	echo "killed $killed leftover contend processes"
+	found=1
+	sleep 1
+fi
+if [ -x "$bin" ]; then
+	# contend cleanup says "removed semaphore set ..." and "restored the
+	# ..." for what it cleaned, "no semaphore set left by contend" else.
+	if out=$("$bin" cleanup 2>&1); then
+		printf '%s\n' "$out" | grep -E '^(removed|restored) ' && found=1
+	else
+		printf '%s\n' "$out"
+		failed=1
+	fi
+fi
 if [ -n "$save" ] && [ -s "$save" ]; then
 	t=$(head -n 1 "$save")
 	if ! tail -n +2 "$save" | cmp -s - "$t/set_event"; then
-		: >"$t/set_event"
-		tail -n +2 "$save" | while read -r ev; do echo "$ev" >>"$t/set_event"; done
-		echo "tracefs events put back as before the run"
+		if (: >"$t/set_event" && tail -n +2 "$save" | while read -r ev; do echo "$ev" >>"$t/set_event" || exit 1; done) 2>/dev/null; then
+			echo "tracefs events put back as before the run"
+			found=1
+		else
+			echo "cannot put the tracefs events back as before the run ($t/set_event)"
+			failed=1
+		fi
 	fi
 fi
-exit 0
+[ "$failed" = 1 ] && exit 2
+exit "$found"
