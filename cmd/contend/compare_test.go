@@ -307,7 +307,7 @@ func TestCompareErrors(t *testing.T) {
 		{"workloads", []string{w, seeds + "galbraith-osim-rt.json"}, "different workloads: " + w + " is faultme, " + seeds + "galbraith-osim-rt.json is osim"},
 		{"ab no selector", []string{seeds + "mitake-ab.json", b}, "mitake-ab.json has 2 configurations (a, b): select one as " + seeds + "mitake-ab.json:a"},
 		{"bad selector", []string{seeds + "mitake-ab.json:c", seeds + "mitake-ab.json:a"}, `no configuration "c"; it has a, b (or an index from 0 to 1)`},
-		{"sweep", []string{files["sweep"], b}, b + " is not a sweep (it is a "},
+		{"sweep", []string{files["sweep"], b}, b + " is not a sweep (it is an import file)"},
 		{"metric", []string{"--metric", "nosuch", w, b}, `no metric "nosuch" in faultme; its metrics: time, pages`},
 		{"metric no data", []string{"--metric", "faults", w, b}, "metric faults has no successful repetition on side A"},
 		{"a without b", []string{"--a", w}, "--a and --b go together"},
