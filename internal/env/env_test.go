@@ -120,3 +120,20 @@ func TestBuildRecordsSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelLogAsDmesg: the kernel log read with syslog(2) holds what
+// dmesg prints (virt looks there for "Hypervisor detected"); it was read
+// by an exec of dmesg.
+func TestKernelLogAsDmesg(t *testing.T) {
+	log, ok := kernelLog()
+	out, err := exec.Command("dmesg").Output()
+	if !ok || err != nil {
+		t.Skipf("the kernel log is not readable here: syslog %v, dmesg %v", ok, err)
+	}
+	// The first message: "<6>[    0.000000] Linux version ..." in the
+	// buffer, "[    0.000000] Linux version ..." from dmesg.
+	first, _, _ := strings.Cut(log, "\n")
+	if i := strings.Index(first, "]"); i < 0 || !strings.Contains(string(out), strings.TrimSpace(first[i+1:])) {
+		t.Errorf("first line of the kernel log %q not in dmesg's output", first)
+	}
+}
