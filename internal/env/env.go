@@ -315,12 +315,22 @@ func kernelLog() (string, bool) {
 	if err != nil || n <= 0 {
 		return "", false
 	}
-	buf := make([]byte, n)
-	n, err = unix.Klogctl(unix.SYSLOG_ACTION_READ_ALL, buf)
-	if err != nil {
-		return "", false
+	// READ_ALL fits what it returns in buf by leaving out the oldest
+	// messages, the boot's that virt looks for, and the messages are
+	// longer as text ("<6>[    0.000000] " before each line) than in the
+	// ring of n bytes: a buffer of n lost the first lines of a ring nearly
+	// full. The buffer grows until one message more would have fitted.
+	const slack = 64 << 10 // more than the longest message as text
+	for size := 2*n + slack; ; size *= 2 {
+		buf := make([]byte, size)
+		got, err := unix.Klogctl(unix.SYSLOG_ACTION_READ_ALL, buf)
+		if err != nil {
+			return "", false
+		}
+		if got <= size-slack || size >= 1<<28 {
+			return string(buf[:got]), true
+		}
 	}
-	return string(buf[:n]), true
 }
 
 func tracefs() string {

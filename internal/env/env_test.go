@@ -136,4 +136,13 @@ func TestKernelLogAsDmesg(t *testing.T) {
 	if i := strings.Index(first, "]"); i < 0 || !strings.Contains(string(out), strings.TrimSpace(first[i+1:])) {
 		t.Errorf("first line of the kernel log %q not in dmesg's output", first)
 	}
+	// And the other way: dmesg's oldest message (read after the log, so
+	// it was there when the log was read) is in the log. syslog(2) fits
+	// what it returns in the buffer by leaving out the oldest messages,
+	// where virt's line is; a buffer of the ring's size lost the first
+	// lines of a ring nearly full.
+	oldest, _, _ := strings.Cut(string(out), "\n")
+	if stamp, _, ok := strings.Cut(oldest, "]"); ok && !strings.Contains(log, stamp+"]") {
+		t.Errorf("dmesg's oldest message %q is not in the kernel log read (%d bytes, from %q)", oldest, len(log), first)
+	}
 }
