@@ -164,10 +164,11 @@ func (v Values) inOrder() bool {
 	return true
 }
 
-// MarshalJSON writes v as a JSON object, its names in order.
+// MarshalJSON writes v as a JSON object, its names in order (sorted, as
+// the fast encoder writes them, when v was built out of order).
 func (v Values) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
-	for i, x := range v {
+	for i, x := range v.sorted() {
 		if i > 0 {
 			b = append(b, ',')
 		}

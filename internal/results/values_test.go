@@ -110,3 +110,28 @@ func TestValuesJSONAsAMap(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesLiteralOutOfOrderWritten: Values built out of order (a
+// literal) are written in name order, the last of a repeated name, by
+// encoding/json (a version-1 file, a repetition with series) as by the
+// fast encoder: the two wrote different bytes, encoding/json the
+// literal's order and both of a repeated name.
+func TestValuesLiteralOutOfOrderWritten(t *testing.T) {
+	r := Rep{Status: StatusOK, Metrics: Values{{"b", 1}, {"a", 2}, {"b", 3}}}
+	var e repEncoder
+	fast, err := e.appendRep(nil, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := json.Marshal(record{Rep: &r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"rep":{"index":0,"config":0,"status":"ok","metrics":{"a":2,"b":3}}}`
+	if string(fast) != want || string(slow) != want {
+		t.Errorf("fast encoder %s\nencoding/json %s\nwant %s", fast, slow, want)
+	}
+	if r.Metrics[0].Name != "b" {
+		t.Errorf("writing changed the literal: %v", r.Metrics)
+	}
+}
