@@ -25,9 +25,13 @@ func lock(fh *os.File, path string) error {
 	// over the old one while it holds both locked, then lets the old one
 	// go: a lock then taken on the old file, opened before the rename,
 	// locks a file no longer at path. Such a lock is dropped and the
-	// caller opens path again (errMoved).
+	// caller opens path again (errMoved). So is a lock of a file removed
+	// meanwhile (a new file whose first write failed).
 	var have, now unix.Stat_t
-	if unix.Fstat(int(fh.Fd()), &have) == nil && unix.Stat(path, &now) == nil && (have.Dev != now.Dev || have.Ino != now.Ino) {
+	if unix.Fstat(int(fh.Fd()), &have) != nil {
+		return nil
+	}
+	if err := unix.Stat(path, &now); err == unix.ENOENT || (err == nil && (have.Dev != now.Dev || have.Ino != now.Ino)) {
 		unix.Flock(int(fh.Fd()), unix.LOCK_UN)
 		return errMoved
 	}
@@ -35,7 +39,8 @@ func lock(fh *os.File, path string) error {
 }
 
 // errMoved says that the file locked is no longer the one at its path
-// (another writer renamed a new file over it): open the path again.
+// (another writer renamed a new file over it, or removed it): open the
+// path again.
 var errMoved = errors.New("result file replaced while it was being opened")
 
 // lockHolder names the process holding the flock of path ("pid 123:

@@ -136,3 +136,26 @@ func TestLockOfAReplacedFileIsRefused(t *testing.T) {
 		t.Errorf("Open while the replacement is written: %v, want ErrLocked", err)
 	}
 }
+
+// TestLockOfARemovedFileIsRefused: a writer that opened the file before
+// another removed it (a new file whose first write failed: Create removes
+// it, locked) and locks it afterwards holds a file at no path: lock says
+// so (errMoved) and Open creates the path again; the lock was taken, and
+// the repetitions written into a file that no one could read.
+func TestLockOfARemovedFileIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stale.Close()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock(stale, path); err != errMoved {
+		t.Errorf("lock of the file removed: %v, want errMoved", err)
+	}
+}
