@@ -159,3 +159,45 @@ func TestLockOfARemovedFileIsRefused(t *testing.T) {
 		t.Errorf("lock of the file removed: %v, want errMoved", err)
 	}
 }
+
+// TestAppendConvertsThroughSymlink: --append to a version-1 file through
+// a symbolic link converts the file the link names and leaves the link,
+// keeping the file's permissions: the converted file was renamed over the
+// link (the file it named left as it was, version 1) with mode 0644.
+func TestAppendConvertsThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	f := sampleFile()
+	f.Reps = []Rep{rep(0)}
+	v1, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, v1, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("real.json", link); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(link, sampleFile(), ModeAppend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(rep(1))
+	if err := w.Finish(time.Now(), true); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link after --append: %v %v, want it a link still", err, st.Mode())
+	}
+	if f, err := Read(real); err != nil || f.Version != FormatVersion || len(f.Reps) != 2 {
+		t.Errorf("the file the link names: %v %+v, want version 2 with 2 repetitions", err, f)
+	}
+	if st, err := os.Stat(real); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("the converted file's permissions: %v %v, want the old file's 0640", err, st.Mode())
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 2 {
+		t.Errorf("files: %v", names)
+	}
+}

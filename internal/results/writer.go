@@ -386,8 +386,13 @@ func (w *Writer) convert() error {
 		return err
 	}
 	w.File.Complete = complete
-	dir := filepath.Dir(w.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(w.path)+".tmp-*")
+	st, err := w.fh.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
+	}
+	// As --replace: beside the file a symbolic link names, with its
+	// permissions (it was renamed over the link, with mode 0644).
+	tmp, err := replacement(w.path, st)
 	if err != nil {
 		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
 	}
@@ -396,22 +401,17 @@ func (w *Writer) convert() error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
 	}
-	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return fail(err)
-	}
 	if _, err := tmp.Write(b); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	real := realPath(w.path)
+	if err := os.Rename(tmp.Name(), real); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp.Name(), w.path); err != nil {
-		return fail(err)
-	}
-	syncDir(dir)
+	syncDir(filepath.Dir(real))
 	w.fh.Close()
 	w.fh, w.size = tmp, int64(len(b))
 	return nil
