@@ -217,8 +217,8 @@ func importReps(scan *external.RecordScan, skip int, tally *results.Tally) iter.
 	}
 }
 
-// importRep returns the repetition of record i, r: its metrics (r's map,
-// not a copy), its status, and as output "[line N]" (N counted from the
+// importRep returns the repetition of record i, r: its metrics (r's
+// Values, not a copy), its status, and as output "[line N]" (N counted from the
 // first line of the log, skip lines before the text read) and its text.
 // No Start: when a record of a log ran is not known (the file's start is
 // the import's).

@@ -29,7 +29,7 @@ type repScanner struct {
 	names []string
 	// arena holds the metric values of the records decoded so far, each
 	// record's Metrics a piece of it (capped: a Set on one copies it);
-	// text holds their strings (outputs, errors, notes). Both are cut
+	// text holds their outputs and errors (keep). Both are cut
 	// from pieces sized by lines, the number of records the scanner is to
 	// decode: a file of 100,000 records is a few large allocations, not
 	// 200,000 small ones (each on a page touched for the first time).
@@ -391,8 +391,8 @@ func (s *repScanner) time() time.Time {
 }
 
 // metrics decodes a record's metrics into the scanner's arena, in pieces
-// of 4,096 values (96 KiB): one allocation for hundreds of records where a
-// map each cost one or two.
+// sized for the records left (at most 65,536 values, 1.5 MiB): one
+// allocation for thousands of records where a map each cost one or two.
 func (s *repScanner) metrics() Values {
 	if !s.lit("{") {
 		return nil
