@@ -124,9 +124,12 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 	// Only the holder of the lock makes temporary files of path (and
 	// removes them): removed by one that is then refused, a live writer's
 	// could go before it had locked it.
+	// The file path names, resolved once: a link changed while the file
+	// is written does not move the rename.
+	real := realPath(path)
 	removeStaleTemps(path)
-	if r := realPath(path); r != path {
-		removeStaleTemps(r)
+	if real != path {
+		removeStaleTemps(real)
 	}
 	// replaced is the file --replace replaces, held locked until the new
 	// file is renamed over it; w.fh is then the new file.
@@ -145,7 +148,7 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 		}
 		if mode == ModeReplace {
 			replaced = w.fh
-			if w.fh, err = replacement(path, st); err != nil {
+			if w.fh, err = replacement(real, st); err != nil {
 				replaced.Close()
 				return nil, fmt.Errorf("cannot write result file %s: writing its replacement beside it: %w", path, err)
 			}
@@ -179,7 +182,7 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 	if err == nil && replaced != nil {
 		// The new file's first records are durable: now it takes the
 		// old one's place, locked as it was.
-		if err = os.Rename(w.fh.Name(), realPath(path)); err != nil {
+		if err = os.Rename(w.fh.Name(), real); err != nil {
 			err = fmt.Errorf("cannot write result file %s: %w", path, err)
 		}
 	}
@@ -199,7 +202,7 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 		w.fh.Close()
 		return nil, err
 	}
-	syncDir(filepath.Dir(realPath(path)))
+	syncDir(filepath.Dir(real))
 	if replaced != nil {
 		replaced.Close()
 	}
@@ -207,12 +210,10 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 }
 
 // replacement creates the file that --replace writes beside the result
-// file at path (st, its Stat): a temporary file of path (.NAME.tmp-*) in
-// the directory of the file path names (a symbolic link's target), locked
-// before anything is written, with the old file's permissions and, where
-// allowed, its owner.
-func replacement(path string, st os.FileInfo) (*os.File, error) {
-	real := realPath(path)
+// file real (symbolic links resolved; st, its Stat): a temporary file of it
+// (.NAME.tmp-*) in its directory, locked before anything is written, with
+// the old file's permissions and, where allowed, its owner.
+func replacement(real string, st os.FileInfo) (*os.File, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".tmp-*")
 	if err != nil {
 		return nil, err
@@ -392,7 +393,8 @@ func (w *Writer) convert() error {
 	}
 	// As --replace: beside the file a symbolic link names, with its
 	// permissions (it was renamed over the link, with mode 0644).
-	tmp, err := replacement(w.path, st)
+	real := realPath(w.path)
+	tmp, err := replacement(real, st)
 	if err != nil {
 		return fmt.Errorf("cannot write result file %s: %w", w.path, err)
 	}
@@ -407,7 +409,6 @@ func (w *Writer) convert() error {
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
 	}
-	real := realPath(w.path)
 	if err := os.Rename(tmp.Name(), real); err != nil {
 		return fail(err)
 	}
