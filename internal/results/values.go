@@ -57,12 +57,6 @@ func (v Values) Get(name string) float64 {
 	return x
 }
 
-// Has says whether v has metric name.
-func (v Values) Has(name string) bool {
-	_, ok := v.find(name)
-	return ok
-}
-
 // Set sets metric name to x. A new name makes v a new array: a copy of
 // a Rep that shared it (as copies of a map did) keeps what it had, never
 // a shifted half of it.
@@ -185,10 +179,11 @@ func (v Values) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// UnmarshalJSON reads a JSON object of numbers (or null, which leaves v
-// as it is).
+// UnmarshalJSON reads a JSON object of numbers; null makes v nil, as it
+// made a map.
 func (v *Values) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		*v = nil
 		return nil
 	}
 	var m map[string]float64
