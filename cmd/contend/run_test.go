@@ -416,7 +416,9 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 	run := func(env ...string) (*exec.Cmd, string, *runWatch) {
 		out := filepath.Join(dir, "p.json")
 		cmd := contendCmd(t, "run", "faultme", "--threads", "1000", "--mem", "1MiB", "-n", "1", "--out", out, "--quiet")
-		cmd.Args = append([]string{prlimit, "--as=3221225472", "--"}, cmd.Args...)
+		// 8 MiB stacks (ulimit -s 8192) whatever the caller's limit:
+		// the check counts each thread's stack at that size.
+		cmd.Args = append([]string{prlimit, "--as=3221225472", "--stack=8388608", "--"}, cmd.Args...)
 		cmd.Path = prlimit
 		cmd.Env = append(cmd.Env, env...)
 		cmd.Dir = dir
