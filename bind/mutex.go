@@ -69,3 +69,8 @@ func Mutex(p MutexParams) (MutexResult, error) {
 // ThreadStackMin returns the smallest thread stack pthread accepts here
 // (sysconf(_SC_THREAD_STACK_MIN), PTHREAD_STACK_MIN).
 func ThreadStackMin() int64 { return int64(C.ct_thread_stack_min()) }
+
+// ThreadStackDefault returns the stack of a thread created with default
+// attributes, as faultme's threads are: glibc takes the soft RLIMIT_STACK
+// (ulimit -s), or its own default when that is unlimited; 0 when unknown.
+func ThreadStackDefault() int64 { return int64(C.ct_thread_stack_default()) }

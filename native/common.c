@@ -91,6 +91,18 @@ long ct_thread_stack_min(void)
 	return n > 0 ? n : PTHREAD_STACK_MIN;
 }
 
+long ct_thread_stack_default(void)
+{
+	pthread_attr_t a;
+	size_t n = 0;
+
+	if (pthread_getattr_default_np(&a) != 0)
+		return 0;
+	pthread_attr_getstacksize(&a, &n);
+	pthread_attr_destroy(&a);
+	return (long)n;
+}
+
 const char *ct_cc_version(void)
 {
 #if defined(__clang__)

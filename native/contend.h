@@ -52,6 +52,11 @@ uint64_t ct_rss_anon_kb(void);
  * stack pthread_attr_setstacksize accepts (PTHREAD_STACK_MIN). */
 long ct_thread_stack_min(void);
 
+/* ct_thread_stack_default returns the stack size of a thread created with
+ * default attributes (glibc: the soft RLIMIT_STACK, 2 MiB on x86-64 when it
+ * is unlimited), 0 when unknown. */
+long ct_thread_stack_default(void);
+
 /* ct_cc_version returns the compiler that built the native code. */
 const char *ct_cc_version(void);
 

@@ -257,7 +257,9 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 	return sides, warns, p.checkDistinct(c, maps.Equal(sides[0], sides[1]), "--a/--b flags")
 }
 
-// parseSideFlags parses the text of --a or --b as workload flags.
+// parseSideFlags parses the text of --a or --b as workload flags. A flag
+// given twice with two values is refused, as on the command line
+// (repeatedFlag).
 func parseSideFlags(w *workload.Workload, side, text string) (map[string]string, error) {
 	words, err := splitWords(text)
 	if err != nil {
@@ -286,6 +288,9 @@ func parseSideFlags(w *workload.Workload, side, text string) (map[string]string,
 			} else {
 				return nil, usagef("--%s: --%s needs a value", side, name)
 			}
+		}
+		if old, ok := given[name]; ok && old != val {
+			return nil, usagef("--%s: --%s given twice (%q, then %q); give it once", side, name, old, val)
 		}
 		given[name] = val
 	}

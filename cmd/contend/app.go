@@ -45,10 +45,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx = takeEarlySignal(ctx) // one that came before this handler (main.go)
 	app.Metadata = map[string]any{}
-	err := repeatedFlag(app, args)
-	if err == nil {
-		err = app.RunContext(ctx, reorderArgs(app, args))
-	}
+	err := runArgs(ctx, app, args)
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
 		err = usagef("no command %q; see 'contend --help'", name)
 	}
@@ -161,6 +158,17 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// runArgs runs the command line args on app as contend reads one: a
+// flag given twice with two values refused first (repeatedFlag), then the
+// flags put before the arguments (reorderArgs). Main and the check of a
+// campaign's command both use it.
+func runArgs(ctx context.Context, app *cli.App, args []string) error {
+	if err := repeatedFlag(app, args); err != nil {
+		return err
+	}
+	return app.RunContext(ctx, reorderArgs(app, args))
 }
 
 // dashed writes a flag name as it is typed: -n for a one-letter name,

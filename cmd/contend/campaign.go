@@ -269,9 +269,7 @@ func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
 	app.Metadata = map[string]any{}
 	ctx, cancel := context.WithCancel(c.Context)
 	cancel()
-	if err = repeatedFlag(app, args); err == nil {
-		err = app.RunContext(ctx, reorderArgs(app, args))
-	}
+	err = runArgs(ctx, app, args)
 	var ue *usageError
 	var we *workload.UsageError
 	var ec cli.ExitCoder

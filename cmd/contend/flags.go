@@ -116,13 +116,16 @@ func machine() limits.Machine {
 // only 93.8%), and with which 6 + 6 runs in compare can reach p < 0.05.
 const DefaultRuns = 6
 
+// MaxRuns is the most repetitions -n takes.
+const MaxRuns = 100000
+
 // runsUsage explains -n and its default in --help.
 const runsUsage = "measured repetitions, each in a fresh process; the default 6 is the fewest whose median has a 95% interval (10 or more narrow it)"
 
 // repFlags are the flags of every command that runs repetitions.
 func repFlags() []cli.Flag {
 	return []cli.Flag{
-		newFlag("runs", &value.Int{N: DefaultRuns, Min: 1, Max: 100000}, runsUsage, "n"),
+		newFlag("runs", &value.Int{N: DefaultRuns, Min: 1, Max: MaxRuns}, runsUsage, "n"),
 		newFlag("warmup", &value.Int{Min: 0, Max: 100000}, "repetitions run first and not counted"),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json); an existing file is refused unless --append or --replace"},
 		&cli.BoolFlag{Name: "append", Usage: "add the repetitions to the existing --out file of the same configuration (refused when it holds another run)"},

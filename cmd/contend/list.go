@@ -45,8 +45,14 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 	if long {
 		fmt.Fprintln(w, "parameters (default in brackets):")
 	}
+	indent := strings.Repeat(" ", 27)
 	for _, p := range wl.Params {
-		fmt.Fprintf(w, "  %-24s %s\n", "--"+p.Name+" ["+p.DefaultString()+"]", wrap(p.Usage, 52, strings.Repeat(" ", 27)))
+		name := "--" + p.Name + " [" + p.DefaultString() + "]"
+		if len(name) > 24 {
+			// Too long for its column: on a line of its own.
+			name += "\n" + indent[:26]
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", name, wrap(p.Usage, 52, indent))
 	}
 	if long {
 		fmt.Fprintln(w, "\nmetrics:")

@@ -324,6 +324,28 @@ func TestListFits80Columns(t *testing.T) {
 	}
 }
 
+// TestListUsageColumn: every parameter's usage in list starts at column
+// 28, under the others; a name too long for its column is on a line of its
+// own (--thread-stack-size [64KiB] pushed its usage 2 columns right).
+func TestListUsageColumn(t *testing.T) {
+	r := runCLI(t, "list")
+	lines := strings.Split(r.stdout, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "  --") {
+			continue
+		}
+		if strings.HasSuffix(line, "]") { // the name alone: usage below
+			if i+1 == len(lines) || !strings.HasPrefix(lines[i+1], strings.Repeat(" ", 27)) || lines[i+1][27] == ' ' {
+				t.Errorf("list: %q is not followed by its usage at column 28", line)
+			}
+			continue
+		}
+		if len(line) < 28 || line[26] != ' ' || line[27] == ' ' {
+			t.Errorf("list: the usage of %q does not start at column 28", line)
+		}
+	}
+}
+
 // TestListDefaultsAsRunsPrint: list and a workload's --help show a
 // default as a run prints its value (faultme's stride 4KiB); they showed
 // the raw tag text, --stride [4096].
@@ -394,7 +416,9 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 	run := func(env ...string) (*exec.Cmd, string, *runWatch) {
 		out := filepath.Join(dir, "p.json")
 		cmd := contendCmd(t, "run", "faultme", "--threads", "1000", "--mem", "1MiB", "-n", "1", "--out", out, "--quiet")
-		cmd.Args = append([]string{prlimit, "--as=3221225472", "--"}, cmd.Args...)
+		// 8 MiB stacks (ulimit -s 8192) whatever the caller's limit:
+		// the check counts each thread's stack at that size.
+		cmd.Args = append([]string{prlimit, "--as=3221225472", "--stack=8388608", "--"}, cmd.Args...)
 		cmd.Path = prlimit
 		cmd.Env = append(cmd.Env, env...)
 		cmd.Dir = dir

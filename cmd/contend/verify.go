@@ -120,7 +120,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 	if opt.n < VerifyMinRuns && opt.mode != results.ModeAppend {
-		return usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to 100000 (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns)
+		return usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to %d (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns, MaxRuns)
 	}
 	v, warns, err := resolve(w, given, opt.force)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"contend/bind"
 )
 
 // Machine is a snapshot of the limits. A zero field means "unknown" and is
@@ -44,6 +46,10 @@ type Machine struct {
 	// ENOMEM whatever the memory limits say.
 	AddressGap int64
 	StackMin   int64 // PTHREAD_STACK_MIN
+	// ThreadStack is the stack of a thread created with default
+	// attributes (glibc: the soft RLIMIT_STACK, ulimit -s, or 2 MiB on
+	// x86-64 when unlimited); 0 when unknown.
+	ThreadStack int64
 	// NoZeroPage is true when read faults on fresh anonymous memory
 	// allocate real pages (the kernel command line disables the zero
 	// page, as pvm_no_zero_page=1 does): faultme then needs --mem of RAM.
@@ -56,7 +62,7 @@ type Machine struct {
 
 // Read returns the limits of this machine. Anything unreadable stays 0.
 func Read() Machine {
-	m := Machine{CPUs: runtime.NumCPU(), SemVMX: 32767, StackMin: 16384, Root: os.Geteuid() == 0}
+	m := Machine{CPUs: runtime.NumCPU(), SemVMX: 32767, StackMin: 16384, ThreadStack: bind.ThreadStackDefault(), Root: os.Geteuid() == 0}
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_NPROC, &rl) == nil && rl.Cur != unix.RLIM_INFINITY {
 		m.NProc = int64(rl.Cur)

@@ -1,9 +1,26 @@
 package limits
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
+
+// TestThreadStackIsTheStackLimit: the default thread stack Read reports is
+// the soft stack limit (ulimit -s) rounded to the page, when that is set
+// and above PTHREAD_STACK_MIN; faultme counts its threads' stacks at it.
+func TestThreadStackIsTheStackLimit(t *testing.T) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil || rl.Cur == unix.RLIM_INFINITY || rl.Cur < 1<<20 {
+		t.Skipf("stack limit %d (%v): no set limit to compare with", rl.Cur, err)
+	}
+	page := uint64(os.Getpagesize())
+	if got, want := Read().ThreadStack, int64((rl.Cur+page-1)/page*page); got != want {
+		t.Errorf("ThreadStack = %d, want the stack limit %d", got, want)
+	}
+}
 
 func TestCheckTasksNamesTheBindingLimit(t *testing.T) {
 	m := Machine{ThreadsMax: 1000, PidMax: 32768, NProc: 500}

@@ -303,6 +303,7 @@ func parseDocument(b []byte) (*File, error) {
 	if err := json.Unmarshal(b, f); err != nil || f.Format != FormatName || f.Version != 1 {
 		return nil, documentError(b, err)
 	}
+	f.importProvenance()
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -514,6 +515,7 @@ func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
 	if inPlace {
 		f.Reps = reps[:nrep]
 	}
+	f.importProvenance()
 	if err := f.check(); err != nil {
 		return 0, err
 	}
@@ -607,6 +609,37 @@ func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, va
 		valid = valid && p.valid
 	}
 	return others, valid
+}
+
+// importProvenance reads the parameters an import file written before
+// they were its environment (log, lines, select: which log, which of its
+// lines and which records were read) as that environment: log.path (when
+// missing), log.lines, log.select. They say where the samples come from,
+// not what was measured, and compare of two such files said "the
+// parameters differ".
+func (f *File) importProvenance() {
+	if f.Kind != "import" {
+		return
+	}
+	keys := map[string]string{"log": "log.path", "lines": "log.lines", "select": "log.select"}
+	for i := range f.Configs {
+		c := &f.Configs[i]
+		kept := c.Params[:0]
+		for _, p := range c.Params {
+			k, ok := keys[p.Name]
+			if !ok {
+				kept = append(kept, p)
+				continue
+			}
+			if c.Env == nil {
+				c.Env = map[string]string{}
+			}
+			if _, ok := c.Env[k]; !ok {
+				c.Env[k] = p.Value
+			}
+		}
+		c.Params = kept
+	}
 }
 
 func (f *File) check() error {

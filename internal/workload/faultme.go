@@ -79,11 +79,11 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	if err := m.CheckTasks("threads", threads); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	// Every thread has an 8 MiB default stack reservation besides the
-	// mapping itself.
-	need := mem + threads*(8<<20)
+	// Every thread reserves a stack of the default size (ulimit -s)
+	// besides the mapping itself.
+	need := mem + threads*m.ThreadStack
 	if m.AddressSpace > 0 && need > m.AddressSpace {
-		return nil, Usagef("--mem: %s plus %s exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), plural.N(int(threads), "thread stack", "thread stacks"), FormatSize(m.AddressSpace))
+		return nil, Usagef("--mem: %s plus %s of %s (ulimit -s) exceed the address-space limit RLIMIT_AS (ulimit -v) of %s", FormatSize(mem), plural.N(int(threads), "thread stack", "thread stacks"), FormatSize(m.ThreadStack), FormatSize(m.AddressSpace))
 	}
 	if m.AddressGap > 0 && mem > m.AddressGap {
 		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))

@@ -83,3 +83,24 @@ func TestFaultmeMemoryBelowPageStride(t *testing.T) {
 		t.Errorf("--stride 8192 over 1GiB (512MiB of pages) with 1GiB available: %v", err)
 	}
 }
+
+// TestFaultmeStacksOfTheStackLimit: faultme's threads take the default
+// stack, whose size is the stack limit (ulimit -s; 2 MiB on x86-64 when
+// unlimited), and the address-space check counts that size, not a fixed
+// 8 MiB: 20 stacks of 64 MiB do not fit in 1 GiB, 200 of 2 MiB do.
+func TestFaultmeStacksOfTheStackLimit(t *testing.T) {
+	check := func(threads string, stack int64) error {
+		v, err := Faultme.Resolve(map[string]string{"threads": threads, "mem": "1MiB"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Faultme.Check(v, limits.Machine{AddressSpace: 1 << 30, ThreadStack: stack})
+		return err
+	}
+	if err := check("20", 64<<20); err == nil || !strings.Contains(err.Error(), "20 thread stacks of 64MiB") {
+		t.Errorf("20 threads of 64MiB stacks under a 1GiB RLIMIT_AS: %v; want a refusal naming the stacks", err)
+	}
+	if err := check("200", 2<<20); err != nil {
+		t.Errorf("200 threads of 2MiB stacks under a 1GiB RLIMIT_AS: %v", err)
+	}
+}
