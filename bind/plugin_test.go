@@ -3,6 +3,7 @@ package bind
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -224,5 +225,29 @@ func TestPluginStartFailure(t *testing.T) {
 			t.Errorf("%d workers started, want 2", r.WorkersStarted)
 		}
 		assertNoChildProcesses(t)
+	}
+}
+
+// TestPluginThreadStructsApart: each thread worker's struct contend_thread
+// (set up before the gate, in one array) starts a 128-byte block of its
+// own: a plugin may write through its pointer, and neighbours sharing a
+// cache line would measure false sharing that the plugin does not have.
+func TestPluginThreadStructsApart(t *testing.T) {
+	so := buildPlugin(t, `#include "contend_plugin.h"
+CONTEND_PLUGIN(CONTEND_FIXED, "addresses");
+void contend_worker(void *state, unsigned id, struct contend_thread *t)
+{
+	*t->iterations = (uint64_t)(uintptr_t)t;
+}
+`)
+	r, err := Plugin(PluginParams{SO: CStringOf(so), Threads: 4, ReportFD: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := slices.Sorted(slices.Values(r.PerThread))
+	for i, a := range addrs {
+		if a%128 != 0 || (i > 0 && a-addrs[i-1] < 128) {
+			t.Fatalf("struct contend_thread addresses %#x: each must start a 128-byte block of its own", addrs)
+		}
 	}
 }
