@@ -217,6 +217,10 @@ func ParseSize(s string) (int64, error) {
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			break
 		}
+		if mant, _, _ := strings.Cut(strings.ToLower(num), "e"); f == 0 && strings.ContainsAny(mant, "123456789") {
+			// Below the smallest float (ParseFloat says 0), not 0: 1e-400KiB.
+			return 0, fmt.Errorf("%q is not a whole number of bytes", s)
+		}
 		v := f * float64(u.mult)
 		if v >= math.MaxInt64 {
 			return 0, fmt.Errorf("%q is too large", s)

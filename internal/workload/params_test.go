@@ -21,6 +21,7 @@ func TestParseSizeRefuses(t *testing.T) {
 		"1.5":                   "not a whole number of bytes",
 		"0.1KiB":                "not a whole number of bytes",
 		"-0.5":                  "not a whole number of bytes",
+		"1e-400KiB":             "not a whole number of bytes",
 		"0x1p12":                "not a size",
 		"1_024":                 "not a size",
 		"Inf":                   "not a size",
