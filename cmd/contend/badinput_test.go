@@ -236,7 +236,7 @@ func badInputCases() []badCase {
 		badCase{"campaign init over a file", []string{"campaign", "init", "x.txt", "--a-boot-command", "true", "--a-release", "x", "--b-boot-command", "true", "--b-release", "y", "--", "run", "faultme", "--mem", "1MiB", "-n", "2"}, "x.txt"},
 		badCase{"run parameter given twice", []string{"run", "faultme", "--mem", "1MiB", "--threads", "4", "--threads", "8"}, `--threads: given twice ("4", then "8")`},
 		badCase{"run runs given twice", []string{"run", "faultme", "--mem", "1MiB", "-n", "3", "--runs=4"}, "--runs: given twice"},
-		badCase{"exec runs given twice", []string{"exec", "-n", "3", "-n", "4", "--", "/bin/true"}, "--runs: given twice"},
+		badCase{"exec runs given twice", []string{"exec", "-n", "3", "-n", "4", "--", "/bin/true"}, "-n: given twice"},
 		badCase{"ab side flag given twice", []string{"ab", "faultme", "--mem", "1MiB", "-a", "--threads 2 --threads=3", "-b", "--threads 1"}, `--a: --threads given twice ("2", then "3")`},
 		badCase{"ab side given twice", []string{"ab", "faultme", "--mem", "1MiB", "-a", "--threads 2", "-a", "--threads 3", "-b", "--threads 1"}, "-a: given twice"},
 		badCase{"compare alpha given twice", []string{"compare", "--alpha", "0.05", "--alpha", "0.01", "testdata/seeds/rostedt-without.json", "testdata/seeds/rostedt-with.json"}, "--alpha: given twice"},

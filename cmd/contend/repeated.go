@@ -31,6 +31,14 @@ func repeatedFlag(app *cli.App, args []string) error {
 		}
 		cmd, path, i = sub, path+" "+sub.Name, 3
 	}
+	for _, a := range args[i:] {
+		if a == "--" {
+			break
+		}
+		if a == "--help" || a == "-h" {
+			return nil // help is shown whatever else is given
+		}
+	}
 	seen := map[string]string{}
 	for rest := args[i:]; len(rest) > 0; rest = rest[1:] {
 		a := rest[0]
@@ -56,7 +64,7 @@ func repeatedFlag(app *cli.App, args []string) error {
 		}
 		key := f.Names()[0]
 		if old, ok := seen[key]; ok && old != val {
-			return usagef("%s: given twice (%q, then %q); give it once", dashed(key), old, val)
+			return usagef("%s: given twice (%q, then %q); give it once", dashed(name), old, val)
 		}
 		seen[key] = val
 	}

@@ -26,6 +26,7 @@ func TestRepeatedFlagPasses(t *testing.T) {
 		{"run", "faultme", "--label", "--threads 8", "--threads", "4"},
 		{"run", "faultme", "--threads", "4", "--", "--threads", "8"},
 		{completeArg, "run", "faultme", "--threads", "4", "--threads", ""},
+		{"run", "faultme", "--threads", "4", "--threads", "8", "--help"},
 	}
 	for _, args := range pass {
 		if err := repeatedFlag(app, append([]string{"contend"}, args...)); err != nil {
@@ -33,7 +34,8 @@ func TestRepeatedFlagPasses(t *testing.T) {
 		}
 	}
 	refuse := map[string][]string{
-		"--runs":    {"exec", "--runs=3", "-n", "4", "/bin/true"},
+		"-n":        {"exec", "--runs=3", "-n", "4", "/bin/true"},
+		"--runs":    {"exec", "-n", "3", "--runs=4", "/bin/true"},
 		"--threads": {"run", "--threads", "4", "faultme", "--threads=8"},
 		"--mem":     {"sweep", "faultme", "--mem", "1MiB", "--param", "threads=1,2", "--mem", "2MiB"},
 	}
