@@ -304,6 +304,16 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	r.EnvDiffs = envDiffs(sides)
 	r.BuildDiffs = buildDiffs(r.EnvDiffs)
 
+	// The outliers are found on another goroutine while the sides are
+	// compared (a tenth of compare's time for 2 x 100,000 values): both
+	// only read the sides, whose values are made here, before either.
+	for si := range r.Sides {
+		for _, m := range r.Metrics {
+			r.Sides[si].values(m.Name)
+		}
+	}
+	outliers := make(chan []Outlier, 1) // never blocks: an early return leaves it
+	go func() { outliers <- r.outliers() }()
 	base := analysis.CompareOptions{Test: opt.Test, Alpha: opt.Alpha, Threshold: opt.Threshold}
 	var head, rest, ev []*analysis.Comparison
 	for b := 1; b < len(r.Sides); b++ {
@@ -335,6 +345,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 		sortEvidenceRows(pr.Rows)
 		r.Pairs = append(r.Pairs, pr)
 	}
+	r.Outliers = <-outliers
 	for _, fam := range [][]*analysis.Comparison{head, rest, ev} {
 		if err := analysis.AdjustHolm(fam); err != nil {
 			return nil, err
@@ -344,7 +355,6 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	if len(ev) > 0 {
 		r.Families = append(r.Families, evidenceFamily(len(ev)))
 	}
-	r.findOutliers()
 	if err := r.checkWithin(); err != nil {
 		return nil, err
 	}
@@ -651,10 +661,13 @@ func joinDistinct(vs []string) string {
 	return strings.Join(out, " | ")
 }
 
-func (r *CompareReport) findOutliers() {
+// outliers returns the outliers of every side, side by side.
+func (r *CompareReport) outliers() []Outlier {
+	var out []Outlier
 	for si := range r.Sides {
-		r.Outliers = append(r.Outliers, sideOutliers(&r.Sides[si], si, r.Metrics)...)
+		out = append(out, sideOutliers(&r.Sides[si], si, r.Metrics)...)
 	}
+	return out
 }
 
 // sideOutliers returns the outliers of side s (index si) in metrics.
