@@ -64,7 +64,8 @@ func repeatedFlag(app *cli.App, args []string) error {
 		}
 		key := f.Names()[0]
 		if old, ok := seen[key]; ok && old != val {
-			return usagef("%s: given twice (%q, then %q); give it once", dashed(name), old, val)
+			typed, _, _ := strings.Cut(a, "=") // --a as typed, not -a
+			return usagef("%s: given twice (%q, then %q); give it once", typed, old, val)
 		}
 		seen[key] = val
 	}

@@ -38,6 +38,9 @@ func TestRepeatedFlagPasses(t *testing.T) {
 		"--runs":    {"exec", "-n", "3", "--runs=4", "/bin/true"},
 		"--threads": {"run", "--threads", "4", "faultme", "--threads=8"},
 		"--mem":     {"sweep", "faultme", "--mem", "1MiB", "--param", "threads=1,2", "--mem", "2MiB"},
+		"--a":       {"ab", "faultme", "--a", "--threads 2", "--a=--threads 3", "--b", "--threads 1"},
+		"-a":        {"ab", "faultme", "--a", "--threads 2", "-a", "--threads 3", "--b", "--threads 1"},
+		"--n":       {"run", "faultme", "-n", "3", "--n", "4"},
 	}
 	for name, args := range refuse {
 		err := repeatedFlag(app, append([]string{"contend"}, args...))
