@@ -58,9 +58,9 @@ and stops at the first look where
      is at most that look's level (Lan-DeMets alpha spending, Pocock-type, of
      --alpha over the planned looks, for the exact null distribution of the
      rank test); the table then reports at that level, or
-  2. the 95% interval of the relative change of the medians (the one in the
-     table) has a half-width ((high - low)/2) of at most X%, wherever it
-     lies: the change is known precisely enough, decided or not, or
+  2. the 95% interval of the Hodges-Lehmann change (the one in the table)
+     has a half-width ((high - low)/2) of at most X%, wherever it lies:
+     the change is known precisely enough, decided or not, or
   3. the last pair, --max-runs, is done.
 The probability of deciding a difference when there is none stays at or
 below --alpha over all the looks together.

@@ -24,11 +24,11 @@ func compareCommand() *cli.Command {
 		Usage:     "compare result files with statistics: is the difference real?",
 		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
 		Description: `Compares each file with the first (the baseline), metric by metric: the
-median of each side with its 95% interval, the relative change of the
-medians with its 95% interval (Hodges-Lehmann on log values), a two-sided
-p-value (Mann-Whitney U, exact when there are no ties; --test welch for
-Welch's t-test) and a verdict: faster/slower for durations, better/worse for
-other metrics with a direction, increase/decrease for informational ones,
+median of each side with its 95% interval, the Hodges-Lehmann estimate of the
+relative change B/A-1 ("HL change", on log values) with its 95% interval, a
+two-sided p-value (Mann-Whitney U, exact when there are no ties; --test welch
+for Welch's t-test) and a verdict: faster/slower for durations, better/worse
+for other metrics with a direction, increase/decrease for informational ones,
 "~" (no significant change), "within noise" (significant but smaller than
 --threshold) or "too few runs" (the test cannot reach --alpha with so few
 runs, e.g. 3 against 3). The first lines are headlines to paste into a mail.
