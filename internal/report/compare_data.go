@@ -224,7 +224,7 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func (r *CompareReport) writeMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "### %s: each side compared with A (the baseline)\n\n", r.Workload)
+	fmt.Fprintf(w, "### %s: %s\n\n", r.Workload, r.comparedWith())
 	fmt.Fprintln(w, "| side | files | repetitions |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, s := range r.Sides {

@@ -281,3 +281,25 @@ func TestCompareTableChangeInterval(t *testing.T) {
 		t.Fatalf("no table row of time:\n%s", out)
 	}
 }
+
+// TestCompareMarkdownHeading: the Markdown report heads two sides as the
+// text does ("B compared with A"), not "each side", and names the sides
+// of three.
+func TestCompareMarkdownHeading(t *testing.T) {
+	f := abFile()
+	for _, c := range []struct {
+		sides []Side
+		want  string
+	}{
+		{[]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, "### mutex: B compared with A (the baseline)\n"},
+		{[]Side{FileSide("a", f, 0), FileSide("b", f, 1), FileSide("c", f, 1)}, "### mutex: each of B..C compared with A (the baseline)\n"},
+	} {
+		var buf bytes.Buffer
+		if err := Compare(&buf, c.sides, CompareOptions{}, "markdown"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(buf.String(), c.want) {
+			t.Errorf("%d sides: the heading is not %q:\n%s", len(c.sides), c.want, buf.String())
+		}
+	}
+}

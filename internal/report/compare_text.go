@@ -66,14 +66,18 @@ func writeWrapped(w io.Writer, text, indent string) {
 	}
 }
 
+// comparedWith says which sides are compared with which, as the text and
+// Markdown reports head them.
+func (r *CompareReport) comparedWith() string {
+	if len(r.Sides) == 2 {
+		return "B compared with A (the baseline)"
+	}
+	return fmt.Sprintf("each of B..%s compared with A (the baseline)", r.Sides[len(r.Sides)-1].Label)
+}
+
 // writeText renders r for people, in 80 columns.
 func (r *CompareReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: ", r.Workload)
-	if len(r.Sides) == 2 {
-		fmt.Fprintln(w, "B compared with A (the baseline)")
-	} else {
-		fmt.Fprintf(w, "each of B..%s compared with A (the baseline)\n", r.Sides[len(r.Sides)-1].Label)
-	}
+	fmt.Fprintf(w, "%s: %s\n", r.Workload, r.comparedWith())
 	t := &Table{}
 	t.AlignLeft(1, 2)
 	failed := false
