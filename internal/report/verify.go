@@ -20,7 +20,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	for i, name := range []string{"contend", "original"} {
 		counts := f.Counts(i)
 		fmt.Fprintf(w, "  %-9s %s\n", name+":", ParamsText(f.Configs[i]))
-		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timeout\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
+		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timed out\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
 	}
 	fmt.Fprintln(w)
 	t := &Table{}
