@@ -480,6 +480,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 			opt.BootCost, opt.BootCostMeasured = costs[len(costs)/2], true
 		}
 	}
+	opt.BootInfo = campaignBootInfo(led)
 	r, err := report.BuildComparison(sides[:], opt)
 	if err != nil {
 		if errors.Is(err, report.ErrIncompatible) {
@@ -509,4 +510,26 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	}
 	fmt.Fprintf(c.App.Writer, "\nplot: %s\n", plot)
 	return nil
+}
+
+// campaignBootInfo returns what the ledger knows of each finished boot,
+// by boot id: its slot and the settling of its step (the last start
+// event of the slot in that boot).
+func campaignBootInfo(led *campaign.Ledger) map[string]report.BootInfo {
+	out := map[string]report.BootInfo{}
+	done := led.Done()
+	for _, e := range led.Events {
+		if e.Event != campaign.EvStart || e.BootID == "" {
+			continue
+		}
+		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {
+			continue
+		}
+		bi := report.BootInfo{Slot: e.Slot}
+		if e.Settle != nil {
+			bi.Settle, bi.SettleLoad, bi.HasSettle = time.Duration(e.Settle.Waited), e.Settle.Load, true
+		}
+		out[e.BootID] = bi
+	}
+	return out
 }

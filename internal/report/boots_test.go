@@ -78,13 +78,28 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	if err := r.Write(&js, "json"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(js.String(), `"boot_level"`) || !strings.Contains(js.String(), `"next_runs_per_boot"`) {
-		t.Errorf("json lacks the boot level:\n%s", js.String())
+	for _, want := range []string{`"boot_level"`, `"next_runs_per_boot"`, `"unit_of_analysis": "boot"`, `"per_boot": [`,
+		`"verdict": "slower"`, `"pooled": {`, `"method": "Student t on per-boot means"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("json lacks %s:\n%s", want, js.String())
+		}
+	}
+	// Markdown and CSV carry the boot level too (they dropped it).
+	var md, cs bytes.Buffer
+	r.Write(&md, "markdown")
+	r.Write(&cs, "csv")
+	if !strings.Contains(md.String(), "boot level +8.6% [+3.3%, +14.0%], p=0.0098") || !strings.Contains(md.String(), "| time | 101.3 ns | 110.0 ns | +8.6% [+3.3%, +14.0%] | 0.0098 | slower |") {
+		t.Errorf("markdown lacks the boot level:\n%s", md.String())
+	}
+	if lines := strings.Split(cs.String(), "\n"); !strings.HasSuffix(lines[0], ",unit_of_analysis,boots_a,boots_b,pooled_change,pooled_change_lo,pooled_change_hi,pooled_p,pooled_p_adjusted,pooled_verdict") ||
+		!strings.Contains(lines[1], ",Student t on per-boot means,") || !strings.Contains(lines[1], ",slower,") || !strings.Contains(lines[1], ",boot,3,3,") {
+		t.Errorf("csv lacks the boot level:\n%s", cs.String())
 	}
 	var out bytes.Buffer
 	r.Write(&out, "text")
 	text := strings.Join(strings.Fields(out.String()), " ")
-	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "significant: B higher", "a boot 1m30s (given)", "expected interval [-"} {
+	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "w time: 101.3 ns -> 110.0 ns, boot level +8.6% [+3.3%, +14.0%], p=0.0098 (t on 3+3 boots, 9+9 runs): slower",
+		"Per boot (time;", "Runs pooled (a description: it treats the runs as independent", "a boot 1m30s (given)", "expected interval [-"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text lacks %q:\n%s", s, out.String())
 		}

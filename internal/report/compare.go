@@ -64,6 +64,9 @@ type CompareOptions struct {
 	// BootCostMeasured: BootCost came from a campaign's ledger (else it
 	// was given, --boot-cost).
 	BootCostMeasured bool
+	// BootInfo is what a campaign's ledger knows of each boot, by boot
+	// id (the per-boot table's settling); nil outside campaigns.
+	BootInfo map[string]BootInfo
 }
 
 // ErrIncompatible wraps the errors of BuildComparison that come from its

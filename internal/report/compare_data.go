@@ -42,6 +42,10 @@ type jsonReport struct {
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
 	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
+	// UnitOfAnalysis is "boot" when the boot is the unit of the
+	// verdicts (bootunit.go), PerBoot then the per-boot table.
+	UnitOfAnalysis string        `json:"unit_of_analysis,omitempty"`
+	PerBoot        []jsonPerBoot `json:"per_boot,omitempty"`
 }
 
 type jsonSide struct {
@@ -89,6 +93,12 @@ type jsonMetric struct {
 	MDEDown     num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
+	// In a report with the boot as the unit (bootunit.go): change, p,
+	// MDE and verdict are the boot level's, the pooled runs' are in
+	// Pooled.
+	UnitOfAnalysis string          `json:"unit_of_analysis,omitempty"`
+	Boot           *jsonBootMetric `json:"boot,omitempty"`
+	Pooled         *jsonPooled     `json:"pooled,omitempty"`
 }
 
 type jsonOut struct {
@@ -167,10 +177,21 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	for _, s := range r.Sides {
 		out.Sides = append(out.Sides, jsonSide{Label: s.Label, Name: s.Name, Files: s.Parts, Counts: s.Counts})
 	}
+	boot := r.BootUnit()
+	if boot {
+		out.UnitOfAnalysis, out.PerBoot = "boot", r.perBootJSON()
+	}
 	for _, p := range r.Pairs {
 		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
+		if boot {
+			jp.Headline = r.bootHeadline(p)
+		}
 		for _, row := range p.Rows {
-			jp.Metrics = append(jp.Metrics, r.rowData(p, row))
+			j := r.rowData(p, row)
+			if boot {
+				j = r.bootMetricData(p, j)
+			}
+			jp.Metrics = append(jp.Metrics, j)
 		}
 		jp.OnlyA, jp.OnlyB = r.pairOneSided(p)
 		out.Pairs = append(out.Pairs, jp)
@@ -202,18 +223,30 @@ func csvNum(x num) string {
 // fractions for changes.
 func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
+	boot := r.BootUnit()
+	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"})
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"}
+	if boot {
+		// The boot is the unit: change, p, MDE and verdict are the boot
+		// level's; the pooled runs' follow (bootunit.go).
+		head = append(head, bootCSVHeader...)
+	}
+	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
 			j := r.rowData(p, row)
-			cw.Write([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
+			var extra []string
+			if boot {
+				j = r.bootMetricData(p, j)
+				extra = bootCSVCells(j)
+			}
+			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
 				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)})
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)}, extra...))
 		}
 	}
 	cw.Flush()
@@ -231,6 +264,63 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "| %s | %s | %s |\n", s.Label, mdCell(strings.Join(s.Parts, ", ")), countsText(s.Counts))
 	}
 	fmt.Fprintln(w)
+	if r.BootUnit() {
+		r.writeBootMarkdown(w)
+	} else {
+		r.writeMarkdownTables(w)
+	}
+	var notes []string
+	for _, p := range r.Pairs {
+		var buf strings.Builder
+		r.writePairWarnings(&buf, p)
+		notes = append(notes, unwrap(buf.String())...)
+		notes = append(notes, r.oneSidedLines(p)...)
+	}
+	if !r.BootUnit() {
+		var buf strings.Builder
+		r.writeWithin(&buf)
+		notes = append(notes, unwrap(buf.String())...)
+	}
+	for _, o := range r.Outliers {
+		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
+			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+	for _, sec := range []struct {
+		title string
+		diffs []Diff
+	}{{"Parameters that differ", r.ParamDiffs}, {"Environment differences", r.EnvDiffs}} {
+		if len(sec.diffs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n**%s**\n\n| key |", sec.title)
+		for _, s := range r.Sides {
+			fmt.Fprintf(w, " %s |", s.Label)
+		}
+		fmt.Fprint(w, "\n|---|")
+		for range r.Sides {
+			fmt.Fprint(w, "---|")
+		}
+		fmt.Fprintln(w)
+		for _, d := range sec.diffs {
+			fmt.Fprintf(w, "| %s |", d.Key)
+			for _, v := range d.Values {
+				fmt.Fprintf(w, " %s |", mdCell(v))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+// writeMarkdownTables writes the headlines and tables of the runs of
+// every pair, with the method notes.
+func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 	for _, p := range r.Pairs {
 		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
 	}
@@ -271,51 +361,6 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
-	var notes []string
-	for _, p := range r.Pairs {
-		var buf strings.Builder
-		r.writePairWarnings(&buf, p)
-		notes = append(notes, unwrap(buf.String())...)
-		notes = append(notes, r.oneSidedLines(p)...)
-	}
-	var buf strings.Builder
-	r.writeWithin(&buf)
-	notes = append(notes, unwrap(buf.String())...)
-	for _, o := range r.Outliers {
-		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
-			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-		for _, n := range notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
-	}
-	for _, sec := range []struct {
-		title string
-		diffs []Diff
-	}{{"Parameters that differ", r.ParamDiffs}, {"Environment differences", r.EnvDiffs}} {
-		if len(sec.diffs) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n**%s**\n\n| key |", sec.title)
-		for _, s := range r.Sides {
-			fmt.Fprintf(w, " %s |", s.Label)
-		}
-		fmt.Fprint(w, "\n|---|")
-		for range r.Sides {
-			fmt.Fprint(w, "---|")
-		}
-		fmt.Fprintln(w)
-		for _, d := range sec.diffs {
-			fmt.Fprintf(w, "| %s |", d.Key)
-			for _, v := range d.Values {
-				fmt.Fprintf(w, " %s |", mdCell(v))
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	return nil
 }
 
 // unwrap joins the wrapped lines of text written by writeWrapped back

@@ -105,6 +105,59 @@ func (r *CompareReport) writeText(w io.Writer) error {
 			strings.Join(r.BuildDiffs, ", ")), "  ")
 	}
 	fmt.Fprintln(w)
+	if r.BootUnit() {
+		r.writeBootUnitText(w)
+	} else {
+		r.writeRunsText(w)
+	}
+	for _, p := range r.Pairs {
+		r.writePairWarnings(w, p)
+	}
+	if !r.BootUnit() {
+		// With the boot as the unit, the boots that differ are in the
+		// per-boot table and the variance components, and the verdict
+		// does not pool them.
+		r.writeWithin(w)
+	}
+	if len(r.Outliers) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
+		for i, o := range r.Outliers {
+			if i == OutlierListMax {
+				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
+				break
+			}
+			s := r.Sides[o.Side]
+			m := r.metric(o.Metric)
+			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
+				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for _, x := range r.Warnings {
+			writeWrapped(w, "warning: "+x, "  ")
+		}
+	}
+	if len(r.ParamDiffs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "warning: the parameters differ:")
+		r.writeDiffs(w, r.ParamDiffs)
+	}
+	fmt.Fprintln(w)
+	if len(r.EnvDiffs) == 0 {
+		fmt.Fprintln(w, "Environment: no differences.")
+	} else {
+		fmt.Fprintln(w, "Environment differences:")
+		r.writeDiffs(w, r.EnvDiffs)
+	}
+	return nil
+}
+
+// writeRunsText writes the headlines, the boot lines and the tables of
+// the report whose unit is the run (one boot a side, or files without
+// boots), with their legend.
+func (r *CompareReport) writeRunsText(w io.Writer) {
 	for _, p := range r.Pairs {
 		h := r.HeadlineFor(p)
 		if utf8.RuneCountInString(h) > Width {
@@ -159,43 +212,6 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	}
 	writeWrapped(w, strings.Join(legend, " "), "")
 
-	for _, p := range r.Pairs {
-		r.writePairWarnings(w, p)
-	}
-	r.writeWithin(w)
-	if len(r.Outliers) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
-		for i, o := range r.Outliers {
-			if i == OutlierListMax {
-				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
-				break
-			}
-			s := r.Sides[o.Side]
-			m := r.metric(o.Metric)
-			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
-				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
-		}
-	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintln(w)
-		for _, x := range r.Warnings {
-			writeWrapped(w, "warning: "+x, "  ")
-		}
-	}
-	if len(r.ParamDiffs) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "warning: the parameters differ:")
-		r.writeDiffs(w, r.ParamDiffs)
-	}
-	fmt.Fprintln(w)
-	if len(r.EnvDiffs) == 0 {
-		fmt.Fprintln(w, "Environment: no differences.")
-	} else {
-		fmt.Fprintln(w, "Environment differences:")
-		r.writeDiffs(w, r.EnvDiffs)
-	}
-	return nil
 }
 
 func total(counts map[string]int) int {
@@ -281,6 +297,9 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		head = b.Label + " vs " + a.Label
 	}
 	lines = append(lines, line{head, []string{a.Label, b.Label, "HL change", "p", "verdict"}})
+	// With the boot as the unit the pooled runs are a description: their
+	// p and verdict would treat the runs as independent (bootunit.go).
+	describe := r.BootUnit()
 	for _, row := range p.Rows {
 		m := row.Metric
 		xa, xb := a.values(m.Name), b.values(m.Name)
@@ -308,6 +327,11 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 			dash = true
 		}
 		lines = append(lines, line{"", []string{ci(c.SummaryA), ci(c.SummaryB), chg, "", ""}})
+	}
+	if describe {
+		for i := range lines {
+			lines[i].cells = lines[i].cells[:3]
+		}
 	}
 	width := make([]int, 5)
 	for _, l := range lines {
