@@ -63,7 +63,7 @@ Example (an ABBA campaign of 6 boots, 10 runs per boot):
      -- run mutex --threads 4 -n 10`,
 		Flags: append(append(sideFlags("a"), sideFlags("b")...),
 			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
-			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 1 to 100"),
+			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
 			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
 			newFlag("settle-min", &value.Duration{D: time.Minute, Max: time.Hour, Zero: true}, "wait at least this long after a boot"),
 			newFlag("settle-max", &value.Duration{D: 10 * time.Minute, Max: 24 * time.Hour, Zero: true}, "wait at most this long for the load to settle"),
@@ -122,6 +122,11 @@ step's run is stopped with it.`,
 	}
 }
 
+// volatileFS tells whether a directory is on a file system a reboot
+// empties (campaign.Volatile); tests whose temporary directory is on tmpfs
+// replace it.
+var volatileFS = campaign.Volatile
+
 // campaignDir returns the one DIR argument of a campaign subcommand, a
 // directory that holds a campaign.
 func campaignDir(c *cli.Context) (string, error) {
@@ -148,6 +153,9 @@ func campaignInit(c *cli.Context) error {
 	}
 	if campaign.IsCampaign(dir) {
 		return usagef("campaign init: %s already holds a campaign: choose a new directory", c.Args().First())
+	}
+	if fs, volatile, _ := volatileFS(dir); volatile {
+		return usagef("campaign init: %s is on %s, which a reboot empties: the plan and the ledger would be gone after the first boot; accepted: a directory on a disk (such as under /var/lib)", c.Args().First(), fs)
 	}
 	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Created: time.Now().UTC()}
 	for i, s := range []string{"a", "b"} {
@@ -191,8 +199,14 @@ func campaignInit(c *cli.Context) error {
 		return usagef("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
 	}
 	boots := c.Value("boots").(int)
+	if boots < 2 {
+		return usagef("--boots: %d is not accepted: the boot-level test needs two boots a side (the variance between boots is measured from them); accepted: 2 to 100", boots)
+	}
 	if p.Order, err = campaign.Order(c.String("order"), boots); err != nil {
 		return usagef("--order: %v", err)
+	}
+	if na, nb := strings.Count(p.Order, "A"), strings.Count(p.Order, "B"); na < 2 || nb < 2 {
+		return usagef("--order: %q boots A %s and B %s: the boot-level test needs two boots a side; accepted: a sequence with at least two of each, such as ABBA", c.String("order"), plural.N(na, "time", "times"), plural.N(nb, "time", "times"))
 	}
 	if c.IsSet("order") && c.IsSet("boots") && !strings.EqualFold(c.String("order"), "abba") && !strings.EqualFold(c.String("order"), "abab") {
 		return usagef("--order: an explicit sequence sets the boots itself; drop --boots")

@@ -42,6 +42,7 @@ type campaignFixture struct {
 func newCampaign(t *testing.T, command ...string) *campaignFixture {
 	t.Helper()
 	root := chdirTemp(t)
+	allowVolatileTemp(t, root)
 	f := &campaignFixture{t: t, root: root, dir: filepath.Join(root, "kc"), rebootLg: filepath.Join(root, "reboots.log")}
 	fake := `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE" >> ` + f.rebootLg
 	args := []string{"campaign", "init", f.dir, "--boots", "3",
@@ -86,6 +87,23 @@ func (f *campaignFixture) events() []string {
 		out = append(out, e.Event)
 	}
 	return out
+}
+
+// allowVolatileTemp lets the campaigns of a test live under root, its
+// temporary directory, even where that is on tmpfs (some CI machines'
+// /tmp): elsewhere the real check stays.
+func allowVolatileTemp(t *testing.T, root string) {
+	if _, v, _ := campaign.Volatile(root); !v {
+		return
+	}
+	old := volatileFS
+	volatileFS = func(dir string) (string, bool, error) {
+		if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			return "", false, nil
+		}
+		return old(dir)
+	}
+	t.Cleanup(func() { volatileFS = old })
 }
 
 func release(side byte) string { return "k" + string(side) }
@@ -350,12 +368,15 @@ func TestCampaignPowerCut(t *testing.T) {
 // leaving nothing behind.
 func TestCampaignBadInput(t *testing.T) {
 	dir := chdirTemp(t)
+	allowVolatileTemp(t, dir)
 	ok := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB"}
 	cases := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--boots", "0"}, "--boots"},
+		{[]string{"--boots", "1"}, "--boots: 1 is not accepted: the boot-level test needs two boots a side"},
+		{[]string{"--order", "AB"}, "needs two boots a side"},
 		{[]string{"--boots", "101"}, "--boots"},
 		{[]string{"--order", "ABX"}, "--order"},
 		{[]string{"--order", "AAAA"}, "--order"},
@@ -397,6 +418,31 @@ func TestCampaignBadInput(t *testing.T) {
 	assertUsageError(t, runCLI(t, "campaign", "report", "kc", "--format", "xml"), "--format", dir, before)
 	assertUsageError(t, runCLI(t, "campaign", "report", "kc"), "no finished boot", dir, before)
 	assertUsageError(t, runCLI(t, "compare", "--boot-cost", "-5s", "a.json", "b.json"), "--boot-cost", dir, before)
+}
+
+// TestCampaignInitRefusesTmpfs: a campaign directory on tmpfs (emptied
+// by the reboot the campaign is about) is refused with the reason, one
+// line, exit 2; so is a new directory whose nearest existing parent is on
+// tmpfs.
+func TestCampaignInitRefusesTmpfs(t *testing.T) {
+	shm := "/dev/shm"
+	if fs, v, err := campaign.Volatile(shm); err != nil || !v || fs != "tmpfs" {
+		t.Skipf("%s is not tmpfs here (%q, %v, %v)", shm, fs, v, err)
+	}
+	base, err := os.MkdirTemp(shm, "contend-campaign-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(base)
+	args := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB", "--", "run", "mutex"}
+	for _, dir := range []string{base, filepath.Join(base, "new", "kc")} {
+		before := listFiles(t, base)
+		assertUsageError(t, runCLI(t, append([]string{"campaign", "init", dir}, args...)...), "is on tmpfs, which a reboot empties", base, before)
+	}
+	// A disk is accepted.
+	if fs, v, err := campaign.Volatile(t.TempDir()); err != nil || (v && fs == "") {
+		t.Errorf("Volatile(TempDir) = %q, %v, %v", fs, v, err)
+	}
 }
 
 // TestCompareOneBoot: files whose repetitions all ran in one boot get the
