@@ -375,9 +375,12 @@ type BootPlan struct {
 	HalfWidth float64
 	// RStar is Kalibera and Jones' r* (OptimalRunsPerBoot), for reference.
 	RStar int
+	// Budget is the time given: Seconds fits it unless AtLeast.
+	Budget float64
 	// Current: the design just run is as good as any in its time (it
 	// is the one recommended). AtLeast: the time fits fewer than
-	// MinBootsPerSide boots per side; the plan takes more.
+	// MinBootsPerSide boots of one run per side; the plan takes
+	// Seconds - Budget more.
 	Current, AtLeast bool
 }
 
@@ -394,27 +397,36 @@ func BootHalfWidth(boots, runs int, v VarianceComponents, confidence float64) fl
 	return q * math.Sqrt(2*(math.Max(v.Between, 0)/b+math.Max(v.Within, 0)/(b*r)))
 }
 
+// MaxBootsPerSide bounds the boots per side PlanBoots considers (as
+// 'contend campaign init --boots' does).
+const MaxBootsPerSide = 100
+
 // PlanBoots recommends the next campaign in the time budget (seconds, both
-// sides; costs in seconds): of the designs with r runs per boot (1 to
-// MaxRunsPerBoot) and as many boots per side as fit the budget (rounded
-// to the nearest, at least MinBootsPerSide), the one of the narrowest
-// expected interval (BootHalfWidth). The current design (curBoots per
-// side x curRuns, 0 when unknown) is kept when no other is narrower.
-// When the budget fits fewer than MinBootsPerSide boots per side, the plan
-// is MinBootsPerSide boots with the runs that fit (AtLeast).
+// sides; costs in seconds): of the designs of b boots per side
+// (MinBootsPerSide to MaxBootsPerSide) with as many runs per boot as fit
+// the budget with them (floor((budget/(2b) - costBoot)/costRun), at most
+// MaxRunsPerBoot), the one of the narrowest expected interval
+// (BootHalfWidth). Every such plan fits the budget: Seconds <= budget.
+// The current design (curBoots per side x curRuns, 0 when unknown) is
+// kept when no other is narrower. When the budget does not fit
+// MinBootsPerSide boots of one run each, the plan is MinBootsPerSide
+// boots with the runs that fit (at least 1) and AtLeast: its Seconds
+// exceed the budget, by Seconds - Budget.
 func PlanBoots(costBoot, costRun float64, v VarianceComponents, budget, confidence float64, curBoots, curRuns int) BootPlan {
 	costBoot, costRun = math.Max(costBoot, 0), math.Max(costRun, 1e-9)
 	plan := func(b, r int) BootPlan {
 		return BootPlan{BootsPerSide: b, RunsPerBoot: r, Seconds: 2 * float64(b) * (costBoot + float64(r)*costRun),
-			HalfWidth: BootHalfWidth(b, r, v, confidence), RStar: OptimalRunsPerBoot(costBoot, costRun, v)}
+			HalfWidth: BootHalfWidth(b, r, v, confidence), RStar: OptimalRunsPerBoot(costBoot, costRun, v), Budget: budget}
 	}
 	best := BootPlan{HalfWidth: math.Inf(1)}
-	for r := 1; r <= MaxRunsPerBoot; r++ {
-		b := int(math.Round(budget / (2 * (costBoot + float64(r)*costRun))))
-		if b < MinBootsPerSide {
-			break // more runs per boot fit fewer boots
+	for b := MinBootsPerSide; b <= MaxBootsPerSide; b++ {
+		// A little slack so that a design that fits exactly is not lost
+		// to rounding.
+		r := int(math.Floor((budget/(2*float64(b))-costBoot)/costRun + 1e-9))
+		if r < 1 {
+			break // more boots fit no run
 		}
-		if p := plan(b, r); p.HalfWidth < best.HalfWidth {
+		if p := plan(b, min(r, MaxRunsPerBoot)); p.HalfWidth < best.HalfWidth {
 			best = p
 		}
 	}

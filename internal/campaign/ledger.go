@@ -33,8 +33,9 @@ type Event struct {
 	Side   string      `json:"side,omitempty"`
 	BootID string      `json:"boot_id,omitempty"`
 	Kernel *env.Kernel `json:"kernel,omitempty"`
-	// Begin is when the step started (before settling): with the time
-	// of the previous reboot it measures the cost of a boot.
+	// Begin is when the step started (before settling). The cost of a
+	// boot is measured from the previous reboot to the start event's
+	// Time, written after settling (BootCosts).
 	Begin   time.Time     `json:"begin,omitzero"`
 	Settle  *SettleRecord `json:"settle,omitempty"`
 	Result  string        `json:"result,omitempty"` // relative to the campaign directory
@@ -171,7 +172,9 @@ func (l *Ledger) Started(slot int) (string, bool) {
 }
 
 // BootCosts returns the measured cost of each boot: from a reboot event to
-// the begin of the next step.
+// the next start event, which a step writes once the machine settled and
+// just before it runs: the reboot, the boot, the step's start and the
+// settling (the time a boot costs a campaign).
 func (l *Ledger) BootCosts() []time.Duration {
 	var out []time.Duration
 	var reboot time.Time
@@ -180,8 +183,8 @@ func (l *Ledger) BootCosts() []time.Duration {
 		case EvReboot:
 			reboot = e.Time
 		case EvStart:
-			if !reboot.IsZero() && e.Begin.After(reboot) {
-				out = append(out, e.Begin.Sub(reboot))
+			if !reboot.IsZero() && e.Time.After(reboot) {
+				out = append(out, e.Time.Sub(reboot))
 			}
 			reboot = time.Time{}
 		}

@@ -277,12 +277,13 @@ func (b *BootLevel) Lines(la, lb string) []string {
 		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", seconds(b.CostBoot))
 	}
 	pl := b.Plan
-	design := fmt.Sprintf("next campaign in the same time: %d boots x %s per side", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
+	design := fmt.Sprintf("next campaign in the same time (%s): %d boots x %s per side", seconds(pl.Budget), pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
 	switch {
 	case pl.Current:
 		design = fmt.Sprintf("next campaign: this design, %d boots x %s per side, is as narrow as any in its time", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
 	case pl.AtLeast:
-		design = fmt.Sprintf("next campaign: %d boots x %s per side (at least %d boots per side, more than this campaign's time)", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"), analysis.MinBootsPerSide)
+		design = fmt.Sprintf("next campaign: %d boots x %s per side, %s more than this campaign's %s (at least %d boots per side)", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"),
+			seconds(pl.Seconds-pl.Budget), seconds(pl.Budget), analysis.MinBootsPerSide)
 	}
 	return []string{
 		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
