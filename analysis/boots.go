@@ -288,16 +288,17 @@ func (r *BootComparison) test(toRatio func(float64) float64) {
 // MDE returns the smallest relative increase (up) and decrease (down) of
 // B against A that the boot-level t-test, two-sided at level alpha (for a
 // Holm family of m: alpha/m), detects with probability power, from the
-// standard error of this comparison: δ = (t_{1-α/2,df} + t_{power,df})·SE,
-// up = exp(δ)-1 and down = 1-exp(-δ) on log values, both δ/RelTo on the
-// shift scale. Both are NaN when the standard error is 0 or undefined.
+// standard error of this comparison: δ = (t_{1-α/2,df} + t_{power,df})·SE·m,
+// m = NoiseInflation(df) (the standard error is an estimate), up =
+// exp(δ)-1 and down = 1-exp(-δ) on log values, both δ/RelTo on the shift
+// scale (TestBootMDEPower). Both are NaN when the standard error is 0 or undefined.
 func (c BootComparison) MDE(alpha, power float64) (up, down float64) {
 	checkLevel("alpha", alpha)
 	checkLevel("power", power)
 	if !(c.SE > 0) || !(c.DF > 0) || math.IsInf(c.SE, 0) {
 		return math.NaN(), math.NaN()
 	}
-	d := welchKNu(c.DF, alpha, power) * c.SE
+	d := welchKNu(c.DF, alpha, power) * c.SE * NoiseInflation(int(math.Round(c.DF)), alpha, power)
 	if c.Shift {
 		return d / c.RelTo, d / c.RelTo
 	}
