@@ -51,6 +51,10 @@ arranges the boot and reboots). Each side names what its kernel must look
 like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
 /proc/cmdline); at least one per side, and the two sides must differ.
 
+DIR must be on a disk: a directory on tmpfs or ramfs (emptied by the first
+reboot) is refused. Each side needs two boots at least (--boots 2 or more):
+the boot-level test measures the variance between boots from them.
+
 The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
 adds --out and --label. init checks its arguments as the step will run
@@ -102,7 +106,14 @@ without its 'done') is redone by the next step, in whatever boot runs it
 with the expected kernel; its partial result file is kept aside as
 boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
 while it lives: a second step of the same campaign is refused, and a killed
-step's run is stopped with it.`,
+step's run is stopped with it.
+
+The report takes the boot as the unit: its headline and the verdict of every
+metric are Student's t on the per-boot means, in every format; a per-boot
+table gives each boot's side, kernel, runs, median, spread, settling and
+load; the pooled runs follow as a description. The next campaign it
+recommends fits the time this one took (the boot cost measured from the
+ledger, settling included), or says by how much it does not.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
@@ -115,7 +126,7 @@ step's run is stopped with it.`,
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "unit file to write (default DIR/contend-campaign.service)"}),
 			dirOnly("status", "show a campaign's progress", "", campaignStatus),
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
-				"The comparison of 'contend compare' with the boot as the unit; --plot draws each boot's runs, A and B coloured.", campaignReportAction,
+				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
 				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
 				&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"}),
 		},

@@ -47,11 +47,17 @@ pooling hides).
 
 Boots: every repetition records the boot it ran in. When a side's runs come
 from one boot, one line says so: boot-to-boot variance is not measured and
-the p-value covers this boot only. When both sides span several boots, a
-boot-level section takes the boot as the unit (Student's t on per-boot means
-of log values), gives the variance within and between boots, and recommends
-the next campaign's boots x runs (--boot-cost: what a boot costs, measured
-by campaigns). 'contend compare DIR' reports a campaign ('contend campaign').
+the p-value covers this boot only. When both sides span two or more boots,
+the boot is the unit of the report, in every format: the headline, the table
+and the verdict of every metric (kernel evidence too) are Student's t on the
+per-boot means (of log values; of values, change over |mean of A|, for
+metrics with values <= 0), Holm-adjusted as above, with the MDE from its
+standard error; then the variance within and between boots, the next
+campaign's boots x runs that fit the same time (--boot-cost: what a boot
+costs, measured by campaigns, settling included), a per-boot table (text and
+JSON) and the pooled runs as a description (they treat runs as independent:
+no p, no verdict). 'contend compare DIR' reports a campaign ('contend
+campaign').
 
 FILE:CONFIG selects a configuration of a file with several, by name or
 index from 0: 'contend ab' files have configurations a and b.
