@@ -148,7 +148,7 @@ func (r *CompareReport) buildBootLevel() {
 			for _, b := range bb {
 				gb = append(gb, b.Values)
 			}
-			c, err := analysis.CompareBoots(ga, gb, Confidence)
+			c, err := analysis.CompareBootMeans(ga, gb, Confidence)
 			if err != nil {
 				bl.Reason = err.Error()
 			} else {
@@ -313,6 +313,9 @@ type jsonBoots struct {
 	VarBetween       num    `json:"var_between,omitempty"`
 	NextBootsPerSide int    `json:"next_boots_per_side,omitempty"`
 	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
+	NextSeconds      num    `json:"next_s,omitempty"`   // the plan's expected time
+	Budget           num    `json:"budget_s,omitempty"` // this campaign's time, which the plan fits unless next_at_least
+	NextAtLeast      bool   `json:"next_at_least,omitempty"`
 	CostBoot         num    `json:"cost_boot_s,omitempty"`
 	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
 	CostBootSource   string `json:"cost_boot_source,omitempty"`
@@ -329,6 +332,7 @@ func (r *CompareReport) bootsJSON() []jsonBoots {
 			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
 			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
 			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
+			j.NextSeconds, j.Budget, j.NextAtLeast = num(b.Plan.Seconds), num(b.Plan.Budget), b.Plan.AtLeast
 			j.CostBoot, j.CostBootMeasured, j.CostBootSource, j.CostRun = num(b.CostBoot), b.CostBootMeasured, b.CostBootSource, num(b.CostRun)
 		}
 		out = append(out, j)

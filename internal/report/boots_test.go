@@ -122,3 +122,48 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 		}
 	}
 }
+
+// TestBootUnitCountsAndSides: a headline metric with zeros (a count) is
+// compared by boot on the means of its values, and three sides with
+// boots get one boot-level headline per pair, Holm over the two.
+func TestBootUnitCountsAndSides(t *testing.T) {
+	mk := func(shift float64, ids ...string) *results.File {
+		m := map[string][]float64{}
+		for i, id := range ids {
+			m[id] = []float64{0 + shift, 2 + shift + float64(i%2), 1 + shift, 3 + shift}
+		}
+		f := bootFile(m, ids...)
+		f.Metrics[0] = results.Metric{Name: "time", Unit: "count", Better: "lower"}
+		return f
+	}
+	a, b, c := mk(0, "a1", "a2", "a3"), mk(0.5, "b1", "b2", "b3"), mk(0, "c1", "c2")
+	r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b), FileSide("c", c)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.BootUnit() {
+		t.Fatalf("not boot unit: %+v", r.Boots)
+	}
+	for _, bl := range r.Boots {
+		row := bl.Rows[0]
+		if row.Cmp == nil || !row.Cmp.Shift || row.FamilySize != 2 {
+			t.Errorf("pair %d-%d: row %+v", bl.A, bl.B, row)
+		}
+	}
+	var out bytes.Buffer
+	if err := r.Write(&out, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Boot level, B vs A (the boot as the unit: 3+3 boots") || !strings.Contains(out.String(), "Boot level, C vs A (the boot as the unit: 3+2 boots") {
+		t.Errorf("boot-level tables not named by pair:\n%s", out.String())
+	}
+	if n := strings.Count(out.String(), ", boot level "); n != 2 {
+		t.Errorf("%d boot-level headlines, want 2:\n%s", n, out.String())
+	}
+	for _, f := range []string{"markdown", "csv", "json"} {
+		out.Reset()
+		if err := r.Write(&out, f); err != nil || !strings.Contains(out.String(), "boot") {
+			t.Errorf("%s: %v\n%s", f, err, out.String())
+		}
+	}
+}

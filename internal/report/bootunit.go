@@ -200,9 +200,14 @@ func (r *CompareReport) BootUnit() bool {
 	return true
 }
 
-// heading heads the boot-level table of b.
-func (b *BootLevel) heading() string {
-	return fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
+// bootHeading heads the boot-level table of b, naming its pair when the
+// report has several.
+func (r *CompareReport) bootHeading(b *BootLevel) string {
+	pair := ""
+	if len(r.Pairs) > 1 {
+		pair = ", " + r.Sides[b.B].Label + " vs " + r.Sides[b.A].Label
+	}
+	return fmt.Sprintf("Boot level%s (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", pair, b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
 }
 
 // bootLevelOf returns the boot level of pair p (nil when it has none).
@@ -275,6 +280,9 @@ func bootMDEPhrase(row *BootRow) string {
 //	faultme time: 101 ms -> 99.8 ms, boot level -1.2% [-4.0%, +1.7%], p=0.35 (t on 4+4 boots, 40+40 runs): no significant change (80% power to detect +4.1% or -3.9%)
 func (r *CompareReport) bootHeadline(p PairReport) string {
 	row := r.bootRowOf(p, r.Headline)
+	if row == nil || (row.Cmp == nil && !row.Identical) {
+		return r.HeadlineFor(p)
+	}
 	m := r.metric(r.Headline)
 	b := r.bootLevelOf(p)
 	ma, mb := row.Means()
@@ -333,7 +341,7 @@ func (r *CompareReport) writeBootUnitText(w io.Writer) {
 		b := r.bootLevelOf(p)
 		la, lb := r.Sides[p.A].Label, r.Sides[p.B].Label
 		fmt.Fprintln(w)
-		writeWrapped(w, b.heading(), "  ")
+		writeWrapped(w, r.bootHeading(b), "  ")
 		var prim, ev []BootRow
 		same := 0
 		for _, row := range b.Rows {
@@ -743,7 +751,7 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
 		bl := r.bootLevelOf(p)
-		fmt.Fprintf(w, "\n%s\n", bl.heading())
+		fmt.Fprintf(w, "\n%s\n", r.bootHeading(bl))
 		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
 		evHead := false
