@@ -632,17 +632,18 @@ type jsonBootMetric struct {
 // jsonPooled is what the pooled runs said of a metric, in the JSON format
 // of a boot-level report: it treats runs as independent.
 type jsonPooled struct {
-	Note      string `json:"note"`
-	Change    num    `json:"change"`
-	ChangeLo  num    `json:"change_lo"`
-	ChangeHi  num    `json:"change_hi"`
-	Estimator string `json:"change_estimator"`
-	P         num    `json:"p"`
-	PAdjusted num    `json:"p_adjusted"`
-	Method    string `json:"method"`
-	MDEUp     num    `json:"mde_up"`
-	MDEDown   num    `json:"mde_down"`
-	Verdict   string `json:"verdict"`
+	Note      string   `json:"note"`
+	Change    num      `json:"change"`
+	ChangeLo  num      `json:"change_lo"`
+	ChangeHi  num      `json:"change_hi"`
+	Estimator string   `json:"change_estimator"`
+	P         num      `json:"p"`
+	PAdjusted num      `json:"p_adjusted"`
+	Method    string   `json:"method"`
+	MDEUp     num      `json:"mde_up"`
+	MDEDown   num      `json:"mde_down"`
+	Verdict   string   `json:"verdict"`
+	Warnings  []string `json:"warnings"`
 }
 
 const pooledNote = "runs pooled: treats the runs as independent, which runs of one boot are not; not the verdict"
@@ -656,7 +657,8 @@ func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
 		return j
 	}
 	j.Pooled = &jsonPooled{Note: pooledNote, Change: j.Change, ChangeLo: j.ChangeLo, ChangeHi: j.ChangeHi, Estimator: j.Estimator,
-		P: j.P, PAdjusted: j.PAdjusted, Method: j.Method, MDEUp: j.MDEUp, MDEDown: j.MDEDown, Verdict: j.Verdict}
+		P: j.P, PAdjusted: j.PAdjusted, Method: j.Method, MDEUp: j.MDEUp, MDEDown: j.MDEDown, Verdict: j.Verdict, Warnings: j.Warnings}
+	j.Warnings = []string{}
 	j.UnitOfAnalysis = "boot"
 	b := r.bootLevelOf(p)
 	bm := &jsonBootMetric{BootsA: len(b.BootsA), BootsB: len(b.BootsB), Reason: row.Reason}

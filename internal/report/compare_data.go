@@ -271,9 +271,11 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	}
 	var notes []string
 	for _, p := range r.Pairs {
-		var buf strings.Builder
-		r.writePairWarnings(&buf, p)
-		notes = append(notes, unwrap(buf.String())...)
+		if !r.BootUnit() {
+			var buf strings.Builder
+			r.writePairWarnings(&buf, p)
+			notes = append(notes, unwrap(buf.String())...)
+		}
 		notes = append(notes, r.oneSidedLines(p)...)
 	}
 	if !r.BootUnit() {

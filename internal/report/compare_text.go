@@ -110,13 +110,14 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	} else {
 		r.writeRunsText(w)
 	}
-	for _, p := range r.Pairs {
-		r.writePairWarnings(w, p)
-	}
 	if !r.BootUnit() {
-		// With the boot as the unit, the boots that differ are in the
-		// per-boot table and the variance components, and the verdict
-		// does not pool them.
+		// With the boot as the unit, the warnings of the pooled tests
+		// are of tests not shown (JSON keeps them under "pooled"), and
+		// the boots that differ are in the per-boot table and the
+		// variance components.
+		for _, p := range r.Pairs {
+			r.writePairWarnings(w, p)
+		}
 		r.writeWithin(w)
 	}
 	if len(r.Outliers) > 0 {
