@@ -179,7 +179,9 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	}
 	boot := r.BootUnit()
 	if boot {
-		out.UnitOfAnalysis, out.PerBoot = "boot", r.perBootJSON()
+		// The test of the verdicts; the pooled runs' is in each
+		// metric's "pooled".
+		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", r.perBootJSON(), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
 		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
