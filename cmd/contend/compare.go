@@ -145,7 +145,6 @@ func runCompare(c *cli.Context) error {
 	}
 	var sides []report.Side
 	var sweeps []*results.File
-	var sweepNames []string
 	for _, files := range specs {
 		var s report.Side
 		for _, spec := range files {
@@ -155,7 +154,6 @@ func runCompare(c *cli.Context) error {
 			}
 			if sweep {
 				sweeps = append(sweeps, p.File)
-				sweepNames = append(sweepNames, spec)
 			}
 			s.Parts = append(s.Parts, p)
 		}
