@@ -248,20 +248,6 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	return c, nil
 }
 
-// pooledRelativeSD returns the pooled standard deviation of the two
-// samples relative to |median(A)|, computed without overflow: relative
-// first, then scaled by the larger of the two.
-func pooledRelativeSD(a, b Summary) float64 {
-	m := math.Abs(a.Median)
-	ra, rb := a.StdDev/m, b.StdDev/m
-	top := math.Max(ra, rb)
-	if top == 0 || math.IsInf(top, 0) {
-		return top
-	}
-	ra, rb = ra/top, rb/top
-	return top * math.Sqrt((float64(a.N-1)*ra*ra+float64(b.N-1)*rb*rb)/float64(a.N+b.N-2))
-}
-
 // Disagreement says in words when the change of the medians and the
 // Hodges-Lehmann estimate (or the test) tell different stories, and ""
 // when they agree. They disagree when the change of the medians lies

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,23 +34,44 @@ changing a tracefs file a run journals its old value in the same
 directory; cleanup writes back the old values of the runs whose contend
 is dead. The next run that uses tracefs does this too, and says so.
 
+--binary PATH limits cleanup to what runs of that contend executable left
+(each entry records the executable that wrote it): the Ansible role cleans
+up after its own per-host binary and leaves, and does not blame itself for,
+the leftovers of any other contend on the machine. Entries of older
+versions record no executable and are left to a cleanup without --binary.
+
 Examples:
    contend cleanup --dry-run     list them
-   contend cleanup               remove them`,
+   contend cleanup               remove them
+   contend cleanup --binary /opt/contend/bin/contend`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list the sets, remove nothing"},
+			&cli.StringFlag{Name: "binary", Usage: "only what runs of this contend executable left (a path)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("cleanup takes no arguments")
 			}
+			only := ""
+			if c.IsSet("binary") {
+				b := c.String("binary")
+				if st, err := os.Stat(b); b == "" || err != nil || !st.Mode().IsRegular() {
+					return usagef("--binary: %q is not an executable file: give the path of a contend binary", b)
+				}
+				only = ipcown.SameFile(b)
+			}
+			mine := func(exe string) bool { return only == "" || exe == only }
 			stale, err := ipcown.StaleEntries()
 			if err != nil {
 				return fmt.Errorf("cannot read the IPC journal: %v", err)
 			}
 			w := c.App.Writer
-			n := 0
+			n, others := 0, 0
 			for _, s := range stale {
+				if !mine(s.Exe) {
+					others++
+					continue
+				}
 				if s.Set.ID < 0 {
 					if !c.Bool("dry-run") {
 						if err := s.Remove(); err != nil {
@@ -76,6 +98,10 @@ Examples:
 				return fmt.Errorf("cannot read the tracefs journal: %v", err)
 			}
 			for _, e := range traces {
+				if !mine(e.Exe) {
+					others++
+					continue
+				}
 				if c.Bool("dry-run") {
 					fmt.Fprintln(w, e.Describe())
 					continue
@@ -84,6 +110,10 @@ Examples:
 					return fmt.Errorf("%s: %v; run cleanup as root", e.Describe(), err)
 				}
 				fmt.Fprintln(w, "restored the "+e.Describe())
+			}
+			if others > 0 {
+				fmt.Fprintf(w, "left alone: %s of killed runs of other contend executables than %s (or of older versions)\n",
+					plural.N(others, "journal entry", "journal entries"), only)
 			}
 			return nil
 		},

@@ -86,10 +86,16 @@ Fleets (--by): the files are grouped by host or by an environment key and B
 is compared with A within each group: a directory stands for the result
 files under it; a file with two configurations (ab) gives both sides of its
 group, otherwise --a and --b say which files are which side (or each group
-has exactly two files, the first the baseline). The report gives each
-group's change with its interval (Holm over the groups), whether the
-direction agrees everywhere, the environment differences of the groups
-that disagree, and the hosts of the status file (--hosts) without results.`,
+has exactly two files, the first the baseline; campaign directories are
+skipped). The report gives the change across the groups with the group as
+the unit (random effects: each group's log ratio of geometric means,
+DerSimonian-Laird between-group variance, the modified Hartung-Knapp
+interval on t(groups-1)), whether the change differs between groups
+(Welch's test, I²), each group's change with its interval (Holm over the
+groups that can be tested; one with too few runs for its test to reach
+alpha is listed and counted nowhere), how many changed significantly each
+way, the environment differences of the groups that went against the rest,
+and the hosts of the status file (--hosts) without results.`,
 		Flags: []cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
@@ -145,7 +151,6 @@ func runCompare(c *cli.Context) error {
 	}
 	var sides []report.Side
 	var sweeps []*results.File
-	var sweepNames []string
 	for _, files := range specs {
 		var s report.Side
 		for _, spec := range files {
@@ -155,7 +160,6 @@ func runCompare(c *cli.Context) error {
 			}
 			if sweep {
 				sweeps = append(sweeps, p.File)
-				sweepNames = append(sweepNames, spec)
 			}
 			s.Parts = append(s.Parts, p)
 		}

@@ -283,8 +283,6 @@ func shellQuote(args []string) string {
 	return strings.Join(q, " ")
 }
 
-func errInterrupted() error { return harness.ErrInterrupted }
-
 var lookPath = osexec.LookPath
 
 // ExternalTimeout is the per-repetition timeout of an external program

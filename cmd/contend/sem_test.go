@@ -577,11 +577,6 @@ func TestOsimWorkerKilled(t *testing.T) {
 	assertNoNewSems(t, before)
 }
 
-func mustAtoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
 // procOf returns the process pid, if it exists.
 func procOf(pid int) (proc, bool) {
 	for _, p := range procs() {

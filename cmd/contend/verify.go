@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -206,8 +205,3 @@ func specNames(specs []external.Spec) string {
 	return strings.Join(ns, ", ")
 }
 
-// writeWrappedText writes text wrapped at 78 columns, continuation lines
-// indented by two spaces.
-func writeWrappedText(w io.Writer, text string) {
-	fmt.Fprintln(w, wrap(text, 78, "  "))
-}

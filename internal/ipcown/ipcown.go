@@ -45,8 +45,35 @@ type Entry struct {
 	// processes are dead (the timeout, plus a margin); 0 for none. A set
 	// changed or used after it is not the repetition's.
 	Deadline int64 `json:"deadline,omitempty"`
+	// Exe is the executable of the contend that wrote the entry, so that
+	// the cleanup of one installation (the playbook's, one binary a host
+	// directory) can leave other contends' leftovers alone; "" in
+	// entries of older versions.
+	Exe string `json:"exe,omitempty"`
 
 	path string
+}
+
+// Self is the path of the running executable (os.Executable with links
+// resolved), "" when it cannot be read: what Exe records.
+func Self() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return SameFile(p)
+}
+
+// SameFile is path with symbolic links resolved and made absolute, the
+// form in which Exe is compared; path itself when it cannot be resolved.
+func SameFile(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		path = a
+	}
+	return path
 }
 
 // Set is one line of /proc/sysvipc/sem.
@@ -75,7 +102,7 @@ const deadlineMargin = 10
 // IPC_PRIVATE), which is safe but cannot find a set whose child died
 // before reporting it.
 func Begin(nsems int, timeout time.Duration) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
+	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix(), Exe: Self()}
 	if timeout > 0 {
 		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
 	}

@@ -97,6 +97,12 @@ func TestBeginPicksAFreeKey(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil || got.Key != e.Key || got.PID != os.Getpid() || got.NSems != 2 || got.Start == 0 {
 		t.Errorf("journal entry %s (%v), want key %#x, pid %d, 2 semaphores", b, err, e.Key, os.Getpid())
 	}
+	// The executable that wrote it, links resolved: cleanup --binary
+	// matches on it.
+	self, _ := os.Executable()
+	if self, _ = filepath.EvalSymlinks(self); got.Exe == "" || got.Exe != self || got.Exe != Self() {
+		t.Errorf("journal entry's exe %q, want %q", got.Exe, self)
+	}
 	if _, ok := e.Find(); ok {
 		t.Errorf("found a set under a free key")
 	}

@@ -43,6 +43,9 @@ type Entry struct {
 	Root  string `json:"root"`  // the tracefs mount
 	// Settings are restored in this order (events off first).
 	Settings []Setting `json:"settings"`
+	// Exe is the contend executable that wrote the journal (see
+	// ipcown.Entry.Exe); "" in journals of older versions.
+	Exe string `json:"exe,omitempty"`
 
 	path string
 }
@@ -57,7 +60,7 @@ var dir = ipcown.Dir
 // Begin writes the journal of the current process for root before it
 // changes anything. The file is written whole or not at all (rename).
 func Begin(root string, settings []Setting) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Start: start(os.Getpid()), Boot: ipcown.BootID(), Root: root, Settings: settings}
+	e := &Entry{PID: os.Getpid(), Start: start(os.Getpid()), Boot: ipcown.BootID(), Root: root, Settings: settings, Exe: ipcown.Self()}
 	d, err := dir()
 	if err != nil {
 		return nil, err
