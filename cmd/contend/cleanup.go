@@ -28,6 +28,17 @@ same key, size, mode 0600, created by the same user, not older than the
 entry. Any other set, whatever its key, is never touched. Runs warn when
 there is something to clean up.
 
+A set exists only in the IPC namespace it was made in, so each entry
+names its namespace (the inode of /proc/self/ns/ipc). cleanup handles
+only the entries of its own namespace and leaves those of another one
+(a run killed under unshare -i or in a container that shares the journal
+directory) alone, saying how many and how to reach them: run cleanup in
+that namespace (nsenter --ipc=/proc/PID/ns/ipc contend cleanup). When a
+namespace ends, its sets end with it; its entries are dropped by the
+first cleanup after the next boot. An entry written by a contend that did
+not record the namespace counts as of the namespace cleanup runs in (the
+set must still match it to be removed).
+
 The same holds for tracefs (--evidence lock, ab --trace-events): before
 changing a tracefs file a run journals its old value in the same
 directory; cleanup writes back the old values of the runs whose contend
@@ -49,7 +60,16 @@ Examples:
 			}
 			w := c.App.Writer
 			n := 0
+			others := map[uint64]int{}
+			var order []uint64
 			for _, s := range stale {
+				if s.OtherNS {
+					if others[s.IPCNS] == 0 {
+						order = append(order, s.IPCNS)
+					}
+					others[s.IPCNS]++
+					continue
+				}
 				if s.Set.ID < 0 {
 					if !c.Bool("dry-run") {
 						if err := s.Remove(); err != nil {
@@ -71,6 +91,9 @@ Examples:
 			if n == 0 {
 				fmt.Fprintln(w, "no semaphore set left by contend")
 			}
+			for _, ns := range order {
+				fmt.Fprintln(w, otherNSLine(ns, others[ns]))
+			}
 			traces, err := tracejournal.Stale("")
 			if err != nil {
 				return fmt.Errorf("cannot read the tracefs journal: %v", err)
@@ -88,6 +111,20 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// otherNSLine says that cleanup left n journal entries of IPC namespace ns
+// alone, why, and how to clean them.
+func otherNSLine(ns uint64, n int) string {
+	how := "no process in it was found: if it is gone, its sets went with it and the first cleanup after the next boot drops the entries"
+	if n == 1 {
+		how = "no process in it was found: if it is gone, its sets went with it and the first cleanup after the next boot drops the entry"
+	}
+	if pid := ipcown.NSProcess(ns); pid > 0 {
+		how = fmt.Sprintf("run cleanup in that namespace: nsenter --ipc=/proc/%d/ns/ipc contend cleanup", pid)
+	}
+	return fmt.Sprintf("left %s of runs killed in another IPC namespace (ipc:[%d]) alone: their semaphore sets are visible only there; %s",
+		plural.N(n, "journal entry", "journal entries"), ns, how)
 }
 
 // staleWarning returns a warning about sets left by killed runs, or "".
