@@ -42,7 +42,8 @@ set must still match it to be removed).
 The same holds for tracefs (--evidence lock, ab --trace-events): before
 changing a tracefs file a run journals its old value in the same
 directory; cleanup writes back the old values of the runs whose contend
-is dead. The next run that uses tracefs does this too, and says so.
+is dead. The next run that uses tracefs does this too, and says so on
+the terminal (a warning, unless -q) and in its result file.
 
 Examples:
    contend cleanup --dry-run     list them
