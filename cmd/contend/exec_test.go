@@ -411,6 +411,12 @@ func TestExecKillsWhatLeftTheGroup(t *testing.T) {
 				if c.name == "timeout" && rep.Status != results.StatusTimeout {
 					t.Errorf("repetition %d: %s, want timeout (3s was not enough to start a sleep?)", rep.Index, rep.Status)
 				}
+				if !strings.Contains(rep.Output, "ok") {
+					// Timed out before its sleep left the group (a
+					// loaded machine): the group kill took it.
+					t.Logf("repetition %d timed out before its sleep left the group", rep.Index)
+					continue
+				}
 				if n := strings.Join(rep.Notes, "|"); !strings.Contains(n, "killed 1 process that the program left running outside its process group") {
 					t.Errorf("repetition %d: notes %q, want the killed sleep", rep.Index, n)
 				}
