@@ -411,3 +411,15 @@ func TestHeldChildIsNotTimed(t *testing.T) {
 		t.Errorf("real %v with the child held %v of a %v spawn: want the hold left out", real, hold, wall)
 	}
 }
+
+// BenchmarkLeftoverWalk is what every repetition now pays outside its
+// timed region when it left nothing: the list of contend's descendants
+// before the start and the sweep after the group kill.
+func BenchmarkLeftoverWalk(b *testing.B) {
+	for b.Loop() {
+		before := takeSnapshot()
+		if killed, left := before.killLeftovers(time.Second); len(killed)+len(left) > 0 {
+			b.Fatalf("killed %v, left %v", killed, left)
+		}
+	}
+}
