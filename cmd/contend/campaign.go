@@ -104,7 +104,13 @@ or a power cut the campaign is disarmed, so there is never a reboot loop.
 An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
 with the expected kernel; its partial result file is kept aside as
-boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
+boots/NN-S.interrupted-K.json and not analysed. The result files are
+facts the ledger must not contradict: when the next boot has no 'start'
+in the ledger (it was emptied, cut, restored from an old copy) but its
+boots/NN-S.json exists, a complete run with that boot's label and a
+successful repetition is recorded as done (with the boot it ran in), and
+anything else is kept aside as boots/NN-S.unrecorded-K.json and the boot
+measured again. A step holds DIR/step.lock
 while it lives: a second step of the same campaign is refused, and a killed
 step's run is stopped with it.
 

@@ -569,3 +569,71 @@ func TestCampaignInitValidatesCommand(t *testing.T) {
 		t.Errorf("a good command refused: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestCampaignEmptiedLedger: with the ledger emptied after boot 1, the
+// next step takes boot 1's complete result file for what it is (recorded
+// as done, with its boot) instead of running into it and advising a redo
+// that fails the same way; the campaign goes on with boot 2. A result file
+// that is not a finished measurement (its end line lost) is set aside and
+// its boot measured again. On the old code the second step failed ("an
+// existing --out file is never overwritten") and so did every later one.
+func TestCampaignEmptiedLedger(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	ledger := filepath.Join(f.dir, campaign.LedgerFile)
+	if out, code := f.step("boot-1", "kA"); code != 0 {
+		t.Fatalf("step 1: exit %d\n%s", code, out)
+	}
+	if err := os.Truncate(ledger, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Still in kernel A: boot 1 is recorded from its file, and boot 2
+	// wants side B.
+	out, code := f.step("boot-2", "kA")
+	if !strings.Contains(out, "the ledger had no record of boot 1, but boots/01-A.json is its complete result (2 ok, boot boot-1): recorded as done") ||
+		code != 1 || !strings.Contains(out, "boot 2 of 6 expects side B") {
+		t.Errorf("step after the ledger was emptied: exit %d, want boot 1 recorded and boot 2 refused in kernel A\n%s", code, out)
+	}
+	l, err := campaign.ReadLedger(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l.Done(); len(d) != 1 || d[0].BootID != "boot-1" || d[0].OK != 2 {
+		t.Errorf("done events after the recovery: %+v, want boot 1 in boot-1 with 2 ok", d)
+	}
+	if out, code := f.step("boot-3", "kB"); code != 0 {
+		t.Fatalf("step of boot 2 in kernel B: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, campaign.ResultName(1, 'B'))); err != nil {
+		t.Errorf("boot 2 not measured: %v", err)
+	}
+
+	// Boot 3 (B) measured, the ledger emptied again and the file's end
+	// line lost: set aside, measured again.
+	if out, code := f.step("boot-4", "kB"); code != 0 {
+		t.Fatalf("step of boot 3: exit %d\n%s", code, out)
+	}
+	if err := os.Truncate(ledger, 0); err != nil {
+		t.Fatal(err)
+	}
+	third := filepath.Join(f.dir, campaign.ResultName(2, 'B'))
+	b, err := os.ReadFile(third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], `{"end":`) {
+		t.Fatalf("last line of %s is not its end: %q", third, lines[len(lines)-1])
+	}
+	os.WriteFile(third, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
+	out, code = f.step("boot-5", "kB")
+	if code != 0 || !strings.Contains(out, "boots/03-B.json is not a finished measurement of it (its run did not finish): set aside as boots/03-B.unrecorded-") {
+		t.Errorf("step with an unfinished, unrecorded file: exit %d\n%s", code, out)
+	}
+	l, _ = campaign.ReadLedger(f.dir)
+	if d := l.Done(); len(d) != 3 || d[2].BootID != "boot-5" || d[0].BootID != "boot-1" || d[1].BootID != "boot-3" {
+		t.Errorf("done events: %+v, want boots 1 and 2 recovered and boot 3 measured again in boot-5", d)
+	}
+	if g, _ := filepath.Glob(filepath.Join(f.dir, "boots", "03-B.unrecorded-*.json")); len(g) != 1 {
+		t.Errorf("the unfinished file was not kept aside: %v", g)
+	}
+}

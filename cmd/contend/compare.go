@@ -244,6 +244,9 @@ func openPart(spec string) (p report.Part, sweep bool, err error) {
 	if err != nil {
 		return p, false, &usageError{err.Error()}
 	}
+	if err := f.CheckRepeated(); err != nil {
+		return p, false, &usageError{fmt.Sprintf("%s: %v", path, err)}
+	}
 	p = report.Part{Name: spec, File: f}
 	if sel == "" {
 		switch {

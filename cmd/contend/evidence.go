@@ -47,6 +47,11 @@ func withEvidence(c *cli.Context, opt repOptions, f *results.File) (context.Cont
 				fmt.Fprintf(stderr, "warning: --evidence %s: %s\n", n, v)
 			}
 		}
+		// What lock restored of a killed run's tracefs settings (also
+		// in the file's header).
+		if note, ok := strings.CutPrefix(set.Avail["lock"], "available; "); ok {
+			fmt.Fprintf(stderr, "warning: --evidence lock: %s\n", note)
+		}
 	}
 	return evidence.NewContext(c.Context, set), func() {
 		if err := set.Close(); err != nil {

@@ -32,7 +32,10 @@ func execCommand() *cli.Command {
 		Usage:     "repeat an unmodified external program, reading metrics from its output",
 		ArgsUsage: "[flags] -- PROGRAM [ARGS]",
 		Description: `Runs PROGRAM -n times, each run a repetition as in 'contend run': in its own
-process group (killed with everything it forked on --timeout or Ctrl-C),
+process group (killed on --timeout or Ctrl-C; after every repetition
+contend kills and reaps that group and every process the program started
+that left it, with setsid or a double fork: contend is a child
+subreaper, so they stay below it; the notes name them),
 timed by contend and accounted with wait4 (real, user, sys, cpu, maxrss,
 faults, context switches). No shell is involved unless --shell is given
 (then the arguments are joined with spaces and run by /bin/sh -c).
@@ -53,7 +56,8 @@ that runs before the Go runtime, so that the process metrics are the
 program's own (maxrss as /usr/bin/time reports it, not contend's memory
 folded in at exec; see 'contend help maxrss'). It leads the repetition's
 process group: when contend dies, even by SIGKILL, the launcher kills the
-group, background processes of the program included.
+group, background processes of the program included (not those that left
+the group: only a living contend finds those).
 
 The result file has the format of 'contend run' (kind exec), so show,
 compare and ab read it.

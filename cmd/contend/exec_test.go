@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -353,5 +355,72 @@ func TestShowOriginalParams(t *testing.T) {
 	r := runCLI(t, "show", "--format", "original", filepath.Join(dir, "edited.json"))
 	if r.code == 0 || !strings.Contains(r.stderr, `--mem: "10GiB" is not a canonical value`) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("an edited --mem: %d %q", r.code, r.stderr)
+	}
+}
+
+// TestExecKillsWhatLeftTheGroup: `exec --shell` of a program that leaves a
+// `setsid sleep` behind, on a normal end and on a timeout: after contend
+// returns, no process it started is left below it (counted by pid), and
+// each repetition's notes say what was killed. On the old code one sleep
+// per repetition was left.
+func TestExecKillsWhatLeftTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	dir := chdirTemp(t)
+	// Each repetition waits until its sleep has left the group (a file
+	// named by the shell's pid).
+	prog := `f=` + dir + `/left-$$; setsid sh -c "echo x >$f; exec sleep 60" & while [ ! -s $f ]; do sleep 0.01; done; echo ok`
+	for _, c := range []struct {
+		name string
+		args []string
+		n    int
+	}{
+		{"normal", []string{"-n", "3"}, 3},
+		{"timeout", []string{"-n", "2", "--timeout", "3s"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := prog
+			if c.name == "timeout" {
+				script += "; exec sleep 100"
+			}
+			before := map[int]bool{}
+			for _, p := range descendants(procs(), os.Getpid()) {
+				before[p.pid] = true
+			}
+			out := filepath.Join(dir, c.name+".json")
+			r := runCLI(t, append(append([]string{"exec"}, c.args...), "--quiet", "--out", out, "--shell", "--", script)...)
+			var left []string
+			for _, p := range descendants(procs(), os.Getpid()) {
+				if !before[p.pid] {
+					left = append(left, fmt.Sprintf("%d (%s)", p.pid, p.state))
+					syscall.Kill(p.pid, syscall.SIGKILL)
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("processes left below contend after exec: %s; stderr %s", strings.Join(left, ", "), r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Reps) != c.n {
+				t.Fatalf("%d repetitions, want %d", len(f.Reps), c.n)
+			}
+			for _, rep := range f.Reps {
+				if c.name == "timeout" && rep.Status != results.StatusTimeout {
+					t.Errorf("repetition %d: %s, want timeout (3s was not enough to start a sleep?)", rep.Index, rep.Status)
+				}
+				if !strings.Contains(rep.Output, "ok") {
+					// Timed out before its sleep left the group (a
+					// loaded machine): the group kill took it.
+					t.Logf("repetition %d timed out before its sleep left the group", rep.Index)
+					continue
+				}
+				if n := strings.Join(rep.Notes, "|"); !strings.Contains(n, "killed 1 process that the program left running outside its process group") {
+					t.Errorf("repetition %d: notes %q, want the killed sleep", rep.Index, n)
+				}
+			}
+		})
 	}
 }

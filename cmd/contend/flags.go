@@ -133,7 +133,7 @@ func repFlags() []cli.Flag {
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
 		newFlag("timeout", &value.Duration{Min: time.Millisecond}, "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"),
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress, warnings or lock waits on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
 		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
 		evidenceFlag(),

@@ -33,7 +33,11 @@ or not available (with the reason: no cpufreq in a VM, not root, ...):
 Before changing anything it saves the previous values in
 /var/lib/contend/tune.json (atomically); 'contend tune --reset' writes
 them back and removes the file, also after a crash or a reboot of contend
-(the file stays until then). A second 'contend tune' keeps the original
+(the file stays until then). A value that already holds what was saved
+counts as restored and is not written again (an IRQ the kernel refused to
+move, saved by a tune that was killed before it could drop it); a value
+that cannot be put back stays saved, and the failure names its file, the
+reason and the value it holds. A second 'contend tune' keeps the original
 values saved. Every result file records the settings in force (env keys
 tune.*, cpu.governor, thp.enabled), and 'compare' lists them when they
 differ. 'contend check' shows what tune would change.

@@ -50,6 +50,12 @@ type Entry struct {
 	// directory) can leave other contends' leftovers alone; "" in
 	// entries of older versions.
 	Exe string `json:"exe,omitempty"`
+	// IPCNS is the inode of contend's IPC namespace (/proc/self/ns/ipc):
+	// a set exists only in the namespace it was made in, so only a
+	// cleanup in that namespace can find it. 0 in an entry of a contend
+	// that did not record it (or could not read it): such an entry is
+	// taken as of the namespace that reads it.
+	IPCNS uint64 `json:"ipcns,omitempty"`
 
 	path string
 }
@@ -102,7 +108,7 @@ const deadlineMargin = 10
 // IPC_PRIVATE), which is safe but cannot find a set whose child died
 // before reporting it.
 func Begin(nsems int, timeout time.Duration) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix(), Exe: Self()}
+	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix(), IPCNS: IPCNS(), Exe: Self()}
 	if timeout > 0 {
 		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
 	}
@@ -259,6 +265,19 @@ func ProcStart(pid int) (uint64, string) {
 	}
 	st, _ := strconv.ParseUint(f[19], 10, 64)
 	return st, f[0]
+}
+
+// IPCNS returns the inode of this process's IPC namespace
+// (/proc/self/ns/ipc), 0 when it cannot be read. It names the namespace
+// while the namespace lives; the kernel may give a later namespace the
+// inode of one that is gone, which then takes that one's entries for its
+// own: harmless, since a set is removed only if it matches the entry.
+func IPCNS() uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/ipc", &st); err != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // BootID is the id of the running boot, read from the kernel (never a

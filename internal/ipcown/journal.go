@@ -52,12 +52,19 @@ type Stale struct {
 	File string
 	// Set is the set under the entry's key that matches it; ID -1 if none.
 	Set Set
+	// OtherNS is set for an entry of this boot written in another IPC
+	// namespace (unshare -i, a container sharing the journal directory):
+	// its set, if any, is visible only there, so it was not looked for,
+	// and the entry is not removed here (Remove refuses it).
+	OtherNS bool
 }
 
 // StaleEntries lists the journal entries whose contend process is dead: no
 // process with its pid, a zombie, or another process with the same pid (a
 // different start time or boot). An entry of a live contend is a
-// repetition in flight and is left alone.
+// repetition in flight and is left alone. An entry of this boot from
+// another IPC namespace is listed with OtherNS and no set; one without a
+// namespace (an older contend's) counts as of this namespace.
 func StaleEntries() ([]Stale, error) {
 	dir, err := Dir()
 	if err != nil {
@@ -68,6 +75,7 @@ func StaleEntries() ([]Stale, error) {
 		return nil, err
 	}
 	boot := BootID()
+	ns := IPCNS()
 	var out []Stale
 	for _, de := range ents {
 		name := de.Name()
@@ -93,7 +101,8 @@ func StaleEntries() ([]Stale, error) {
 			continue
 		}
 		s := Stale{Entry: e, File: filepath.Join(dir, name), Set: Set{ID: -1}}
-		if e.Boot == boot && !torn {
+		s.OtherNS = e.Boot == boot && !torn && e.IPCNS != 0 && ns != 0 && e.IPCNS != ns
+		if e.Boot == boot && !torn && !s.OtherNS {
 			if set, ok := e.Find(); ok {
 				s.Set = set
 			}
@@ -104,8 +113,12 @@ func StaleEntries() ([]Stale, error) {
 }
 
 // Remove removes the stale entry's set, if it still matches the entry, and
-// then the entry.
+// then the entry. It refuses an entry of another IPC namespace: only a
+// cleanup in that namespace can see (and remove) its set.
 func (s Stale) Remove() error {
+	if s.OtherNS {
+		return fmt.Errorf("the journal entry %s is of IPC namespace ipc:[%d], not this one (ipc:[%d]): run 'contend cleanup' in that namespace", s.File, s.IPCNS, IPCNS())
+	}
 	if s.Set.ID >= 0 {
 		if set, ok := s.Entry.Find(); ok && set.ID == s.Set.ID {
 			if err := Remove(set.ID); err != nil {
@@ -128,4 +141,25 @@ func Alive(pid int, start uint64) bool {
 		return false
 	}
 	return start == 0 || st == start
+}
+
+// NSProcess returns the pid of a process in the IPC namespace with inode
+// ns (one whose /proc/PID/ns/ipc this process may read), or 0 if none is
+// found: what `contend cleanup` names for nsenter.
+func NSProcess(ns uint64) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, de := range ents {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join("/proc", de.Name(), "ns", "ipc"), &st) == nil && st.Ino == ns {
+			return pid
+		}
+	}
+	return 0
 }

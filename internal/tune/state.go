@@ -244,7 +244,10 @@ func Plan(root string, opt Options) []Result {
 	return out
 }
 
-// Reset puts back every value saved in the state file and removes it.
+// Reset puts back every value saved in the state file and removes it. A
+// file that already holds its saved value counts as restored and is not
+// written (a tune killed before it dropped the entry of a write the kernel
+// refused leaves such entries: an IRQ whose affinity cannot be changed).
 // Values that cannot be written back stay in the state, and the error
 // says which.
 func Reset(root, statePath string) ([]Result, error) {
@@ -256,8 +259,8 @@ func Reset(root, statePath string) ([]Result, error) {
 		return []Result{{Name: "all", Status: StatusNotSaved, Detail: "no saved state at " + statePath + ": nothing to put back"}}, nil
 	}
 	type agg struct {
-		n, failed int
-		detail    string
+		written, already, failed int
+		change, why              string // the last change written; the last refusal
 	}
 	by := map[string]*agg{}
 	var names []string
@@ -270,29 +273,44 @@ func Reset(root, statePath string) ([]Result, error) {
 			by[e.Setting] = a
 			names = append(names, e.Setting)
 		}
-		cur, _ := read(root, e.Path)
+		cur, rerr := read(root, e.Path)
+		if rerr == nil && cur == e.Old {
+			a.already++
+			continue
+		}
 		if err := write(root, e.Path, e.Old); err != nil {
 			a.failed++
-			a.detail = refused(err)
+			a.why = refused(err)
+			if rerr == nil {
+				a.why += " (it holds " + cur + ")"
+			}
 			keep = append(keep, e)
 			if firstErr == nil {
-				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, refused(err))
+				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, a.why)
 			}
 			continue
 		}
-		a.n++
-		a.detail = cur + " -> " + e.Old
+		a.written++
+		a.change = cur + " -> " + e.Old
 	}
 	var out []Result
 	for _, n := range names {
 		a := by[n]
-		r := Result{Name: n, Status: StatusRestored, Detail: a.detail}
-		if a.n+a.failed > 1 {
-			r.Detail = fmt.Sprintf("%d files", a.n)
-		}
-		if a.failed > 0 {
+		r := Result{Name: n, Status: StatusRestored}
+		total := a.written + a.already + a.failed
+		switch {
+		case a.failed > 0:
 			r.Status = StatusFailed
-			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(a.n+a.failed, "file", "files"), a.detail)
+			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(total, "file", "files"), a.why)
+		case total == 1 && a.written == 1:
+			r.Detail = a.change
+		case total == 1:
+			r.Detail = "already held its saved value"
+		default:
+			r.Detail = plural.N(total, "file", "files")
+			if a.already > 0 {
+				r.Detail += fmt.Sprintf(" (%d already held the saved value)", a.already)
+			}
 		}
 		out = append(out, r)
 	}
