@@ -57,6 +57,9 @@ The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
 adds --out and --label. init checks its arguments as the step will run
 them, so a plan that could only fail after a reboot is refused at once.
+DIR must be yours (or root's) and writable by nobody else, since its plan
+says what the step runs as root at boot; no argument may hold a control
+character (a newline, an escape sequence).
 
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \

@@ -51,7 +51,15 @@ func (e *Writer) Write(p []byte) (int, error) {
 		}
 	}
 	e.held = append(e.held, b[cut:]...)
-	if _, err := io.WriteString(e.w, Text(string(b[:cut]))); err != nil {
+	b = b[:cut]
+	if plain(b) {
+		// ASCII without controls (the common case): as it is, no copy.
+		if _, err := e.w.Write(b); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if _, err := io.WriteString(e.w, Text(string(b))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -67,4 +75,14 @@ func (e *Writer) Flush() error {
 	_, err := io.WriteString(e.w, Text(string(e.held)))
 	e.held = nil
 	return err
+}
+
+// plain says whether b is printable ASCII, newlines and tabs.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
