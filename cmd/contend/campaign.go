@@ -17,9 +17,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/esc"
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -59,6 +61,9 @@ The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
 adds --out and --label. init checks its arguments as the step will run
 them, so a plan that could only fail after a reboot is refused at once.
+DIR must be yours (or root's) and writable by nobody else, since its plan
+says what the step runs as root at boot; no argument may hold a control
+character (a newline, an escape sequence).
 
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
@@ -150,6 +155,9 @@ func campaignDir(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("campaign %s: give one campaign directory, got %d arguments", c.Command.Name, c.NArg())
 	}
+	if err := esc.Check("campaign "+c.Command.Name+": the directory", c.Args().First()); err != nil {
+		return "", usagef("%v", err)
+	}
 	dir, err := filepath.Abs(c.Args().First())
 	if err != nil {
 		return "", usagef("campaign %s: %v", c.Command.Name, err)
@@ -160,9 +168,39 @@ func campaignDir(c *cli.Context) (string, error) {
 	return dir, nil
 }
 
+// checkInitText refuses a control character in every string of campaign
+// init (the directory, each string flag, each word of the command): they
+// reach a systemd unit, a shell command run as root at boot, or the
+// terminal of 'campaign status', where a newline or an escape sequence
+// would be read as something else.
+func checkInitText(c *cli.Context) error {
+	for i, a := range c.Args().Slice() {
+		what := "campaign init: the directory"
+		if i > 0 {
+			what = fmt.Sprintf("campaign init: word %d of the command", i)
+		}
+		if err := esc.Check(what, a); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	for _, f := range c.Command.Flags {
+		sf, ok := f.(*cli.StringFlag)
+		if !ok || !c.IsSet(sf.Name) {
+			continue
+		}
+		if err := esc.Check("--"+sf.Name, c.String(sf.Name)); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	return nil
+}
+
 func campaignInit(c *cli.Context) error {
 	if c.NArg() < 1 || c.Args().First() == "" {
 		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
+	}
+	if err := checkInitText(c); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(c.Args().First())
 	if err != nil {
@@ -264,6 +302,9 @@ func campaignInit(c *cli.Context) error {
 	}
 	exe, err := os.Executable()
 	if err != nil {
+		return err
+	}
+	if err := esc.Check("campaign init: the contend binary (os.Executable)", exe); err != nil {
 		return err
 	}
 	p.Contend = exe
@@ -368,7 +409,14 @@ func campaignUnit(c *cli.Context) error {
 	} else if !strings.HasSuffix(out, ".service") {
 		return usagef("--out: %q is not accepted: a systemd unit file ends in .service", out)
 	}
-	if err := os.WriteFile(out, []byte(campaign.Unit(p.Contend, dir)), 0o644); err != nil {
+	if err := esc.Check("--out", out); err != nil {
+		return usagef("%v", err)
+	}
+	unit, err := campaign.Unit(p.Contend, dir)
+	if err != nil {
+		return fmt.Errorf("cannot write the unit of %s: %v", dir, err)
+	}
+	if err := safefile.WriteFile(out, []byte(unit), 0o644); err != nil {
 		return fmt.Errorf("cannot write the unit: %v", err)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s; install it with:\n  cp %s /etc/systemd/system/%s && systemctl daemon-reload && systemctl enable %s\n",

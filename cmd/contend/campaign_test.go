@@ -637,3 +637,35 @@ func TestCampaignEmptiedLedger(t *testing.T) {
 		t.Errorf("the unfinished file was not kept aside: %v", g)
 	}
 }
+
+// TestCampaignRefusesControlCharacters: a newline in the campaign
+// directory wrote a unit that ran /evil as root at every boot
+// ("campaign init $'/x/y\n[Service]\nExecStartPre=/evil\n'", then
+// "campaign unit"). Every string of init, and the directory of every
+// campaign command, is refused with a control character in it: exit 2,
+// one line naming it, nothing written.
+func TestCampaignRefusesControlCharacters(t *testing.T) {
+	dir := chdirTemp(t)
+	ok := []string{"--a-boot-command", "true", "--a-release", "ka", "--b-boot-command", "true", "--b-release", "kb"}
+	evil := "y\n[Service]\nExecStartPre=/evil\n"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string{"campaign", "init", evil}, ok...), "--", "run", "mutex"), "the directory"},
+		{append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex", "--threads", "2\x1b[2J"), "word 4 of the command"},
+		{[]string{"campaign", "init", "kc", "--a-boot-command", "true\nreboot", "--a-release", "ka", "--b-boot-command", "true", "--b-release", "kb", "--", "run", "mutex"}, "--a-boot-command"},
+		{append(append([]string{"campaign", "init", "kc"}, ok...), "--reboot-command", "systemctl\rreboot", "--", "run", "mutex"), "--reboot-command"},
+		{append(append([]string{"campaign", "init", "kc", "--a-cmdline", "quiet\x07"}, ok...), "--", "run", "mutex"), "--a-cmdline"},
+		{[]string{"campaign", "unit", evil}, "the directory"},
+		{[]string{"campaign", "status", "kc\x1b]0;x\x07"}, "the directory"},
+	}
+	for _, c := range cases {
+		before := listFiles(t, dir)
+		r := runCLI(t, c.args...)
+		assertUsageError(t, r, c.want, dir, before)
+		if strings.ContainsAny(r.stderr, "\x1b\r\x07") {
+			t.Errorf("the message prints the control characters raw: %q", r.stderr)
+		}
+	}
+}

@@ -52,6 +52,9 @@ func takeLock(c *cli.Context, opt repOptions) (*lock.Lock, error) {
 		return nil, nil
 	}
 	stderr := c.App.ErrWriter
+	if note := lock.Note(path); note != "" && !opt.quiet {
+		fmt.Fprintln(stderr, note)
+	}
 	l, err := lock.Acquire(c.Context, path, os.Args, lock.Options{
 		NoWait: opt.noWait,
 		Waiting: func(h lock.Holder) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"contend/internal/env"
+
+	"contend/internal/safefile"
 )
 
 // Ledger events.
@@ -64,7 +66,7 @@ func Append(dir string, e Event) error {
 		return err
 	}
 	path := filepath.Join(dir, LedgerFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // read: the last byte
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR|os.O_APPEND, 0o644, safefile.Self) // read: the last byte
 	if err != nil {
 		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
 	}
@@ -96,7 +98,7 @@ type Ledger struct {
 
 // ReadLedger reads the ledger of dir; a missing ledger is empty.
 func ReadLedger(dir string) (*Ledger, error) {
-	b, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, LedgerFile), safefile.SelfOrRoot)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Ledger{}, nil
 	}

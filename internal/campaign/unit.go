@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"contend/internal/esc"
 )
 
 // UnitName is the name of the systemd unit of a campaign.
@@ -11,11 +13,22 @@ const UnitName = "contend-campaign.service"
 
 // Unit returns a systemd oneshot unit that runs 'contend campaign step
 // --at-boot DIR' once per boot, after the system is up. The step does
-// nothing unless the campaign is armed. dir and exe must be absolute.
-func Unit(exe, dir string) string {
+// nothing unless the campaign is armed. dir and exe must be absolute and
+// free of control characters (esc.Check: a newline would start a
+// directive of its own); what else they hold is escaped as
+// systemd.syntax(7) and systemd.unit(5) say (unitValue, execWord).
+func Unit(exe, dir string) (string, error) {
+	for _, x := range []struct{ what, s string }{{"the contend binary", exe}, {"the campaign directory", dir}} {
+		if err := esc.Check(x.what, x.s); err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(x.s) {
+			return "", fmt.Errorf("%s: %q is not an absolute path", x.what, x.s)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `[Unit]
-Description=contend campaign step for %s
+Description=contend campaign step for "%s"
 After=multi-user.target
 ConditionPathExists=%s
 
@@ -28,20 +41,28 @@ StandardError=journal+console
 
 [Install]
 WantedBy=multi-user.target
-`, specifierEscape(dir), specifierEscape(filepath.Join(dir, ArmedFile)), systemdQuote(exe), systemdQuote(dir))
-	return b.String()
+`, unitValue(dir), unitValue(filepath.Join(dir, ArmedFile)), execWord(exe), execWord(dir))
+	return b.String(), nil
 }
 
-// specifierEscape escapes the % of s as %%: systemd expands specifiers
-// (%c, %n ...) in Description=, Condition*= and most other settings
-// (systemd.unit(5), "Specifiers").
-func specifierEscape(s string) string {
+// unitValue escapes s for a setting that expands specifiers (%c, %n ...:
+// Description=, Condition*=; systemd.unit(5), "Specifiers"): % as %%.
+// s holds no control character (a line break would end the setting); a
+// trailing backslash, which would join the next line (systemd.syntax(7)),
+// is never last: Description= quotes the directory, and the condition's
+// path ends in /armed.
+func unitValue(s string) string {
 	return strings.ReplaceAll(s, "%", "%%")
 }
 
-// systemdQuote quotes a word for an ExecStart line.
-func systemdQuote(s string) string {
-	if !strings.ContainsAny(s, " \t\"'\\$%;") {
+// execWord quotes a word of an ExecStart= line (systemd.service(5),
+// "Command lines"): within double quotes a backslash and a double quote
+// are escaped with a backslash (C escapes are decoded there), $ is $$
+// (environment variables are expanded) and % is %% (specifiers). A word
+// that needs none of it, and starts with none of ExecStart's prefixes
+// (@ - : + !), is written as it is.
+func execWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'\\$%;") && !strings.ContainsAny(s[:1], "@-:+!") {
 		return s
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)

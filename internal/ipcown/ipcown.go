@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/safefile"
 )
 
 // TestKeyEnv forces the key (decimal or 0x hex) without checking that it
@@ -137,12 +139,29 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 	}
 	e.path = filepath.Join(dir, fmt.Sprintf("%d-%08x.json", e.PID, uint32(e.Key)))
 	b, _ := json.Marshal(e)
-	if err := os.WriteFile(e.path, append(b, '\n'), 0o600); err != nil {
+	if err := putEntry(e.path, append(b, '\n')); err != nil {
 		os.Remove(e.path)
 		e.Key, e.path = 0, ""
 		return e, fmt.Errorf("cannot write the IPC journal: %v", err)
 	}
 	return e, nil
+}
+
+// putEntry writes an entry's file, refusing a symbolic link or a file
+// of another user at its name (safefile).
+func putEntry(path string, b []byte) error {
+	f, created, err := safefile.OpenOrCreate(path, os.O_WRONLY, 0o600, safefile.Self)
+	if err != nil {
+		return err
+	}
+	if !created {
+		f.Truncate(0) // this user's own entry, of an earlier run under the same pid and key
+	}
+	if _, err = f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Done deletes the journal entry.

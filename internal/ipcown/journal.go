@@ -8,35 +8,21 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"contend/internal/safefile"
 )
 
-// Dir returns the journal directory, created if needed: /run/contend for
-// root, else $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID. It must be a
-// directory (not a symlink) owned by this user and writable by nobody else.
+// Dir returns the journal directory, created if needed: contend's
+// runtime directory (safefile.RuntimeDir: /run/contend for root, else
+// $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID), a directory (not a
+// symlink) owned by this user and writable by nobody else.
 func Dir() (string, error) {
 	if testDir != "" {
 		return testDir, nil
 	}
-	uid := os.Geteuid()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("contend-%d", uid))
-	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
-		dir = filepath.Join(x, "contend")
-	}
-	if uid == 0 {
-		if fi, err := os.Stat("/run"); err == nil && fi.IsDir() {
-			dir = "/run/contend"
-		}
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
-		return "", fmt.Errorf("cannot create the IPC journal directory: %v", err)
-	}
-	fi, err := os.Lstat(dir)
+	dir, err := safefile.RuntimeDir()
 	if err != nil {
 		return "", fmt.Errorf("cannot use the IPC journal directory: %v", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != uid || fi.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("the IPC journal directory %s is not a directory owned by uid %d and writable only by it: remove it", dir, uid)
 	}
 	return dir, nil
 }
@@ -88,7 +74,7 @@ func StaleEntries() ([]Stale, error) {
 			continue
 		}
 		var e Entry
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := safefile.ReadFile(filepath.Join(dir, name), safefile.Self)
 		if err != nil {
 			continue
 		}

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"contend/internal/ipcown"
+	"contend/internal/safefile"
 )
 
 // Setting is one tracefs file (relative to Root, or absolute) and the
@@ -70,13 +71,8 @@ func Begin(root string, settings []Setting) (*Entry, error) {
 		return nil, err
 	}
 	e.path = filepath.Join(d, fmt.Sprintf("%s%d-%d.json", prefix, e.PID, e.Start))
-	tmp := e.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("cannot write the tracefs journal: %v", err)
-	}
-	if err := os.Rename(tmp, e.path); err != nil {
-		os.Remove(tmp)
+	// A fresh temporary (O_EXCL, no link followed), renamed into place.
+	if err := safefile.WriteFile(e.path, b, 0o600); err != nil {
 		return nil, fmt.Errorf("cannot write the tracefs journal: %v", err)
 	}
 	return e, nil
@@ -106,7 +102,7 @@ func Stale(root string) ([]*Entry, error) {
 	names, _ := filepath.Glob(filepath.Join(d, prefix+"*.json"))
 	var out []*Entry
 	for _, p := range names {
-		b, err := os.ReadFile(p)
+		b, err := safefile.ReadFile(p, safefile.Self)
 		if err != nil {
 			continue
 		}

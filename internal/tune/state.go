@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"contend/internal/plural"
+	"contend/internal/safefile"
 )
 
 // State is what Apply saved before changing anything: the original value
@@ -41,7 +42,9 @@ func (s *State) find(path string) int {
 // LoadState reads the saved state at path; nil and no error when there
 // is none.
 func LoadState(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	// A link or another user's file is refused: the state names files
+	// that Reset writes as root.
+	b, err := safefile.ReadFile(path, safefile.SelfOrRoot)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -55,40 +58,18 @@ func LoadState(path string) (*State, error) {
 	return &s, nil
 }
 
-// saveState writes s to path atomically (a temporary file in the same
-// directory, synced, renamed over path, the directory synced).
+// saveState writes s to path atomically (safefile.WriteFile: a fresh
+// temporary file in the same directory, synced, renamed over path, the
+// directory synced).
 func saveState(path string, s *State) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tune-*.json")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return safefile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // afterWrite, when set (tests), is called after each system file Apply
