@@ -291,7 +291,12 @@ func campaignStep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	err = campaign.Step(c.Context, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
+	// SIGHUP, SIGINT and SIGTERM are caught for the whole step, each
+	// recorded in the ledger by name: a stop before the reboot, the
+	// reboot under way after it.
+	ctx, stop := campaign.WithSignals(c.Context)
+	defer stop()
+	err = campaign.Step(ctx, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
 	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
 		return cli.Exit(err.Error(), exitFailure)
 	}
@@ -367,39 +372,62 @@ func campaignStatus(c *cli.Context) error {
 	for i := range p.Order {
 		mark := "  "
 		line := "to do"
+		id, started := led.Started(i)
 		if e, ok := done[i]; ok {
 			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
 		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
-			line = fmt.Sprintf("stopped (%s in boot %s): will be redone", e.Event, shortID(e.BootID))
-		} else if id, open := led.Started(i); open {
+			line = fmt.Sprintf("stopped (%s in boot %s)", e.Event, shortID(e.BootID))
+			if started {
+				line += ": will be redone"
+			}
+		} else if started {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
+		} else if ok && e.Event == campaign.EvReboot {
+			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
+		} else if ok && e.Event == campaign.EvRebooting {
+			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the shutdown stopped that step, recorded)", shortID(e.BootID))
 		}
 		if i == next {
 			mark = "->"
 		}
 		fmt.Fprintf(w, "  %s boot %d  %c  %s\n", mark, i+1, p.Order[i], line)
 	}
-	if campaign.IsArmed(dir) {
-		fmt.Fprintln(w, "armed: the step reboots after each boot")
-	} else {
-		fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
-	}
-	// A stop counts only while it is the latest event of its boot: a
-	// later step that redid the boot supersedes it.
-	for i := len(led.Events) - 1; i >= 0; i-- {
-		e := led.Events[i]
-		if e.Event != campaign.EvMismatch && e.Event != campaign.EvFailed {
-			continue
+	if next == len(p.Order) {
+		// Nothing is left to do: no advice about arming or an earlier
+		// stop applies any more.
+		fmt.Fprintf(w, "complete: all %s done; 'contend campaign report %s'\n", plural.N(len(p.Order), "boot", "boots"), dir)
+		if campaign.IsArmed(dir) {
+			fmt.Fprintf(w, "still armed, but no step reboots a complete campaign ('contend campaign disarm %s' to tidy up)\n", dir)
 		}
-		if l, ok := latest[e.Slot]; ok && l.Event == e.Event && l.Time.Equal(e.Time) && l.Message == e.Message {
+	} else {
+		if campaign.IsArmed(dir) {
+			fmt.Fprintln(w, "armed: the step reboots after each boot")
+		} else {
+			fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
+		}
+		if e, ok := lastStop(led); ok {
 			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
 		}
-		break
 	}
 	if led.Torn > 0 {
 		fmt.Fprintf(w, "ledger: %s ignored (written during a power cut)\n", plural.N(led.Torn, "unreadable line", "unreadable lines"))
 	}
 	return nil
+}
+
+// lastStop returns the last stop (a mismatch or a failure) of the ledger
+// while it still holds: no step began, finished, redid or rebooted into a
+// boot after it.
+func lastStop(led *campaign.Ledger) (campaign.Event, bool) {
+	for i := len(led.Events) - 1; i >= 0; i-- {
+		switch e := led.Events[i]; e.Event {
+		case campaign.EvMismatch, campaign.EvFailed:
+			return e, true
+		case campaign.EvStart, campaign.EvDone, campaign.EvRedo, campaign.EvReboot, campaign.EvRebooting, campaign.EvComplete:
+			return campaign.Event{}, false
+		}
+	}
+	return campaign.Event{}, false
 }
 
 func shortID(id string) string {
