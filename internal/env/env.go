@@ -208,11 +208,25 @@ func read(path string) string {
 }
 
 // bracketed returns the selected word of a sysfs choice list "a [b] c".
+// A list whose words are all plain but one in parentheses, "a (b) c", has
+// that one selected: Linux 6.1's /sys/kernel/debug/sched/preempt marks the
+// running mode so ("none (voluntary) full"; later kernels use brackets).
 func bracketed(s string) string {
 	if i := strings.IndexByte(s, '['); i >= 0 {
 		if j := strings.IndexByte(s[i:], ']'); j > 0 {
 			return s[i+1 : i+j]
 		}
+	}
+	sel, n := "", 0
+	for _, w := range strings.Fields(s) {
+		if len(w) > 2 && w[0] == '(' && w[len(w)-1] == ')' {
+			sel, n = w[1:len(w)-1], n+1
+		} else if strings.ContainsAny(w, "()") {
+			return s
+		}
+	}
+	if n == 1 {
+		return sel
 	}
 	return s
 }

@@ -42,6 +42,20 @@ func TestBracketedAndPreempt(t *testing.T) {
 	if got := bracketed("1"); got != "1" {
 		t.Errorf("bracketed without brackets = %q", got)
 	}
+	// /sys/kernel/debug/sched/preempt: 6.1 marks the mode with
+	// parentheses, later kernels with brackets.
+	for in, want := range map[string]string{
+		"none (voluntary) full":   "voluntary",
+		"none voluntary [full]":   "full",
+		"(none) voluntary full":   "none",
+		"none voluntary full":     "none voluntary full",
+		"a (b) (c)":               "a (b) (c)",
+		"Intel(R) Xeon(R) (x) 42": "Intel(R) Xeon(R) (x) 42",
+	} {
+		if got := bracketed(in); got != want {
+			t.Errorf("bracketed(%q) = %q, want %q", in, got, want)
+		}
+	}
 	for v, want := range map[string]string{
 		"#1 SMP PREEMPT_RT Thu":     "PREEMPT_RT",
 		"#1 SMP PREEMPT_DYNAMIC @0": "PREEMPT_DYNAMIC",
