@@ -9,6 +9,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -88,9 +89,7 @@ func Capture(native Fingerprint) Fingerprint {
 	mi := readMeminfo()
 	f["mem.total"] = mi["MemTotal"]
 	f["mem.available"] = mi["MemAvailable"]
-	f["thp.enabled"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/enabled"))
-	f["thp.defrag"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/defrag"))
-	f["thp.use_zero_page"] = read("/sys/kernel/mm/transparent_hugepage/use_zero_page")
+	thpFingerprint(f, os.Getenv("CONTEND_SYSROOT"))
 	if strings.Contains(f["kernel.cmdline"], "no_zero_page=1") {
 		f["zero_page"] = "disabled on the kernel command line: read faults allocate real pages"
 	} else {
@@ -197,6 +196,24 @@ func cstr(b []byte) string {
 		b = b[:i]
 	}
 	return string(b)
+}
+
+// thpFingerprint records the transparent huge page settings read under
+// root ("" for /): thp.enabled is "not built" on a kernel without THP
+// (sysfs has /sys/kernel/mm but no transparent_hugepage in it).
+func thpFingerprint(f Fingerprint, root string) {
+	dir := filepath.Join(root, "/sys/kernel/mm/transparent_hugepage")
+	if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(filepath.Dir(dir)); err == nil {
+			f["thp.enabled"] = "not built"
+		} else {
+			f["thp.enabled"] = ""
+		}
+		return
+	}
+	f["thp.enabled"] = bracketed(read(filepath.Join(dir, "enabled")))
+	f["thp.defrag"] = bracketed(read(filepath.Join(dir, "defrag")))
+	f["thp.use_zero_page"] = read(filepath.Join(dir, "use_zero_page"))
 }
 
 func read(path string) string {

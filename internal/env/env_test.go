@@ -160,3 +160,29 @@ func TestKernelLogAsDmesg(t *testing.T) {
 		t.Errorf("dmesg's oldest message %q is not in the kernel log read (%d bytes, from %q)", oldest, len(log), first)
 	}
 }
+
+// TestTHPFingerprint: a kernel without THP (sysfs without
+// transparent_hugepage) is recorded as thp.enabled "not built", one with
+// it by its selected words; no sysfs at all says nothing.
+func TestTHPFingerprint(t *testing.T) {
+	root := t.TempDir()
+	f := Fingerprint{}
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "" {
+		t.Errorf("no sysfs: thp.enabled %q, want empty", f["thp.enabled"])
+	}
+	mm := filepath.Join(root, "sys/kernel/mm")
+	os.MkdirAll(mm, 0o755)
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "not built" {
+		t.Errorf("no THP: thp.enabled %q, want \"not built\"", f["thp.enabled"])
+	}
+	os.MkdirAll(filepath.Join(mm, "transparent_hugepage"), 0o755)
+	os.WriteFile(filepath.Join(mm, "transparent_hugepage/enabled"), []byte("[always] madvise never\n"), 0o644)
+	os.WriteFile(filepath.Join(mm, "transparent_hugepage/use_zero_page"), []byte("1\n"), 0o644)
+	f = Fingerprint{}
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "always" || f["thp.use_zero_page"] != "1" {
+		t.Errorf("THP: %v", f)
+	}
+}
