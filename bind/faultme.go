@@ -28,10 +28,10 @@ func (THP) Choices() []Choice {
 // FaultmeParams is struct ct_faultme_params: the parameters of one faultme
 // repetition (see params.go for the tags).
 type FaultmeParams struct {
-	Threads  int32 `param:"threads" default:"400" min:"1" max:"1<<22" unit:"threads" usage:"reader threads (original: 400)"`
-	Mem      Bytes `param:"mem" default:"10GiB" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes to map and read (original: 10 GiB)"`
-	Stride   Bytes `param:"stride" default:"4096" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes between reads (original: 4096, any page size)"`
-	THP      THP   `param:"thp" default:"leave" usage:"THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"`
+	Threads  int32  `param:"threads" default:"400" min:"1" max:"1<<22" unit:"threads" usage:"reader threads (original: 400)"`
+	Mem      Bytes  `param:"mem" default:"10GiB" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes to map and read (original: 10 GiB)"`
+	Stride   Bytes  `param:"stride" default:"4096" min:"1" max:"UserSpace" unit:"bytes" usage:"bytes between reads (original: 4096, any page size)"`
+	THP      THP    `param:"thp" default:"leave" usage:"THP: leave as set, never (MADV_NOHUGEPAGE), huge (MADV_HUGEPAGE)"`
 	ReportFD int32  // parent's report pipe, -1 for none
 	Inject   Inject // tests only: InjectMadviseEINVAL
 }
