@@ -93,16 +93,44 @@ the next boot (a mismatch stops the campaign and never reboots), waits for
 the machine to settle (load and CPU pressure, recorded), runs the command,
 appends to DIR/ledger.jsonl (append-only, fsynced: readable after a power
 cut), and, only when the campaign is armed, arranges the next boot and
-reboots. Each step disarms the campaign when it starts and arms it again
-only after it succeeded, just before the reboot: after any failure, a kill
-or a power cut the campaign is disarmed, so there is never a reboot loop.
+reboots. Each step that has a boot to run disarms the campaign when it
+starts and arms it again only after it succeeded, just before the reboot:
+after any failure, a kill or a power cut the campaign is disarmed, so there
+is never a reboot loop. A step with nothing to do (this boot already ran its
+boot of the plan, its reboot pending; or the campaign is complete) leaves
+the arming alone, so the next boot's step still runs.
+
+The point of no return is arming again and logging 'reboot'. The reboot
+command then runs in a session of its own and is never killed by the step.
+From then on a signal to the step (SIGTERM from the unit's stop, SIGHUP from
+a closed terminal or a stopped getty or session, SIGINT) or the reboot
+command's end by one is the shutdown that the reboot started: the ledger
+says 'rebooting' with the signal's name, the campaign stays armed, the step
+exits 0. Before it, SIGHUP, SIGINT and SIGTERM stop the step (while
+settling, running or arranging the next boot) with a 'failed' line naming
+the signal, disarmed. A reboot command that fails by itself disarms the
+campaign, filed under the boot it was to start. Every way a step that ran
+ends is in the ledger: done (not armed), complete, mismatch, failed, reboot,
+rebooting; a SIGKILL or a power cut leaves a 'start' without its end, which
+the next step redoes. The unit has RequiresMountsFor=DIR (the shutdown stops the step before
+unmounting DIR) and KillMode=mixed (a stop signals the step alone, which
+records it and exits).
 
 An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
-with the expected kernel; its partial result file is kept aside as
-boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
-while it lives: a second step of the same campaign is refused, and a killed
-step's run is stopped with it.`,
+with the expected kernel; its partial result file, when it made one, is kept
+aside as boots/NN-S.interrupted-K.json and not analysed (the 'redo' line
+names it). A step holds DIR/step.lock while it lives: a second step of the
+same campaign is refused, and a killed step's run is stopped with it.
+
+'campaign status' lists each boot (done, to do, stopped, interrupted, its
+reboot requested or under way), the arming and the last stop while it still
+holds; a finished campaign says 'complete'.
+
+A workload must mean the same on both kernels: 'faultme --thp never' holds
+on a kernel without THP (noted 'thp: not built'); without --thp a kernel
+with THP 'always' maps the huge zero page, and the report warns, before its
+headline, when THP differs between the sides.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
