@@ -413,7 +413,7 @@ func campaignStatus(c *cli.Context) error {
 		} else if ok && e.Event == campaign.EvReboot {
 			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
 		} else if ok && e.Event == campaign.EvRebooting {
-			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the shutdown stopped that step, recorded)", shortID(e.BootID))
+			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the reboot was under way when that step ended)", shortID(e.BootID))
 		}
 		if i == next {
 			mark = "->"
