@@ -829,3 +829,32 @@ func TestCampaignRedoNamesOnlyRealFiles(t *testing.T) {
 		t.Errorf("redo events naming a file: %v, want one", named)
 	}
 }
+
+// TestCampaignNohupKeepsSIGHUPIgnored: a step started with SIGHUP ignored
+// (nohup) does not start catching it: a SIGHUP during its run changes
+// nothing, and the boot is done.
+func TestCampaignNohupKeepsSIGHUPIgnored(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "40", "--", "/bin/sleep", "0.02")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" "$@"`, exe, "campaign", "step", f.dir)
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1", "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for i := 0; i < 1200 && !slices.Contains(f.events(), "start"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the step under nohup stopped by SIGHUP: %v\n%s", err, out.String())
+	}
+	if _, ok := mustLedger(t, f.dir).Done()[0]; !ok || slices.Contains(f.events(), campaign.EvFailed) {
+		t.Errorf("ledger %v: boot 1 not done", f.events())
+	}
+}

@@ -46,7 +46,8 @@ func SignalName(sig os.Signal) string {
 }
 
 // WithSignals returns a context cancelled, with a Signal as its cause,
-// by the first of StepSignals, and the function that stops catching them.
+// by the first of StepSignals not ignored at start, and the function that
+// stops catching them.
 // parent is the command's context (cancelled by the program's own SIGINT
 // and SIGTERM handler, possibly before this was installed): its end
 // cancels the step too, naming the signal when it reached this handler
@@ -54,7 +55,16 @@ func SignalName(sig os.Signal) string {
 func WithSignals(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, StepSignals...)
+	// A signal ignored when the step started (nohup's SIGHUP, the
+	// SIGINT of a command started in the background) stays ignored:
+	// whoever started the step asked for that.
+	var sigs []os.Signal
+	for _, s := range StepSignals {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	signal.Notify(ch, sigs...)
 	// A write to a standard output or error whose reader is gone (a
 	// pipe to a closed terminal's program) fails with EPIPE instead of
 	// killing the step with SIGPIPE before it records its end.
