@@ -199,13 +199,15 @@ func cstr(b []byte) string {
 }
 
 // thpFingerprint records the transparent huge page settings read under
-// root ("" for /): thp.enabled is "not built" on a kernel without THP
-// (sysfs has /sys/kernel/mm but no transparent_hugepage in it).
+// root ("" for /): each is "not built" on a kernel without THP (sysfs has
+// /sys/kernel/mm but no transparent_hugepage in it).
 func thpFingerprint(f Fingerprint, root string) {
 	dir := filepath.Join(root, "/sys/kernel/mm/transparent_hugepage")
 	if _, err := os.Stat(dir); err != nil {
 		if _, err := os.Stat(filepath.Dir(dir)); err == nil {
-			f["thp.enabled"] = "not built"
+			for _, k := range []string{"thp.enabled", "thp.defrag", "thp.use_zero_page"} {
+				f[k] = "not built"
+			}
 		} else {
 			f["thp.enabled"] = ""
 		}

@@ -174,8 +174,8 @@ func TestTHPFingerprint(t *testing.T) {
 	mm := filepath.Join(root, "sys/kernel/mm")
 	os.MkdirAll(mm, 0o755)
 	thpFingerprint(f, root)
-	if f["thp.enabled"] != "not built" {
-		t.Errorf("no THP: thp.enabled %q, want \"not built\"", f["thp.enabled"])
+	if f["thp.enabled"] != "not built" || f["thp.use_zero_page"] != "not built" {
+		t.Errorf("no THP: %v, want \"not built\"", f)
 	}
 	os.MkdirAll(filepath.Join(mm, "transparent_hugepage"), 0o755)
 	os.WriteFile(filepath.Join(mm, "transparent_hugepage/enabled"), []byte("[always] madvise never\n"), 0o644)

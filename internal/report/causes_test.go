@@ -21,6 +21,11 @@ func TestCompareNamesTHP(t *testing.T) {
 		f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{"time": {v}})
 		if thp != "" {
 			f.Env["thp.enabled"] = thp
+			if thp == "not built" {
+				f.Env["thp.defrag"], f.Env["thp.use_zero_page"] = thp, thp
+			} else {
+				f.Env["thp.defrag"], f.Env["thp.use_zero_page"] = "madvise", "1"
+			}
 		}
 		return f
 	}
@@ -53,6 +58,13 @@ func TestCompareNamesTHP(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js.String()), &j); err != nil || len(j.Causes) != 1 {
 		t.Errorf("json env_causes %q, %v", j.Causes, err)
+	}
+	// Only thp.defrag differs: it is named.
+	a, b := mk("madvise", 1e6), mk("madvise", 1e6)
+	a.Env["thp.defrag"], b.Env["thp.defrag"] = "madvise", "always"
+	r, err = BuildComparison([]Side{FileSide("a", a, 0), FileSide("b", b, 0)}, CompareOptions{Alpha: 0.05})
+	if err != nil || len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "thp.defrag: A madvise, B always") {
+		t.Errorf("defrag only: %v %q", err, r.Causes)
 	}
 	for _, c := range [][2]string{{"madvise", "madvise"}, {"always", ""}} {
 		r, err := BuildComparison([]Side{FileSide("a", mk(c[0], 1e6), 0), FileSide("b", mk(c[1], 1e6), 0)}, CompareOptions{Alpha: 0.05})

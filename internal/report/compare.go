@@ -630,6 +630,12 @@ func envCauses(diffs []Diff, sides []SideReport) []string {
 			}
 			vs = append(vs, sides[i].Label+" "+v)
 		}
+		if d.Key == "thp.enabled" {
+			// The setting that decides: the others follow from it
+			// (and are "not built" with it).
+			thp = []string{d.Key + ": " + strings.Join(vs, ", ")}
+			break
+		}
 		thp = append(thp, d.Key+": "+strings.Join(vs, ", "))
 	}
 	if len(thp) == 0 {
