@@ -204,4 +204,3 @@ func specNames(specs []external.Spec) string {
 	}
 	return strings.Join(ns, ", ")
 }
-

@@ -16,7 +16,15 @@ const UnitName = "contend-campaign.service"
 // nothing unless the campaign is armed. dir and exe must be absolute and
 // free of control characters (esc.Check: a newline would start a
 // directive of its own); what else they hold is escaped as
-// systemd.syntax(7) and systemd.unit(5) say (unitValue, execWord).
+// systemd.syntax(7) and systemd.unit(5) say (unitValue, execWord,
+// pathWord).
+//
+// RequiresMountsFor=DIR: the step starts after the file system of DIR is
+// mounted, and a shutdown stops the step before it unmounts it, so the
+// step's last ledger line is written. KillMode=mixed: stopping the unit
+// (the shutdown that the step's own reboot starts) sends SIGTERM to the
+// step alone, which records it (the reboot under way, or a stop before
+// the reboot) and exits; what is left of its cgroup is killed then.
 func Unit(exe, dir string) (string, error) {
 	for _, x := range []struct{ what, s string }{{"the contend binary", exe}, {"the campaign directory", dir}} {
 		if err := esc.Check(x.what, x.s); err != nil {
@@ -31,17 +39,19 @@ func Unit(exe, dir string) (string, error) {
 Description=contend campaign step for "%s"
 After=multi-user.target
 ConditionPathExists=%s
+RequiresMountsFor=%s
 
 [Service]
 Type=oneshot
 ExecStart=%s campaign step --at-boot %s
 TimeoutStartSec=infinity
+KillMode=mixed
 StandardOutput=journal+console
 StandardError=journal+console
 
 [Install]
 WantedBy=multi-user.target
-`, unitValue(dir), unitValue(filepath.Join(dir, ArmedFile)), execWord(exe), execWord(dir))
+`, unitValue(dir), unitValue(filepath.Join(dir, ArmedFile)), pathWord(dir), execWord(exe), execWord(dir))
 	return b.String(), nil
 }
 
@@ -67,4 +77,16 @@ func execWord(s string) string {
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// pathWord writes path as one word of a space-separated list of paths
+// (RequiresMountsFor=): specifiers escaped, and in double quotes, with
+// C escapes, when it holds a space, a quote or a backslash (path holds no
+// control character: Unit refuses them).
+func pathWord(path string) string {
+	s := unitValue(path)
+	if !strings.ContainsAny(s, " \t\"'\\") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
