@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -22,8 +23,8 @@ import (
 
 // proc is one line of /proc/PID/stat, the fields the leak tests need.
 type proc struct {
-	pid, ppid, pgrp int
-	state           string
+	pid, ppid, pgrp, sid int
+	state                string
 }
 
 // procs lists every process of the machine.
@@ -45,12 +46,13 @@ func procs() []proc {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
+		if len(f) < 4 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
 		pgrp, _ := strconv.Atoi(f[2])
-		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
+		sid, _ := strconv.Atoi(f[3])
+		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, state: f[0]})
 	}
 	return ps
 }
@@ -77,12 +79,26 @@ func descendants(ps []proc, root int) []proc {
 // runWatch records every process that appears below a running contend
 // process (repetition children and the workers they fork), so that the
 // test can check afterwards that none of them, and nothing in their
-// process groups, is left.
+// process groups, is left. A watch polls: under load it may miss a
+// short-lived child altogether. A contend started in a session of its own
+// (startInSession) needs no luck: every process of the run is in that
+// session unless it made one itself, so assertGone finds whatever is left
+// of it whether the watch saw it or not.
 type runWatch struct {
 	root, rootPgrp int
+	sid            int // the run's session (root leads it), or 0
 	mu             sync.Mutex
 	pids, pgrps    map[int]bool
 	stop, done     chan struct{}
+}
+
+// startInSession makes cmd, not yet started, the leader of a new
+// session: see runWatch.
+func startInSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 }
 
 func watchRun(root int) *runWatch {
@@ -90,6 +106,9 @@ func watchRun(root int) *runWatch {
 	for _, p := range procs() {
 		if p.pid == root {
 			w.rootPgrp = p.pgrp
+			if p.sid == root {
+				w.sid = root
+			}
 		}
 	}
 	go func() {
@@ -119,22 +138,23 @@ func (w *runWatch) scan() {
 }
 
 // assertGone stops the watch and fails if a process it saw, or any process
-// in the process group of one, still exists (zombies included) a few
-// seconds after contend exited.
+// in the process group of one, or in the run's session, still exists
+// (zombies included) a few seconds after contend exited. A watch without
+// a session must have seen a repetition child, or it shows nothing.
 func (w *runWatch) assertGone(t *testing.T) {
 	t.Helper()
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.pids) == 0 {
+	if len(w.pids) == 0 && w.sid == 0 {
 		t.Errorf("the watch saw no repetition child at all")
 	}
 	var left []string
 	for deadline := time.Now().Add(3 * time.Second); ; {
 		left = nil
 		for _, p := range procs() {
-			if !(w.pids[p.pid] || w.pgrps[p.pgrp]) {
+			if !(w.pids[p.pid] || w.pgrps[p.pgrp] || w.sid != 0 && p.sid == w.sid) {
 				continue
 			}
 			if p.state == "Z" && p.ppid == os.Getpid() {

@@ -220,6 +220,7 @@ func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func()
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	startInSession(cmd) // assertGone needs no luck in the watch's polling
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
