@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"contend/internal/harness"
+	"contend/internal/ipcown"
 	"contend/internal/plot"
 )
 
@@ -41,7 +43,25 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The SysV and tracefs journal (ipcown.Dir) of the suite is its own:
+	// the machine's (/run/contend for root) is shared with every other
+	// suite and real run, whose killed runs' entries 'contend cleanup'
+	// here would act on (and theirs on ours), and whose stale sets made
+	// a check of 'no set left by contend' depend on them. Children inherit
+	// it.
+	code := func() int {
+		if os.Getenv(ipcown.DirEnv) == "" {
+			dir, err := os.MkdirTemp("", "contend-test-ipc-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "TestMain: the journal directory:", err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			os.Setenv(ipcown.DirEnv, dir)
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
 }
 
 // result is what one in-process contend invocation printed and returned.

@@ -11,7 +11,9 @@ import (
 )
 
 // Dir returns the journal directory, created if needed: /run/contend for
-// root, else $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID. It must be a
+// root, else $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID; an absolute
+// $CONTEND_IPC_DIR replaces them (a test suite's own, so that its cleanup
+// never meets the entries of other suites or of real runs). It must be a
 // directory (not a symlink) owned by this user and writable by nobody else.
 func Dir() (string, error) {
 	if testDir != "" {
@@ -27,6 +29,9 @@ func Dir() (string, error) {
 			dir = "/run/contend"
 		}
 	}
+	if x := os.Getenv(DirEnv); x != "" && filepath.IsAbs(x) {
+		dir = x
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("cannot create the IPC journal directory: %v", err)
 	}
@@ -40,6 +45,9 @@ func Dir() (string, error) {
 	}
 	return dir, nil
 }
+
+// DirEnv names the variable that replaces the journal directory.
+const DirEnv = "CONTEND_IPC_DIR"
 
 // testDir replaces Dir in this package's tests, so that they never meet
 // the entries of real runs (and `contend cleanup` never sees theirs).
