@@ -84,17 +84,17 @@ func TestEvidenceMutexSwitchesAndMigrations(t *testing.T) {
 		// The 16 threads and main, and the Go runtime's threads of the
 		// child; its CPU time is rusage's (the child leaves no orphan);
 		// its switches before the exit records at most rusage's.
-		if m["k.threads"] < 17 || m["k.cpu_time"] < m["cpu"] || m["k.cpu_time"] > m["cpu"]+2000 || m["k.switches"] > m["vcsw"]+m["ivcsw"] {
-			t.Errorf("repetition %d: threads %v, CPU time %v (rusage %v), switches %v (rusage %v)", rep.Index, m["k.threads"], m["k.cpu_time"], m["cpu"], m["k.switches"], m["vcsw"]+m["ivcsw"])
+		if m["k.threads"] < 17 || m["k.tree_cpu"] < m["cpu"] || m["k.tree_cpu"] > m["cpu"]+2000 || m["k.csw"] > m["vcsw"]+m["ivcsw"] {
+			t.Errorf("repetition %d: threads %v, CPU time %v (rusage %v), switches %v (rusage %v)", rep.Index, m["k.threads"], m["k.tree_cpu"], m["cpu"], m["k.csw"], m["vcsw"]+m["ivcsw"])
 		}
 		if _, ok := m["k.sys.irq_resched"]; !ok {
 			t.Errorf("repetition %d lacks the system-wide interrupts", rep.Index)
 		}
 	}
-	if _, ok := f.Metric("k.switches"); !ok {
-		t.Error("k.switches not described in the header")
+	if _, ok := f.Metric("k.csw"); !ok {
+		t.Error("k.csw not described in the header")
 	}
-	if !strings.Contains(r.stdout, "kernel evidence") || !strings.Contains(r.stdout, "k.switches") {
+	if !strings.Contains(r.stdout, "kernel evidence") || !strings.Contains(r.stdout, "k.csw") {
 		t.Errorf("summary lacks the evidence section:\n%s", r.stdout)
 	}
 }
@@ -118,7 +118,7 @@ func TestEvidenceMigrations(t *testing.T) {
 
 // TestEvidenceOsimCountedInFull: osim's forked worker processes are
 // counted (perf: inherit; sched: the exit records of every process, and
-// rusage): k.cpu_time is the rusage CPU time of the child and the workers
+// rusage): k.tree_cpu is the rusage CPU time of the child and the workers
 // it waited for, to the microsecond of rusage's timevals (it was the
 // taskstats CPU time, 0.55-0.65 of it on a quiet machine: the records lack
 // each thread's last slice and the address-space teardown); the
@@ -133,11 +133,11 @@ func TestEvidenceOsimCountedInFull(t *testing.T) {
 	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
 		t.Errorf("task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
 	}
-	if csw := m["vcsw"] + m["ivcsw"]; m["k.switches"] > csw {
-		t.Errorf("taskstats switches %v, more than rusage's %v", m["k.switches"], csw)
+	if csw := m["vcsw"] + m["ivcsw"]; m["k.csw"] > csw {
+		t.Errorf("taskstats switches %v, more than rusage's %v", m["k.csw"], csw)
 	}
-	if m["k.cpu_time"] < m["cpu"] || m["k.cpu_time"] > m["cpu"]+2000 {
-		t.Errorf("k.cpu_time %v ns, rusage cpu %v ns: want the same to 2 µs", m["k.cpu_time"], m["cpu"])
+	if m["k.tree_cpu"] < m["cpu"] || m["k.tree_cpu"] > m["cpu"]+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage cpu %v ns: want the same to 2 µs", m["k.tree_cpu"], m["cpu"])
 	}
 	if m["k.minor_faults"] < 0.9*m["minflt"] {
 		t.Errorf("perf minor faults %v, rusage %v", m["k.minor_faults"], m["minflt"])

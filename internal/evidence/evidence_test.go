@@ -60,7 +60,7 @@ func TestDefaultAddsNothingToSwitches(t *testing.T) {
 			t.Errorf("default collector %s opens perf counters inherited by the child", c.Name())
 		}
 	}
-	for _, name := range []string{"k.cpu_time", "k.switches", "k.runq_delay"} {
+	for _, name := range []string{"k.tree_cpu", "k.csw", "k.runq_delay"} {
 		found := false
 		for _, m := range (&sched{}).Metrics() {
 			found = found || m.Name == name
@@ -150,16 +150,16 @@ func TestSumTree(t *testing.T) {
 	m := sumTree(recs, 10, self, false)
 	// cpu_count is nvcsw + nivcsw + 1 at the record: the switches are
 	// (3-1) + (1-1) + (5-1) + (2-1) + (11-1) = 17 over 5 threads.
-	if m["k.runq_delay"] != 31 || m["k.switches"] != 17 || m["k.threads"] != 5 {
+	if m["k.runq_delay"] != 31 || m["k.csw"] != 17 || m["k.threads"] != 5 {
 		t.Errorf("got %v, want delay 31, 17 switches, 5 threads", m)
 	}
-	if _, ok := m["k.cpu_time"]; ok {
+	if _, ok := m["k.tree_cpu"]; ok {
 		t.Error("CPU time summed from the exit records (they lack each thread's exit)")
 	}
 	if _, ok := m["k.blkio_delay"]; ok {
 		t.Error("I/O delay reported with delay accounting off")
 	}
-	if m := sumTree([]exitRec{{pid: 10, tgid: 10, ppid: 1}}, 10, self, false); m["k.switches"] != 0 || m["k.threads"] != 1 {
+	if m := sumTree([]exitRec{{pid: 10, tgid: 10, ppid: 1}}, 10, self, false); m["k.csw"] != 0 || m["k.threads"] != 1 {
 		t.Errorf("a record without sched_info (cpu_count 0): %v, want 0 switches, 1 thread", m)
 	}
 }
@@ -250,11 +250,11 @@ func TestForkingChildCountedInFull(t *testing.T) {
 	if got := m["k.task_clock"]; got < 0.5*cpu {
 		t.Errorf("task clock %v ns, rusage cpu %v ns: the children are not counted", got, cpu)
 	}
-	// k.cpu_time is the change of this process's RUSAGE_CHILDREN, which
+	// k.tree_cpu is the change of this process's RUSAGE_CHILDREN, which
 	// reaped only the shell (and the shell its 20 children): the shell's
 	// rusage, but for the truncation of each timeval to the microsecond.
-	if got := m["k.cpu_time"]; got < cpu || got > cpu+2000 {
-		t.Errorf("k.cpu_time %v ns, rusage of the shell and its children %v ns: want the same to 2 µs", got, cpu)
+	if got := m["k.tree_cpu"]; got < cpu || got > cpu+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage of the shell and its children %v ns: want the same to 2 µs", got, cpu)
 	}
 	// One exit record per process (sh and /bin/true have one thread).
 	if m["k.threads"] != 21 {
@@ -263,7 +263,7 @@ func TestForkingChildCountedInFull(t *testing.T) {
 	// The switches before each record, never more than rusage's, which
 	// counts them until the thread is released (and the last switch of
 	// each process).
-	if got, csw := m["k.switches"], float64(ru.Nvcsw+ru.Nivcsw); got > csw {
+	if got, csw := m["k.csw"], float64(ru.Nvcsw+ru.Nivcsw); got > csw {
 		t.Errorf("switches %v, more than rusage of the shell and its children %v", got, csw)
 	}
 	// Only the shell: far fewer faults.
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 // 41 exit records; its threads' context switches before their records are
 // at least what each read of itself just before its end, and at most what
 // rusage counts (until the thread is released, and the last switch of
-// the process); k.cpu_time is the rusage CPU time. On the code before, the
+// the process); k.tree_cpu is the rusage CPU time. On the code before, the
 // switches were cpu_count summed (nvcsw + nivcsw + 1 per thread, above
 // rusage by about one a thread) and the CPU time cpu_run_virtual_total
 // (each thread's last slice and the address-space teardown missing).
@@ -365,13 +365,13 @@ func TestSwitchesAndCPUOfKnownThreads(t *testing.T) {
 	if m["k.threads"] != threads+1 {
 		t.Errorf("k.threads %v, want %d", m["k.threads"], threads+1)
 	}
-	if got := m["k.switches"]; got < seen || got > csw {
-		t.Errorf("k.switches %v, want at least the %v the threads saw of themselves and at most rusage's %v", got, seen, csw)
+	if got := m["k.csw"]; got < seen || got > csw {
+		t.Errorf("k.csw %v, want at least the %v the threads saw of themselves and at most rusage's %v", got, seen, csw)
 	}
-	if got := m["k.cpu_time"]; got < cpu || got > cpu+2000 {
-		t.Errorf("k.cpu_time %v ns, rusage %v ns: want the same to 2 µs", got, cpu)
+	if got := m["k.tree_cpu"]; got < cpu || got > cpu+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage %v ns: want the same to 2 µs", got, cpu)
 	}
-	t.Logf("threads %v, switches: seen %v, k.switches %v, rusage %v; CPU: k.cpu_time %v, rusage %v", m["k.threads"], seen, m["k.switches"], csw, m["k.cpu_time"], cpu)
+	t.Logf("threads %v, switches: seen %v, k.csw %v, rusage %v; CPU: k.tree_cpu %v, rusage %v", m["k.threads"], seen, m["k.csw"], csw, m["k.tree_cpu"], cpu)
 }
 
 // TestStartWithoutCollectors starts the child as before.

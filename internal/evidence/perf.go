@@ -27,8 +27,8 @@ type counter struct {
 // 0.5 µs per switch on the development VM, +7% CPU time and +13% time
 // per operation for a pipe ping-pong (perf bench sched pipe on one CPU).
 // The default sched collector gets the CPU time of the same processes
-// from rusage (k.cpu_time, exact) and their threads' context switches up
-// to each one's taskstats exit record (k.switches: the switches while a
+// from rusage (k.tree_cpu, exact) and their threads' context switches up
+// to each one's taskstats exit record (k.csw: the switches while a
 // thread exits are in no record) at no cost per switch; only the
 // migrations need perf.
 var softwareCounters = []counter{

@@ -30,7 +30,7 @@ import (
 // was given a CPU (sched_info pcount), which the scheduler counts on the
 // same prev != next switch as a switch out (nvcsw or nivcsw), so that
 // cpu_count is nvcsw + nivcsw + 1 at the record, the 1 being the run the
-// thread is in when it writes it: k.switches is the sum of cpu_count less
+// thread is in when it writes it: k.csw is the sum of cpu_count less
 // one per record, the threads' context switches before their records, and
 // k.threads the number of records. The block I/O, swap-in and reclaim
 // delays (kernel.task_delayacct=1) are as of the record too.
@@ -39,7 +39,7 @@ import (
 // scheduler's se.sum_exec_runtime) lacks the slice the thread is running
 // in and the exit after the record, which made it 0.31 of the rusage CPU
 // time for mutex with 100 threads and 0.60 for osim on a quiet machine.
-// k.cpu_time is the change of contend's own RUSAGE_CHILDREN across the
+// k.tree_cpu is the change of contend's own RUSAGE_CHILDREN across the
 // repetition instead: the CPU time of every process contend reaped in it
 // (the child, with what it waited for, and the orphans contend reaps as
 // the child subreaper), each whole, as the kernel adds it up when the
@@ -64,8 +64,8 @@ type sched struct {
 
 var schedMetrics = []results.Metric{
 	{Name: "k.runq_delay", Unit: "ns", Better: "lower", Desc: "time the child's threads (all processes) waited on a run queue for a CPU, each up to its exit record (taskstats cpu_delay_total; a wait while a thread exits, after its record, is not in it)"},
-	{Name: "k.cpu_time", Unit: "ns", Better: "lower", Desc: "CPU time, user and system, of every process of the repetition that contend reaped: the child with what it waited for, and the orphans contend reaped as its subreaper (the change of contend's RUSAGE_CHILDREN over the repetition; exact, to the microsecond)"},
-	{Name: "k.switches", Unit: "count", Better: "lower", Desc: "context switches, voluntary and involuntary, of the child's threads (all processes) before their exit records: taskstats cpu_count less one per record (cpu_count is nvcsw + nivcsw + 1 at the record); the switches of a thread while it exits, after its record, its last one included, are not in it"},
+	{Name: "k.tree_cpu", Unit: "ns", Better: "lower", Desc: "CPU time, user and system, of every process of the repetition that contend reaped: the child with what it waited for, and the orphans contend reaped as its subreaper (the change of contend's RUSAGE_CHILDREN over the repetition; exact, to the microsecond)"},
+	{Name: "k.csw", Unit: "count", Better: "lower", Desc: "context switches, voluntary and involuntary, of the child's threads (all processes) before their exit records: taskstats cpu_count less one per record (cpu_count is nvcsw + nivcsw + 1 at the record); the switches of a thread while it exits, after its record, its last one included, are not in it"},
 	{Name: "k.threads", Unit: "count", Desc: "threads of the child and of its descendants that ended in the repetition (taskstats exit records: one per thread, of every process)"},
 }
 
@@ -297,7 +297,7 @@ func (s *sched) drain() ([]exitRec, error) {
 
 // Stop sums the records of the child's threads and of every process
 // descended from it (or reparented to contend, which is the subreaper of
-// the repetition's orphans), and takes k.cpu_time from RUSAGE_CHILDREN:
+// the repetition's orphans), and takes k.tree_cpu from RUSAGE_CHILDREN:
 // it is called after the child's process group is killed and reaped.
 func (s *sched) Stop() (map[string]float64, []string, error) {
 	recs, err := s.drain()
@@ -309,7 +309,7 @@ func (s *sched) Stop() (map[string]float64, []string, error) {
 	}
 	m := sumTree(recs, s.pid, os.Getpid(), s.delayacc)
 	if cpu1, ok := childrenCPU(); ok && s.cpu0ok {
-		m["k.cpu_time"] = float64(cpu1 - s.cpu0)
+		m["k.tree_cpu"] = float64(cpu1 - s.cpu0)
 	}
 	s.cpu0ok = false
 	return m, nil, nil
@@ -317,7 +317,7 @@ func (s *sched) Stop() (map[string]float64, []string, error) {
 
 // sumTree sums the records of the thread groups of root and its
 // descendants; self is contend's pid (orphans are reparented to it). It
-// returns every metric of the records (k.cpu_time is not one of them).
+// returns every metric of the records (k.tree_cpu is not one of them).
 func sumTree(recs []exitRec, root, self int, delayacc bool) map[string]float64 {
 	in := map[uint32]bool{uint32(root): true}
 	for changed := true; changed; {
@@ -343,7 +343,7 @@ func sumTree(recs []exitRec, root, self int, delayacc bool) map[string]float64 {
 			reclaim += float64(r.freepages)
 		}
 	}
-	m := map[string]float64{"k.runq_delay": delay, "k.switches": count, "k.threads": threads}
+	m := map[string]float64{"k.runq_delay": delay, "k.csw": count, "k.threads": threads}
 	if delayacc {
 		m["k.blkio_delay"], m["k.swapin_delay"], m["k.reclaim_delay"] = blkio, swapin, reclaim
 	}
