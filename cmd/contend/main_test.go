@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/earlysig"
 	"contend/internal/harness"
 	"contend/internal/ipcown"
 	"contend/internal/plot"
@@ -37,9 +38,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CONTEND_TEST_AS_MAIN") == "1" {
 		if os.Getenv("CONTEND_TEST_EARLY_SIGNAL") == "1" {
 			// A SIGTERM before Main installs its handler (see
-			// TestEarlySignal).
+			// TestEarlySignal), there once earlysig's (buffered)
+			// channel holds it: a fixed sleep was a bet that the
+			// runtime delivers it in time, which a loaded machine
+			// could lose (the signal then came during the run).
 			syscall.Kill(os.Getpid(), syscall.SIGTERM)
-			time.Sleep(50 * time.Millisecond)
+			for deadline := time.Now().Add(time.Minute); len(earlysig.C) == 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}

@@ -430,6 +430,33 @@ func waitMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
 	return 0
 }
 
+// freezeMidRun waits for a repetition child of root in its run (as
+// waitMidRun) and stops it (SIGSTOP): from then on the repetition cannot
+// end by itself, however loaded the machine, so that what the test does
+// next (a SIGKILL of the child, a SIGINT of contend) lands in its middle.
+// A child that ended before the stop took hold is passed over for the
+// next repetition's. It returns the stopped child.
+func freezeMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		child := waitMidRun(t, root, sems, workers)
+		if syscall.Kill(child, syscall.SIGSTOP) != nil {
+			continue
+		}
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+			p, ok := procOf(child)
+			if !ok || p.state == "Z" || p.state == "X" {
+				break
+			}
+			if p.state == "T" {
+				return child
+			}
+		}
+	}
+	t.Fatalf("no repetition child of %d could be stopped in its run", root)
+	return 0
+}
+
 // foreignSet creates a semaphore set under key as another program would
 // (mode 0600, the same user) and returns its id; it is removed when the
 // test ends. ok is false if the key is taken.
