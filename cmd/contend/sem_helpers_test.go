@@ -25,6 +25,7 @@ import (
 type proc struct {
 	pid, ppid, pgrp, sid int
 	state                string
+	start                uint64 // starttime (clock ticks after boot): a pid is reused, this pair is not
 }
 
 // procs lists every process of the machine.
@@ -46,13 +47,14 @@ func procs() []proc {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 4 {
+		if len(f) < 20 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
 		pgrp, _ := strconv.Atoi(f[2])
 		sid, _ := strconv.Atoi(f[3])
-		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, state: f[0]})
+		start, _ := strconv.ParseUint(f[19], 10, 64)
+		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, state: f[0], start: start})
 	}
 	return ps
 }
@@ -89,6 +91,7 @@ type runWatch struct {
 	sid            int // the run's session (root leads it), or 0
 	mu             sync.Mutex
 	pids, pgrps    map[int]bool
+	starts         map[int]uint64 // pid -> start time of the process seen
 	stop, done     chan struct{}
 }
 
@@ -102,7 +105,7 @@ func startInSession(cmd *exec.Cmd) {
 }
 
 func watchRun(root int) *runWatch {
-	w := &runWatch{root: root, pids: map[int]bool{}, pgrps: map[int]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &runWatch{root: root, pids: map[int]bool{}, pgrps: map[int]bool{}, starts: map[int]uint64{}, stop: make(chan struct{}), done: make(chan struct{})}
 	for _, p := range procs() {
 		if p.pid == root {
 			w.rootPgrp = p.pgrp
@@ -131,6 +134,7 @@ func (w *runWatch) scan() {
 	defer w.mu.Unlock()
 	for _, p := range descendants(ps, w.root) {
 		w.pids[p.pid] = true
+		w.starts[p.pid] = p.start
 		if p.pgrp != w.rootPgrp {
 			w.pgrps[p.pgrp] = true
 		}
@@ -154,7 +158,10 @@ func (w *runWatch) assertGone(t *testing.T) {
 	for deadline := time.Now().Add(3 * time.Second); ; {
 		left = nil
 		for _, p := range procs() {
-			if !(w.pids[p.pid] || w.pgrps[p.pgrp] || w.sid != 0 && p.sid == w.sid) {
+			// A pid seen is the process seen only with its start time:
+			// on a busy machine pids are reused within seconds.
+			seen := w.pids[p.pid] && w.starts[p.pid] == p.start
+			if !(seen || w.pgrps[p.pgrp] || w.sid != 0 && p.sid == w.sid) {
 				continue
 			}
 			if p.state == "Z" && p.ppid == os.Getpid() {
