@@ -227,10 +227,11 @@ func TestExecKilledContendTakesGrandchildren(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("the program did not start its background sleep")
 	}
+	bg, _ := procOf(pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline = time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
+	for processAlive(bg) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the background grandchild %d survived contend's SIGKILL by 10 s", pid)
@@ -239,15 +240,12 @@ func TestExecKilledContendTakesGrandchildren(t *testing.T) {
 	}
 }
 
-// processAlive reports whether pid exists and is not a zombie.
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+// processAlive reports whether process p (seen before) still exists and
+// is not a zombie: its pid with its start time, since on a busy machine a
+// pid is reused within seconds.
+func processAlive(p proc) bool {
+	now, ok := procOf(p.pid)
+	return ok && now.start == p.start && now.state != "Z"
 }
 
 // TestHelpMaxRSS: the maxrss topic says what the metric includes, and a
@@ -284,17 +282,23 @@ func TestKilledContendTakesWorkers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	var seen []proc
+	for _, pid := range group {
+		if p, ok := procOf(pid); ok {
+			seen = append(seen, p)
+		}
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	if len(group) < 5 {
 		t.Fatalf("found %d processes of the repetition, want the child and 4 workers", len(group))
 	}
 	deadline = time.Now().Add(10 * time.Second)
-	for _, pid := range group {
-		for processAlive(pid) {
+	for _, p := range seen {
+		for processAlive(p) {
 			if time.Now().After(deadline) {
 				syscall.Kill(-group[0], syscall.SIGKILL)
-				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", pid)
+				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", p.pid)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -424,6 +424,10 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 		cmd.Dir = dir
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
+		// The repetition fails within milliseconds, before a polling
+		// watch may look (under load it missed it): the run's session
+		// finds whatever is left of it.
+		startInSession(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -148,7 +148,12 @@ ansible_python_interpreter=/usr/bin/python3
 		// The local hosts share this machine: contends that take a
 		// machine-wide lock take this test's own (the hosts' runs then
 		// follow each other, as on shared hardware they should).
-		"CONTEND_LOCK="+filepath.Join(tmp, "contend.lock"))
+		"CONTEND_LOCK="+filepath.Join(tmp, "contend.lock"),
+		// and journal their SysV sets and tracefs settings in this
+		// test's own directory: the role's 'contend cleanup' then acts
+		// on these runs only, not on the killed runs of other suites
+		// or users of the machine (/run/contend).
+		"CONTEND_IPC_DIR="+filepath.Join(tmp, "ipc"))
 	playEnv := cmd.Env
 	out, err := cmd.CombinedOutput()
 	t.Cleanup(func() { killUnder(t, tmp) })

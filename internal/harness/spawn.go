@@ -243,6 +243,8 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	e.Report = rep.lines
 
 	e.Rep.Metrics = results.ValuesOf(ProcessMetrics(cmd.ProcessState, elapsed))
+	// After every reap of the repetition's processes: sched's k.tree_cpu
+	// is the change of RUSAGE_CHILDREN since evidence.Prepare.
 	AddEvidence(&e.Rep, ev)
 
 	switch status {

@@ -423,3 +423,58 @@ func BenchmarkLeftoverWalk(b *testing.B) {
 		}
 	}
 }
+
+// orphanBurnerSrc forks a child that burns 30 ms of its own CPU time,
+// tells the parent over a pipe and waits forever; the parent exits as soon
+// as it hears, without waiting for the child, which is left in the process
+// group for Spawn to kill and reap as subreaper.
+const orphanBurnerSrc = `#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(void)
+{
+	int p[2];
+	char c = 'x';
+
+	if (pipe(p))
+		return 2;
+	if (fork() == 0) {
+		struct timespec t;
+
+		do
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		while (t.tv_sec == 0 && t.tv_nsec < 30000000);
+		write(p[1], &c, 1);
+		for (;;)
+			pause();
+	}
+	if (read(p[0], &c, 1) != 1)
+		return 3;
+	return 0;
+}
+`
+
+// TestTreeCPUHasTheReapedOrphan: k.tree_cpu is the CPU time of every
+// process Spawn reaped, the orphan its group kill reaps included, which
+// the child's own rusage (cpu) lacks: at least 30 ms more here, by the
+// orphan's own CPU clock.
+func TestTreeCPUHasTheReapedOrphan(t *testing.T) {
+	prog := testutil.BuildC(t, orphanBurnerSrc)
+	set := evidence.Open([]string{"sched"})
+	defer set.Close()
+	if !strings.HasPrefix(set.Avail["sched"], "available") {
+		t.Skipf("sched %s", set.Avail["sched"])
+	}
+	e := Spawn(evidence.NewContext(context.Background(), set), Spec{Argv: []string{prog}, Env: os.Environ(), Timeout: time.Minute, DeathSignal: syscall.SIGKILL, Who: "program"})
+	if e.Rep.Status != "" || e.Wait != nil {
+		t.Fatalf("status %q error %q wait %v", e.Rep.Status, e.Rep.Error, e.Wait)
+	}
+	m := e.Rep.Metrics.Map()
+	if m["k.tree_cpu"] < m["cpu"]+30e6 {
+		t.Errorf("k.tree_cpu %v ns, the child's cpu %v ns: want the orphan's 30 ms of CPU besides", m["k.tree_cpu"], m["cpu"])
+	}
+	if m["k.threads"] != 2 {
+		t.Errorf("k.threads %v, want 2 (the child and its orphan)", m["k.threads"])
+	}
+}

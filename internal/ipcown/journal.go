@@ -15,10 +15,19 @@ import (
 // Dir returns the journal directory, created if needed: contend's
 // runtime directory (safefile.RuntimeDir: /run/contend for root, else
 // $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID), a directory (not a
-// symlink) owned by this user and writable by nobody else.
+// symlink) owned by this user and writable by nobody else. An absolute
+// $CONTEND_IPC_DIR replaces it (a test suite's own, so that its cleanup
+// never meets the entries of other suites or of real runs), checked the
+// same way.
 func Dir() (string, error) {
 	if testDir != "" {
 		return testDir, nil
+	}
+	if x := os.Getenv(DirEnv); x != "" && filepath.IsAbs(x) {
+		if err := safefile.Dir(x, 0o700, os.Geteuid()); err != nil {
+			return "", fmt.Errorf("cannot use the IPC journal directory %s=%s: %v", DirEnv, x, err)
+		}
+		return x, nil
 	}
 	dir, err := safefile.RuntimeDir()
 	if err != nil {
@@ -26,6 +35,9 @@ func Dir() (string, error) {
 	}
 	return dir, nil
 }
+
+// DirEnv names the variable that replaces the journal directory.
+const DirEnv = "CONTEND_IPC_DIR"
 
 // testDir replaces Dir in this package's tests, so that they never meet
 // the entries of real runs (and `contend cleanup` never sees theirs).
