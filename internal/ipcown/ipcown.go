@@ -32,6 +32,8 @@ import (
 // TestKeyEnv forces the key (decimal or 0x hex) without checking that it
 // is free: tests use it to put a foreign set under the child's key, as if
 // another program took the key between the check and the child's semget.
+// A set already under the forced key is recorded in the entry (Taken) and
+// never taken for the repetition's.
 const TestKeyEnv = "CONTEND_TEST_SEM_KEY"
 
 // Entry is the journal record of one repetition in flight.
@@ -58,6 +60,12 @@ type Entry struct {
 	// that did not record it (or could not read it): such an entry is
 	// taken as of the namespace that reads it.
 	IPCNS uint64 `json:"ipcns,omitempty"`
+	// Taken is 1 + the id of a set that was already under Key when the
+	// entry was written (0: none, as for every key Begin picks, which it
+	// checks free): that set is never the repetition's, whatever its
+	// ctime, which has a resolution of one second and so cannot tell a set
+	// made in the entry's second from one made before it.
+	Taken int `json:"taken,omitempty"`
 
 	path string
 }
@@ -121,6 +129,9 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 			return e, fmt.Errorf("%s=%q is not a non-zero 32-bit key", TestKeyEnv, s)
 		}
 		e.Key = int32(k)
+		if id, _, errno := unix.Syscall(unix.SYS_SEMGET, uintptr(e.Key), 0, 0); errno == 0 {
+			e.Taken = int(id) + 1
+		}
 	} else {
 		for i := 0; i < 1000 && e.Key == 0; i++ {
 			k := int32(rand.Uint32())
@@ -182,7 +193,8 @@ func (e *Entry) Done() error {
 func (e *Entry) Matches(s Set, private bool) bool {
 	keyOK := e.Key != 0 && s.Key == e.Key || private && s.Key == 0
 	inTime := s.CTime >= e.Time && (e.Deadline == 0 || s.CTime <= e.Deadline && s.OTime <= e.Deadline)
-	return keyOK && inTime && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
+	older := e.Taken != 0 && s.ID == e.Taken-1
+	return keyOK && inTime && !older && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
 }
 
 // Find returns the set under the entry's key if it matches the entry.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,30 @@ func TestBeginRecordsNamespace(t *testing.T) {
 	var got Entry
 	if err := json.Unmarshal(b, &got); err != nil || got.IPCNS == 0 || got.IPCNS != IPCNS() {
 		t.Errorf("entry %s: ipcns %d, want %d", b, got.IPCNS, IPCNS())
+	}
+}
+
+// TestForcedKeyOfAnExistingSet: a set already under the forced key when
+// the entry is written (in the same second, which ctime cannot tell apart)
+// is recorded as taken and never matches: a repetition whose child was
+// killed before it said EEXIST must not remove it (TestFaultInjection hit
+// this in its first second).
+func TestForcedKeyOfAnExistingSet(t *testing.T) {
+	key := int32(0x0c0ffe00 | int32(os.Getpid()&0xff))
+	id := semget(t, key, 3, 0o600)
+	t.Setenv(TestKeyEnv, strconv.Itoa(int(key)))
+	e, err := Begin(3, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Done()
+	if e.Taken != id+1 {
+		t.Errorf("Taken %d, want %d (the set already under the key)", e.Taken, id+1)
+	}
+	if s, ok := e.Find(); ok {
+		t.Errorf("Find took the set that was there before the entry for the repetition's: %+v", s)
+	}
+	if exists, ours := e.Owned(id); !exists || ours {
+		t.Errorf("Owned(%d) = %v, %v: want it to exist and not be ours", id, exists, ours)
 	}
 }
