@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/results"
 )
 
 func TestParse(t *testing.T) {
@@ -382,6 +385,22 @@ func TestDocsBalanced(t *testing.T) {
 				t.Errorf("%s: unbalanced parentheses: %q", m.Name, m.Desc)
 			}
 		}
+	}
+	// "for writing", not "for writeing": a gerund made by appending "ing"
+	// to the verb (the mmap_lock metrics were).
+	for _, d := range Docs() {
+		for _, m := range d.Metrics {
+			for _, w := range strings.FieldsFunc(m.Desc, func(r rune) bool { return r < 'a' || r > 'z' }) {
+				if strings.HasSuffix(w, "eing") && w != "being" && w != "seeing" && w != "freeing" {
+					t.Errorf("%s: misspelt %q in %q", m.Name, w, m.Desc)
+				}
+			}
+		}
+	}
+	if ms := (&lock{mmap: true}).Metrics(); !slices.ContainsFunc(ms, func(m results.Metric) bool {
+		return m.Name == "k.lock.mmap_write.count" && strings.Contains(m.Desc, "acquisitions for writing by")
+	}) {
+		t.Error("k.lock.mmap_write.count does not say 'for writing'")
 	}
 	for _, m := range (&lock{}).Metrics() {
 		if m.Name == "k.lock.mutex.max_wait" && m.Desc != "longest wait on a contended kernel mutex (including optimistic spinning)" {
