@@ -27,9 +27,10 @@ store into is never read), so the byte is volatile here; the clock is
 CLOCK_MONOTONIC in ns. Output in --format original is the original's two
 lines, "map=BYTES" and "time = N usecs".
 
-Where the kernel has no zero page for read faults (this VM: pvm_no_zero_page),
-every page read allocates real memory: --mem must fit in available memory.
-rss_anon after the run tells which regime ran.`,
+Where the kernel has no zero page for read faults (some virtual machines,
+PVM guests booted with pvm_no_zero_page=1 for one), every page read allocates
+real memory: --mem must fit in available memory. Each repetition's note says
+which regime ran.`,
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
