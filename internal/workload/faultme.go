@@ -36,7 +36,8 @@ which regime ran.`,
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
 		{Name: "faults", Unit: "count", Better: Either, Desc: "minor faults taken during the timed region"},
 		{Name: "majfaults", Unit: "count", Better: Either, Desc: "major faults taken during the timed region"},
-		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
+		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (the whole child's: about 1 MiB of it is the Go runtime's)"},
+		{Name: "rss_anon_added", Unit: "bytes", Better: Either, Desc: "RssAnon gained over the timed region: about 0 where read faults map the zero page, the pages read where they allocate"},
 	},
 	Primary: "time",
 	Throughput: PerSecond("pages/s", "pages read per second of the timed region (pages / time)", "time",
@@ -118,18 +119,36 @@ func runFaultme(p *bind.FaultmeParams, rt Runtime) (Sample, error) {
 		return Sample{}, err
 	}
 	s := Sample{Metrics: map[string]float64{
-		"time":      float64(r.ElapsedNs),
-		"pages":     float64(r.PagesTouched),
-		"faults":    float64(r.MinFlt),
-		"majfaults": float64(r.MajFlt),
-		"rss_anon":  float64(r.RSSAnonKiB * 1024),
+		"time":           float64(r.ElapsedNs),
+		"pages":          float64(r.PagesTouched),
+		"faults":         float64(r.MinFlt),
+		"majfaults":      float64(r.MajFlt),
+		"rss_anon":       float64(r.RSSAnonKiB * 1024),
+		"rss_anon_added": float64(int64(r.RSSAnonKiB)-int64(r.RSSAnonBeforeKiB)) * 1024,
 	}}
-	// With the zero page, reads leave RSS flat; without it every page
-	// read is a page allocated (4 KiB, or 2 MiB with THP).
-	if r.PagesTouched > 0 && float64(r.RSSAnonKiB*1024) < float64(r.PagesTouched)*4096/4 {
-		s.Notes = append(s.Notes, "read faults mapped the shared zero page (RSS stayed small)")
-	} else {
-		s.Notes = append(s.Notes, "read faults allocated real pages (no zero page)")
+	if n := zeroPageNote(r); n != "" {
+		s.Notes = append(s.Notes, n)
 	}
 	return s, nil
+}
+
+// zeroPageNote says which pages faultme's read faults mapped, from the
+// RssAnon the timed region added (not the child's whole RssAnon, about 1
+// MiB of which is the Go runtime's heap): with the zero page reads add
+// nothing, without it every page read is a page allocated (4 KiB, or
+// 2 MiB with THP). A quarter of the pages read is the line between the
+// two, well above what the threads' first touches of their stacks add.
+// Many pages per fault (16 or more) means the huge zero page.
+func zeroPageNote(r bind.FaultmeResult) string {
+	if r.PagesTouched == 0 {
+		return ""
+	}
+	added := (int64(r.RSSAnonKiB) - int64(r.RSSAnonBeforeKiB)) * 1024
+	switch {
+	case float64(added) >= float64(r.PagesTouched)*4096/4:
+		return "read faults allocated real pages (no zero page: rss_anon_added, the RssAnon the timed region added, is a quarter of the pages read or more)"
+	case r.MinFlt > 0 && r.MinFlt*16 <= r.PagesTouched:
+		return "read faults mapped the shared huge zero page (16 pages read or more per fault; rss_anon_added, the RssAnon the timed region added, under a quarter of the pages read)"
+	}
+	return "read faults mapped the shared zero page (rss_anon_added, the RssAnon the timed region added, under a quarter of the pages read)"
 }
