@@ -21,7 +21,7 @@ func TestFaultmeZeroPageNote(t *testing.T) {
 		{"64KiB, zero page, Go heap", bind.FaultmeResult{PagesTouched: 16, MinFlt: 17, RSSAnonBeforeKiB: 1096, RSSAnonKiB: 1100}, "mapped the shared zero page"},
 		{"64KiB, real pages", bind.FaultmeResult{PagesTouched: 16, MinFlt: 17, RSSAnonBeforeKiB: 1096, RSSAnonKiB: 1096 + 64}, "allocated real pages"},
 		{"1GiB, zero page", bind.FaultmeResult{PagesTouched: 262144, MinFlt: 262150, RSSAnonBeforeKiB: 1200, RSSAnonKiB: 1210}, "mapped the shared zero page"},
-		{"1GiB, real pages", bind.FaultmeResult{PagesTouched: 262144, MinFlt: 262150, RSSAnonBeforeKiB: 1200, RSSAnonKiB: 1200 + 1 << 20}, "allocated real pages"},
+		{"1GiB, real pages", bind.FaultmeResult{PagesTouched: 262144, MinFlt: 262150, RSSAnonBeforeKiB: 1200, RSSAnonKiB: 1200 + 1<<20}, "allocated real pages"},
 		{"64MiB --thp huge, huge zero page", bind.FaultmeResult{PagesTouched: 16384, MinFlt: 35, RSSAnonBeforeKiB: 1100, RSSAnonKiB: 1100}, "mapped the shared huge zero page"},
 		{"64MiB --thp huge, real huge pages", bind.FaultmeResult{PagesTouched: 16384, MinFlt: 35, RSSAnonBeforeKiB: 1100, RSSAnonKiB: 1100 + 64<<10}, "allocated real pages"},
 		{"RssAnon fell", bind.FaultmeResult{PagesTouched: 16, MinFlt: 16, RSSAnonBeforeKiB: 1100, RSSAnonKiB: 1090}, "mapped the shared zero page"},
