@@ -25,7 +25,8 @@ func compareCommand() *cli.Command {
 		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
 		Description: `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the Hodges-Lehmann estimate of the
-relative change B/A-1 ("HL change", on log values) with its 95% interval, a
+relative change B/A-1 ("HL change", on log values; for metrics of values >= 0
+with zeros the shift B-A in the metric's unit) with its 95% interval, a
 two-sided p-value (Mann-Whitney U, exact when there are no ties; --test welch
 for Welch's t-test) and a verdict: faster/slower for durations, better/worse
 for other metrics with a direction, increase/decrease for informational ones,

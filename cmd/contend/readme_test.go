@@ -224,3 +224,27 @@ func readmeTracefs(t *testing.T) (string, func() map[string]string) {
 		return out
 	}
 }
+
+// TestREADMESaysRealCarriesStartUp: where the README explains `real` and
+// `verify`, it says that `real` carries the child's start-up (about 2 ms),
+// so that verify on `real` of short runs shows it.
+func TestREADMESaysRealCarriesStartUp(t *testing.T) {
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(string(text)), " ")
+	for _, want := range []struct{ where, says string }{
+		{"the way `time(1)` does (`real`)", "`real` includes the child's start-up, about 2 ms"},
+		{"`verify` alternates a built-in workload", "The ratio of `real` carries the repetition child's start-up"},
+	} {
+		i := strings.Index(flat, want.where)
+		if i < 0 {
+			t.Fatalf("README.md has no %q", want.where)
+		}
+		para := flat[i:min(len(flat), i+1500)]
+		if !strings.Contains(para, want.says) || !strings.Contains(para, "0.49 ms") || !strings.Contains(para, "2.3–2.6 ms") {
+			t.Errorf("README.md after %q does not say %q with the figures", want.where, want.says)
+		}
+	}
+}

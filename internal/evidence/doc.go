@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"strings"
+
 	"contend/internal/results"
 )
 
@@ -19,7 +21,11 @@ func Docs() []Doc {
 		sys = append(sys, results.Metric{Name: p.name, Unit: "ns", Desc: p.desc})
 	}
 	for _, v := range vmstatKeys {
-		sys = append(sys, results.Metric{Name: "k.sys." + v.key, Unit: "count", Desc: v.desc + " (/proc/vmstat)"})
+		src := " (/proc/vmstat " + v.key + ")"
+		if strings.HasSuffix(v.key, "_") {
+			src = " (/proc/vmstat " + v.key + "*)"
+		}
+		sys = append(sys, results.Metric{Name: vmstatName(v.key), Unit: "count", Better: v.better, Desc: v.desc + src})
 	}
 	for _, k := range irqKinds {
 		sys = append(sys, results.Metric{Name: k.name, Unit: "count", Desc: k.desc + " (/proc/interrupts " + k.row + ", all CPUs)"})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/results"
 	"contend/internal/testutil"
 )
 
@@ -497,6 +499,22 @@ func TestDocsBalanced(t *testing.T) {
 			}
 		}
 	}
+	// "for writing", not "for writeing": a gerund made by appending "ing"
+	// to the verb (the mmap_lock metrics were).
+	for _, d := range Docs() {
+		for _, m := range d.Metrics {
+			for _, w := range strings.FieldsFunc(m.Desc, func(r rune) bool { return r < 'a' || r > 'z' }) {
+				if strings.HasSuffix(w, "eing") && w != "being" && w != "seeing" && w != "freeing" {
+					t.Errorf("%s: misspelt %q in %q", m.Name, w, m.Desc)
+				}
+			}
+		}
+	}
+	if ms := (&lock{mmap: true}).Metrics(); !slices.ContainsFunc(ms, func(m results.Metric) bool {
+		return m.Name == "k.lock.mmap_write.count" && strings.Contains(m.Desc, "acquisitions for writing by")
+	}) {
+		t.Error("k.lock.mmap_write.count does not say 'for writing'")
+	}
 	for _, m := range (&lock{}).Metrics() {
 		if m.Name == "k.lock.mutex.max_wait" && m.Desc != "longest wait on a contended kernel mutex (including optimistic spinning)" {
 			t.Errorf("%s: %q", m.Name, m.Desc)
@@ -542,5 +560,70 @@ func TestAwaitStop(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("let go: Wait = %v, want exit 0", err)
+	}
+}
+
+// TestSystemVmstatCounters: the system collector keeps the vmstat counters
+// a fault or a change of memory shows in, among them the huge zero page's
+// (faultme --thp huge maps it: thp_fault_alloc stays 0), sums pgalloc_*
+// and allocstall_* over the zones, declares only what the kernel has, and
+// describes every metric it declares.
+func TestSystemVmstatCounters(t *testing.T) {
+	root := t.TempDir()
+	write := func(vmstat string) {
+		if err := os.WriteFile(filepath.Join(root, "vmstat"), []byte(vmstat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nr_free_pages 1000\npgalloc_dma 1\npgalloc_dma32 10\npgalloc_normal 100\npgfree 50\npgfault 7\n" +
+		"thp_fault_alloc 0\nthp_zero_page_alloc 0\nthp_zero_page_alloc_failed 0\nallocstall_normal 2\nallocstall_movable 3\n")
+	t.Setenv("CONTEND_TEST_PROC", root)
+	s, err := openSystem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, m := range s.Metrics() {
+		declared[m.Name] = true
+		if len(m.Desc) < 20 || !strings.HasPrefix(m.Desc, "system-wide ") {
+			t.Errorf("%s: description %q", m.Name, m.Desc)
+		}
+	}
+	for _, want := range []string{"k.sys.pgalloc", "k.sys.pgfree", "k.sys.pgfault", "k.sys.thp_zero_page_alloc", "k.sys.thp_zero_page_alloc_failed", "k.sys.allocstall"} {
+		if !declared[want] {
+			t.Errorf("%s not declared: %v", want, declared)
+		}
+	}
+	for _, absent := range []string{"k.sys.pgmajfault", "k.sys.numa_miss", "k.sys.nr_free_pages", "k.sys.pgalloc_normal"} {
+		if declared[absent] {
+			t.Errorf("%s declared, but the kernel has no such counter here", absent)
+		}
+	}
+	if err := s.preStart(); err != nil {
+		t.Fatal(err)
+	}
+	write("nr_free_pages 10\npgalloc_dma 1\npgalloc_dma32 12\npgalloc_normal 1124\npgfree 1074\npgfault 42\n" +
+		"thp_fault_alloc 0\nthp_zero_page_alloc 1\nthp_zero_page_alloc_failed 0\nallocstall_normal 2\nallocstall_movable 4\n")
+	m, _, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"k.sys.pgalloc": 1026, "k.sys.pgfree": 1024, "k.sys.pgfault": 35,
+		"k.sys.thp_fault_alloc": 0, "k.sys.thp_zero_page_alloc": 1, "k.sys.thp_zero_page_alloc_failed": 0, "k.sys.allocstall": 1}
+	for k, v := range want {
+		if got, ok := m[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	// The help describes the same metrics.
+	for _, d := range Docs() {
+		if d.Name != "system" {
+			continue
+		}
+		for _, dm := range d.Metrics {
+			if strings.HasPrefix(dm.Name, "k.sys.thp_zero_page_alloc") && !strings.Contains(dm.Desc, "huge zero page") {
+				t.Errorf("%s: %q", dm.Name, dm.Desc)
+			}
+		}
 	}
 }

@@ -83,6 +83,9 @@ type jsonMetric struct {
 	ChangeLo    num      `json:"change_lo"`
 	ChangeHi    num      `json:"change_hi"`
 	Estimator   string   `json:"change_estimator"`
+	Shift       *num     `json:"shift,omitempty"`
+	ShiftLo     *num     `json:"shift_lo,omitempty"`
+	ShiftHi     *num     `json:"shift_hi,omitempty"`
 	MedianChg   num      `json:"median_change"`
 	P           num      `json:"p"`
 	PAdjusted   num      `json:"p_adjusted"`
@@ -154,6 +157,12 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	// median_change, the change of the medians, is another.
 	j.Change, j.ChangeLo, j.ChangeHi = num(c.Estimate), num(c.ChangeLo), num(c.ChangeHi)
 	j.Estimator, j.MedianChg = c.ChangeMethod.String(), num(c.Change)
+	if c.ChangeMethod != analysis.RelLogShift {
+		// The shift B-A in the metric's unit: for values >= 0 with
+		// zeros the only interval (change_lo and change_hi are null).
+		sh, lo, hi := num(c.Shift), num(c.ShiftLo), num(c.ShiftHi)
+		j.Shift, j.ShiftLo, j.ShiftHi = &sh, &lo, &hi
+	}
 	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
 	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
@@ -348,7 +357,7 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 			}
 			xa, xb := a.values(m.Name), b.values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
-			sc := ScaleFor(m.Unit, ma)
+			sc := rowScale(m.Unit, ma, mb)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))
 				continue
@@ -360,9 +369,9 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 				}
 				return " " + numRange(sc, s.MedianLo, s.MedianHi)
 			}
-			chg := Percent(c.Estimate)
-			if c.HasChangeCI {
-				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
+			chg, rng := ChangeCells(c, m.Unit)
+			if rng != "" {
+				chg += " " + rng
 			}
 			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s | %s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA),
 				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))

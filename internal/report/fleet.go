@@ -401,9 +401,9 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 		}
 		c := r.Row.Cmp
 		sc := ScaleFor(m.Unit, math.Max(math.Abs(c.SummaryA.Median), math.Abs(c.SummaryB.Median)))
-		ci := Percent(c.Estimate)
-		if c.HasChangeCI {
-			ci += " " + pctRange(c.ChangeLo, c.ChangeHi)
+		ci, rng := ChangeCells(c, m.Unit)
+		if rng != "" {
+			ci += " " + rng
 		}
 		verdict, p := VerdictWord(r.Row), FormatP(c.AdjustedP)
 		if !fr.tested(r.Key) {
