@@ -231,9 +231,14 @@ func evidenceWords(cur string) []string {
 
 // sideWords returns the candidates for cur, the value of ab's --a or --b
 // being typed: the flags of workload w, after what cur already holds up to
-// its last space (inside a quoted '--threads 4 --mem 1GiB').
+// its last space (inside a quoted '--threads 4 --mem 1GiB'). bash passes
+// the word with its opening quote and matches the candidates against it
+// without: they start after the quote.
 func sideWords(w *workload.Workload, cur string) []string {
 	head := cur[:strings.LastIndex(cur, " ")+1]
+	if head != "" && (head[0] == '\'' || head[0] == '"') {
+		head = head[1:]
+	}
 	var out []string
 	for _, p := range w.Params {
 		out = append(out, head+"--"+p.Name)

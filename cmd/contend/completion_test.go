@@ -74,7 +74,8 @@ printf '%s\n' "${COMPREPLY[@]}"
 		{[]string{"port", "--mode", ""}, []string{"duration", "fixed"}, nil},
 		// Issue 30: what completion did not offer.
 		{[]string{"ab", "faultme", "--"}, []string{"--a", "--b", "--threads"}, nil},
-		{[]string{"ab", "mutex", "--a", "--threads 4 --v"}, []string{"--threads 4 --variant"}, []string{"--threads 4 --threads"}},
+		{[]string{"ab", "mutex", "--a", "'--threads 4 --v"}, []string{"--threads 4 --variant"}, []string{"--threads 4 --threads"}},
+		{[]string{"ab", "mutex", "--a", "'--thr"}, []string{"--threads"}, nil},
 		{[]string{"help", ""}, []string{"evidence", "maxrss"}, nil},
 		{[]string{"run", "faultme", "--evidence", ""}, []string{"default", "none", "lock", "perf"}, nil},
 		{[]string{"run", "faultme", "--evidence", "lock,"}, []string{"lock,perf", "lock,sched"}, []string{"lock,lock"}},
