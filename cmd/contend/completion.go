@@ -97,7 +97,10 @@ func completeCommand() *cli.Command {
 }
 
 // fileFlags take a file name.
-var fileFlags = map[string]bool{"out": true, "o": true, "so": true}
+var fileFlags = map[string]bool{
+	"out": true, "o": true, "so": true, "plot": true, "hosts": true, "binary": true, "template": true,
+	"a-kexec": true, "b-kexec": true, "a-initrd": true, "b-initrd": true,
+}
 
 // evidenceFlags take an --evidence list (evidence.ParseFlag).
 var evidenceFlags = map[string]bool{"evidence": true, "a-evidence": true, "b-evidence": true}

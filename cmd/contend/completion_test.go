@@ -79,6 +79,10 @@ printf '%s\n' "${COMPREPLY[@]}"
 		{[]string{"help", ""}, []string{"evidence", "maxrss"}, nil},
 		{[]string{"run", "faultme", "--evidence", ""}, []string{"default", "none", "lock", "perf"}, nil},
 		{[]string{"run", "faultme", "--evidence", "lock,"}, []string{"lock,perf", "lock,sched"}, []string{"lock,lock"}},
+		// Flags that take a file.
+		{[]string{"cleanup", "--binary", ""}, []string{"before.json"}, nil},
+		{[]string{"compare", "--by", "host", "--plot", ""}, []string{"before.json"}, nil},
+		{[]string{"campaign", "init", "--a-kexec", ""}, []string{"before.json"}, nil},
 	} {
 		cmd := exec.Command(bash, append([]string{script}, c.words...)...)
 		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
