@@ -167,7 +167,7 @@ ledger, settling included), or says by how much it does not.`,
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
 				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
 				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
-				&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"}),
+				compareFormatFlag()),
 		},
 	}
 }
@@ -554,14 +554,7 @@ func campaignReportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	ok := false
-	for _, f := range report.CompareFormats {
-		ok = ok || f == format
-	}
-	if !ok {
-		return usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
-	}
+	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
 		switch strings.ToLower(filepath.Ext(plot)) {

@@ -102,10 +102,10 @@ and the hosts of the status file (--hosts) without results.`,
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
 			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
 			newFlag("threshold", &value.Percent{Zero: true}, "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"),
-			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
+			testFlag(),
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+			compareFormatFlag(),
 			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
@@ -197,13 +197,9 @@ func runCompare(c *cli.Context) error {
 func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	var opt report.CompareOptions
 	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
-	switch c.String("test") {
-	case "mannwhitney", "mann-whitney", "u", "utest":
-		opt.Test = analysis.TestMannWhitney
-	case "welch", "t":
+	opt.Test = analysis.TestMannWhitney // --test is one of testFlag's words
+	if c.String("test") == "welch" {
 		opt.Test = analysis.TestWelch
-	default:
-		return opt, "", usagef("--test: %q is not accepted; accepted: mannwhitney, welch", c.String("test"))
 	}
 	if m := c.String("metric"); c.IsSet("metric") {
 		for _, x := range strings.Split(m, ",") {
@@ -217,15 +213,20 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	}
 	opt.OneFamily = c.Bool("one-family")
 	opt.BootCost = c.Value("boot-cost").(time.Duration)
-	format := c.String("format")
-	ok := false
-	for _, f := range report.CompareFormats {
-		ok = ok || f == format
-	}
-	if !ok {
-		return opt, "", usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
-	}
-	return opt, format, nil
+	return opt, c.String("format"), nil
+}
+
+// testFlag is compare's --test: mannwhitney (also mann-whitney, u, utest)
+// or welch (also t).
+func testFlag() *valueFlag {
+	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: []string{"mannwhitney", "welch"},
+		Aliases: map[string]string{"mann-whitney": "mannwhitney", "u": "mannwhitney", "utest": "mannwhitney", "t": "welch"}},
+		"mannwhitney or welch")
+}
+
+// compareFormatFlag is the --format of compare and campaign report.
+func compareFormatFlag() *valueFlag {
+	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
 }
 
 // openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and

@@ -16,14 +16,34 @@ import (
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
-func metricFlags() []cli.Flag {
+// metricFlags are --metric and --preset: for exec, ab exec and verify
+// (programs) the presets of programs, for import every preset.
+func metricFlags(program bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "NAME=REGEX[:UNIT[:lower|higher]]: a metric read from the first capture group of REGEX; repeatable"},
-		&cli.StringFlag{Name: "preset", Usage: "metrics of an original program's output: " + strings.Join(external.PresetNames(), ", ")},
+		presetFlag(program),
 	}
+}
+
+// presetFlag is --preset, one of the registry's presets
+// (external.PresetNames); under a command that runs the program
+// (program), one of the program presets, an import-only one refused with
+// its reason.
+func presetFlag(program bool) *valueFlag {
+	e := &value.Enum{Words: external.PresetNames()}
+	if program {
+		e.Words, e.Refused = external.ProgramPresetNames(), map[string]string{}
+		for _, n := range external.PresetNames() {
+			if p, err := external.LookupPreset(n); err == nil && p.ImportOnly != "" {
+				e.Refused[n] = p.ImportOnly
+			}
+		}
+	}
+	return enumFlag("preset", e, "metrics of an original program's output: "+e.Accepted())
 }
 
 func execCommand() *cli.Command {
@@ -67,7 +87,7 @@ Examples:
    contend exec -n 10 --preset osim -- ./osim 64 256 1000000 0 0
    contend exec -n 5 -- ./mainc             no metric: wall, user, sys, rusage
    contend exec -n 5 --shell -- 'cd /tmp && ./mainc | tail -1'`,
-		Flags:  append(append(metricFlags(), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags()...),
+		Flags:  append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
 		Action: runExec,
 	}
 }
@@ -132,12 +152,9 @@ func execName(program string, shell bool) string {
 // program's output (--preset, --metric) and the primary metric (real
 // without any).
 func execMetrics(c *cli.Context) ([]external.Spec, string, error) {
-	specs, primary, pre, err := metricSpecs(c)
+	specs, primary, _, err := metricSpecs(c)
 	if err != nil {
 		return nil, "", err
-	}
-	if pre != nil && pre.ImportOnly != "" {
-		return nil, "", usagef("--preset %s: %s", pre.Name, pre.ImportOnly)
 	}
 	for _, s := range specs {
 		if isProcessMetricName(s.Name) {
@@ -155,7 +172,7 @@ func runExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt, err := parseRepOptions(c, "text", "json", "original")
+	opt, err := parseRepOptions(c)
 	if err != nil {
 		return err
 	}
