@@ -128,9 +128,13 @@ func TestNewPlanRefuses(t *testing.T) {
 		{"volatile", func(o *Options) {
 			o.Volatile = func(string) (string, bool, error) { return "tmpfs", true, nil }
 		}, "is on tmpfs, which a reboot empties: the plan and the ledger would be gone after the first boot; accepted: a directory on a disk (such as under /var/lib)"},
-		{"no kernel image", func(o *Options) { o.Sides[1] = SideOptions{Kexec: "/nonexistent/vmlinuz", Expect: Expect{Release: "kB"}} }, `--b-kexec: "/nonexistent/vmlinuz" is not a kernel image file`},
+		{"no kernel image", func(o *Options) {
+			o.Sides[1] = SideOptions{Kexec: "/nonexistent/vmlinuz", Expect: Expect{Release: "kB"}}
+		}, `--b-kexec: "/nonexistent/vmlinuz" is not a kernel image file`},
 		{"kernel a directory", func(o *Options) { o.Sides[0] = SideOptions{Kexec: dirAsKernel, Expect: Expect{Release: "kA"}} }, "--a-kexec: "},
-		{"no initrd", func(o *Options) { o.Sides[0] = SideOptions{Kexec: file, Initrd: "/nonexistent", Expect: Expect{Release: "kA"}} }, `--a-initrd: "/nonexistent" is not a file`},
+		{"no initrd", func(o *Options) {
+			o.Sides[0] = SideOptions{Kexec: file, Initrd: "/nonexistent", Expect: Expect{Release: "kA"}}
+		}, `--a-initrd: "/nonexistent" is not a file`},
 		{"initrd without kexec", func(o *Options) { o.Sides[0].Initrd = "/x" }, "--a-initrd and --a-append go with --a-kexec"},
 		{"append without kexec", func(o *Options) { o.Sides[1].Append = "ro" }, "--b-initrd and --b-append go with --b-kexec"},
 		{"two ways", func(o *Options) { o.Sides[0].Grub = "x" }, "--a-grub, --a-kexec, --a-boot-command: give exactly one way to boot side A, got 2"},
