@@ -113,6 +113,9 @@ func NewPlan(o Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if o.Reboot != "" && p.Sides[0].Boot.Command != "" && p.Sides[1].Boot.Command != "" {
+		return nil, refuse("--reboot-command: no side is booted with --a-grub, --b-grub, --a-kexec or --b-kexec, after which it runs (a --a-boot-command or --b-boot-command reboots by itself); drop --reboot-command")
+	}
 	if p.Sides[0].Expect == p.Sides[1].Expect {
 		return nil, refuse("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
 	}

@@ -82,11 +82,12 @@ func TestNewPlan(t *testing.T) {
 	// A boot command gets no reboot command (it reboots itself); the
 	// defaults: abba of 3 boots a side.
 	o = okOptions(base)
+	o.Sides[1] = SideOptions{Grub: "1", Expect: Expect{Release: "kB"}}
 	o.Reboot, o.Order = "reboot -f", ""
 	if p, err = NewPlan(o); err != nil {
 		t.Fatal(err)
 	}
-	if p.Order != "ABBAAB" || p.Sides[0].Boot != (Boot{Command: "boot-a"}) || p.Sides[1].Boot != (Boot{Command: "boot-b"}) {
+	if p.Order != "ABBAAB" || p.Sides[0].Boot != (Boot{Command: "boot-a"}) || p.Sides[1].Boot != (Boot{GrubEntry: "1", Reboot: "reboot -f"}) {
 		t.Errorf("defaults: order %q, boots %+v %+v", p.Order, p.Sides[0].Boot, p.Sides[1].Boot)
 	}
 	if p.Created.IsZero() || p.Created.Location() != time.UTC {
@@ -140,6 +141,7 @@ func TestNewPlanRefuses(t *testing.T) {
 		{"two ways", func(o *Options) { o.Sides[0].Grub = "x" }, "--a-grub, --a-kexec, --a-boot-command: give exactly one way to boot side A, got 2"},
 		{"no way", func(o *Options) { o.Sides[1].BootCommand = "" }, "--b-grub, --b-kexec, --b-boot-command: give exactly one way to boot side B, got 0"},
 		{"no expectation", func(o *Options) { o.Sides[0].Expect = Expect{} }, "--a-release, --a-version, --a-cmdline: say what side A's kernel looks like (at least one), so that a wrong boot is caught"},
+		{"reboot command unused", func(o *Options) { o.Reboot = "reboot -f" }, "--reboot-command: no side is booted with --a-grub, --b-grub, --a-kexec or --b-kexec, after which it runs"},
 		{"same kernel", func(o *Options) { o.Sides[1].Expect = o.Sides[0].Expect }, "the two sides expect the same kernel (release kA)"},
 		{"one boot a side", func(o *Options) { o.Boots = 1 }, "--boots: 1 is not accepted: the boot-level test needs two boots a side (the variance between boots is measured from them); accepted: 2 to 100"},
 		{"negative boots", func(o *Options) { o.Boots = -1 }, "--boots: -1 is not accepted"},

@@ -756,6 +756,7 @@ func TestStepMachine(t *testing.T) {
 	base := t.TempDir()
 	dir := newStepCampaign(t, func(o *Options) {
 		o.Settle = Settle{Max: 0, Load: 1e9, PSI: 100}
+		o.Reboot = ""
 		o.Sides[0].BootCommand = "echo A >> " + filepath.Join(base, "reboots")
 		o.Sides[1] = SideOptions{BootCommand: `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE $(awk '{print $6}' /proc/$$/stat) $X" >> ` + filepath.Join(base, "reboots"), Expect: Expect{Release: "kB"}}
 	})
