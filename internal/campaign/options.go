@@ -136,6 +136,9 @@ func NewPlan(o Options) (*Plan, error) {
 	if err := esc.Check("campaign init: the contend binary (os.Executable)", o.Contend); err != nil {
 		return nil, err
 	}
+	if !filepath.IsAbs(o.Contend) {
+		return nil, fmt.Errorf("campaign init: the contend binary %q is not an absolute path: the unit could not run it", o.Contend)
+	}
 	p.Contend = o.Contend
 	return p, nil
 }

@@ -183,7 +183,7 @@ func TestNewPlanRefuses(t *testing.T) {
 
 // TestNewPlanCheckCommand: the command check comes last, its error is
 // returned as it is (not an OptionError), and a contend binary with a
-// control character is refused after it.
+// control character, or not absolute, is refused after it.
 func TestNewPlanCheckCommand(t *testing.T) {
 	o := okOptions(t.TempDir())
 	bad := errors.New("would fail in every boot")
@@ -197,6 +197,12 @@ func TestNewPlanCheckCommand(t *testing.T) {
 	var oe *OptionError
 	if err == nil || errors.As(err, &oe) || !strings.Contains(err.Error(), "the contend binary (os.Executable)") {
 		t.Errorf("contend with a newline: %v", err)
+	}
+	for _, exe := range []string{"", "contend"} {
+		o.Contend = exe
+		if _, err := NewPlan(o); err == nil || errors.As(err, &oe) || !strings.Contains(err.Error(), "not an absolute path") {
+			t.Errorf("contend %q: %v", exe, err)
+		}
 	}
 	// The package's Volatile is used without one of the options'.
 	o = okOptions(t.TempDir())
