@@ -108,16 +108,8 @@ func NewPlan(o Options) (*Plan, error) {
 		created = time.Now()
 	}
 	p := &Plan{Format: FormatName, Version: FormatVersion, Created: created.UTC(), Dir: dir}
-	for i := range o.Sides {
-		if p.Sides[i], err = o.side(i); err != nil {
-			return nil, err
-		}
-	}
-	if o.Reboot != "" && p.Sides[0].Boot.Command != "" && p.Sides[1].Boot.Command != "" {
-		return nil, refuse("--reboot-command: no side is booted with --a-grub, --b-grub, --a-kexec or --b-kexec, after which it runs (a --a-boot-command or --b-boot-command reboots by itself); drop --reboot-command")
-	}
-	if p.Sides[0].Expect == p.Sides[1].Expect {
-		return nil, refuse("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
+	if p.Sides, err = o.sides(); err != nil {
+		return nil, err
 	}
 	if p.Order, err = o.order(); err != nil {
 		return nil, err
@@ -192,6 +184,25 @@ func (o *Options) dir() (string, error) {
 		return "", refuse("campaign init: %s is on %s, which a reboot empties: the plan and the ledger would be gone after the first boot; accepted: a directory on a disk (such as under /var/lib)", o.Dir, fs)
 	}
 	return dir, nil
+}
+
+// sides returns the two sides of the plan: each booted one way, the
+// reboot command used by one at least, the two kernels told apart.
+func (o *Options) sides() ([2]Side, error) {
+	var sides [2]Side
+	for i := range o.Sides {
+		var err error
+		if sides[i], err = o.side(i); err != nil {
+			return sides, err
+		}
+	}
+	if o.Reboot != "" && sides[0].Boot.Command != "" && sides[1].Boot.Command != "" {
+		return sides, refuse("--reboot-command: no side is booted with --a-grub, --b-grub, --a-kexec or --b-kexec, after which it runs (a --a-boot-command or --b-boot-command reboots by itself); drop --reboot-command")
+	}
+	if sides[0].Expect == sides[1].Expect {
+		return sides, refuse("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", sides[0].Expect)
+	}
+	return sides, nil
 }
 
 // side returns side i (0: A) of the plan.
