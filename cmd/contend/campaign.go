@@ -26,21 +26,70 @@ import (
 	"contend/internal/workload"
 )
 
-func sideFlags(s string) []cli.Flag {
+// initFlags are the flags of 'campaign init', each bound to what it
+// fills: a field of opt, or a typed value read into opt once the flags
+// are parsed (options).
+type initFlags struct {
+	opt                   campaign.Options
+	boots                 value.Int
+	settleMin, settleMax  value.Duration
+	settleLoad, settlePSI value.Float
+}
+
+// newInitFlags returns the flags of 'campaign init' and what they fill.
+func newInitFlags() (*initFlags, []cli.Flag) {
+	d := campaign.DefaultSettle
+	f := &initFlags{
+		boots:      value.Int{N: campaign.DefaultBoots, Min: 1, Max: campaign.MaxBoots},
+		settleMin:  value.Duration{D: time.Duration(d.Min), Max: campaign.MaxSettleMin, Zero: true},
+		settleMax:  value.Duration{D: time.Duration(d.Max), Max: campaign.MaxSettleMax, Zero: true},
+		settleLoad: value.Float{X: d.Load, Max: math.Inf(1), Accepted: "a load average, 0 or more, such as 1"},
+		settlePSI:  value.Float{X: d.PSI, Max: campaign.MaxPSI, Accepted: "a percentage from 0 to 100"},
+	}
+	flags := append(sideFlags("a", &f.opt.Sides[0]), sideFlags("b", &f.opt.Sides[1])...)
+	return f, append(flags,
+		&cli.StringFlag{Name: "reboot-command", Destination: &f.opt.Reboot, Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
+		newFlag("boots", &f.boots, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
+		&cli.StringFlag{Name: "order", Value: "abba", Destination: &f.opt.Order, Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
+		newFlag("settle-min", &f.settleMin, "wait at least this long after a boot"),
+		newFlag("settle-max", &f.settleMax, "wait at most this long for the load to settle"),
+		newFlag("settle-load", &f.settleLoad, "settled when the 1-minute load average is at most this"),
+		newFlag("settle-psi", &f.settlePSI, "and the CPU pressure (PSI some avg10) at most this many %"),
+	)
+}
+
+// sideFlags returns the flags of side s ("a" or "b"), which fill so.
+func sideFlags(s string, so *campaign.SideOptions) []cli.Flag {
 	S := strings.ToUpper(s)
 	return []cli.Flag{
-		&cli.StringFlag{Name: s + "-grub", Usage: "boot side " + S + " with 'grub-reboot ENTRY' (a menu entry title or index)"},
-		&cli.StringFlag{Name: s + "-kexec", Usage: "boot side " + S + " with kexec: the kernel image"},
-		&cli.StringFlag{Name: s + "-initrd", Usage: "the initrd of --" + s + "-kexec"},
-		&cli.StringFlag{Name: s + "-append", Usage: "the command line of --" + s + "-kexec (default: the running one's)"},
-		&cli.StringFlag{Name: s + "-boot-command", Usage: "boot side " + S + " with this shell command (it must arrange the boot and reboot)"},
-		&cli.StringFlag{Name: s + "-release", Usage: "side " + S + "'s expected uname -r"},
-		&cli.StringFlag{Name: s + "-version", Usage: "side " + S + "'s expected uname -v"},
-		&cli.StringFlag{Name: s + "-cmdline", Usage: "words side " + S + "'s /proc/cmdline must have"},
+		&cli.StringFlag{Name: s + "-grub", Destination: &so.Grub, Usage: "boot side " + S + " with 'grub-reboot ENTRY' (a menu entry title or index)"},
+		&cli.StringFlag{Name: s + "-kexec", Destination: &so.Kexec, Usage: "boot side " + S + " with kexec: the kernel image"},
+		&cli.StringFlag{Name: s + "-initrd", Destination: &so.Initrd, Usage: "the initrd of --" + s + "-kexec"},
+		&cli.StringFlag{Name: s + "-append", Destination: &so.Append, Usage: "the command line of --" + s + "-kexec (default: the running one's)"},
+		&cli.StringFlag{Name: s + "-boot-command", Destination: &so.BootCommand, Usage: "boot side " + S + " with this shell command (it must arrange the boot and reboot)"},
+		&cli.StringFlag{Name: s + "-release", Destination: &so.Expect.Release, Usage: "side " + S + "'s expected uname -r"},
+		&cli.StringFlag{Name: s + "-version", Destination: &so.Expect.Version, Usage: "side " + S + "'s expected uname -v"},
+		&cli.StringFlag{Name: s + "-cmdline", Destination: &so.Expect.Cmdline, Usage: "words side " + S + "'s /proc/cmdline must have"},
 	}
 }
 
+// options returns the campaign options of the parsed command c.
+func (f *initFlags) options(c *cli.Context) campaign.Options {
+	o := f.opt
+	if args := c.Args().Slice(); len(args) > 0 {
+		o.Dir, o.Command = args[0], args[1:]
+	}
+	if c.IsSet("boots") {
+		o.Boots = f.boots.N
+	}
+	o.Settle = campaign.Settle{Min: campaign.Duration(f.settleMin.D), Max: campaign.Duration(f.settleMax.D), Load: f.settleLoad.X, PSI: f.settlePSI.X}
+	o.Workloads, o.Volatile = workload.Names(), volatileFS
+	o.CheckCommand = func(p *campaign.Plan) error { return validatePlanCommand(c, p) }
+	return o
+}
+
 func campaignCommand() *cli.Command {
+	initf, initFlagList := newInitFlags()
 	init := &cli.Command{
 		Name:      "init",
 		Usage:     "write a campaign's plan: two kernels, the order of boots, the command to run in each",
@@ -70,16 +119,8 @@ Example (an ABBA campaign of 6 boots, 10 runs per boot):
      --a-grub 'Debian, with Linux 6.1.0-rt' --a-release 6.1.0-rt \
      --b-grub 'Debian, with Linux 6.1.0-rt+patch' --b-release 6.1.0-rt+patch \
      -- run mutex --threads 4 -n 10`,
-		Flags: append(append(sideFlags("a"), sideFlags("b")...),
-			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
-			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
-			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
-			newFlag("settle-min", &value.Duration{D: time.Minute, Max: time.Hour, Zero: true}, "wait at least this long after a boot"),
-			newFlag("settle-max", &value.Duration{D: 10 * time.Minute, Max: 24 * time.Hour, Zero: true}, "wait at most this long for the load to settle"),
-			newFlag("settle-load", &value.Float{X: 1, Max: math.Inf(1), Accepted: "a load average, 0 or more, such as 1"}, "settled when the 1-minute load average is at most this"),
-			newFlag("settle-psi", &value.Float{X: 10, Max: 100, Accepted: "a percentage from 0 to 100"}, "and the CPU pressure (PSI some avg10) at most this many %"),
-		),
-		Action: campaignInit,
+		Flags:  initFlagList,
+		Action: func(c *cli.Context) error { return campaignInit(c, initf) },
 	}
 	dirOnly := func(name, usage, desc string, action cli.ActionFunc, flags ...cli.Flag) *cli.Command {
 		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "DIR", Description: desc, Flags: flags, Action: action}
@@ -196,147 +237,23 @@ func campaignDir(c *cli.Context) (string, error) {
 	return dir, nil
 }
 
-// checkInitText refuses a control character in every string of campaign
-// init (the directory, each string flag, each word of the command): they
-// reach a systemd unit, a shell command run as root at boot, or the
-// terminal of 'campaign status', where a newline or an escape sequence
-// would be read as something else.
-func checkInitText(c *cli.Context) error {
-	for i, a := range c.Args().Slice() {
-		what := "campaign init: the directory"
-		if i > 0 {
-			what = fmt.Sprintf("campaign init: word %d of the command", i)
-		}
-		if err := esc.Check(what, a); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	for _, f := range c.Command.Flags {
-		sf, ok := f.(*cli.StringFlag)
-		if !ok || !c.IsSet(sf.Name) {
-			continue
-		}
-		if err := esc.Check("--"+sf.Name, c.String(sf.Name)); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	return nil
-}
-
-func campaignInit(c *cli.Context) error {
-	if c.NArg() < 1 || c.Args().First() == "" {
-		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
-	}
-	if err := checkInitText(c); err != nil {
-		return err
-	}
-	dir, err := filepath.Abs(c.Args().First())
-	if err != nil {
-		return usagef("campaign init: %v", err)
-	}
-	if campaign.IsCampaign(dir) {
-		return usagef("campaign init: %s already holds a campaign: choose a new directory", c.Args().First())
-	}
-	if fs, volatile, _ := volatileFS(dir); volatile {
-		return usagef("campaign init: %s is on %s, which a reboot empties: the plan and the ledger would be gone after the first boot; accepted: a directory on a disk (such as under /var/lib)", c.Args().First(), fs)
-	}
-	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Created: time.Now().UTC()}
-	for i, s := range []string{"a", "b"} {
-		side := campaign.Side{Label: strings.ToUpper(s)}
-		n := 0
-		if v := c.String(s + "-grub"); v != "" {
-			side.Boot.GrubEntry, n = v, n+1
-		}
-		if v := c.String(s + "-kexec"); v != "" {
-			st, err := os.Stat(v)
-			if err != nil || st.IsDir() {
-				return usagef("--%s-kexec: %q is not a kernel image file", s, v)
-			}
-			abs, _ := filepath.Abs(v)
-			side.Boot.Kexec, n = &campaign.Kexec{Kernel: abs, Cmdline: c.String(s + "-append")}, n+1
-			if ir := c.String(s + "-initrd"); ir != "" {
-				if st, err := os.Stat(ir); err != nil || st.IsDir() {
-					return usagef("--%s-initrd: %q is not a file", s, ir)
-				}
-				side.Boot.Kexec.Initrd, _ = filepath.Abs(ir)
-			}
-		} else if c.IsSet(s+"-initrd") || c.IsSet(s+"-append") {
-			return usagef("--%s-initrd and --%s-append go with --%s-kexec", s, s, s)
-		}
-		if v := c.String(s + "-boot-command"); v != "" {
-			side.Boot.Command, n = v, n+1
-		}
-		if n != 1 {
-			return usagef("--%s-grub, --%s-kexec, --%s-boot-command: give exactly one way to boot side %s, got %d", s, s, s, side.Label, n)
-		}
-		if side.Boot.Command == "" {
-			side.Boot.Reboot = c.String("reboot-command")
-		}
-		side.Expect = campaign.Expect{Release: c.String(s + "-release"), Version: c.String(s + "-version"), Cmdline: c.String(s + "-cmdline")}
-		if side.Expect == (campaign.Expect{}) {
-			return usagef("--%s-release, --%s-version, --%s-cmdline: say what side %s's kernel looks like (at least one), so that a wrong boot is caught", s, s, s, side.Label)
-		}
-		p.Sides[i] = side
-	}
-	if p.Sides[0].Expect == p.Sides[1].Expect {
-		return usagef("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
-	}
-	boots := c.Value("boots").(int)
-	if boots < 2 {
-		return usagef("--boots: %d is not accepted: the boot-level test needs two boots a side (the variance between boots is measured from them); accepted: 2 to 100", boots)
-	}
-	if p.Order, err = campaign.Order(c.String("order"), boots); err != nil {
-		return usagef("--order: %v", err)
-	}
-	if na, nb := strings.Count(p.Order, "A"), strings.Count(p.Order, "B"); na < 2 || nb < 2 {
-		return usagef("--order: %q boots A %s and B %s: the boot-level test needs two boots a side; accepted: a sequence with at least two of each, such as ABBA", c.String("order"), plural.N(na, "time", "times"), plural.N(nb, "time", "times"))
-	}
-	if c.IsSet("order") && c.IsSet("boots") && !strings.EqualFold(c.String("order"), "abba") && !strings.EqualFold(c.String("order"), "abab") {
-		return usagef("--order: an explicit sequence sets the boots itself; drop --boots")
-	}
-	smin, smax := c.Value("settle-min").(time.Duration), c.Value("settle-max").(time.Duration)
-	p.Settle = campaign.Settle{Min: campaign.Duration(smin), Max: campaign.Duration(smax),
-		Load: c.Value("settle-load").(float64), PSI: c.Value("settle-psi").(float64)}
-	if smax < smin {
-		return usagef("--settle-max: %v is not accepted: from --settle-min (%v) to 24h", value.Short(smax), value.Short(smin))
-	}
-	p.Command = c.Args().Slice()[1:]
-	if len(p.Command) == 0 {
-		return usagef("campaign init: give the command to run in each boot after --, such as: -- run mutex -n 10")
-	}
-	if p.Command[0] != "run" && p.Command[0] != "exec" {
-		return usagef("campaign init: the command to run in each boot is a 'run' or an 'exec', not %q", p.Command[0])
-	}
-	if p.Command[0] == "run" {
-		if len(p.Command) < 2 || strings.HasPrefix(p.Command[1], "-") {
-			return usagef("campaign init: 'run' needs a workload, such as: -- run mutex -n 10")
-		}
-		if _, ok := workload.Lookup(p.Command[1]); !ok {
-			return usagef("campaign init: no workload %q; the workloads: %s", p.Command[1], strings.Join(workload.Names(), ", "))
-		}
-	}
-	for _, a := range p.Command {
-		if a == "--" {
-			break
-		}
-		for _, f := range []string{"--out", "-o", "--label"} {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return usagef("campaign init: the command must not set %s: each boot's step sets it", f)
-			}
-		}
-	}
-	if err := validatePlanCommand(c, p); err != nil {
-		return err
-	}
+// campaignInit writes the plan of 'campaign init': its flags are the
+// campaign.Options, which campaign.NewPlan checks.
+func campaignInit(c *cli.Context, f *initFlags) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	if err := esc.Check("campaign init: the contend binary (os.Executable)", exe); err != nil {
+	o := f.options(c)
+	o.Contend = exe
+	p, err := campaign.NewPlan(o)
+	var oe *campaign.OptionError
+	if errors.As(err, &oe) {
+		return &usageError{oe.Error()}
+	} else if err != nil {
 		return err
 	}
-	p.Contend = exe
-	if err := campaign.WritePlan(dir, p); err != nil {
+	if err := campaign.WritePlan(p.Dir, p); err != nil {
 		// A directory that cannot be made (a file in the way, a parent
 		// that does not exist on a read-only or virtual file system) is
 		// the user's path, refused as such.
@@ -346,9 +263,10 @@ func campaignInit(c *cli.Context) error {
 		}
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
-	fmt.Fprintf(c.App.Writer, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
-	fmt.Fprintf(c.App.Writer, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
+	w, dir := c.App.Writer, p.Dir
+	fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
+	fmt.Fprintf(w, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
+	fmt.Fprintf(w, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
 	return nil
 }
 

@@ -405,6 +405,9 @@ func TestCampaignBadInput(t *testing.T) {
 		{[]string{"--a-grub", "x"}, "--a-grub"},
 		{[]string{"--b-kexec", "/nonexistent/vmlinuz"}, "--b-kexec"},
 		{[]string{"--a-initrd", "/x"}, "--a-initrd"},
+		// Both sides reboot by their own command: a reboot command would
+		// never run (it was dropped without a word).
+		{[]string{"--reboot-command", "reboot -f"}, "--reboot-command: no side is booted with"},
 	}
 	for _, c := range cases {
 		before := listFiles(t, dir)

@@ -56,6 +56,9 @@ type Plan struct {
 	Settle  Settle   `json:"settle"`
 	// Contend is the contend binary the unit runs.
 	Contend string `json:"contend"`
+	// Dir is the campaign directory (absolute) the plan was made for
+	// (NewPlan) or read from (ReadPlan); not written.
+	Dir string `json:"-"`
 }
 
 // Side is one kernel of the comparison.
@@ -264,6 +267,7 @@ func ReadPlan(dir string) (*Plan, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, PlanFile), err)
 	}
+	p.Dir = dir
 	return p, nil
 }
 

@@ -22,9 +22,10 @@ import (
 // successful repetition: what a step records as done), recorded as done
 // with the boot id of its repetitions, or anything else, set aside as BOOT.unrecorded-N.json with a
 // redo event (kept, not analysed) so that the boot is measured again. It
-// returns the ledger read again and the next boot. An open start (an
+// returns the ledger read again and the next boot. bootID is the
+// running boot's, which a redo event names. An open start (an
 // interrupted step) is left to Step's redo.
-func reconcile(dir string, p *Plan, led *Ledger, log io.Writer) (*Ledger, int, error) {
+func reconcile(dir string, p *Plan, led *Ledger, bootID string, log io.Writer) (*Ledger, int, error) {
 	for {
 		slot := led.Next(len(p.Order))
 		if slot == len(p.Order) {
@@ -49,7 +50,7 @@ func reconcile(dir string, p *Plan, led *Ledger, log io.Writer) (*Ledger, int, e
 				return nil, 0, fmt.Errorf("boot %d: the ledger has no record of %s (%s) and it cannot be set aside: %v; move it away by hand and run the step again", slot+1, result, why, err)
 			}
 			syncDir(filepath.Join(dir, BootsDir))
-			ev = Event{Event: EvRedo, Slot: slot, Side: string(label), BootID: env.BootID(), Result: aside,
+			ev = Event{Event: EvRedo, Slot: slot, Side: string(label), BootID: bootID, Result: aside,
 				Message: fmt.Sprintf("the ledger had no record of boot %d, and %s is not a finished measurement of it (%s): set aside as %s, the boot is measured again", slot+1, result, why, aside)}
 		}
 		fmt.Fprintln(log, ev.Message)

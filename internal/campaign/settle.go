@@ -3,13 +3,10 @@ package campaign
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-
-	"contend/internal/env"
 )
 
 // settlePoll is how often settle looks at the load and the pressure.
@@ -17,41 +14,30 @@ const settlePoll = 2 * time.Second
 
 // settle waits for the machine to settle after a boot (see Settle) and
 // returns what it saw. Not settling within Max is recorded, not an error.
-func settle(ctx context.Context, s Settle, log io.Writer) (SettleRecord, error) {
-	start := time.Now()
+func (s *step) settle(ctx context.Context) (SettleRecord, error) {
+	set, o := s.p.Settle, s.o
+	start := o.Now()
+	since := func() time.Duration { return o.Now().Sub(start) }
 	rec := SettleRecord{}
-	wait := func(d time.Duration) error {
-		if d <= 0 {
-			return nil
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		}
-	}
-	if err := wait(time.Duration(s.Min)); err != nil {
+	if err := o.Sleep(ctx, time.Duration(set.Min)); err != nil {
 		return rec, err
 	}
 	for {
-		rec.Load = env.LoadAvg()
-		rec.PSI, rec.HasPSI = cpuPressure()
-		rec.Settled = rec.Load <= s.Load && (!rec.HasPSI || rec.PSI <= s.PSI)
-		rec.Waited = Duration(time.Since(start).Round(time.Millisecond))
-		if rec.Settled || time.Since(start) >= time.Duration(s.Max) {
+		rec.Load = o.Load()
+		rec.PSI, rec.HasPSI = o.Pressure()
+		rec.Settled = rec.Load <= set.Load && (!rec.HasPSI || rec.PSI <= set.PSI)
+		rec.Waited = Duration(since().Round(time.Millisecond))
+		if rec.Settled || since() >= time.Duration(set.Max) {
 			break
 		}
-		if err := wait(settlePoll); err != nil {
+		if err := o.Sleep(ctx, settlePoll); err != nil {
 			return rec, err
 		}
 	}
 	if rec.Settled {
-		fmt.Fprintf(log, "settled after %v: load %.2f, cpu pressure %s\n", time.Duration(rec.Waited), rec.Load, psiText(rec))
+		fmt.Fprintf(o.Log, "settled after %v: load %.2f, cpu pressure %s\n", time.Duration(rec.Waited), rec.Load, psiText(rec))
 	} else {
-		fmt.Fprintf(log, "not settled after %v (load %.2f, cpu pressure %s): running anyway, recorded in the ledger\n", time.Duration(rec.Waited), rec.Load, psiText(rec))
+		fmt.Fprintf(o.Log, "not settled after %v (load %.2f, cpu pressure %s): running anyway, recorded in the ledger\n", time.Duration(rec.Waited), rec.Load, psiText(rec))
 	}
 	return rec, nil
 }

@@ -19,11 +19,14 @@ import (
 )
 
 // Arm allows the steps of campaign dir to reboot.
-func Arm(dir string) error {
+func Arm(dir string) error { return arm(dir, env.BootID(), time.Time{}) }
+
+// arm is Arm in boot bootID at time t (zero: now).
+func arm(dir, bootID string, t time.Time) error {
 	if err := writeSync(filepath.Join(dir, ArmedFile), []byte("armed: 'contend campaign step' may reboot this machine\n")); err != nil {
 		return err
 	}
-	return Append(dir, Event{Event: EvArm, Slot: -1, BootID: env.BootID()})
+	return Append(dir, Event{Time: t, Event: EvArm, Slot: -1, BootID: bootID})
 }
 
 // Disarm stops the steps of campaign dir from rebooting; message says why.
@@ -50,7 +53,8 @@ func IsArmed(dir string) bool {
 	return err == nil
 }
 
-// StepOptions configures Step; zero fields take the machine's.
+// StepOptions configures Step. The fields after ExtraEnv are what a step
+// reads of and does to the machine, for tests; nil is the machine's.
 type StepOptions struct {
 	// AtBoot: do nothing unless the campaign is armed (the unit's mode).
 	AtBoot bool
@@ -58,10 +62,84 @@ type StepOptions struct {
 	Exe string
 	// Log receives progress lines.
 	Log io.Writer
-	// Kernel returns the running kernel (env.RunningKernel).
-	Kernel func() env.Kernel
 	// ExtraEnv is added to the environment of the commands run.
 	ExtraEnv []string
+
+	// Kernel returns the running kernel and boot (env.RunningKernel).
+	Kernel func() env.Kernel
+	// Load returns the 1-minute load average (env.LoadAvg).
+	Load func() float64
+	// Pressure returns the CPU pressure, PSI some avg10 in %, and
+	// whether the kernel has one (/proc/pressure/cpu).
+	Pressure func() (float64, bool)
+	// Now is the clock (time.Now); Sleep waits d, or until ctx ends
+	// with ctx's error (a timer).
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Run runs the contend command of a boot (args without the program
+	// name) to its end: Exe in a process group of its own that holds
+	// the step's lock (runChild).
+	Run func(ctx context.Context, args []string) error
+	// Shell runs c, a command that arranges the next boot, to its end,
+	// with environment envv (/bin/sh -c, output to Log, killed when ctx
+	// ends).
+	Shell func(ctx context.Context, c string, envv []string) error
+	// Reboot starts c, the reboot command, with environment envv and
+	// returns the channel its end is sent on: /bin/sh -c in a session of
+	// its own, output to Log, never killed by the step.
+	Reboot func(c string, envv []string) (<-chan error, error)
+}
+
+// machine fills the nil fields of o with the machine's; run needs the
+// step's lock.
+func (o *StepOptions) machine(lock *stepLock) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Kernel == nil {
+		o.Kernel = env.RunningKernel
+	}
+	if o.Load == nil {
+		o.Load = env.LoadAvg
+	}
+	if o.Pressure == nil {
+		o.Pressure = cpuPressure
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	log, exe, extra := o.Log, o.Exe, o.ExtraEnv
+	if o.Run == nil {
+		o.Run = func(ctx context.Context, args []string) error { return runChild(ctx, exe, args, extra, log, lock) }
+	}
+	if o.Shell == nil {
+		o.Shell = func(ctx context.Context, c string, envv []string) error {
+			sh := exec.CommandContext(ctx, "/bin/sh", "-c", c)
+			sh.Stdout, sh.Stderr, sh.Env = log, log, envv
+			return sh.Run()
+		}
+	}
+	if o.Reboot == nil {
+		o.Reboot = func(c string, envv []string) (<-chan error, error) { return startReboot(c, envv, log) }
+	}
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // ErrStopped wraps the errors after which a campaign stops (disarmed):
@@ -80,12 +158,6 @@ func ResultName(slot int, label byte) string {
 // the safety rules and docs in 'contend campaign --help' for the rule on
 // interrupted steps (redone).
 func Step(ctx context.Context, dir string, o StepOptions) error {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	if o.Kernel == nil {
-		o.Kernel = env.RunningKernel
-	}
 	p, err := ReadPlan(dir)
 	if err != nil {
 		return err
@@ -95,6 +167,7 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 		return err
 	}
 	defer lock.unlock()
+	o.machine(lock)
 	armed := IsArmed(dir)
 	if o.AtBoot && !armed {
 		fmt.Fprintf(o.Log, "campaign %s is not armed: nothing to do\n", dir)
@@ -104,9 +177,10 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	if err != nil {
 		return err
 	}
+	k := o.Kernel()
 	// The result files on disk are facts a lost ledger line must not
 	// contradict (reconcile.go).
-	led, slot, err := reconcile(dir, p, led, o.Log)
+	led, slot, err := reconcile(dir, p, led, k.BootID, o.Log)
 	if err != nil {
 		return err
 	}
@@ -114,21 +188,18 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 		fmt.Fprintf(o.Log, "campaign %s is complete (%d boots): 'contend campaign report %s'\n", dir, len(p.Order), dir)
 		return nil
 	}
-	k := o.Kernel()
-	for _, e := range led.Done() {
-		if k.BootID != "" && e.BootID == k.BootID {
-			// Nothing to do, and so the arming is left alone: this
-			// boot's reboot may be pending, and the next boot's step
-			// must find the campaign armed.
-			if armed {
-				fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. The campaign stays armed: the step of the next boot runs boot %d (side %c); if the reboot the step started does not come, reboot into side %c yourself\n",
-					short(k.BootID), e.Slot+1, slot+1, p.Order[slot], p.Order[slot])
-			} else {
-				fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. Reboot into side %c for boot %d and run the step there (the campaign is not armed; 'contend campaign arm %s' first to let that step reboot)\n",
-					short(k.BootID), e.Slot+1, p.Order[slot], slot+1, dir)
-			}
-			return nil
+	if e, ran := ranIn(led, k.BootID); ran {
+		// Nothing to do, and so the arming is left alone: this boot's
+		// reboot may be pending, and the next boot's step must find
+		// the campaign armed.
+		if armed {
+			fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. The campaign stays armed: the step of the next boot runs boot %d (side %c); if the reboot the step started does not come, reboot into side %c yourself\n",
+				short(k.BootID), e.Slot+1, slot+1, p.Order[slot], p.Order[slot])
+		} else {
+			fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. Reboot into side %c for boot %d and run the step there (the campaign is not armed; 'contend campaign arm %s' first to let that step reboot)\n",
+				short(k.BootID), e.Slot+1, p.Order[slot], slot+1, dir)
 		}
+		return nil
 	}
 	// Consume the arming before anything is done: whatever goes wrong
 	// from here on (including a kill or a power cut), the campaign stays
@@ -138,103 +209,156 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 			return err
 		}
 	}
-	label := p.Order[slot]
-	side := p.Side(label)
-	// stopAt records a stop of boot at (side l) and returns it as the
-	// step's error; stop records one of this boot.
-	stopAt := func(at int, l byte, ev Event, format string, a ...any) error {
-		msg := fmt.Sprintf(format, a...)
-		ev.Time, ev.Slot, ev.Side, ev.BootID, ev.Message = time.Now().UTC(), at, string(l), k.BootID, msg
-		if err := Append(dir, ev); err != nil {
-			return fmt.Errorf("%w: %s (and the ledger: %v)", ErrStopped, msg, err)
+	s := &step{dir: dir, o: o, p: p, k: k, slot: slot, label: p.Order[slot]}
+	if err := s.measure(ctx, led); err != nil {
+		return err
+	}
+	return s.next(ctx, armed)
+}
+
+// ranIn returns the done event of a boot of the plan that ran in boot
+// bootID (unknown: none).
+func ranIn(led *Ledger, bootID string) (Event, bool) {
+	for _, e := range led.Done() {
+		if bootID != "" && e.BootID == bootID {
+			return e, true
 		}
-		return fmt.Errorf("%w: %s", ErrStopped, msg)
 	}
-	stop := func(ev Event, format string, a ...any) error {
-		return stopAt(slot, label, ev, format, a...)
+	return Event{}, false
+}
+
+// step is one step that measures boot slot (side label) of plan p in
+// boot k of the machine.
+type step struct {
+	dir   string
+	o     StepOptions
+	p     *Plan
+	k     env.Kernel
+	slot  int
+	label byte
+}
+
+// append writes e to the ledger, at the step's clock's time when e has
+// none.
+func (s *step) append(e Event) error {
+	if e.Time.IsZero() {
+		e.Time = s.o.Now().UTC()
 	}
+	return Append(s.dir, e)
+}
+
+// stopAt records a stop of boot at (side l) and returns it as the step's
+// error (ErrStopped).
+func (s *step) stopAt(at int, l byte, ev Event, format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	ev.Slot, ev.Side, ev.BootID, ev.Message = at, string(l), s.k.BootID, msg
+	if err := s.append(ev); err != nil {
+		return fmt.Errorf("%w: %s (and the ledger: %v)", ErrStopped, msg, err)
+	}
+	return fmt.Errorf("%w: %s", ErrStopped, msg)
+}
+
+// stop records a stop of this step's boot.
+func (s *step) stop(ev Event, format string, a ...any) error {
+	return s.stopAt(s.slot, s.label, ev, format, a...)
+}
+
+// measure checks the kernel, redoes an interrupted boot, settles, runs
+// the plan's command and records the boot done.
+func (s *step) measure(ctx context.Context, led *Ledger) error {
+	p, slot, label, dir, k, log := s.p, s.slot, s.label, s.dir, s.k, s.o.Log
+	side := p.Side(label)
 	if why := side.Expect.Mismatch(k); why != "" {
-		return stop(Event{Event: EvMismatch, Kernel: &k},
+		return s.stop(Event{Event: EvMismatch, Kernel: &k},
 			"boot %d of %d expects side %c (%s), but this kernel has %s; disarmed, no reboot: boot side %c and run 'contend campaign step %s'",
 			slot+1, len(p.Order), label, side.Expect, why, label, dir)
 	}
-	begin := time.Now().UTC()
+	begin := s.o.Now().UTC()
 	result := ResultName(slot, label)
-	if id, open := led.Started(slot); open {
-		// Interrupted (killed, power cut): the slot is redone; the
-		// partial result file, when there is one, is kept aside and
-		// not analysed. The redo event names it only when it exists.
-		aside := strings.TrimSuffix(result, ".json") + ".interrupted-" + strconv.Itoa(len(led.Events)) + ".json"
-		msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", slot+1, short(id))
-		err := os.Rename(filepath.Join(dir, result), filepath.Join(dir, aside))
-		switch {
-		case err == nil:
-			msg += "; its partial result file is kept aside as " + aside
-		case errors.Is(err, os.ErrNotExist):
-			aside = ""
-			msg += "; it left no result file"
-		default:
-			return stop(Event{Event: EvFailed}, "cannot set aside the interrupted result file: %v", err)
-		}
-		fmt.Fprintln(o.Log, msg)
-		if err := Append(dir, Event{Event: EvRedo, Slot: slot, Side: string(label), BootID: k.BootID, Result: aside, Message: msg}); err != nil {
-			return err
-		}
+	if err := s.redo(led, result); err != nil {
+		return err
 	}
-	fmt.Fprintf(o.Log, "boot %d of %d: side %c, kernel %s, boot %s\n", slot+1, len(p.Order), label, k.Release, short(k.BootID))
-	st, err := settle(ctx, p.Settle, o.Log)
+	fmt.Fprintf(log, "boot %d of %d: side %c, kernel %s, boot %s\n", slot+1, len(p.Order), label, k.Release, short(k.BootID))
+	st, err := s.settle(ctx)
 	if err != nil {
-		return stop(Event{Event: EvFailed}, "boot %d: stopped by %s while settling; disarmed, no reboot: run 'contend campaign step %s' to do this boot",
+		return s.stop(Event{Event: EvFailed}, "boot %d: stopped by %s while settling; disarmed, no reboot: run 'contend campaign step %s' to do this boot",
 			slot+1, interruption(ctx), dir)
 	}
-	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: k.BootID, Kernel: &k, Begin: begin, Settle: &st, Result: result}); err != nil {
+	if err := s.append(Event{Event: EvStart, Slot: slot, Side: string(label), BootID: k.BootID, Kernel: &k, Begin: begin, Settle: &st, Result: result}); err != nil {
 		return err
 	}
 	args := RunArgs(p, slot, label, filepath.Join(dir, result))
-	fmt.Fprintf(o.Log, "running: contend %s\n", strings.Join(args, " "))
-	if err := runChild(ctx, o, args, lock); err != nil {
+	fmt.Fprintf(log, "running: contend %s\n", strings.Join(args, " "))
+	if err := s.o.Run(ctx, args); err != nil {
 		if sig := interruption(ctx); sig != "" {
-			return stop(Event{Event: EvFailed, Result: result}, "boot %d: stopped by %s while running 'contend %s' (the run ended: %v); disarmed, no reboot: run 'contend campaign step %s' to redo this boot",
+			return s.stop(Event{Event: EvFailed, Result: result}, "boot %d: stopped by %s while running 'contend %s' (the run ended: %v); disarmed, no reboot: run 'contend campaign step %s' to redo this boot",
 				slot+1, sig, strings.Join(args, " "), err, dir)
 		}
-		return stop(Event{Event: EvFailed, Result: result}, "boot %d: 'contend %s' failed (%v); disarmed, no reboot: see %s, then run 'contend campaign step %s' to redo this boot",
+		return s.stop(Event{Event: EvFailed, Result: result}, "boot %d: 'contend %s' failed (%v); disarmed, no reboot: see %s, then run 'contend campaign step %s' to redo this boot",
 			slot+1, strings.Join(args, " "), err, filepath.Join(dir, result), dir)
 	}
 	f, err := results.Read(filepath.Join(dir, result))
 	if err != nil {
-		return stop(Event{Event: EvFailed, Result: result}, "boot %d: %v; disarmed, no reboot", slot+1, err)
+		return s.stop(Event{Event: EvFailed, Result: result}, "boot %d: %v; disarmed, no reboot", slot+1, err)
 	}
 	ok := f.Counts(-1)[results.StatusOK]
 	if ok == 0 {
-		return stop(Event{Event: EvFailed, Result: result}, "boot %d: no successful repetition in %s; disarmed, no reboot", slot+1, result)
+		return s.stop(Event{Event: EvFailed, Result: result}, "boot %d: no successful repetition in %s; disarmed, no reboot", slot+1, result)
 	}
-	if err := Append(dir, Event{Event: EvDone, Slot: slot, Side: string(label), BootID: k.BootID, Result: result, OK: ok}); err != nil {
-		return err
+	return s.append(Event{Event: EvDone, Slot: slot, Side: string(label), BootID: k.BootID, Result: result, OK: ok})
+}
+
+// redo records the redo of a boot whose step was interrupted (killed, a
+// power cut: a start without its done) and keeps its partial result
+// file aside, not analysed; the redo event names it only when it exists.
+func (s *step) redo(led *Ledger, result string) error {
+	id, open := led.Started(s.slot)
+	if !open {
+		return nil
 	}
-	next := slot + 1
+	aside := strings.TrimSuffix(result, ".json") + ".interrupted-" + strconv.Itoa(len(led.Events)) + ".json"
+	msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", s.slot+1, short(id))
+	err := os.Rename(filepath.Join(s.dir, result), filepath.Join(s.dir, aside))
+	switch {
+	case err == nil:
+		msg += "; its partial result file is kept aside as " + aside
+	case errors.Is(err, os.ErrNotExist):
+		aside = ""
+		msg += "; it left no result file"
+	default:
+		return s.stop(Event{Event: EvFailed}, "cannot set aside the interrupted result file: %v", err)
+	}
+	fmt.Fprintln(s.o.Log, msg)
+	return s.append(Event{Event: EvRedo, Slot: s.slot, Side: string(s.label), BootID: s.k.BootID, Result: aside, Message: msg})
+}
+
+// next does what follows a boot done: the campaign complete, no reboot
+// when it was not armed, else arranging the next boot and rebooting into
+// it.
+func (s *step) next(ctx context.Context, armed bool) error {
+	p, dir, log := s.p, s.dir, s.o.Log
+	next := s.slot + 1
 	if next == len(p.Order) {
-		fmt.Fprintf(o.Log, "campaign complete: 'contend campaign report %s'\n", dir)
-		return Append(dir, Event{Event: EvComplete, Slot: slot})
+		fmt.Fprintf(log, "campaign complete: 'contend campaign report %s'\n", dir)
+		return s.append(Event{Event: EvComplete, Slot: s.slot})
 	}
 	nl := p.Order[next]
 	if !armed {
-		fmt.Fprintf(o.Log, "boot %d done. Not armed, so no reboot: boot side %c (%s) for boot %d and run the step again, or 'contend campaign arm %s' to let it reboot\n",
-			slot+1, nl, p.Side(nl).Expect, next+1, dir)
+		fmt.Fprintf(log, "boot %d done. Not armed, so no reboot: boot side %c (%s) for boot %d and run the step again, or 'contend campaign arm %s' to let it reboot\n",
+			s.slot+1, nl, p.Side(nl).Expect, next+1, dir)
 		return nil
 	}
 	// From here on the events are those of the next boot: arranging it,
 	// rebooting into it, a failure to.
 	stopNext := func(format string, a ...any) error {
-		return stopAt(next, nl, Event{Event: EvFailed}, format, a...)
+		return s.stopAt(next, nl, Event{Event: EvFailed}, format, a...)
 	}
 	cmds := BootCommands(p.Side(nl).Boot)
-	envv := append(os.Environ(), o.ExtraEnv...)
+	envv := append(os.Environ(), s.o.ExtraEnv...)
 	envv = append(envv, "CONTEND_CAMPAIGN_DIR="+dir, "CONTEND_CAMPAIGN_SLOT="+strconv.Itoa(next+1), "CONTEND_CAMPAIGN_SIDE="+string(nl))
 	for _, c := range cmds[:len(cmds)-1] {
-		fmt.Fprintf(o.Log, "running: %s\n", c)
-		sh := exec.CommandContext(ctx, "/bin/sh", "-c", c)
-		sh.Stdout, sh.Stderr, sh.Env = o.Log, o.Log, envv
-		if err := sh.Run(); err != nil {
+		fmt.Fprintf(log, "running: %s\n", c)
+		if err := s.o.Shell(ctx, c, envv); err != nil {
 			if sig := interruption(ctx); sig != "" {
 				return stopNext("arranging boot %d (side %c): stopped by %s while running %q; disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
 					next+1, nl, sig, c, nl, dir)
@@ -247,7 +371,7 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 		return stopNext("arranging boot %d (side %c): stopped by %s before the reboot; disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
 			next+1, nl, sig, nl, dir)
 	}
-	return rebootInto(ctx, dir, cmds[len(cmds)-1], envv, o.Log, k.BootID, next, nl, stopNext)
+	return s.rebootInto(ctx, cmds[len(cmds)-1], envv, next, nl, stopNext)
 }
 
 // rebootInto is the point of no return of a step: it arms the campaign
@@ -262,12 +386,13 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 // c runs in a session of its own (setsid: no terminal's SIGHUP or SIGINT
 // reaches it) and is never killed by the step: a step stopped after c
 // started leaves c to finish the reboot.
-func rebootInto(ctx context.Context, dir, c string, envv []string, log io.Writer, bootID string, next int, nl byte, stopNext func(string, ...any) error) error {
-	if err := Arm(dir); err != nil {
+func (s *step) rebootInto(ctx context.Context, c string, envv []string, next int, nl byte, stopNext func(string, ...any) error) error {
+	dir, log, bootID := s.dir, s.o.Log, s.k.BootID
+	if err := arm(dir, bootID, s.o.Now().UTC()); err != nil {
 		disarm(dir)
 		return stopNext("arranging boot %d (side %c): cannot arm for it: %v; disarmed, no reboot", next+1, nl, err)
 	}
-	if err := Append(dir, Event{Event: EvReboot, Slot: next, Side: string(nl), BootID: bootID, Message: c}); err != nil {
+	if err := s.append(Event{Event: EvReboot, Slot: next, Side: string(nl), BootID: bootID, Message: c}); err != nil {
 		disarm(dir)
 		return err
 	}
@@ -277,21 +402,17 @@ func rebootInto(ctx context.Context, dir, c string, envv []string, log io.Writer
 			next+1, nl, sig, c, nl, dir)
 	}
 	fmt.Fprintf(log, "running: %s\n", c)
-	sh := exec.Command("/bin/sh", "-c", c)
-	sh.Stdout, sh.Stderr, sh.Env = log, log, envv
-	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := sh.Start(); err != nil {
+	ended, err := s.o.Reboot(c, envv)
+	if err != nil {
 		disarm(dir)
 		return stopNext("the reboot into boot %d (side %c): %q did not start (%v); disarmed: boot side %c yourself and run 'contend campaign step %s'",
 			next+1, nl, c, err, nl, dir)
 	}
-	ended := make(chan error, 1)
-	go func() { ended <- sh.Wait() }()
 	underWay := func(why string) error {
 		msg := fmt.Sprintf("the reboot into boot %d (side %c) is under way: %s; the campaign stays armed for the step of boot %d (if the machine does not reboot: 'contend campaign disarm %s', or reboot into side %c yourself)",
 			next+1, nl, why, next+1, dir, nl)
 		// The ledger first: the terminal may be gone.
-		err := Append(dir, Event{Event: EvRebooting, Slot: next, Side: string(nl), BootID: bootID, Message: msg})
+		err := s.append(Event{Event: EvRebooting, Slot: next, Side: string(nl), BootID: bootID, Message: msg})
 		fmt.Fprintln(log, msg)
 		return err
 	}
@@ -312,15 +433,29 @@ func rebootInto(ctx context.Context, dir, c string, envv []string, log io.Writer
 	}
 }
 
+// startReboot starts the reboot command c in a session of its own, its
+// output to log, and returns the channel its end is sent on.
+func startReboot(c string, envv []string, log io.Writer) (<-chan error, error) {
+	sh := exec.Command("/bin/sh", "-c", c)
+	sh.Stdout, sh.Stderr, sh.Env = log, log, envv
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := sh.Start(); err != nil {
+		return nil, err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- sh.Wait() }()
+	return ended, nil
+}
+
 // runChild runs the contend command of a boot in a process group of its
 // own, with PR_SET_PDEATHSIG = SIGTERM: a killed step takes its run (which
 // cleans up on SIGTERM) with it. On the step's other exit paths (a
 // signal, the run's end) the group is killed. The run inherits the lock,
 // which stays held until it is gone.
-func runChild(ctx context.Context, o StepOptions, args []string, lock *stepLock) error {
-	cmd := exec.CommandContext(ctx, o.Exe, args...)
-	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.Env = append(os.Environ(), o.ExtraEnv...)
+func runChild(ctx context.Context, exe string, args, extraEnv []string, log io.Writer, lock *stepLock) error {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), extraEnv...)
 	cmd.ExtraFiles = []*os.File{lock.f}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
