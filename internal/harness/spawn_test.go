@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"contend/internal/evidence"
 	"contend/internal/results"
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 func init() {
 	workload.Register(&workload.Workload{
 		Name: "harness-test", Primary: "real",
-		Metrics: []workload.Metric{{Name: "x", Unit: "count"}},
+		Metrics: []workload.Metric{{Name: "x", Unit: "count"}, {Name: "switches", Unit: "count"}},
 		Run:     testWorkload,
 	})
 }
@@ -43,10 +45,25 @@ func init() {
 // testWorkload is the child's side of RunRep's tests: ok reports x=1;
 // orphan starts a `sleep 100` in its process group, writes its pid to the
 // file testPidFileEnv names and reports; hang does the same and never
-// reports; kill SIGKILLs itself.
+// reports; kill SIGKILLs itself; quiet reports GOMAXPROCS as x and, as
+// switches, how often the process's other threads (the Go runtime's) went
+// to sleep while this one spent 50 ms in a system call, entered as a cgo
+// call is (entersyscall, keeping its P).
 func testWorkload(v workload.Values, rt workload.Runtime) (workload.Sample, error) {
 	mode := os.Getenv(testChildEnv)
 	switch mode {
+	case "quiet":
+		before, err := otherThreadsSleeps()
+		if err != nil {
+			return workload.Sample{}, err
+		}
+		ts := syscall.NsecToTimespec(int64(50 * time.Millisecond))
+		syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		after, err := otherThreadsSleeps()
+		if err != nil {
+			return workload.Sample{}, err
+		}
+		return workload.Sample{Metrics: map[string]float64{"x": float64(runtime.GOMAXPROCS(0)), "switches": float64(after - before)}}, nil
 	case "orphan", "hang":
 		c := exec.Command("sleep", "100")
 		if err := c.Start(); err != nil {
@@ -61,6 +78,33 @@ func testWorkload(v workload.Values, rt workload.Runtime) (workload.Sample, erro
 		time.Sleep(10 * time.Second)
 	}
 	return workload.Sample{Metrics: map[string]float64{"x": 1}}, nil
+}
+
+// otherThreadsSleeps sums voluntary_ctxt_switches over the threads of this
+// process other than the calling one.
+func otherThreadsSleeps() (int, error) {
+	self := strconv.Itoa(syscall.Gettid())
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, task := range tasks {
+		if task.Name() == self {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+				k, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += k
+			}
+		}
+	}
+	return n, nil
 }
 
 // runTestChild runs one repetition of harness-test in mode, with the test
@@ -129,6 +173,28 @@ func TestRunRepInterrupted(t *testing.T) {
 	}
 	if pid != 0 { // cancelled before the child forked: nothing to check
 		assertDead(t, "the grandchild", pid)
+	}
+}
+
+// TestChildRuntimeQuietDuringCall: the child runs its workload with one P
+// (GOMAXPROCS 1), so that a long cgo call has the Go runtime's threads
+// asleep: sysmon hands the call's P off at its second look and then sleeps
+// until the call returns. With a second, idle P sysmon kept waking every
+// 20 us or so for the call's first 10 ms (about 60 sleeps on a quiet
+// 2-CPU machine, each preempting a worker of a busy timed region: faultme
+// at 1-4 threads 7-15% slower than the original, issue 24). The runtime's
+// few steps of the hand-off are allowed: 4-7 sleeps were seen at load 12,
+// at most 15 pass.
+func TestChildRuntimeQuietDuringCall(t *testing.T) {
+	o, _ := runTestChild(t, context.Background(), "quiet", time.Minute)
+	if o.Rep.Status != results.StatusOK {
+		t.Fatalf("rep %+v", o.Rep)
+	}
+	if got := o.Rep.Metrics.Get("x"); got != 1 {
+		t.Errorf("GOMAXPROCS in the workload: %v, want 1", got)
+	}
+	if got := o.Rep.Metrics.Get("switches"); got > 15 {
+		t.Errorf("the runtime's threads slept %v times during a 50 ms call, want at most 15", got)
 	}
 }
 
