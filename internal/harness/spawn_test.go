@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -253,6 +254,45 @@ func reportedPid(t *testing.T, e Ended) int {
 	}
 	t.Fatalf("no pid in the report %q", e.Report)
 	return 0
+}
+
+// TestSpawnWaitsOutsideSyscalls: while Spawn waits for its child, no
+// goroutine of contend sits in a system call: the wait is parked in the
+// netpoller on a pidfd (awaitExit), not blocked in waitid, which kept a P
+// and so had sysmon wake every 20 us or so for the first 10 ms of every
+// repetition, on the CPUs the repetition ran on.
+func TestSpawnWaitsOutsideSyscalls(t *testing.T) {
+	ready := t.TempDir() + "/ready"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan Ended, 1)
+	go func() { done <- Spawn(ctx, shSpec(`: >`+ready+`; exec sleep 60`, time.Minute)) }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not start in 30 s")
+		}
+	}
+	// The child runs until cancelled: Spawn is past its start and waits.
+	sample := []metrics.Sample{{Name: "/sched/goroutines/not-in-go:goroutines"}}
+	var seen []uint64
+	for i := 0; i < 5; i++ {
+		time.Sleep(50 * time.Millisecond)
+		metrics.Read(sample)
+		seen = append(seen, sample[0].Value.Uint64())
+	}
+	cancel()
+	if e := <-done; e.Rep.Status != results.StatusInterrupted {
+		t.Errorf("status %q, want interrupted", e.Rep.Status)
+	}
+	for _, n := range seen {
+		if n != 0 {
+			t.Errorf("goroutines in a system call or cgo call while Spawn waited: %v, want 0 each time", seen)
+			break
+		}
+	}
 }
 
 // TestSpawnTimeoutKillsGroup: at the timeout the whole group dies, a
