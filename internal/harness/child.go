@@ -33,9 +33,10 @@ func ChildMain(args []string) int {
 	// call keeps its P, and while another P is idle sysmon neither takes
 	// it back nor sleeps for the call's first 10 ms, but wakes every
 	// 20 us or so, preempting a worker each time (faultme 4 threads x
-	// 256 MiB: 13-29 switches of runtime threads in a 20-30 ms timed
-	// region, 0.5-1.6 with one P). With one P it is handed off at
-	// sysmon's second look and sysmon sleeps until the call returns.
+	// 256 MiB: 13-29 switch-ins of runtime threads in a 20-30 ms timed
+	// region, about 2 with one P). With one P it is handed off at
+	// sysmon's second look and sysmon sleeps until the call returns
+	// (TestChildRuntimeQuietDuringCall).
 	debug.SetGCPercent(-1)
 	runtime.GOMAXPROCS(1)
 	runtime.LockOSThread()

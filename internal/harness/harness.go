@@ -226,9 +226,11 @@ func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float
 // when the kernel has no pollable pidfds (before Linux 5.10). Why not
 // cmd.Wait alone: a goroutine blocked in waitid keeps its P, and while
 // another P is idle sysmon wakes every 20 us or so for the first 10 ms of
-// the wait, on the CPUs the repetition runs on (both sides of verify: 25-83
-// switch-ins of contend's threads per repetition under load). Parked in the
-// netpoller, every P is idle and sysmon sleeps (TestWaitKeepsParentAsleep).
+// the wait, on the CPUs the repetition runs on (both sides of verify; at
+// load 20, 7.0 switch-ins of contend's threads per repetition between 2 ms
+// after its exec and 1 ms before its exit, 2.3 parked). Parked in the
+// netpoller, every P is idle and sysmon sleeps
+// (TestSpawnWaitsOutsideSyscalls).
 func awaitExit(pid int) {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
