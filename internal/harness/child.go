@@ -29,8 +29,16 @@ const reportEnv = "CONTEND_REPORT_FD"
 // "ipc sem ID" lines to the same pipe before its timed region.
 func ChildMain(args []string) int {
 	// Keep the Go runtime out of the measurement: no GC during the one
-	// cgo call, and the call stays on this thread.
+	// cgo call, and the call stays on this thread. GOMAXPROCS 1: a cgo
+	// call keeps its P, and while another P is idle sysmon neither takes
+	// it back nor sleeps for the call's first 10 ms, but wakes every
+	// 20 us or so, preempting a worker each time (faultme 4 threads x
+	// 256 MiB: 13-29 switch-ins of runtime threads in a 20-30 ms timed
+	// region, about 2 with one P). With one P it is handed off at
+	// sysmon's second look and sysmon sleeps until the call returns
+	// (TestChildRuntimeQuietDuringCall).
 	debug.SetGCPercent(-1)
+	runtime.GOMAXPROCS(1)
 	runtime.LockOSThread()
 
 	rfd := reportFD

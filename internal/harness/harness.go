@@ -221,6 +221,35 @@ func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float
 	return m
 }
 
+// awaitExit returns when child pid has exited (not reaped: cmd.Wait does
+// that, with its rusage), waiting in the netpoller on a pidfd, or at once
+// when the kernel has no pollable pidfds (before Linux 5.10). Why not
+// cmd.Wait alone: a goroutine blocked in waitid keeps its P, and while
+// another P is idle sysmon wakes every 20 us or so for the first 10 ms of
+// the wait, on the CPUs the repetition runs on (both sides of verify; at
+// load 20, 7.0 switch-ins of contend's threads per repetition between 2 ms
+// after its exec and 1 ms before its exit, 2.3 parked). Parked in the
+// netpoller, every P is idle and sysmon sleeps
+// (TestSpawnWaitsOutsideSyscalls).
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	// A pidfd polls readable once the process has exited.
+	rc.Read(func(fd uintptr) bool {
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		return n > 0 || (err != nil && err != unix.EINTR)
+	})
+}
+
 // waitGroupLeader waits for cmd, started as the leader of its own process
 // group, to exit. On timeout (when positive) or cancellation of ctx it
 // kills the whole group first. It returns "", StatusTimeout or
@@ -228,7 +257,10 @@ func ProcessMetrics(ps *os.ProcessState, elapsed time.Duration) map[string]float
 func waitGroupLeader(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) (string, error) {
 	pgid := cmd.Process.Pid
 	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	go func() {
+		awaitExit(pgid)
+		waitDone <- cmd.Wait()
+	}()
 	var timer <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
