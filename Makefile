@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race vet bench faithfulness fuzz clean
+.PHONY: all build run test race vet bench faithfulness fuzz e2e clean
 
 all: build
 
@@ -47,6 +47,16 @@ faithfulness: build
 # workers fuzzing (about 5x the executions in the same minute here).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s -fuzzminimizetime 200x ./internal/results
+
+# The end-to-end campaign (e2e/, TestCampaignReboots): Debian 12 guests in
+# QEMU (TCG unless KVM boots), Debian's 6.1 generic and -rt kernels, the
+# README's campaign commands and real kexec reboots, without and with
+# logind, then a wrong kernel. As root; about 15 minutes on 2 cores, 4 more
+# the first time (the guest images, cached in ~/.cache/contend-e2e or
+# $$CONTEND_E2E_CACHE). CONTEND_E2E_KEEP=DIR keeps the consoles and the
+# campaign directories.
+e2e:
+	CONTEND_E2E=1 $(GO) test -count=1 -timeout 80m -v -run TestCampaignReboots ./e2e
 
 clean:
 	rm -rf bin
