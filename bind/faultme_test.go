@@ -51,3 +51,25 @@ func TestFaultmeMmapFailureNamesCall(t *testing.T) {
 		t.Errorf("got call %q errno %v, want mmap ENOMEM; message %q", e.Call, e.Errno, err)
 	}
 }
+
+// TestFaultmeTHPNeverEINVAL: MADV_NOHUGEPAGE failing with EINVAL (as on a
+// kernel without THP; injected) does not fail --thp never: the run goes on
+// and says so. MADV_HUGEPAGE failing so is a failure, naming the call.
+func TestFaultmeTHPNeverEINVAL(t *testing.T) {
+	r, err := Faultme(FaultmeParams{Threads: 2, Mem: 1 << 20, Stride: 4096, THP: THPNever, ReportFD: -1, Inject: InjectMadviseEINVAL})
+	if err != nil {
+		t.Fatalf("--thp never with EINVAL: %v", err)
+	}
+	if !r.THPEINVAL || r.PagesTouched != 256 {
+		t.Errorf("THPEINVAL %v, pages %d: want true, 256", r.THPEINVAL, r.PagesTouched)
+	}
+	r, err = Faultme(FaultmeParams{Threads: 2, Mem: 1 << 20, Stride: 4096, THP: THPNever, ReportFD: -1})
+	if err != nil || r.THPEINVAL {
+		t.Errorf("a real MADV_NOHUGEPAGE here: %v, THPEINVAL %v", err, r.THPEINVAL)
+	}
+	_, err = Faultme(FaultmeParams{Threads: 2, Mem: 1 << 20, Stride: 4096, THP: THPHuge, ReportFD: -1, Inject: InjectMadviseEINVAL})
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "madvise" || !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("--thp huge with EINVAL: %v, want madvise EINVAL", err)
+	}
+}

@@ -22,6 +22,9 @@ const (
 	// InjectDieAfterSemget kills the process between semget and its
 	// report to the parent: the one moment a set has no reported id.
 	InjectDieAfterSemget Inject = C.CT_INJECT_DIE_AFTER_SEMGET
+	// InjectMadviseEINVAL makes faultme's madvise fail with EINVAL, as it
+	// does on a kernel built without THP.
+	InjectMadviseEINVAL Inject = C.CT_INJECT_MADVISE_EINVAL
 )
 
 // SemopMultiParams is struct ct_semop_multi_params: the parameters of one

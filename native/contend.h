@@ -101,6 +101,7 @@ enum {
 	CT_INJECT_SEMGET_ENOSPC = 1, /* semget fails with ENOSPC */
 	CT_INJECT_FORK_EAGAIN = 2,   /* the middle fork/pthread_create fails with EAGAIN */
 	CT_INJECT_DIE_AFTER_SEMGET = 4, /* SIGKILL between semget and its report */
+	CT_INJECT_MADVISE_EINVAL = 8,   /* faultme's madvise fails with EINVAL, as on a kernel without THP */
 };
 
 #endif

@@ -131,11 +131,28 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 		goto out_barriers;
 	}
 	fm->data = data;
-	if (p->thp != CT_THP_LEAVE &&
-	    madvise(data, p->mem, p->thp == CT_THP_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)) {
-		err = ct_fail(&r->status, errno, "madvise",
-			      p->thp == CT_THP_HUGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
-		goto out_unmap;
+	if (p->thp != CT_THP_LEAVE) {
+		int rc;
+
+		if (p->inject & CT_INJECT_MADVISE_EINVAL) {
+			errno = EINVAL;
+			rc = -1;
+		} else {
+			rc = madvise(data, p->mem, p->thp == CT_THP_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		}
+		if (rc && p->thp == CT_THP_NEVER && errno == EINVAL) {
+			/*
+			 * A kernel built without THP (Debian's -rt) knows no
+			 * MADV_NOHUGEPAGE: it has no huge pages to refuse, so
+			 * "never" holds. The caller tells this from a real
+			 * failure (is THP in sysfs?) and records it.
+			 */
+			r->thp_einval = 1;
+		} else if (rc) {
+			err = ct_fail(&r->status, errno, "madvise",
+				      p->thp == CT_THP_HUGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
+			goto out_unmap;
+		}
 	}
 
 	for (i = 0; i < p->threads; i++) {

@@ -12,6 +12,7 @@ struct ct_faultme_params {
 	uint64_t stride; /* bytes between reads (original: 4096) */
 	int thp;         /* enum ct_thp */
 	int report_fd;
+	int inject;      /* testing only: CT_INJECT_MADVISE_EINVAL, 0 in real runs */
 };
 
 struct ct_faultme_result {
@@ -22,6 +23,7 @@ struct ct_faultme_result {
 	uint64_t majflt;        /* major faults of the process in the timed region */
 	uint64_t rss_anon_kb;   /* RssAnon after the timed region */
 	int threads_created;
+	int thp_einval;         /* --thp never: MADV_NOHUGEPAGE said EINVAL (a kernel without THP?), run without it */
 };
 
 int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *r);

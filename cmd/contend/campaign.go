@@ -93,16 +93,44 @@ the next boot (a mismatch stops the campaign and never reboots), waits for
 the machine to settle (load and CPU pressure, recorded), runs the command,
 appends to DIR/ledger.jsonl (append-only, fsynced: readable after a power
 cut), and, only when the campaign is armed, arranges the next boot and
-reboots. Each step disarms the campaign when it starts and arms it again
-only after it succeeded, just before the reboot: after any failure, a kill
-or a power cut the campaign is disarmed, so there is never a reboot loop.
+reboots. Each step that has a boot to run disarms the campaign when it
+starts and arms it again only after it succeeded, just before the reboot:
+after any failure, a kill or a power cut the campaign is disarmed, so there
+is never a reboot loop. A step with nothing to do (this boot already ran its
+boot of the plan, its reboot pending; or the campaign is complete) leaves
+the arming alone, so the next boot's step still runs.
+
+The point of no return is arming again and logging 'reboot'. The reboot
+command then runs in a session of its own and is never killed by the step.
+From then on a signal to the step (SIGTERM from the unit's stop, SIGHUP from
+a closed terminal or a stopped getty or session, SIGINT) or the reboot
+command's end by one is the shutdown that the reboot started: the ledger
+says 'rebooting' with the signal's name, the campaign stays armed, the step
+exits 0. Before it, SIGHUP, SIGINT and SIGTERM stop the step (while
+settling, running or arranging the next boot) with a 'failed' line naming
+the signal, disarmed. A reboot command that fails by itself disarms the
+campaign, filed under the boot it was to start. Every way a step that ran
+ends is in the ledger: done (not armed), complete, mismatch, failed, reboot,
+rebooting; a SIGKILL or a power cut leaves a 'start' without its end, which
+the next step redoes. The unit has RequiresMountsFor=DIR (the shutdown stops the step before
+unmounting DIR) and KillMode=mixed (a stop signals the step alone, which
+records it and exits).
 
 An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
-with the expected kernel; its partial result file is kept aside as
-boots/NN-S.interrupted-K.json and not analysed. A step holds DIR/step.lock
-while it lives: a second step of the same campaign is refused, and a killed
-step's run is stopped with it.`,
+with the expected kernel; its partial result file, when it made one, is kept
+aside as boots/NN-S.interrupted-K.json and not analysed (the 'redo' line
+names it). A step holds DIR/step.lock while it lives: a second step of the
+same campaign is refused, and a killed step's run is stopped with it.
+
+'campaign status' lists each boot (done, to do, stopped, interrupted, its
+reboot requested or under way), the arming and the last stop while it still
+holds; a finished campaign says 'complete'.
+
+A workload must mean the same on both kernels: 'faultme --thp never' holds
+on a kernel without THP (noted 'thp: not built'); without --thp a kernel
+with THP 'always' maps the huge zero page, and the report warns, before its
+headline, when THP differs between the sides.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
@@ -291,7 +319,12 @@ func campaignStep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	err = campaign.Step(c.Context, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
+	// SIGHUP, SIGINT and SIGTERM are caught for the whole step, each
+	// recorded in the ledger by name: a stop before the reboot, the
+	// reboot under way after it.
+	ctx, stop := campaign.WithSignals(c.Context)
+	defer stop()
+	err = campaign.Step(ctx, dir, campaign.StepOptions{AtBoot: c.Bool("at-boot"), Exe: exe, Log: c.App.Writer})
 	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
 		return cli.Exit(err.Error(), exitFailure)
 	}
@@ -367,39 +400,62 @@ func campaignStatus(c *cli.Context) error {
 	for i := range p.Order {
 		mark := "  "
 		line := "to do"
+		id, started := led.Started(i)
 		if e, ok := done[i]; ok {
 			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
 		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
-			line = fmt.Sprintf("stopped (%s in boot %s): will be redone", e.Event, shortID(e.BootID))
-		} else if id, open := led.Started(i); open {
+			line = fmt.Sprintf("stopped (%s in boot %s)", e.Event, shortID(e.BootID))
+			if started {
+				line += ": will be redone"
+			}
+		} else if started {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
+		} else if ok && e.Event == campaign.EvReboot {
+			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
+		} else if ok && e.Event == campaign.EvRebooting {
+			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the reboot was under way when that step ended)", shortID(e.BootID))
 		}
 		if i == next {
 			mark = "->"
 		}
 		fmt.Fprintf(w, "  %s boot %d  %c  %s\n", mark, i+1, p.Order[i], line)
 	}
-	if campaign.IsArmed(dir) {
-		fmt.Fprintln(w, "armed: the step reboots after each boot")
-	} else {
-		fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
-	}
-	// A stop counts only while it is the latest event of its boot: a
-	// later step that redid the boot supersedes it.
-	for i := len(led.Events) - 1; i >= 0; i-- {
-		e := led.Events[i]
-		if e.Event != campaign.EvMismatch && e.Event != campaign.EvFailed {
-			continue
+	if next == len(p.Order) {
+		// Nothing is left to do: no advice about arming or an earlier
+		// stop applies any more.
+		fmt.Fprintf(w, "complete: all %s done; 'contend campaign report %s'\n", plural.N(len(p.Order), "boot", "boots"), dir)
+		if campaign.IsArmed(dir) {
+			fmt.Fprintf(w, "still armed, but no step reboots a complete campaign ('contend campaign disarm %s' to tidy up)\n", dir)
 		}
-		if l, ok := latest[e.Slot]; ok && l.Event == e.Event && l.Time.Equal(e.Time) && l.Message == e.Message {
+	} else {
+		if campaign.IsArmed(dir) {
+			fmt.Fprintln(w, "armed: the step reboots after each boot")
+		} else {
+			fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
+		}
+		if e, ok := lastStop(led); ok {
 			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
 		}
-		break
 	}
 	if led.Torn > 0 {
 		fmt.Fprintf(w, "ledger: %s ignored (written during a power cut)\n", plural.N(led.Torn, "unreadable line", "unreadable lines"))
 	}
 	return nil
+}
+
+// lastStop returns the last stop (a mismatch or a failure) of the ledger
+// while it still holds: no step began, finished, redid or rebooted into a
+// boot after it.
+func lastStop(led *campaign.Ledger) (campaign.Event, bool) {
+	for i := len(led.Events) - 1; i >= 0; i-- {
+		switch e := led.Events[i]; e.Event {
+		case campaign.EvMismatch, campaign.EvFailed:
+			return e, true
+		case campaign.EvStart, campaign.EvDone, campaign.EvRedo, campaign.EvReboot, campaign.EvRebooting, campaign.EvComplete:
+			return campaign.Event{}, false
+		}
+	}
+	return campaign.Event{}, false
 }
 
 func shortID(id string) string {

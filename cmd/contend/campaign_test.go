@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,12 +42,26 @@ type campaignFixture struct {
 
 func newCampaign(t *testing.T, command ...string) *campaignFixture {
 	t.Helper()
+	return newCampaignBoot(t, "", "", command...)
+}
+
+// newCampaignBoot is newCampaign with shell text run after the fake reboot
+// command's log line when booting side A (thenA) or B (thenB).
+func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *campaignFixture {
+	t.Helper()
 	root := chdirTemp(t)
 	f := &campaignFixture{t: t, root: root, dir: filepath.Join(root, "kc"), rebootLg: filepath.Join(root, "reboots.log")}
 	fake := `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE" >> ` + f.rebootLg
+	fakeA, fakeB := fake, fake
+	if thenA != "" {
+		fakeA += "; " + thenA
+	}
+	if thenB != "" {
+		fakeB += "; " + thenB
+	}
 	args := []string{"campaign", "init", f.dir, "--boots", "3",
-		"--a-boot-command", fake, "--a-release", "kA",
-		"--b-boot-command", fake, "--b-release", "kB",
+		"--a-boot-command", fakeA, "--a-release", "kA",
+		"--b-boot-command", fakeB, "--b-release", "kB",
 		"--settle-min", "0", "--settle-max", "0s", "--settle-load", "1000", "--settle-psi", "100", "--"}
 	if r := runCLI(t, append(args, command...)...); r.code != 0 {
 		t.Fatalf("campaign init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -139,13 +154,16 @@ func TestCampaignLoop(t *testing.T) {
 		} else if campaign.IsArmed(f.dir) {
 			t.Error("still armed after the last boot")
 		}
-		// The step that already ran in this boot does nothing more.
+		// The step that already ran in this boot does nothing more,
+		// and leaves the arming to the next boot's step.
 		if i == 2 {
 			out, code := f.step("boot-3", release(p.Order[i]))
 			if code != 0 || !strings.Contains(out, "already ran boot 3") {
 				t.Errorf("second step in one boot: exit %d\n%s", code, out)
 			}
-			campaign.Arm(f.dir)
+			if !campaign.IsArmed(f.dir) {
+				t.Fatal("the step that found its boot done consumed the arming")
+			}
 		}
 	}
 	if n := len(f.reboots()); n != 5 {
@@ -521,5 +539,322 @@ func TestCampaignInitValidatesCommand(t *testing.T) {
 	}
 	if r := runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "exec", "-q", "-n", "3", "--", "/bin/true")...); r.code != 0 {
 		t.Errorf("a good command refused: %d %s", r.code, r.stderr)
+	}
+}
+
+// lastEvent returns the last event of the ledger of f.
+func (f *campaignFixture) lastEvent() campaign.Event {
+	f.t.Helper()
+	l := mustLedger(f.t, f.dir)
+	if len(l.Events) == 0 {
+		f.t.Fatal("empty ledger")
+	}
+	return l.Events[len(l.Events)-1]
+}
+
+// TestCampaignStepAlreadyRanKeepsArming: 'campaign step' typed again in a
+// boot whose step already ran (its reboot pending) does nothing, and so
+// leaves the campaign armed: the next boot's step (--at-boot) runs.
+func TestCampaignStepAlreadyRanKeepsArming(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	runCLI(t, "campaign", "arm", f.dir)
+	if out, code := f.step("boot-1", "kA", "--at-boot"); code != 0 || !campaign.IsArmed(f.dir) {
+		t.Fatalf("boot 1: exit %d, armed %v\n%s", code, campaign.IsArmed(f.dir), out)
+	}
+	n := len(f.events())
+	for _, extra := range [][]string{nil, {"--at-boot"}} {
+		out, code := f.step("boot-1", "kA", extra...)
+		if code != 0 || !strings.Contains(out, "already ran boot 1") || !strings.Contains(out, "stays armed") {
+			t.Errorf("step %v in the boot that ran: exit %d\n%s", extra, code, out)
+		}
+		if !campaign.IsArmed(f.dir) {
+			t.Fatalf("step %v in the boot that ran consumed the arming: the next boot would do nothing", extra)
+		}
+	}
+	if len(f.events()) != n {
+		t.Errorf("a step that did nothing wrote to the ledger: %v", f.events())
+	}
+	out, code := f.step("boot-2", "kB", "--at-boot")
+	if code != 0 || strings.Contains(out, "not armed") {
+		t.Fatalf("the next boot's step: exit %d\n%s", code, out)
+	}
+	if _, ok := mustLedger(t, f.dir).Done()[1]; !ok || !slices.Equal(f.reboots(), []string{"2-B", "3-B"}) {
+		t.Errorf("boot 2 not run, or reboots %v, want [2-B 3-B]", f.reboots())
+	}
+}
+
+// reapLater kills, at the end of the test, the process whose pid a fake
+// reboot command wrote to file (a reboot command the step left running).
+func reapLater(t *testing.T, file string) {
+	t.Cleanup(func() {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// TestCampaignRebootSurvivesShutdown: once the step has armed the
+// campaign again and logged its reboot, the shutdown that the reboot
+// command starts (the unit stopped: SIGTERM to the step, to the command
+// or to both; a login shell's SIGHUP; a SIGINT) is the reboot under way:
+// the step exits 0, the ledger says so with the signal's name, the
+// campaign stays armed and the next boot's step continues it.
+func TestCampaignRebootSurvivesShutdown(t *testing.T) {
+	for _, c := range []struct {
+		name, then, want string
+	}{
+		{"command killed by SIGTERM", `kill -TERM $$`, "ended by SIGTERM"},
+		{"command killed by SIGKILL", `kill -KILL $$`, "ended by SIGKILL"},
+		{"shell of a killed command", `sh -c 'kill -TERM $$'`, "ended by SIGTERM"},
+		{"step got SIGTERM", `echo $$ > PIDFILE; kill -TERM $PPID; exec sleep 60 >/dev/null 2>&1`, "the step got SIGTERM"},
+		{"step got SIGHUP", `echo $$ > PIDFILE; kill -HUP $PPID; exec sleep 60 >/dev/null 2>&1`, "the step got SIGHUP"},
+		{"step got SIGINT", `echo $$ > PIDFILE; kill -INT $PPID; exec sleep 60 >/dev/null 2>&1`, "the step got SIGINT"},
+		{"both got SIGTERM", `kill -TERM $PPID $$`, "SIGTERM"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pidfile := filepath.Join(t.TempDir(), "pid")
+			reapLater(t, pidfile)
+			then := strings.ReplaceAll(c.then, "PIDFILE", pidfile)
+			f := newCampaignBoot(t, "", then, "exec", "-n", "2", "--", "/bin/true")
+			runCLI(t, "campaign", "arm", f.dir)
+			out, code := f.step("boot-1", "kA", "--at-boot")
+			if code != 0 {
+				t.Fatalf("the step stopped by its own reboot: exit %d, want 0\n%s", code, out)
+			}
+			e := f.lastEvent()
+			if e.Event != campaign.EvRebooting || e.Slot != 1 || e.Side != "B" || !strings.Contains(e.Message, c.want) || !strings.Contains(e.Message, "stays armed") {
+				t.Errorf("last event %+v: want %q of boot 2 (B) naming %q", e, campaign.EvRebooting, c.want)
+			}
+			if !campaign.IsArmed(f.dir) {
+				t.Fatal("the shutdown of the step's own reboot disarmed the campaign")
+			}
+			if ev := f.events(); slices.Contains(ev, campaign.EvFailed) || slices.Contains(ev, campaign.EvDisarm) {
+				t.Errorf("ledger %v: the reboot under way recorded as a failure", ev)
+			}
+			out, code = f.step("boot-2", "kB", "--at-boot")
+			if _, ok := mustLedger(t, f.dir).Done()[1]; code != 0 || !ok {
+				t.Errorf("the next boot's step: exit %d\n%s", code, out)
+			}
+			r := runCLI(t, "campaign", "status", f.dir)
+			if strings.Contains(r.stdout, "last stop") {
+				t.Errorf("status shows the reboot under way as a stop:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestCampaignSignalBeforeReboot: a SIGHUP, SIGINT or SIGTERM while the
+// step runs its boot (before the point of no return) stops it: exit 1,
+// a 'failed' line in the ledger naming the signal, disarmed, no reboot,
+// and the run stopped with it.
+func TestCampaignSignalBeforeReboot(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {
+		name := campaign.SignalName(sig)
+		t.Run(name, func(t *testing.T) {
+			f := newCampaign(t, "exec", "-n", "500", "--", "/bin/sleep", "0.02")
+			runCLI(t, "campaign", "arm", f.dir)
+			cmd := contendCmd(t, "campaign", "step", f.dir)
+			cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			for i := 0; i < 1200 && !slices.Contains(f.events(), "start"); i++ {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if !slices.Contains(f.events(), "start") {
+				t.Fatalf("the step did not start: %v\n%s", f.events(), out.String())
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			code := -2
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err == nil {
+				code = 0
+			}
+			if code != 1 {
+				t.Errorf("step after %s: exit %d (%v), want 1\n%s", name, code, err, out.String())
+			}
+			e := f.lastEvent()
+			if e.Event != campaign.EvFailed || e.Slot != 0 || !strings.Contains(e.Message, "stopped by "+name) || !strings.Contains(e.Message, "disarmed, no reboot") {
+				t.Errorf("last event %+v: want 'failed' of boot 1 naming %s", e, name)
+			}
+			if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
+				t.Errorf("armed %v, reboots %v after %s", campaign.IsArmed(f.dir), f.reboots(), name)
+			}
+			left := campaignProcs(f.dir)
+			for i := 0; i < 400 && len(left) > 0; i++ {
+				time.Sleep(50 * time.Millisecond)
+				left = campaignProcs(f.dir)
+			}
+			if len(left) > 0 {
+				t.Errorf("the stopped step left its run behind: pids %v", left)
+			}
+		})
+	}
+}
+
+// TestCampaignSignalWhileSettling: a SIGHUP while the step waits for the
+// machine to settle (before its start line) is recorded too.
+func TestCampaignSignalWhileSettling(t *testing.T) {
+	root := chdirTemp(t)
+	dir := filepath.Join(root, "kc")
+	if r := runCLI(t, "campaign", "init", dir, "--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB",
+		"--settle-min", "1h", "--settle-max", "2h", "--", "exec", "-n", "2", "--", "/bin/true"); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	cmd := contendCmd(t, "campaign", "step", dir)
+	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	defer cmd.Process.Kill()
+	// The step prints its boot line just before it settles.
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "boot 1 of 6") {
+		n, err := pr.Read(buf)
+		if err != nil {
+			t.Fatalf("the step ended before settling: %v\n%s", err, seen.String())
+		}
+		seen.Write(buf[:n])
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	go io.Copy(io.Discard, pr)
+	if err := cmd.Wait(); err == nil {
+		t.Error("the step stopped while settling exited 0")
+	}
+	l := mustLedger(t, dir)
+	if len(l.Events) == 0 || l.Events[len(l.Events)-1].Event != campaign.EvFailed || !strings.Contains(l.Events[len(l.Events)-1].Message, "stopped by SIGHUP while settling") {
+		t.Errorf("ledger %+v: want a 'failed' naming SIGHUP while settling", l.Events)
+	}
+}
+
+// TestCampaignFailedReboot: a reboot command that fails by itself is
+// filed under the boot it was to start (side B's boot 2), disarms the
+// campaign and shows in status; once that boot is done by hand the stop
+// no longer shows, and a finished campaign's status says "complete"
+// without advice from an earlier stop.
+func TestCampaignFailedReboot(t *testing.T) {
+	f := newCampaignBoot(t, "", "exit 3", "exec", "-n", "2", "--", "/bin/true")
+	runCLI(t, "campaign", "arm", f.dir)
+	out, code := f.step("boot-1", "kA")
+	if code != 1 || !strings.Contains(out, "exit status 3") {
+		t.Fatalf("failed reboot: exit %d\n%s", code, out)
+	}
+	e := f.lastEvent()
+	if e.Event != campaign.EvFailed || e.Slot != 1 || e.Side != "B" {
+		t.Errorf("the failed reboot is filed as %+v: want 'failed' of boot 2 (slot 1, side B)", e)
+	}
+	if campaign.IsArmed(f.dir) {
+		t.Error("armed after a failed reboot")
+	}
+	r := runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "boot 1  A  done in boot boot-1") || !strings.Contains(r.stdout, "boot 2  B  stopped (failed in boot boot-1)") || !strings.Contains(r.stdout, "last stop") {
+		t.Errorf("status after a failed reboot:\n%s", r.stdout)
+	}
+	p, _ := campaign.ReadPlan(f.dir)
+	for i := 1; i < len(p.Order); i++ {
+		if out, code := f.step("boot-"+strconv.Itoa(i+1), release(p.Order[i])); code != 0 {
+			t.Fatalf("boot %d by hand: exit %d\n%s", i+1, code, out)
+		}
+		if i == 1 {
+			if r := runCLI(t, "campaign", "status", f.dir); strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") {
+				t.Errorf("status after boot 2 was done still shows the failed reboot:\n%s", r.stdout)
+			}
+		}
+	}
+	r = runCLI(t, "campaign", "status", f.dir)
+	if !strings.Contains(r.stdout, "complete: all 6 boots done") || strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "arm' to allow") {
+		t.Errorf("status of a complete campaign:\n%s", r.stdout)
+	}
+}
+
+// TestCampaignRedoNamesOnlyRealFiles: a step interrupted before its run
+// made a result file is redone, and the redo event names no file; one
+// interrupted after names the file it kept aside, which exists.
+func TestCampaignRedoNamesOnlyRealFiles(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	if err := campaign.Append(f.dir, campaign.Event{Event: campaign.EvStart, Slot: 0, Side: "A", BootID: "boot-1", Result: campaign.ResultName(0, 'A')}); err != nil {
+		t.Fatal(err)
+	}
+	out, code := f.step("boot-2", "kA")
+	if code != 0 || !strings.Contains(out, "left no result file") {
+		t.Errorf("redo without a result file: exit %d\n%s", code, out)
+	}
+	for _, e := range mustLedger(t, f.dir).Events {
+		if e.Event != campaign.EvRedo {
+			continue
+		}
+		if e.Result != "" {
+			if _, err := os.Stat(filepath.Join(f.dir, e.Result)); err != nil {
+				t.Errorf("the redo event names %s: %v", e.Result, err)
+			}
+		}
+	}
+	// Interrupted after the run made its file: the file is kept aside
+	// and named.
+	if err := campaign.Append(f.dir, campaign.Event{Event: campaign.EvStart, Slot: 1, Side: "B", BootID: "boot-3", Result: campaign.ResultName(1, 'B')}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, campaign.ResultName(1, 'B')), []byte("partial\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := f.step("boot-4", "kB"); code != 0 {
+		t.Fatalf("redo with a result file: exit %d\n%s", code, out)
+	}
+	var named []string
+	for _, e := range mustLedger(t, f.dir).Events {
+		if e.Event == campaign.EvRedo && e.Result != "" {
+			named = append(named, e.Result)
+			if b, err := os.ReadFile(filepath.Join(f.dir, e.Result)); err != nil || string(b) != "partial\n" {
+				t.Errorf("the redo event names %s: %v %q", e.Result, err, b)
+			}
+		}
+	}
+	if len(named) != 1 {
+		t.Errorf("redo events naming a file: %v, want one", named)
+	}
+}
+
+// TestCampaignNohupKeepsSIGHUPIgnored: a step started with SIGHUP ignored
+// (nohup) does not start catching it: a SIGHUP during its run changes
+// nothing, and the boot is done.
+func TestCampaignNohupKeepsSIGHUPIgnored(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "40", "--", "/bin/sleep", "0.02")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" "$@"`, exe, "campaign", "step", f.dir)
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1", "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for i := 0; i < 1200 && !slices.Contains(f.events(), "start"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the step under nohup stopped by SIGHUP: %v\n%s", err, out.String())
+	}
+	if _, ok := mustLedger(t, f.dir).Done()[0]; !ok || slices.Contains(f.events(), campaign.EvFailed) {
+		t.Errorf("ledger %v: boot 1 not done", f.events())
 	}
 }

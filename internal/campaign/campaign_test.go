@@ -92,7 +92,10 @@ func TestLedgerTornLine(t *testing.T) {
 func TestUnitQuoting(t *testing.T) {
 	u := Unit("/usr/local/bin/contend", "/var/lib/my campaign")
 	for _, want := range []string{"Type=oneshot", `ExecStart=/usr/local/bin/contend campaign step --at-boot "/var/lib/my campaign"`,
-		"ConditionPathExists=/var/lib/my campaign/armed", "WantedBy=multi-user.target"} {
+		"ConditionPathExists=/var/lib/my campaign/armed", "WantedBy=multi-user.target",
+		// Started after the campaign's file system is mounted, stopped
+		// before it is unmounted; a stop signals the step alone.
+		`RequiresMountsFor="/var/lib/my campaign"` + "\n", "KillMode=mixed\n"} {
 		if !strings.Contains(u, want) {
 			t.Errorf("unit lacks %q:\n%s", want, u)
 		}
@@ -113,6 +116,7 @@ func TestUnitEscapesSpecifiers(t *testing.T) {
 		"Description=contend campaign step for " + esc + "\n",
 		"ConditionPathExists=" + esc + "/" + ArmedFile + "\n",
 		`ExecStart=/bin/true campaign step --at-boot "` + esc + `"` + "\n",
+		`RequiresMountsFor="` + esc + `"` + "\n",
 	} {
 		if !strings.Contains(u, want) {
 			t.Errorf("unit lacks %q:\n%s", want, u)
@@ -128,7 +132,7 @@ func TestUnitEscapesSpecifiers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(sa, "verify", path).CombinedOutput()
-	if err != nil || strings.Contains(string(out), "pecifier") {
+	if err != nil || strings.Contains(string(out), "pecifier") || strings.Contains(string(out), "not absolute") {
 		t.Errorf("systemd-analyze verify %s: %v\n%s", path, err, out)
 	}
 }

@@ -20,9 +20,13 @@ const (
 	EvMismatch = "mismatch" // the running kernel is not the one boot Slot expects
 	EvFailed   = "failed"   // a run or a boot arrangement failed
 	EvReboot   = "reboot"   // the step rebooted into boot Slot
-	EvComplete = "complete" // every boot of the plan is done
-	EvArm      = "arm"      // campaign arm
-	EvDisarm   = "disarm"   // campaign disarm, or a step that found it armed
+	// EvRebooting: the step was stopped by a signal, or its reboot
+	// command ended by one, after the reboot command started: the
+	// shutdown of the reboot into boot Slot, not a failure.
+	EvRebooting = "rebooting"
+	EvComplete  = "complete" // every boot of the plan is done
+	EvArm       = "arm"      // campaign arm
+	EvDisarm    = "disarm"   // campaign disarm, or a step that found it armed
 )
 
 // Event is one line of the ledger.

@@ -100,14 +100,6 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 		fmt.Fprintf(o.Log, "campaign %s is not armed: nothing to do\n", dir)
 		return nil
 	}
-	// Consume the arming first: whatever goes wrong from here on
-	// (including a kill or a power cut), the campaign stays disarmed
-	// until this step finishes and arranges the next boot.
-	if armed {
-		if err := disarm(dir); err != nil {
-			return err
-		}
-	}
 	led, err := ReadLedger(dir)
 	if err != nil {
 		return err
@@ -120,20 +112,41 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	k := o.Kernel()
 	for _, e := range led.Done() {
 		if k.BootID != "" && e.BootID == k.BootID {
-			fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: reboot into side %c for boot %d (the campaign is disarmed; 'contend campaign arm %s' first to let the step reboot)\n",
-				short(k.BootID), e.Slot+1, p.Order[slot], slot+1, dir)
+			// Nothing to do, and so the arming is left alone: this
+			// boot's reboot may be pending, and the next boot's step
+			// must find the campaign armed.
+			if armed {
+				fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. The campaign stays armed: the step of the next boot runs boot %d (side %c); if the reboot the step started does not come, reboot into side %c yourself\n",
+					short(k.BootID), e.Slot+1, slot+1, p.Order[slot], p.Order[slot])
+			} else {
+				fmt.Fprintf(o.Log, "this boot (%s) already ran boot %d of the campaign: nothing to do. Reboot into side %c for boot %d and run the step there (the campaign is not armed; 'contend campaign arm %s' first to let that step reboot)\n",
+					short(k.BootID), e.Slot+1, p.Order[slot], slot+1, dir)
+			}
 			return nil
+		}
+	}
+	// Consume the arming before anything is done: whatever goes wrong
+	// from here on (including a kill or a power cut), the campaign stays
+	// disarmed until this step finishes and arranges the next boot.
+	if armed {
+		if err := disarm(dir); err != nil {
+			return err
 		}
 	}
 	label := p.Order[slot]
 	side := p.Side(label)
-	stop := func(ev Event, format string, a ...any) error {
+	// stopAt records a stop of boot at (side l) and returns it as the
+	// step's error; stop records one of this boot.
+	stopAt := func(at int, l byte, ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
-		ev.Time, ev.Slot, ev.Side, ev.BootID, ev.Message = time.Now().UTC(), slot, string(label), k.BootID, msg
+		ev.Time, ev.Slot, ev.Side, ev.BootID, ev.Message = time.Now().UTC(), at, string(l), k.BootID, msg
 		if err := Append(dir, ev); err != nil {
 			return fmt.Errorf("%w: %s (and the ledger: %v)", ErrStopped, msg, err)
 		}
 		return fmt.Errorf("%w: %s", ErrStopped, msg)
+	}
+	stop := func(ev Event, format string, a ...any) error {
+		return stopAt(slot, label, ev, format, a...)
 	}
 	if why := side.Expect.Mismatch(k); why != "" {
 		return stop(Event{Event: EvMismatch, Kernel: &k},
@@ -144,12 +157,20 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	result := ResultName(slot, label)
 	if id, open := led.Started(slot); open {
 		// Interrupted (killed, power cut): the slot is redone; the
-		// partial result file is kept aside and not analysed.
+		// partial result file, when there is one, is kept aside and
+		// not analysed. The redo event names it only when it exists.
 		aside := strings.TrimSuffix(result, ".json") + ".interrupted-" + strconv.Itoa(len(led.Events)) + ".json"
-		if err := os.Rename(filepath.Join(dir, result), filepath.Join(dir, aside)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", slot+1, short(id))
+		err := os.Rename(filepath.Join(dir, result), filepath.Join(dir, aside))
+		switch {
+		case err == nil:
+			msg += "; its partial result file is kept aside as " + aside
+		case errors.Is(err, os.ErrNotExist):
+			aside = ""
+			msg += "; it left no result file"
+		default:
 			return stop(Event{Event: EvFailed}, "cannot set aside the interrupted result file: %v", err)
 		}
-		msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", slot+1, short(id))
 		fmt.Fprintln(o.Log, msg)
 		if err := Append(dir, Event{Event: EvRedo, Slot: slot, Side: string(label), BootID: k.BootID, Result: aside, Message: msg}); err != nil {
 			return err
@@ -158,7 +179,8 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	fmt.Fprintf(o.Log, "boot %d of %d: side %c, kernel %s, boot %s\n", slot+1, len(p.Order), label, k.Release, short(k.BootID))
 	st, err := settle(ctx, p.Settle, o.Log)
 	if err != nil {
-		return stop(Event{Event: EvFailed}, "interrupted while settling: %v", err)
+		return stop(Event{Event: EvFailed}, "boot %d: stopped by %s while settling; disarmed, no reboot: run 'contend campaign step %s' to do this boot",
+			slot+1, interruption(ctx), dir)
 	}
 	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: k.BootID, Kernel: &k, Begin: begin, Settle: &st, Result: result}); err != nil {
 		return err
@@ -166,6 +188,10 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	args := RunArgs(p, slot, label, filepath.Join(dir, result))
 	fmt.Fprintf(o.Log, "running: contend %s\n", strings.Join(args, " "))
 	if err := runChild(ctx, o, args, lock); err != nil {
+		if sig := interruption(ctx); sig != "" {
+			return stop(Event{Event: EvFailed, Result: result}, "boot %d: stopped by %s while running 'contend %s' (the run ended: %v); disarmed, no reboot: run 'contend campaign step %s' to redo this boot",
+				slot+1, sig, strings.Join(args, " "), err, dir)
+		}
 		return stop(Event{Event: EvFailed, Result: result}, "boot %d: 'contend %s' failed (%v); disarmed, no reboot: see %s, then run 'contend campaign step %s' to redo this boot",
 			slot+1, strings.Join(args, " "), err, filepath.Join(dir, result), dir)
 	}
@@ -191,31 +217,94 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 			slot+1, nl, p.Side(nl).Expect, next+1, dir)
 		return nil
 	}
+	// From here on the events are those of the next boot: arranging it,
+	// rebooting into it, a failure to.
+	stopNext := func(format string, a ...any) error {
+		return stopAt(next, nl, Event{Event: EvFailed}, format, a...)
+	}
 	cmds := BootCommands(p.Side(nl).Boot)
 	envv := append(os.Environ(), o.ExtraEnv...)
 	envv = append(envv, "CONTEND_CAMPAIGN_DIR="+dir, "CONTEND_CAMPAIGN_SLOT="+strconv.Itoa(next+1), "CONTEND_CAMPAIGN_SIDE="+string(nl))
-	for i, c := range cmds {
-		if i == len(cmds)-1 {
-			// Armed again just before the reboot: the next boot's step
-			// may continue. A failed reboot command disarms it again.
-			if err := Arm(dir); err != nil {
-				return stop(Event{Event: EvFailed}, "cannot arm for the next boot: %v", err)
-			}
-			if err := Append(dir, Event{Event: EvReboot, Slot: next, Side: string(nl), BootID: k.BootID, Message: c}); err != nil {
-				disarm(dir)
-				return err
-			}
-		}
+	for _, c := range cmds[:len(cmds)-1] {
 		fmt.Fprintf(o.Log, "running: %s\n", c)
 		sh := exec.CommandContext(ctx, "/bin/sh", "-c", c)
 		sh.Stdout, sh.Stderr, sh.Env = o.Log, o.Log, envv
 		if err := sh.Run(); err != nil {
-			disarm(dir)
-			return stop(Event{Event: EvFailed}, "arranging boot %d (side %c): %q failed (%v); disarmed: boot side %c yourself and run 'contend campaign step %s'",
+			if sig := interruption(ctx); sig != "" {
+				return stopNext("arranging boot %d (side %c): stopped by %s while running %q; disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
+					next+1, nl, sig, c, nl, dir)
+			}
+			return stopNext("arranging boot %d (side %c): %q failed (%v); disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
 				next+1, nl, c, err, nl, dir)
 		}
 	}
-	return nil
+	if sig := interruption(ctx); sig != "" {
+		return stopNext("arranging boot %d (side %c): stopped by %s before the reboot; disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
+			next+1, nl, sig, nl, dir)
+	}
+	return rebootInto(ctx, dir, cmds[len(cmds)-1], envv, o.Log, k.BootID, next, nl, stopNext)
+}
+
+// rebootInto is the point of no return of a step: it arms the campaign
+// again, records the reboot into boot next (side nl) and runs the reboot
+// command c. From the moment c starts, the step's end by a signal
+// (SIGTERM from a stopped unit, SIGHUP from a stopped getty or session,
+// SIGINT) and c's own end by one are the shutdown that c started: they
+// are recorded as the reboot under way (EvRebooting) and leave the
+// campaign armed for the next boot's step. Only c's failure by itself (a
+// non-zero exit status) disarms the campaign, filed under boot next.
+//
+// c runs in a session of its own (setsid: no terminal's SIGHUP or SIGINT
+// reaches it) and is never killed by the step: a step stopped after c
+// started leaves c to finish the reboot.
+func rebootInto(ctx context.Context, dir, c string, envv []string, log io.Writer, bootID string, next int, nl byte, stopNext func(string, ...any) error) error {
+	if err := Arm(dir); err != nil {
+		disarm(dir)
+		return stopNext("arranging boot %d (side %c): cannot arm for it: %v; disarmed, no reboot", next+1, nl, err)
+	}
+	if err := Append(dir, Event{Event: EvReboot, Slot: next, Side: string(nl), BootID: bootID, Message: c}); err != nil {
+		disarm(dir)
+		return err
+	}
+	if sig := interruption(ctx); sig != "" {
+		disarm(dir)
+		return stopNext("arranging boot %d (side %c): stopped by %s before the reboot command %q started; disarmed, no reboot: boot side %c yourself and run 'contend campaign step %s'",
+			next+1, nl, sig, c, nl, dir)
+	}
+	fmt.Fprintf(log, "running: %s\n", c)
+	sh := exec.Command("/bin/sh", "-c", c)
+	sh.Stdout, sh.Stderr, sh.Env = log, log, envv
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := sh.Start(); err != nil {
+		disarm(dir)
+		return stopNext("the reboot into boot %d (side %c): %q did not start (%v); disarmed: boot side %c yourself and run 'contend campaign step %s'",
+			next+1, nl, c, err, nl, dir)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- sh.Wait() }()
+	underWay := func(why string) error {
+		msg := fmt.Sprintf("the reboot into boot %d (side %c) is under way: %s; the campaign stays armed for the step of boot %d (if the machine does not reboot: 'contend campaign disarm %s', or reboot into side %c yourself)",
+			next+1, nl, why, next+1, dir, nl)
+		// The ledger first: the terminal may be gone.
+		err := Append(dir, Event{Event: EvRebooting, Slot: next, Side: string(nl), BootID: bootID, Message: msg})
+		fmt.Fprintln(log, msg)
+		return err
+	}
+	select {
+	case err := <-ended:
+		if err == nil {
+			fmt.Fprintf(log, "the reboot into boot %d (side %c) is under way\n", next+1, nl)
+			return nil
+		}
+		if sig := killedBy(err); sig != nil {
+			return underWay(fmt.Sprintf("the reboot command %q ended by %s (the shutdown it started)", c, SignalName(sig)))
+		}
+		disarm(dir)
+		return stopNext("the reboot into boot %d (side %c): %q failed (%v); disarmed: boot side %c yourself and run 'contend campaign step %s'",
+			next+1, nl, c, err, nl, dir)
+	case <-ctx.Done():
+		return underWay(fmt.Sprintf("the step got %s after the reboot command %q started (the shutdown it started)", interruption(ctx), c))
+	}
 }
 
 // runChild runs the contend command of a boot in a process group of its

@@ -9,6 +9,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -88,9 +89,7 @@ func Capture(native Fingerprint) Fingerprint {
 	mi := readMeminfo()
 	f["mem.total"] = mi["MemTotal"]
 	f["mem.available"] = mi["MemAvailable"]
-	f["thp.enabled"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/enabled"))
-	f["thp.defrag"] = bracketed(read("/sys/kernel/mm/transparent_hugepage/defrag"))
-	f["thp.use_zero_page"] = read("/sys/kernel/mm/transparent_hugepage/use_zero_page")
+	thpFingerprint(f, os.Getenv("CONTEND_SYSROOT"))
 	if strings.Contains(f["kernel.cmdline"], "no_zero_page=1") {
 		f["zero_page"] = "disabled on the kernel command line: read faults allocate real pages"
 	} else {
@@ -199,6 +198,26 @@ func cstr(b []byte) string {
 	return string(b)
 }
 
+// thpFingerprint records the transparent huge page settings read under
+// root ("" for /): each is "not built" on a kernel without THP (sysfs has
+// /sys/kernel/mm but no transparent_hugepage in it).
+func thpFingerprint(f Fingerprint, root string) {
+	dir := filepath.Join(root, "/sys/kernel/mm/transparent_hugepage")
+	if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(filepath.Dir(dir)); err == nil {
+			for _, k := range []string{"thp.enabled", "thp.defrag", "thp.use_zero_page"} {
+				f[k] = "not built"
+			}
+		} else {
+			f["thp.enabled"] = ""
+		}
+		return
+	}
+	f["thp.enabled"] = bracketed(read(filepath.Join(dir, "enabled")))
+	f["thp.defrag"] = bracketed(read(filepath.Join(dir, "defrag")))
+	f["thp.use_zero_page"] = read(filepath.Join(dir, "use_zero_page"))
+}
+
 func read(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -208,11 +227,25 @@ func read(path string) string {
 }
 
 // bracketed returns the selected word of a sysfs choice list "a [b] c".
+// A list whose words are all plain but one in parentheses, "a (b) c", has
+// that one selected: Linux 6.1's /sys/kernel/debug/sched/preempt marks the
+// running mode so ("none (voluntary) full"; later kernels use brackets).
 func bracketed(s string) string {
 	if i := strings.IndexByte(s, '['); i >= 0 {
 		if j := strings.IndexByte(s[i:], ']'); j > 0 {
 			return s[i+1 : i+j]
 		}
+	}
+	sel, n := "", 0
+	for _, w := range strings.Fields(s) {
+		if len(w) > 2 && w[0] == '(' && w[len(w)-1] == ')' {
+			sel, n = w[1:len(w)-1], n+1
+		} else if strings.ContainsAny(w, "()") {
+			return s
+		}
+	}
+	if n == 1 {
+		return sel
 	}
 	return s
 }

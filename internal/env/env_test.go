@@ -42,6 +42,20 @@ func TestBracketedAndPreempt(t *testing.T) {
 	if got := bracketed("1"); got != "1" {
 		t.Errorf("bracketed without brackets = %q", got)
 	}
+	// /sys/kernel/debug/sched/preempt: 6.1 marks the mode with
+	// parentheses, later kernels with brackets.
+	for in, want := range map[string]string{
+		"none (voluntary) full":   "voluntary",
+		"none voluntary [full]":   "full",
+		"(none) voluntary full":   "none",
+		"none voluntary full":     "none voluntary full",
+		"a (b) (c)":               "a (b) (c)",
+		"Intel(R) Xeon(R) (x) 42": "Intel(R) Xeon(R) (x) 42",
+	} {
+		if got := bracketed(in); got != want {
+			t.Errorf("bracketed(%q) = %q, want %q", in, got, want)
+		}
+	}
 	for v, want := range map[string]string{
 		"#1 SMP PREEMPT_RT Thu":     "PREEMPT_RT",
 		"#1 SMP PREEMPT_DYNAMIC @0": "PREEMPT_DYNAMIC",
@@ -144,5 +158,31 @@ func TestKernelLogAsDmesg(t *testing.T) {
 	oldest, _, _ := strings.Cut(string(out), "\n")
 	if stamp, _, ok := strings.Cut(oldest, "]"); ok && !strings.Contains(log, stamp+"]") {
 		t.Errorf("dmesg's oldest message %q is not in the kernel log read (%d bytes, from %q)", oldest, len(log), first)
+	}
+}
+
+// TestTHPFingerprint: a kernel without THP (sysfs without
+// transparent_hugepage) is recorded as thp.enabled "not built", one with
+// it by its selected words; no sysfs at all says nothing.
+func TestTHPFingerprint(t *testing.T) {
+	root := t.TempDir()
+	f := Fingerprint{}
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "" {
+		t.Errorf("no sysfs: thp.enabled %q, want empty", f["thp.enabled"])
+	}
+	mm := filepath.Join(root, "sys/kernel/mm")
+	os.MkdirAll(mm, 0o755)
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "not built" || f["thp.use_zero_page"] != "not built" {
+		t.Errorf("no THP: %v, want \"not built\"", f)
+	}
+	os.MkdirAll(filepath.Join(mm, "transparent_hugepage"), 0o755)
+	os.WriteFile(filepath.Join(mm, "transparent_hugepage/enabled"), []byte("[always] madvise never\n"), 0o644)
+	os.WriteFile(filepath.Join(mm, "transparent_hugepage/use_zero_page"), []byte("1\n"), 0o644)
+	f = Fingerprint{}
+	thpFingerprint(f, root)
+	if f["thp.enabled"] != "always" || f["thp.use_zero_page"] != "1" {
+		t.Errorf("THP: %v", f)
 	}
 }

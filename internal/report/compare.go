@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -94,7 +95,11 @@ type CompareReport struct {
 	// BuildDiffs are the keys of EnvDiffs that say contend was built
 	// differently (env.BuildKey), recorded by every part.
 	BuildDiffs []string
-	Outliers   []Outlier
+	// Causes name the environment differences known to change what is
+	// measured by themselves (transparent huge pages), shown as warnings
+	// before the headline.
+	Causes   []string
+	Outliers []Outlier
 	// Within holds the checks between the files of a pooled side.
 	Within []WithinCheck
 	// Warnings are about the comparison as a whole, such as a built-in
@@ -303,6 +308,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	r.ParamDiffs = paramDiffs(sides)
 	r.EnvDiffs = envDiffs(sides)
 	r.BuildDiffs = buildDiffs(r.EnvDiffs)
+	r.Causes = envCauses(r.EnvDiffs, r.Sides)
 
 	// The outliers are found on another goroutine while the sides are
 	// compared (a tenth of compare's time for 2 x 100,000 values): both
@@ -602,6 +608,42 @@ func buildDiffs(diffs []Diff) []string {
 		out = append(out, d.Key)
 	}
 	return out
+}
+
+// thpKeys are the fingerprint's transparent huge page settings.
+var thpKeys = []string{"thp.enabled", "thp.defrag", "thp.use_zero_page"}
+
+// envCauses returns a warning for each known cause among diffs: THP set
+// differently on the sides (always against madvise or never, or a kernel
+// without THP) changes page faults, memory and their times by itself.
+// A value not recorded by a side is no evidence of a difference.
+func envCauses(diffs []Diff, sides []SideReport) []string {
+	var thp []string
+	for _, d := range diffs {
+		if !slices.Contains(thpKeys, d.Key) || strings.Contains(strings.Join(d.Values, "\x00"), "(not recorded)") {
+			continue
+		}
+		var vs []string
+		for i, v := range d.Values {
+			if v == "" {
+				v = "(unknown)"
+			}
+			vs = append(vs, sides[i].Label+" "+v)
+		}
+		if d.Key == "thp.enabled" {
+			// The setting that decides: the others follow from it
+			// (and are "not built" with it).
+			thp = []string{d.Key + ": " + strings.Join(vs, ", ")}
+			break
+		}
+		thp = append(thp, d.Key+": "+strings.Join(vs, ", "))
+	}
+	if len(thp) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("transparent huge pages differ between the sides (%s): that alone changes page faults, "+
+		"memory and their times (THP 'always' maps the huge zero page on read faults, one fault per 2 MiB instead of one per "+
+		"4 KiB page); compare with the same THP setting, or run faultme with --thp never on every side", strings.Join(thp, "; "))}
 }
 
 // envDiffs lists the environment keys (env.Diff) that differ between any

@@ -39,6 +39,7 @@ type jsonReport struct {
 	Params    []Diff       `json:"param_diffs"`
 	Env       []Diff       `json:"env_diffs"`
 	Built     []string     `json:"built_differently,omitempty"`
+	Causes    []string     `json:"env_causes,omitempty"`
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
 	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
@@ -155,7 +156,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
 		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
-		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs,
+		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs, Causes: r.Causes,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}
 	if out.Params == nil {
@@ -231,6 +232,9 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "| %s | %s | %s |\n", s.Label, mdCell(strings.Join(s.Parts, ", ")), countsText(s.Counts))
 	}
 	fmt.Fprintln(w)
+	for _, c := range r.Causes {
+		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(c))
+	}
 	for _, p := range r.Pairs {
 		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
 	}

@@ -104,6 +104,9 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		writeWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
 			strings.Join(r.BuildDiffs, ", ")), "  ")
 	}
+	for _, c := range r.Causes {
+		writeWrapped(w, "warning: "+c, "  ")
+	}
 	fmt.Fprintln(w)
 	for _, p := range r.Pairs {
 		h := r.HeadlineFor(p)

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"contend/bind"
@@ -29,7 +31,14 @@ lines, "map=BYTES" and "time = N usecs".
 
 Where the kernel has no zero page for read faults (this VM: pvm_no_zero_page),
 every page read allocates real memory: --mem must fit in available memory.
-rss_anon after the run tells which regime ran.`,
+rss_anon after the run tells which regime ran.
+
+--thp never on a kernel built without THP (Debian's -rt kernels) holds: its
+madvise(MADV_NOHUGEPAGE) fails with EINVAL, there being no huge pages to
+refuse, and each repetition runs and notes "thp: not built" (the
+fingerprint's thp.enabled says "not built" too). Without --thp, a kernel
+with THP set to always maps the huge zero page on read faults (one fault per
+2 MiB): compare such kernels with --thp never.`,
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
@@ -111,10 +120,19 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 }
 
 func runFaultme(p *bind.FaultmeParams, rt Runtime) (Sample, error) {
-	p.ReportFD = int32(rt.ReportFD)
+	p.ReportFD, p.Inject = int32(rt.ReportFD), testInject()&bind.InjectMadviseEINVAL
 	r, err := bind.Faultme(*p)
 	if err != nil {
 		return Sample{}, err
+	}
+	var notes []string
+	if r.THPEINVAL {
+		// --thp never on a kernel built without THP holds: no huge
+		// page can be mapped. With THP in sysfs, EINVAL is a failure.
+		if THPBuilt() != THPAbsent {
+			return Sample{}, fmt.Errorf("madvise MADV_NOHUGEPAGE failed: EINVAL, although this kernel has THP (%s is there or sysfs is not mounted): --thp leave runs without the madvise", thpDir)
+		}
+		notes = append(notes, "thp: not built (--thp never holds: this kernel has no transparent huge pages, its MADV_NOHUGEPAGE said EINVAL)")
 	}
 	s := Sample{Metrics: map[string]float64{
 		"time":      float64(r.ElapsedNs),
@@ -130,5 +148,29 @@ func runFaultme(p *bind.FaultmeParams, rt Runtime) (Sample, error) {
 	} else {
 		s.Notes = append(s.Notes, "read faults allocated real pages (no zero page)")
 	}
+	s.Notes = append(s.Notes, notes...)
 	return s, nil
+}
+
+// thpDir is where a kernel with THP shows it, under $CONTEND_SYSROOT.
+const thpDir = "/sys/kernel/mm/transparent_hugepage"
+
+// THP states of the running kernel (THPBuilt).
+const (
+	THPPresent = "present"   // thpDir exists
+	THPAbsent  = "not built" // /sys/kernel/mm exists, thpDir does not
+	THPUnknown = "unknown"   // sysfs is not there to say
+)
+
+// THPBuilt says whether the running kernel has transparent huge pages,
+// from sysfs under $CONTEND_SYSROOT (tests use a fake root).
+func THPBuilt() string {
+	root := os.Getenv("CONTEND_SYSROOT")
+	if _, err := os.Stat(filepath.Join(root, thpDir)); err == nil {
+		return THPPresent
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.Dir(thpDir))); err == nil {
+		return THPAbsent
+	}
+	return THPUnknown
 }

@@ -315,12 +315,16 @@ func Names() []string {
 	return ns
 }
 
-// testInject returns the failure a test asks a SysV workload's child to
-// take, from CONTEND_TEST_INJECT (only "die-after-semget" is known): the
-// way to test that the parent removes a set whose id it was never told.
+// testInject returns the failure a test asks a workload's child to take,
+// from CONTEND_TEST_INJECT: "die-after-semget" (a SysV workload: the way
+// to test that the parent removes a set whose id it was never told) or
+// "madvise-einval" (faultme: madvise fails as on a kernel without THP).
 func testInject() bind.Inject {
-	if os.Getenv("CONTEND_TEST_INJECT") == "die-after-semget" {
+	switch os.Getenv("CONTEND_TEST_INJECT") {
+	case "die-after-semget":
 		return bind.InjectDieAfterSemget
+	case "madvise-einval":
+		return bind.InjectMadviseEINVAL
 	}
 	return 0
 }

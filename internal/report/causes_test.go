@@ -1,0 +1,78 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// TestCompareNamesTHP: sides whose THP settings differ (generic kernel
+// 'always' against an -rt kernel without THP) get a warning naming THP
+// as a cause, before the headline, in text, markdown and JSON; sides with
+// the same THP, or a side that did not record it, get none.
+func TestCompareNamesTHP(t *testing.T) {
+	mk := func(thp string, base float64) *results.File {
+		v := make([]float64, 8)
+		for i := range v {
+			v[i] = base * (1 + 0.01*float64(i%4))
+		}
+		f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{"time": {v}})
+		if thp != "" {
+			f.Env["thp.enabled"] = thp
+			if thp == "not built" {
+				f.Env["thp.defrag"], f.Env["thp.use_zero_page"] = thp, thp
+			} else {
+				f.Env["thp.defrag"], f.Env["thp.use_zero_page"] = "madvise", "1"
+			}
+		}
+		return f
+	}
+	r, err := BuildComparison([]Side{FileSide("generic", mk("always", 1e6), 0), FileSide("rt", mk("not built", 3e6), 0)}, CompareOptions{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "thp.enabled: A always, B not built") || !strings.Contains(r.Causes[0], "huge zero page") {
+		t.Fatalf("causes %q", r.Causes)
+	}
+	var text strings.Builder
+	if err := r.Write(&text, "text"); err != nil {
+		t.Fatal(err)
+	}
+	one := strings.Join(strings.Fields(text.String()), " ")
+	warn := strings.Index(one, "warning: transparent huge pages differ between the sides")
+	head := strings.Index(one, r.HeadlineFor(r.Pairs[0]))
+	if warn < 0 || head < 0 || warn > head {
+		t.Errorf("the THP warning (at %d) is not before the headline (at %d):\n%s", warn, head, text.String())
+	}
+	var md strings.Builder
+	r.Write(&md, "markdown")
+	if !strings.Contains(md.String(), "- **warning:** transparent huge pages differ") {
+		t.Errorf("markdown lacks the THP warning:\n%s", md.String())
+	}
+	var js strings.Builder
+	r.Write(&js, "json")
+	var j struct {
+		Causes []string `json:"env_causes"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &j); err != nil || len(j.Causes) != 1 {
+		t.Errorf("json env_causes %q, %v", j.Causes, err)
+	}
+	// Only thp.defrag differs: it is named.
+	a, b := mk("madvise", 1e6), mk("madvise", 1e6)
+	a.Env["thp.defrag"], b.Env["thp.defrag"] = "madvise", "always"
+	r, err = BuildComparison([]Side{FileSide("a", a, 0), FileSide("b", b, 0)}, CompareOptions{Alpha: 0.05})
+	if err != nil || len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "thp.defrag: A madvise, B always") {
+		t.Errorf("defrag only: %v %q", err, r.Causes)
+	}
+	for _, c := range [][2]string{{"madvise", "madvise"}, {"always", ""}} {
+		r, err := BuildComparison([]Side{FileSide("a", mk(c[0], 1e6), 0), FileSide("b", mk(c[1], 1e6), 0)}, CompareOptions{Alpha: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Causes) != 0 {
+			t.Errorf("thp %q against %q: causes %q", c[0], c[1], r.Causes)
+		}
+	}
+}
