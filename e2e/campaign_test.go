@@ -305,6 +305,12 @@ func checkComplete(t *testing.T, k kernels, log []byte, out string) {
 			}
 		case campaign.EvReboot:
 			reboots[e.Slot]++
+		case campaign.EvRebooting:
+			// The step ended by a signal after its reboot began: the
+			// shutdown of that reboot, never before it.
+			if reboots[e.Slot] == 0 {
+				t.Errorf("ledger: rebooting into boot %d before any reboot into it: %s", e.Slot+1, e.Message)
+			}
 		case campaign.EvComplete:
 			completes++
 		}
@@ -353,8 +359,8 @@ func checkComplete(t *testing.T, k kernels, log []byte, out string) {
 	}
 	state := filepath.Join(out, "contend-e2e")
 	status := readFile(t, filepath.Join(state, "status.txt"))
-	if !strings.Contains(status, fmt.Sprintf("%d of %d boots done", len(p.Order), len(p.Order))) {
-		t.Errorf("status does not say every boot is done:\n%s", status)
+	if !strings.Contains(status, fmt.Sprintf("%d of %d boots done", len(p.Order), len(p.Order))) || !strings.Contains(status, "complete") {
+		t.Errorf("status does not say every boot is done, complete:\n%s", status)
 	}
 	if rc := strings.TrimSpace(readFile(t, filepath.Join(state, "report.rc"))); rc != "0" {
 		t.Errorf("campaign report exited %s", rc)
