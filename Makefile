@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race vet bench faithfulness fuzz e2e clean
+.PHONY: all build run test race race-procs vet staticcheck bench faithfulness fuzz e2e clean
 
 all: build
 
@@ -19,14 +19,29 @@ build:
 run: build
 	./$(BIN) run faultme --threads 40 --mem 1GiB -n 6 --out results/make-run-faultme.json --replace
 
-test: vet
+test: vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) race-procs
 
 vet:
 	$(GO) vet ./...
 
+# staticcheck, pinned; installed into the Go bin directory when missing
+# (through the Go module proxy).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
+staticcheck:
+	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) $(TAGS) ./...
+
 race:
 	$(GO) test -race -count=1 ./...
+
+# The race detector over the packages that handle processes, signals,
+# locks and journals (the whole suite under -race takes too long for CI).
+RACE_PKGS := ./internal/harness ./internal/lock ./internal/ipcown ./internal/tracejournal ./internal/earlysig ./internal/campaign ./internal/ab
+race-procs:
+	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 
 # Start-up cost of the repetition child against a C program that does
 # nothing; what result files cost (import + compare of 2 x 100,000 samples,

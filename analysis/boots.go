@@ -44,10 +44,20 @@ type BootComparison struct {
 
 	// Ratio is exp(mean(MeansB) - mean(MeansA)): the ratio of the
 	// geometric means B/A; [Lo, Hi] its two-sided interval at Confidence.
+	// On the shift scale (Shift true) it is 1 + (mean(MeansB) -
+	// mean(MeansA))/|mean(MeansA)|, |mean(MeansA)| taken as exact.
 	Ratio, Lo, Hi float64
 	Confidence    float64
 	// T, DF and P are Student's two-sided t-test on the per-boot means.
 	T, DF, P float64
+	// Diff is mean(MeansB) - mean(MeansA) and SE its standard error,
+	// on the scale of the means (log values, or values when Shift).
+	Diff, SE float64
+	// Shift: the means are of the values themselves, not of their
+	// logarithms (CompareBootMeans, for values that are not all
+	// positive); RelTo is |mean(MeansA)|, the base of the change.
+	Shift bool
+	RelTo float64
 
 	// Components are the variance components of the log values, pooled
 	// over both sides.
@@ -173,6 +183,128 @@ func components(sides [][][]float64) VarianceComponents {
 	return v
 }
 
+// CompareBootMeans compares side B with side A with the boot as the unit
+// for any metric: CompareBoots (log values) when every value is positive,
+// else CompareBootsShift. ok is false (and the comparison zero) when a
+// side has fewer than 2 boots, a boot has no value, or, on the shift
+// scale, the mean of A is 0.
+func CompareBootMeans(a, b [][]float64, confidence float64) (BootComparison, error) {
+	positive := true
+	for _, side := range [][][]float64{a, b} {
+		for _, g := range side {
+			for _, v := range g {
+				positive = positive && v > 0
+			}
+		}
+	}
+	if positive {
+		return CompareBoots(a, b, confidence)
+	}
+	return CompareBootsShift(a, b, confidence)
+}
+
+// CompareBootsShift is CompareBoots on the values themselves, for values
+// that are not all positive (counters that may be 0): Student's t on the
+// per-boot means of the values; the change is the difference of the mean
+// of the boot means over |mean of A's boot means| (taken as exact), and
+// Ratio 1 plus it. The variance components are of the values over
+// |mean of A| squared, so that they read as relative spreads.
+func CompareBootsShift(a, b [][]float64, confidence float64) (BootComparison, error) {
+	checkLevel("confidence", confidence)
+	if len(a) < 2 || len(b) < 2 {
+		return BootComparison{}, fmt.Errorf("%w (A has %d, B has %d)", ErrOneBoot, len(a), len(b))
+	}
+	for i, side := range [][][]float64{a, b} {
+		for j, g := range side {
+			if len(g) == 0 {
+				return BootComparison{}, fmt.Errorf("analysis: side %c boot %d has no values", 'A'+i, j+1)
+			}
+			if err := checkSample(string(rune('A'+i)), g); err != nil {
+				return BootComparison{}, err
+			}
+		}
+	}
+	r := BootComparison{BootsA: len(a), BootsB: len(b), Confidence: confidence, Shift: true}
+	for _, g := range a {
+		r.MeansA = append(r.MeansA, mean(g))
+		r.RunsA += len(g)
+	}
+	for _, g := range b {
+		r.MeansB = append(r.MeansB, mean(g))
+		r.RunsB += len(g)
+	}
+	r.RelTo = math.Abs(mean(r.MeansA))
+	if r.RelTo == 0 {
+		return BootComparison{}, errors.New("analysis: side A's boots have a mean of 0: no relative change")
+	}
+	scaled := func(side [][]float64) [][]float64 {
+		out := make([][]float64, len(side))
+		for i, g := range side {
+			out[i] = make([]float64, len(g))
+			for j, v := range g {
+				out[i][j] = v / r.RelTo
+			}
+		}
+		return out
+	}
+	r.Components = components([][][]float64{scaled(a), scaled(b)})
+	r.test(func(d float64) float64 { return 1 + d/r.RelTo })
+	return r, nil
+}
+
+// test fills the t-test of the per-boot means MeansA and MeansB and the
+// interval, mapped to a ratio by toRatio.
+func (r *BootComparison) test(toRatio func(float64) float64) {
+	ma, mb := mean(r.MeansA), mean(r.MeansB)
+	ss := 0.0
+	for _, m := range r.MeansA {
+		ss += (m - ma) * (m - ma)
+	}
+	for _, m := range r.MeansB {
+		ss += (m - mb) * (m - mb)
+	}
+	na, nb := float64(len(r.MeansA)), float64(len(r.MeansB))
+	r.DF = na + nb - 2
+	se := math.Sqrt(ss / r.DF * (1/na + 1/nb))
+	diff := mb - ma
+	r.Diff, r.SE = diff, se
+	r.Ratio = toRatio(diff)
+	if se == 0 {
+		r.Lo, r.Hi = r.Ratio, r.Ratio
+		if diff == 0 {
+			r.T, r.P = 0, 1
+		} else {
+			r.T, r.P = math.Inf(int(math.Copysign(1, diff))), 0
+		}
+		return
+	}
+	r.T = diff / se
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
+	r.P = math.Min(1, 2*t.Survival(math.Abs(r.T)))
+	q := t.Quantile((1 + r.Confidence) / 2)
+	r.Lo, r.Hi = toRatio(diff-q*se), toRatio(diff+q*se)
+}
+
+// MDE returns the smallest relative increase (up) and decrease (down) of
+// B against A that the boot-level t-test, two-sided at level alpha (for a
+// Holm family of m: alpha/m), detects with probability power, from the
+// standard error of this comparison: δ = (t_{1-α/2,df} + t_{power,df})·SE·m,
+// m = NoiseInflation(df) (the standard error is an estimate), up =
+// exp(δ)-1 and down = 1-exp(-δ) on log values, both δ/RelTo on the shift
+// scale (TestBootMDEPower). Both are NaN when the standard error is 0 or undefined.
+func (c BootComparison) MDE(alpha, power float64) (up, down float64) {
+	checkLevel("alpha", alpha)
+	checkLevel("power", power)
+	if !(c.SE > 0) || !(c.DF > 0) || math.IsInf(c.SE, 0) {
+		return math.NaN(), math.NaN()
+	}
+	d := welchKNu(c.DF, alpha, power) * c.SE * NoiseInflation(int(math.Round(c.DF)), alpha, power)
+	if c.Shift {
+		return d / c.RelTo, d / c.RelTo
+	}
+	return math.Expm1(d), -math.Expm1(-d)
+}
+
 // CompareBoots compares side B with side A with the boot as the
 // experimental unit (see the package comment above BootComparison): a and
 // b hold each side's values grouped by boot. Values must be positive; each
@@ -200,34 +332,7 @@ func CompareBoots(a, b [][]float64, confidence float64) (BootComparison, error) 
 		r.RunsB += len(g)
 	}
 	r.Components = components([][][]float64{la, lb})
-
-	ma, mb := mean(r.MeansA), mean(r.MeansB)
-	ss := 0.0
-	for _, m := range r.MeansA {
-		ss += (m - ma) * (m - ma)
-	}
-	for _, m := range r.MeansB {
-		ss += (m - mb) * (m - mb)
-	}
-	na, nb := float64(len(a)), float64(len(b))
-	r.DF = na + nb - 2
-	se := math.Sqrt(ss / r.DF * (1/na + 1/nb))
-	diff := mb - ma
-	r.Ratio = math.Exp(diff)
-	if se == 0 {
-		r.Lo, r.Hi = r.Ratio, r.Ratio
-		if diff == 0 {
-			r.T, r.P = 0, 1
-		} else {
-			r.T, r.P = math.Inf(int(math.Copysign(1, diff))), 0
-		}
-		return r, nil
-	}
-	r.T = diff / se
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
-	r.P = math.Min(1, 2*t.Survival(math.Abs(r.T)))
-	q := t.Quantile((1 + confidence) / 2)
-	r.Lo, r.Hi = math.Exp(diff-q*se), math.Exp(diff+q*se)
+	r.test(math.Exp)
 	return r, nil
 }
 
@@ -271,9 +376,12 @@ type BootPlan struct {
 	HalfWidth float64
 	// RStar is Kalibera and Jones' r* (OptimalRunsPerBoot), for reference.
 	RStar int
+	// Budget is the time given: Seconds fits it unless AtLeast.
+	Budget float64
 	// Current: the design just run is as good as any in its time (it
 	// is the one recommended). AtLeast: the time fits fewer than
-	// MinBootsPerSide boots per side; the plan takes more.
+	// MinBootsPerSide boots of one run per side; the plan takes
+	// Seconds - Budget more.
 	Current, AtLeast bool
 }
 
@@ -290,27 +398,36 @@ func BootHalfWidth(boots, runs int, v VarianceComponents, confidence float64) fl
 	return q * math.Sqrt(2*(math.Max(v.Between, 0)/b+math.Max(v.Within, 0)/(b*r)))
 }
 
+// MaxBootsPerSide bounds the boots per side PlanBoots considers (as
+// 'contend campaign init --boots' does).
+const MaxBootsPerSide = 100
+
 // PlanBoots recommends the next campaign in the time budget (seconds, both
-// sides; costs in seconds): of the designs with r runs per boot (1 to
-// MaxRunsPerBoot) and as many boots per side as fit the budget (rounded
-// to the nearest, at least MinBootsPerSide), the one of the narrowest
-// expected interval (BootHalfWidth). The current design (curBoots per
-// side x curRuns, 0 when unknown) is kept when no other is narrower.
-// When the budget fits fewer than MinBootsPerSide boots per side, the plan
-// is MinBootsPerSide boots with the runs that fit (AtLeast).
+// sides; costs in seconds): of the designs of b boots per side
+// (MinBootsPerSide to MaxBootsPerSide) with as many runs per boot as fit
+// the budget with them (floor((budget/(2b) - costBoot)/costRun), at most
+// MaxRunsPerBoot), the one of the narrowest expected interval
+// (BootHalfWidth). Every such plan fits the budget: Seconds <= budget.
+// The current design (curBoots per side x curRuns, 0 when unknown) is
+// kept when no other is narrower. When the budget does not fit
+// MinBootsPerSide boots of one run each, the plan is MinBootsPerSide
+// boots with the runs that fit (at least 1) and AtLeast: its Seconds
+// exceed the budget, by Seconds - Budget.
 func PlanBoots(costBoot, costRun float64, v VarianceComponents, budget, confidence float64, curBoots, curRuns int) BootPlan {
 	costBoot, costRun = math.Max(costBoot, 0), math.Max(costRun, 1e-9)
 	plan := func(b, r int) BootPlan {
 		return BootPlan{BootsPerSide: b, RunsPerBoot: r, Seconds: 2 * float64(b) * (costBoot + float64(r)*costRun),
-			HalfWidth: BootHalfWidth(b, r, v, confidence), RStar: OptimalRunsPerBoot(costBoot, costRun, v)}
+			HalfWidth: BootHalfWidth(b, r, v, confidence), RStar: OptimalRunsPerBoot(costBoot, costRun, v), Budget: budget}
 	}
 	best := BootPlan{HalfWidth: math.Inf(1)}
-	for r := 1; r <= MaxRunsPerBoot; r++ {
-		b := int(math.Round(budget / (2 * (costBoot + float64(r)*costRun))))
-		if b < MinBootsPerSide {
-			break // more runs per boot fit fewer boots
+	for b := MinBootsPerSide; b <= MaxBootsPerSide; b++ {
+		// A little slack so that a design that fits exactly is not lost
+		// to rounding.
+		r := int(math.Floor((budget/(2*float64(b))-costBoot)/costRun + 1e-9))
+		if r < 1 {
+			break // more boots fit no run
 		}
-		if p := plan(b, r); p.HalfWidth < best.HalfWidth {
+		if p := plan(b, min(r, MaxRunsPerBoot)); p.HalfWidth < best.HalfWidth {
 			best = p
 		}
 	}

@@ -91,11 +91,13 @@ func TestOptimalRunsPerBoot(t *testing.T) {
 }
 
 // TestPlanBoots checks the plan against values computed by hand (SciPy's
-// t.ppf): a boot 100 s, a run 10 s, between 0.01, within 0.04, the
-// current design 3 boots x 4 runs (840 s). Boots per side for r runs is
-// round(840/(2(100+10r))): 4,4,3,3,3,3 for r = 1..6, 2 for r = 7, so the
-// candidates stop at 6; half-widths t(.975, 2b-2)·sqrt(2(B/b+W/(b·r))):
-// r=2, b=4: 0.29968; r=4, b=3: 0.32060 (current); r=6, b=3: 0.29266 (best).
+// t.ppf): a boot 100 s, a run 10 s, between 0.01, within 0.04. In 960 s
+// the designs that fit are b boots per side with floor((960/(2b)-100)/10)
+// runs: 3 x 6 and 4 x 2 (5 boots fit no run); half-widths
+// t(.975, 2b-2)·sqrt(2(B/b+W/(b·r))): 3x6 0.29266 (best), 4x2 0.29968.
+// Every plan fits its budget: before, boots per side were rounded to the
+// nearest and the runs filled the rest, so a budget of 840 s (the design
+// 3 x 4) got a plan of 3 x 6 in 960 s.
 func TestPlanBoots(t *testing.T) {
 	v := VarianceComponents{Within: 0.04, Between: 0.01}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-4 }
@@ -105,9 +107,14 @@ func TestPlanBoots(t *testing.T) {
 	if hw := BootHalfWidth(4, 2, v, 0.95); !near(hw, 0.2996843) {
 		t.Errorf("half-width of 4x2 = %.6f, want 0.299684", hw)
 	}
-	p := PlanBoots(100, 10, v, 840, 0.95, 3, 4)
+	p := PlanBoots(100, 10, v, 960, 0.95, 0, 0)
 	if p.BootsPerSide != 3 || p.RunsPerBoot != 6 || p.Seconds != 960 || !near(p.HalfWidth, 0.2926630) || p.Current || p.AtLeast {
 		t.Errorf("plan %+v, want 3 boots x 6 runs in 960 s, half-width 0.292663", p)
+	}
+	// In 840 s only 3 x 4 fits (3 x 5 takes 900 s, 4 boots no run): the
+	// current design is kept.
+	if p := PlanBoots(100, 10, v, 840, 0.95, 3, 4); !p.Current || p.BootsPerSide != 3 || p.RunsPerBoot != 4 || p.Seconds != 840 {
+		t.Errorf("plan %+v, want the current 3x4 in 840 s", p)
 	}
 	// A current design narrower than any candidate is kept: 5 boots x 6
 	// runs given the budget of 3x4.
@@ -116,13 +123,31 @@ func TestPlanBoots(t *testing.T) {
 	}
 	// A budget of fewer than 3 boots per side: 3 boots, runs that fit
 	// (floor((400/6-100)/10) < 1: 1), said so; half-width 0.506907.
-	if p := PlanBoots(100, 10, v, 400, 0.95, 0, 0); !p.AtLeast || p.BootsPerSide != 3 || p.RunsPerBoot != 1 || !near(p.HalfWidth, 0.5069072) {
-		t.Errorf("plan %+v, want at least 3 boots x 1 run, half-width 0.506907", p)
+	if p := PlanBoots(100, 10, v, 400, 0.95, 0, 0); !p.AtLeast || p.BootsPerSide != 3 || p.RunsPerBoot != 1 || !near(p.HalfWidth, 0.5069072) || p.Seconds != 660 || p.Budget != 400 {
+		t.Errorf("plan %+v, want at least 3 boots x 1 run in 660 s of 400, half-width 0.506907", p)
 	}
-	// Never fewer than 3 boots per side, whatever the budget.
+	// Never fewer than 3 boots per side, whatever the budget; and every
+	// plan that is not AtLeast fits its budget, over many costs and
+	// components.
 	for _, budget := range []float64{1, 500, 1e4, 1e6} {
 		if p := PlanBoots(100, 1, VarianceComponents{Within: 1}, budget, 0.95, 0, 0); p.BootsPerSide < MinBootsPerSide {
 			t.Errorf("budget %g: %d boots per side", budget, p.BootsPerSide)
+		}
+	}
+	for _, boot := range []float64{0.01, 1, 36, 120} {
+		for _, run := range []float64{0.005, 0.2, 3, 60} {
+			for _, ratio := range []float64{0, 0.1, 1, 10} {
+				for _, budget := range []float64{2.55, 60, 1040, 1e5} {
+					v := VarianceComponents{Within: 0.01, Between: 0.01 * ratio}
+					p := PlanBoots(boot, run, v, budget, 0.95, 0, 0)
+					if !p.AtLeast && p.Seconds > budget*(1+1e-9) {
+						t.Errorf("boot %g run %g ratio %g budget %g: plan %dx%d takes %g s", boot, run, ratio, budget, p.BootsPerSide, p.RunsPerBoot, p.Seconds)
+					}
+					if p.AtLeast && (p.BootsPerSide != MinBootsPerSide || 2*MinBootsPerSide*(boot+run) <= budget) {
+						t.Errorf("boot %g run %g budget %g: AtLeast plan %+v, but 3 x 1 fits", boot, run, budget, p)
+					}
+				}
+			}
 		}
 	}
 }

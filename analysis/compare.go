@@ -101,6 +101,13 @@ type Comparison struct {
 	HasChangeCI  bool
 	ChangeMethod RelMethod
 	Confidence   float64
+	// Shift is the Hodges-Lehmann shift B-A in the unit of the values and
+	// [ShiftLo, ShiftHi] its interval (HasShiftCI), for ChangeMethod
+	// RelShiftOverMedian and RelAbsShift (NaN otherwise). With
+	// RelAbsShift (values >= 0, some 0) it is the only interval:
+	// HasChangeCI is false.
+	Shift, ShiftLo, ShiftHi float64
+	HasShiftCI              bool
 
 	// CliffsDelta is Cliff's delta of B against A, in [-1, 1], and
 	// Magnitude its size in words (see DeltaMagnitude).
@@ -229,6 +236,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	rel := relativeChange(a, b, sa, sb, opt.Confidence)
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
+	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI
 	c.Warnings = append(c.Warnings, rel.Warnings...)
 
 	c.CliffsDelta = cliffsDeltaSorted(sa, sb)
@@ -246,20 +254,6 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	}
 	c.decide()
 	return c, nil
-}
-
-// pooledRelativeSD returns the pooled standard deviation of the two
-// samples relative to |median(A)|, computed without overflow: relative
-// first, then scaled by the larger of the two.
-func pooledRelativeSD(a, b Summary) float64 {
-	m := math.Abs(a.Median)
-	ra, rb := a.StdDev/m, b.StdDev/m
-	top := math.Max(ra, rb)
-	if top == 0 || math.IsInf(top, 0) {
-		return top
-	}
-	ra, rb = ra/top, rb/top
-	return top * math.Sqrt((float64(a.N-1)*ra*ra+float64(b.N-1)*rb*rb)/float64(a.N+b.N-2))
 }
 
 // Disagreement says in words when the change of the medians and the
@@ -289,8 +283,16 @@ func (c *Comparison) Disagreement() string {
 	// off by a few ulps, which must not count as outside.
 	tol := 1e-9 * math.Max(1, math.Abs(c.Change))
 	outside := c.HasChangeCI && (c.Change < c.ChangeLo-tol || c.Change > c.ChangeHi+tol)
+	hasCI := c.HasChangeCI
+	if c.ChangeMethod == RelAbsShift {
+		// The interval is of the shift: compare the medians' difference.
+		d := c.SummaryB.Median - c.SummaryA.Median
+		tol := 1e-9 * math.Max(1, math.Abs(d))
+		hasCI = c.HasShiftCI
+		outside = hasCI && (d < c.ShiftLo-tol || d > c.ShiftHi+tol)
+	}
 	switch {
-	case sm != 0 && sign(c.Estimate) == -sm && (outside || !c.HasChangeCI):
+	case sm != 0 && sign(c.Estimate) == -sm && (outside || !hasCI):
 		return by + " while the Hodges-Lehmann estimate " + moves[-sm] + "s" + shape
 	case sm != 0 && c.Sign == -sm && c.AdjustedP <= c.Alpha:
 		return by + " while the " + c.Test.String() + " test finds B " + larger[-sm] + shape

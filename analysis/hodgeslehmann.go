@@ -412,9 +412,18 @@ const (
 	// are positive.
 	RelLogShift RelMethod = iota
 	// RelShiftOverMedian: Hodges–Lehmann on the values; the interval of
-	// the shift is divided by |median(A)|. Used when some value is zero or
-	// negative.
+	// the shift is divided by |median(A)|. Used when some value is
+	// negative: a quantity that can be negative can fall by more than
+	// 100%.
 	RelShiftOverMedian
+	// RelAbsShift: Hodges–Lehmann on the values, the interval that of the
+	// shift B-A in the unit of the values (Shift, ShiftLo, ShiftHi); there
+	// is no interval of the relative change (Lo, Hi NaN, HasCI false),
+	// and Estimate is Shift/|median(A)|. Used when every value is >= 0
+	// and some is 0: no ratio is defined at 0, and the shift's interval
+	// divided by median(A) could fall below -100%, which a non-negative
+	// quantity cannot.
+	RelAbsShift
 )
 
 // String describes the method in words.
@@ -424,6 +433,8 @@ func (m RelMethod) String() string {
 		return "Hodges-Lehmann on log values"
 	case RelShiftOverMedian:
 		return "Hodges-Lehmann shift / |median(A)|"
+	case RelAbsShift:
+		return "Hodges-Lehmann shift B-A (values >= 0, some 0)"
 	}
 	return fmt.Sprintf("RelMethod(%d)", int(m))
 }
@@ -437,7 +448,14 @@ type RelChange struct {
 	Change float64
 	// Estimate is the Hodges–Lehmann point estimate matching the interval:
 	// exp(shift of logs)-1 for RelLogShift, shift/|median(A)| otherwise.
+	// For values >= 0 it is >= -1.
 	Estimate float64
+
+	// Shift is the Hodges–Lehmann shift B-A of the values, in their unit,
+	// and [ShiftLo, ShiftHi] its interval (HasShiftCI): computed for
+	// RelShiftOverMedian and RelAbsShift, NaN for RelLogShift.
+	Shift, ShiftLo, ShiftHi float64
+	HasShiftCI              bool
 
 	// Method tells how the interval was computed.
 	Method RelMethod
@@ -463,7 +481,10 @@ type RelChange struct {
 // distribution-free interval [exp(lo)-1, exp(hi)-1] of r. When some value
 // is zero or negative the interval falls back to the Hodges–Lehmann
 // interval of the shift divided by |median(A)|, which treats median(A) as
-// known (Method RelShiftOverMedian). Both work for values of any
+// known (Method RelShiftOverMedian), when some value is negative; when
+// every value is >= 0 and some is 0, the interval is that of the shift
+// B-A itself, in the unit of the values (Method RelAbsShift: Lo and Hi
+// NaN), since divided by median(A) it could fall below -100%. All work for values of any
 // magnitude: logarithms of subnormal values are exact (logPositive), and
 // the fallback computes on the values divided by a power of two.
 //
@@ -502,7 +523,8 @@ func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelCha
 		sa, sb = rescaled(a, k), rescaled(b, k)
 		ma, mb = Median(sa), Median(sb)
 	}
-	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
+	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN(),
+		Shift: math.NaN(), ShiftLo: math.NaN(), ShiftHi: math.NaN()}
 	if ma != 0 {
 		r.Change = (mb - ma) / math.Abs(ma)
 	}
@@ -517,19 +539,41 @@ func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelCha
 		return r
 	}
 	r.Method = RelShiftOverMedian
+	if allNonNegative(a) && allNonNegative(b) {
+		r.Method = RelAbsShift
+	}
 	hl := hodgesLehmannScaled(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
+	r.Shift, r.HasShiftCI = math.Ldexp(hl.Shift, k), hl.HasCI
+	if hl.HasCI {
+		r.ShiftLo, r.ShiftHi = math.Ldexp(hl.Lo, k), math.Ldexp(hl.Hi, k)
+	}
+	if r.Method == RelAbsShift {
+		r.Warnings = append(r.Warnings, "some values are 0: the interval is of the shift B-A in the metric's unit, not of a ratio")
+	}
 	if ma == 0 {
 		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
 		return r
 	}
 	r.Estimate = hl.Shift / math.Abs(ma)
-	r.Warnings = append(r.Warnings, "some values are not positive: interval of the relative change treats median(A) as exact")
+	if r.Method == RelAbsShift {
+		return r
+	}
+	r.Warnings = append(r.Warnings, "some values are negative: interval of the relative change treats median(A) as exact")
 	if hl.HasCI {
 		r.HasCI = true
 		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
 	}
 	return r
+}
+
+func allNonNegative(xs []float64) bool {
+	for _, x := range xs {
+		if !(x >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // rescaledMedian returns medianSorted(rescaled(s, k)) of sorted s without

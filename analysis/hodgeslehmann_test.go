@@ -106,12 +106,21 @@ func TestRelativeChange(t *testing.T) {
 	checkClose(t, "scaled Lo", r2.Lo, r.Lo, 1e-9, 1e-12)
 	checkClose(t, "scaled Hi", r2.Hi, r.Hi, 1e-9, 1e-12)
 
+	// A zero: the interval is of the shift itself, none of the ratio.
 	r, _ = RelativeChange([]float64{0, 1, 2, 3, 4, 5}, []float64{2, 3, 4, 5, 6, 7}, 0.95)
-	if r.Method != RelShiftOverMedian || !r.HasCI {
-		t.Fatalf("non-positive: %+v", r)
+	if r.Method != RelAbsShift || r.HasCI || !r.HasShiftCI || !math.IsNaN(r.Lo) || !math.IsNaN(r.Hi) {
+		t.Fatalf("values >= 0, some 0: %+v", r)
+	}
+	checkClose(t, "zeros Estimate", r.Estimate, 2/2.5, 1e-12, 0)
+	checkClose(t, "zeros Change", r.Change, 2/2.5, 1e-12, 0)
+	checkClose(t, "zeros Shift", r.Shift, 2, 1e-12, 0)
+	// A negative value: the shift over |median(A)|.
+	r, _ = RelativeChange([]float64{-1, 1, 2, 3, 4, 5}, []float64{2, 3, 4, 5, 6, 7}, 0.95)
+	if r.Method != RelShiftOverMedian || !r.HasCI || !r.HasShiftCI {
+		t.Fatalf("negative: %+v", r)
 	}
 	checkClose(t, "fallback Estimate", r.Estimate, 2/2.5, 1e-12, 0)
-	checkClose(t, "fallback Change", r.Change, 2/2.5, 1e-12, 0)
+	checkClose(t, "fallback Lo", r.Lo, r.ShiftLo/2.5, 1e-12, 0)
 	if _, err := RelativeChange(nil, []float64{1}, 0.95); !errors.Is(err, ErrNoData) {
 		t.Errorf("empty: %v", err)
 	}
@@ -315,5 +324,52 @@ func TestRelativeChangeSortedOnce(t *testing.T) {
 				t.Fatalf("trial %d: value %d is %v, want %v", trial, i, g, want[i])
 			}
 		}
+	}
+}
+
+// TestRelativeChangeNonNegativeNeverBelowMinus100: for random samples of
+// values >= 0 with zeros (counters that are mostly 0, as kernel evidence
+// is), the relative change is never below -100% and no interval of a
+// ratio is given, only that of the shift, which lies within the range of
+// the differences b - a; positive samples keep the ratio interval, whose
+// bounds are above -100% too. The old fallback (shift over |median(A)|)
+// gave intervals down to -800% ([0 0 0 1 2 5] against [0 0 1 0 0 0]).
+func TestRelativeChangeNonNegativeNeverBelowMinus100(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 4))
+	draw := func(n int, pzero, scale float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			if rng.Float64() >= pzero {
+				xs[i] = math.Round(rng.ExpFloat64() * scale)
+			}
+		}
+		return xs
+	}
+	withZero := 0
+	for trial := range 3000 {
+		n1, n2 := 2+rng.IntN(30), 2+rng.IntN(30)
+		a, b := draw(n1, rng.Float64(), 1+rng.Float64()*20), draw(n2, rng.Float64(), 1+rng.Float64()*20)
+		for _, conf := range []float64{0.9, 0.95} {
+			r, err := RelativeChange(a, b, conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Estimate < -1 || r.HasCI && r.Lo < -1 || r.Hi < -1 {
+				t.Fatalf("trial %d: %v against %v: estimate %v [%v, %v] (%v)", trial, a, b, r.Estimate, r.Lo, r.Hi, r.Method)
+			}
+			if !allPositive(a) || !allPositive(b) {
+				withZero++
+				if r.Method != RelAbsShift || r.HasCI {
+					t.Fatalf("trial %d: zeros, method %v, ratio interval %v", trial, r.Method, r.HasCI)
+				}
+				lo, hi := Sorted(b)[0]-Sorted(a)[len(a)-1], Sorted(b)[len(b)-1]-Sorted(a)[0]
+				if r.HasShiftCI && (r.ShiftLo < lo || r.ShiftHi > hi || r.ShiftLo > r.Shift || r.Shift > r.ShiftHi) {
+					t.Fatalf("trial %d: shift %v [%v, %v] outside the differences [%v, %v]", trial, r.Shift, r.ShiftLo, r.ShiftHi, lo, hi)
+				}
+			}
+		}
+	}
+	if withZero < 1000 {
+		t.Errorf("only %d comparisons with zeros", withZero)
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -48,7 +49,8 @@ func TestMinDetectableShift(t *testing.T) {
 // TestMinDetectableChangeAsymmetric checks the figures of issue 18: on the
 // log scale an increase must be larger than a decrease (+14.5%/-12.7% by
 // the old normal formula at n=10, sigma 0.1), and the change comes from
-// the samples' log noise.
+// the samples' log noise, inflated by NoiseInflation for 18 degrees of
+// freedom (the noise is an estimate).
 func TestMinDetectableChangeAsymmetric(t *testing.T) {
 	a := make([]float64, 10)
 	b := make([]float64, 10)
@@ -66,7 +68,7 @@ func TestMinDetectableChangeAsymmetric(t *testing.T) {
 		t.Fatal("not ok")
 	}
 	delta, _ := MinDetectableShift(10, 10, 0.05, 0.8, TestMannWhitney)
-	sd := 0.1 * math.Sqrt(10.0/9)
+	sd := 0.1 * math.Sqrt(10.0/9) * NoiseInflation(18, 0.05, 0.8)
 	checkClose(t, "up", up, math.Expm1(delta*sd), 1e-12, 0)
 	checkClose(t, "down", down, -math.Expm1(-delta*sd), 1e-12, 0)
 	if !(up > down) {
@@ -92,6 +94,27 @@ func TestMinDetectableChangeAsymmetric(t *testing.T) {
 // TestMDEHolmFamily checks that a comparison adjusted in a family of 3
 // reports a larger MDE than alone: a single change must reach alpha/3.
 func TestMDEHolmFamily(t *testing.T) {
+	// NoiseInflation: 1 for no degrees of freedom, above 1 and shrinking
+	// towards 1 as they grow.
+	if m := NoiseInflation(0, 0.05, 0.8); m != 1 {
+		t.Errorf("NoiseInflation(0) = %v, want 1", m)
+	}
+	prev := math.Inf(1)
+	for _, df := range []int{2, 6, 10, 18, 38, 100, 1000} {
+		m := NoiseInflation(df, 0.05, 0.8)
+		if !(m > 1 && m < prev) {
+			t.Errorf("NoiseInflation(%d) = %v (previous %v)", df, m, prev)
+		}
+		prev = m
+	}
+	if prev > 1.01 {
+		t.Errorf("NoiseInflation(1000) = %v, want near 1", prev)
+	}
+	// Reference: SciPy, brentq over stats.chi2.expect of the same
+	// integrand (alpha 0.05, power 0.8).
+	for df, want := range map[int]float64{6: 1.15594630462014, 10: 1.0895426114211821, 18: 1.048331667884615} {
+		checkClose(t, fmt.Sprintf("NoiseInflation(%d)", df), NoiseInflation(df, 0.05, 0.8), want, 1e-3, 0)
+	}
 	a := []float64{100, 103, 98, 101, 99, 102, 97, 100.5, 99.5, 101.5}
 	b := []float64{101, 99, 102, 98, 103, 100, 97.5, 101.5, 99, 100.5}
 	var cs []*Comparison

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"strconv"
 	"testing"
@@ -48,6 +49,16 @@ type reference struct {
 		RelHi            *float64 `json:"rel_hi"`
 		RelChange        *float64 `json:"rel_change"`
 	} `json:"hodges_lehmann"`
+	HLZeros []struct {
+		A, B             []float64
+		Confidence       float64
+		Shift            float64
+		OK               bool
+		Lo, Hi, Coverage float64
+		MedianA          float64  `json:"median_a"`
+		RelEstimate      *float64 `json:"rel_estimate"`
+		RelChange        *float64 `json:"rel_change"`
+	} `json:"hl_zeros"`
 	Trend []struct {
 		X            []float64
 		S, Z         float64
@@ -219,6 +230,48 @@ func TestReferenceHodgesLehmann(t *testing.T) {
 		if c.RelLo != nil {
 			checkClose(t, name+"rel Lo", rel.Lo, *c.RelLo, 1e-9, 1e-12)
 			checkClose(t, name+"rel Hi", rel.Hi, *c.RelHi, 1e-9, 1e-12)
+		}
+	}
+}
+
+// TestReferenceHLZeros: for values >= 0 with zeros, RelativeChange gives
+// the interval of the shift B-A itself (the Hodges-Lehmann interval SciPy's
+// enumeration gives), no interval of a ratio, and the estimate
+// shift/median(A), which is >= -1.
+func TestReferenceHLZeros(t *testing.T) {
+	ref := loadReference(t)
+	if len(ref.HLZeros) == 0 {
+		t.Fatal("testdata/reference.json has no hl_zeros cases")
+	}
+	for i, c := range ref.HLZeros {
+		name := "hl_zeros case " + strconv.Itoa(i) + " "
+		rel, err := RelativeChange(c.A, c.B, c.Confidence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Method != RelAbsShift || rel.HasCI || !math.IsNaN(rel.Lo) || !math.IsNaN(rel.Hi) {
+			t.Errorf("%s method %v, ratio interval %v [%v, %v]", name, rel.Method, rel.HasCI, rel.Lo, rel.Hi)
+		}
+		checkClose(t, name+"Shift", rel.Shift, c.Shift, 1e-12, 1e-12)
+		if rel.HasShiftCI != c.OK {
+			t.Errorf("%s HasShiftCI %v, want %v", name, rel.HasShiftCI, c.OK)
+			continue
+		}
+		checkClose(t, name+"Coverage", rel.Coverage, c.Coverage, tolExact, 1e-15)
+		if c.OK {
+			checkClose(t, name+"ShiftLo", rel.ShiftLo, c.Lo, 1e-12, 1e-12)
+			checkClose(t, name+"ShiftHi", rel.ShiftHi, c.Hi, 1e-12, 1e-12)
+		}
+		if c.RelEstimate == nil {
+			if !math.IsNaN(rel.Estimate) {
+				t.Errorf("%s median(A) 0, estimate %v", name, rel.Estimate)
+			}
+			continue
+		}
+		checkClose(t, name+"Estimate", rel.Estimate, *c.RelEstimate, 1e-12, 1e-12)
+		checkClose(t, name+"Change", rel.Change, *c.RelChange, 1e-12, 1e-12)
+		if rel.Estimate < -1 {
+			t.Errorf("%s estimate %v below -100%%", name, rel.Estimate)
 		}
 	}
 }

@@ -192,7 +192,8 @@ func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error)
 		sa, sb = rescaled(a, k), rescaled(b, k)
 		ma, mb = Median(sa), Median(sb)
 	}
-	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN()}
+	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN(),
+		Shift: math.NaN(), ShiftLo: math.NaN(), ShiftHi: math.NaN()}
 	if ma != 0 {
 		r.Change = (mb - ma) / math.Abs(ma)
 	}
@@ -207,14 +208,27 @@ func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error)
 		return r, nil
 	}
 	r.Method = RelShiftOverMedian
+	if allNonNegative(a) && allNonNegative(b) {
+		r.Method = RelAbsShift
+	}
 	hl := hodgesLehmannScaledBefore(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
+	r.Shift, r.HasShiftCI = math.Ldexp(hl.Shift, k), hl.HasCI
+	if hl.HasCI {
+		r.ShiftLo, r.ShiftHi = math.Ldexp(hl.Lo, k), math.Ldexp(hl.Hi, k)
+	}
+	if r.Method == RelAbsShift {
+		r.Warnings = append(r.Warnings, "some values are 0: the interval is of the shift B-A in the metric's unit, not of a ratio")
+	}
 	if ma == 0 {
 		r.Warnings = append(r.Warnings, "median of A is 0: relative change undefined")
 		return r, nil
 	}
 	r.Estimate = hl.Shift / math.Abs(ma)
-	r.Warnings = append(r.Warnings, "some values are not positive: interval of the relative change treats median(A) as exact")
+	if r.Method == RelAbsShift {
+		return r, nil
+	}
+	r.Warnings = append(r.Warnings, "some values are negative: interval of the relative change treats median(A) as exact")
 	if hl.HasCI {
 		r.HasCI = true
 		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
@@ -359,6 +373,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 	}
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
+	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI
 	c.Warnings = append(c.Warnings, rel.Warnings...)
 
 	if c.CliffsDelta, err = cliffsDeltaBefore(a, b); err != nil {

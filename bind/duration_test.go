@@ -15,7 +15,8 @@ import (
 // a pair of lines.
 
 func TestDurationRunnerCountsEveryWorker(t *testing.T) {
-	// 300 ms, so that every thread is scheduled on a loaded machine.
+	// Each probe worker counts one before it looks at the stop flag, so
+	// that one scheduled only after the 300 ms (a loaded machine) counts.
 	r, err := durationProbe(durationProbeParams{Threads: 4, DurationNs: 300e6, FailWorker: -1})
 	if err != nil {
 		t.Fatal(err)

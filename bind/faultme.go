@@ -42,11 +42,12 @@ func init() {
 
 // FaultmeResult is what one faultme repetition measured.
 type FaultmeResult struct {
-	ElapsedNs      uint64 // timed region, CLOCK_MONOTONIC
-	PagesTouched   uint64 // reads done by all workers
-	MinFlt, MajFlt uint64 // faults of the process during the timed region
-	RSSAnonKiB     uint64 // RssAnon after the timed region
-	ThreadsCreated int
+	ElapsedNs        uint64 // timed region, CLOCK_MONOTONIC
+	PagesTouched     uint64 // reads done by all workers
+	MinFlt, MajFlt   uint64 // faults of the process during the timed region
+	RSSAnonKiB       uint64 // RssAnon after the timed region
+	RSSAnonBeforeKiB uint64 // RssAnon just before it, the threads created
+	ThreadsCreated   int
 	// THPEINVAL: --thp never, and MADV_NOHUGEPAGE failed with EINVAL
 	// (a kernel without THP, where never holds); the run went on.
 	THPEINVAL bool
@@ -57,13 +58,14 @@ func Faultme(p FaultmeParams) (FaultmeResult, error) {
 	var cr C.struct_ct_faultme_result
 	rc := C.ct_faultme_run((*C.struct_ct_faultme_params)(unsafe.Pointer(&p)), &cr)
 	r := FaultmeResult{
-		ElapsedNs:      uint64(cr.elapsed_ns),
-		PagesTouched:   uint64(cr.pages_touched),
-		MinFlt:         uint64(cr.minflt),
-		MajFlt:         uint64(cr.majflt),
-		RSSAnonKiB:     uint64(cr.rss_anon_kb),
-		ThreadsCreated: int(cr.threads_created),
-		THPEINVAL:      cr.thp_einval != 0,
+		ElapsedNs:        uint64(cr.elapsed_ns),
+		PagesTouched:     uint64(cr.pages_touched),
+		MinFlt:           uint64(cr.minflt),
+		MajFlt:           uint64(cr.majflt),
+		RSSAnonKiB:       uint64(cr.rss_anon_kb),
+		RSSAnonBeforeKiB: uint64(cr.rss_anon_before_kb),
+		ThreadsCreated:   int(cr.threads_created),
+		THPEINVAL:        cr.thp_einval != 0,
 	}
 	return r, statusError("faultme", rc, &cr.status)
 }

@@ -1,5 +1,13 @@
 package bind
 
+/*
+#include <stddef.h>
+#include <stdint.h>
+
+int ct_mutex_layout(uintptr_t *addr, size_t *size, int n);
+*/
+import "C"
+
 import "reflect"
 
 var paramStructs [][2]reflect.Type
@@ -15,3 +23,17 @@ func registerParams(goType, cType reflect.Type) {
 // view of its C struct: internal/workload's tests check that every
 // workload reads one of them.
 func ParamStructs() [][2]reflect.Type { return paramStructs }
+
+// mutexGlobals returns the addresses and sizes of native/mutex.c's
+// globals, the work mutex first (a hook for the layout test: test files
+// cannot use cgo).
+func mutexGlobals() (addr []uintptr, size []uintptr) {
+	var a [16]C.uintptr_t
+	var s [16]C.size_t
+	n := int(C.ct_mutex_layout(&a[0], &s[0], C.int(len(a))))
+	for i := range min(n, len(a)) {
+		addr = append(addr, uintptr(a[i]))
+		size = append(size, uintptr(s[i]))
+	}
+	return addr, size
+}

@@ -89,3 +89,28 @@ func TestCStringInterned(t *testing.T) {
 		t.Errorf("CStringOf: %v %v %q", a, b, a.String())
 	}
 }
+
+// TestMutexWorkMutexOwnsItsLines: the mutex workload's work mutex starts
+// a 128-byte block (two cache lines, fetched together by adjacent-line
+// prefetch) that no other global of native/mutex.c shares; left to the
+// linker it shared a line with the gate mutex's tail.
+func TestMutexWorkMutexOwnsItsLines(t *testing.T) {
+	const block = 128
+	addr, size := mutexGlobals()
+	if len(addr) < 6 {
+		t.Fatalf("%d globals, want the work mutex and 5 others", len(addr))
+	}
+	work := addr[0]
+	if work%block != 0 {
+		t.Errorf("work mutex at %#x, not at a %d-byte boundary", work, block)
+	}
+	if size[0] > block {
+		t.Errorf("work mutex of %d bytes", size[0])
+	}
+	lo, hi := work&^(block-1), work&^(block-1)+block
+	for i := 1; i < len(addr); i++ {
+		if addr[i] < hi && addr[i]+size[i] > lo {
+			t.Errorf("global %d of native/mutex.c at %#x (%d bytes) shares the work mutex's block [%#x, %#x)", i, addr[i], size[i], lo, hi)
+		}
+	}
+}

@@ -79,15 +79,19 @@ void contend_worker(void *s, unsigned id, struct contend_thread *t) {}
 }
 
 // durationPlugin counts iterations and, in counter "proc", whether it runs
-// in a worker process, and in "pinned" whether it was pinned.
+// in a worker process, and in "pinned" whether it was pinned. It counts
+// one before it first looks at the stop flag: a worker that is scheduled
+// only after the duration (a loaded machine: at 50 ms and at 300 ms one
+// sometimes was) still shows that it ran and that its count arrived.
 const durationPlugin = `#include "contend_plugin.h"
 CONTEND_PLUGIN(CONTEND_DURATION, "loop", "proc", "pinned");
 void contend_worker(void *state, unsigned id, struct contend_thread *t)
 {
 	t->counters[0] = t->process;
 	t->counters[1] = t->cpu >= 0;
-	while (!contend_stopped(t))
+	do
 		(*t->iterations)++;
+	while (!contend_stopped(t));
 }
 `
 
@@ -111,8 +115,8 @@ func TestPluginWorkersBothModes(t *testing.T) {
 			t.Errorf("processes=%v: counters %v %v", procs, r.Counters, r.CounterTotals)
 		}
 
-		// 300 ms: long enough that a pinned worker is scheduled at all on
-		// a loaded machine (at 50 ms one sometimes counted nothing).
+		// Every worker counts at least one, however late it runs (see
+		// durationPlugin).
 		r, err = Plugin(PluginParams{SO: CStringOf(dur), Threads: 2, Processes: procs, Pin: 1, DurationNs: 300e6, ReportFD: -1})
 		if err != nil {
 			t.Fatalf("processes=%v: %v", procs, err)

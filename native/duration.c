@@ -252,8 +252,11 @@ static int probe_work(void *arg, const struct ct_worker *w)
 	if ((int)w->id == p->fail_worker)
 		return p->fail_errno;
 	if (p->duration_ns)
-		while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+		/* One before the first look at the flag: a worker scheduled
+		 * only after the duration (a loaded machine) still counts. */
+		do
 			w->slot->count++;
+		while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED));
 	else
 		for (k = 0; k < 1000; k++)
 			w->slot->count++;

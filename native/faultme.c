@@ -178,6 +178,7 @@ int ct_faultme_run(const struct ct_faultme_params *p, struct ct_faultme_result *
 	}
 	r->threads_created = p->threads;
 
+	r->rss_anon_before_kb = ct_rss_anon_kb();
 	getrusage(RUSAGE_SELF, &ru0);
 	start = ct_now_ns();
 	err = faultme_wait(&fm->start_barrier);

@@ -22,6 +22,7 @@ struct ct_faultme_result {
 	uint64_t minflt;        /* minor faults of the process in the timed region */
 	uint64_t majflt;        /* major faults of the process in the timed region */
 	uint64_t rss_anon_kb;   /* RssAnon after the timed region */
+	uint64_t rss_anon_before_kb; /* RssAnon just before it, threads created */
 	int threads_created;
 	int thp_einval;         /* --thp never: MADV_NOHUGEPAGE said EINVAL (a kernel without THP?), run without it */
 };

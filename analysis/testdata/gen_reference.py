@@ -199,6 +199,38 @@ def hl_cases():
     return cases
 
 
+def hl_zeros_cases():
+    """Non-negative samples with zeros (kernel counters that are mostly 0):
+    the interval is of the shift B-A itself, in the unit of the values,
+    and the estimate of the relative change is shift / median(A). A
+    RandomState of their own, so that the other cases keep their values."""
+    zrng = np.random.RandomState(20261201)
+
+    def counts(n, lam, pzero):
+        return [0.0 if zrng.rand() < pzero else float(zrng.poisson(lam)) for _ in range(n)]
+
+    pairs = [
+        ([0, 0, 0, 1, 2, 5], [0, 0, 1, 0, 0, 0]),
+        ([0, 1, 2, 3, 4, 5], [2, 3, 4, 5, 6, 7]),
+        ([3, 3, 3, 3, 3, 3, 3], [0, 0, 0, 0, 0, 0, 0]),
+        ([0, 6, 1, 9, 0, 2, 4, 0], [15, 0, 1, 0, 3, 0, 0, 2]),
+        (counts(9, 4, 0.3), counts(10, 2, 0.5)),
+        (counts(11, 30, 0.2), counts(10, 60, 0.2)),
+        (counts(10, 3, 0.6), counts(10, 3, 0.6)),
+    ]
+    cases = []
+    for a, b in pairs:
+        for conf in (0.9, 0.95):
+            c = dict(a=a, b=b, confidence=conf, **hl(a, b, conf))
+            ma, mb = float(np.median(a)), float(np.median(b))
+            c["median_a"] = ma
+            if ma != 0:
+                c["rel_estimate"] = c["shift"] / abs(ma)
+                c["rel_change"] = (mb - ma) / abs(ma)
+            cases.append(c)
+    return cases
+
+
 # ---- Trend ------------------------------------------------------------------
 
 def trend_cases():
@@ -265,7 +297,7 @@ out = dict(
     generator="analysis/testdata/gen_reference.py",
     scipy=scipy.__version__, numpy=np.__version__,
     mannwhitney=mw_cases(), welch=welch_cases(), summary=summary_cases(),
-    hodges_lehmann=hl_cases(), trend=trend_cases(), cliffs_delta=cliff_cases(),
+    hodges_lehmann=hl_cases(), hl_zeros=hl_zeros_cases(), trend=trend_cases(), cliffs_delta=cliff_cases(),
     holm=holm_cases(), min_p=min_p_cases(),
 )
 # One case per line keeps diffs readable.

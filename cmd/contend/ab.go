@@ -98,13 +98,17 @@ Examples:
 			Usage:       "A/B of " + w.Name + ": " + w.Summary,
 			ArgsUsage:   "[flags]",
 			Description: "Flags given here apply to both sides; --a and --b add or override flags of one side.\nSee 'contend help ab' for examples and 'contend help " + w.Name + "' for the workload.",
-			Flags:       append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags()...),
+			Flags:       append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags(abFormatFlag())...),
 			Action:      func(c *cli.Context) error { return runAB(c, w) },
 		})
 	}
 	cmd.Subcommands = append(cmd.Subcommands, abExecCommand())
 	return cmd
 }
+
+// abFormatFlag is the --format of ab and ab exec, which print no
+// original output.
+func abFormatFlag() *valueFlag { return formatFlag("output: text or json", "text", "json") }
 
 // abFlags are the flags of every A/B subcommand; sideUsage describes what
 // --a and --b take (workload flags, or an external program's command).
@@ -119,7 +123,7 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
 		&cli.StringFlag{Name: "a-evidence", Usage: "kernel evidence of side A only, in place of --evidence: default, none, or a list such as perf,sched (--a-evidence none measures what the collectors cost)", Category: cat},
 		&cli.StringFlag{Name: "b-evidence", Usage: "kernel evidence of side B only, in place of --evidence", Category: cat},
-		&cli.StringFlag{Name: "order", Value: "ab", Usage: "ab, abba, or random (each pair in random order, see --seed)", Category: cat},
+		withCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
 		withCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
 		withCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
@@ -166,9 +170,7 @@ func parseABPlan(c *cli.Context) (abPlan, error) {
 	if c.IsSet("trace-events") && strings.TrimSpace(p.trace) == "" {
 		return p, usagef("--trace-events: empty; accepted: GROUP or GROUP:EVENT, such as lock")
 	}
-	if p.order, err = ab.ParseOrder(c.String("order")); err != nil {
-		return p, &usageError{err.Error()}
-	}
+	p.order = ab.Order(c.String("order")) // one of ab.Orders (its value.Enum)
 	if c.IsSet("seed") && p.order != ab.OrderRandom {
 		return p, usagef("--seed goes with --order random (the order %s draws nothing); give --order random or drop --seed", p.order)
 	}
@@ -335,7 +337,7 @@ func splitWords(s string) ([]string, error) {
 }
 
 func runAB(c *cli.Context, w *workload.Workload) error {
-	opt, err := parseRepOptions(c, "text", "json")
+	opt, err := parseRepOptions(c)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // programs (or one program under two settings), interleaved as the
 // workloads' A/B is.
 func abExecCommand() *cli.Command {
-	flags := append(metricFlags(), shellFlag("run each side's command with /bin/sh -c (--a/--b as written, or the arguments after -- joined with spaces)"))
+	flags := append(metricFlags(true), shellFlag("run each side's command with /bin/sh -c (--a/--b as written, or the arguments after -- joined with spaces)"))
 	flags = append(flags, abFlags([2]string{
 		"command of side A, such as './faultme-old' or './x 1' (split into words as a shell would, but run without one unless --shell)",
 		"command of side B",
@@ -33,7 +33,7 @@ The sides are the commands given with --a and --b, or one PROGRAM after --
 that both sides run; then they differ by --a-prepare/--b-prepare, by
 --trace-events, or not at all with --aa. Flags stop at PROGRAM: what follows
 it is its own. See 'contend help ab' for examples.`,
-		Flags:  append(flags, repFlags()...),
+		Flags:  append(flags, repFlags(abFormatFlag())...),
 		Action: runABExec,
 	}
 }
@@ -113,7 +113,7 @@ func runABExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt, err := parseRepOptions(c, "text", "json")
+	opt, err := parseRepOptions(c)
 	if err != nil {
 		return err
 	}

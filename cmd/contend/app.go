@@ -1,6 +1,7 @@
 package main
 
 import (
+	"contend/internal/esc"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,13 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // stdout and stderr, and returns the exit status. It is the one place where
 // errors become messages and exit codes.
 func Main(args []string, stdout, stderr io.Writer) int {
+	// Every line contend prints may carry a user string (a label, a
+	// parameter, a program's output, a file name): control characters
+	// reach the terminal escaped (esc.Writer), whatever printed them.
+	eout, eerr := esc.NewWriter(stdout), esc.NewWriter(stderr)
+	defer eout.Flush()
+	defer eerr.Flush()
+	stdout, stderr = eout, eerr
 	app := newApp(stdout, stderr)
 	// SIGINT and SIGTERM cancel the context from the start, so that no
 	// command is ever stopped half-way through writing a file: runs stop

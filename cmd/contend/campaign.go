@@ -17,9 +17,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/esc"
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -51,10 +53,17 @@ arranges the boot and reboots). Each side names what its kernel must look
 like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
 /proc/cmdline); at least one per side, and the two sides must differ.
 
+DIR must be on a disk: a directory on tmpfs or ramfs (emptied by the first
+reboot) is refused. Each side needs two boots at least (--boots 2 or more):
+the boot-level test measures the variance between boots from them.
+
 The command after -- is what every boot runs: a 'contend run' (built-in
 workloads and plugins) or 'contend exec', with its runs per boot; the step
 adds --out and --label. init checks its arguments as the step will run
 them, so a plan that could only fail after a reboot is refused at once.
+DIR must be yours (or root's) and writable by nobody else, since its plan
+says what the step runs as root at boot; no argument may hold a control
+character (a newline, an escape sequence).
 
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
@@ -63,7 +72,7 @@ Example (an ABBA campaign of 6 boots, 10 runs per boot):
      -- run mutex --threads 4 -n 10`,
 		Flags: append(append(sideFlags("a"), sideFlags("b")...),
 			&cli.StringFlag{Name: "reboot-command", Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
-			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 1 to 100"),
+			newFlag("boots", &value.Int{N: 3, Min: 1, Max: 100}, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
 			&cli.StringFlag{Name: "order", Value: "abba", Usage: "order of the boots: abba, abab, or a sequence such as ABBABAAB"},
 			newFlag("settle-min", &value.Duration{D: time.Minute, Max: time.Hour, Zero: true}, "wait at least this long after a boot"),
 			newFlag("settle-max", &value.Duration{D: 10 * time.Minute, Max: 24 * time.Hour, Zero: true}, "wait at most this long for the load to settle"),
@@ -120,8 +129,14 @@ An interrupted step (killed, or a power cut: a 'start' in the ledger
 without its 'done') is redone by the next step, in whatever boot runs it
 with the expected kernel; its partial result file, when it made one, is kept
 aside as boots/NN-S.interrupted-K.json and not analysed (the 'redo' line
-names it). A step holds DIR/step.lock while it lives: a second step of the
-same campaign is refused, and a killed step's run is stopped with it.
+names it). The result files are facts the ledger must not contradict: when
+the next boot has no 'start' in the ledger (it was emptied, cut, restored
+from an old copy) but its boots/NN-S.json exists, a complete run with that
+boot's label and a successful repetition is recorded as done (with the boot
+it ran in), and anything else is kept aside as boots/NN-S.unrecorded-K.json
+and the boot measured again. A step holds DIR/step.lock while it lives: a
+second step of the same campaign is refused, and a killed step's run is
+stopped with it.
 
 'campaign status' lists each boot (done, to do, stopped, interrupted, its
 reboot requested or under way), the arming and the last stop while it still
@@ -130,7 +145,14 @@ holds; a finished campaign says 'complete'.
 A workload must mean the same on both kernels: 'faultme --thp never' holds
 on a kernel without THP (noted 'thp: not built'); without --thp a kernel
 with THP 'always' maps the huge zero page, and the report warns, before its
-headline, when THP differs between the sides.`,
+headline, when THP differs between the sides.
+
+The report takes the boot as the unit: its headline and the verdict of every
+metric are Student's t on the per-boot means, in every format; a per-boot
+table gives each boot's side, kernel, runs, median, spread, settling and
+load; the pooled runs follow as a description. The next campaign it
+recommends fits the time this one took (the boot cost measured from the
+ledger, settling included), or says by how much it does not.`,
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
@@ -143,18 +165,26 @@ headline, when THP differs between the sides.`,
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "unit file to write (default DIR/contend-campaign.service)"}),
 			dirOnly("status", "show a campaign's progress", "", campaignStatus),
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
-				"The comparison of 'contend compare' with the boot as the unit; --plot draws each boot's runs, A and B coloured.", campaignReportAction,
+				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
 				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
-				&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"}),
+				compareFormatFlag()),
 		},
 	}
 }
+
+// volatileFS tells whether a directory is on a file system a reboot
+// empties (campaign.Volatile); tests whose temporary directory is on tmpfs
+// replace it.
+var volatileFS = campaign.Volatile
 
 // campaignDir returns the one DIR argument of a campaign subcommand, a
 // directory that holds a campaign.
 func campaignDir(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("campaign %s: give one campaign directory, got %d arguments", c.Command.Name, c.NArg())
+	}
+	if err := esc.Check("campaign "+c.Command.Name+": the directory", c.Args().First()); err != nil {
+		return "", usagef("%v", err)
 	}
 	dir, err := filepath.Abs(c.Args().First())
 	if err != nil {
@@ -166,9 +196,39 @@ func campaignDir(c *cli.Context) (string, error) {
 	return dir, nil
 }
 
+// checkInitText refuses a control character in every string of campaign
+// init (the directory, each string flag, each word of the command): they
+// reach a systemd unit, a shell command run as root at boot, or the
+// terminal of 'campaign status', where a newline or an escape sequence
+// would be read as something else.
+func checkInitText(c *cli.Context) error {
+	for i, a := range c.Args().Slice() {
+		what := "campaign init: the directory"
+		if i > 0 {
+			what = fmt.Sprintf("campaign init: word %d of the command", i)
+		}
+		if err := esc.Check(what, a); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	for _, f := range c.Command.Flags {
+		sf, ok := f.(*cli.StringFlag)
+		if !ok || !c.IsSet(sf.Name) {
+			continue
+		}
+		if err := esc.Check("--"+sf.Name, c.String(sf.Name)); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	return nil
+}
+
 func campaignInit(c *cli.Context) error {
 	if c.NArg() < 1 || c.Args().First() == "" {
 		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
+	}
+	if err := checkInitText(c); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(c.Args().First())
 	if err != nil {
@@ -176,6 +236,9 @@ func campaignInit(c *cli.Context) error {
 	}
 	if campaign.IsCampaign(dir) {
 		return usagef("campaign init: %s already holds a campaign: choose a new directory", c.Args().First())
+	}
+	if fs, volatile, _ := volatileFS(dir); volatile {
+		return usagef("campaign init: %s is on %s, which a reboot empties: the plan and the ledger would be gone after the first boot; accepted: a directory on a disk (such as under /var/lib)", c.Args().First(), fs)
 	}
 	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Created: time.Now().UTC()}
 	for i, s := range []string{"a", "b"} {
@@ -219,8 +282,14 @@ func campaignInit(c *cli.Context) error {
 		return usagef("--a-release/--b-release (and -version, -cmdline): the two sides expect the same kernel (%s): a wrong boot could not be told from a right one", p.Sides[0].Expect)
 	}
 	boots := c.Value("boots").(int)
+	if boots < 2 {
+		return usagef("--boots: %d is not accepted: the boot-level test needs two boots a side (the variance between boots is measured from them); accepted: 2 to 100", boots)
+	}
 	if p.Order, err = campaign.Order(c.String("order"), boots); err != nil {
 		return usagef("--order: %v", err)
+	}
+	if na, nb := strings.Count(p.Order, "A"), strings.Count(p.Order, "B"); na < 2 || nb < 2 {
+		return usagef("--order: %q boots A %s and B %s: the boot-level test needs two boots a side; accepted: a sequence with at least two of each, such as ABBA", c.String("order"), plural.N(na, "time", "times"), plural.N(nb, "time", "times"))
 	}
 	if c.IsSet("order") && c.IsSet("boots") && !strings.EqualFold(c.String("order"), "abba") && !strings.EqualFold(c.String("order"), "abab") {
 		return usagef("--order: an explicit sequence sets the boots itself; drop --boots")
@@ -261,6 +330,9 @@ func campaignInit(c *cli.Context) error {
 	}
 	exe, err := os.Executable()
 	if err != nil {
+		return err
+	}
+	if err := esc.Check("campaign init: the contend binary (os.Executable)", exe); err != nil {
 		return err
 	}
 	p.Contend = exe
@@ -370,7 +442,14 @@ func campaignUnit(c *cli.Context) error {
 	} else if !strings.HasSuffix(out, ".service") {
 		return usagef("--out: %q is not accepted: a systemd unit file ends in .service", out)
 	}
-	if err := os.WriteFile(out, []byte(campaign.Unit(p.Contend, dir)), 0o644); err != nil {
+	if err := esc.Check("--out", out); err != nil {
+		return usagef("%v", err)
+	}
+	unit, err := campaign.Unit(p.Contend, dir)
+	if err != nil {
+		return fmt.Errorf("cannot write the unit of %s: %v", dir, err)
+	}
+	if err := safefile.WriteFile(out, []byte(unit), 0o644); err != nil {
 		return fmt.Errorf("cannot write the unit: %v", err)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s; install it with:\n  cp %s /etc/systemd/system/%s && systemctl daemon-reload && systemctl enable %s\n",
@@ -475,14 +554,7 @@ func campaignReportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	ok := false
-	for _, f := range report.CompareFormats {
-		ok = ok || f == format
-	}
-	if !ok {
-		return usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
-	}
+	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
 		switch strings.ToLower(filepath.Ext(plot)) {
@@ -536,6 +608,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 			opt.BootCost, opt.BootCostMeasured = costs[len(costs)/2], true
 		}
 	}
+	opt.BootInfo = campaignBootInfo(led)
 	r, err := report.BuildComparison(sides[:], opt)
 	if err != nil {
 		if errors.Is(err, report.ErrIncompatible) {
@@ -565,4 +638,26 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	}
 	fmt.Fprintf(c.App.Writer, "\nplot: %s\n", plot)
 	return nil
+}
+
+// campaignBootInfo returns what the ledger knows of each finished boot,
+// by boot id: its slot and the settling of its step (the last start
+// event of the slot in that boot).
+func campaignBootInfo(led *campaign.Ledger) map[string]report.BootInfo {
+	out := map[string]report.BootInfo{}
+	done := led.Done()
+	for _, e := range led.Events {
+		if e.Event != campaign.EvStart || e.BootID == "" {
+			continue
+		}
+		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {
+			continue
+		}
+		bi := report.BootInfo{Slot: e.Slot}
+		if e.Settle != nil {
+			bi.Settle, bi.SettleLoad, bi.HasSettle = time.Duration(e.Settle.Waited), e.Settle.Load, true
+		}
+		out[e.BootID] = bi
+	}
+	return out
 }

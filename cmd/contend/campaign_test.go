@@ -50,6 +50,7 @@ func newCampaign(t *testing.T, command ...string) *campaignFixture {
 func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *campaignFixture {
 	t.Helper()
 	root := chdirTemp(t)
+	allowVolatileTemp(t, root)
 	f := &campaignFixture{t: t, root: root, dir: filepath.Join(root, "kc"), rebootLg: filepath.Join(root, "reboots.log")}
 	fake := `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE" >> ` + f.rebootLg
 	fakeA, fakeB := fake, fake
@@ -101,6 +102,23 @@ func (f *campaignFixture) events() []string {
 		out = append(out, e.Event)
 	}
 	return out
+}
+
+// allowVolatileTemp lets the campaigns of a test live under root, its
+// temporary directory, even where that is on tmpfs (some CI machines'
+// /tmp): elsewhere the real check stays.
+func allowVolatileTemp(t *testing.T, root string) {
+	if _, v, _ := campaign.Volatile(root); !v {
+		return
+	}
+	old := volatileFS
+	volatileFS = func(dir string) (string, bool, error) {
+		if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			return "", false, nil
+		}
+		return old(dir)
+	}
+	t.Cleanup(func() { volatileFS = old })
 }
 
 func release(side byte) string { return "k" + string(side) }
@@ -368,12 +386,15 @@ func TestCampaignPowerCut(t *testing.T) {
 // leaving nothing behind.
 func TestCampaignBadInput(t *testing.T) {
 	dir := chdirTemp(t)
+	allowVolatileTemp(t, dir)
 	ok := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB"}
 	cases := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--boots", "0"}, "--boots"},
+		{[]string{"--boots", "1"}, "--boots: 1 is not accepted: the boot-level test needs two boots a side"},
+		{[]string{"--order", "AB"}, "needs two boots a side"},
 		{[]string{"--boots", "101"}, "--boots"},
 		{[]string{"--order", "ABX"}, "--order"},
 		{[]string{"--order", "AAAA"}, "--order"},
@@ -415,6 +436,31 @@ func TestCampaignBadInput(t *testing.T) {
 	assertUsageError(t, runCLI(t, "campaign", "report", "kc", "--format", "xml"), "--format", dir, before)
 	assertUsageError(t, runCLI(t, "campaign", "report", "kc"), "no finished boot", dir, before)
 	assertUsageError(t, runCLI(t, "compare", "--boot-cost", "-5s", "a.json", "b.json"), "--boot-cost", dir, before)
+}
+
+// TestCampaignInitRefusesTmpfs: a campaign directory on tmpfs (emptied
+// by the reboot the campaign is about) is refused with the reason, one
+// line, exit 2; so is a new directory whose nearest existing parent is on
+// tmpfs.
+func TestCampaignInitRefusesTmpfs(t *testing.T) {
+	shm := "/dev/shm"
+	if fs, v, err := campaign.Volatile(shm); err != nil || !v || fs != "tmpfs" {
+		t.Skipf("%s is not tmpfs here (%q, %v, %v)", shm, fs, v, err)
+	}
+	base, err := os.MkdirTemp(shm, "contend-campaign-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(base)
+	args := []string{"--a-boot-command", "true", "--a-release", "kA", "--b-boot-command", "true", "--b-release", "kB", "--", "run", "mutex"}
+	for _, dir := range []string{base, filepath.Join(base, "new", "kc")} {
+		before := listFiles(t, base)
+		assertUsageError(t, runCLI(t, append([]string{"campaign", "init", dir}, args...)...), "is on tmpfs, which a reboot empties", base, before)
+	}
+	// A disk is accepted.
+	if fs, v, err := campaign.Volatile(t.TempDir()); err != nil || (v && fs == "") {
+		t.Errorf("Volatile(TempDir) = %q, %v, %v", fs, v, err)
+	}
 }
 
 // TestCompareOneBoot: files whose repetitions all ran in one boot get the
@@ -539,6 +585,106 @@ func TestCampaignInitValidatesCommand(t *testing.T) {
 	}
 	if r := runCLI(t, append(append([]string{"campaign", "init", "kc"}, ok...), "exec", "-q", "-n", "3", "--", "/bin/true")...); r.code != 0 {
 		t.Errorf("a good command refused: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestCampaignEmptiedLedger: with the ledger emptied after boot 1, the
+// next step takes boot 1's complete result file for what it is (recorded
+// as done, with its boot) instead of running into it and advising a redo
+// that fails the same way; the campaign goes on with boot 2. A result file
+// that is not a finished measurement (its end line lost) is set aside and
+// its boot measured again. On the old code the second step failed ("an
+// existing --out file is never overwritten") and so did every later one.
+func TestCampaignEmptiedLedger(t *testing.T) {
+	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
+	ledger := filepath.Join(f.dir, campaign.LedgerFile)
+	if out, code := f.step("boot-1", "kA"); code != 0 {
+		t.Fatalf("step 1: exit %d\n%s", code, out)
+	}
+	if err := os.Truncate(ledger, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Still in kernel A: boot 1 is recorded from its file, and boot 2
+	// wants side B.
+	out, code := f.step("boot-2", "kA")
+	if !strings.Contains(out, "the ledger had no record of boot 1, but boots/01-A.json is its complete result (2 ok, boot boot-1): recorded as done") ||
+		code != 1 || !strings.Contains(out, "boot 2 of 6 expects side B") {
+		t.Errorf("step after the ledger was emptied: exit %d, want boot 1 recorded and boot 2 refused in kernel A\n%s", code, out)
+	}
+	l, err := campaign.ReadLedger(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l.Done(); len(d) != 1 || d[0].BootID != "boot-1" || d[0].OK != 2 {
+		t.Errorf("done events after the recovery: %+v, want boot 1 in boot-1 with 2 ok", d)
+	}
+	if out, code := f.step("boot-3", "kB"); code != 0 {
+		t.Fatalf("step of boot 2 in kernel B: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, campaign.ResultName(1, 'B'))); err != nil {
+		t.Errorf("boot 2 not measured: %v", err)
+	}
+
+	// Boot 3 (B) measured, the ledger emptied again and the file's end
+	// line lost: set aside, measured again.
+	if out, code := f.step("boot-4", "kB"); code != 0 {
+		t.Fatalf("step of boot 3: exit %d\n%s", code, out)
+	}
+	if err := os.Truncate(ledger, 0); err != nil {
+		t.Fatal(err)
+	}
+	third := filepath.Join(f.dir, campaign.ResultName(2, 'B'))
+	b, err := os.ReadFile(third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], `{"end":`) {
+		t.Fatalf("last line of %s is not its end: %q", third, lines[len(lines)-1])
+	}
+	os.WriteFile(third, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
+	out, code = f.step("boot-5", "kB")
+	if code != 0 || !strings.Contains(out, "boots/03-B.json is not a finished measurement of it (its run did not finish): set aside as boots/03-B.unrecorded-") {
+		t.Errorf("step with an unfinished, unrecorded file: exit %d\n%s", code, out)
+	}
+	l, _ = campaign.ReadLedger(f.dir)
+	if d := l.Done(); len(d) != 3 || d[2].BootID != "boot-5" || d[0].BootID != "boot-1" || d[1].BootID != "boot-3" {
+		t.Errorf("done events: %+v, want boots 1 and 2 recovered and boot 3 measured again in boot-5", d)
+	}
+	if g, _ := filepath.Glob(filepath.Join(f.dir, "boots", "03-B.unrecorded-*.json")); len(g) != 1 {
+		t.Errorf("the unfinished file was not kept aside: %v", g)
+	}
+}
+
+// TestCampaignRefusesControlCharacters: a newline in the campaign
+// directory wrote a unit that ran /evil as root at every boot
+// ("campaign init $'/x/y\n[Service]\nExecStartPre=/evil\n'", then
+// "campaign unit"). Every string of init, and the directory of every
+// campaign command, is refused with a control character in it: exit 2,
+// one line naming it, nothing written.
+func TestCampaignRefusesControlCharacters(t *testing.T) {
+	dir := chdirTemp(t)
+	ok := []string{"--a-boot-command", "true", "--a-release", "ka", "--b-boot-command", "true", "--b-release", "kb"}
+	evil := "y\n[Service]\nExecStartPre=/evil\n"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string{"campaign", "init", evil}, ok...), "--", "run", "mutex"), "the directory"},
+		{append(append([]string{"campaign", "init", "kc"}, ok...), "--", "run", "mutex", "--threads", "2\x1b[2J"), "word 4 of the command"},
+		{[]string{"campaign", "init", "kc", "--a-boot-command", "true\nreboot", "--a-release", "ka", "--b-boot-command", "true", "--b-release", "kb", "--", "run", "mutex"}, "--a-boot-command"},
+		{append(append([]string{"campaign", "init", "kc"}, ok...), "--reboot-command", "systemctl\rreboot", "--", "run", "mutex"), "--reboot-command"},
+		{append(append([]string{"campaign", "init", "kc", "--a-cmdline", "quiet\x07"}, ok...), "--", "run", "mutex"), "--a-cmdline"},
+		{[]string{"campaign", "unit", evil}, "the directory"},
+		{[]string{"campaign", "status", "kc\x1b]0;x\x07"}, "the directory"},
+	}
+	for _, c := range cases {
+		before := listFiles(t, dir)
+		r := runCLI(t, c.args...)
+		assertUsageError(t, r, c.want, dir, before)
+		if strings.ContainsAny(r.stderr, "\x1b\r\x07") {
+			t.Errorf("the message prints the control characters raw: %q", r.stderr)
+		}
 	}
 }
 

@@ -25,7 +25,8 @@ func compareCommand() *cli.Command {
 		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
 		Description: `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the Hodges-Lehmann estimate of the
-relative change B/A-1 ("HL change", on log values) with its 95% interval, a
+relative change B/A-1 ("HL change", on log values; for metrics of values >= 0
+with zeros the shift B-A in the metric's unit) with its 95% interval, a
 two-sided p-value (Mann-Whitney U, exact when there are no ties; --test welch
 for Welch's t-test) and a verdict: faster/slower for durations, better/worse
 for other metrics with a direction, increase/decrease for informational ones,
@@ -47,11 +48,17 @@ pooling hides).
 
 Boots: every repetition records the boot it ran in. When a side's runs come
 from one boot, one line says so: boot-to-boot variance is not measured and
-the p-value covers this boot only. When both sides span several boots, a
-boot-level section takes the boot as the unit (Student's t on per-boot means
-of log values), gives the variance within and between boots, and recommends
-the next campaign's boots x runs (--boot-cost: what a boot costs, measured
-by campaigns). 'contend compare DIR' reports a campaign ('contend campaign').
+the p-value covers this boot only. When both sides span two or more boots,
+the boot is the unit of the report, in every format: the headline, the table
+and the verdict of every metric (kernel evidence too) are Student's t on the
+per-boot means (of log values; of values, change over |mean of A|, for
+metrics with values <= 0), Holm-adjusted as above, with the MDE from its
+standard error; then the variance within and between boots, the next
+campaign's boots x runs that fit the same time (--boot-cost: what a boot
+costs, measured by campaigns, settling included), a per-boot table (text and
+JSON) and the pooled runs as a description (they treat runs as independent:
+no p, no verdict). 'contend compare DIR' reports a campaign ('contend
+campaign').
 
 FILE:CONFIG selects a configuration of a file with several, by name or
 index from 0: 'contend ab' files have configurations a and b.
@@ -80,19 +87,25 @@ Fleets (--by): the files are grouped by host or by an environment key and B
 is compared with A within each group: a directory stands for the result
 files under it; a file with two configurations (ab) gives both sides of its
 group, otherwise --a and --b say which files are which side (or each group
-has exactly two files, the first the baseline). The report gives each
-group's change with its interval (Holm over the groups), whether the
-direction agrees everywhere, the environment differences of the groups
-that disagree, and the hosts of the status file (--hosts) without results.`,
+has exactly two files, the first the baseline; campaign directories are
+skipped). The report gives the change across the groups with the group as
+the unit (random effects: each group's log ratio of geometric means,
+DerSimonian-Laird between-group variance, the modified Hartung-Knapp
+interval on t(groups-1)), whether the change differs between groups
+(Welch's test, I²), each group's change with its interval (Holm over the
+groups that can be tested; one with too few runs for its test to reach
+alpha is listed and counted nowhere), how many changed significantly each
+way, the environment differences of the groups that went against the rest,
+and the hosts of the status file (--hosts) without results.`,
 		Flags: []cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
 			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
 			newFlag("threshold", &value.Percent{Zero: true}, "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"),
-			&cli.StringFlag{Name: "test", Value: "mannwhitney", Usage: "mannwhitney or welch"},
+			testFlag(),
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown, csv, json or bench"},
+			compareFormatFlag(),
 			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
@@ -139,7 +152,6 @@ func runCompare(c *cli.Context) error {
 	}
 	var sides []report.Side
 	var sweeps []*results.File
-	var sweepNames []string
 	for _, files := range specs {
 		var s report.Side
 		for _, spec := range files {
@@ -149,7 +161,6 @@ func runCompare(c *cli.Context) error {
 			}
 			if sweep {
 				sweeps = append(sweeps, p.File)
-				sweepNames = append(sweepNames, spec)
 			}
 			s.Parts = append(s.Parts, p)
 		}
@@ -186,13 +197,9 @@ func runCompare(c *cli.Context) error {
 func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	var opt report.CompareOptions
 	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
-	switch c.String("test") {
-	case "mannwhitney", "mann-whitney", "u", "utest":
-		opt.Test = analysis.TestMannWhitney
-	case "welch", "t":
+	opt.Test = analysis.TestMannWhitney // --test is one of testFlag's words
+	if c.String("test") == "welch" {
 		opt.Test = analysis.TestWelch
-	default:
-		return opt, "", usagef("--test: %q is not accepted; accepted: mannwhitney, welch", c.String("test"))
 	}
 	if m := c.String("metric"); c.IsSet("metric") {
 		for _, x := range strings.Split(m, ",") {
@@ -206,15 +213,20 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	}
 	opt.OneFamily = c.Bool("one-family")
 	opt.BootCost = c.Value("boot-cost").(time.Duration)
-	format := c.String("format")
-	ok := false
-	for _, f := range report.CompareFormats {
-		ok = ok || f == format
-	}
-	if !ok {
-		return opt, "", usagef("--format: %q is not accepted; accepted: %s", format, strings.Join(report.CompareFormats, ", "))
-	}
-	return opt, format, nil
+	return opt, c.String("format"), nil
+}
+
+// testFlag is compare's --test: mannwhitney (also mann-whitney, u, utest)
+// or welch (also t).
+func testFlag() *valueFlag {
+	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: []string{"mannwhitney", "welch"},
+		Aliases: map[string]string{"mann-whitney": "mannwhitney", "u": "mannwhitney", "utest": "mannwhitney", "t": "welch"}},
+		"mannwhitney or welch")
+}
+
+// compareFormatFlag is the --format of compare and campaign report.
+func compareFormatFlag() *valueFlag {
+	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
 }
 
 // openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
@@ -233,6 +245,9 @@ func openPart(spec string) (p report.Part, sweep bool, err error) {
 	f, err := results.Read(path, results.WithoutOutputs)
 	if err != nil {
 		return p, false, &usageError{err.Error()}
+	}
+	if err := f.CheckRepeated(); err != nil {
+		return p, false, &usageError{fmt.Sprintf("%s: %v", path, err)}
 	}
 	p = report.Part{Name: spec, File: f}
 	if sel == "" {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/external"
+	"contend/internal/evidence"
 	"contend/internal/workload"
 )
 
@@ -63,15 +65,15 @@ Examples:
    source <(contend completion zsh)       in ~/.zshrc`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
-				return usagef("completion takes one shell, got %d arguments (%s); accepted: bash, zsh", c.NArg(), strings.Join(c.Args().Slice(), " "))
+				return usagef("completion takes one shell, got %d arguments (%s); accepted: %s", c.NArg(), strings.Join(c.Args().Slice(), " "), strings.Join(shells, ", "))
 			}
 			switch c.Args().First() {
-			case "bash":
+			case shells[0]:
 				fmt.Fprint(c.App.Writer, bashCompletion)
-			case "zsh":
+			case shells[1]:
 				fmt.Fprint(c.App.Writer, zshCompletion)
 			default:
-				return usagef("completion: which shell? accepted: bash, zsh")
+				return usagef("completion: which shell? accepted: %s", strings.Join(shells, ", "))
 			}
 			return nil
 		},
@@ -95,22 +97,16 @@ func completeCommand() *cli.Command {
 }
 
 // fileFlags take a file name.
-var fileFlags = map[string]bool{"out": true, "o": true, "so": true}
-
-// flagValues are the values of flags that take one of a few words, by
-// "COMMAND FLAG" or, for every command, by "FLAG".
-var flagValues = map[string][]string{
-	"format":         {"text", "json", "original"},
-	"compare format": {"text", "markdown", "csv", "json", "bench"},
-	"show format":    {"text", "json", "original", "csv"},
-	"sweep format":   {"text", "json", "csv"},
-	"env format":     {"text", "json"},
-	"tune thp":       {"always", "madvise", "never"},
-	"import format":  {"text", "json"},
-	"test":           {"mannwhitney", "welch"},
-	"sweep order":    {"shuffled", "fixed"},
-	"ab order":       {"ab", "abba", "random"},
+var fileFlags = map[string]bool{
+	"out": true, "o": true, "so": true, "plot": true, "hosts": true, "binary": true, "template": true,
+	"a-kexec": true, "b-kexec": true, "a-initrd": true, "b-initrd": true,
 }
+
+// evidenceFlags take an --evidence list (evidence.ParseFlag).
+var evidenceFlags = map[string]bool{"evidence": true, "a-evidence": true, "b-evidence": true}
+
+// shells are the shells completion writes a script for.
+var shells = []string{"bash", "zsh"}
 
 // complete returns the candidates for the last of words (the word being
 // completed, possibly empty) after the others, the words after "contend".
@@ -145,12 +141,12 @@ func complete(app *cli.App, words []string) []string {
 		if len(rest) > 0 {
 			return nil
 		}
-		return append(commandNames(app.Commands), workload.Names()...)
+		return helpWords(app)
 	case "completion":
 		if len(rest) > 0 {
 			return nil
 		}
-		return []string{"bash", "zsh"}
+		return shells
 	}
 	target := cmd
 	if subs := visibleSubs(cmd); len(subs) > 0 {
@@ -179,7 +175,7 @@ func complete(app *cli.App, words []string) []string {
 	if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "-") && !strings.Contains(rest[n-1], "=") {
 		name := strings.TrimLeft(rest[n-1], "-")
 		if f := findFlag(target, name); takesValue(f) {
-			return flagValueWords(cmd, f, name)
+			return flagValueWords(cmd, target, f, cur)
 		}
 	}
 	if strings.HasPrefix(cur, "-") {
@@ -192,27 +188,73 @@ func complete(app *cli.App, words []string) []string {
 	return nil
 }
 
-// flagValueWords returns the candidates for the value of flag f (called
-// name) of a command under top.
-func flagValueWords(top *cli.Command, f cli.Flag, name string) []string {
+// flagValueWords returns the candidates for cur, the value of flag f of
+// target (a command, or a workload or subcommand under top): the words of
+// an enum flag (flagEnum), the choices of the workload's parameter, an
+// --evidence list, the workload's flags for ab's --a and --b, or files.
+func flagValueWords(top, target *cli.Command, f cli.Flag, cur string) []string {
 	long := f.Names()[0]
-	if fileFlags[name] || (top.Name == "compare" && (long == "a" || long == "b")) {
+	w, isWorkload := workload.Lookup(target.Name)
+	switch {
+	case fileFlags[long] || (top.Name == "compare" && (long == "a" || long == "b")):
 		return []string{filesMarker}
-	}
-	if long == "preset" {
-		return external.PresetNames()
-	}
-	if v, ok := flagValues[top.Name+" "+long]; ok {
-		// A command's own flag (tune --thp) before a workload's
-		// parameter of the same name.
-		return v
-	}
-	for _, w := range workload.All() {
-		if p, ok := w.Param(long); ok && len(p.Choices) > 0 {
+	case flagEnum(f) != nil:
+		return flagEnum(f).Choices()
+	case evidenceFlags[long]:
+		return evidenceWords(cur)
+	case isWorkload && top.Name == "ab" && (long == "a" || long == "b"):
+		return sideWords(w, cur)
+	case isWorkload:
+		if p, ok := w.Param(long); ok {
 			return p.Choices
 		}
+	case top.Name == "ab" && (long == "a" || long == "b"):
+		return []string{filesMarker} // ab exec: a program and its arguments
 	}
-	return flagValues[long]
+	return nil
+}
+
+// evidenceWords returns the candidates for cur, an --evidence list being
+// typed: default, none or a collector, or, after a comma, the collectors
+// not yet in the list (evidence.ParseFlag reads it).
+func evidenceWords(cur string) []string {
+	i := strings.LastIndex(cur, ",")
+	if i < 0 {
+		return append([]string{"default", "none"}, evidence.Collectors...)
+	}
+	given := strings.Split(cur[:i], ",")
+	var out []string
+	for _, n := range append([]string{"default"}, evidence.Collectors...) {
+		if !slices.Contains(given, n) {
+			out = append(out, cur[:i+1]+n)
+		}
+	}
+	return out
+}
+
+// sideWords returns the candidates for cur, the value of ab's --a or --b
+// being typed: the flags of workload w, after what cur already holds up to
+// its last space (inside a quoted '--threads 4 --mem 1GiB'). bash passes
+// the word with its opening quote and matches the candidates against it
+// without: they start after the quote.
+func sideWords(w *workload.Workload, cur string) []string {
+	head := cur[:strings.LastIndex(cur, " ")+1]
+	if head != "" && (head[0] == '\'' || head[0] == '"') {
+		head = head[1:]
+	}
+	var out []string
+	for _, p := range w.Params {
+		out = append(out, head+"--"+p.Name)
+	}
+	return out
+}
+
+// helpWords returns what 'contend help' explains: the commands, the
+// workloads and the topics (helpTopics).
+func helpWords(app *cli.App) []string {
+	out := append(commandNames(app.Commands), workload.Names()...)
+	topics := slices.Sorted(maps.Keys(helpTopics))
+	return append(out, topics...)
 }
 
 // findFlag returns the flag of cmd called name, or nil.
@@ -238,16 +280,21 @@ func flagNames(cmd *cli.Command, cur string) []string {
 		if bf, ok := f.(*cli.BoolFlag); ok && bf.Hidden {
 			continue
 		}
-		for _, n := range f.Names() {
-			w := "--" + n
+		for i, n := range f.Names() {
+			ws := []string{"--" + n}
 			if len(n) == 1 {
-				if strings.HasPrefix(cur, "--") {
-					continue
+				// A short alias (-n of --runs) is typed with one
+				// dash; a one-letter name of its own (ab's --a) with
+				// two, or one.
+				ws = []string{"-" + n}
+				if i == 0 {
+					ws = append(ws, "--"+n)
 				}
-				w = "-" + n
 			}
-			if strings.HasPrefix(w, cur) {
-				out = append(out, w)
+			for _, w := range ws {
+				if strings.HasPrefix(w, cur) {
+					out = append(out, w)
+				}
 			}
 		}
 	}

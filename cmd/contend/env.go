@@ -35,19 +35,15 @@ Examples:
    contend env
    contend env --format json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			formatFlag("text or json", "text", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("env takes no arguments (got %q); see 'contend help env'", strings.Join(c.Args().Slice(), " "))
 			}
 			f := captureEnv()
-			switch c.String("format") {
-			case "json":
+			if c.String("format") == "json" {
 				return printJSON(c.App.Writer, f)
-			case "text":
-			default:
-				return usagef("--format: %q is not accepted; accepted: text, json", c.String("format"))
 			}
 			for _, k := range f.Keys() {
 				fmt.Fprintf(c.App.Writer, "%-19s %s\n", k, wrap(f[k], 59, strings.Repeat(" ", 20)))

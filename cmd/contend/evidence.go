@@ -47,6 +47,11 @@ func withEvidence(c *cli.Context, opt repOptions, f *results.File) (context.Cont
 				fmt.Fprintf(stderr, "warning: --evidence %s: %s\n", n, v)
 			}
 		}
+		// What lock restored of a killed run's tracefs settings (also
+		// in the file's header).
+		if note, ok := strings.CutPrefix(set.Avail["lock"], "available; "); ok {
+			fmt.Fprintf(stderr, "warning: --evidence lock: %s\n", note)
+		}
 	}
 	return evidence.NewContext(c.Context, set), func() {
 		if err := set.Close(); err != nil {
@@ -89,8 +94,11 @@ measures the defaults against none on the primary metric, and
 --b-evidence perf one collector (make bench runs
 scripts/bench-evidence.sh: faultme, mutex and osim). The perf counters are
 opt-in because an inherited counter costs every context switch of the
-child's tasks (about 0.5 µs each on a 2-vCPU VM); sched gives their CPU
-time and context switches (k.cpu_time, k.switches) from taskstats instead.
+child's tasks (about 0.5 µs each on a 2-vCPU VM). sched records at no
+such cost the CPU time of the processes contend reaped (k.tree_cpu, from
+rusage: exact) and the threads' context switches before their exit records
+(k.csw, from taskstats: a thread's switches while it exits are in no
+record), which is close to perf's context-switches but not the same count.
 
 `)
 	for _, d := range evidence.Docs() {

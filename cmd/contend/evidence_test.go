@@ -81,17 +81,20 @@ func TestEvidenceMutexSwitchesAndMigrations(t *testing.T) {
 	}
 	for _, rep := range f.Reps {
 		m := rep.Metrics.Map()
-		if m["k.switches"] < 16 || m["k.cpu_time"] <= 0 {
-			t.Errorf("repetition %d: switches %v CPU time %v", rep.Index, m["k.switches"], m["k.cpu_time"])
+		// The 16 threads and main, and the Go runtime's threads of the
+		// child; its CPU time is rusage's (the child leaves no orphan);
+		// its switches before the exit records at most rusage's.
+		if m["k.threads"] < 17 || m["k.tree_cpu"] < m["cpu"] || m["k.tree_cpu"] > m["cpu"]+2000 || m["k.csw"] > m["vcsw"]+m["ivcsw"] {
+			t.Errorf("repetition %d: threads %v, CPU time %v (rusage %v), switches %v (rusage %v)", rep.Index, m["k.threads"], m["k.tree_cpu"], m["cpu"], m["k.csw"], m["vcsw"]+m["ivcsw"])
 		}
 		if _, ok := m["k.sys.irq_resched"]; !ok {
 			t.Errorf("repetition %d lacks the system-wide interrupts", rep.Index)
 		}
 	}
-	if _, ok := f.Metric("k.switches"); !ok {
-		t.Error("k.switches not described in the header")
+	if _, ok := f.Metric("k.csw"); !ok {
+		t.Error("k.csw not described in the header")
 	}
-	if !strings.Contains(r.stdout, "kernel evidence") || !strings.Contains(r.stdout, "k.switches") {
+	if !strings.Contains(r.stdout, "kernel evidence") || !strings.Contains(r.stdout, "k.csw") {
 		t.Errorf("summary lacks the evidence section:\n%s", r.stdout)
 	}
 }
@@ -114,9 +117,12 @@ func TestEvidenceMigrations(t *testing.T) {
 }
 
 // TestEvidenceOsimCountedInFull: osim's forked worker processes are
-// counted (perf: inherit; sched: the exit records of every process): the
-// taskstats CPU time and context switches match the rusage ones of the
-// child and the workers it waited for.
+// counted (perf: inherit; sched: the exit records of every process, and
+// rusage): k.tree_cpu is the rusage CPU time of the child and the workers
+// it waited for, to the microsecond of rusage's timevals (it was the
+// taskstats CPU time, 0.55-0.65 of it on a quiet machine: the records lack
+// each thread's last slice and the address-space teardown); the
+// switches before the exit records are at most rusage's.
 func TestEvidenceOsimCountedInFull(t *testing.T) {
 	f, _ := runEvidence(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "20000", "-n", "1", "--evidence", "perf,faults,sched")
 	needEvidence(t, f, "perf", "faults", "sched")
@@ -127,17 +133,17 @@ func TestEvidenceOsimCountedInFull(t *testing.T) {
 	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
 		t.Errorf("task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
 	}
-	if csw := m["vcsw"] + m["ivcsw"]; m["k.switches"] < 0.85*csw-5 || m["k.switches"] > 1.1*csw+10 {
-		t.Errorf("taskstats switches %v, rusage %v", m["k.switches"], csw)
+	if csw := m["vcsw"] + m["ivcsw"]; m["k.csw"] > csw {
+		t.Errorf("taskstats switches %v, more than rusage's %v", m["k.csw"], csw)
 	}
-	if m["k.cpu_time"] < 0.8*m["cpu"] || m["k.cpu_time"] > 1.2*m["cpu"]+2e6 {
-		t.Errorf("taskstats CPU time %v ns, rusage cpu %v ns", m["k.cpu_time"], m["cpu"])
+	if m["k.tree_cpu"] < m["cpu"] || m["k.tree_cpu"] > m["cpu"]+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage cpu %v ns: want the same to 2 µs", m["k.tree_cpu"], m["cpu"])
 	}
 	if m["k.minor_faults"] < 0.9*m["minflt"] {
 		t.Errorf("perf minor faults %v, rusage %v", m["k.minor_faults"], m["minflt"])
 	}
-	if m["k.switches"] < 5 {
-		t.Errorf("switches %v: the 4 workers and the child each ran at least once", m["k.switches"])
+	if m["k.threads"] < 5 {
+		t.Errorf("threads %v: the child and its 4 workers each have an exit record", m["k.threads"])
 	}
 	if _, ok := m["k.sys.pgfault"]; ok {
 		t.Error("system collector ran although not asked for")

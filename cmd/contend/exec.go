@@ -16,14 +16,34 @@ import (
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
-func metricFlags() []cli.Flag {
+// metricFlags are --metric and --preset: for exec, ab exec and verify
+// (programs) the presets of programs, for import every preset.
+func metricFlags(program bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "NAME=REGEX[:UNIT[:lower|higher]]: a metric read from the first capture group of REGEX; repeatable"},
-		&cli.StringFlag{Name: "preset", Usage: "metrics of an original program's output: " + strings.Join(external.PresetNames(), ", ")},
+		presetFlag(program),
 	}
+}
+
+// presetFlag is --preset, one of the registry's presets
+// (external.PresetNames); under a command that runs the program
+// (program), one of the program presets, an import-only one refused with
+// its reason.
+func presetFlag(program bool) *valueFlag {
+	e := &value.Enum{Words: external.PresetNames()}
+	if program {
+		e.Words, e.Refused = external.ProgramPresetNames(), map[string]string{}
+		for _, n := range external.PresetNames() {
+			if p, err := external.LookupPreset(n); err == nil && p.ImportOnly != "" {
+				e.Refused[n] = p.ImportOnly
+			}
+		}
+	}
+	return enumFlag("preset", e, "metrics of an original program's output: "+e.Accepted())
 }
 
 func execCommand() *cli.Command {
@@ -32,7 +52,10 @@ func execCommand() *cli.Command {
 		Usage:     "repeat an unmodified external program, reading metrics from its output",
 		ArgsUsage: "[flags] -- PROGRAM [ARGS]",
 		Description: `Runs PROGRAM -n times, each run a repetition as in 'contend run': in its own
-process group (killed with everything it forked on --timeout or Ctrl-C),
+process group (killed on --timeout or Ctrl-C; after every repetition
+contend kills and reaps that group and every process the program started
+that left it, with setsid or a double fork: contend is a child
+subreaper, so they stay below it; the notes name them),
 timed by contend and accounted with wait4 (real, user, sys, cpu, maxrss,
 faults, context switches). No shell is involved unless --shell is given
 (then the arguments are joined with spaces and run by /bin/sh -c).
@@ -53,7 +76,8 @@ that runs before the Go runtime, so that the process metrics are the
 program's own (maxrss as /usr/bin/time reports it, not contend's memory
 folded in at exec; see 'contend help maxrss'). It leads the repetition's
 process group: when contend dies, even by SIGKILL, the launcher kills the
-group, background processes of the program included.
+group, background processes of the program included (not those that left
+the group: only a living contend finds those).
 
 The result file has the format of 'contend run' (kind exec), so show,
 compare and ab read it.
@@ -63,7 +87,7 @@ Examples:
    contend exec -n 10 --preset osim -- ./osim 64 256 1000000 0 0
    contend exec -n 5 -- ./mainc             no metric: wall, user, sys, rusage
    contend exec -n 5 --shell -- 'cd /tmp && ./mainc | tail -1'`,
-		Flags:  append(append(metricFlags(), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags()...),
+		Flags:  append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
 		Action: runExec,
 	}
 }
@@ -128,12 +152,9 @@ func execName(program string, shell bool) string {
 // program's output (--preset, --metric) and the primary metric (real
 // without any).
 func execMetrics(c *cli.Context) ([]external.Spec, string, error) {
-	specs, primary, pre, err := metricSpecs(c)
+	specs, primary, _, err := metricSpecs(c)
 	if err != nil {
 		return nil, "", err
-	}
-	if pre != nil && pre.ImportOnly != "" {
-		return nil, "", usagef("--preset %s: %s", pre.Name, pre.ImportOnly)
 	}
 	for _, s := range specs {
 		if isProcessMetricName(s.Name) {
@@ -151,7 +172,7 @@ func runExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt, err := parseRepOptions(c, "text", "json", "original")
+	opt, err := parseRepOptions(c)
 	if err != nil {
 		return err
 	}
@@ -282,8 +303,6 @@ func shellQuote(args []string) string {
 	}
 	return strings.Join(q, " ")
 }
-
-func errInterrupted() error { return harness.ErrInterrupted }
 
 var lookPath = osexec.LookPath
 

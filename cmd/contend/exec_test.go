@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -121,8 +123,9 @@ func TestExecUsageErrors(t *testing.T) {
 		{[]string{"exec"}, "which program?"},
 		{[]string{"exec", "--", "/nonexistent/x"}, "no such file"},
 		{[]string{"exec", "--", "no-such-program-here"}, "not found in PATH"},
-		{[]string{"exec", "--preset", "nosuch", "--", "true"}, `no preset "nosuch"`},
-		{[]string{"exec", "--preset", "time", "--", "true"}, "use it with import"},
+		{[]string{"exec", "--preset", "nosuch", "--", "true"}, `--preset: "nosuch" is not accepted; accepted: faultme, mutex, osim, semop-multi, sysbench` + "\n"},
+		{[]string{"exec", "--preset", "time", "--", "true"}, "use it with import; accepted: faultme, mutex, osim, semop-multi, sysbench\n"},
+		{[]string{"verify", "faultme", "--preset", "time", "--", "true"}, "use it with import"},
 		{[]string{"exec", "--metric", "real=real (\\d+)", "--", "true"}, "measured by contend"},
 		{[]string{"exec", "--metric", "x=(\\d+):parsecs", "--", "true"}, `unknown unit "parsecs"`},
 		{[]string{"exec", "--metric", "x=\\d+", "--", "true"}, "no capture group"},
@@ -225,10 +228,11 @@ func TestExecKilledContendTakesGrandchildren(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("the program did not start its background sleep")
 	}
+	bg, _ := procOf(pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline = time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
+	for processAlive(bg) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the background grandchild %d survived contend's SIGKILL by 10 s", pid)
@@ -237,15 +241,12 @@ func TestExecKilledContendTakesGrandchildren(t *testing.T) {
 	}
 }
 
-// processAlive reports whether pid exists and is not a zombie.
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+// processAlive reports whether process p (seen before) still exists and
+// is not a zombie: its pid with its start time, since on a busy machine a
+// pid is reused within seconds.
+func processAlive(p proc) bool {
+	now, ok := procOf(p.pid)
+	return ok && now.start == p.start && now.state != "Z"
 }
 
 // TestHelpMaxRSS: the maxrss topic says what the metric includes, and a
@@ -282,17 +283,23 @@ func TestKilledContendTakesWorkers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	var seen []proc
+	for _, pid := range group {
+		if p, ok := procOf(pid); ok {
+			seen = append(seen, p)
+		}
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	if len(group) < 5 {
 		t.Fatalf("found %d processes of the repetition, want the child and 4 workers", len(group))
 	}
 	deadline = time.Now().Add(10 * time.Second)
-	for _, pid := range group {
-		for processAlive(pid) {
+	for _, p := range seen {
+		for processAlive(p) {
 			if time.Now().After(deadline) {
 				syscall.Kill(-group[0], syscall.SIGKILL)
-				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", pid)
+				t.Fatalf("process %d of the repetition survived contend's SIGKILL by 10 s", p.pid)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -353,5 +360,72 @@ func TestShowOriginalParams(t *testing.T) {
 	r := runCLI(t, "show", "--format", "original", filepath.Join(dir, "edited.json"))
 	if r.code == 0 || !strings.Contains(r.stderr, `--mem: "10GiB" is not a canonical value`) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("an edited --mem: %d %q", r.code, r.stderr)
+	}
+}
+
+// TestExecKillsWhatLeftTheGroup: `exec --shell` of a program that leaves a
+// `setsid sleep` behind, on a normal end and on a timeout: after contend
+// returns, no process it started is left below it (counted by pid), and
+// each repetition's notes say what was killed. On the old code one sleep
+// per repetition was left.
+func TestExecKillsWhatLeftTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	dir := chdirTemp(t)
+	// Each repetition waits until its sleep has left the group (a file
+	// named by the shell's pid).
+	prog := `f=` + dir + `/left-$$; setsid sh -c "echo x >$f; exec sleep 60" & while [ ! -s $f ]; do sleep 0.01; done; echo ok`
+	for _, c := range []struct {
+		name string
+		args []string
+		n    int
+	}{
+		{"normal", []string{"-n", "3"}, 3},
+		{"timeout", []string{"-n", "2", "--timeout", "3s"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := prog
+			if c.name == "timeout" {
+				script += "; exec sleep 100"
+			}
+			before := map[int]bool{}
+			for _, p := range descendants(procs(), os.Getpid()) {
+				before[p.pid] = true
+			}
+			out := filepath.Join(dir, c.name+".json")
+			r := runCLI(t, append(append([]string{"exec"}, c.args...), "--quiet", "--out", out, "--shell", "--", script)...)
+			var left []string
+			for _, p := range descendants(procs(), os.Getpid()) {
+				if !before[p.pid] {
+					left = append(left, fmt.Sprintf("%d (%s)", p.pid, p.state))
+					syscall.Kill(p.pid, syscall.SIGKILL)
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("processes left below contend after exec: %s; stderr %s", strings.Join(left, ", "), r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Reps) != c.n {
+				t.Fatalf("%d repetitions, want %d", len(f.Reps), c.n)
+			}
+			for _, rep := range f.Reps {
+				if c.name == "timeout" && rep.Status != results.StatusTimeout {
+					t.Errorf("repetition %d: %s, want timeout (3s was not enough to start a sleep?)", rep.Index, rep.Status)
+				}
+				if !strings.Contains(rep.Output, "ok") {
+					// Timed out before its sleep left the group (a
+					// loaded machine): the group kill took it.
+					t.Logf("repetition %d timed out before its sleep left the group", rep.Index)
+					continue
+				}
+				if n := strings.Join(rep.Notes, "|"); !strings.Contains(n, "killed 1 process that the program left running outside its process group") {
+					t.Errorf("repetition %d: notes %q, want the killed sleep", rep.Index, n)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,9 +124,18 @@ const MaxRuns = 100000
 // runsUsage explains -n and its default in --help.
 const runsUsage = "measured repetitions, each in a fresh process; the default 6 is the fewest whose median has a 95% interval (10 or more narrow it)"
 
-// repFlags are the flags of every command that runs repetitions.
-func repFlags() []cli.Flag {
-	return []cli.Flag{
+// runFormatUsage is the --format usage of run and exec.
+const runFormatUsage = "output: text, json, or original (each repetition as the original program printed it)"
+
+// formatFlag declares --format, default text, taking one of words.
+func formatFlag(usage string, words ...string) *valueFlag {
+	return enumFlag("format", &value.Enum{W: "text", Words: words}, usage)
+}
+
+// repFlags are the flags of every command that runs repetitions, with
+// its --format (none when format is nil: verify).
+func repFlags(format cli.Flag) []cli.Flag {
+	fs := []cli.Flag{
 		newFlag("runs", &value.Int{N: DefaultRuns, Min: 1, Max: MaxRuns}, runsUsage, "n"),
 		newFlag("warmup", &value.Int{Min: 0, Max: 100000}, "repetitions run first and not counted"),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json); an existing file is refused unless --append or --replace"},
@@ -132,13 +143,14 @@ func repFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
 		newFlag("timeout", &value.Duration{Min: time.Millisecond}, "per-repetition timeout (default: derived from a workload's parameters, see 'contend help WORKLOAD'; 1h for external programs)"),
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, or original (each repetition as the original program printed it)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress or warnings on stderr"},
+		format,
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress, warnings or lock waits on stderr"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"V"}, Usage: "one line per repetition on stderr"},
 		&cli.BoolFlag{Name: "force", Usage: "run although memory may not fit (a warning instead of a refusal)"},
 		evidenceFlag(),
 		lockFlags()[0], lockFlags()[1],
 	}
+	return slices.DeleteFunc(fs, func(f cli.Flag) bool { return f == nil })
 }
 
 // repOptions are the parsed repFlags.
@@ -157,7 +169,9 @@ type repOptions struct {
 	noLock    bool     // run without the machine-wide lock
 }
 
-func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
+// parseRepOptions reads repFlags; --format was checked as it was read
+// (its value.Enum).
+func parseRepOptions(c *cli.Context) (repOptions, error) {
 	var o repOptions
 	var err error
 	o.n, o.warmup, o.timeout = c.Value("runs").(int), c.Value("warmup").(int), c.Value("timeout").(time.Duration)
@@ -180,16 +194,6 @@ func parseRepOptions(c *cli.Context, formats ...string) (repOptions, error) {
 		return o, err
 	}
 	o.format = c.String("format")
-	if len(formats) == 0 {
-		formats = []string{"text", "json", "original"}
-	}
-	ok := false
-	for _, f := range formats {
-		ok = ok || f == o.format
-	}
-	if !ok {
-		return o, usagef("--format: %q is not accepted; accepted: %s", o.format, strings.Join(formats, ", "))
-	}
 	return o, nil
 }
 
@@ -216,6 +220,29 @@ func (f *valueFlag) String() string { return cli.FlagStringer(f) }
 // default.
 func newFlag(name string, v cli.Generic, usage string, aliases ...string) *valueFlag {
 	return &valueFlag{cli.GenericFlag{Name: name, Aliases: aliases, Value: named(name, v), Usage: usage}}
+}
+
+// enumFlag declares the flag name (with aliases) holding e, one word of
+// a fixed set: help shows its default quoted, as a string flag's, and
+// completion offers e's words (flagEnum).
+func enumFlag(name string, e *value.Enum, usage string, aliases ...string) *valueFlag {
+	f := newFlag(name, e, usage, aliases...)
+	if e.W != "" {
+		f.DefaultText = strconv.Quote(e.W)
+	}
+	return f
+}
+
+// flagEnum returns the value.Enum that flag f holds, or nil when f is not
+// an enumFlag.
+func flagEnum(f cli.Flag) *value.Enum {
+	if vf, ok := f.(*valueFlag); ok {
+		if fv, ok := vf.Value.(*flagValue); ok {
+			e, _ := fv.v.(*value.Enum)
+			return e
+		}
+	}
+	return nil
 }
 
 // flagValue is the flag package's view of a typed value: it forwards to

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/campaign"
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -58,8 +59,12 @@ func runFleetCompare(c *cli.Context, opt report.CompareOptions, format string) e
 					}
 				}
 				var err error
-				if paths, err = resultFilesUnder(spec); err != nil {
+				var camps []string
+				if paths, camps, err = resultFilesUnder(spec); err != nil {
 					return err
+				}
+				for _, d := range camps {
+					fmt.Fprintf(c.App.ErrWriter, "warning: %s is a campaign (skipped: its boots are compared by 'contend campaign report %s')\n", d, d)
 				}
 			}
 			for _, p := range paths {
@@ -130,12 +135,17 @@ func runFleetCompare(c *cli.Context, opt report.CompareOptions, format string) e
 	return nil
 }
 
-// resultFilesUnder lists the .json files under dir, sorted.
-func resultFilesUnder(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+// resultFilesUnder lists the .json files under dir, sorted, except those
+// of campaign directories (a campaign in a host's results, run step by
+// step by the playbook), which it lists apart.
+func resultFilesUnder(dir string) (out, campaigns []string, err error) {
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && campaign.IsCampaign(p) {
+			campaigns = append(campaigns, p)
+			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".json") {
 			out = append(out, p)
@@ -144,11 +154,14 @@ func resultFilesUnder(dir string) ([]string, error) {
 	})
 	if err == nil && len(out) == 0 {
 		err = fmt.Errorf("%s holds no result file (*.json)", dir)
+		if len(campaigns) > 0 {
+			err = fmt.Errorf("%s holds no result file (*.json) outside campaigns (%s: see 'contend campaign report')", dir, strings.Join(campaigns, ", "))
+		}
 	}
 	if err != nil {
-		return nil, &usageError{err.Error()}
+		return nil, nil, &usageError{err.Error()}
 	}
-	return out, nil
+	return out, campaigns, nil
 }
 
 // fleetGroups groups the items by key and makes each group's sides: the

@@ -50,7 +50,7 @@ Examples (the seed mails are in ../shared/seeds/ of the project):
         Xiao's ten runs with the trace events off, quoted in Mitake's reply
         (--from 61 --to 70: the ten with them on; 84..91 are Mitake's own)
    contend import --metric 'lat=latency: (\d+) us:us:lower' console.log`,
-		Flags: append(metricFlags(),
+		Flags: append(metricFlags(false),
 			newFlag("from", &value.Int{Min: 1, Max: 1<<31 - 1}, "first line of LOG to read (1-based)"),
 			newFlag("to", &value.Int{Min: 1, Max: 1<<31 - 1}, "last line of LOG to read (inclusive)"),
 			&cli.StringFlag{Name: "select", Usage: "records to keep: N..M, N.., ..M or N (from 1, after --from/--to)"},
@@ -58,7 +58,7 @@ Examples (the seed mails are in ../shared/seeds/ of the project):
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json); an existing file is refused unless --replace"},
 			&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 			&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag("output: text or json", "text", "json"),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no warnings on stderr"},
 		),
 		Action: runImport,
@@ -82,9 +82,6 @@ func runImport(c *cli.Context) error {
 		return usagef("import takes one log file (or -), got %d arguments", c.NArg())
 	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return usagef("--format: %q is not accepted; accepted: text, json", format)
-	}
 	from, to := c.Value("from").(int), c.Value("to").(int) // 0: not given
 	lo, hi := 0, 0
 	if c.IsSet("select") {

@@ -52,10 +52,15 @@ func takeLock(c *cli.Context, opt repOptions) (*lock.Lock, error) {
 		return nil, nil
 	}
 	stderr := c.App.ErrWriter
+	if note := lock.Note(path); note != "" && !opt.quiet {
+		fmt.Fprintln(stderr, note)
+	}
 	l, err := lock.Acquire(c.Context, path, os.Args, lock.Options{
 		NoWait: opt.noWait,
 		Waiting: func(h lock.Holder) {
-			fmt.Fprintf(stderr, "waiting: another benchmark holds %s: %s (--no-wait to refuse, --no-lock to run beside it)\n", path, h)
+			if !opt.quiet { // -q: no progress or warnings
+				fmt.Fprintf(stderr, "waiting: another benchmark holds %s: %s (--no-wait to refuse, --no-lock to run beside it)\n", path, h)
+			}
 		},
 	})
 	var be *lock.BusyError

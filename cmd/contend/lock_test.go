@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"contend/internal/lock"
 	"contend/internal/results"
 )
@@ -122,4 +124,33 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestQuietSilencesWaiting: -q silences the "waiting:" line of a run that
+// finds the lock held (it printed it on the old code). The command's
+// context is cancelled before the call, so the wait ends after its first
+// look at the holder, without any timing; the same call without -q says
+// it waited.
+func TestQuietSilencesWaiting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "contend.lock")
+	t.Setenv("CONTEND_LOCK", path)
+	held, err := lock.Acquire(context.Background(), path, []string{"the-test"}, lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	for _, quiet := range []bool{false, true} {
+		var stderr bytes.Buffer
+		c := cli.NewContext(&cli.App{ErrWriter: &stderr}, nil, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		c.Context = ctx
+		l, err := takeLock(c, repOptions{quiet: quiet})
+		if l != nil || err == nil || !strings.Contains(err.Error(), "interrupted while waiting") {
+			t.Fatalf("quiet %v: lock %v, error %v; want interrupted while waiting", quiet, l, err)
+		}
+		if said := strings.Contains(stderr.String(), "waiting: another benchmark holds"); said == quiet {
+			t.Errorf("quiet %v: stderr %q; want the waiting line only without -q", quiet, stderr.String())
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/earlysig"
 	"contend/internal/harness"
+	"contend/internal/ipcown"
 	"contend/internal/plot"
 )
 
@@ -35,13 +38,36 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CONTEND_TEST_AS_MAIN") == "1" {
 		if os.Getenv("CONTEND_TEST_EARLY_SIGNAL") == "1" {
 			// A SIGTERM before Main installs its handler (see
-			// TestEarlySignal).
+			// TestEarlySignal), there once earlysig's (buffered)
+			// channel holds it: a fixed sleep was a bet that the
+			// runtime delivers it in time, which a loaded machine
+			// could lose (the signal then came during the run).
 			syscall.Kill(os.Getpid(), syscall.SIGTERM)
-			time.Sleep(50 * time.Millisecond)
+			for deadline := time.Now().Add(time.Minute); len(earlysig.C) == 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		os.Exit(Main(append([]string{"contend"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The SysV and tracefs journal (ipcown.Dir) of the suite is its own:
+	// the machine's (/run/contend for root) is shared with every other
+	// suite and real run, whose killed runs' entries 'contend cleanup'
+	// here would act on (and theirs on ours), and whose stale sets made
+	// a check of 'no set left by contend' depend on them. Children inherit
+	// it.
+	code := func() int {
+		if os.Getenv(ipcown.DirEnv) == "" {
+			dir, err := os.MkdirTemp("", "contend-test-ipc-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "TestMain: the journal directory:", err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			os.Setenv(ipcown.DirEnv, dir)
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
 }
 
 // result is what one in-process contend invocation printed and returned.

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend"
+	"contend/internal/value"
 )
 
 func portCommand() *cli.Command {
@@ -30,7 +31,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "header", Usage: "print the plugin header"},
 			&cli.StringFlag{Name: "template", Usage: "write NAME.c, a commented starting file"},
-			&cli.StringFlag{Name: "mode", Value: "duration", Usage: "the template's mode: duration or fixed"},
+			enumFlag("mode", &value.Enum{W: "duration", Words: []string{"duration", "fixed"}}, "the template's mode: duration or fixed"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -59,9 +60,6 @@ var templateName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 func writeTemplate(c *cli.Context, hdr []byte) error {
 	path := c.String("template")
 	mode := c.String("mode")
-	if mode != "duration" && mode != "fixed" {
-		return usagef("--mode: %q is not accepted; accepted: duration, fixed", mode)
-	}
 	if !strings.HasSuffix(path, ".c") {
 		path += ".c"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/esc"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -38,6 +39,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func newProgress(w io.Writer, quiet bool, total int, metric, unit string) *progress {
+	// The progress line's own escape sequences go to the terminal as
+	// they are (esc.Raw); what it says of the run is escaped (esc.Line).
+	w = esc.Raw(w)
 	return &progress{w: w, on: !quiet && isTerminal(w), total: total, start: time.Now(), metric: metric, unit: unit}
 }
 
@@ -64,7 +68,7 @@ func (p *progress) step(rep results.Rep) {
 	if p.count != nil {
 		where = p.count(p.done_, rep)
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s: %s, ETA %s", where, last, eta.Round(time.Second))
+	fmt.Fprintf(p.w, "\r\033[K%s: %s, ETA %s", esc.Line(where), esc.Line(last), eta.Round(time.Second))
 	p.shown = true
 }
 
@@ -84,7 +88,7 @@ func (p *progress) failed(rep results.Rep, quiet bool, line string) {
 		return
 	}
 	p.clear()
-	fmt.Fprintln(p.w, line)
+	fmt.Fprintln(p.w, esc.Text(line))
 }
 
 func (p *progress) done() { p.clear() }

@@ -70,7 +70,7 @@ func runWorkloadCommand(w *workload.Workload) *cli.Command {
 		Usage:       w.Summary,
 		ArgsUsage:   argsUsage,
 		Description: w.Doc + "\n\nProvenance: " + w.Provenance,
-		Flags:       append(paramFlags(w), repFlags()...),
+		Flags:       append(paramFlags(w), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
 		Action: func(c *cli.Context) error {
 			return runWorkload(c, w)
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -22,8 +23,9 @@ import (
 
 // proc is one line of /proc/PID/stat, the fields the leak tests need.
 type proc struct {
-	pid, ppid, pgrp int
-	state           string
+	pid, ppid, pgrp, sid int
+	state                string
+	start                uint64 // starttime (clock ticks after boot): a pid is reused, this pair is not
 }
 
 // procs lists every process of the machine.
@@ -45,12 +47,14 @@ func procs() []proc {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
+		if len(f) < 20 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
 		pgrp, _ := strconv.Atoi(f[2])
-		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
+		sid, _ := strconv.Atoi(f[3])
+		start, _ := strconv.ParseUint(f[19], 10, 64)
+		ps = append(ps, proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, state: f[0], start: start})
 	}
 	return ps
 }
@@ -77,19 +81,37 @@ func descendants(ps []proc, root int) []proc {
 // runWatch records every process that appears below a running contend
 // process (repetition children and the workers they fork), so that the
 // test can check afterwards that none of them, and nothing in their
-// process groups, is left.
+// process groups, is left. A watch polls: under load it may miss a
+// short-lived child altogether. A contend started in a session of its own
+// (startInSession) needs no luck: every process of the run is in that
+// session unless it made one itself, so assertGone finds whatever is left
+// of it whether the watch saw it or not.
 type runWatch struct {
 	root, rootPgrp int
+	sid            int // the run's session (root leads it), or 0
 	mu             sync.Mutex
 	pids, pgrps    map[int]bool
+	starts         map[int]uint64 // pid -> start time of the process seen
 	stop, done     chan struct{}
 }
 
+// startInSession makes cmd, not yet started, the leader of a new
+// session: see runWatch.
+func startInSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
+}
+
 func watchRun(root int) *runWatch {
-	w := &runWatch{root: root, pids: map[int]bool{}, pgrps: map[int]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &runWatch{root: root, pids: map[int]bool{}, pgrps: map[int]bool{}, starts: map[int]uint64{}, stop: make(chan struct{}), done: make(chan struct{})}
 	for _, p := range procs() {
 		if p.pid == root {
 			w.rootPgrp = p.pgrp
+			if p.sid == root {
+				w.sid = root
+			}
 		}
 	}
 	go func() {
@@ -112,6 +134,7 @@ func (w *runWatch) scan() {
 	defer w.mu.Unlock()
 	for _, p := range descendants(ps, w.root) {
 		w.pids[p.pid] = true
+		w.starts[p.pid] = p.start
 		if p.pgrp != w.rootPgrp {
 			w.pgrps[p.pgrp] = true
 		}
@@ -119,22 +142,26 @@ func (w *runWatch) scan() {
 }
 
 // assertGone stops the watch and fails if a process it saw, or any process
-// in the process group of one, still exists (zombies included) a few
-// seconds after contend exited.
+// in the process group of one, or in the run's session, still exists
+// (zombies included) a few seconds after contend exited. A watch without
+// a session must have seen a repetition child, or it shows nothing.
 func (w *runWatch) assertGone(t *testing.T) {
 	t.Helper()
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.pids) == 0 {
+	if len(w.pids) == 0 && w.sid == 0 {
 		t.Errorf("the watch saw no repetition child at all")
 	}
 	var left []string
 	for deadline := time.Now().Add(3 * time.Second); ; {
 		left = nil
 		for _, p := range procs() {
-			if !(w.pids[p.pid] || w.pgrps[p.pgrp]) {
+			// A pid seen is the process seen only with its start time:
+			// on a busy machine pids are reused within seconds.
+			seen := w.pids[p.pid] && w.starts[p.pid] == p.start
+			if !(seen || w.pgrps[p.pgrp] || w.sid != 0 && p.sid == w.sid) {
 				continue
 			}
 			if p.state == "Z" && p.ppid == os.Getpid() {
@@ -407,6 +434,33 @@ func waitMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
 		}
 	}
 	t.Fatalf("no repetition child of %d reached its timed region", root)
+	return 0
+}
+
+// freezeMidRun waits for a repetition child of root in its run (as
+// waitMidRun) and stops it (SIGSTOP): from then on the repetition cannot
+// end by itself, however loaded the machine, so that what the test does
+// next (a SIGKILL of the child, a SIGINT of contend) lands in its middle.
+// A child that ended before the stop took hold is passed over for the
+// next repetition's. It returns the stopped child.
+func freezeMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		child := waitMidRun(t, root, sems, workers)
+		if syscall.Kill(child, syscall.SIGSTOP) != nil {
+			continue
+		}
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+			p, ok := procOf(child)
+			if !ok || p.state == "Z" || p.state == "X" {
+				break
+			}
+			if p.state == "T" {
+				return child
+			}
+		}
+	}
+	t.Fatalf("no repetition child of %d could be stopped in its run", root)
 	return 0
 }
 

@@ -220,6 +220,7 @@ func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func()
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	startInSession(cmd) // assertGone needs no luck in the watch's polling
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -235,29 +236,44 @@ func leakRun(t *testing.T, args ...string) (cmdOut *strings.Builder, wait func()
 	return &stderr, func() int { cmd.Wait(); return cmd.ProcessState.ExitCode() }, out, w
 }
 
-// testChildKilled SIGKILLs the repetition child of the second of three
-// repetitions in the middle of its run.
+// testChildKilled SIGKILLs the repetition child of the second (or, if
+// that one ended before it could be stopped, a later one) of four
+// repetitions in the middle of its run: stopped first (freezeMidRun), so
+// that it cannot have ended before the SIGKILL (under load it had: the
+// repetition was ok, and a later one killed).
 func testChildKilled(t *testing.T, workers bool, args ...string) {
 	before := semSet(t)
-	stderr, wait, out, w := leakRun(t, append(args, "-n", "3")...)
+	stderr, wait, out, w := leakRun(t, append(args, "-n", "4")...)
 	waitReps(t, out, 1)
-	child := waitMidRun(t, w.root, before, workers)
-	if err := syscall.Kill(child, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if code := wait(); code != 0 {
-		t.Errorf("exit %d, want 0 (two repetitions ok); stderr %s", code, stderr)
-	}
+	child := freezeMidRun(t, w.root, before, workers)
+	// The file holds every repetition before the stopped one: each is
+	// written before the next child starts.
 	f, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st []string
-	for _, r := range f.Reps {
-		st = append(st, r.Status)
+	killed := len(f.Reps)
+	if err := syscall.Kill(child, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Join(st, " ") != "ok failed ok" || !strings.Contains(f.Reps[1].Error, "SIGKILL") {
-		t.Errorf("statuses %v (rep 2: %q), want ok failed ok, the failure naming SIGKILL", st, f.Reps[1].Error)
+	if code := wait(); code != 0 {
+		t.Errorf("exit %d, want 0 (three repetitions ok); stderr %s", code, stderr)
+	}
+	f, err = results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st, want []string
+	for i, r := range f.Reps {
+		st = append(st, r.Status)
+		if i == killed {
+			want = append(want, results.StatusFailed)
+		} else {
+			want = append(want, results.StatusOK)
+		}
+	}
+	if len(f.Reps) != 4 || strings.Join(st, " ") != strings.Join(want, " ") || !strings.Contains(f.Reps[killed].Error, "SIGKILL") {
+		t.Errorf("statuses %v, want %v, the failure (repetition %d) naming SIGKILL: %q", st, want, killed+1, f.Reps[min(killed, len(f.Reps)-1)].Error)
 	}
 	w.assertGone(t)
 	assertNoNewSems(t, before)
@@ -271,13 +287,15 @@ func TestSemopMultiChildKilledMidRun(t *testing.T) {
 	testChildKilled(t, false, "semop-multi", "--threads", "2", "--sems", "1", "--duration", "400ms")
 }
 
-// testInterrupted sends SIGINT to contend in the middle of its third
-// repetition.
+// testInterrupted sends SIGINT to contend in the middle of a repetition
+// after the first two.
 func testInterrupted(t *testing.T, workers bool, args ...string) {
 	before := semSet(t)
 	stderr, wait, out, w := leakRun(t, append(args, "-n", "1000")...)
 	waitReps(t, out, 2)
-	waitMidRun(t, w.root, before, workers)
+	// Stopped, the child cannot end before the SIGINT lands (under load
+	// it had: the last repetition was ok).
+	freezeMidRun(t, w.root, before, workers)
 	if err := syscall.Kill(w.root, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -575,11 +593,6 @@ func TestOsimWorkerKilled(t *testing.T) {
 	}
 	w.assertGone(t)
 	assertNoNewSems(t, before)
-}
-
-func mustAtoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // procOf returns the process pid, if it exists.

@@ -29,16 +29,13 @@ Examples:
    contend show before.json                (made by 'contend run ... --out before.json')
    contend show --format json results/faultme-20261130-101500.json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, original, or csv (a sweep's per-point table)"},
+			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("show takes one result file, got %d arguments", c.NArg())
 			}
 			format := c.String("format")
-			if format != "text" && format != "json" && format != "original" && format != "csv" {
-				return usagef("--format: %q is not accepted; accepted: text, json, original, csv", format)
-			}
 			f, err := results.Read(c.Args().First())
 			if err != nil {
 				return &usageError{err.Error()}

@@ -84,13 +84,12 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 	seed.DefaultText = "from the clock; recorded"
 	flags = append(flags,
 		&cli.GenericFlag{Name: "param", Value: &paramListFlag{}, Usage: "NAME=LIST: sweep parameter NAME over LIST (repeatable)"},
-		&cli.StringFlag{Name: "order", Value: sweep.OrderShuffled, Usage: "order of the points within a round: shuffled or fixed"},
+		enumFlag("order", &value.Enum{W: sweep.OrderShuffled, Words: []string{sweep.OrderShuffled, sweep.OrderFixed}}, "order of the points within a round: shuffled or fixed"),
 		seed,
 	)
-	flags = append(flags, repFlags()...)
+	flags = append(flags, repFlags(formatFlag("output: text, json or csv (the per-point table)", "text", "json", "csv"))...)
 	setUsage(flags, "runs", "measured rounds: repetitions per point")
 	setUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
-	setUsage(flags, "format", "output: text, json or csv (the per-point table)")
 	return &cli.Command{
 		Name:        w.Name,
 		Usage:       w.Summary,
@@ -121,13 +120,10 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	}
 	s := &sweepSpec{}
 	var err error
-	if s.opt, err = parseRepOptions(c, "text", "json", "csv"); err != nil {
+	if s.opt, err = parseRepOptions(c); err != nil {
 		return nil, err
 	}
-	s.order = c.String("order")
-	if s.order != sweep.OrderShuffled && s.order != sweep.OrderFixed {
-		return nil, usagef("--order: %q is not accepted; accepted: shuffled, fixed", s.order)
-	}
+	s.order = c.String("order") // one of the words of its value.Enum
 	s.seed = time.Now().UnixNano()
 	if c.IsSet("seed") {
 		s.seed = int64(c.Value("seed").(int))

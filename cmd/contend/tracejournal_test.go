@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"contend/internal/ipcown"
+	"contend/internal/results"
 )
 
 // killDuringLock starts `contend exec --evidence lock` on a long child,
@@ -83,17 +84,33 @@ func TestEvidenceLockAfterContendKilled(t *testing.T) {
 		t.Errorf("journal %s left after cleanup: %v", journal[0], err)
 	}
 
-	// The next run restores by itself.
-	journal = killDuringLock(t, state, before)
-	f, _ := runEvidence(t, "exec", "--evidence", "lock", "-n", "1", "--", "/bin/true")
-	if !strings.HasPrefix(f.Evidence["lock"], "available; restored the tracefs settings in ") {
-		t.Errorf("lock: %q; want it available with a note on the restored settings", f.Evidence["lock"])
-	}
-	if after := state(); !reflect.DeepEqual(after, before) {
-		t.Errorf("after the next run: tracefs not restored:\nbefore %q\nafter  %q", before, after)
-	}
-	if _, err := os.Stat(journal[0]); !os.IsNotExist(err) {
-		t.Errorf("journal %s left after the next run: %v", journal[0], err)
+	// The next run restores by itself, and says so on the terminal too
+	// (not with -q).
+	for _, quiet := range []bool{false, true} {
+		journal = killDuringLock(t, state, before)
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"exec", "--evidence", "lock", "-n", "1", "--out", out, "--", "/bin/true"}
+		if quiet {
+			args = append([]string{"exec", "-q"}, args[1:]...)
+		}
+		r := runCLI(t, args...)
+		f, err := results.Read(out)
+		if r.code != 0 || err != nil {
+			t.Fatalf("the run after the kill: exit %d %v\n%s", r.code, err, r.stderr)
+		}
+		if !strings.HasPrefix(f.Evidence["lock"], "available; restored the tracefs settings in ") {
+			t.Errorf("lock: %q; want it available with a note on the restored settings", f.Evidence["lock"])
+		}
+		said := strings.Contains(r.stderr, "warning: --evidence lock: restored the tracefs settings in ")
+		if said == quiet {
+			t.Errorf("quiet %v: the terminal says the restore %v, want %v; stderr %q", quiet, said, !quiet, r.stderr)
+		}
+		if after := state(); !reflect.DeepEqual(after, before) {
+			t.Errorf("after the next run: tracefs not restored:\nbefore %q\nafter  %q", before, after)
+		}
+		if _, err := os.Stat(journal[0]); !os.IsNotExist(err) {
+			t.Errorf("journal %s left after the next run: %v", journal[0], err)
+		}
 	}
 
 	// A journal of a dead contend that cannot be restored (its file is a
@@ -111,7 +128,7 @@ func TestEvidenceLockAfterContendKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Remove(bad)
-	f, _ = runEvidence(t, "exec", "--evidence", "lock", "-n", "1", "--", "/bin/true")
+	f, _ := runEvidence(t, "exec", "--evidence", "lock", "-n", "1", "--", "/bin/true")
 	if v := f.Evidence["lock"]; !strings.Contains(v, "not available: tracefs is in use") || !strings.Contains(v, "contend cleanup") {
 		t.Errorf("lock: %q; want 'in use' naming contend cleanup", v)
 	}

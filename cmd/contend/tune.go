@@ -33,7 +33,11 @@ or not available (with the reason: no cpufreq in a VM, not root, ...):
 Before changing anything it saves the previous values in
 /var/lib/contend/tune.json (atomically); 'contend tune --reset' writes
 them back and removes the file, also after a crash or a reboot of contend
-(the file stays until then). A second 'contend tune' keeps the original
+(the file stays until then). A value that already holds what was saved
+counts as restored and is not written again (an IRQ the kernel refused to
+move, saved by a tune that was killed before it could drop it); a value
+that cannot be put back stays saved, and the failure names its file, the
+reason and the value it holds. A second 'contend tune' keeps the original
 values saved. Every result file records the settings in force (env keys
 tune.*, cpu.governor, thp.enabled), and 'compare' lists them when they
 differ. 'contend check' shows what tune would change.
@@ -48,7 +52,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},
-			&cli.StringFlag{Name: "thp", Usage: "transparent huge pages: always, madvise or never (default: left as is)"},
+			enumFlag("thp", &value.Enum{Words: []string{"always", "madvise", "never"}}, "transparent huge pages: always, madvise or never (default: left as is)"),
 			newFlag("perf-rate", &value.Int{N: 1, Min: 1, Max: 1000000}, "perf_event_max_sample_rate to set, from 1 to 1000000"),
 			&cli.BoolFlag{Name: "dry-run", Usage: "say what would change, change nothing"},
 		},
@@ -76,13 +80,8 @@ func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
 		}
 		o.CPUs = cpus
 	}
-	if t := c.String("thp"); c.IsSet("thp") {
-		switch t {
-		case "always", "madvise", "never":
-			o.THP = t
-		default:
-			return o, usagef("--thp: %q is not accepted; accepted: always, madvise, never", t)
-		}
+	if c.IsSet("thp") {
+		o.THP = c.String("thp") // one of the words of its value.Enum
 	}
 	if n, ok := c.Value("perf-rate").(int); ok { // check has no --perf-rate
 		o.Sample = n

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -60,13 +59,9 @@ Example:
 }
 
 func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
-	flags := append(paramFlags(w), metricFlags()...)
+	flags := append(paramFlags(w), metricFlags(true)...)
 	flags = append(flags, newFlag("margin", &value.Percent{F: 0.05}, "equivalence margin of the ratio, such as 5% or 0.1"))
-	for _, f := range repFlags() {
-		if f.Names()[0] != "format" {
-			flags = append(flags, f)
-		}
-	}
+	flags = append(flags, repFlags(nil)...)
 	return &cli.Command{
 		Name:      w.Name,
 		Usage:     "verify " + w.Name + " against its original",
@@ -115,7 +110,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
 		return usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
 	}
-	opt, err := parseRepOptions(c, "")
+	opt, err := parseRepOptions(c)
 	if err != nil {
 		return err
 	}
@@ -204,10 +199,4 @@ func specNames(specs []external.Spec) string {
 		ns = append(ns, s.Name)
 	}
 	return strings.Join(ns, ", ")
-}
-
-// writeWrappedText writes text wrapped at 78 columns, continuation lines
-// indented by two spaces.
-func writeWrappedText(w io.Writer, text string) {
-	fmt.Fprintln(w, wrap(text, 78, "  "))
 }

@@ -6,9 +6,13 @@ package ansible
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,12 +77,16 @@ h2 contend_command="ab faultme --mem 16MiB --a '--threads 1' --b '--threads 2' -
 refused contend_min_cpus=100000
 killed contend_run_timeout=1 contend_command="ab faultme --mem 16MiB --a '--threads 1' --b '--threads 2' -n 100000"
 gone ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1 ansible_ssh_common_args='-o ConnectTimeout=3 -o StrictHostKeyChecking=no -o BatchMode=yes'
+dflt
+camp contend_command="campaign step camp"
 
 [local]
 h1
 h2
 refused
 killed
+dflt
+camp
 
 [local:vars]
 ansible_connection=local
@@ -86,8 +94,27 @@ ansible_connection=local
 [fleet:vars]
 ansible_python_interpreter=/usr/bin/python3
 `
-	for _, h := range []string{"h1", "h2", "refused", "killed"} {
+	for _, h := range []string{"h1", "h2", "refused", "killed", "camp"} {
 		inv = strings.Replace(inv, "\n"+h+" ", "\n"+h+" contend_dir="+filepath.Join(tmp, "host-"+h)+" ", 1)
+	}
+	inv = strings.Replace(inv, "\ndflt\n", "\ndflt contend_dir="+filepath.Join(tmp, "host-dflt")+"\n", 1)
+	// camp runs the steps of a campaign whose directory lies in its
+	// results directory, as deploy/ansible/README.md says to: one step a
+	// play, each play a boot. Side A is this machine's kernel, so that
+	// the first step runs here.
+	campDir := filepath.Join(tmp, "host-camp", "results", "camp")
+	os.MkdirAll(filepath.Dir(campDir), 0o755)
+	uname, err := exec.Command("uname", "-r").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	initCamp := exec.Command(bin, "campaign", "init", campDir, "--boots", "2",
+		"--a-boot-command", "true", "--a-release", strings.TrimSpace(string(uname)), "--b-boot-command", "true", "--b-release", "not-this-kernel",
+		"--settle-min", "0", "--settle-max", "0s", "--settle-load", "1000", "--settle-psi", "100",
+		"--", "run", "faultme", "--threads", "1", "--mem", "4MiB", "-n", "2")
+	initCamp.Env = append(os.Environ(), "CONTEND_LOCK=off")
+	if out, err := initCamp.CombinedOutput(); err != nil {
+		t.Fatalf("campaign init: %v\n%s", err, out)
 	}
 	invPath := filepath.Join(tmp, "inventory.ini")
 	if err := os.WriteFile(invPath, []byte(inv), 0o644); err != nil {
@@ -121,7 +148,13 @@ ansible_python_interpreter=/usr/bin/python3
 		// The local hosts share this machine: contends that take a
 		// machine-wide lock take this test's own (the hosts' runs then
 		// follow each other, as on shared hardware they should).
-		"CONTEND_LOCK="+filepath.Join(tmp, "contend.lock"))
+		"CONTEND_LOCK="+filepath.Join(tmp, "contend.lock"),
+		// and journal their SysV sets and tracefs settings in this
+		// test's own directory: the role's 'contend cleanup' then acts
+		// on these runs only, not on the killed runs of other suites
+		// or users of the machine (/run/contend).
+		"CONTEND_IPC_DIR="+filepath.Join(tmp, "ipc"))
+	playEnv := cmd.Env
 	out, err := cmd.CombinedOutput()
 	t.Cleanup(func() { killUnder(t, tmp) })
 	// An unreachable host makes ansible-playbook exit 4; the play goes on.
@@ -129,7 +162,8 @@ ansible_python_interpreter=/usr/bin/python3
 		t.Fatalf("ansible-playbook: %v\n%s", err, out)
 	}
 	status := readStatus(t, filepath.Join(res, "fleet-status.txt"))
-	want := map[string]string{"h1": "ok ", "h2": "ok ", "refused": "refused 2", "killed": "failed run: killed after contend_run_timeout=1 s", "gone": "unreachable"}
+	want := map[string]string{"h1": "ok ", "h2": "ok ", "refused": "refused 2", "killed": "failed run: killed after contend_run_timeout=1 s", "gone": "unreachable",
+		"dflt": "ok ", "camp": "ok "}
 	for h, w := range want {
 		if !strings.HasPrefix(status[h]+" ", w) && !strings.HasPrefix(status[h], w) {
 			t.Errorf("status of %s: %q, want it to start %q\n%s", h, status[h], w, out)
@@ -164,7 +198,8 @@ ansible_python_interpreter=/usr/bin/python3
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"Fleet: time, B against A on", "h1 ", "h2 ", "Hosts without results:", "refused: refused", "gone: unreachable"} {
+	for _, w := range []string{"Fleet: time, B against A on", "h1 ", "h2 ", "Hosts without results:", "refused: refused", "gone: unreachable",
+		"camp/camp is a campaign (skipped"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("merged report lacks %q:\n%s", w, report)
 		}
@@ -181,6 +216,95 @@ ansible_python_interpreter=/usr/bin/python3
 	}
 	if strings.Contains(status["gone"], "ok") {
 		t.Errorf("gone: %q", status["gone"])
+	}
+
+	// The role's default command: A with the host's CPUs, B with four
+	// times as many (contend_cpus is a string: '* 4' alone repeated it,
+	// 2222 threads on a 2-CPU host).
+	cpus := runtime.NumCPU()
+	if b, err := exec.Command("getconf", "_NPROCESSORS_ONLN").Output(); err == nil {
+		fmt.Sscan(string(b), &cpus)
+	}
+	f, err := results.Read(filepath.Join(res, "dflt", "ab.json"))
+	if err != nil {
+		t.Fatalf("the default command's result file: %v\n%s", err, out)
+	}
+	for i, want := range []int{cpus, 4 * cpus} {
+		got := ""
+		for _, p := range f.Configs[i].Params {
+			if p.Name == "threads" {
+				got = p.Value
+			}
+		}
+		if got != strconv.Itoa(want) {
+			t.Errorf("default command, side %d: --threads %s, want %d (%d CPUs)", i, got, want, cpus)
+		}
+	}
+
+	// The campaign's first step ran (boot 1, side A, this kernel): its
+	// directory was not moved aside before the step.
+	ledger, err := os.ReadFile(filepath.Join(res, "camp", "camp", "ledger.jsonl"))
+	if err != nil {
+		t.Fatalf("the campaign's ledger was not fetched: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(ledger), `"event":"done"`); n != 1 {
+		t.Errorf("ledger after the play has %d done steps, want 1:\n%s\n%s", n, ledger, out)
+	}
+
+	// A second play, limited to camp (and localhost, where the status
+	// file and the report are written): the step refuses, this boot ran
+	// boot 1 already; the status file names camp alone (the hosts
+	// outside --limit did not run: they are not "unreachable").
+	cmd = exec.Command(ap, "-i", invPath, "fleet.yml", "--limit", "camp,localhost",
+		"-e", "contend_results="+res, "-e", "contend_prebuilt="+bin,
+		"-e", "contend_controller_bin="+bin, "-e", "contend_src="+root)
+	cmd.Env = playEnv
+	out2, _ := cmd.CombinedOutput()
+	status = readStatus(t, filepath.Join(res, "fleet-status.txt"))
+	if _, ok := status["camp"]; len(status) != 1 || !ok {
+		t.Errorf("status after --limit camp,localhost: %v, want camp alone\n%s", status, out2)
+	}
+	if ledger, _ := os.ReadFile(filepath.Join(res, "camp", "camp", "ledger.jsonl")); strings.Count(string(ledger), `"event":"done"`) != 1 {
+		t.Errorf("a second step in the same boot ran boot 2:\n%s", ledger)
+	}
+}
+
+// TestFleetCommandsRender: every contend_command with a template in the
+// READMEs, the role's defaults and the example inventory renders, with
+// contend_cpus a string as the check's set_fact makes it, to thread
+// counts of at most 4 x the CPUs (not '2222').
+func TestFleetCommandsRender(t *testing.T) {
+	ansiblePlaybook(t)
+	ab, err := exec.LookPath("ansible")
+	if err != nil {
+		t.Skip("ansible is not installed")
+	}
+	re := regexp.MustCompile(`(?:--threads|\.\.)\s*\{\{[^}]*\}\}`)
+	n := 0
+	for _, p := range []string{"../../README.md", "README.md", "roles/contend/defaults/main.yml", "inventory.example.ini"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllString(string(b), -1) {
+			expr := m[strings.Index(m, "{{"):]
+			n++
+			out, err := exec.Command(ab, "localhost", "-c", "local", "-m", "ansible.builtin.debug", "-a", "msg={{ ["+strings.Trim(expr, "{} ")+"] }}",
+				"-e", "contend_cpus=2").CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %s: %v\n%s", p, expr, err, out)
+			}
+			got := regexp.MustCompile(`"msg": \[\s*"?(\d+)"?\s*\]`).FindStringSubmatch(string(out))
+			if got == nil {
+				t.Fatalf("%s: %s: no value in\n%s", p, expr, out)
+			}
+			if v, _ := strconv.Atoi(got[1]); v < 1 || v > 8 {
+				t.Errorf("%s: %s renders to %s threads with contend_cpus=\"2\"", p, expr, got[1])
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d templated thread counts, want at least 4 (the READMEs, the defaults, the inventory)", n)
 	}
 }
 

@@ -6,6 +6,8 @@ package ab
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 )
 
 // Order is how the repetitions of sides A (0) and B (1) alternate.
@@ -24,13 +26,24 @@ const (
 	OrderRandom Order = "random"
 )
 
+// Orders are the orders, as --order lists them.
+var Orders = []Order{OrderAB, OrderABBA, OrderRandom}
+
+// OrderNames returns the names of Orders, the words --order accepts.
+func OrderNames() []string {
+	ns := make([]string, len(Orders))
+	for i, o := range Orders {
+		ns[i] = string(o)
+	}
+	return ns
+}
+
 // ParseOrder checks an --order value.
 func ParseOrder(s string) (Order, error) {
-	switch o := Order(s); o {
-	case OrderAB, OrderABBA, OrderRandom:
-		return o, nil
+	if slices.Contains(Orders, Order(s)) {
+		return Order(s), nil
 	}
-	return "", fmt.Errorf("--order: %q is not accepted; accepted: ab, abba, random", s)
+	return "", fmt.Errorf("--order: %q is not accepted; accepted: %s", s, strings.Join(OrderNames(), ", "))
 }
 
 // Pair returns the order of the sides in pair number i (from 0): [0 1] or

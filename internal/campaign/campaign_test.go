@@ -90,7 +90,10 @@ func TestLedgerTornLine(t *testing.T) {
 }
 
 func TestUnitQuoting(t *testing.T) {
-	u := Unit("/usr/local/bin/contend", "/var/lib/my campaign")
+	u, err := Unit("/usr/local/bin/contend", "/var/lib/my campaign")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"Type=oneshot", `ExecStart=/usr/local/bin/contend campaign step --at-boot "/var/lib/my campaign"`,
 		"ConditionPathExists=/var/lib/my campaign/armed", "WantedBy=multi-user.target",
 		// Started after the campaign's file system is mounted, stopped
@@ -110,10 +113,13 @@ func TestUnitEscapesSpecifiers(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	u := Unit("/bin/true", dir)
+	u, err := Unit("/bin/true", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	esc := strings.ReplaceAll(dir, "%", "%%")
 	for _, want := range []string{
-		"Description=contend campaign step for " + esc + "\n",
+		"Description=contend campaign step for \"" + esc + "\"\n",
 		"ConditionPathExists=" + esc + "/" + ArmedFile + "\n",
 		`ExecStart=/bin/true campaign step --at-boot "` + esc + `"` + "\n",
 		`RequiresMountsFor="` + esc + `"` + "\n",
@@ -134,5 +140,48 @@ func TestUnitEscapesSpecifiers(t *testing.T) {
 	out, err := exec.Command(sa, "verify", path).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "pecifier") || strings.Contains(string(out), "not absolute") {
 		t.Errorf("systemd-analyze verify %s: %v\n%s", path, err, out)
+	}
+}
+
+// TestUnitRefusesControlCharacters: a newline in the campaign directory
+// (or the binary) would start directives of its own ([Service]
+// ExecStartPre=/evil, run as root at every boot): Unit refuses it, and
+// every other control character.
+func TestUnitRefusesControlCharacters(t *testing.T) {
+	for _, c := range []struct{ exe, dir string }{
+		{"/bin/contend", "/x/y\n[Service]\nExecStartPre=/evil\n"},
+		{"/bin/contend", "/x/y\rz"},
+		{"/bin/contend", "/x/\x1b[2Jy"},
+		{"/bin/contend\nExecStartPre=/evil", "/x/y"},
+		{"/bin/contend", "relative/dir"},
+	} {
+		u, err := Unit(c.exe, c.dir)
+		if err == nil {
+			t.Errorf("Unit(%q, %q) accepted:\n%s", c.exe, c.dir, u)
+		}
+	}
+}
+
+// TestUnitBackslashes: a backslash is doubled inside ExecStart's quotes
+// (C escapes are decoded there), $ is $$, and a directory that ends in a
+// backslash does not end the Description= line with one (which would
+// join the next line to it).
+func TestUnitBackslashes(t *testing.T) {
+	u, err := Unit("/bin/true", `/x/a\nb$HOME\`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`ExecStart=/bin/true campaign step --at-boot "/x/a\\nb$$HOME\\"` + "\n",
+		`Description=contend campaign step for "/x/a\nb$HOME\"` + "\n",
+	} {
+		if !strings.Contains(u, want) {
+			t.Errorf("unit lacks %q:\n%s", want, u)
+		}
+	}
+	for _, l := range strings.Split(u, "\n") {
+		if strings.HasSuffix(l, `\`) {
+			t.Errorf("line ends in a backslash: %q", l)
+		}
 	}
 }

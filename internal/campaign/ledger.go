@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"contend/internal/env"
+
+	"contend/internal/safefile"
 )
 
 // Ledger events.
@@ -37,8 +39,9 @@ type Event struct {
 	Side   string      `json:"side,omitempty"`
 	BootID string      `json:"boot_id,omitempty"`
 	Kernel *env.Kernel `json:"kernel,omitempty"`
-	// Begin is when the step started (before settling): with the time
-	// of the previous reboot it measures the cost of a boot.
+	// Begin is when the step started (before settling). The cost of a
+	// boot is measured from the previous reboot to the start event's
+	// Time, written after settling (BootCosts).
 	Begin   time.Time     `json:"begin,omitzero"`
 	Settle  *SettleRecord `json:"settle,omitempty"`
 	Result  string        `json:"result,omitempty"` // relative to the campaign directory
@@ -67,7 +70,7 @@ func Append(dir string, e Event) error {
 		return err
 	}
 	path := filepath.Join(dir, LedgerFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // read: the last byte
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR|os.O_APPEND, 0o644, safefile.Self) // read: the last byte
 	if err != nil {
 		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
 	}
@@ -99,7 +102,7 @@ type Ledger struct {
 
 // ReadLedger reads the ledger of dir; a missing ledger is empty.
 func ReadLedger(dir string) (*Ledger, error) {
-	b, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, LedgerFile), safefile.SelfOrRoot)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Ledger{}, nil
 	}
@@ -175,7 +178,9 @@ func (l *Ledger) Started(slot int) (string, bool) {
 }
 
 // BootCosts returns the measured cost of each boot: from a reboot event to
-// the begin of the next step.
+// the next start event, which a step writes once the machine settled and
+// just before it runs: the reboot, the boot, the step's start and the
+// settling (the time a boot costs a campaign).
 func (l *Ledger) BootCosts() []time.Duration {
 	var out []time.Duration
 	var reboot time.Time
@@ -184,8 +189,8 @@ func (l *Ledger) BootCosts() []time.Duration {
 		case EvReboot:
 			reboot = e.Time
 		case EvStart:
-			if !reboot.IsZero() && e.Begin.After(reboot) {
-				out = append(out, e.Begin.Sub(reboot))
+			if !reboot.IsZero() && e.Time.After(reboot) {
+				out = append(out, e.Time.Sub(reboot))
 			}
 			reboot = time.Time{}
 		}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"contend/internal/lock"
+
+	"contend/internal/safefile"
 )
 
 // LockFile is the lock a step holds on its campaign directory.
@@ -27,7 +29,7 @@ type stepLock struct {
 // step holds it the error (ErrBusy) names the holder's pids.
 func lockDir(dir string) (*stepLock, error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the campaign lock %s: %w", path, err)
 	}

@@ -19,9 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"contend/internal/env"
+	"contend/internal/safefile"
 )
 
 // FormatName and FormatVersion identify plan files.
@@ -233,6 +235,9 @@ func WritePlan(dir string, p *Plan) error {
 	if err := os.MkdirAll(filepath.Join(dir, BootsDir), 0o755); err != nil {
 		return fmt.Errorf("cannot create campaign directory %s: %w", dir, err)
 	}
+	if err := CheckDir(dir); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
@@ -242,7 +247,10 @@ func WritePlan(dir string, p *Plan) error {
 
 // ReadPlan reads and checks the plan of campaign dir.
 func ReadPlan(dir string) (*Plan, error) {
-	b, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
+	b, err := safefile.ReadFile(filepath.Join(dir, PlanFile), safefile.SelfOrRoot)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s is not a campaign directory (no %s; create one with 'contend campaign init')", dir, PlanFile)
@@ -259,36 +267,36 @@ func ReadPlan(dir string) (*Plan, error) {
 	return p, nil
 }
 
+// CheckDir refuses a campaign directory that another user could change:
+// its plan names the commands a step runs (as root, at boot), so the
+// directory must belong to this user or root and be writable by nobody
+// else (no group or other write bit).
+func CheckDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("cannot read the owner of campaign directory %s", dir)
+	}
+	if (int(st.Uid) != os.Geteuid() && st.Uid != 0) || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("campaign directory %s belongs to uid %d with mode %04o: it must belong to this user (or root) and be writable by nobody else, since its plan names what a step runs; chmod go-w it, or use another directory", dir, st.Uid, fi.Mode().Perm())
+	}
+	return nil
+}
+
 // IsCampaign reports whether dir holds a campaign plan.
 func IsCampaign(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, PlanFile))
 	return err == nil && !st.IsDir()
 }
 
-// writeSync writes a new file and fsyncs it and its directory.
+// writeSync writes a file whole or not at all and fsyncs it and its
+// directory (safefile.WriteFile: a fresh temporary renamed over path; a
+// link there is replaced, never followed).
 func writeSync(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f.Close()
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
+	return safefile.WriteFile(path, b, 0o644)
 }
 
 func syncDir(dir string) {

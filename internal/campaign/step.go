@@ -104,7 +104,12 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	if err != nil {
 		return err
 	}
-	slot := led.Next(len(p.Order))
+	// The result files on disk are facts a lost ledger line must not
+	// contradict (reconcile.go).
+	led, slot, err := reconcile(dir, p, led, o.Log)
+	if err != nil {
+		return err
+	}
 	if slot == len(p.Order) {
 		fmt.Fprintf(o.Log, "campaign %s is complete (%d boots): 'contend campaign report %s'\n", dir, len(p.Order), dir)
 		return nil

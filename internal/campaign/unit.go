@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"contend/internal/esc"
 )
 
 // UnitName is the name of the systemd unit of a campaign.
@@ -11,7 +13,11 @@ const UnitName = "contend-campaign.service"
 
 // Unit returns a systemd oneshot unit that runs 'contend campaign step
 // --at-boot DIR' once per boot, after the system is up. The step does
-// nothing unless the campaign is armed. dir and exe must be absolute.
+// nothing unless the campaign is armed. dir and exe must be absolute and
+// free of control characters (esc.Check: a newline would start a
+// directive of its own); what else they hold is escaped as
+// systemd.syntax(7) and systemd.unit(5) say (unitValue, execWord,
+// pathWord).
 //
 // RequiresMountsFor=DIR: the step starts after the file system of DIR is
 // mounted, and a shutdown stops the step before it unmounts it, so the
@@ -19,10 +25,18 @@ const UnitName = "contend-campaign.service"
 // (the shutdown that the step's own reboot starts) sends SIGTERM to the
 // step alone, which records it (the reboot under way, or a stop before
 // the reboot) and exits; what is left of its cgroup is killed then.
-func Unit(exe, dir string) string {
+func Unit(exe, dir string) (string, error) {
+	for _, x := range []struct{ what, s string }{{"the contend binary", exe}, {"the campaign directory", dir}} {
+		if err := esc.Check(x.what, x.s); err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(x.s) {
+			return "", fmt.Errorf("%s: %q is not an absolute path", x.what, x.s)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `[Unit]
-Description=contend campaign step for %s
+Description=contend campaign step for "%s"
 After=multi-user.target
 ConditionPathExists=%s
 RequiresMountsFor=%s
@@ -37,33 +51,42 @@ StandardError=journal+console
 
 [Install]
 WantedBy=multi-user.target
-`, specifierEscape(dir), specifierEscape(filepath.Join(dir, ArmedFile)), pathWord(dir), systemdQuote(exe), systemdQuote(dir))
-	return b.String()
+`, unitValue(dir), unitValue(filepath.Join(dir, ArmedFile)), pathWord(dir), execWord(exe), execWord(dir))
+	return b.String(), nil
 }
 
-// specifierEscape escapes the % of s as %%: systemd expands specifiers
-// (%c, %n ...) in Description=, Condition*= and most other settings
-// (systemd.unit(5), "Specifiers").
-func specifierEscape(s string) string {
+// unitValue escapes s for a setting that expands specifiers (%c, %n ...:
+// Description=, Condition*=; systemd.unit(5), "Specifiers"): % as %%.
+// s holds no control character (a line break would end the setting); a
+// trailing backslash, which would join the next line (systemd.syntax(7)),
+// is never last: Description= quotes the directory, and the condition's
+// path ends in /armed.
+func unitValue(s string) string {
 	return strings.ReplaceAll(s, "%", "%%")
 }
 
-// pathWord writes path as one word of a space-separated list of paths
-// (RequiresMountsFor=): specifiers escaped, and in double quotes, with
-// C escapes, when it holds a space, a quote or a backslash.
-func pathWord(path string) string {
-	s := specifierEscape(path)
-	if !strings.ContainsAny(s, " \t\n\"'\\") {
-		return s
-	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\t", `\t`, "\n", `\n`).Replace(s) + `"`
-}
-
-// systemdQuote quotes a word for an ExecStart line.
-func systemdQuote(s string) string {
-	if !strings.ContainsAny(s, " \t\"'\\$%;") {
+// execWord quotes a word of an ExecStart= line (systemd.service(5),
+// "Command lines"): within double quotes a backslash and a double quote
+// are escaped with a backslash (C escapes are decoded there), $ is $$
+// (environment variables are expanded) and % is %% (specifiers). A word
+// that needs none of it, and starts with none of ExecStart's prefixes
+// (@ - : + !), is written as it is.
+func execWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'\\$%;") && !strings.ContainsAny(s[:1], "@-:+!") {
 		return s
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// pathWord writes path as one word of a space-separated list of paths
+// (RequiresMountsFor=): specifiers escaped, and in double quotes, with
+// C escapes, when it holds a space, a quote or a backslash (path holds no
+// control character: Unit refuses them).
+func pathWord(path string) string {
+	s := unitValue(path)
+	if !strings.ContainsAny(s, " \t\"'\\") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

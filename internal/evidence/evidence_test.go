@@ -8,11 +8,16 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
 func TestParse(t *testing.T) {
@@ -57,7 +62,7 @@ func TestDefaultAddsNothingToSwitches(t *testing.T) {
 			t.Errorf("default collector %s opens perf counters inherited by the child", c.Name())
 		}
 	}
-	for _, name := range []string{"k.cpu_time", "k.switches", "k.runq_delay"} {
+	for _, name := range []string{"k.tree_cpu", "k.csw", "k.runq_delay"} {
 		found := false
 		for _, m := range (&sched{}).Metrics() {
 			found = found || m.Name == name
@@ -137,19 +142,27 @@ func TestAggregateTrace(t *testing.T) {
 func TestSumTree(t *testing.T) {
 	self := 1
 	recs := []exitRec{
-		{pid: 10, tgid: 10, ppid: uint32(self), cpuDelay: 1, cpuCount: 1},  // the child
-		{pid: 11, tgid: 10, ppid: uint32(self), cpuDelay: 2, cpuCount: 1},  // its thread
-		{pid: 30, tgid: 30, ppid: 20, cpuDelay: 4, cpuCount: 1},            // grandchild, exits before its parent's record
-		{pid: 20, tgid: 20, ppid: 10, cpuDelay: 8, cpuCount: 1},            // child's child
-		{pid: 40, tgid: 40, ppid: uint32(self), cpuDelay: 16, cpuCount: 1}, // orphan reparented to contend
-		{pid: 50, tgid: 50, ppid: 99, cpuDelay: 32, cpuCount: 1},           // unrelated
+		{pid: 10, tgid: 10, ppid: uint32(self), cpuDelay: 1, cpuCount: 3},   // the child
+		{pid: 11, tgid: 10, ppid: uint32(self), cpuDelay: 2, cpuCount: 1},   // its thread
+		{pid: 30, tgid: 30, ppid: 20, cpuDelay: 4, cpuCount: 5},             // grandchild, exits before its parent's record
+		{pid: 20, tgid: 20, ppid: 10, cpuDelay: 8, cpuCount: 2},             // child's child
+		{pid: 40, tgid: 40, ppid: uint32(self), cpuDelay: 16, cpuCount: 11}, // orphan reparented to contend
+		{pid: 50, tgid: 50, ppid: 99, cpuDelay: 32, cpuCount: 7},            // unrelated
 	}
 	m := sumTree(recs, 10, self, false)
-	if m["k.runq_delay"] != 31 || m["k.switches"] != 5 {
-		t.Errorf("got %v, want delay 31 over 5 tasks", m)
+	// cpu_count is nvcsw + nivcsw + 1 at the record: the switches are
+	// (3-1) + (1-1) + (5-1) + (2-1) + (11-1) = 17 over 5 threads.
+	if m["k.runq_delay"] != 31 || m["k.csw"] != 17 || m["k.threads"] != 5 {
+		t.Errorf("got %v, want delay 31, 17 switches, 5 threads", m)
+	}
+	if _, ok := m["k.tree_cpu"]; ok {
+		t.Error("CPU time summed from the exit records (they lack each thread's exit)")
 	}
 	if _, ok := m["k.blkio_delay"]; ok {
 		t.Error("I/O delay reported with delay accounting off")
+	}
+	if m := sumTree([]exitRec{{pid: 10, tgid: 10, ppid: 1}}, 10, self, false); m["k.csw"] != 0 || m["k.threads"] != 1 {
+		t.Errorf("a record without sched_info (cpu_count 0): %v, want 0 switches, 1 thread", m)
 	}
 }
 
@@ -239,25 +252,128 @@ func TestForkingChildCountedInFull(t *testing.T) {
 	if got := m["k.task_clock"]; got < 0.5*cpu {
 		t.Errorf("task clock %v ns, rusage cpu %v ns: the children are not counted", got, cpu)
 	}
-	// taskstats counts the same switches as rusage (the shell waits for
-	// each of its 20 children: at least 20) but for preemptions of an
-	// exiting process after its record (a few under load), and the CPU
-	// time of every process but the last slice of each (at most a tick
-	// of 21 processes; /bin/true is shorter than a tick).
-	if got, csw := m["k.switches"], float64(ru.Nvcsw+ru.Nivcsw); got < 20 || got < 0.85*csw-2 || got > csw+2 {
-		t.Errorf("switches %v, rusage of the shell and its children %v", got, csw)
+	// k.tree_cpu is the change of this process's RUSAGE_CHILDREN, which
+	// reaped only the shell (and the shell its 20 children): the shell's
+	// rusage, but for the truncation of each timeval to the microsecond.
+	if got := m["k.tree_cpu"]; got < cpu || got > cpu+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage of the shell and its children %v ns: want the same to 2 µs", got, cpu)
 	}
-	if got := m["k.cpu_time"]; got <= 0 || got > cpu+1e6 {
-		t.Errorf("taskstats CPU time %v ns, rusage %v ns", got, cpu)
+	// One exit record per process (sh and /bin/true have one thread).
+	if m["k.threads"] != 21 {
+		t.Errorf("k.threads %v, want 21 (the shell and its 20 children)", m["k.threads"])
 	}
-	if m["k.switches"] < 21 {
-		t.Errorf("switches %v: want at least one per process (21)", m["k.switches"])
+	// The switches before each record, never more than rusage's, which
+	// counts them until the thread is released (and the last switch of
+	// each process).
+	if got, csw := m["k.csw"], float64(ru.Nvcsw+ru.Nivcsw); got > csw {
+		t.Errorf("switches %v, more than rusage of the shell and its children %v", got, csw)
 	}
 	// Only the shell: far fewer faults.
 	m1, _, _ := runGated(t, []string{"faults"}, "/bin/sh", "-c", ":")
 	if m1["k.minor_faults"]*5 > m["k.minor_faults"] {
 		t.Errorf("a lone shell takes %v faults, with 20 children %v", m1["k.minor_faults"], m["k.minor_faults"])
 	}
+}
+
+// threadsSrc starts argv[1] threads that each sleep a few times, read
+// their own context switches (/proc/thread-self/status) as the last thing
+// before they end, and are joined; main adds its own, read after the
+// joins, and prints the sum.
+const threadsSrc = `#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long switches(void)
+{
+	char line[256];
+	long n = 0, v;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		exit(3);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 || sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+static void *thread(void *arg)
+{
+	for (int i = 0; i < 3; i++)
+		usleep(200);
+	*(long *)arg = switches();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	pthread_t *t = calloc(n, sizeof(*t));
+	long *sw = calloc(n, sizeof(*sw)), sum = 0;
+
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, thread, &sw[i]))
+			return 2;
+	for (int i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		sum += sw[i];
+	}
+	printf("%ld\n", sum + switches());
+	return 0;
+}
+`
+
+// TestSwitchesAndCPUOfKnownThreads: a process of 40 threads and main has
+// 41 exit records; its threads' context switches before their records are
+// at least what each read of itself just before its end, and at most what
+// rusage counts (until the thread is released, and the last switch of
+// the process); k.tree_cpu is the rusage CPU time. On the code before, the
+// switches were cpu_count summed (nvcsw + nivcsw + 1 per thread, above
+// rusage by about one a thread) and the CPU time cpu_run_virtual_total
+// (each thread's last slice and the address-space teardown missing).
+func TestSwitchesAndCPUOfKnownThreads(t *testing.T) {
+	prog := testutil.BuildC(t, threadsSrc, "-pthread")
+	s := Open([]string{"sched"})
+	defer s.Close()
+	if !strings.HasPrefix(s.Avail["sched"], "available") {
+		t.Skipf("sched %s", s.Avail["sched"])
+	}
+	const threads = 40
+	cmd := exec.Command(prog, strconv.Itoa(threads))
+	var out strings.Builder
+	cmd.Stdout = &out
+	ev, err := Start(NewContext(context.Background(), s), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	m, notes := ev.Stop()
+	if len(notes) > 0 {
+		t.Errorf("notes: %v", notes)
+	}
+	seen, err := strconv.ParseFloat(strings.TrimSpace(out.String()), 64)
+	if err != nil {
+		t.Fatalf("the program's output %q: %v", out.String(), err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	csw := float64(ru.Nvcsw + ru.Nivcsw)
+	cpu := float64(ru.Utime.Nano() + ru.Stime.Nano())
+	if m["k.threads"] != threads+1 {
+		t.Errorf("k.threads %v, want %d", m["k.threads"], threads+1)
+	}
+	if got := m["k.csw"]; got < seen || got > csw {
+		t.Errorf("k.csw %v, want at least the %v the threads saw of themselves and at most rusage's %v", got, seen, csw)
+	}
+	if got := m["k.tree_cpu"]; got < cpu || got > cpu+2000 {
+		t.Errorf("k.tree_cpu %v ns, rusage %v ns: want the same to 2 µs", got, cpu)
+	}
+	t.Logf("threads %v, switches: seen %v, k.csw %v, rusage %v; CPU: k.tree_cpu %v, rusage %v", m["k.threads"], seen, m["k.csw"], csw, m["k.tree_cpu"], cpu)
 }
 
 // TestStartWithoutCollectors starts the child as before.
@@ -383,6 +499,22 @@ func TestDocsBalanced(t *testing.T) {
 			}
 		}
 	}
+	// "for writing", not "for writeing": a gerund made by appending "ing"
+	// to the verb (the mmap_lock metrics were).
+	for _, d := range Docs() {
+		for _, m := range d.Metrics {
+			for _, w := range strings.FieldsFunc(m.Desc, func(r rune) bool { return r < 'a' || r > 'z' }) {
+				if strings.HasSuffix(w, "eing") && w != "being" && w != "seeing" && w != "freeing" {
+					t.Errorf("%s: misspelt %q in %q", m.Name, w, m.Desc)
+				}
+			}
+		}
+	}
+	if ms := (&lock{mmap: true}).Metrics(); !slices.ContainsFunc(ms, func(m results.Metric) bool {
+		return m.Name == "k.lock.mmap_write.count" && strings.Contains(m.Desc, "acquisitions for writing by")
+	}) {
+		t.Error("k.lock.mmap_write.count does not say 'for writing'")
+	}
 	for _, m := range (&lock{}).Metrics() {
 		if m.Name == "k.lock.mutex.max_wait" && m.Desc != "longest wait on a contended kernel mutex (including optimistic spinning)" {
 			t.Errorf("%s: %q", m.Name, m.Desc)
@@ -428,5 +560,70 @@ func TestAwaitStop(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("let go: Wait = %v, want exit 0", err)
+	}
+}
+
+// TestSystemVmstatCounters: the system collector keeps the vmstat counters
+// a fault or a change of memory shows in, among them the huge zero page's
+// (faultme --thp huge maps it: thp_fault_alloc stays 0), sums pgalloc_*
+// and allocstall_* over the zones, declares only what the kernel has, and
+// describes every metric it declares.
+func TestSystemVmstatCounters(t *testing.T) {
+	root := t.TempDir()
+	write := func(vmstat string) {
+		if err := os.WriteFile(filepath.Join(root, "vmstat"), []byte(vmstat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nr_free_pages 1000\npgalloc_dma 1\npgalloc_dma32 10\npgalloc_normal 100\npgfree 50\npgfault 7\n" +
+		"thp_fault_alloc 0\nthp_zero_page_alloc 0\nthp_zero_page_alloc_failed 0\nallocstall_normal 2\nallocstall_movable 3\n")
+	t.Setenv("CONTEND_TEST_PROC", root)
+	s, err := openSystem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, m := range s.Metrics() {
+		declared[m.Name] = true
+		if len(m.Desc) < 20 || !strings.HasPrefix(m.Desc, "system-wide ") {
+			t.Errorf("%s: description %q", m.Name, m.Desc)
+		}
+	}
+	for _, want := range []string{"k.sys.pgalloc", "k.sys.pgfree", "k.sys.pgfault", "k.sys.thp_zero_page_alloc", "k.sys.thp_zero_page_alloc_failed", "k.sys.allocstall"} {
+		if !declared[want] {
+			t.Errorf("%s not declared: %v", want, declared)
+		}
+	}
+	for _, absent := range []string{"k.sys.pgmajfault", "k.sys.numa_miss", "k.sys.nr_free_pages", "k.sys.pgalloc_normal"} {
+		if declared[absent] {
+			t.Errorf("%s declared, but the kernel has no such counter here", absent)
+		}
+	}
+	if err := s.preStart(); err != nil {
+		t.Fatal(err)
+	}
+	write("nr_free_pages 10\npgalloc_dma 1\npgalloc_dma32 12\npgalloc_normal 1124\npgfree 1074\npgfault 42\n" +
+		"thp_fault_alloc 0\nthp_zero_page_alloc 1\nthp_zero_page_alloc_failed 0\nallocstall_normal 2\nallocstall_movable 4\n")
+	m, _, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"k.sys.pgalloc": 1026, "k.sys.pgfree": 1024, "k.sys.pgfault": 35,
+		"k.sys.thp_fault_alloc": 0, "k.sys.thp_zero_page_alloc": 1, "k.sys.thp_zero_page_alloc_failed": 0, "k.sys.allocstall": 1}
+	for k, v := range want {
+		if got, ok := m[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	// The help describes the same metrics.
+	for _, d := range Docs() {
+		if d.Name != "system" {
+			continue
+		}
+		for _, dm := range d.Metrics {
+			if strings.HasPrefix(dm.Name, "k.sys.thp_zero_page_alloc") && !strings.Contains(dm.Desc, "huge zero page") {
+				t.Errorf("%s: %q", dm.Name, dm.Desc)
+			}
+		}
 	}
 }

@@ -166,11 +166,11 @@ func (l *lock) Metrics() []results.Metric {
 		add(k.name, k.desc, k.one)
 	}
 	if l.mmap {
-		for _, rw := range []string{"read", "write"} {
+		for _, rw := range []struct{ name, ing string }{{"read", "reading"}, {"write", "writing"}} {
 			ms = append(ms,
-				results.Metric{Name: "k.lock.mmap_" + rw + ".count", Unit: "count", Desc: "mmap_lock acquisitions for " + rw + "ing by the child's tasks, contended or not (mmap_lock events)"},
-				results.Metric{Name: "k.lock.mmap_" + rw + ".wait", Unit: "ns", Better: "lower", Desc: "total time to acquire mmap_lock for " + rw + "ing (start_locking to acquire_returned)"},
-				results.Metric{Name: "k.lock.mmap_" + rw + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest time to acquire mmap_lock for " + rw + "ing"})
+				results.Metric{Name: "k.lock.mmap_" + rw.name + ".count", Unit: "count", Desc: "mmap_lock acquisitions for " + rw.ing + " by the child's tasks, contended or not (mmap_lock events)"},
+				results.Metric{Name: "k.lock.mmap_" + rw.name + ".wait", Unit: "ns", Better: "lower", Desc: "total time to acquire mmap_lock for " + rw.ing + " (start_locking to acquire_returned)"},
+				results.Metric{Name: "k.lock.mmap_" + rw.name + ".max_wait", Unit: "ns", Better: "lower", Desc: "longest time to acquire mmap_lock for " + rw.ing})
 		}
 	}
 	return ms

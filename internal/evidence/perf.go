@@ -26,9 +26,11 @@ type counter struct {
 // however few events it counts (one costs as much as three): about
 // 0.5 µs per switch on the development VM, +7% CPU time and +13% time
 // per operation for a pipe ping-pong (perf bench sched pipe on one CPU).
-// The default sched collector gets the CPU time and the context switches
-// of the same tasks from their taskstats exit records (k.cpu_time,
-// k.switches) at no cost per switch; only the migrations need perf.
+// The default sched collector gets the CPU time of the same processes
+// from rusage (k.tree_cpu, exact) and their threads' context switches up
+// to each one's taskstats exit record (k.csw: the switches while a
+// thread exits are in no record) at no cost per switch; only the
+// migrations need perf.
 var softwareCounters = []counter{
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK, results.Metric{Name: "k.task_clock", Unit: "ns", Better: "lower", Desc: "CPU time of the child and everything it spawned (perf task-clock)"}},
 	{unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CONTEXT_SWITCHES, results.Metric{Name: "k.context_switches", Unit: "count", Better: "lower", Desc: "context switches of the child's tasks (perf)"}},

@@ -44,7 +44,9 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 // thread: Rep.Start must follow on the same goroutine, with nothing
 // forked in between. Until Rep.Stop, contend must start no other process
 // (the counters stay on that thread: a process forked from it and exec'd
-// would be counted too); the runners start none. Prepare and Rep.Start are the one hook point of
+// would be counted too) and reap none but the repetition's (sched's
+// k.tree_cpu is the change of RUSAGE_CHILDREN from Prepare to Stop); the
+// runners do neither. Prepare and Rep.Start are the one hook point of
 // both repetition runners (in place of cmd.Start).
 func Prepare(ctx context.Context) *Rep {
 	s := FromContext(ctx)

@@ -15,6 +15,7 @@ import (
 	"contend/internal/env"
 	"contend/internal/evidence"
 	"contend/internal/ipcown"
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -176,6 +177,7 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: s.DeathSignal}
 
+	before := takeSnapshot()    // what is below contend already is not the repetition's
 	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
 	start := time.Now()
 	if err := ev.Start(cmd); err != nil {
@@ -190,6 +192,7 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	}
 	closeChildEnds()
 	pgid := cmd.Process.Pid
+	setActive(pgid, true)
 
 	for _, o := range outputs {
 		o.start()
@@ -203,9 +206,13 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	e.Wait = werr
 
 	// Whatever the child left in its process group (forked workers,
-	// background grandchildren) is killed and reaped; then the pipes'
-	// last writers are gone, unless a process left the group.
+	// background grandchildren) is killed and reaped, then every process
+	// made during the repetition that left the group (setsid, daemons:
+	// see descendants.go); then the pipes' last writers are gone, unless
+	// a process escaped contend's subtree.
 	killGroup(pgid)
+	setActive(pgid, false)
+	killed, left := before.killLeftovers(5 * time.Second)
 	rep.finish(reportGrace)
 	for _, o := range outputs {
 		if !o.finish(outputGrace) {
@@ -222,12 +229,22 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	if len(e.Cleaned) > 0 && status == "" && werr == nil {
 		e.Rep.Notes = append(e.Rep.Notes, "removed IPC objects the child left: "+strings.Join(e.Cleaned, ", "))
 	}
+	if len(killed) > 0 {
+		e.Rep.Notes = append(e.Rep.Notes, fmt.Sprintf("killed %s that the %s left running outside its process group (pid %s)",
+			plural.N(len(killed), "process", "processes"), s.Who, joinInts(killed)))
+	}
+	if len(left) > 0 {
+		e.Rep.Notes = append(e.Rep.Notes, fmt.Sprintf("%s that the %s left could not be killed in 5s (pid %s)",
+			plural.N(len(left), "process", "processes"), s.Who, joinInts(left)))
+	}
 	if e.OutputCut {
-		e.Rep.Notes = append(e.Rep.Notes, fmt.Sprintf("a process that left the %s's process group still held its output open; output cut there", s.Who))
+		e.Rep.Notes = append(e.Rep.Notes, fmt.Sprintf("a process that is not the %s's still held its output open; output cut there", s.Who))
 	}
 	e.Report = rep.lines
 
 	e.Rep.Metrics = results.ValuesOf(ProcessMetrics(cmd.ProcessState, elapsed))
+	// After every reap of the repetition's processes: sched's k.tree_cpu
+	// is the change of RUSAGE_CHILDREN since evidence.Prepare.
 	AddEvidence(&e.Rep, ev)
 
 	switch status {

@@ -213,30 +213,150 @@ func TestSpawnTimeoutKillsGroup(t *testing.T) {
 	t.Fatal("the shell never reported its background process")
 }
 
-// TestSpawnProcessLeftGroup: a process that left the child's group
-// (setsid) and holds its output does not hold the runner: the output is
-// cut after the grace period, and said.
-func TestSpawnProcessLeftGroup(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
+// TestSpawnProcessHoldsOutput: a process that is not the repetition's
+// (started before it, so not killed with its leftovers) and holds its
+// output pipe (opened through /proc/PID/fd/1) does not hold the runner:
+// the output is cut after the grace period, and said.
+func TestSpawnProcessHoldsOutput(t *testing.T) {
 	var out strings.Builder
-	// The child waits until its background process has left the group.
-	f := t.TempDir() + "/left"
-	s := shSpec(`setsid sh -c 'echo x >`+f+`; exec sleep 100' 3>&- & while [ ! -s `+f+` ]; do sleep 0.01; done; echo "pid $!" >&3; echo done`, time.Minute)
+	dir := t.TempDir()
+	pidFile, held := dir+"/pid", dir+"/held"
+	outsider := exec.Command("/bin/sh", "-c", `while [ ! -s `+pidFile+` ]; do sleep 0.01; done; exec 9>/proc/$(cat `+pidFile+`)/fd/1; echo x >`+held+`; exec sleep 100`)
+	if err := outsider.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { outsider.Process.Kill(); outsider.Wait() }()
+	s := shSpec(`echo $$ >`+pidFile+`; while [ ! -s `+held+` ]; do sleep 0.01; done; echo done`, time.Minute)
 	s.Stdout, s.Stderr = &out, &out
 	e := Spawn(context.Background(), s)
-	pid := reportedPid(t, e)
-	defer func() {
-		syscall.Kill(pid, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil) // an orphan of ours (child subreaper)
-	}()
 	if e.Rep.Status != "" || e.Wait != nil || !e.OutputCut || out.String() != "done\n" {
 		t.Errorf("status %q wait %v cut %v output %q", e.Rep.Status, e.Wait, e.OutputCut, out.String())
 	}
-	if n := strings.Join(e.Rep.Notes, "|"); !strings.Contains(n, "a process that left the program's process group still held its output open; output cut there") {
+	if n := strings.Join(e.Rep.Notes, "|"); !strings.Contains(n, "a process that is not the program's still held its output open; output cut there") {
 		t.Errorf("notes %q", n)
+	}
+}
+
+// leftBelow lists the processes below this test process that were not
+// there before (pid -> "pid (state, comm)"), from the parent field of
+// every /proc/*/stat: independent of the harness's own walk.
+func leftBelow(before map[int]bool) map[int]string {
+	type st struct {
+		ppid        int
+		state, comm string
+	}
+	all := map[int]st{}
+	ents, _ := os.ReadDir("/proc")
+	for _, de := range ents {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + de.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		x := string(b)
+		i, j := strings.IndexByte(x, '('), strings.LastIndexByte(x, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(x[j+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		all[pid] = st{ppid, f[0], x[i+1 : j]}
+	}
+	out := map[int]string{}
+	self := os.Getpid()
+	for pid, p := range all {
+		for q, n := p.ppid, 0; q > 1 && n < 64; q, n = all[q].ppid, n+1 {
+			if q == self {
+				if !before[pid] {
+					out[pid] = fmt.Sprintf("%d (%s, %s)", pid, p.state, p.comm)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func below() map[int]bool {
+	m := map[int]bool{}
+	for pid := range leftBelow(nil) {
+		m[pid] = true
+	}
+	return m
+}
+
+// TestSpawnKillsWhatLeftTheGroup: processes a program moved out of its
+// process group (setsid), directly or through a parent that exited (a
+// daemon's double fork), are killed and reaped after the repetition, on a
+// normal end and on a timeout: no process made by the repetition is left
+// below contend, and the note says how many were killed. A process below
+// contend from before the repetition is left alone.
+func TestSpawnKillsWhatLeftTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	BecomeSubreaper()
+	old := exec.Command("sleep", "100") // below contend before the repetition
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { old.Process.Kill(); old.Wait() }()
+	for _, end := range []string{"normal", "timeout"} {
+		t.Run(end, func(t *testing.T) {
+			dir := t.TempDir()
+			// Two processes leave the group: a setsid sleep, and one whose
+			// setsid parent exits (reparented to contend). The script
+			// waits until both have.
+			script := `setsid sh -c 'echo x >` + dir + `/a; exec sleep 100' 3>&- &
+sh -c 'setsid sh -c "echo x >` + dir + `/b; exec sleep 100" 3>&- &' 3>&-
+while [ ! -s ` + dir + `/a ] || [ ! -s ` + dir + `/b ]; do sleep 0.01; done
+echo ready >&3`
+			timeout := time.Minute
+			if end == "timeout" {
+				script += "\nexec sleep 100"
+				timeout = 2 * time.Second
+			}
+			for ; ; timeout *= 2 {
+				before := below()
+				e := Spawn(context.Background(), shSpec(script, timeout))
+				if end == "timeout" && (len(e.Report) == 0 || e.Rep.Status != results.StatusTimeout) {
+					if timeout > time.Minute {
+						t.Fatalf("the program never got ready before its timeout: %q %v", e.Rep.Status, e.Report)
+					}
+					continue // not ready in time: again, longer
+				}
+				if end == "normal" && (e.Rep.Status != "" || e.Wait != nil || len(e.Report) == 0) {
+					t.Fatalf("status %q wait %v report %q", e.Rep.Status, e.Wait, e.Report)
+				}
+				left := leftBelow(before)
+				if len(left) > 0 {
+					var l []string
+					for _, s := range left {
+						l = append(l, s)
+					}
+					t.Errorf("processes of the repetition left below contend: %s; notes %q", strings.Join(l, ", "), e.Rep.Notes)
+					for pid := range left {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+				if n := strings.Join(e.Rep.Notes, "|"); !strings.Contains(n, "killed 2 processes that the program left running outside its process group (pid ") {
+					t.Errorf("notes %q, want 2 processes killed", n)
+				}
+				if e.OutputCut {
+					t.Errorf("output cut: the processes holding it were killed")
+				}
+				break
+			}
+			if err := syscall.Kill(old.Process.Pid, 0); err != nil {
+				t.Errorf("the process from before the repetition was killed: %v", err)
+			}
+		})
 	}
 }
 
@@ -289,5 +409,72 @@ func TestHeldChildIsNotTimed(t *testing.T) {
 	}
 	if real := time.Duration(e.Rep.Metrics.Get("real")); real <= 0 || real > wall-hold {
 		t.Errorf("real %v with the child held %v of a %v spawn: want the hold left out", real, hold, wall)
+	}
+}
+
+// BenchmarkLeftoverWalk is what every repetition now pays outside its
+// timed region when it left nothing: the list of contend's descendants
+// before the start and the sweep after the group kill.
+func BenchmarkLeftoverWalk(b *testing.B) {
+	for b.Loop() {
+		before := takeSnapshot()
+		if killed, left := before.killLeftovers(time.Second); len(killed)+len(left) > 0 {
+			b.Fatalf("killed %v, left %v", killed, left)
+		}
+	}
+}
+
+// orphanBurnerSrc forks a child that burns 30 ms of its own CPU time,
+// tells the parent over a pipe and waits forever; the parent exits as soon
+// as it hears, without waiting for the child, which is left in the process
+// group for Spawn to kill and reap as subreaper.
+const orphanBurnerSrc = `#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(void)
+{
+	int p[2];
+	char c = 'x';
+
+	if (pipe(p))
+		return 2;
+	if (fork() == 0) {
+		struct timespec t;
+
+		do
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		while (t.tv_sec == 0 && t.tv_nsec < 30000000);
+		write(p[1], &c, 1);
+		for (;;)
+			pause();
+	}
+	if (read(p[0], &c, 1) != 1)
+		return 3;
+	return 0;
+}
+`
+
+// TestTreeCPUHasTheReapedOrphan: k.tree_cpu is the CPU time of every
+// process Spawn reaped, the orphan its group kill reaps included, which
+// the child's own rusage (cpu) lacks: at least 30 ms more here, by the
+// orphan's own CPU clock.
+func TestTreeCPUHasTheReapedOrphan(t *testing.T) {
+	prog := testutil.BuildC(t, orphanBurnerSrc)
+	set := evidence.Open([]string{"sched"})
+	defer set.Close()
+	if !strings.HasPrefix(set.Avail["sched"], "available") {
+		t.Skipf("sched %s", set.Avail["sched"])
+	}
+	e := Spawn(evidence.NewContext(context.Background(), set), Spec{Argv: []string{prog}, Env: os.Environ(), Timeout: time.Minute, DeathSignal: syscall.SIGKILL, Who: "program"})
+	if e.Rep.Status != "" || e.Wait != nil {
+		t.Fatalf("status %q error %q wait %v", e.Rep.Status, e.Rep.Error, e.Wait)
+	}
+	m := e.Rep.Metrics.Map()
+	if m["k.tree_cpu"] < m["cpu"]+30e6 {
+		t.Errorf("k.tree_cpu %v ns, the child's cpu %v ns: want the orphan's 30 ms of CPU besides", m["k.tree_cpu"], m["cpu"])
+	}
+	if m["k.threads"] != 2 {
+		t.Errorf("k.threads %v, want 2 (the child and its orphan)", m["k.threads"])
 	}
 }

@@ -25,11 +25,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/safefile"
 )
 
 // TestKeyEnv forces the key (decimal or 0x hex) without checking that it
 // is free: tests use it to put a foreign set under the child's key, as if
 // another program took the key between the check and the child's semget.
+// A set already under the forced key is recorded in the entry (Taken) and
+// never taken for the repetition's.
 const TestKeyEnv = "CONTEND_TEST_SEM_KEY"
 
 // Entry is the journal record of one repetition in flight.
@@ -45,8 +49,47 @@ type Entry struct {
 	// processes are dead (the timeout, plus a margin); 0 for none. A set
 	// changed or used after it is not the repetition's.
 	Deadline int64 `json:"deadline,omitempty"`
+	// Exe is the executable of the contend that wrote the entry, so that
+	// the cleanup of one installation (the playbook's, one binary a host
+	// directory) can leave other contends' leftovers alone; "" in
+	// entries of older versions.
+	Exe string `json:"exe,omitempty"`
+	// IPCNS is the inode of contend's IPC namespace (/proc/self/ns/ipc):
+	// a set exists only in the namespace it was made in, so only a
+	// cleanup in that namespace can find it. 0 in an entry of a contend
+	// that did not record it (or could not read it): such an entry is
+	// taken as of the namespace that reads it.
+	IPCNS uint64 `json:"ipcns,omitempty"`
+	// Taken is 1 + the id of a set that was already under Key when the
+	// entry was written (0: none, as for every key Begin picks, which it
+	// checks free): that set is never the repetition's, whatever its
+	// ctime, which has a resolution of one second and so cannot tell a set
+	// made in the entry's second from one made before it.
+	Taken int `json:"taken,omitempty"`
 
 	path string
+}
+
+// Self is the path of the running executable (os.Executable with links
+// resolved), "" when it cannot be read: what Exe records.
+func Self() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return SameFile(p)
+}
+
+// SameFile is path with symbolic links resolved and made absolute, the
+// form in which Exe is compared; path itself when it cannot be resolved.
+func SameFile(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		path = a
+	}
+	return path
 }
 
 // Set is one line of /proc/sysvipc/sem.
@@ -75,7 +118,7 @@ const deadlineMargin = 10
 // IPC_PRIVATE), which is safe but cannot find a set whose child died
 // before reporting it.
 func Begin(nsems int, timeout time.Duration) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix()}
+	e := &Entry{PID: os.Getpid(), Boot: BootID(), NSems: nsems, UID: os.Geteuid(), Time: time.Now().Unix(), IPCNS: IPCNS(), Exe: Self()}
 	if timeout > 0 {
 		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
 	}
@@ -86,6 +129,9 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 			return e, fmt.Errorf("%s=%q is not a non-zero 32-bit key", TestKeyEnv, s)
 		}
 		e.Key = int32(k)
+		if id, _, errno := unix.Syscall(unix.SYS_SEMGET, uintptr(e.Key), 0, 0); errno == 0 {
+			e.Taken = int(id) + 1
+		}
 	} else {
 		for i := 0; i < 1000 && e.Key == 0; i++ {
 			k := int32(rand.Uint32())
@@ -104,12 +150,29 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 	}
 	e.path = filepath.Join(dir, fmt.Sprintf("%d-%08x.json", e.PID, uint32(e.Key)))
 	b, _ := json.Marshal(e)
-	if err := os.WriteFile(e.path, append(b, '\n'), 0o600); err != nil {
+	if err := putEntry(e.path, append(b, '\n')); err != nil {
 		os.Remove(e.path)
 		e.Key, e.path = 0, ""
 		return e, fmt.Errorf("cannot write the IPC journal: %v", err)
 	}
 	return e, nil
+}
+
+// putEntry writes an entry's file, refusing a symbolic link or a file
+// of another user at its name (safefile).
+func putEntry(path string, b []byte) error {
+	f, created, err := safefile.OpenOrCreate(path, os.O_WRONLY, 0o600, safefile.Self)
+	if err != nil {
+		return err
+	}
+	if !created {
+		f.Truncate(0) // this user's own entry, of an earlier run under the same pid and key
+	}
+	if _, err = f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Done deletes the journal entry.
@@ -130,7 +193,8 @@ func (e *Entry) Done() error {
 func (e *Entry) Matches(s Set, private bool) bool {
 	keyOK := e.Key != 0 && s.Key == e.Key || private && s.Key == 0
 	inTime := s.CTime >= e.Time && (e.Deadline == 0 || s.CTime <= e.Deadline && s.OTime <= e.Deadline)
-	return keyOK && inTime && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
+	older := e.Taken != 0 && s.ID == e.Taken-1
+	return keyOK && inTime && !older && s.NSems == e.NSems && s.Mode == 0o600 && s.CUID == e.UID && s.UID == e.UID
 }
 
 // Find returns the set under the entry's key if it matches the entry.
@@ -232,6 +296,19 @@ func ProcStart(pid int) (uint64, string) {
 	}
 	st, _ := strconv.ParseUint(f[19], 10, 64)
 	return st, f[0]
+}
+
+// IPCNS returns the inode of this process's IPC namespace
+// (/proc/self/ns/ipc), 0 when it cannot be read. It names the namespace
+// while the namespace lives; the kernel may give a later namespace the
+// inode of one that is gone, which then takes that one's entries for its
+// own: harmless, since a set is removed only if it matches the entry.
+func IPCNS() uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/ipc", &st); err != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // BootID is the id of the running boot, read from the kernel (never a

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +98,12 @@ func TestBeginPicksAFreeKey(t *testing.T) {
 	var got Entry
 	if err := json.Unmarshal(b, &got); err != nil || got.Key != e.Key || got.PID != os.Getpid() || got.NSems != 2 || got.Start == 0 {
 		t.Errorf("journal entry %s (%v), want key %#x, pid %d, 2 semaphores", b, err, e.Key, os.Getpid())
+	}
+	// The executable that wrote it, links resolved: cleanup --binary
+	// matches on it.
+	self, _ := os.Executable()
+	if self, _ = filepath.EvalSymlinks(self); got.Exe == "" || got.Exe != self || got.Exe != Self() {
+		t.Errorf("journal entry's exe %q, want %q", got.Exe, self)
 	}
 	if _, ok := e.Find(); ok {
 		t.Errorf("found a set under a free key")
@@ -229,4 +237,96 @@ func TestAliveZombie(t *testing.T) {
 		}
 	}
 	t.Fatalf("child %d never became a zombie", pid)
+}
+
+// TestStaleEntryOfAnotherNamespace checks that an entry of a dead contend
+// written in another IPC namespace is listed as such, is not matched
+// against this namespace's sets (a set here under its key, of its size,
+// mode and time, is left alone) and that Remove refuses it; the entry of
+// this namespace, and one without a namespace (an older contend's), are
+// matched as before.
+func TestStaleEntryOfAnotherNamespace(t *testing.T) {
+	ns := IPCNS()
+	if ns == 0 {
+		t.Skip("cannot read /proc/self/ns/ipc")
+	}
+	const dead = 0x3ffffff1
+	now := time.Now().Unix()
+	for _, c := range []struct {
+		key   int32
+		ns    uint64
+		other bool
+	}{{0x0c0ffee5, ns + 1, true}, {0x0c0ffee6, ns, false}, {0x0c0ffee7, 0, false}} {
+		id := semget(t, c.key, 2, 0o600)
+		file := writeEntry(t, Entry{PID: dead, Boot: BootID(), Key: c.key, NSems: 2, UID: os.Geteuid(), Time: now - 1, Deadline: now + 60, IPCNS: c.ns})
+		s, ok := staleFile(t, file)
+		if !ok {
+			t.Fatalf("entry %#x (namespace %d) is not stale", c.key, c.ns)
+		}
+		if s.OtherNS != c.other {
+			t.Errorf("entry %#x of namespace %d (this one %d): OtherNS %v, want %v", c.key, c.ns, ns, s.OtherNS, c.other)
+		}
+		if !c.other {
+			if s.Set.ID != id {
+				t.Errorf("entry %#x of namespace %d: set %d, want %d", c.key, c.ns, s.Set.ID, id)
+			}
+			continue
+		}
+		if s.Set.ID != -1 {
+			t.Errorf("entry of another namespace matched set %d of this one", s.Set.ID)
+		}
+		if err := s.Remove(); err == nil || !strings.Contains(err.Error(), "namespace") {
+			t.Errorf("Remove of an entry of another namespace: %v, want a refusal naming the namespace", err)
+		}
+		if !exists(id) {
+			t.Errorf("set %d of this namespace was removed for an entry of another", id)
+		}
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("entry of another namespace removed: %v", err)
+		}
+	}
+	// An entry of another boot is stale whatever its namespace: the
+	// namespace cannot have outlived the boot.
+	file := writeEntry(t, Entry{PID: dead, Boot: "another-boot", Key: 0x0c0ffee8, NSems: 2, UID: os.Geteuid(), Time: now - 1, IPCNS: ns + 1})
+	if s, ok := staleFile(t, file); !ok || s.OtherNS {
+		t.Errorf("entry of another boot: %+v %v, want stale, not OtherNS", s, ok)
+	}
+}
+
+func TestBeginRecordsNamespace(t *testing.T) {
+	e, err := Begin(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Done()
+	b, _ := os.ReadFile(e.path)
+	var got Entry
+	if err := json.Unmarshal(b, &got); err != nil || got.IPCNS == 0 || got.IPCNS != IPCNS() {
+		t.Errorf("entry %s: ipcns %d, want %d", b, got.IPCNS, IPCNS())
+	}
+}
+
+// TestForcedKeyOfAnExistingSet: a set already under the forced key when
+// the entry is written (in the same second, which ctime cannot tell apart)
+// is recorded as taken and never matches: a repetition whose child was
+// killed before it said EEXIST must not remove it (TestFaultInjection hit
+// this in its first second).
+func TestForcedKeyOfAnExistingSet(t *testing.T) {
+	key := int32(0x0c0ffe00 | int32(os.Getpid()&0xff))
+	id := semget(t, key, 3, 0o600)
+	t.Setenv(TestKeyEnv, strconv.Itoa(int(key)))
+	e, err := Begin(3, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Done()
+	if e.Taken != id+1 {
+		t.Errorf("Taken %d, want %d (the set already under the key)", e.Taken, id+1)
+	}
+	if s, ok := e.Find(); ok {
+		t.Errorf("Find took the set that was there before the entry for the repetition's: %+v", s)
+	}
+	if exists, ours := e.Owned(id); !exists || ours {
+		t.Errorf("Owned(%d) = %v, %v: want it to exist and not be ours", id, exists, ours)
+	}
 }

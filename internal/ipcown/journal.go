@@ -8,38 +8,36 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"contend/internal/safefile"
 )
 
-// Dir returns the journal directory, created if needed: /run/contend for
-// root, else $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID. It must be a
-// directory (not a symlink) owned by this user and writable by nobody else.
+// Dir returns the journal directory, created if needed: contend's
+// runtime directory (safefile.RuntimeDir: /run/contend for root, else
+// $XDG_RUNTIME_DIR/contend, else /tmp/contend-UID), a directory (not a
+// symlink) owned by this user and writable by nobody else. An absolute
+// $CONTEND_IPC_DIR replaces it (a test suite's own, so that its cleanup
+// never meets the entries of other suites or of real runs), checked the
+// same way.
 func Dir() (string, error) {
 	if testDir != "" {
 		return testDir, nil
 	}
-	uid := os.Geteuid()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("contend-%d", uid))
-	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
-		dir = filepath.Join(x, "contend")
-	}
-	if uid == 0 {
-		if fi, err := os.Stat("/run"); err == nil && fi.IsDir() {
-			dir = "/run/contend"
+	if x := os.Getenv(DirEnv); x != "" && filepath.IsAbs(x) {
+		if err := safefile.Dir(x, 0o700, os.Geteuid()); err != nil {
+			return "", fmt.Errorf("cannot use the IPC journal directory %s=%s: %v", DirEnv, x, err)
 		}
+		return x, nil
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
-		return "", fmt.Errorf("cannot create the IPC journal directory: %v", err)
-	}
-	fi, err := os.Lstat(dir)
+	dir, err := safefile.RuntimeDir()
 	if err != nil {
 		return "", fmt.Errorf("cannot use the IPC journal directory: %v", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != uid || fi.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("the IPC journal directory %s is not a directory owned by uid %d and writable only by it: remove it", dir, uid)
-	}
 	return dir, nil
 }
+
+// DirEnv names the variable that replaces the journal directory.
+const DirEnv = "CONTEND_IPC_DIR"
 
 // testDir replaces Dir in this package's tests, so that they never meet
 // the entries of real runs (and `contend cleanup` never sees theirs).
@@ -52,12 +50,19 @@ type Stale struct {
 	File string
 	// Set is the set under the entry's key that matches it; ID -1 if none.
 	Set Set
+	// OtherNS is set for an entry of this boot written in another IPC
+	// namespace (unshare -i, a container sharing the journal directory):
+	// its set, if any, is visible only there, so it was not looked for,
+	// and the entry is not removed here (Remove refuses it).
+	OtherNS bool
 }
 
 // StaleEntries lists the journal entries whose contend process is dead: no
 // process with its pid, a zombie, or another process with the same pid (a
 // different start time or boot). An entry of a live contend is a
-// repetition in flight and is left alone.
+// repetition in flight and is left alone. An entry of this boot from
+// another IPC namespace is listed with OtherNS and no set; one without a
+// namespace (an older contend's) counts as of this namespace.
 func StaleEntries() ([]Stale, error) {
 	dir, err := Dir()
 	if err != nil {
@@ -68,6 +73,7 @@ func StaleEntries() ([]Stale, error) {
 		return nil, err
 	}
 	boot := BootID()
+	ns := IPCNS()
 	var out []Stale
 	for _, de := range ents {
 		name := de.Name()
@@ -80,7 +86,7 @@ func StaleEntries() ([]Stale, error) {
 			continue
 		}
 		var e Entry
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := safefile.ReadFile(filepath.Join(dir, name), safefile.Self)
 		if err != nil {
 			continue
 		}
@@ -93,7 +99,8 @@ func StaleEntries() ([]Stale, error) {
 			continue
 		}
 		s := Stale{Entry: e, File: filepath.Join(dir, name), Set: Set{ID: -1}}
-		if e.Boot == boot && !torn {
+		s.OtherNS = e.Boot == boot && !torn && e.IPCNS != 0 && ns != 0 && e.IPCNS != ns
+		if e.Boot == boot && !torn && !s.OtherNS {
 			if set, ok := e.Find(); ok {
 				s.Set = set
 			}
@@ -104,8 +111,12 @@ func StaleEntries() ([]Stale, error) {
 }
 
 // Remove removes the stale entry's set, if it still matches the entry, and
-// then the entry.
+// then the entry. It refuses an entry of another IPC namespace: only a
+// cleanup in that namespace can see (and remove) its set.
 func (s Stale) Remove() error {
+	if s.OtherNS {
+		return fmt.Errorf("the journal entry %s is of IPC namespace ipc:[%d], not this one (ipc:[%d]): run 'contend cleanup' in that namespace", s.File, s.IPCNS, IPCNS())
+	}
 	if s.Set.ID >= 0 {
 		if set, ok := s.Entry.Find(); ok && set.ID == s.Set.ID {
 			if err := Remove(set.ID); err != nil {
@@ -128,4 +139,25 @@ func Alive(pid int, start uint64) bool {
 		return false
 	}
 	return start == 0 || st == start
+}
+
+// NSProcess returns the pid of a process in the IPC namespace with inode
+// ns (one whose /proc/PID/ns/ipc this process may read), or 0 if none is
+// found: what `contend cleanup` names for nsenter.
+func NSProcess(ns uint64) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, de := range ents {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join("/proc", de.Name(), "ns", "ipc"), &st) == nil && st.Ino == ns {
+			return pid
+		}
+	}
+	return 0
 }

@@ -25,6 +25,26 @@ type Boot struct {
 	// Seconds per run: the span of the boot's repetition starts divided
 	// by their count minus one (NaN with a single run).
 	RunCost float64
+	// Kernel is the kernel release its file recorded, Part the file of
+	// its first run; Load the median 1-minute load average at the start
+	// of its runs (NaN when none recorded one); First the start of its
+	// first run.
+	Kernel string
+	Part   string
+	Load   float64
+	First  time.Time
+}
+
+// BootInfo is what a campaign's ledger knows of a boot, keyed by boot id
+// in CompareOptions.BootInfo: its place in the plan and its settling.
+type BootInfo struct {
+	Slot int // boot of the plan, from 0
+	// Settle is how long the step waited for the machine to settle,
+	// SettleLoad the 1-minute load average it saw last; HasSettle false
+	// when the ledger has no settle record.
+	Settle     time.Duration
+	SettleLoad float64
+	HasSettle  bool
 }
 
 // BootLevel is the boot-level part of the comparison of one pair of
@@ -41,6 +61,10 @@ type BootLevel struct {
 	// or the values are not all positive (Reason says why).
 	Cmp    *analysis.BootComparison
 	Reason string
+	// Rows holds the boot-level comparison of every metric of the pair,
+	// in the order of its PairReport's rows (bootunit.go), when both
+	// sides span two or more boots.
+	Rows []BootRow
 	// Plan recommends the next campaign from the components and the
 	// costs; CostBoot and CostRun are in seconds, CostBootMeasured true
 	// when CostBoot came from a campaign's ledger; CostBootSource is
@@ -60,6 +84,7 @@ func (b *BootLevel) OneBoot() bool { return len(b.BootsA) < 2 || len(b.BootsB) <
 func sideBoots(parts []Part, metric string) (boots []Boot, ok bool) {
 	idx := map[string]int{}
 	starts := map[string][]time.Time{}
+	loads := map[string][]float64{}
 	for _, p := range parts {
 		sel := map[int]bool{}
 		for _, c := range p.Configs {
@@ -80,15 +105,23 @@ func sideBoots(parts []Part, metric string) (boots []Boot, ok bool) {
 			if !seen {
 				i = len(boots)
 				idx[rep.BootID] = i
-				boots = append(boots, Boot{ID: rep.BootID})
+				boots = append(boots, Boot{ID: rep.BootID, Kernel: partEnv(p)["kernel.release"], Part: p.Name})
 			}
 			boots[i].Values = append(boots[i].Values, v)
 			starts[rep.BootID] = append(starts[rep.BootID], rep.Start)
+			if rep.LoadAvg > 0 {
+				loads[rep.BootID] = append(loads[rep.BootID], rep.LoadAvg)
+			}
 		}
 	}
 	for i := range boots {
 		s := starts[boots[i].ID]
 		sort.Slice(s, func(a, b int) bool { return s[a].Before(s[b]) })
+		boots[i].First = s[0]
+		boots[i].Load = math.NaN()
+		if l := loads[boots[i].ID]; len(l) > 0 {
+			boots[i].Load = analysis.Median(l)
+		}
 		boots[i].RunCost = math.NaN()
 		if len(s) > 1 {
 			boots[i].RunCost = s[len(s)-1].Sub(s[0]).Seconds() / float64(len(s)-1)
@@ -115,16 +148,20 @@ func (r *CompareReport) buildBootLevel() {
 			for _, b := range bb {
 				gb = append(gb, b.Values)
 			}
-			c, err := analysis.CompareBoots(ga, gb, Confidence)
+			c, err := analysis.CompareBootMeans(ga, gb, Confidence)
 			if err != nil {
 				bl.Reason = err.Error()
 			} else {
 				bl.Cmp = &c
 				bl.plan(r.Options.BootCost, r.Options.BootCostMeasured)
 			}
+			if pi := r.pairIndex(p.A, p.B); pi >= 0 {
+				bl.Rows = r.bootRows(r.Pairs[pi])
+			}
 		}
 		r.Boots = append(r.Boots, bl)
 	}
+	r.adjustBootRows()
 }
 
 // plan fills the costs and the recommendation: the same time as this
@@ -240,12 +277,13 @@ func (b *BootLevel) Lines(la, lb string) []string {
 		cost = fmt.Sprintf("a boot %s (assumed; --boot-cost)", seconds(b.CostBoot))
 	}
 	pl := b.Plan
-	design := fmt.Sprintf("next campaign in the same time: %d boots x %s per side", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
+	design := fmt.Sprintf("next campaign in the same time (%s): %d boots x %s per side", seconds(pl.Budget), pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
 	switch {
 	case pl.Current:
 		design = fmt.Sprintf("next campaign: this design, %d boots x %s per side, is as narrow as any in its time", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"))
 	case pl.AtLeast:
-		design = fmt.Sprintf("next campaign: %d boots x %s per side (at least %d boots per side, more than this campaign's time)", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"), analysis.MinBootsPerSide)
+		design = fmt.Sprintf("next campaign: %d boots x %s per side, %s more than this campaign's %s (at least %d boots per side)", pl.BootsPerSide, plural.N(pl.RunsPerBoot, "run", "runs"),
+			seconds(pl.Seconds-pl.Budget), seconds(pl.Budget), analysis.MinBootsPerSide)
 	}
 	return []string{
 		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
@@ -275,6 +313,9 @@ type jsonBoots struct {
 	VarBetween       num    `json:"var_between,omitempty"`
 	NextBootsPerSide int    `json:"next_boots_per_side,omitempty"`
 	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
+	NextSeconds      num    `json:"next_s,omitempty"`   // the plan's expected time
+	Budget           num    `json:"budget_s,omitempty"` // this campaign's time, which the plan fits unless next_at_least
+	NextAtLeast      bool   `json:"next_at_least,omitempty"`
 	CostBoot         num    `json:"cost_boot_s,omitempty"`
 	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
 	CostBootSource   string `json:"cost_boot_source,omitempty"`
@@ -291,6 +332,7 @@ func (r *CompareReport) bootsJSON() []jsonBoots {
 			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
 			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
 			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
+			j.NextSeconds, j.Budget, j.NextAtLeast = num(b.Plan.Seconds), num(b.Plan.Budget), b.Plan.AtLeast
 			j.CostBoot, j.CostBootMeasured, j.CostBootSource, j.CostRun = num(b.CostBoot), b.CostBootMeasured, b.CostBootSource, num(b.CostRun)
 		}
 		out = append(out, j)

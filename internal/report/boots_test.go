@@ -78,13 +78,28 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	if err := r.Write(&js, "json"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(js.String(), `"boot_level"`) || !strings.Contains(js.String(), `"next_runs_per_boot"`) {
-		t.Errorf("json lacks the boot level:\n%s", js.String())
+	for _, want := range []string{`"boot_level"`, `"next_runs_per_boot"`, `"unit_of_analysis": "boot"`, `"per_boot": [`,
+		`"verdict": "slower"`, `"pooled": {`, `"method": "Student t on per-boot means"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("json lacks %s:\n%s", want, js.String())
+		}
+	}
+	// Markdown and CSV carry the boot level too (they dropped it).
+	var md, cs bytes.Buffer
+	r.Write(&md, "markdown")
+	r.Write(&cs, "csv")
+	if !strings.Contains(md.String(), "boot level +8.6% [+3.3%, +14.0%], p=0.0098") || !strings.Contains(md.String(), "| time | 101.3 ns | 110.0 ns | +8.6% [+3.3%, +14.0%] | 0.0098 | slower |") {
+		t.Errorf("markdown lacks the boot level:\n%s", md.String())
+	}
+	if lines := strings.Split(cs.String(), "\n"); !strings.HasSuffix(lines[0], ",unit_of_analysis,boots_a,boots_b,pooled_change,pooled_change_lo,pooled_change_hi,pooled_p,pooled_p_adjusted,pooled_verdict") ||
+		!strings.Contains(lines[1], ",Student t on per-boot means,") || !strings.Contains(lines[1], ",slower,") || !strings.Contains(lines[1], ",boot,3,3,") {
+		t.Errorf("csv lacks the boot level:\n%s", cs.String())
 	}
 	var out bytes.Buffer
 	r.Write(&out, "text")
 	text := strings.Join(strings.Fields(out.String()), " ")
-	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "significant: B higher", "a boot 1m30s (given)", "expected interval [-"} {
+	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "w time: 101.3 ns -> 110.0 ns, boot level +8.6% [+3.3%, +14.0%], p=0.0098 (t on 3+3 boots, 9+9 runs): slower",
+		"Per boot (time;", "Runs pooled (a description: it treats the runs as independent", "a boot 1m30s (given)", "expected interval [-"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text lacks %q:\n%s", s, out.String())
 		}
@@ -104,6 +119,51 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 		r.Write(&out, "text")
 		if text := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(text, c.want) {
 			t.Errorf("%+v: text lacks %q:\n%s", c.opt, c.want, out.String())
+		}
+	}
+}
+
+// TestBootUnitCountsAndSides: a headline metric with zeros (a count) is
+// compared by boot on the means of its values, and three sides with
+// boots get one boot-level headline per pair, Holm over the two.
+func TestBootUnitCountsAndSides(t *testing.T) {
+	mk := func(shift float64, ids ...string) *results.File {
+		m := map[string][]float64{}
+		for i, id := range ids {
+			m[id] = []float64{0 + shift, 2 + shift + float64(i%2), 1 + shift, 3 + shift}
+		}
+		f := bootFile(m, ids...)
+		f.Metrics[0] = results.Metric{Name: "time", Unit: "count", Better: "lower"}
+		return f
+	}
+	a, b, c := mk(0, "a1", "a2", "a3"), mk(0.5, "b1", "b2", "b3"), mk(0, "c1", "c2")
+	r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b), FileSide("c", c)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.BootUnit() {
+		t.Fatalf("not boot unit: %+v", r.Boots)
+	}
+	for _, bl := range r.Boots {
+		row := bl.Rows[0]
+		if row.Cmp == nil || !row.Cmp.Shift || row.FamilySize != 2 {
+			t.Errorf("pair %d-%d: row %+v", bl.A, bl.B, row)
+		}
+	}
+	var out bytes.Buffer
+	if err := r.Write(&out, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Boot level, B vs A (the boot as the unit: 3+3 boots") || !strings.Contains(out.String(), "Boot level, C vs A (the boot as the unit: 3+2 boots") {
+		t.Errorf("boot-level tables not named by pair:\n%s", out.String())
+	}
+	if n := strings.Count(out.String(), ", boot level "); n != 2 {
+		t.Errorf("%d boot-level headlines, want 2:\n%s", n, out.String())
+	}
+	for _, f := range []string{"markdown", "csv", "json"} {
+		out.Reset()
+		if err := r.Write(&out, f); err != nil || !strings.Contains(out.String(), "boot") {
+			t.Errorf("%s: %v\n%s", f, err, out.String())
 		}
 	}
 }

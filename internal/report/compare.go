@@ -65,6 +65,9 @@ type CompareOptions struct {
 	// BootCostMeasured: BootCost came from a campaign's ledger (else it
 	// was given, --boot-cost).
 	BootCostMeasured bool
+	// BootInfo is what a campaign's ledger knows of each boot, by boot
+	// id (the per-boot table's settling); nil outside campaigns.
+	BootInfo map[string]BootInfo
 }
 
 // ErrIncompatible wraps the errors of BuildComparison that come from its
@@ -898,6 +901,46 @@ func pctRange(lo, hi float64) string {
 	return "[" + Percent(lo) + ", " + Percent(hi) + "]"
 }
 
+// ChangeCells returns the printed change of c, of a metric of unit, and
+// its interval ("" when there is none): the Hodges-Lehmann relative
+// change in percent, or, where every value is >= 0 and some is 0
+// (analysis.RelAbsShift), the Hodges-Lehmann shift B-A in the metric's
+// unit: no ratio is defined at 0, and the shift's interval over median(A)
+// could fall below -100%, which a non-negative quantity cannot.
+func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
+	if c.ChangeMethod != analysis.RelAbsShift {
+		if c.HasChangeCI {
+			interval = pctRange(c.ChangeLo, c.ChangeHi)
+		}
+		return Percent(c.Estimate), interval
+	}
+	sc := rowScale(unit, c.SummaryA.Median, c.SummaryB.Median)
+	if c.SummaryA.Median == 0 && c.SummaryB.Median == 0 {
+		sc = ScaleFor(unit, c.Shift)
+	}
+	if c.HasShiftCI {
+		interval = "[" + signed(sc.Num(c.ShiftLo)) + ", " + signed(sc.Num(c.ShiftHi)) + "]"
+	}
+	return signed(sc.Format(c.Shift)), interval
+}
+
+// rowScale is the scale of a row of medians ma (of A) and mb: that of ma,
+// or of mb where ma is 0 (a row of 0 ns against 35 ms is in ms).
+func rowScale(unit string, ma, mb float64) Scale {
+	if ma == 0 {
+		return ScaleFor(unit, mb)
+	}
+	return ScaleFor(unit, ma)
+}
+
+// signed puts a plus sign before a printed number that has no sign.
+func signed(num string) string {
+	if num == "-" || strings.HasPrefix(num, "-") || strings.HasPrefix(num, "+") {
+		return num
+	}
+	return "+" + num
+}
+
 // HeadlineFor is the one-line summary of the headline metric of pair p, as
 // a person would write it in a mail: the medians of A and B, the
 // Hodges-Lehmann estimate of the change with its interval (one estimator,
@@ -917,7 +960,7 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 	m := row.Metric
 	xa, xb := r.Sides[p.A].values(m.Name), r.Sides[p.B].values(m.Name)
 	ma, mb := rowMedians(row, xa, xb)
-	sc := ScaleFor(m.Unit, ma)
+	sc := rowScale(m.Unit, ma, mb)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s -> %s", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
 	if row.Identical {
@@ -925,10 +968,15 @@ func (r *CompareReport) HeadlineFor(p PairReport) string {
 		return b.String()
 	}
 	c := row.Cmp
-	if !math.IsNaN(c.Estimate) && !math.IsInf(c.Estimate, 0) {
-		fmt.Fprintf(&b, ", HL %s", Percent(c.Estimate))
-		if c.HasChangeCI {
-			fmt.Fprintf(&b, " %s", pctRange(c.ChangeLo, c.ChangeHi))
+	if est, ci := ChangeCells(c, m.Unit); c.ChangeMethod == analysis.RelAbsShift && !math.IsNaN(c.Shift) {
+		fmt.Fprintf(&b, ", HL shift %s", est)
+		if ci != "" {
+			fmt.Fprintf(&b, " %s", ci)
+		}
+	} else if !math.IsNaN(c.Estimate) && !math.IsInf(c.Estimate, 0) {
+		fmt.Fprintf(&b, ", HL %s", est)
+		if ci != "" {
+			fmt.Fprintf(&b, " %s", ci)
 		}
 	}
 	p1 := "p=" + FormatP(c.AdjustedP)

@@ -43,6 +43,10 @@ type jsonReport struct {
 	Outliers  []jsonOut    `json:"outliers"`
 	Within    []jsonWithin `json:"within_side_checks"`
 	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
+	// UnitOfAnalysis is "boot" when the boot is the unit of the
+	// verdicts (bootunit.go), PerBoot then the per-boot table.
+	UnitOfAnalysis string        `json:"unit_of_analysis,omitempty"`
+	PerBoot        []jsonPerBoot `json:"per_boot,omitempty"`
 }
 
 type jsonSide struct {
@@ -79,6 +83,9 @@ type jsonMetric struct {
 	ChangeLo    num      `json:"change_lo"`
 	ChangeHi    num      `json:"change_hi"`
 	Estimator   string   `json:"change_estimator"`
+	Shift       *num     `json:"shift,omitempty"`
+	ShiftLo     *num     `json:"shift_lo,omitempty"`
+	ShiftHi     *num     `json:"shift_hi,omitempty"`
 	MedianChg   num      `json:"median_change"`
 	P           num      `json:"p"`
 	PAdjusted   num      `json:"p_adjusted"`
@@ -90,6 +97,12 @@ type jsonMetric struct {
 	MDEDown     num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
+	// In a report with the boot as the unit (bootunit.go): change, p,
+	// MDE and verdict are the boot level's, the pooled runs' are in
+	// Pooled.
+	UnitOfAnalysis string          `json:"unit_of_analysis,omitempty"`
+	Boot           *jsonBootMetric `json:"boot,omitempty"`
+	Pooled         *jsonPooled     `json:"pooled,omitempty"`
 }
 
 type jsonOut struct {
@@ -144,6 +157,12 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	// median_change, the change of the medians, is another.
 	j.Change, j.ChangeLo, j.ChangeHi = num(c.Estimate), num(c.ChangeLo), num(c.ChangeHi)
 	j.Estimator, j.MedianChg = c.ChangeMethod.String(), num(c.Change)
+	if c.ChangeMethod != analysis.RelLogShift {
+		// The shift B-A in the metric's unit: for values >= 0 with
+		// zeros the only interval (change_lo and change_hi are null).
+		sh, lo, hi := num(c.Shift), num(c.ShiftLo), num(c.ShiftHi)
+		j.Shift, j.ShiftLo, j.ShiftHi = &sh, &lo, &hi
+	}
 	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
 	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
@@ -168,10 +187,23 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	for _, s := range r.Sides {
 		out.Sides = append(out.Sides, jsonSide{Label: s.Label, Name: s.Name, Files: s.Parts, Counts: s.Counts})
 	}
+	boot := r.BootUnit()
+	if boot {
+		// The test of the verdicts; the pooled runs' is in each
+		// metric's "pooled".
+		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", r.perBootJSON(), "Student t on per-boot means"
+	}
 	for _, p := range r.Pairs {
 		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
+		if boot {
+			jp.Headline = r.bootHeadline(p)
+		}
 		for _, row := range p.Rows {
-			jp.Metrics = append(jp.Metrics, r.rowData(p, row))
+			j := r.rowData(p, row)
+			if boot {
+				j = r.bootMetricData(p, j)
+			}
+			jp.Metrics = append(jp.Metrics, j)
 		}
 		jp.OnlyA, jp.OnlyB = r.pairOneSided(p)
 		out.Pairs = append(out.Pairs, jp)
@@ -203,18 +235,30 @@ func csvNum(x num) string {
 // fractions for changes.
 func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
+	boot := r.BootUnit()
+	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"})
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"}
+	if boot {
+		// The boot is the unit: change, p, MDE and verdict are the boot
+		// level's; the pooled runs' follow (bootunit.go).
+		head = append(head, bootCSVHeader...)
+	}
+	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
 			j := r.rowData(p, row)
-			cw.Write([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
+			var extra []string
+			if boot {
+				j = r.bootMetricData(p, j)
+				extra = bootCSVCells(j)
+			}
+			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
 				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)})
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)}, extra...))
 		}
 	}
 	cw.Flush()
@@ -235,56 +279,25 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	for _, c := range r.Causes {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(c))
 	}
-	for _, p := range r.Pairs {
-		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
+	if r.BootUnit() {
+		r.writeBootMarkdown(w)
+	} else {
+		r.writeMarkdownTables(w)
 	}
-	for _, p := range r.Pairs {
-		a, b := r.Sides[p.A], r.Sides[p.B]
-		fmt.Fprintf(w, "\n| metric | %s | %s | HL change | p | verdict |\n", a.Label, b.Label)
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
-		evHead := false
-		for _, row := range p.Rows {
-			m := row.Metric
-			if evidence.IsEvidence(m.Name) && !evHead {
-				evHead = true
-				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
-			}
-			if evidence.IsEvidence(m.Name) && row.Identical {
-				continue // all values the same (mostly zero): no evidence
-			}
-			xa, xb := a.values(m.Name), b.values(m.Name)
-			ma, mb := rowMedians(row, xa, xb)
-			sc := ScaleFor(m.Unit, ma)
-			if row.Identical {
-				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))
-				continue
-			}
-			c := row.Cmp
-			ci := func(s analysis.Summary) string {
-				if !s.HasCI {
-					return ""
-				}
-				return " " + numRange(sc, s.MedianLo, s.MedianHi)
-			}
-			chg := Percent(c.Estimate)
-			if c.HasChangeCI {
-				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
-			}
-			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s | %s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA),
-				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
-		}
-	}
-	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
 	var notes []string
 	for _, p := range r.Pairs {
-		var buf strings.Builder
-		r.writePairWarnings(&buf, p)
-		notes = append(notes, unwrap(buf.String())...)
+		if !r.BootUnit() {
+			var buf strings.Builder
+			r.writePairWarnings(&buf, p)
+			notes = append(notes, unwrap(buf.String())...)
+		}
 		notes = append(notes, r.oneSidedLines(p)...)
 	}
-	var buf strings.Builder
-	r.writeWithin(&buf)
-	notes = append(notes, unwrap(buf.String())...)
+	if !r.BootUnit() {
+		var buf strings.Builder
+		r.writeWithin(&buf)
+		notes = append(notes, unwrap(buf.String())...)
+	}
 	for _, o := range r.Outliers {
 		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
 			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
@@ -320,6 +333,51 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeMarkdownTables writes the headlines and tables of the runs of
+// every pair, with the method notes.
+func (r *CompareReport) writeMarkdownTables(w io.Writer) {
+	for _, p := range r.Pairs {
+		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
+	}
+	for _, p := range r.Pairs {
+		a, b := r.Sides[p.A], r.Sides[p.B]
+		fmt.Fprintf(w, "\n| metric | %s | %s | HL change | p | verdict |\n", a.Label, b.Label)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
+		evHead := false
+		for _, row := range p.Rows {
+			m := row.Metric
+			if evidence.IsEvidence(m.Name) && !evHead {
+				evHead = true
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+			}
+			if evidence.IsEvidence(m.Name) && row.Identical {
+				continue // all values the same (mostly zero): no evidence
+			}
+			xa, xb := a.values(m.Name), b.values(m.Name)
+			ma, mb := rowMedians(row, xa, xb)
+			sc := rowScale(m.Unit, ma, mb)
+			if row.Identical {
+				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))
+				continue
+			}
+			c := row.Cmp
+			ci := func(s analysis.Summary) string {
+				if !s.HasCI {
+					return ""
+				}
+				return " " + numRange(sc, s.MedianLo, s.MedianHi)
+			}
+			chg, rng := ChangeCells(c, m.Unit)
+			if rng != "" {
+				chg += " " + rng
+			}
+			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s | %s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA),
+				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
+		}
+	}
+	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
 }
 
 // unwrap joins the wrapped lines of text written by writeWrapped back

@@ -108,6 +108,60 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		writeWrapped(w, "warning: "+c, "  ")
 	}
 	fmt.Fprintln(w)
+	if r.BootUnit() {
+		r.writeBootUnitText(w)
+	} else {
+		r.writeRunsText(w)
+	}
+	if !r.BootUnit() {
+		// With the boot as the unit, the warnings of the pooled tests
+		// are of tests not shown (JSON keeps them under "pooled"), and
+		// the boots that differ are in the per-boot table and the
+		// variance components.
+		for _, p := range r.Pairs {
+			r.writePairWarnings(w, p)
+		}
+		r.writeWithin(w)
+	}
+	if len(r.Outliers) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
+		for i, o := range r.Outliers {
+			if i == OutlierListMax {
+				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
+				break
+			}
+			s := r.Sides[o.Side]
+			m := r.metric(o.Metric)
+			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
+				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for _, x := range r.Warnings {
+			writeWrapped(w, "warning: "+x, "  ")
+		}
+	}
+	if len(r.ParamDiffs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "warning: the parameters differ:")
+		r.writeDiffs(w, r.ParamDiffs)
+	}
+	fmt.Fprintln(w)
+	if len(r.EnvDiffs) == 0 {
+		fmt.Fprintln(w, "Environment: no differences.")
+	} else {
+		fmt.Fprintln(w, "Environment differences:")
+		r.writeDiffs(w, r.EnvDiffs)
+	}
+	return nil
+}
+
+// writeRunsText writes the headlines, the boot lines and the tables of
+// the report whose unit is the run (one boot a side, or files without
+// boots), with their legend.
+func (r *CompareReport) writeRunsText(w io.Writer) {
 	for _, p := range r.Pairs {
 		h := r.HeadlineFor(p)
 		if utf8.RuneCountInString(h) > Width {
@@ -162,43 +216,6 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	}
 	writeWrapped(w, strings.Join(legend, " "), "")
 
-	for _, p := range r.Pairs {
-		r.writePairWarnings(w, p)
-	}
-	r.writeWithin(w)
-	if len(r.Outliers) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
-		for i, o := range r.Outliers {
-			if i == OutlierListMax {
-				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
-				break
-			}
-			s := r.Sides[o.Side]
-			m := r.metric(o.Metric)
-			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
-				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
-		}
-	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintln(w)
-		for _, x := range r.Warnings {
-			writeWrapped(w, "warning: "+x, "  ")
-		}
-	}
-	if len(r.ParamDiffs) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "warning: the parameters differ:")
-		r.writeDiffs(w, r.ParamDiffs)
-	}
-	fmt.Fprintln(w)
-	if len(r.EnvDiffs) == 0 {
-		fmt.Fprintln(w, "Environment: no differences.")
-	} else {
-		fmt.Fprintln(w, "Environment differences:")
-		r.writeDiffs(w, r.EnvDiffs)
-	}
-	return nil
 }
 
 func total(counts map[string]int) int {
@@ -284,11 +301,14 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		head = b.Label + " vs " + a.Label
 	}
 	lines = append(lines, line{head, []string{a.Label, b.Label, "HL change", "p", "verdict"}})
+	// With the boot as the unit the pooled runs are a description: their
+	// p and verdict would treat the runs as independent (bootunit.go).
+	describe := r.BootUnit()
 	for _, row := range p.Rows {
 		m := row.Metric
 		xa, xb := a.values(m.Name), b.values(m.Name)
 		ma, mb := rowMedians(row, xa, xb)
-		sc := ScaleFor(m.Unit, ma)
+		sc := rowScale(m.Unit, ma, mb)
 		if row.Identical {
 			lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), "0", "-", "identical"}})
 			continue
@@ -296,7 +316,8 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		c := row.Cmp
 		v := tableVerdict(row)
 		tilde = tilde || v == "~"
-		lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), Percent(c.Estimate), FormatP(c.AdjustedP), v}})
+		est, chg := ChangeCells(c, m.Unit)
+		lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), est, FormatP(c.AdjustedP), v}})
 		ci := func(s analysis.Summary) string {
 			if !s.HasCI {
 				dash = true
@@ -304,13 +325,16 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 			}
 			return numRange(sc, s.MedianLo, s.MedianHi)
 		}
-		chg := "-"
-		if c.HasChangeCI {
-			chg = pctRange(c.ChangeLo, c.ChangeHi)
-		} else {
+		if chg == "" {
+			chg = "-"
 			dash = true
 		}
 		lines = append(lines, line{"", []string{ci(c.SummaryA), ci(c.SummaryB), chg, "", ""}})
+	}
+	if describe {
+		for i := range lines {
+			lines[i].cells = lines[i].cells[:3]
+		}
 	}
 	width := make([]int, 5)
 	for _, l := range lines {
@@ -371,7 +395,7 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 		for _, x := range c.Warnings {
 			// A missing interval is shown as "-" and explained there;
 			// the headline says when the medians disagree.
-			if seen[x] || strings.Contains(x, "confidence interval") && (!c.SummaryA.HasCI || !c.SummaryB.HasCI || !c.HasChangeCI) {
+			if seen[x] || strings.Contains(x, "confidence interval") && (!c.SummaryA.HasCI || !c.SummaryB.HasCI || !c.HasChangeCI && !c.HasShiftCI) {
 				continue
 			}
 			if x == disagree && row.Metric.Name == r.Headline {
@@ -396,10 +420,11 @@ func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
 
 // estimatorNote names the estimators behind the printed numbers and
 // intervals: the medians by order statistics, the change by
-// Hodges-Lehmann on log values, or, for metrics with values <= 0, the
-// Hodges-Lehmann shift over |median(A)|.
+// Hodges-Lehmann on log values, for metrics with values >= 0 and some 0
+// the Hodges-Lehmann shift B-A in the metric's unit, and for metrics with
+// negative values the Hodges-Lehmann shift over |median(A)|.
 func (r *CompareReport) estimatorNote() string {
-	var logMetrics, shiftMetrics []string
+	var logMetrics, absMetrics, shiftMetrics []string
 	seen := map[string]bool{}
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
@@ -407,22 +432,34 @@ func (r *CompareReport) estimatorNote() string {
 				continue
 			}
 			seen[row.Metric.Name] = true
-			if row.Cmp.ChangeMethod == analysis.RelShiftOverMedian {
+			switch row.Cmp.ChangeMethod {
+			case analysis.RelShiftOverMedian:
 				shiftMetrics = append(shiftMetrics, row.Metric.Name)
-			} else {
+			case analysis.RelAbsShift:
+				absMetrics = append(absMetrics, row.Metric.Name)
+			default:
 				logMetrics = append(logMetrics, row.Metric.Name)
 			}
 		}
 	}
 	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", Confidence*100, Confidence*100)
+	const abs = "the Hodges-Lehmann shift B-A and its interval, in the metric's unit (no ratio is defined at 0; a shift over median(A) could reach below -100%)"
 	const shift = "the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact"
+	var others []string
+	if len(absMetrics) > 0 {
+		others = append(others, "for "+strings.Join(absMetrics, ", ")+" (values >= 0, some 0): "+abs)
+	}
+	if len(shiftMetrics) > 0 {
+		others = append(others, "for "+strings.Join(shiftMetrics, ", ")+" (values < 0): "+shift)
+	}
 	switch {
-	case len(shiftMetrics) == 0:
+	case len(others) == 0:
 		s += ", on log values."
-	case len(logMetrics) == 0:
-		s += "; values <= 0: " + shift + "."
 	default:
-		s += ", on log values; for " + strings.Join(shiftMetrics, ", ") + " (values <= 0): " + shift + "."
+		if len(logMetrics) > 0 {
+			s += ", on log values"
+		}
+		s += "; " + strings.Join(others, "; ") + "."
 	}
 	return s
 }

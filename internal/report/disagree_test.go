@@ -77,12 +77,15 @@ func TestHeadlineSaysWhenMediansDisagree(t *testing.T) {
 }
 
 // TestFootnoteNamesFallbackEstimator: a metric with values <= 0 has no
-// log-ratio; the footnote names the estimator used for it.
+// log-ratio; the footnote names the estimator used for it: for values >= 0
+// with zeros the shift in the metric's unit, for negative values the
+// shift over |median(A)|.
 func TestFootnoteNamesFallbackEstimator(t *testing.T) {
-	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "delta", Unit: "count"}}
+	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "delta", Unit: "count"}, {Name: "tlb", Unit: "count"}}
 	f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{
 		"time":  {{10, 11, 12, 13, 14, 15, 16}, {12, 13, 14, 15, 16, 17, 18}},
 		"delta": {{-1, 0, 1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 6, 7}},
+		"tlb":   {{0, 0, 0, 1, 2, 5, 0}, {0, 0, 1, 0, 0, 0, 0}},
 	})
 	var buf bytes.Buffer
 	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
@@ -90,7 +93,7 @@ func TestFootnoteNamesFallbackEstimator(t *testing.T) {
 	}
 	out := strings.Join(strings.Fields(buf.String()), " ")
 	for _, want := range []string{
-		"HL change: Hodges-Lehmann estimate of B/A-1 and its 95% interval, on log values; for delta (values <= 0): the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact.",
+		"HL change: Hodges-Lehmann estimate of B/A-1 and its 95% interval, on log values; for tlb (values >= 0, some 0): the Hodges-Lehmann shift B-A and its interval, in the metric's unit (no ratio is defined at 0; a shift over median(A) could reach below -100%); for delta (values < 0): the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, buf.String())

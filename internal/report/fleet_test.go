@@ -3,12 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"contend/analysis"
 	"contend/internal/results"
 )
 
@@ -70,7 +73,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"Direction: DISAGREES: faster on 2 of 3", "Missing: h4, h5", "h3 goes the other way (slower)",
+	for _, want := range []string{"Direction: DISAGREES: slower on 1 and faster on 2 of 3 tested hosts", "Missing: h4, h5", "h3 goes the other way (slower)",
 		"kernel.release: 6.9.0-rt | 6.1.0", "h4: refused 2 CPUs online, contend_min_cpus is 64", "h1      6/6  10.01 ms  7.014 ms  -29.9% [-30.6%, -29.3%]  0.0065  faster"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -96,7 +99,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 	}
 	buf.Reset()
 	fr.Write(&buf, "text")
-	if !fr.Agree || len(fr.Disagree) != 0 || !strings.Contains(buf.String(), "Direction: agrees on every host: faster") {
+	if !fr.Agree || len(fr.Disagree) != 0 || !strings.Contains(buf.String(), "Direction: faster on 3 of 3 tested hosts, none significant the other way") {
 		t.Errorf("agreeing fleet: agree=%v %+v\n%s", fr.Agree, fr.Disagree, buf.String())
 	}
 }
@@ -195,5 +198,162 @@ func TestFleetJSONIdenticalHost(t *testing.T) {
 	g := j.Groups[1]
 	if g.Key != "h2" || g.Change == nil || *g.Change != 0 || g.ChangeLo != nil {
 		t.Errorf("h2: change %v [%v, ...], want 0 without an interval:\n%s", g.Change, g.ChangeLo, buf.String())
+	}
+}
+
+// fleetFile is an ab file of one host: n runs a side, log-normal with run
+// SD sd around 10 ms, side B times ratio.
+func fleetFile(rng *rand.Rand, n int, sd, ratio float64) *results.File {
+	a, b := make([]float64, n), make([]float64, n)
+	for i := range a {
+		a[i] = 10e6 * math.Exp(sd*rng.NormFloat64())
+		b[i] = 10e6 * ratio * math.Exp(sd*rng.NormFloat64())
+	}
+	return file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {a, b}})
+}
+
+func cfgValues(f *results.File, c int) []float64 {
+	var xs []float64
+	for _, r := range f.Reps {
+		if r.Config == c {
+			xs = append(xs, r.Metrics.Get("time"))
+		}
+	}
+	return xs
+}
+
+// TestFleetTooSmallHostNotCounted: a host of 2+2 runs, whose test cannot
+// reach 5%, is listed as not tested and counted nowhere: not in the Holm
+// family (it doubled another host's p from 0.026 to 0.052), not in the
+// direction, not in the fleet estimate.
+func TestFleetTooSmallHostNotCounted(t *testing.T) {
+	small := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {{10e6, 10.1e6}, {14e6, 14.2e6}}})
+	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", hostAB("vm", "6.1.0", 0.82)), abGroup("tiny", small)}
+	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Untested) != 1 || fr.Untested[0].Name != "tiny" || !strings.Contains(fr.Untested[0].Reason, "2+2 runs") {
+		t.Fatalf("untested: %+v", fr.Untested)
+	}
+	for _, r := range fr.Rows[:2] {
+		if r.Row.Cmp.FamilySize != 2 {
+			t.Errorf("%s: Holm family of %d, want 2 (the tested hosts)", r.Key, r.Row.Cmp.FamilySize)
+		}
+	}
+	if fr.Fleet == nil || fr.Fleet.K != 2 || !fr.Agree || fr.Majority != -1 || fr.count(1) != 0 {
+		t.Errorf("fleet %+v agree %v majority %d", fr.Fleet, fr.Agree, fr.Majority)
+	}
+	var buf bytes.Buffer
+	fr.Write(&buf, "text")
+	for _, want := range []string{"Not tested (too few runs): tiny", "of 2 tested hosts", "not tested\n", "tiny: 2+2 runs: the U test cannot reach p < 0.05"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	fr.Write(&buf, "json")
+	var j FleetJSON
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Untested) != 1 || j.Groups[2].Tested || j.Groups[2].Verdict != "not tested" || j.Fleet == nil || j.Fleet.Groups != 2 {
+		t.Errorf("json: %s", buf.String())
+	}
+}
+
+// TestFleetEstimate: the fleet line is analysis.RandomEffects of the
+// hosts' log ratios, in words; hosts whose change differs are said to.
+func TestFleetEstimate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var groups []FleetGroup
+	var es []analysis.Effect
+	for i, ratio := range []float64{1.05, 1.06, 1.04, 1.05} {
+		f := fleetFile(rng, 8, 0.02, ratio)
+		g := abGroup(fmt.Sprintf("h%d", i), f)
+		groups = append(groups, g)
+		e, _ := analysis.LogRatioEffect(cfgValues(f, 0), cfgValues(f, 1))
+		es = append(es, e)
+	}
+	want, _ := analysis.RandomEffects(es, 0.95)
+	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Fleet == nil || *fr.Fleet != want {
+		t.Fatalf("fleet %+v, want %+v", fr.Fleet, want)
+	}
+	var buf bytes.Buffer
+	fr.Write(&buf, "text")
+	line := fmt.Sprintf("Across hosts: %s %s, p", Percent(math.Expm1(want.Estimate)), pctRange(math.Expm1(want.Lo), math.Expm1(want.Hi)))
+	for _, w := range []string{line, "(random effects over 4 hosts, ratio of geometric means): slower", "Between hosts: no evidence that the change differs"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, buf.String())
+		}
+	}
+	// One host with a change of its own: the change differs between hosts.
+	groups[3] = abGroup("h3", fleetFile(rng, 8, 0.02, 1.30))
+	fr, _ = BuildFleet("host", groups, nil, CompareOptions{})
+	buf.Reset()
+	fr.Write(&buf, "text")
+	if fr.Fleet.HetP >= 0.05 || !strings.Contains(buf.String(), "Between hosts: the change DIFFERS") {
+		t.Errorf("heterogeneous fleet: %+v\n%s", fr.Fleet, buf.String())
+	}
+}
+
+// TestFleetAASimulation: through BuildFleet, fleets of 4 hosts with no
+// change call a fleet-wide change at most alpha of the time (3 SEs), and
+// find a +5% change in nearly all.
+func TestFleetAASimulation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 26))
+	const sims = 300
+	rej, found := 0, 0
+	for s := 0; s < sims; s++ {
+		for _, ratio := range []float64{1, 1.05} {
+			var groups []FleetGroup
+			for h := 0; h < 4; h++ {
+				groups = append(groups, abGroup(fmt.Sprintf("h%d", h), fleetFile(rng, 6, 0.03, ratio)))
+			}
+			fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fr.Fleet.P < 0.05 {
+				if ratio == 1 {
+					rej++
+				} else if fr.Fleet.Estimate > 0 {
+					found++
+				}
+			}
+		}
+	}
+	t.Logf("A/A fleets: %d of %d called a change; +5%%: %d of %d found", rej, sims, found, sims)
+	if float64(rej)/sims > 0.05+3*math.Sqrt(0.05*0.95/sims) {
+		t.Errorf("A/A fleets called a change %d of %d times", rej, sims)
+	}
+	if found < sims*8/10 {
+		t.Errorf("+5%% found in %d of %d fleets", found, sims)
+	}
+}
+
+// TestFleetOppositeMediansRemarked: a host whose medians go up while its
+// HL change goes down is marked and explained.
+func TestFleetOppositeMediansRemarked(t *testing.T) {
+	// Bimodal B: most values below A, the median above it.
+	odd := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {
+		{10e6, 10.1e6, 10.2e6, 10.3e6, 10.4e6, 10.5e6, 10.6e6},
+		{5e6, 5.01e6, 5.02e6, 10.35e6, 10.36e6, 10.37e6, 10.38e6}}})
+	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("odd", odd)}, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fr.Rows[1].Row.Cmp
+	if !(c.Change*c.Estimate < 0) {
+		t.Fatalf("test data: change %v, estimate %v: not opposite", c.Change, c.Estimate)
+	}
+	var buf bytes.Buffer
+	fr.Write(&buf, "text")
+	if !strings.Contains(buf.String(), "* odd: the medians moved") || !strings.Contains(buf.String(), " *\n") {
+		t.Errorf("no remark:\n%s", buf.String())
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"contend/analysis"
 	"contend/internal/evidence"
 	"contend/internal/results"
+
+	"contend/internal/esc"
 )
 
 // Confidence is the level of every interval contend prints.
@@ -49,9 +51,11 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	for _, n := range counts {
 		total += n
 	}
-	head := f.Workload
+	// A user's strings (a parameter, the label) on one line each, their
+	// control characters escaped (esc.Line).
+	head := esc.Line(f.Workload)
 	if c >= 0 && f.ConfigName(c) != "" {
-		head += "  " + f.ConfigName(c)
+		head += "  " + esc.Line(f.ConfigName(c))
 	}
 	if utf8.RuneCountInString(head) <= Width {
 		fmt.Fprintln(w, head)
@@ -64,7 +68,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		}
 	}
 	if f.Label != "" {
-		writeWrapped(w, "label: "+f.Label, "  ")
+		writeWrapped(w, "label: "+esc.Line(f.Label), "  ")
 	}
 	var st []string
 	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {

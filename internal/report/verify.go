@@ -33,7 +33,8 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 			names = append(names, m.Name)
 		}
 	}
-	var approx []string // metrics whose interval is not a ratio's (values of 0)
+	var approx []string // metrics whose interval is not a ratio's (values below 0)
+	var shifts []string // metrics whose interval is the difference's (values >= 0, some 0)
 	zero := 0           // evidence metrics that are 0 in every repetition
 	for _, n := range names {
 		a, b := f.Values(1, n), f.Values(0, n)
@@ -54,12 +55,16 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		ratio, ci, p := "-", "-", "-"
 		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
-			if rc.HasCI {
+			switch {
+			case rc.HasCI:
 				ci = fmt.Sprintf("[%.3f, %.3f]", 1+rc.Lo, 1+rc.Hi)
 				if rc.Method == analysis.RelShiftOverMedian {
 					ci += "*"
 					approx = append(approx, n)
 				}
+			case rc.Method == analysis.RelAbsShift && rc.HasShiftCI:
+				ci = "[" + signed(sc.Num(rc.ShiftLo)) + ", " + signed(sc.Num(rc.ShiftHi)) + "]†"
+				shifts = append(shifts, n)
 			}
 		}
 		if mw, err := analysis.MannWhitney(a, b, analysis.TwoSided); err == nil {
@@ -71,8 +76,11 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	if zero > 0 {
 		fmt.Fprintln(w, WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
 	}
+	if len(shifts) > 0 {
+		fmt.Fprintln(w, WrapRest("†: "+strings.Join(shifts, ", ")+" had values of 0, where no ratio is defined: the interval is of the difference contend - original (Hodges-Lehmann), in the unit of the row's medians", 78, "  "))
+	}
 	if len(approx) > 0 {
-		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values of 0 or below, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
+		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values below 0, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
 	}
 	fmt.Fprintln(w)
 	v := Equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
@@ -130,6 +138,9 @@ func Equivalence(a, b []float64, margin float64) Verdict {
 	rc, err := analysis.RelativeChange(a, b, 0.90)
 	if err != nil {
 		return Verdict{VerdictNone, "no verdict: " + err.Error()}
+	}
+	if rc.Method == analysis.RelAbsShift {
+		return Verdict{VerdictNone, "no verdict: some values are 0, and no ratio is defined at 0"}
 	}
 	if !rc.HasCI {
 		return Verdict{VerdictNone, fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))}

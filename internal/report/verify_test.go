@@ -119,3 +119,33 @@ func TestVerifyScaleOfZeroMedian(t *testing.T) {
 		t.Errorf("user row not in ms:\n%s", b.String())
 	}
 }
+
+// TestVerifyZerosNoRatioBelowZero: a metric of values >= 0 with zeros
+// (majflt, a kernel counter) has no ratio interval; verify printed the
+// shift over the original's median as one, with bounds below 0 (a ratio
+// below 0 of counts). Now it prints the interval of the difference,
+// marked and explained, and the equivalence verdict on such a primary
+// metric says why there is none.
+func TestVerifyZerosNoRatioBelowZero(t *testing.T) {
+	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "majflt", Unit: "count"}}
+	f := file("faultme", metrics, []string{"contend", "original"}, map[string][][]float64{
+		"time":   {{10, 11, 12, 10, 11, 12}, {10, 11, 12, 10, 11, 12}},
+		"majflt": {{0, 0, 1, 0, 0, 0}, {0, 0, 0, 1, 2, 5}},
+	})
+	var b strings.Builder
+	WriteVerify(&b, f, 0.05)
+	out := b.String()
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "majflt ") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "[-4, +0]†") || !strings.Contains(out, "†: majflt had values of 0") {
+		t.Errorf("majflt row %q:\n%s", row, out)
+	}
+	v := Equivalence([]float64{0, 0, 0, 1, 2, 5}, []float64{0, 0, 1, 0, 0, 0}, 0.05)
+	if v.Kind != VerdictNone || !strings.Contains(v.Text, "no ratio is defined at 0") {
+		t.Errorf("equivalence of counts with zeros: %+v", v)
+	}
+}

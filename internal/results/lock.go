@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/safefile"
 )
 
 // lock takes the exclusive flock of a result file being written, or says
@@ -91,7 +93,7 @@ func removeStaleTemps(path string) {
 			continue
 		}
 		t := filepath.Join(dir, e.Name())
-		fh, err := os.Open(t)
+		fh, err := safefile.Open(t, os.O_RDONLY, safefile.Self) // never another user's
 		if err != nil {
 			continue
 		}

@@ -77,7 +77,9 @@ func parseLinesBefore(b []byte) (*File, int, error) {
 			nrep++
 		}
 	}
-	if len(f.Reps) == 0 {
+	inPlace := len(f.Reps) == 0
+	var repLines []int // the line of each repetition (header's: line 1)
+	if inPlace {
 		f.Reps = reps[:0]
 	} else {
 		f.Reps = slices.Grow(f.Reps, nrep)
@@ -114,6 +116,7 @@ func parseLinesBefore(b []byte) (*File, int, error) {
 			// Into reps[len(f.Reps)], at or before reps[i] (or to a
 			// separate array when the header had repetitions).
 			f.Reps = append(f.Reps, *r.Rep)
+			repLines = append(repLines, i+2)
 			f.Complete, f.End = false, time.Time{}
 		case r.Append != nil:
 			f.Appends = append(f.Appends, *r.Append)
@@ -123,6 +126,13 @@ func parseLinesBefore(b []byte) (*File, int, error) {
 			f.Warnings = append(f.Warnings, r.End.Warnings...)
 		}
 	}
+	// Then as parse does: a repeated index is counted once.
+	f.dropRepeated(func() []int {
+		if !inPlace {
+			return nil
+		}
+		return repLines
+	})
 	if err := f.check(); err != nil {
 		return nil, 0, err
 	}

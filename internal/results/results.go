@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,24 @@ type File struct {
 	// Appends records each later run that added repetitions (--append).
 	Appends []Segment `json:"appends,omitempty"`
 	Reps    []Rep     `json:"reps"`
+
+	// Repeated lists the repetition indexes the file holds more than
+	// once (a line written twice, files joined by hand): only the first
+	// record of each is in Reps, and Warnings says so. Set by the
+	// readers, never written.
+	Repeated []RepeatedRep `json:"-"`
+}
+
+// RepeatedRep is a repetition index found in more than one record.
+type RepeatedRep struct {
+	Index int
+	Count int // how many records
+	// Lines are the file's lines (from 1, the header's) of its records;
+	// nil for a version-1 document.
+	Lines []int
+	// Differ tells that the records are not the same: which one is right
+	// is unknown (compare refuses the file).
+	Differ bool
 }
 
 // Segment is a later run that appended repetitions to a file: its command
@@ -303,11 +322,108 @@ func parseDocument(b []byte) (*File, error) {
 	if err := json.Unmarshal(b, f); err != nil || f.Format != FormatName || f.Version != 1 {
 		return nil, documentError(b, err)
 	}
+	f.dropRepeated(func() []int { return nil })
 	f.importProvenance()
 	if err := f.check(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// dropRepeated keeps the first record of each repetition index in f.Reps
+// and records the others in f.Repeated, with a warning each: a repetition
+// counted twice would make show report 9 repetitions for 8. lines returns
+// the file line of each record of f.Reps (nil: unknown); it is called only
+// when an index repeats.
+func (f *File) dropRepeated(lines func() []int) {
+	sequential := true
+	for i := range f.Reps {
+		if f.Reps[i].Index != i {
+			sequential = false
+			break
+		}
+	}
+	if sequential {
+		return // the writer's order: no index twice
+	}
+	first := map[int]int{} // index -> position of its first record
+	dup := map[int][]int{} // index -> positions of its records
+	var order []int
+	for i := range f.Reps {
+		x := f.Reps[i].Index
+		if p, ok := first[x]; ok {
+			if len(dup[x]) == 0 {
+				dup[x] = []int{p}
+				order = append(order, x)
+			}
+			dup[x] = append(dup[x], i)
+			continue
+		}
+		first[x] = i
+	}
+	if len(order) == 0 {
+		return
+	}
+	at := lines()
+	drop := map[int]bool{}
+	for _, x := range order {
+		r := RepeatedRep{Index: x, Count: len(dup[x])}
+		a, _ := json.Marshal(&f.Reps[dup[x][0]])
+		for _, p := range dup[x] {
+			if at != nil {
+				r.Lines = append(r.Lines, at[p])
+			}
+			if p != dup[x][0] {
+				drop[p] = true
+				if b, _ := json.Marshal(&f.Reps[p]); !bytes.Equal(a, b) {
+					r.Differ = true
+				}
+			}
+		}
+		f.Repeated = append(f.Repeated, r)
+		f.Warnings = append(f.Warnings, r.warning())
+	}
+	kept := f.Reps[:0]
+	for i := range f.Reps {
+		if !drop[i] {
+			kept = append(kept, f.Reps[i])
+		}
+	}
+	clear(f.Reps[len(kept):])
+	f.Reps = kept
+}
+
+// warning says that the index is in the file more than once and what was
+// counted.
+func (r RepeatedRep) warning() string {
+	where := ""
+	if len(r.Lines) > 0 {
+		s := make([]string, len(r.Lines))
+		for i, l := range r.Lines {
+			s[i] = strconv.Itoa(l)
+		}
+		where = " (lines " + strings.Join(s, ", ") + ")"
+	}
+	times := "twice"
+	if r.Count > 2 {
+		times = strconv.Itoa(r.Count) + " times"
+	}
+	if r.Differ {
+		return fmt.Sprintf("repetition %d is in the file %s%s with different records: only the first is counted, and compare refuses the file until the wrong one is removed", r.Index, times, where)
+	}
+	return fmt.Sprintf("repetition %d is in the file %s%s, the same record: counted once", r.Index, times, where)
+}
+
+// CheckRepeated returns an error when the file holds two different
+// records of one repetition index (see File.Repeated): which is right is
+// unknown, so no statistic should be drawn from it.
+func (f *File) CheckRepeated() error {
+	for _, r := range f.Repeated {
+		if r.Differ {
+			return errors.New(r.warning())
+		}
+	}
+	return nil
 }
 
 // documentError says what is wrong with a file that is not a readable
@@ -515,6 +631,22 @@ func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
 	if inPlace {
 		f.Reps = reps[:nrep]
 	}
+	f.dropRepeated(func() []int {
+		if !inPlace {
+			return nil
+		}
+		other := make(map[int]bool, len(others))
+		for _, o := range others {
+			other[o.index] = true
+		}
+		lines := make([]int, 0, len(f.Reps))
+		for i := 0; i < nlines && len(lines) < len(f.Reps); i++ {
+			if !other[i] {
+				lines = append(lines, i+2)
+			}
+		}
+		return lines
+	})
 	f.importProvenance()
 	if err := f.check(); err != nil {
 		return 0, err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"contend/internal/plural"
+	"contend/internal/safefile"
 
 	"golang.org/x/sys/unix"
 )
@@ -93,16 +94,34 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 	}
 	w := &Writer{path: path, File: f, more: reps}
 	defer func() { w.more = nil }()
+	// fresh: the file does not exist; w.fh is then a new temporary of
+	// it, renamed into place (without replacing anything) once its
+	// header is durable, so that a kill leaves either no file or a valid
+	// one, never an empty one.
+	fresh := false
+	var real string
 	var err error
 	for moved := 0; ; moved++ {
+		var exists bool
+		if real, exists, err = target(path, mode); err != nil {
+			return nil, err
+		}
+		if !exists {
+			if mode != ModeNew && mode != ModeReplace && mode != ModeAppend {
+				return nil, fmt.Errorf("results: unknown mode %d", mode)
+			}
+			removeStaleTemps(path)
+			if w.fh, err = temporary(path, 0o644); err != nil {
+				return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+			}
+			fresh = true
+			break
+		}
 		switch mode {
 		case ModeNew:
-			w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-			if errors.Is(err, os.ErrExist) {
-				return nil, existsError(path)
-			}
+			return nil, existsError(path)
 		case ModeReplace, ModeAppend:
-			w.fh, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+			w.fh, err = openExisting(real)
 		default:
 			return nil, fmt.Errorf("results: unknown mode %d", mode)
 		}
@@ -121,43 +140,39 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 			return nil, refuse(ErrLocked, "%s is being replaced by another process again and again; wait for it to end or give another --out", path)
 		}
 	}
-	// Only the holder of the lock makes temporary files of path (and
-	// removes them): removed by one that is then refused, a live writer's
-	// could go before it had locked it.
-	// The file path names, resolved once: a link changed while the file
-	// is written does not move the rename.
-	real := realPath(path)
-	removeStaleTemps(path)
-	if real != path {
-		removeStaleTemps(real)
-	}
-	// replaced is the file --replace replaces, held locked until the new
-	// file is renamed over it; w.fh is then the new file.
+	// replaced is the file --replace replaces (or an empty file that
+	// --append fills), held locked until the new file is renamed over it;
+	// w.fh is then the new file.
 	var replaced *os.File
-	if st, err := w.fh.Stat(); err == nil && st.Size() > 0 {
-		if !isResultFile(path) {
+	if !fresh {
+		// Only the holder of the lock removes temporary files of path: removed
+		// by one that is then refused, a live writer's could go before it
+		// had locked it. The file path names was resolved once (real): a
+		// link changed while the file is written does not move the rename.
+		removeStaleTemps(path)
+		if real != path {
+			removeStaleTemps(real)
+		}
+		st, err := w.fh.Stat()
+		if err != nil {
+			w.fh.Close()
+			return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		if st.Size() > 0 && !isResultFile(real) {
 			w.fh.Close()
 			return nil, notResultError(path)
 		}
-		if mode == ModeAppend {
+		if st.Size() > 0 && mode == ModeAppend {
 			if err := w.openAppend(); err != nil {
 				w.fh.Close()
 				return nil, err
 			}
 			return w, nil
 		}
-		if mode == ModeReplace {
-			replaced = w.fh
-			if w.fh, err = replacement(real, st); err != nil {
-				replaced.Close()
-				return nil, fmt.Errorf("cannot write result file %s: writing its replacement beside it: %w", path, err)
-			}
-		}
-	}
-	if replaced == nil {
-		if err := w.fh.Truncate(0); err != nil {
-			w.fh.Close()
-			return nil, fmt.Errorf("cannot write result file %s: %w", path, err)
+		replaced = w.fh
+		if w.fh, err = replacement(real, st); err != nil {
+			replaced.Close()
+			return nil, fmt.Errorf("cannot write result file %s: writing its replacement beside it: %w", path, err)
 		}
 	}
 	f.Format, f.Version = FormatName, FormatVersion
@@ -186,20 +201,27 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 			err = fmt.Errorf("cannot write result file %s: %w", path, err)
 		}
 	}
-	if err != nil && replaced != nil {
-		// The old file is as it was: only the replacement goes.
-		os.Remove(w.fh.Name())
-		w.fh.Close()
-		replaced.Close()
-		return nil, err
+	if err == nil && fresh {
+		// Into place, replacing nothing: a file made meanwhile at path
+		// is refused as it would have been at the start.
+		if err = placeNew(w.fh.Name(), path); errors.Is(err, os.ErrExist) {
+			if mode == ModeNew {
+				err = existsError(path)
+			} else {
+				err = refuse(ErrLocked, "%s was created by another process while this one wrote it; try again, or give another --out", path)
+			}
+		} else if err != nil {
+			err = fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		real = path
 	}
 	if err != nil {
-		w.size = 0
-		w.fh.Truncate(0)
-		if mode == ModeNew {
-			os.Remove(path) // created here: leave nothing behind
-		}
+		// Whatever was at path is as it was: only the new file goes.
+		os.Remove(w.fh.Name())
 		w.fh.Close()
+		if replaced != nil {
+			replaced.Close()
+		}
 		return nil, err
 	}
 	syncDir(filepath.Dir(real))
@@ -214,7 +236,7 @@ func OpenFrom(path string, f *File, mode Mode, reps iter.Seq[*Rep]) (*Writer, er
 // (.NAME.tmp-*) in its directory, locked before anything is written, with
 // the old file's permissions and, where allowed, its owner.
 func replacement(real string, st os.FileInfo) (*os.File, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".tmp-*")
+	tmp, err := temporary(real, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -223,9 +245,6 @@ func replacement(real string, st os.FileInfo) (*os.File, error) {
 		os.Remove(tmp.Name())
 		return nil, err
 	}
-	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return fail(err)
-	}
 	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
 		return fail(err)
 	}
@@ -233,6 +252,98 @@ func replacement(real string, st os.FileInfo) (*os.File, error) {
 		tmp.Chown(int(sys.Uid), int(sys.Gid)) // only root may; else the file is the writer's
 	}
 	return tmp, nil
+}
+
+// temporary creates a fresh temporary file of the result file path
+// (.NAME.tmp-*, beside it: O_EXCL, no link followed, mode perm less the
+// umask), locked (flock) before anything is written.
+func temporary(path string, perm os.FileMode) (*os.File, error) {
+	tmp, err := safefile.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", "", perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return tmp, nil
+}
+
+// placeNew gives the file at tmp the name path, which must not exist
+// (os.ErrExist): renameat2 with RENAME_NOREPLACE, or, on a file system
+// without it, a hard link and the removal of tmp.
+func placeNew(tmp, path string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		if err = os.Link(tmp, path); err == nil {
+			os.Remove(tmp)
+		}
+	}
+	if errors.Is(err, unix.EEXIST) {
+		return os.ErrExist
+	}
+	return err
+}
+
+// target says what Open will write for path: the file itself, or the
+// regular file a symbolic link there names (real), and whether it exists.
+// A link is followed only to an existing regular file, and only when
+// the link is this user's or root's: a dangling link is refused (root
+// would create its target, anywhere), and so is a link to anything else
+// or another user's link. In a directory others may write (/tmp), a file
+// of another user is refused too: contend does not append to or replace
+// a file planted there.
+func target(path string, mode Mode) (real string, exists bool, err error) {
+	li, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cannot write result file %s: %w", path, err)
+	}
+	real = path
+	if li.Mode()&os.ModeSymlink != 0 {
+		to, _ := os.Readlink(path)
+		if sys, ok := li.Sys().(*syscall.Stat_t); ok && sys.Uid != uint32(os.Geteuid()) && sys.Uid != 0 {
+			return "", false, refuse(ErrExists, "%s is a symbolic link of uid %d, not this user's: contend does not follow another user's link; give the file itself as --out", path, sys.Uid)
+		}
+		fi, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", false, refuse(ErrExists, "%s is a symbolic link to %s, which does not exist: contend creates no file through a link; give the file itself as --out", path, to)
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return "", false, refuse(ErrExists, "%s is a symbolic link to %s, which is not a regular file: choose another --out", path, to)
+		}
+		if real, err = filepath.EvalSymlinks(path); err != nil {
+			return "", false, fmt.Errorf("cannot write result file %s: %w", path, err)
+		}
+		li = fi
+	}
+	if !li.Mode().IsRegular() {
+		return "", false, refuse(ErrExists, "%s exists and is not a regular file: choose another --out", path)
+	}
+	if sys, ok := li.Sys().(*syscall.Stat_t); ok && mode != ModeNew && sys.Uid != uint32(os.Geteuid()) && safefile.Shared(filepath.Dir(real)) {
+		return "", false, refuse(ErrExists, "%s belongs to uid %d, in a directory others may write: contend does not append to or replace another user's file there; choose another --out", path, sys.Uid)
+	}
+	return real, true, nil
+}
+
+// openExisting opens the result file real (no link: target resolved
+// it) for --append or --replace, refusing anything but a regular file.
+func openExisting(real string) (*os.File, error) {
+	fh, err := os.OpenFile(real, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, refuse(ErrExists, "%s is not a regular file: choose another --out", real)
+	}
+	return fh, nil
 }
 
 // realPath is path with symbolic links resolved (path itself when that

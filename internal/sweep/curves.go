@@ -193,11 +193,11 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			t.Row(p.Name, "-", "-", "-", "-", "-", p.Err.Error())
 			continue
 		}
-		ci := "-"
-		if c.HasChangeCI {
-			ci = "[" + report.Percent(c.ChangeLo) + ", " + report.Percent(c.ChangeHi) + "]"
+		est, ci := report.ChangeCells(c, m.Unit)
+		if ci == "" {
+			ci = "-"
 		}
-		t.Row(p.Name, num(c.SummaryA.Median), num(c.SummaryB.Median), report.Percent(c.Estimate), ci,
+		t.Row(p.Name, num(c.SummaryA.Median), num(c.SummaryB.Median), est, ci,
 			fmt.Sprintf("%.3g", c.AdjustedP), string(c.Verdict))
 		if c.Verdict == analysis.VerdictTooFewRuns && len(warn) == 0 {
 			warn = append(warn, fmt.Sprintf("%s: %d and %d repetitions cannot reach significance; run more (-n)", p.Name, c.SummaryA.N, c.SummaryB.N))

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"contend/internal/ipcown"
+	"contend/internal/safefile"
 )
 
 // Setting is one tracefs file (relative to Root, or absolute) and the
@@ -43,6 +44,9 @@ type Entry struct {
 	Root  string `json:"root"`  // the tracefs mount
 	// Settings are restored in this order (events off first).
 	Settings []Setting `json:"settings"`
+	// Exe is the contend executable that wrote the journal (see
+	// ipcown.Entry.Exe); "" in journals of older versions.
+	Exe string `json:"exe,omitempty"`
 
 	path string
 }
@@ -57,7 +61,7 @@ var dir = ipcown.Dir
 // Begin writes the journal of the current process for root before it
 // changes anything. The file is written whole or not at all (rename).
 func Begin(root string, settings []Setting) (*Entry, error) {
-	e := &Entry{PID: os.Getpid(), Start: start(os.Getpid()), Boot: ipcown.BootID(), Root: root, Settings: settings}
+	e := &Entry{PID: os.Getpid(), Start: start(os.Getpid()), Boot: ipcown.BootID(), Root: root, Settings: settings, Exe: ipcown.Self()}
 	d, err := dir()
 	if err != nil {
 		return nil, err
@@ -67,13 +71,8 @@ func Begin(root string, settings []Setting) (*Entry, error) {
 		return nil, err
 	}
 	e.path = filepath.Join(d, fmt.Sprintf("%s%d-%d.json", prefix, e.PID, e.Start))
-	tmp := e.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("cannot write the tracefs journal: %v", err)
-	}
-	if err := os.Rename(tmp, e.path); err != nil {
-		os.Remove(tmp)
+	// A fresh temporary (O_EXCL, no link followed), renamed into place.
+	if err := safefile.WriteFile(e.path, b, 0o600); err != nil {
 		return nil, fmt.Errorf("cannot write the tracefs journal: %v", err)
 	}
 	return e, nil
@@ -103,7 +102,7 @@ func Stale(root string) ([]*Entry, error) {
 	names, _ := filepath.Glob(filepath.Join(d, prefix+"*.json"))
 	var out []*Entry
 	for _, p := range names {
-		b, err := os.ReadFile(p)
+		b, err := safefile.ReadFile(p, safefile.Self)
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"contend/internal/plural"
+	"contend/internal/safefile"
 )
 
 // State is what Apply saved before changing anything: the original value
@@ -41,7 +42,9 @@ func (s *State) find(path string) int {
 // LoadState reads the saved state at path; nil and no error when there
 // is none.
 func LoadState(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	// A link or another user's file is refused: the state names files
+	// that Reset writes as root.
+	b, err := safefile.ReadFile(path, safefile.SelfOrRoot)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -55,40 +58,18 @@ func LoadState(path string) (*State, error) {
 	return &s, nil
 }
 
-// saveState writes s to path atomically (a temporary file in the same
-// directory, synced, renamed over path, the directory synced).
+// saveState writes s to path atomically (safefile.WriteFile: a fresh
+// temporary file in the same directory, synced, renamed over path, the
+// directory synced).
 func saveState(path string, s *State) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tune-*.json")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return safefile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // afterWrite, when set (tests), is called after each system file Apply
@@ -244,7 +225,10 @@ func Plan(root string, opt Options) []Result {
 	return out
 }
 
-// Reset puts back every value saved in the state file and removes it.
+// Reset puts back every value saved in the state file and removes it. A
+// file that already holds its saved value counts as restored and is not
+// written (a tune killed before it dropped the entry of a write the kernel
+// refused leaves such entries: an IRQ whose affinity cannot be changed).
 // Values that cannot be written back stay in the state, and the error
 // says which.
 func Reset(root, statePath string) ([]Result, error) {
@@ -256,8 +240,8 @@ func Reset(root, statePath string) ([]Result, error) {
 		return []Result{{Name: "all", Status: StatusNotSaved, Detail: "no saved state at " + statePath + ": nothing to put back"}}, nil
 	}
 	type agg struct {
-		n, failed int
-		detail    string
+		written, already, failed int
+		change, why              string // the last change written; the last refusal
 	}
 	by := map[string]*agg{}
 	var names []string
@@ -270,29 +254,44 @@ func Reset(root, statePath string) ([]Result, error) {
 			by[e.Setting] = a
 			names = append(names, e.Setting)
 		}
-		cur, _ := read(root, e.Path)
+		cur, rerr := read(root, e.Path)
+		if rerr == nil && cur == e.Old {
+			a.already++
+			continue
+		}
 		if err := write(root, e.Path, e.Old); err != nil {
 			a.failed++
-			a.detail = refused(err)
+			a.why = refused(err)
+			if rerr == nil {
+				a.why += " (it holds " + cur + ")"
+			}
 			keep = append(keep, e)
 			if firstErr == nil {
-				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, refused(err))
+				firstErr = fmt.Errorf("putting back %s = %s: %s", shown(e.Path), e.Old, a.why)
 			}
 			continue
 		}
-		a.n++
-		a.detail = cur + " -> " + e.Old
+		a.written++
+		a.change = cur + " -> " + e.Old
 	}
 	var out []Result
 	for _, n := range names {
 		a := by[n]
-		r := Result{Name: n, Status: StatusRestored, Detail: a.detail}
-		if a.n+a.failed > 1 {
-			r.Detail = fmt.Sprintf("%d files", a.n)
-		}
-		if a.failed > 0 {
+		r := Result{Name: n, Status: StatusRestored}
+		total := a.written + a.already + a.failed
+		switch {
+		case a.failed > 0:
 			r.Status = StatusFailed
-			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(a.n+a.failed, "file", "files"), a.detail)
+			r.Detail = fmt.Sprintf("%d of %s not put back: %s", a.failed, plural.N(total, "file", "files"), a.why)
+		case total == 1 && a.written == 1:
+			r.Detail = a.change
+		case total == 1:
+			r.Detail = "already held its saved value"
+		default:
+			r.Detail = plural.N(total, "file", "files")
+			if a.already > 0 {
+				r.Detail += fmt.Sprintf(" (%d already held the saved value)", a.already)
+			}
 		}
 		out = append(out, r)
 	}

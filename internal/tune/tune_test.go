@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // fakeRoot builds a fake sysfs/procfs with files (relative path ->
@@ -401,3 +403,104 @@ func TestReasonsNamePathsFromRoot(t *testing.T) {
 		t.Errorf("Reset of a file that cannot be written: %v, want it named from /", err)
 	}
 }
+
+// refuseWrites makes the file at path refuse writes and stay readable, as
+// the kernel refuses to move some IRQs: read-only for a user, immutable
+// (FS_IOC_SETFLAGS) for root, whom modes do not stop. It skips where the
+// file system has no immutable flag. The function returned undoes it
+// (it is also undone when the test ends).
+func refuseWrites(t *testing.T, path string) (undo func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		return func() { os.Chmod(path, 0o644) }
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags|fsImmutableFL))
+	}
+	if err != nil {
+		t.Skipf("cannot make %s immutable here (%v): root writes any file", path, err)
+	}
+	undo = func() {
+		if f, err := os.Open(path); err == nil {
+			unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags))
+			f.Close()
+		}
+	}
+	t.Cleanup(undo)
+	return undo
+}
+
+// TestResetCountsValuesAlreadyBack is the state a tune SIGKILLed between
+// saving and pruning leaves: entries for IRQs whose write the kernel
+// refused (they never changed). Such an entry already holds its saved
+// value: it is restored, and Reset succeeds (it failed on every try). An
+// IRQ that refuses and holds another value fails, and the failure names
+// its own reason, not another file's change ("0 -> 0-3").
+func TestResetCountsValuesAlreadyBack(t *testing.T) {
+	files := bareMetal()
+	files["proc/irq/1/smp_affinity_list"] = "0" // tuned, writable
+	files["proc/irq/9/smp_affinity_list"] = "0" // tuned, refuses now
+	root := fakeRoot(t, files)
+	state := filepath.Join(root, "state.json")
+	st := &State{Saved: time.Now().UTC(), Pid: 1, Entries: []Entry{
+		{"irq", "proc/irq/9/smp_affinity_list", "0-3"},
+		{"irq", "proc/irq/0/smp_affinity_list", "0-3"}, // refused by tune, never changed
+		{"irq", "proc/irq/1/smp_affinity_list", "0-3"},
+		{"aslr", "proc/sys/kernel/randomize_va_space", "2"}, // already back
+	}}
+	if err := saveState(state, st); err != nil {
+		t.Fatal(err)
+	}
+	refuseWrites(t, filepath.Join(root, "proc/irq/0/smp_affinity_list"))
+	undo9 := refuseWrites(t, filepath.Join(root, "proc/irq/9/smp_affinity_list"))
+
+	rs, err := Reset(root, state)
+	if err == nil || !strings.Contains(err.Error(), "/proc/irq/9/smp_affinity_list") || strings.Contains(err.Error(), "/proc/irq/0/") {
+		t.Errorf("Reset: %v, want a failure naming IRQ 9 only", err)
+	}
+	got := map[string]Result{}
+	for _, r := range rs {
+		got[r.Name] = r
+	}
+	if r := got["irq"]; r.Status != StatusFailed || !strings.HasPrefix(r.Detail, "1 of 3 files not put back: ") || strings.Contains(r.Detail, "->") || !strings.Contains(r.Detail, "it holds 0") {
+		t.Errorf("irq: %s, want 1 of 3 files failed with its own reason", r)
+	}
+	if r := got["aslr"]; r.Status != StatusRestored || r.Detail != "already held its saved value" {
+		t.Errorf("aslr: %s, want restored, already held", r)
+	}
+	if v, _ := read(root, "proc/irq/1/smp_affinity_list"); v != "0-3" {
+		t.Errorf("IRQ 1 = %q after reset, want 0-3", v)
+	}
+	left, _ := LoadState(state)
+	if left == nil || len(left.Entries) != 1 || left.Entries[0].Path != "proc/irq/9/smp_affinity_list" {
+		t.Fatalf("state after the failed reset: %+v, want IRQ 9 alone", left)
+	}
+
+	// IRQ 9 now holds its saved value (moved back by someone else, still
+	// refusing writes): the next reset succeeds and removes the state.
+	irq9 := filepath.Join(root, "proc/irq/9/smp_affinity_list")
+	undo9()
+	if err := os.WriteFile(irq9, []byte("0-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refuseWrites(t, irq9)
+	rs, err = Reset(root, state)
+	if err != nil || len(rs) != 1 || rs[0].Status != StatusRestored || rs[0].Detail != "already held its saved value" {
+		t.Errorf("second Reset: %v %v, want irq restored, already held", rs, err)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("state left after every value is back: %v", err)
+	}
+}
+
+// fsImmutableFL is FS_IMMUTABLE_FL of linux/fs.h.
+const fsImmutableFL = 0x10

@@ -3,6 +3,7 @@ package value
 import (
 	"flag"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,29 @@ func TestBoolTextFlag(t *testing.T) {
 	}
 	if pin != "true" || other != "maybe" || fs.NArg() != 1 {
 		t.Errorf("--pin --other=maybe rest: pin %q, other %q, %d arguments; want true, maybe (kept for its reader), 1", pin, other, fs.NArg())
+	}
+}
+
+func TestEnumFlag(t *testing.T) {
+	mk := func() flag.Getter {
+		return &Enum{W: "text", Words: []string{"text", "json", "original"}, Aliases: map[string]string{"js": "json"}, Refused: map[string]string{"csv": "csv is a sweep's table"}}
+	}
+	checkSet(t, "Enum", mk, []setCase{
+		{in: "text", want: "text"},
+		{in: "json", want: "json"},
+		{in: "original", want: "original"},
+		{in: "js", want: "json"},
+		{in: "xml", errs: []string{`"xml" is not accepted; accepted: text, json, original`}},
+		{in: "Text", errs: []string{`"Text" is not accepted`}},
+		{in: " json", errs: []string{`" json" is not accepted`}},
+		{in: "", errs: []string{`"" is not accepted; accepted: text, json, original`}},
+		{in: "csv", errs: []string{`"csv" is not accepted: csv is a sweep's table; accepted: text, json, original`}},
+	})
+	v := mk().(*Enum)
+	if got := v.Choices(); !slices.Equal(got, []string{"text", "json", "original"}) {
+		t.Errorf("Choices = %q, want the words without the alias", got)
+	}
+	if v.String() != "text" || (&Enum{Words: []string{"a"}}).String() != "" || (*Enum)(nil).String() != "" {
+		t.Errorf("String: %q, want the preset default, and empty without one", v.String())
 	}
 }

@@ -1,7 +1,7 @@
 // Package value parses the kinds of values that several commands' flags
 // share, one parser per kind, so that a percentage, a significance level or
 // a timeout means the same under every flag that takes one: the typed flag
-// values (Int, Float, Level, Percent, Duration, BoolText) that commands
+// values (Int, Float, Level, Percent, Duration, Enum, BoolText) that commands
 // declare their flags with, and the functions they use. Errors name
 // neither the flag nor the command: callers say which flag they read
 // ("--until: ..."). Sizes are workload.ParseSize (workload parameters and

@@ -29,9 +29,10 @@ store into is never read), so the byte is volatile here; the clock is
 CLOCK_MONOTONIC in ns. Output in --format original is the original's two
 lines, "map=BYTES" and "time = N usecs".
 
-Where the kernel has no zero page for read faults (this VM: pvm_no_zero_page),
-every page read allocates real memory: --mem must fit in available memory.
-rss_anon after the run tells which regime ran.
+Where the kernel has no zero page for read faults (some virtual machines,
+PVM guests booted with pvm_no_zero_page=1 for one), every page read allocates
+real memory: --mem must fit in available memory. Each repetition's note says
+which regime ran.
 
 --thp never on a kernel built without THP (Debian's -rt kernels) holds: its
 madvise(MADV_NOHUGEPAGE) fails with EINVAL, there being no huge pages to
@@ -44,7 +45,8 @@ with THP set to always maps the huge zero page on read faults (one fault per
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
 		{Name: "faults", Unit: "count", Better: Either, Desc: "minor faults taken during the timed region"},
 		{Name: "majfaults", Unit: "count", Better: Either, Desc: "major faults taken during the timed region"},
-		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (zero page or real pages)"},
+		{Name: "rss_anon", Unit: "bytes", Better: Either, Desc: "RssAnon after the timed region (the whole child's: about 1 MiB of it is the Go runtime's)"},
+		{Name: "rss_anon_added", Unit: "bytes", Better: Either, Desc: "RssAnon gained over the timed region: about 0 where read faults map the zero page, the pages read where they allocate"},
 	},
 	Primary: "time",
 	Throughput: PerSecond("pages/s", "pages read per second of the timed region (pages / time)", "time",
@@ -135,18 +137,15 @@ func runFaultme(p *bind.FaultmeParams, rt Runtime) (Sample, error) {
 		notes = append(notes, "thp: not built (--thp never holds: this kernel has no transparent huge pages, its MADV_NOHUGEPAGE said EINVAL)")
 	}
 	s := Sample{Metrics: map[string]float64{
-		"time":      float64(r.ElapsedNs),
-		"pages":     float64(r.PagesTouched),
-		"faults":    float64(r.MinFlt),
-		"majfaults": float64(r.MajFlt),
-		"rss_anon":  float64(r.RSSAnonKiB * 1024),
+		"time":           float64(r.ElapsedNs),
+		"pages":          float64(r.PagesTouched),
+		"faults":         float64(r.MinFlt),
+		"majfaults":      float64(r.MajFlt),
+		"rss_anon":       float64(r.RSSAnonKiB * 1024),
+		"rss_anon_added": float64(int64(r.RSSAnonKiB)-int64(r.RSSAnonBeforeKiB)) * 1024,
 	}}
-	// With the zero page, reads leave RSS flat; without it every page
-	// read is a page allocated (4 KiB, or 2 MiB with THP).
-	if r.PagesTouched > 0 && float64(r.RSSAnonKiB*1024) < float64(r.PagesTouched)*4096/4 {
-		s.Notes = append(s.Notes, "read faults mapped the shared zero page (RSS stayed small)")
-	} else {
-		s.Notes = append(s.Notes, "read faults allocated real pages (no zero page)")
+	if n := zeroPageNote(r); n != "" {
+		s.Notes = append(s.Notes, n)
 	}
 	s.Notes = append(s.Notes, notes...)
 	return s, nil
@@ -173,4 +172,25 @@ func THPBuilt() string {
 		return THPAbsent
 	}
 	return THPUnknown
+}
+
+// zeroPageNote says which pages faultme's read faults mapped, from the
+// RssAnon the timed region added (not the child's whole RssAnon, about 1
+// MiB of which is the Go runtime's heap): with the zero page reads add
+// nothing, without it every page read is a page allocated (4 KiB, or
+// 2 MiB with THP). A quarter of the pages read is the line between the
+// two, well above what the threads' first touches of their stacks add.
+// Many pages per fault (16 or more) means the huge zero page.
+func zeroPageNote(r bind.FaultmeResult) string {
+	if r.PagesTouched == 0 {
+		return ""
+	}
+	added := (int64(r.RSSAnonKiB) - int64(r.RSSAnonBeforeKiB)) * 1024
+	switch {
+	case float64(added) >= float64(r.PagesTouched)*4096/4:
+		return "read faults allocated real pages (no zero page: rss_anon_added, the RssAnon the timed region added, is a quarter of the pages read or more)"
+	case r.MinFlt > 0 && r.MinFlt*16 <= r.PagesTouched:
+		return "read faults mapped the shared huge zero page (16 pages read or more per fault; rss_anon_added, the RssAnon the timed region added, under a quarter of the pages read)"
+	}
+	return "read faults mapped the shared zero page (rss_anon_added, the RssAnon the timed region added, under a quarter of the pages read)"
 }

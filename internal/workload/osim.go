@@ -49,7 +49,7 @@ forever: here the set's id is reported to contend before anything is timed,
 and a dead repetition's set is removed and its workers killed.
 
 Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
-10 ns per busy-loop increment), about ten times what this 2-core VM needs.`,
+10 ns per busy-loop increment), about ten times what a 2-vCPU virtual machine needs.`,
 	Positional: []string{"sems", "tasks", "loops", "busy-in", "busy-out"},
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: just before SETALL until the wait-for-zero returned"},

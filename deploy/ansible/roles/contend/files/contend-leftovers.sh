@@ -2,7 +2,9 @@
 # contend-leftovers.sh BIN [TRACE-SAVE-FILE]: kill every process whose
 # executable is BIN (a contend run and its repetition children, also left
 # by an interrupted play), then remove the SysV sets of dead contend runs
-# ('BIN cleanup'), then put the tracefs event list back as saved in
+# ('BIN cleanup --binary BIN': only what runs of this binary left, so
+# that another contend's leftovers on the machine are neither touched nor
+# blamed on this host), then put the tracefs event list back as saved in
 # TRACE-SAVE-FILE (written by 'contend-leftovers.sh --save-trace FILE').
 # Prints what it did. Exit status: 0 nothing was left; 1 leftovers were
 # found (processes, SysV sets or tracefs settings of killed runs) and
@@ -38,7 +40,7 @@ fi
 if [ -x "$bin" ]; then
 	# contend cleanup says "removed semaphore set ..." and "restored the
 	# ..." for what it cleaned, "no semaphore set left by contend" else.
-	if out=$("$bin" cleanup 2>&1); then
+	if out=$("$bin" cleanup --binary "$bin" 2>&1); then
 		printf '%s\n' "$out" | grep -E '^(removed|restored) ' && found=1
 	else
 		printf '%s\n' "$out"

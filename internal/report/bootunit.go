@@ -1,0 +1,820 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"contend/analysis"
+	"contend/internal/evidence"
+	"contend/internal/plural"
+)
+
+// The boot as the unit of the verdict.
+//
+// When both sides of every pair span two or more boots (a campaign, or
+// files from several boots), runs of one boot are not independent samples
+// of a kernel, and a test that pools them rejects a true null hypothesis
+// far more often than alpha (half of the time with a between-boot spread
+// of 5% and a within-boot one of 2%). The report then takes the
+// boot-level comparison (analysis.CompareBootMeans: Student's t on the
+// per-boot means) as the headline and the verdict of every metric, in
+// every format, and shows the pooled runs only as a description, said to
+// treat runs as independent.
+
+// BootPower is the power of the boot-level minimum detectable change.
+const BootPower = 0.8
+
+// A BootRow is the boot-level comparison of one metric of a pair.
+type BootRow struct {
+	Metric    string
+	Direction analysis.Direction
+	// Identical: every value on both sides is the same number (not
+	// tested, as in the pooled rows).
+	Identical bool
+	// Cmp is the comparison, nil when Identical or when it could not be
+	// made (Reason says why).
+	Cmp    *analysis.BootComparison
+	Reason string
+	// AdjustedP is Cmp.P Holm-adjusted over FamilySize tests (the
+	// families of the pooled rows); Verdict decided from it.
+	AdjustedP  float64
+	FamilySize int
+	Verdict    analysis.Verdict
+	// MDEUp and MDEDown are the changes the test would find with power
+	// BootPower at the level alpha/FamilySize, from its standard error.
+	MDEUp, MDEDown float64
+}
+
+// Change returns the boot-level change B/A-1 and its interval.
+func (b BootRow) Change() (est, lo, hi float64) {
+	if b.Cmp == nil {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return b.Cmp.Ratio - 1, b.Cmp.Lo - 1, b.Cmp.Hi - 1
+}
+
+// Means returns the centres of the two sides the change is of: the
+// geometric means of the per-boot geometric means, or, on the shift
+// scale, the means of the per-boot means.
+func (b BootRow) Means() (a, bb float64) {
+	c := b.Cmp
+	if c == nil {
+		return math.NaN(), math.NaN()
+	}
+	if c.Shift {
+		return mean(c.MeansA), mean(c.MeansB)
+	}
+	return math.Exp(mean(c.MeansA)), math.Exp(mean(c.MeansB))
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// pairIndex returns the index of the pair of sides a and b in r.Pairs.
+func (r *CompareReport) pairIndex(a, b int) int {
+	for i, p := range r.Pairs {
+		if p.A == a && p.B == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// bootRows compares every metric of pair p with the boot as the unit.
+func (r *CompareReport) bootRows(p PairReport) []BootRow {
+	var out []BootRow
+	for _, row := range p.Rows {
+		br := BootRow{Metric: row.Metric.Name, Direction: row.Direction, Identical: row.Identical,
+			AdjustedP: math.NaN(), MDEUp: math.NaN(), MDEDown: math.NaN()}
+		if !row.Identical {
+			ba, okA := sideBoots(r.sideParts[p.A], row.Metric.Name)
+			bb, okB := sideBoots(r.sideParts[p.B], row.Metric.Name)
+			var ga, gb [][]float64
+			for _, b := range ba {
+				ga = append(ga, b.Values)
+			}
+			for _, b := range bb {
+				gb = append(gb, b.Values)
+			}
+			switch {
+			case !okA || !okB:
+				br.Reason = "a repetition records no boot"
+			default:
+				c, err := analysis.CompareBootMeans(ga, gb, Confidence)
+				if err != nil {
+					br.Reason = strings.TrimPrefix(err.Error(), "analysis: ")
+				} else {
+					br.Cmp = &c
+				}
+			}
+		}
+		out = append(out, br)
+	}
+	return out
+}
+
+// adjustBootRows Holm-adjusts the boot-level p-values in the families of
+// the pooled rows (the headline over the pairs, the other metrics, the
+// kernel evidence; or all together with OneFamily) and decides each
+// verdict.
+func (r *CompareReport) adjustBootRows() {
+	fams := map[int][]*BootRow{}
+	for bi := range r.Boots {
+		for i := range r.Boots[bi].Rows {
+			row := &r.Boots[bi].Rows[i]
+			if row.Cmp == nil {
+				continue
+			}
+			f := 1
+			switch {
+			case r.Options.OneFamily:
+			case row.Metric == r.Headline:
+				f = 0
+			case evidence.IsEvidence(row.Metric):
+				f = 2
+			}
+			fams[f] = append(fams[f], row)
+		}
+	}
+	for _, fam := range fams {
+		ps := make([]float64, len(fam))
+		for i, row := range fam {
+			ps[i] = row.Cmp.P
+		}
+		adj, err := analysis.Holm(ps)
+		if err != nil {
+			continue // p-values of t-tests are in [0, 1]
+		}
+		for i, row := range fam {
+			row.AdjustedP, row.FamilySize = adj[i], len(fam)
+			row.MDEUp, row.MDEDown = row.Cmp.MDE(r.Options.Alpha/float64(len(fam)), BootPower)
+			row.Verdict = bootVerdict(row, r.Options.Alpha, r.Options.Threshold)
+		}
+	}
+}
+
+// bootVerdict decides the verdict of a boot-level row as the pooled rows
+// decide theirs: no significant change above alpha, within noise below
+// the noise band, else the direction.
+func bootVerdict(row *BootRow, alpha, threshold float64) analysis.Verdict {
+	est, _, _ := row.Change()
+	switch {
+	case !(row.AdjustedP <= alpha) || est == 0:
+		return analysis.VerdictNoChange
+	case math.Abs(est) < threshold:
+		return analysis.VerdictWithinNoise
+	}
+	up := est > 0
+	switch {
+	case row.Direction == analysis.LowerIsBetter && up, row.Direction == analysis.HigherIsBetter && !up:
+		return analysis.VerdictWorse
+	case row.Direction == analysis.LowerIsBetter, row.Direction == analysis.HigherIsBetter:
+		return analysis.VerdictBetter
+	case up:
+		return analysis.VerdictIncrease
+	}
+	return analysis.VerdictDecrease
+}
+
+// BootUnit reports whether the boot is the unit of the verdict: every
+// pair's sides span two or more boots and its headline metric was
+// compared by boot.
+func (r *CompareReport) BootUnit() bool {
+	if len(r.Boots) != len(r.Pairs) || len(r.Pairs) == 0 {
+		return false
+	}
+	for _, b := range r.Boots {
+		if b.OneBoot() || b.Cmp == nil || len(b.Rows) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bootHeading heads the boot-level table of b, naming its pair when the
+// report has several.
+func (r *CompareReport) bootHeading(b *BootLevel) string {
+	pair := ""
+	if len(r.Pairs) > 1 {
+		pair = ", " + r.Sides[b.B].Label + " vs " + r.Sides[b.A].Label
+	}
+	return fmt.Sprintf("Boot level%s (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", pair, b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
+}
+
+// bootLevelOf returns the boot level of pair p (nil when it has none).
+func (r *CompareReport) bootLevelOf(p PairReport) *BootLevel {
+	for i := range r.Boots {
+		if r.Boots[i].A == p.A && r.Boots[i].B == p.B {
+			return &r.Boots[i]
+		}
+	}
+	return nil
+}
+
+// bootRowOf returns the boot-level row of metric in pair p.
+func (r *CompareReport) bootRowOf(p PairReport, metric string) *BootRow {
+	b := r.bootLevelOf(p)
+	if b == nil {
+		return nil
+	}
+	for i := range b.Rows {
+		if b.Rows[i].Metric == metric {
+			return &b.Rows[i]
+		}
+	}
+	return nil
+}
+
+// bootVerdictWord is the verdict of a boot-level row in one word, as
+// VerdictWord says it of pooled rows; "-" when it was not compared.
+func bootVerdictWord(row *BootRow, timeLikeMetric bool) string {
+	switch {
+	case row == nil:
+		return "-"
+	case row.Identical:
+		return "identical"
+	case row.Cmp == nil:
+		return "-"
+	}
+	switch row.Verdict {
+	case analysis.VerdictBetter:
+		if timeLikeMetric {
+			return "faster"
+		}
+	case analysis.VerdictWorse:
+		if timeLikeMetric {
+			return "slower"
+		}
+	}
+	return string(row.Verdict)
+}
+
+// formatPAt renders "p=0.12" or "p<0.001".
+func formatPAt(p float64) string {
+	if strings.HasPrefix(FormatP(p), "<") {
+		return "p" + FormatP(p)
+	}
+	return "p=" + FormatP(p)
+}
+
+// bootMDEPhrase says which changes the boot-level test would have found.
+func bootMDEPhrase(row *BootRow) string {
+	if math.IsNaN(row.MDEUp) {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
+}
+
+// bootHeadline is the one-line summary of pair p with the boot as the
+// unit:
+//
+//	faultme time: 101 ms -> 99.8 ms, boot level -1.2% [-4.0%, +1.7%], p=0.35 (t on 4+4 boots, 40+40 runs): no significant change (80% power to detect +4.1% or -3.9%)
+func (r *CompareReport) bootHeadline(p PairReport) string {
+	row := r.bootRowOf(p, r.Headline)
+	if row == nil || (row.Cmp == nil && !row.Identical) {
+		return r.HeadlineFor(p)
+	}
+	m := r.metric(r.Headline)
+	b := r.bootLevelOf(p)
+	ma, mb := row.Means()
+	sc := ScaleFor(m.Unit, ma)
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s %s: %s -> %s, boot level", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
+	if row.Identical {
+		s.WriteString(": identical values")
+		return s.String()
+	}
+	est, lo, hi := row.Change()
+	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", Percent(est), pctRange(lo, hi), formatPAt(row.AdjustedP),
+		len(b.BootsA), len(b.BootsB), row.Cmp.RunsA, row.Cmp.RunsB)
+	if row.FamilySize > 1 {
+		fmt.Fprintf(&s, ", Holm over %d", row.FamilySize)
+	}
+	s.WriteString("): ")
+	switch row.Verdict {
+	case analysis.VerdictNoChange:
+		s.WriteString("no significant change")
+		if ph := bootMDEPhrase(row); ph != "" {
+			s.WriteString(" (" + ph + ")")
+		}
+	case analysis.VerdictWithinNoise:
+		fmt.Fprintf(&s, "within noise (|change| < %s)", pctAbs(r.Options.Threshold))
+	default:
+		s.WriteString(bootVerdictWord(row, timeLike(m)))
+	}
+	return s.String()
+}
+
+// writeHeadlineText writes a headline in 80 columns, broken before the
+// test's parenthesis when it is too long.
+func writeHeadlineText(w io.Writer, h string) {
+	if utf8.RuneCountInString(h) > Width {
+		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+			fmt.Fprintln(w, h[:i])
+			writeWrapped(w, "  "+h[i+1:], "  ")
+			return
+		}
+	}
+	writeWrapped(w, h, "  ")
+}
+
+// writeBootUnitText is the text report when the boot is the unit: the
+// boot-level headline, the boot-level table of every metric (the
+// verdicts), the variance components and the next campaign, the per-boot
+// table, then the pooled runs as a description.
+func (r *CompareReport) writeBootUnitText(w io.Writer) {
+	for _, p := range r.Pairs {
+		writeHeadlineText(w, r.bootHeadline(p))
+	}
+	r.writeParamNote(w)
+	usedTilde := false
+	for _, p := range r.Pairs {
+		b := r.bootLevelOf(p)
+		la, lb := r.Sides[p.A].Label, r.Sides[p.B].Label
+		fmt.Fprintln(w)
+		writeWrapped(w, r.bootHeading(b), "  ")
+		var prim, ev []BootRow
+		same := 0
+		for _, row := range b.Rows {
+			switch {
+			case !evidence.IsEvidence(row.Metric):
+				prim = append(prim, row)
+			case row.Identical:
+				same++
+			default:
+				ev = append(ev, row)
+			}
+		}
+		usedTilde = r.writeBootTable(w, p, prim) || usedTilde
+		if len(ev) > 0 || same > 0 {
+			fmt.Fprintln(w)
+			writeWrapped(w, evidenceTitle+":", "  ")
+			usedTilde = r.writeBootTable(w, p, ev) || usedTilde
+			if same > 0 {
+				writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
+			}
+		}
+		fmt.Fprintln(w)
+		lines := b.Lines(la, lb)
+		for _, l := range lines[2:] {
+			writeWrapped(w, strings.TrimPrefix(l, "  "), "    ")
+		}
+	}
+	fmt.Fprintln(w)
+	var legend []string
+	if usedTilde {
+		legend = append(legend, "~ no significant change.")
+	}
+	legend = append(legend, r.bootMethodNote())
+	writeWrapped(w, strings.Join(legend, " "), "")
+	r.writePerBoot(w)
+	for _, p := range r.Pairs {
+		fmt.Fprintln(w)
+		writeWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
+		prim, _, _ := splitEvidence(p)
+		r.writePairTable(w, prim)
+	}
+	fmt.Fprintln(w)
+	writeWrapped(w, r.estimatorNote(), "")
+}
+
+// writeBootTable writes the boot-level rows of pair p: the centres of A
+// and B, the change with its interval, p and the verdict. It reports
+// whether a "~" was written.
+func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow) (tilde bool) {
+	if len(rows) == 0 {
+		return false
+	}
+	a, b := r.Sides[p.A], r.Sides[p.B]
+	type line struct {
+		name  string
+		cells []string
+	}
+	lines := []line{{"metric", []string{a.Label, b.Label, "change", "p", "verdict"}}}
+	for _, row := range rows {
+		m := r.metric(row.Metric)
+		switch {
+		case row.Identical:
+			xa := r.Sides[p.A].values(row.Metric)
+			sc := ScaleFor(m.Unit, xa[0])
+			lines = append(lines, line{row.Metric, []string{sc.Format(xa[0]), sc.Format(xa[0]), "0", "-", "identical"}})
+		case row.Cmp == nil:
+			lines = append(lines, line{row.Metric, []string{"-", "-", "-", "-", "not compared: " + row.Reason}})
+		default:
+			ma, mb := row.Means()
+			sc := ScaleFor(m.Unit, ma)
+			v := bootVerdictWord(&row, timeLike(m))
+			if row.Verdict == analysis.VerdictNoChange {
+				v, tilde = "~", true
+			}
+			est, lo, hi := row.Change()
+			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), Percent(est), FormatP(row.AdjustedP), v}},
+				line{"", []string{"", "", pctRange(lo, hi), "", ""}})
+		}
+	}
+	width := make([]int, 5)
+	for _, l := range lines {
+		for i, c := range l.cells {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	budget := Width
+	for _, x := range width {
+		budget -= x + 2
+	}
+	t := &Table{}
+	t.AlignLeft(5)
+	var own []string
+	for _, l := range lines {
+		name := l.name
+		if utf8.RuneCountInString(name) > budget {
+			own = append(own, name)
+			name = ""
+		} else {
+			own = append(own, "")
+		}
+		t.Row(append([]string{name}, l.cells...)...)
+	}
+	var buf strings.Builder
+	t.Write(&buf)
+	for i, text := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if own[i] != "" {
+			fmt.Fprintln(w, own[i])
+		}
+		fmt.Fprintln(w, text)
+	}
+	return tilde
+}
+
+// bootMethodNote says how the boot-level table was made.
+func (r *CompareReport) bootMethodNote() string {
+	var fams []string
+	count := map[int]int{}
+	for _, b := range r.Boots {
+		for _, row := range b.Rows {
+			if row.Cmp == nil {
+				continue
+			}
+			switch {
+			case r.Options.OneFamily:
+				count[1]++
+			case row.Metric == r.Headline:
+				count[0]++
+			case evidence.IsEvidence(row.Metric):
+				count[2]++
+			default:
+				count[1]++
+			}
+		}
+	}
+	tests := func(n int) string { return plural.N(n, "test", "tests") }
+	if n := count[0]; n > 0 {
+		fams = append(fams, fmt.Sprintf("%s: Holm over %s", r.Headline, tests(n)))
+	}
+	if n := count[1]; n > 0 {
+		what := "other metrics"
+		if r.Options.OneFamily {
+			what = "all metrics"
+		}
+		fams = append(fams, fmt.Sprintf("%s: Holm over %s together", what, tests(n)))
+	}
+	if n := count[2]; n > 0 {
+		fams = append(fams, fmt.Sprintf("kernel evidence: Holm over %s together", tests(n)))
+	}
+	s := fmt.Sprintf("Boot level: each boot summarised by the mean of its log values; A, B: geometric means of the per-boot geometric means; change: their ratio -1 with its %.0f%% interval; p: two-sided Student's t on the per-boot means (boots_A + boots_B - 2 df; the REML mixed model's estimate for balanced boots); metrics with values <= 0: means of values, change over |mean of A|", Confidence*100)
+	if len(fams) > 0 {
+		s += "; " + strings.Join(fams, "; ")
+	}
+	s += "; alpha " + analysis.FormatAlpha(r.Options.Alpha)
+	if r.Options.Threshold > 0 {
+		s += fmt.Sprintf(", noise band %s", pctAbs(r.Options.Threshold))
+	}
+	return s + "."
+}
+
+// perBootRow is one boot of the per-boot table.
+type perBootRow struct {
+	Boot   Boot
+	Side   string
+	Number int // boot of the plan from 1, or the order of the first runs
+	Info   *BootInfo
+	Median float64
+	Spread float64 // standard deviation over the mean, of the headline metric
+}
+
+// perBoot returns every boot of every side on the headline metric, in the
+// order of the plan (the campaign's slots) or of their first runs.
+func (r *CompareReport) perBoot() []perBootRow {
+	var out []perBootRow
+	seen := map[string]bool{}
+	for si := range r.Sides {
+		boots, ok := sideBoots(r.sideParts[si], r.Headline)
+		if !ok {
+			continue
+		}
+		for _, b := range boots {
+			key := r.Sides[si].Label + "\x00" + b.ID
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			row := perBootRow{Boot: b, Side: r.Sides[si].Label, Median: analysis.Median(b.Values), Spread: math.NaN()}
+			if s, err := analysis.Summarize(b.Values, Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
+				row.Spread = s.StdDev / math.Abs(s.Mean)
+			}
+			if inf, ok := r.Options.BootInfo[b.ID]; ok {
+				row.Info = &inf
+			}
+			out = append(out, row)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Info != nil && b.Info != nil {
+			return a.Info.Slot < b.Info.Slot
+		}
+		return a.Boot.First.Before(b.Boot.First)
+	})
+	for i := range out {
+		out[i].Number = i + 1
+		if out[i].Info != nil {
+			out[i].Number = out[i].Info.Slot + 1
+		}
+	}
+	return out
+}
+
+// writePerBoot writes the per-boot table of the headline metric.
+func (r *CompareReport) writePerBoot(w io.Writer) {
+	rows := r.perBoot()
+	if len(rows) == 0 {
+		return
+	}
+	m := r.metric(r.Headline)
+	sc := ScaleFor(m.Unit, rows[0].Median)
+	fmt.Fprintln(w)
+	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
+	t := &Table{}
+	t.AlignLeft(1, 2, 3)
+	t.Row("boot", "side", "id", "kernel", "runs", "median", "spread", "settled", "load")
+	for _, x := range rows {
+		settle := "-"
+		if x.Info != nil && x.Info.HasSettle {
+			settle = fmt.Sprintf("%s at %.2f", seconds(x.Info.Settle.Seconds()), x.Info.SettleLoad)
+		}
+		spread, load := "-", "-"
+		if !math.IsNaN(x.Spread) {
+			spread = pctAbout(x.Spread)
+		}
+		if !math.IsNaN(x.Boot.Load) {
+			load = fmt.Sprintf("%.2f", x.Boot.Load)
+		}
+		kernel := x.Boot.Kernel
+		if kernel == "" {
+			kernel = "-"
+		}
+		t.Row(fmt.Sprint(x.Number), x.Side, shortBootID(x.Boot.ID), kernel, fmt.Sprint(len(x.Boot.Values)), sc.Format(x.Median), spread, settle, load)
+	}
+	t.Write(w)
+}
+
+func shortBootID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// writeParamNote writes the note on differing parameters next to the
+// headline.
+func (r *CompareReport) writeParamNote(w io.Writer) {
+	if len(r.ParamDiffs) == 0 {
+		return
+	}
+	var ds []string
+	for i, d := range r.ParamDiffs {
+		if i == 3 {
+			ds = append(ds, "...")
+			break
+		}
+		var vs []string
+		for j, v := range d.Values {
+			vs = append(vs, r.Sides[j].Label+" "+v)
+		}
+		ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
+	}
+	writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
+}
+
+// jsonBootMetric is the boot-level part of a metric in the JSON format.
+type jsonBootMetric struct {
+	BootsA     int    `json:"boots_a"`
+	BootsB     int    `json:"boots_b"`
+	Scale      string `json:"scale"` // "log" or "shift"
+	MeanA      num    `json:"mean_a"`
+	MeanB      num    `json:"mean_b"`
+	DF         num    `json:"df"`
+	SE         num    `json:"se"`
+	VarWithin  num    `json:"var_within"`
+	VarBetween num    `json:"var_between"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// jsonPooled is what the pooled runs said of a metric, in the JSON format
+// of a boot-level report: it treats runs as independent.
+type jsonPooled struct {
+	Note      string   `json:"note"`
+	Change    num      `json:"change"`
+	ChangeLo  num      `json:"change_lo"`
+	ChangeHi  num      `json:"change_hi"`
+	Estimator string   `json:"change_estimator"`
+	P         num      `json:"p"`
+	PAdjusted num      `json:"p_adjusted"`
+	Method    string   `json:"method"`
+	MDEUp     num      `json:"mde_up"`
+	MDEDown   num      `json:"mde_down"`
+	Verdict   string   `json:"verdict"`
+	Warnings  []string `json:"warnings"`
+}
+
+const pooledNote = "runs pooled: treats the runs as independent, which runs of one boot are not; not the verdict"
+
+// bootMetricData turns the metric j of pair p, as rowData made it from
+// the pooled runs, into the boot-level one: change, p, MDE and verdict
+// from the boot level, the pooled ones under "pooled".
+func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
+	row := r.bootRowOf(p, j.Metric)
+	if row == nil {
+		return j
+	}
+	j.Pooled = &jsonPooled{Note: pooledNote, Change: j.Change, ChangeLo: j.ChangeLo, ChangeHi: j.ChangeHi, Estimator: j.Estimator,
+		P: j.P, PAdjusted: j.PAdjusted, Method: j.Method, MDEUp: j.MDEUp, MDEDown: j.MDEDown, Verdict: j.Verdict, Warnings: j.Warnings}
+	j.Warnings = []string{}
+	j.UnitOfAnalysis = "boot"
+	b := r.bootLevelOf(p)
+	bm := &jsonBootMetric{BootsA: len(b.BootsA), BootsB: len(b.BootsB), Reason: row.Reason}
+	j.Boot = bm
+	j.Verdict = bootVerdictWord(row, timeLike(r.metric(j.Metric)))
+	nan := num(math.NaN())
+	j.CliffsDelta = nan
+	if row.Identical {
+		j.P, j.PAdjusted, j.MDE, j.MDEUp, j.MDEDown, j.FamilySize = nan, nan, nan, nan, nan, 0
+		j.Method, j.Estimator = "", ""
+		return j
+	}
+	c := row.Cmp
+	if c == nil {
+		j.Change, j.ChangeLo, j.ChangeHi, j.P, j.PAdjusted, j.MDE, j.MDEUp, j.MDEDown = nan, nan, nan, nan, nan, nan, nan, nan
+		j.Method, j.Estimator, j.FamilySize = "", "", 0
+		return j
+	}
+	bm.BootsA, bm.BootsB = c.BootsA, c.BootsB
+	bm.Scale = "log"
+	j.Estimator = "ratio of geometric means of per-boot geometric means"
+	if c.Shift {
+		bm.Scale = "shift"
+		j.Estimator = "difference of means of per-boot means over |mean(A)|"
+	}
+	ma, mb := row.Means()
+	bm.MeanA, bm.MeanB, bm.DF, bm.SE = num(ma), num(mb), num(c.DF), num(c.SE)
+	bm.VarWithin, bm.VarBetween = num(c.Components.Within), num(c.Components.Between)
+	est, lo, hi := row.Change()
+	j.Change, j.ChangeLo, j.ChangeHi = num(est), num(lo), num(hi)
+	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(row.AdjustedP), row.FamilySize
+	j.Method = "Student t on per-boot means"
+	j.MDEUp, j.MDEDown = num(row.MDEUp), num(row.MDEDown)
+	j.MDE = num(math.Max(row.MDEUp, row.MDEDown))
+	return j
+}
+
+// jsonPerBoot is one boot of the per-boot table in the JSON format.
+type jsonPerBoot struct {
+	Boot       int    `json:"boot"`
+	Side       string `json:"side"`
+	BootID     string `json:"boot_id"`
+	Kernel     string `json:"kernel,omitempty"`
+	File       string `json:"file"`
+	Runs       int    `json:"runs"`
+	Metric     string `json:"metric"`
+	Median     num    `json:"median"`
+	Spread     num    `json:"spread"`
+	Load       num    `json:"load"`
+	SettleS    num    `json:"settle_s"`
+	SettleLoad num    `json:"settle_load"`
+}
+
+func (r *CompareReport) perBootJSON() []jsonPerBoot {
+	var out []jsonPerBoot
+	for _, x := range r.perBoot() {
+		j := jsonPerBoot{Boot: x.Number, Side: x.Side, BootID: x.Boot.ID, Kernel: x.Boot.Kernel, File: x.Boot.Part,
+			Runs: len(x.Boot.Values), Metric: r.Headline, Median: num(x.Median), Spread: num(x.Spread), Load: num(x.Boot.Load),
+			SettleS: num(math.NaN()), SettleLoad: num(math.NaN())}
+		if x.Info != nil && x.Info.HasSettle {
+			j.SettleS, j.SettleLoad = num(x.Info.Settle.Seconds()), num(x.Info.SettleLoad)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// bootCSVHeader is appended to the CSV header of a boot-level report.
+var bootCSVHeader = []string{"unit_of_analysis", "boots_a", "boots_b", "pooled_change", "pooled_change_lo", "pooled_change_hi", "pooled_p", "pooled_p_adjusted", "pooled_verdict"}
+
+// bootCSVCells are the cells of bootCSVHeader for metric j (made by
+// bootMetricData).
+func bootCSVCells(j jsonMetric) []string {
+	if j.Pooled == nil {
+		return make([]string, len(bootCSVHeader))
+	}
+	ba, bb := "", ""
+	if j.Boot != nil {
+		ba, bb = fmt.Sprint(j.Boot.BootsA), fmt.Sprint(j.Boot.BootsB)
+	}
+	p := j.Pooled
+	return []string{"boot", ba, bb, csvNum(p.Change), csvNum(p.ChangeLo), csvNum(p.ChangeHi), csvNum(p.P), csvNum(p.PAdjusted), p.Verdict}
+}
+
+// writeBootMarkdown writes the Markdown report's body when the boot is
+// the unit: the boot-level headline and table, the variance components
+// and the plan, then the pooled runs as a description.
+func (r *CompareReport) writeBootMarkdown(w io.Writer) {
+	for _, p := range r.Pairs {
+		fmt.Fprintf(w, "- **%s**\n", mdCell(r.bootHeadline(p)))
+	}
+	for _, p := range r.Pairs {
+		a, b := r.Sides[p.A], r.Sides[p.B]
+		bl := r.bootLevelOf(p)
+		fmt.Fprintf(w, "\n%s\n", r.bootHeading(bl))
+		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
+		evHead := false
+		for _, row := range bl.Rows {
+			m := r.metric(row.Metric)
+			if evidence.IsEvidence(m.Name) && !evHead {
+				evHead = true
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+			}
+			if row.Identical {
+				if !evidence.IsEvidence(m.Name) {
+					xa := a.values(m.Name)
+					sc := ScaleFor(m.Unit, xa[0])
+					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(xa[0]), sc.Format(xa[0]))
+				}
+				continue
+			}
+			if row.Cmp == nil {
+				fmt.Fprintf(w, "| %s | - | - | - | - | not compared: %s |\n", m.Name, mdCell(row.Reason))
+				continue
+			}
+			ma, mb := row.Means()
+			sc := ScaleFor(m.Unit, ma)
+			est, lo, hi := row.Change()
+			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), Percent(est), pctRange(lo, hi),
+				FormatP(row.AdjustedP), bootVerdictWord(&row, timeLike(m)))
+		}
+		fmt.Fprintln(w)
+		for _, l := range bl.Lines(a.Label, b.Label)[2:] {
+			fmt.Fprintf(w, "- %s\n", mdCell(strings.TrimSpace(l)))
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", r.bootMethodNote())
+	for _, p := range r.Pairs {
+		a, b := r.Sides[p.A], r.Sides[p.B]
+		fmt.Fprintf(w, "\nRuns pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):\n")
+		fmt.Fprintf(w, "\n| metric | %s | %s | HL change |\n", a.Label, b.Label)
+		fmt.Fprintln(w, "|---|--:|--:|--:|")
+		prim, _, _ := splitEvidence(p)
+		for _, row := range prim.Rows {
+			m := row.Metric
+			xa, xb := a.values(m.Name), b.values(m.Name)
+			ma, mb := rowMedians(row, xa, xb)
+			sc := ScaleFor(m.Unit, ma)
+			if row.Identical {
+				fmt.Fprintf(w, "| %s | %s | %s | 0 |\n", m.Name, sc.Format(ma), sc.Format(mb))
+				continue
+			}
+			c := row.Cmp
+			ci := func(s analysis.Summary) string {
+				if !s.HasCI {
+					return ""
+				}
+				return " " + numRange(sc, s.MedianLo, s.MedianHi)
+			}
+			chg := Percent(c.Estimate)
+			if c.HasChangeCI {
+				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
+			}
+			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA), sc.Format(mb), ci(c.SummaryB), chg)
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", r.estimatorNote())
+}
