@@ -370,8 +370,51 @@ func checkComplete(t *testing.T, k kernels, log []byte, out string) {
 	if !strings.Contains(lower, "boot level") || !strings.Contains(report, fmt.Sprintf("%d+%d boots", bootsPerSide, bootsPerSide)) {
 		t.Errorf("the report has no boot level of %d+%d boots:\n%s", bootsPerSide, bootsPerSide, report)
 	}
+	checkBootCost(t, led, report)
 	if !t.Failed() {
 		t.Logf("campaign status:\n%s\ncampaign report:\n%s", status, report)
+	}
+}
+
+// measuredCost is the report's cost of a boot, taken from the ledger.
+var measuredCost = regexp.MustCompile(`a boot (\S+) \(measured\)`)
+
+// checkBootCost checks that the boot cost the report plans the next
+// campaign with is what a boot cost here: from a reboot to the start of
+// the next boot's step, the boot and the settling included (a reboot
+// into the step's own boot starts it after the settle wait). It must lie
+// among the reboots' costs read from the ledger.
+func checkBootCost(t *testing.T, led *campaign.Ledger, report string) {
+	t.Helper()
+	reboot := map[int]time.Time{}
+	var lo, hi time.Duration
+	for _, e := range led.Events {
+		switch e.Event {
+		case campaign.EvReboot:
+			reboot[e.Slot] = e.Time
+		case campaign.EvStart:
+			r, ok := reboot[e.Slot]
+			if !ok {
+				continue
+			}
+			c := e.Time.Sub(r)
+			if e.Settle != nil && c < time.Duration(e.Settle.Waited) {
+				t.Errorf("ledger: boot %d started %s after its reboot, but settled for %s", e.Slot+1, c, time.Duration(e.Settle.Waited))
+			}
+			if lo == 0 || c < lo {
+				lo = c
+			}
+			hi = max(hi, c)
+		}
+	}
+	m := measuredCost.FindStringSubmatch(report)
+	if m == nil {
+		t.Errorf("the report gives no measured cost of a boot")
+		return
+	}
+	got, err := time.ParseDuration(m[1])
+	if err != nil || got < lo-time.Second || got > hi+time.Second {
+		t.Errorf("the report's boot cost %q is not one of this campaign's, %s to %s from a reboot to the next step's start (the boot and the settling)", m[1], lo, hi)
 	}
 }
 
