@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race race-procs vet staticcheck bench faithfulness fuzz clean
+.PHONY: all build run test race race-procs vet staticcheck bench faithfulness fuzz e2e clean
 
 all: build
 
@@ -64,6 +64,17 @@ faithfulness: build
 # workers fuzzing (about 5x the executions in the same minute here).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s -fuzzminimizetime 200x ./internal/results
+
+# The end-to-end campaign (e2e/, TestCampaignReboots): Debian 12 guests in
+# QEMU (TCG unless KVM boots), Debian's 6.1 generic and -rt kernels, the
+# README's campaign commands and real kexec reboots, without and with
+# logind, then a wrong kernel: 10 boots. As root; 13 minutes here at load
+# 7-17 (about 40 s to 75 s a boot under TCG), plus 2 to 6 minutes per guest
+# image the first time (cached in ~/.cache/contend-e2e or
+# $$CONTEND_E2E_CACHE). CONTEND_E2E_KEEP=DIR keeps the consoles, the
+# campaign directories and the guests' journals.
+e2e:
+	CONTEND_E2E=1 $(GO) test -count=1 -timeout 60m -v -run TestCampaignReboots ./e2e
 
 clean:
 	rm -rf bin
