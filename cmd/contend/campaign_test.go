@@ -242,7 +242,7 @@ func TestCampaignWrongKernel(t *testing.T) {
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	runCLI(t, "campaign", "arm", f.dir)
 	out, code := f.step("boot-1", "kB")
-	if code != 1 || !strings.Contains(out, `release "kB", expected "kA"`) || !strings.Contains(out, "no reboot") {
+	if code != 1 || !strings.Contains(out, `expects side A (release kA), but this kernel has release "kB";`) || !strings.Contains(out, "no reboot") {
 		t.Errorf("wrong kernel: exit %d\n%s", code, out)
 	}
 	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {

@@ -35,7 +35,7 @@ func TestExpectMismatch(t *testing.T) {
 		t.Errorf("matching kernel: %q", m)
 	}
 	m := Expect{Release: "6.2", Version: "#2", Cmdline: "isolcpus=1 quiet"}.Mismatch(k)
-	for _, want := range []string{`release "6.1.0-rt", expected "6.2"`, `version "#1 SMP PREEMPT_RT", expected "#2"`, "command line lacks isolcpus=1"} {
+	for _, want := range []string{`release "6.1.0-rt"`, `version "#1 SMP PREEMPT_RT"`, "command line lacks isolcpus=1"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("mismatch %q lacks %q", m, want)
 		}

@@ -184,14 +184,15 @@ func (p *Plan) Check() error {
 	return nil
 }
 
-// Mismatch returns why kernel k is not what e expects, "" when it is.
+// Mismatch returns what of kernel k is not what e expects ("release \"X\"",
+// the running values: the caller names the expectation), "" when it is.
 func (e Expect) Mismatch(k env.Kernel) string {
 	var why []string
 	if e.Release != "" && e.Release != k.Release {
-		why = append(why, fmt.Sprintf("release %q, expected %q", k.Release, e.Release))
+		why = append(why, fmt.Sprintf("release %q", k.Release))
 	}
 	if e.Version != "" && e.Version != k.Version {
-		why = append(why, fmt.Sprintf("version %q, expected %q", k.Version, e.Version))
+		why = append(why, fmt.Sprintf("version %q", k.Version))
 	}
 	if e.Cmdline != "" {
 		have := map[string]bool{}

@@ -362,7 +362,7 @@ func TestStepWrongKernel(t *testing.T) {
 	m := newMachine(t)
 	m.boot("boot1", "kB")
 	err := Step(context.Background(), dir, m.options())
-	stopped(t, dir, err, EvMismatch, 0, `boot 1 of 4 expects side A (release kA), but this kernel has release "kB", expected "kA"; disarmed, no reboot`)
+	stopped(t, dir, err, EvMismatch, 0, `boot 1 of 4 expects side A (release kA), but this kernel has release "kB"; disarmed, no reboot`)
 	if e := lastEvent(t, dir); e.Kernel == nil || e.Kernel.Release != "kB" {
 		t.Errorf("the mismatch does not record the kernel: %+v", e.Kernel)
 	}

@@ -167,3 +167,21 @@ func TestBootUnitCountsAndSides(t *testing.T) {
 		}
 	}
 }
+
+// TestBootMDEPhraseAbsurd: with 2+2 boots and a noise of tens of percent,
+// the boot level's 80%-power change is a factor, not "+172469% or -100%"
+// (the end-to-end campaign printed that).
+func TestBootMDEPhraseAbsurd(t *testing.T) {
+	for _, c := range []struct {
+		up, down float64
+		want     string
+	}{
+		{0.041, 0.039, "80% power to detect +4.1% or -3.9%"},
+		{1724.69, 0.99942, "too few boots for this noise: 80% power only against a factor of 1.73e+03 or more either way"},
+		{1.0, 0.5, "too few boots for this noise: 80% power only against a factor of 2 or more either way"},
+	} {
+		if got := bootMDEPhrase(&BootRow{MDEUp: c.up, MDEDown: c.down}); got != c.want {
+			t.Errorf("MDE +%v/-%v: %q, want %q", c.up, c.down, got, c.want)
+		}
+	}
+}

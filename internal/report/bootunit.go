@@ -271,6 +271,12 @@ func bootMDEPhrase(row *BootRow) string {
 	if math.IsNaN(row.MDEUp) {
 		return ""
 	}
+	if row.MDEUp >= 1 {
+		// A doubling or more: percentages such as +172469% or -100%
+		// say nothing; the factor does.
+		return fmt.Sprintf("too few boots for this noise: %.0f%% power only against a factor of %.3g or more either way",
+			100*BootPower, 1+row.MDEUp)
+	}
 	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
 }
 
