@@ -470,7 +470,7 @@ func (fr *FleetReport) acrossLine() string {
 		word = fr.directionWord(map[bool]int{true: 1, false: -1}[f.Estimate > 0])
 	}
 	l := fmt.Sprintf("Across %ss: %s %s, %s (random effects over %s, ratio of geometric means): %s",
-		fr.groupWord(), Percent(math.Expm1(f.Estimate)), pctRange(math.Expm1(f.Lo), math.Expm1(f.Hi)), pIs(f.P),
+		fr.groupWord(), Percent(math.Expm1(f.Estimate)), pctRange(math.Expm1(f.Lo), math.Expm1(f.Hi)), formatPAt(f.P),
 		plural.N(f.K, fr.groupWord(), fr.groupWord()+"s"), word)
 	if fr.FleetWhy != "" {
 		l += "; " + fr.FleetWhy
@@ -487,17 +487,9 @@ func (fr *FleetReport) betweenLine() string {
 	tau := Percent(math.Expm1(math.Sqrt(f.Tau2)))
 	if f.HetP < fr.Alpha {
 		return fmt.Sprintf("Between %ss: the change DIFFERS (%s, I² %.0f%%, SD of the change between %ss about %s)",
-			fr.groupWord(), pIs(f.HetP), 100*f.I2, fr.groupWord(), strings.TrimPrefix(tau, "+"))
+			fr.groupWord(), formatPAt(f.HetP), 100*f.I2, fr.groupWord(), strings.TrimPrefix(tau, "+"))
 	}
-	return fmt.Sprintf("Between %ss: no evidence that the change differs (%s, I² %.0f%%)", fr.groupWord(), pIs(f.HetP), 100*f.I2)
-}
-
-// pIs is "p=0.02", or "p<0.001".
-func pIs(p float64) string {
-	if f := FormatP(p); strings.HasPrefix(f, "<") {
-		return "p" + f
-	}
-	return "p=" + FormatP(p)
+	return fmt.Sprintf("Between %ss: no evidence that the change differs (%s, I² %.0f%%)", fr.groupWord(), formatPAt(f.HetP), 100*f.I2)
 }
 
 // directionLine counts the tested groups by the direction of their
