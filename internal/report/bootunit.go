@@ -401,10 +401,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 		return false
 	}
 	a, b := r.Sides[p.A], r.Sides[p.B]
-	type line struct {
-		name  string
-		cells []string
-	}
+	type line = namedRow
 	lines := []line{{"metric", []string{a.Label, b.Label, "change", "p", "verdict"}}}
 	for _, row := range rows {
 		m := r.metric(row.Metric)
@@ -437,27 +434,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 	for _, x := range width {
 		budget -= x + 2
 	}
-	t := &Table{}
-	t.AlignLeft(5)
-	var own []string
-	for _, l := range lines {
-		name := l.name
-		if utf8.RuneCountInString(name) > budget {
-			own = append(own, name)
-			name = ""
-		} else {
-			own = append(own, "")
-		}
-		t.Row(append([]string{name}, l.cells...)...)
-	}
-	var buf strings.Builder
-	t.Write(&buf)
-	for i, text := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
-		if own[i] != "" {
-			fmt.Fprintln(w, own[i])
-		}
-		fmt.Fprintln(w, text)
-	}
+	writeNamedRows(w, lines, budget)
 	return tilde
 }
 

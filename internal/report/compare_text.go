@@ -291,10 +291,7 @@ func numRange(s Scale, lo, hi float64) string {
 // the table fits Width.
 func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash bool) {
 	a, b := r.Sides[p.A], r.Sides[p.B]
-	type line struct {
-		name  string
-		cells []string
-	}
+	type line = namedRow
 	var lines []line
 	head := "metric"
 	if len(r.Pairs) > 1 {
@@ -347,10 +344,25 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		rest += x + 2
 	}
 	budget := Width - rest
+	writeNamedRows(w, lines, budget)
+	return tilde, dash
+}
+
+// A namedRow is a table row whose first cell is a metric's name.
+type namedRow struct {
+	name  string
+	cells []string
+}
+
+// writeNamedRows writes rows as a table whose first column is at most
+// budget characters wide: a longer name gets a line of its own above its
+// row, which then starts with an empty cell (the verdict column, the
+// sixth, aligned left).
+func writeNamedRows(w io.Writer, rows []namedRow, budget int) {
 	t := &Table{}
 	t.AlignLeft(5)
 	var own []string // names printed on a line of their own, by row
-	for _, l := range lines {
+	for _, l := range rows {
 		name := l.name
 		if utf8.RuneCountInString(name) > budget {
 			own = append(own, name)
@@ -368,7 +380,6 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 		}
 		fmt.Fprintln(w, text)
 	}
-	return tilde, dash
 }
 
 // writePairWarnings prints the warnings of the headline metric of p.
