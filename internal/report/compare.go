@@ -132,8 +132,8 @@ type SideReport struct {
 
 // obs is one value with where it came from.
 type obs struct {
-	part, rep int
-	ord       int // number among the measured repetitions of its configuration, from 1
+	part, rep int32
+	ord       int32 // number among the measured repetitions of its configuration, from 1
 	v         float64
 }
 
@@ -386,21 +386,36 @@ func collectSide(label string, s Side) SideReport {
 		for _, c := range p.Configs {
 			sel[c] = true
 		}
+		// The file's columns, a metric at a time: which repetitions are
+		// measured ones of the part, and their number in their
+		// configuration, then each metric's column.
+		cols := p.File.Columns()
 		ord := map[int]int{}
-		for _, rep := range p.File.Reps {
-			if rep.Warmup || !sel[rep.Config] {
+		var measured []int32 // row, and its number in ords
+		var ords []int32
+		for i := range cols.Len() {
+			c := cols.Config(i)
+			if cols.Warmup(i) || !sel[c] {
 				continue
 			}
-			ord[rep.Config]++
-			sr.Counts[rep.Status]++
-			if rep.Status != results.StatusOK {
-				continue
+			ord[c]++
+			st := cols.Status(i)
+			sr.Counts[st]++
+			if st == results.StatusOK {
+				measured = append(measured, int32(i))
+				ords = append(ords, int32(ord[c]))
 			}
-			for k, v := range rep.Metrics.All() {
-				if sr.obs[k] == nil {
-					sr.obs[k] = make([]obs, 0, len(p.File.Reps)) // most have every metric
+		}
+		for _, k := range cols.Names() {
+			vals, has := cols.Metric(k)
+			for j, i := range measured {
+				if !has[i] {
+					continue
 				}
-				sr.obs[k] = append(sr.obs[k], obs{pi, rep.Index, ord[rep.Config], v})
+				if sr.obs[k] == nil {
+					sr.obs[k] = make([]obs, 0, len(measured)) // most have every metric
+				}
+				sr.obs[k] = append(sr.obs[k], obs{int32(pi), int32(cols.Index(int(i))), ords[j], vals[i]})
 			}
 		}
 	}
@@ -739,7 +754,7 @@ func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 			if math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
 				out = append(out, Outlier{
 					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-					Rep: os[i].rep, Ord: os[i].ord, Value: os[i].v, Z: zi,
+					Rep: int(os[i].rep), Ord: int(os[i].ord), Value: os[i].v, Z: zi,
 				})
 			}
 		}

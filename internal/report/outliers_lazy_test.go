@@ -29,7 +29,7 @@ func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outli
 			if math.Abs(zi) > analysis.OutlierThreshold && math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
 				out = append(out, Outlier{
 					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-					Rep: os[i].rep, Ord: os[i].ord, Value: os[i].v, Z: zi,
+					Rep: int(os[i].rep), Ord: int(os[i].ord), Value: os[i].v, Z: zi,
 				})
 			}
 		}
