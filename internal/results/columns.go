@@ -3,7 +3,7 @@ package results
 import (
 	"math"
 	"slices"
-		"time"
+	"time"
 )
 
 // Columns holds a file's repetitions column by column: one slice per
