@@ -358,11 +358,21 @@ func (c *Columns) Set(i int, name string, x float64) {
 	c.flags[i] |= flagMetrics
 }
 
-// Delete removes metric name of repetition i, if it has it.
+// Delete removes metric name of repetition i, if it has it. As
+// Values.Delete leaves no Values (nil) when it removes the last metric,
+// so does Delete.
 func (c *Columns) Delete(i int, name string) {
-	if k, ok := c.column(name); ok {
-		c.vals[k][i], c.has[k][i] = 0, false
+	k, ok := c.column(name)
+	if !ok || !c.has[k][i] {
+		return
 	}
+	c.vals[k][i], c.has[k][i] = 0, false
+	for k := range c.names {
+		if c.has[k][i] {
+			return
+		}
+	}
+	c.flags[i] &^= flagMetrics
 }
 
 // Metrics returns the metrics of repetition i, a Values of its own.

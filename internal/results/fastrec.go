@@ -80,7 +80,7 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.Round = s.int()
 	}
 	if field("status") {
-		r.Status = s.intern(s.str())
+		r.Status = s.intern(s.strBytes())
 	}
 	if field("error") {
 		r.Error = s.keep(s.strBytes())
@@ -359,14 +359,18 @@ func (s *repScanner) name(b []byte) string {
 	return n
 }
 
-// intern returns the statuses as constants, saving an allocation each.
-func (s *repScanner) intern(t string) string {
+// intern returns the statuses as constants, saving an allocation each
+// (string(t) in a comparison allocates nothing).
+func (s *repScanner) intern(t []byte) string {
+	if !s.ok {
+		return ""
+	}
 	for _, c := range [...]string{StatusOK, StatusFailed, StatusTimeout, StatusInterrupted} {
-		if t == c {
+		if string(t) == c {
 			return c
 		}
 	}
-	return t
+	return string(t)
 }
 
 func (s *repScanner) time() time.Time {
