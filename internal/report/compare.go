@@ -124,36 +124,58 @@ type SideReport struct {
 	Name   string
 	Parts  []string
 	Counts map[string]int // measured repetitions by status, all parts
-	obs    map[string][]obs
-	// vals caches values: every table and headline asks again for the
-	// same metrics, 100,000 values each in a large file.
-	vals map[string][]float64
+	// measured are the successful measured repetitions, in the side's
+	// order, and metrics each metric's values among them: 20 bytes a
+	// value, or 12 where the value is the file's own column (a side of
+	// one file whose every repetition is measured and has the metric).
+	measured []origin
+	metrics  map[string]sideMetric
+}
+
+// origin is where a measured repetition of a side comes from.
+type origin struct {
+	part, rep int32
+	ord       int32 // number among the measured repetitions of its configuration, from 1
+}
+
+// sideMetric holds a metric's values on a side: vals[i] is of repetition
+// measured[at[i]], or measured[i] when at is nil.
+type sideMetric struct {
+	vals []float64
+	at   []int32
 }
 
 // obs is one value with where it came from.
 type obs struct {
-	part, rep int32
-	ord       int32 // number among the measured repetitions of its configuration, from 1
-	v         float64
+	origin
+	v float64
 }
 
 // values returns the values of metric in the side's order, shared by
-// every caller: not to be changed.
+// every caller (maybe the file's own column): not to be changed.
 func (s *SideReport) values(metric string) []float64 {
-	if xs, ok := s.vals[metric]; ok {
-		return xs
+	return s.metrics[metric].vals
+}
+
+// count returns the number of values of metric.
+func (s *SideReport) count(metric string) int { return len(s.metrics[metric].vals) }
+
+// origin returns where value i of metric comes from.
+func (s *SideReport) origin(metric string, i int) origin {
+	if at := s.metrics[metric].at; at != nil {
+		return s.measured[at[i]]
 	}
-	var xs []float64
-	if n := len(s.obs[metric]); n > 0 {
-		xs = make([]float64, 0, n)
+	return s.measured[i]
+}
+
+// obsOf returns the values of metric with where each comes from.
+func (s *SideReport) obsOf(metric string) []obs {
+	xs := s.values(metric)
+	out := make([]obs, len(xs))
+	for i, x := range xs {
+		out[i] = obs{s.origin(metric, i), x}
 	}
-	for _, o := range s.obs[metric] {
-		xs = append(xs, o.v)
-	}
-	if s.vals != nil {
-		s.vals[metric] = xs
-	}
-	return xs
+	return out
 }
 
 // A PairReport compares side B with side A (indices into Sides).
@@ -379,7 +401,7 @@ func sideLabel(i int) string {
 }
 
 func collectSide(label string, s Side) SideReport {
-	sr := SideReport{Label: label, Name: s.Name, Counts: map[string]int{}, obs: map[string][]obs{}, vals: map[string][]float64{}}
+	sr := SideReport{Label: label, Name: s.Name, Counts: map[string]int{}, metrics: map[string]sideMetric{}}
 	for pi, p := range s.Parts {
 		sr.Parts = append(sr.Parts, p.Name)
 		sel := map[int]bool{}
@@ -391,8 +413,8 @@ func collectSide(label string, s Side) SideReport {
 		// configuration, then each metric's column.
 		cols := p.File.Columns()
 		ord := map[int]int{}
-		var measured []int32 // row, and its number in ords
-		var ords []int32
+		first := len(sr.measured)
+		rows := make([]int32, 0, cols.Len()) // the file's row of each measured repetition
 		for i := range cols.Len() {
 			c := cols.Config(i)
 			if cols.Warmup(i) || !sel[c] {
@@ -402,20 +424,41 @@ func collectSide(label string, s Side) SideReport {
 			st := cols.Status(i)
 			sr.Counts[st]++
 			if st == results.StatusOK {
-				measured = append(measured, int32(i))
-				ords = append(ords, int32(ord[c]))
+				if sr.measured == nil {
+					sr.measured = make([]origin, 0, cols.Len())
+				}
+				sr.measured = append(sr.measured, origin{int32(pi), int32(cols.Index(i)), int32(ord[c])})
+				rows = append(rows, int32(i))
 			}
 		}
 		for _, k := range cols.Names() {
 			vals, has := cols.Metric(k)
-			for j, i := range measured {
+			m := sr.metrics[k]
+			if m.vals == nil && first == 0 && len(rows) == cols.Len() && len(s.Parts) == 1 && !slices.Contains(has, false) {
+				sr.metrics[k] = sideMetric{vals: vals} // every row, in order: the column itself
+				continue
+			}
+			for j, i := range rows {
 				if !has[i] {
 					continue
 				}
-				if sr.obs[k] == nil {
-					sr.obs[k] = make([]obs, 0, len(measured)) // most have every metric
+				if m.vals == nil {
+					m.vals = make([]float64, 0, len(rows)) // most have every metric
 				}
-				sr.obs[k] = append(sr.obs[k], obs{int32(pi), int32(cols.Index(int(i))), ords[j], vals[i]})
+				if m.at == nil && len(m.vals) != first+j {
+					// A repetition before this one lacks the metric.
+					m.at = make([]int32, len(m.vals), cap(m.vals))
+					for x := range m.at {
+						m.at[x] = int32(x)
+					}
+				}
+				m.vals = append(m.vals, vals[i])
+				if m.at != nil {
+					m.at = append(m.at, int32(first+j))
+				}
+			}
+			if m.vals != nil {
+				sr.metrics[k] = m
 			}
 		}
 	}
@@ -437,7 +480,7 @@ func (r *CompareReport) selectMetrics(sides []Side) error {
 	}
 	hasData := func(name string) (string, bool) {
 		for _, s := range r.Sides {
-			if len(s.obs[name]) == 0 {
+			if s.count(name) == 0 {
 				return s.Label + " (" + s.Name + ")", false
 			}
 		}
@@ -734,7 +777,6 @@ func (r *CompareReport) outliers() []Outlier {
 func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 	var out []Outlier
 	for _, m := range metrics {
-		os := s.obs[m.Name]
 		xs := s.values(m.Name)
 		if len(xs) < OutlierMinN {
 			continue
@@ -752,9 +794,10 @@ func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 				med = analysis.Median(xs)
 			}
 			if math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
+				o := s.origin(m.Name, i)
 				out = append(out, Outlier{
-					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-					Rep: int(os[i].rep), Ord: int(os[i].ord), Value: os[i].v, Z: zi,
+					Side: si, Metric: m.Name, Part: s.Parts[o.part],
+					Rep: int(o.rep), Ord: int(o.ord), Value: xs[i], Z: zi,
 				})
 			}
 		}
@@ -809,8 +852,9 @@ func (r *CompareReport) checkWithin() error {
 		}
 		for _, m := range r.Metrics {
 			byPart := make([][]float64, len(s.Parts))
-			for _, o := range s.obs[m.Name] {
-				byPart[o.part] = append(byPart[o.part], o.v)
+			for i, x := range s.values(m.Name) {
+				p := s.origin(m.Name, i).part
+				byPart[p] = append(byPart[p], x)
 			}
 			for i := range byPart {
 				for j := i + 1; j < len(byPart); j++ {

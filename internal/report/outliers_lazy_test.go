@@ -15,7 +15,7 @@ import (
 func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outlier {
 	var out []Outlier
 	for _, m := range metrics {
-		os := s.obs[m.Name]
+		os := s.obsOf(m.Name)
 		xs := s.values(m.Name)
 		if len(xs) < OutlierMinN {
 			continue
