@@ -130,6 +130,26 @@ type SideReport struct {
 	// one file whose every repetition is measured and has the metric).
 	measured []origin
 	metrics  map[string]sideMetric
+	// rows, when set, are the side's one file whose every repetition is
+	// measured, of one configuration: measured[i] is then row i's origin,
+	// not stored.
+	rows *results.Columns
+}
+
+// len returns the number of measured repetitions.
+func (s *SideReport) len() int {
+	if s.rows != nil {
+		return s.rows.Len()
+	}
+	return len(s.measured)
+}
+
+// originAt returns the origin of measured repetition p.
+func (s *SideReport) originAt(p int) origin {
+	if s.rows != nil {
+		return origin{0, int32(s.rows.Index(p)), int32(p + 1)}
+	}
+	return s.measured[p]
 }
 
 // origin is where a measured repetition of a side comes from.
@@ -163,9 +183,9 @@ func (s *SideReport) count(metric string) int { return len(s.metrics[metric].val
 // origin returns where value i of metric comes from.
 func (s *SideReport) origin(metric string, i int) origin {
 	if at := s.metrics[metric].at; at != nil {
-		return s.measured[at[i]]
+		return s.originAt(int(at[i]))
 	}
-	return s.measured[i]
+	return s.originAt(i)
 }
 
 // obsOf returns the values of metric with where each comes from.
@@ -412,38 +432,60 @@ func collectSide(label string, s Side) SideReport {
 		// measured ones of the part, and their number in their
 		// configuration, then each metric's column.
 		cols := p.File.Columns()
-		ord := map[int]int{}
-		first := len(sr.measured)
-		rows := make([]int32, 0, cols.Len()) // the file's row of each measured repetition
+		nok := 0
 		for i := range cols.Len() {
-			c := cols.Config(i)
-			if cols.Warmup(i) || !sel[c] {
-				continue
-			}
-			ord[c]++
-			st := cols.Status(i)
-			sr.Counts[st]++
-			if st == results.StatusOK {
-				if sr.measured == nil {
-					sr.measured = make([]origin, 0, cols.Len())
+			if !cols.Warmup(i) && sel[cols.Config(i)] {
+				st := cols.Status(i)
+				sr.Counts[st]++
+				if st == results.StatusOK {
+					nok++
 				}
-				sr.measured = append(sr.measured, origin{int32(pi), int32(cols.Index(i)), int32(ord[c])})
-				rows = append(rows, int32(i))
 			}
+		}
+		first := sr.len()
+		var rows []int32 // the file's row of each measured repetition; nil: every row
+		if len(s.Parts) == 1 && nok == cols.Len() && len(p.Configs) == 1 {
+			// Every repetition of the one file, of one configuration:
+			// where each comes from is its row.
+			sr.rows = cols
+		} else {
+			rows = make([]int32, 0, nok)
+			if sr.measured == nil {
+				sr.measured = make([]origin, 0, nok)
+			}
+			ord := map[int]int{}
+			for i := range cols.Len() {
+				c := cols.Config(i)
+				if cols.Warmup(i) || !sel[c] {
+					continue
+				}
+				ord[c]++
+				if cols.Status(i) == results.StatusOK {
+					sr.measured = append(sr.measured, origin{int32(pi), int32(cols.Index(i)), int32(ord[c])})
+					rows = append(rows, int32(i))
+				}
+			}
+		}
+		row := func(j int) int {
+			if rows == nil {
+				return j
+			}
+			return int(rows[j])
 		}
 		for _, k := range cols.Names() {
 			vals, has := cols.Metric(k)
 			m := sr.metrics[k]
-			if m.vals == nil && first == 0 && len(rows) == cols.Len() && len(s.Parts) == 1 && !slices.Contains(has, false) {
+			if m.vals == nil && rows == nil && !slices.Contains(has, false) {
 				sr.metrics[k] = sideMetric{vals: vals} // every row, in order: the column itself
 				continue
 			}
-			for j, i := range rows {
+			for j := range nok {
+				i := row(j)
 				if !has[i] {
 					continue
 				}
 				if m.vals == nil {
-					m.vals = make([]float64, 0, len(rows)) // most have every metric
+					m.vals = make([]float64, 0, nok) // most have every metric
 				}
 				if m.at == nil && len(m.vals) != first+j {
 					// A repetition before this one lacks the metric.

@@ -13,16 +13,19 @@ import (
 // them, and the rare fields (errors, notes, outputs, series, a status
 // not of the four) by repetition only where present.
 //
-// A repetition of one metric costs about 22 bytes here, where a Rep
+// A repetition of one metric costs 10 to 22 bytes here, where a Rep
 // costs 208 and its Values 48 more: Read(path, AsColumns) reads a large
 // file straight into Columns, and compare reads 2 x 1,000,000 samples in
 // about the memory benchstat takes (docs/HACKING.md, "Result files").
 // Rep(i) gives repetition i as the Rep the other readers give.
 type Columns struct {
 	n      int
-	index  []int32
-	config []int32
-	round  []int32
+	// index, config and round are nil when compact found them to tell
+	// nothing (see Index, Config, Round).
+	index        []int32
+	config       []int32
+	round        []int32
+	roundIsIndex bool
 	flags  []uint8
 	// names are the metric names, sorted; vals[k] and has[k] are metric
 	// names[k]'s column.
@@ -117,6 +120,7 @@ func ColumnsOf(reps []Rep) *Columns {
 		c.setRow(i, &reps[i], &extras, true)
 	}
 	c.merge(extras)
+	c.compact()
 	return c
 }
 
@@ -281,22 +285,63 @@ func (c *Columns) Len() int { return c.n }
 // Index, Config, Round, Warmup, Status, Start, LoadAvg and BootID return
 // the fields of repetition i.
 func (c *Columns) Index(i int) int {
-	if c.flags[i]&flagWide != 0 {
+	switch {
+	case c.flags[i]&flagWide != 0:
 		return c.extra[i].index
+	case c.index == nil:
+		return i
 	}
 	return int(c.index[i])
 }
 func (c *Columns) Config(i int) int {
-	if c.flags[i]&flagWide != 0 {
+	switch {
+	case c.flags[i]&flagWide != 0:
 		return c.extra[i].config
+	case c.config == nil:
+		return 0
 	}
 	return int(c.config[i])
 }
 func (c *Columns) Round(i int) int {
-	if c.flags[i]&flagWide != 0 {
+	switch {
+	case c.flags[i]&flagWide != 0:
 		return c.extra[i].round
+	case c.round == nil && c.roundIsIndex:
+		return c.Index(i)
+	case c.round == nil:
+		return 0
 	}
 	return int(c.round[i])
+}
+
+// compact drops the columns of index, configuration and round when they
+// tell nothing: every index its row, every configuration 0, every round
+// 0 or its index (a file of one configuration, as an import writes it,
+// then costs 10 bytes a repetition of one metric). No row may be set
+// after.
+func (c *Columns) compact() {
+	index, config, round, roundIndex := true, true, true, true
+	for i := range c.n {
+		if c.flags[i]&flagWide != 0 {
+			return
+		}
+		index = index && c.index[i] == int32(i)
+		config = config && c.config[i] == 0
+		round = round && c.round[i] == 0
+		roundIndex = roundIndex && c.round[i] == c.index[i]
+	}
+	switch {
+	case round:
+		c.round = nil
+	case roundIndex:
+		c.round, c.roundIsIndex = nil, true
+	}
+	if index {
+		c.index = nil
+	}
+	if config {
+		c.config = nil
+	}
 }
 func (c *Columns) Warmup(i int) bool { return c.flags[i]&flagWarmup != 0 }
 func (c *Columns) Status(i int) string {

@@ -262,6 +262,7 @@ func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs
 		return nil, err
 	}
 	c.keep(ranges)
+	c.compact()
 	for i := range c.Len() {
 		if c.Index(i) != i {
 			return nil, errChanged // maybe an index twice: dropRepeated
