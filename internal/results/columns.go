@@ -19,14 +19,14 @@ import (
 // about the memory benchstat takes (docs/HACKING.md, "Result files").
 // Rep(i) gives repetition i as the Rep the other readers give.
 type Columns struct {
-	n      int
+	n int
 	// index, config and round are nil when compact found them to tell
 	// nothing (see Index, Config, Round).
 	index        []int32
 	config       []int32
 	round        []int32
 	roundIsIndex bool
-	flags  []uint8
+	flags        []uint8
 	// names are the metric names, sorted; vals[k] and has[k] are metric
 	// names[k]'s column.
 	names []string
