@@ -165,7 +165,9 @@ func TestMedianCISameAsScan(t *testing.T) {
 			}
 			lo, hi, cov, ok := MedianCI(xs, c)
 			wlo, whi, wcov, wok := medianCIBefore(xs, c)
-			same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b)) }
+			same := func(a, b float64) bool {
+				return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+			}
 			if !same(lo, wlo) || !same(hi, whi) || !same(cov, wcov) || ok != wok {
 				t.Fatalf("n %d confidence %v: %v %v %v %v, scan from 1 %v %v %v %v", n, c, lo, hi, cov, ok, wlo, whi, wcov, wok)
 			}
