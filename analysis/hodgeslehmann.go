@@ -208,7 +208,7 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 			j := sort.Search(m, func(j int) bool { return cum[j+1] > t })
 			sample = append(sample, b[j]-a[int(hi[j])+t-cum[j]])
 		}
-		slices.Sort(sample)
+		sortFloats(sample)
 		// A rank r is the (r-below)-th of the candidates: its place in the
 		// sample is about s·(r-below)/left, give or take 3 standard
 		// deviations of a binomial.

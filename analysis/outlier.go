@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"sort"
 )
 
 // OutlierThreshold is the modified z-score above which Outliers flags a
@@ -32,7 +31,7 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	// scaling is exact), and the scores written over the deviations.
 	k := scaleExp(xs)
 	s := rescaled(xs, k)
-	sort.Float64s(s)
+	sortFloats(s)
 	med := medianSorted(s)
 	var sum float64
 	for _, x := range xs {

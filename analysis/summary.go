@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -56,7 +55,7 @@ func CheckFinite(xs []float64) error {
 // Sorted returns a sorted copy of xs.
 func Sorted(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
+	sortFloats(s)
 	return s
 }
 
