@@ -150,7 +150,7 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 // candidates, up to len(a)·len(b).
 type kthScratch struct {
 	hi, lo, le, lt []int32
-	cum            []int
+	cum, ts        []int
 	d, sample      []float64
 }
 
@@ -201,11 +201,22 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 		for j := range m {
 			cum[j+1] = cum[j] + int(lo[j]-hi[j])
 		}
+		// The positions drawn are sorted and the rows walked once, not
+		// searched for each: the same values (the sample is sorted after),
+		// read in the order of the rows.
 		s := min(left, 1<<14)
-		sample = sample[:0]
+		ts := sc.ts[:0]
 		for range s {
-			t := rng.IntN(left)
-			j := sort.Search(m, func(j int) bool { return cum[j+1] > t })
+			ts = append(ts, rng.IntN(left))
+		}
+		slices.Sort(ts)
+		sc.ts = ts
+		sample = sample[:0]
+		j := 0
+		for _, t := range ts {
+			for cum[j+1] <= t {
+				j++
+			}
 			sample = append(sample, b[j]-a[int(hi[j])+t-cum[j]])
 		}
 		sortFloats(sample)
