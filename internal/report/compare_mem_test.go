@@ -14,8 +14,8 @@ import (
 // TestCompareMemoryPerSample bounds the bytes that reading two imported
 // files of 40,000 samples (5.6 MB each, read in pieces) and comparing
 // them allocate per sample, as compare does (counted by the runtime, not
-// timed): 384 bytes through Reps and Values (today's analysis), 153 through columns, of
-// which the two 2 MiB read buffers are 52.
+// timed): 384 bytes through Reps and Values (with today's statistics),
+// 153 through columns, of which the two 2 MiB read buffers are 52.
 func TestCompareMemoryPerSample(t *testing.T) {
 	const n = 40000
 	dir := t.TempDir()
