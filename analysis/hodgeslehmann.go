@@ -144,17 +144,20 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 
 // kthScratch holds the arrays of kthPairwiseDiffs, for the next call on
 // samples of the same sizes: each is one int per row, which for 100,000
-// values is 800 kB of fresh memory, pages that cost more to fault in than
-// the selection to fill.
+// values is 400 or 800 kB of fresh memory, pages that cost more to fault
+// in than the selection to fill. The bounds of the rows are indexes into
+// a (int32: a sample of 2^31 values would not fit in memory); cum counts
+// candidates, up to len(a)·len(b).
 type kthScratch struct {
-	hi, lo, le, lt, cum []int
-	d, sample           []float64
+	hi, lo, le, lt []int32
+	cum, ts        []int
+	d, sample      []float64
 }
 
 // ints returns *p with length n, reallocated when too short.
-func ints(p *[]int, n int) []int {
+func ints[T int | int32](p *[]T, n int) []T {
 	if cap(*p) < n {
-		*p = make([]int, n)
+		*p = make([]T, n)
 	}
 	*p = (*p)[:n]
 	return *p
@@ -183,7 +186,7 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	// differences are larger than every candidate, from lo[j] on smaller.
 	hi, lo := ints(&sc.hi, m), ints(&sc.lo, m)
 	for j := range lo {
-		hi[j], lo[j] = 0, n
+		hi[j], lo[j] = 0, int32(n)
 	}
 	le, lt := ints(&sc.le, m), ints(&sc.lt, m)
 	below := 0 // differences smaller than every candidate
@@ -196,16 +199,27 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	for left > limit {
 		// A sample of the candidates left, with replacement.
 		for j := range m {
-			cum[j+1] = cum[j] + lo[j] - hi[j]
+			cum[j+1] = cum[j] + int(lo[j]-hi[j])
 		}
+		// The positions drawn are sorted and the rows walked once, not
+		// searched for each: the same values (the sample is sorted after),
+		// read in the order of the rows.
 		s := min(left, 1<<14)
-		sample = sample[:0]
+		ts := sc.ts[:0]
 		for range s {
-			t := rng.IntN(left)
-			j := sort.Search(m, func(j int) bool { return cum[j+1] > t })
-			sample = append(sample, b[j]-a[hi[j]+t-cum[j]])
+			ts = append(ts, rng.IntN(left))
 		}
-		slices.Sort(sample)
+		slices.Sort(ts)
+		sc.ts = ts
+		sample = sample[:0]
+		j := 0
+		for _, t := range ts {
+			for cum[j+1] <= t {
+				j++
+			}
+			sample = append(sample, b[j]-a[int(hi[j])+t-cum[j]])
+		}
+		sortFloats(sample)
 		// A rank r is the (r-below)-th of the candidates: its place in the
 		// sample is about s·(r-below)/left, give or take 3 standard
 		// deviations of a binomial.
@@ -244,8 +258,8 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 			}
 			below, left = 0, 0
 			for j := range m {
-				below += n - lo[j]
-				left += lo[j] - hi[j]
+				below += n - int(lo[j])
+				left += int(lo[j] - hi[j])
 			}
 			if k+last-1 <= less {
 				break // the second pivot is above every candidate
@@ -321,20 +335,21 @@ var kthSortMin = 1 << 12
 // the candidates (a-indices [hi[j], lo[j])) no longer exceed p: le[j] is
 // the first index with b_j - a_i <= p, lt[j] the first with b_j - a_i < p.
 // It returns the numbers of candidates <= p and < p.
-func splitRows(a, b []float64, p float64, hi, lo, le, lt []int) (nle, nlt int) {
+func splitRows(a, b []float64, p float64, hi, lo, le, lt []int32) (nle, nlt int) {
 	i, k := 0, 0
 	for j, y := range b {
-		i = max(i, hi[j])
-		for i < lo[j] && y-a[i] > p {
+		end := int(lo[j])
+		i = max(i, int(hi[j]))
+		for i < end && y-a[i] > p {
 			i++
 		}
 		k = max(k, i)
-		for k < lo[j] && y-a[k] >= p {
+		for k < end && y-a[k] >= p {
 			k++
 		}
-		le[j], lt[j] = i, k
-		nle += lo[j] - i
-		nlt += lo[j] - k
+		le[j], lt[j] = int32(i), int32(k)
+		nle += end - i
+		nlt += end - k
 	}
 	return nle, nlt
 }

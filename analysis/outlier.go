@@ -1,6 +1,8 @@
 package analysis
 
-import "math"
+import (
+	"math"
+)
 
 // OutlierThreshold is the modified z-score above which Outliers flags a
 // value, as recommended by Iglewicz and Hoaglin (1993).
@@ -23,26 +25,33 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	}
 	// The scores do not depend on the unit: compute them on the values
 	// divided by 2^k, where no deviation overflows or underflows.
-	xs = rescaled(xs, scaleExp(xs))
-	s := Sorted(xs)
+	// Two arrays of len(xs), not four (a copy scaled, sorted, the
+	// deviations, the scores): the scaled values are sorted where they
+	// are made, taken again from xs where needed (the same numbers: the
+	// scaling is exact), and the scores written over the deviations.
+	k := scaleExp(xs)
+	s := rescaled(xs, k)
+	sortFloats(s)
 	med := medianSorted(s)
 	var sum float64
 	for _, x := range xs {
-		sum += math.Abs(x - med)
+		sum += math.Abs(math.Ldexp(x, -k) - med)
 	}
-	mad := medianSorted(sortedDeviations(s, med))
+	dev := sortedDeviations(s, med)
+	mad := medianSorted(dev)
 	scale := mad / 0.6745
 	if mad == 0 {
 		// 1.253314 = sqrt(π/2) turns the mean absolute deviation of a
 		// normal sample into its standard deviation.
 		scale = 1.253314 * sum / float64(len(xs))
 	}
-	z := make([]float64, len(xs))
+	z := dev
 	if scale == 0 {
+		clear(z)
 		return z, nil
 	}
 	for i, x := range xs {
-		z[i] = (x - med) / scale
+		z[i] = (math.Ldexp(x, -k) - med) / scale
 	}
 	return z, nil
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -54,5 +55,43 @@ func TestOutliersMADZero(t *testing.T) {
 	}
 	if _, err := Outliers([]float64{1, math.Inf(1)}, OutlierThreshold); err == nil {
 		t.Errorf("Inf: no error")
+	}
+}
+
+// TestModifiedZScoresSameAsBefore: random samples, with ties, zeros of
+// both signs, subnormal and huge values, get bit for bit the scores
+// they got before, and ModifiedZScores allocates two arrays of the sample's length, not four.
+func TestModifiedZScoresSameAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	special := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-310, math.MaxFloat64, -math.MaxFloat64, 1, 1, 2}
+	for trial := range 2000 {
+		xs := make([]float64, 1+rng.IntN(40))
+		for i := range xs {
+			switch rng.IntN(4) {
+			case 0:
+				xs[i] = special[rng.IntN(len(special))]
+			case 1:
+				xs[i] = float64(rng.IntN(5))
+			default:
+				xs[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(600)-300))
+			}
+		}
+		got, err := ModifiedZScores(xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := modifiedZScoresBefore(xs) // sorted_test.go
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("trial %d: %v: scores %v, before %v", trial, xs, got, want)
+			}
+		}
+	}
+	xs := make([]float64, 10000)
+	for i := range xs {
+		xs[i] = 1e6 + float64(i%977)
+	}
+	if a := testing.AllocsPerRun(5, func() { ModifiedZScores(xs) }); a > 3 {
+		t.Errorf("ModifiedZScores made %v allocations, want at most 3 (two arrays)", a)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestSummarizeEdgeCases(t *testing.T) {
@@ -117,6 +119,58 @@ func TestMedianCI(t *testing.T) {
 		n := MinSamplesForMedianCI(conf)
 		if _, _, _, ok := MedianCI(x[:n], conf); !ok {
 			t.Errorf("MedianCI with MinSamplesForMedianCI(%g) = %d values has no CI", conf, n)
+		}
+	}
+}
+
+// medianCIBefore is MedianCI as it was, scanning every l from 1.
+func medianCIBefore(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0, false
+	}
+	b := distuv.Binomial{N: float64(n), P: 0.5}
+	best := 0
+	bestCov := 0.0
+	for l := 1; l <= n/2; l++ {
+		cov := 1 - 2*b.CDF(float64(l-1))
+		if cov >= confidence {
+			best, bestCov = l, cov
+		} else {
+			break
+		}
+	}
+	if best == 0 {
+		return math.NaN(), math.NaN(), 1 - 2*b.CDF(0), false
+	}
+	return sorted[best-1], sorted[n-best], bestCov, true
+}
+
+// TestMedianCISameAsScan: the interval that starts its scan after a
+// bisection is the one the scan from 1 found, bit for bit, for every n
+// up to 1,500 and large ones, at several confidences.
+func TestMedianCISameAsScan(t *testing.T) {
+	sizes := []int{10000, 99999, 100000, 123457}
+	for n := 0; n <= 1500; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i)
+		}
+		for _, c := range []float64{0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.999999} {
+			if n > 1500 && c != 0.95 && c != 0.999999 {
+				continue
+			}
+			lo, hi, cov, ok := MedianCI(xs, c)
+			wlo, whi, wcov, wok := medianCIBefore(xs, c)
+			same := func(a, b float64) bool {
+				return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+			}
+			if !same(lo, wlo) || !same(hi, whi) || !same(cov, wcov) || ok != wok {
+				t.Fatalf("n %d confidence %v: %v %v %v %v, scan from 1 %v %v %v %v", n, c, lo, hi, cov, ok, wlo, whi, wcov, wok)
+			}
 		}
 	}
 }

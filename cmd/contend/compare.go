@@ -242,7 +242,7 @@ func openPart(spec string) (p report.Part, sweep bool, err error) {
 			path, sel = spec[:i], spec[i+1:]
 		}
 	}
-	f, err := results.Read(path, results.WithoutOutputs)
+	f, err := results.Read(path, results.WithoutOutputs, results.AsColumns)
 	if err != nil {
 		return p, false, &usageError{err.Error()}
 	}

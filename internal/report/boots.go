@@ -90,27 +90,26 @@ func sideBoots(parts []Part, metric string) (boots []Boot, ok bool) {
 		for _, c := range p.Configs {
 			sel[c] = true
 		}
-		for _, rep := range p.File.Reps {
-			if rep.Warmup || !sel[rep.Config] || rep.Status != results.StatusOK {
+		cols := p.File.Columns()
+		vals, has := cols.Metric(metric)
+		for r := range cols.Len() {
+			if cols.Warmup(r) || !sel[cols.Config(r)] || cols.Status(r) != results.StatusOK || !has[r] {
 				continue
 			}
-			v, has := rep.Metrics.Lookup(metric)
-			if !has {
-				continue
-			}
-			if rep.BootID == "" {
+			v, id := vals[r], cols.BootID(r)
+			if id == "" {
 				return nil, false
 			}
-			i, seen := idx[rep.BootID]
+			i, seen := idx[id]
 			if !seen {
 				i = len(boots)
-				idx[rep.BootID] = i
-				boots = append(boots, Boot{ID: rep.BootID, Kernel: partEnv(p)["kernel.release"], Part: p.Name})
+				idx[id] = i
+				boots = append(boots, Boot{ID: id, Kernel: partEnv(p)["kernel.release"], Part: p.Name})
 			}
 			boots[i].Values = append(boots[i].Values, v)
-			starts[rep.BootID] = append(starts[rep.BootID], rep.Start)
-			if rep.LoadAvg > 0 {
-				loads[rep.BootID] = append(loads[rep.BootID], rep.LoadAvg)
+			starts[id] = append(starts[id], cols.Start(r))
+			if l := cols.LoadAvg(r); l > 0 {
+				loads[id] = append(loads[id], l)
 			}
 		}
 	}

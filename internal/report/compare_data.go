@@ -461,16 +461,17 @@ func WriteBench(w io.Writer, f *results.File, configs []int, metrics []results.M
 	for _, c := range configs {
 		sel[c] = true
 	}
-	for _, rep := range f.Reps {
-		if rep.Warmup || rep.Status != results.StatusOK || !sel[rep.Config] {
+	cols := f.Columns()
+	for r := range cols.Len() {
+		if cols.Warmup(r) || cols.Status(r) != results.StatusOK || !sel[cols.Config(r)] {
 			continue
 		}
 		var b strings.Builder
-		b.WriteString(BenchName(f, rep.Config))
+		b.WriteString(BenchName(f, cols.Config(r)))
 		b.WriteString(" 1")
 		n := 0
 		for _, m := range metrics {
-			v, ok := rep.Metrics.Lookup(m.Name)
+			v, ok := cols.Lookup(r, m.Name)
 			if !ok {
 				continue
 			}

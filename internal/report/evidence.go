@@ -103,7 +103,7 @@ func (r *CompareReport) oneSidedEvidence(sides []Side) []OneSided {
 				seen[m.Name] = true
 				var with []int
 				for i, sr := range r.Sides {
-					if len(sr.obs[m.Name]) > 0 {
+					if sr.count(m.Name) > 0 {
 						with = append(with, i)
 					}
 				}
@@ -162,8 +162,8 @@ func (r *CompareReport) oneSidedLines(p PairReport) []string {
 
 // hasEvidence tells whether side i has values of any evidence metric.
 func (r *CompareReport) hasEvidence(i int) bool {
-	for k, xs := range r.Sides[i].obs {
-		if evidence.IsEvidence(k) && len(xs) > 0 {
+	for k, m := range r.Sides[i].metrics {
+		if evidence.IsEvidence(k) && len(m.vals) > 0 {
 			return true
 		}
 	}

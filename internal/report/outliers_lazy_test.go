@@ -15,7 +15,7 @@ import (
 func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outlier {
 	var out []Outlier
 	for _, m := range metrics {
-		os := s.obs[m.Name]
+		os := s.obsOf(m.Name)
 		xs := s.values(m.Name)
 		if len(xs) < OutlierMinN {
 			continue
@@ -29,7 +29,7 @@ func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outli
 			if math.Abs(zi) > analysis.OutlierThreshold && math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
 				out = append(out, Outlier{
 					Side: si, Metric: m.Name, Part: s.Parts[os[i].part],
-					Rep: os[i].rep, Ord: os[i].ord, Value: os[i].v, Z: zi,
+					Rep: int(os[i].rep), Ord: int(os[i].ord), Value: os[i].v, Z: zi,
 				})
 			}
 		}

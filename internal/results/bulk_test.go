@@ -168,7 +168,7 @@ func TestReadInPiecesSameAsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	if _, err := readPieces(fh, len(b)+100, true); !errors.Is(err, errChanged) {
+	if _, err := readPieces(fh, len(b)+100, true, false); !errors.Is(err, errChanged) {
 		t.Errorf("a file shorter than its size: %v, want errChanged", err)
 	}
 }

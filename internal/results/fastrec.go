@@ -38,6 +38,9 @@ type repScanner struct {
 	lines int
 	// noOutput leaves Rep.Output empty (Read's WithoutOutputs).
 	noOutput bool
+	// reuse decodes each record's metrics into the same array: the
+	// caller copies them before the next (into Columns).
+	reuse bool
 }
 
 // decodeRep decodes line into r; false means: not the writer's shape, use
@@ -77,7 +80,7 @@ func (s *repScanner) decodeRep(line []byte, r *Rep) bool {
 		r.Round = s.int()
 	}
 	if field("status") {
-		r.Status = s.intern(s.str())
+		r.Status = s.intern(s.strBytes())
 	}
 	if field("error") {
 		r.Error = s.keep(s.strBytes())
@@ -356,14 +359,18 @@ func (s *repScanner) name(b []byte) string {
 	return n
 }
 
-// intern returns the statuses as constants, saving an allocation each.
-func (s *repScanner) intern(t string) string {
+// intern returns the statuses as constants, saving an allocation each
+// (string(t) in a comparison allocates nothing).
+func (s *repScanner) intern(t []byte) string {
+	if !s.ok {
+		return ""
+	}
 	for _, c := range [...]string{StatusOK, StatusFailed, StatusTimeout, StatusInterrupted} {
-		if t == c {
+		if string(t) == c {
 			return c
 		}
 	}
-	return t
+	return string(t)
 }
 
 func (s *repScanner) time() time.Time {
@@ -401,6 +408,9 @@ func (s *repScanner) metrics() Values {
 		s.i++
 		return Values{}
 	}
+	if s.reuse {
+		s.arena = s.arena[:0]
+	}
 	start := len(s.arena)
 	for s.ok {
 		k := s.strBytes()
@@ -412,7 +422,11 @@ func (s *repScanner) metrics() Values {
 			// A new piece, this record's values moved to its start, with
 			// room for as many for each record left.
 			n := len(s.arena) - start + 1
-			a := make([]Value, 0, max(16, min(n*max(s.lines, 1), 1<<16)))
+			size := min(n*max(s.lines, 1), 1<<16)
+			if s.reuse {
+				size = 2 * n // for this record, and used again
+			}
+			a := make([]Value, 0, max(16, size))
 			s.arena, start = append(a, s.arena[start:]...), 0
 		}
 		s.arena = append(s.arena, x)

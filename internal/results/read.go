@@ -30,7 +30,7 @@ var errChanged = errors.New("the file changed while it was read")
 // first pass that counts the lines): the pages of a copy of the whole file
 // cost more than decoding it (100,000 repetitions make 14 MB, 3,400 pages
 // faulted in).
-func readFile(fh *os.File, outputs bool) (*File, error) {
+func readFile(fh *os.File, outputs, cols bool) (*File, error) {
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
@@ -39,9 +39,15 @@ func readFile(fh *os.File, outputs bool) (*File, error) {
 		return nil, errors.New("is a directory, not a result file")
 	}
 	if size := st.Size(); size > int64(readWholeMax) && size <= MaxFileSize {
-		f, err := readPieces(fh, int(size), outputs)
+		if cols {
+			f, err := readPieces(fh, int(size), outputs, true)
+			if !errors.Is(err, errChanged) {
+				return f, err
+			}
+		}
+		f, err := readPieces(fh, int(size), outputs, false)
 		if !errors.Is(err, errChanged) {
-			return f, err
+			return f.intoColumns(cols), err
 		}
 	}
 	b, err := readAll(fh)
@@ -54,7 +60,15 @@ func readFile(fh *os.File, outputs bool) (*File, error) {
 			f.Reps[i].Output = ""
 		}
 	}
-	return f, err
+	return f.intoColumns(cols), err
+}
+
+// intoColumns moves f's repetitions into its Columns when cols is true.
+func (f *File) intoColumns(cols bool) *File {
+	if f != nil && cols {
+		f.cols, f.Reps = ColumnsOf(f.Reps), nil
+	}
+	return f
 }
 
 // readPieces reads the first size bytes of the file open in fh when it is
@@ -62,7 +76,13 @@ func readFile(fh *os.File, outputs bool) (*File, error) {
 // the lines, decoded a piece at a time. It returns errChanged when the
 // file is not version 2 or changed under it: then the caller reads it at
 // once.
-func readPieces(fh *os.File, size int, outputs bool) (*File, error) {
+//
+// With cols, the repetitions go straight into the File's Columns, never
+// into a Rep array; errChanged then also means that the file is not of
+// the shape this reads so (a header holding repetitions, a metric it
+// does not describe, repeated indexes, a header that does not decode):
+// the caller reads it the other way, which gives the same File or error.
+func readPieces(fh *os.File, size int, outputs, cols bool) (*File, error) {
 	// One buffer for both passes, room for a piece after a cut line.
 	buf := make([]byte, 0, 2*readChunk)
 	read := func(off, n int) ([]byte, error) {
@@ -98,6 +118,9 @@ func readPieces(fh *os.File, size int, outputs bool) (*File, error) {
 	}
 	if !utf8.Valid(head) {
 		return nil, errNotUTF8
+	}
+	if cols {
+		return readColumns(fh, head, size, nlines, buf, outputs)
 	}
 	// The lines, a piece at a time: the whole lines of what is read, the
 	// rest (a line cut by the end of the piece) kept for the next.
@@ -179,4 +202,76 @@ func prefault(b []byte) {
 	}
 	off := int(start - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	unix.Madvise(b[off:off+int(end-start)], unix.MADV_POPULATE_WRITE)
+}
+
+// readColumns is readPieces into Columns: head is the header line, then
+// nlines lines up to size, read a piece at a time with buf.
+func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs bool) (*File, error) {
+	f, err := parseHeader(head)
+	if err != nil || len(f.Reps) > 0 {
+		return nil, errChanged
+	}
+	names := make([]string, len(f.Metrics))
+	for i, m := range f.Metrics {
+		names[i] = m.Name
+	}
+	d := &repDst{cols: newColumns(nlines, names)}
+	var others []otherLine
+	valid := true
+	window := buf[:0]
+	for off := len(head); off < size || len(window) > 0; {
+		if off < size {
+			n := min(readChunk, size-off)
+			window = slices.Grow(window, n)
+			m, err := fh.ReadAt(window[len(window):len(window)+n], int64(off))
+			if m < n {
+				if err == io.EOF {
+					err = errChanged
+				}
+				return nil, err
+			}
+			window, off = window[:len(window)+n], off+n
+		}
+		whole := len(window)
+		if off < size {
+			if whole = bytes.LastIndexByte(window, '\n') + 1; whole == 0 {
+				continue // a line longer than the piece: read on
+			}
+		}
+		lines := countLines(window[:whole])
+		if d.base+lines > nlines {
+			return nil, errChanged
+		}
+		o, v := decodeInto(window[:whole], lines, d, outputs)
+		for i := range o {
+			o[i].index += d.base
+		}
+		others, valid, d.base = append(others, o...), valid && v, d.base+lines
+		window = window[:copy(window, window[whole:])]
+	}
+	if d.base != nlines || d.other {
+		return nil, errChanged
+	}
+	if !valid || !utf8.Valid(head) {
+		return nil, errNotUTF8
+	}
+	c := d.cols
+	c.merge(d.extras)
+	var ranges [][2]int
+	if _, err := f.assembleLines(nlines, others, size, func(from, to int) { ranges = append(ranges, [2]int{from, to}) }); err != nil {
+		return nil, err
+	}
+	c.keep(ranges)
+	c.compact()
+	for i := range c.Len() {
+		if c.Index(i) != i {
+			return nil, errChanged // maybe an index twice: dropRepeated
+		}
+	}
+	f.cols = c
+	f.importProvenance()
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }

@@ -88,6 +88,10 @@ type File struct {
 	// record of each is in Reps, and Warnings says so. Set by the
 	// readers, never written.
 	Repeated []RepeatedRep `json:"-"`
+
+	// cols holds the repetitions of a file read AsColumns (Reps is then
+	// nil); see Columns.
+	cols *Columns
 }
 
 // RepeatedRep is a repetition index found in more than one record.
@@ -210,6 +214,15 @@ func (f *File) Metric(name string) (Metric, bool) {
 // non-warm-up repetitions of config c (c < 0: all configs).
 func (f *File) Values(c int, name string) []float64 {
 	var xs []float64
+	if f.cols != nil {
+		vals, has := f.cols.Metric(name)
+		for i, ok := range has {
+			if ok && f.cols.Status(i) == StatusOK && !f.cols.Warmup(i) && (c < 0 || f.cols.Config(i) == c) {
+				xs = append(xs, vals[i])
+			}
+		}
+		return xs
+	}
 	for _, r := range f.Reps {
 		if r.Status != StatusOK || r.Warmup || (c >= 0 && r.Config != c) {
 			continue
@@ -225,6 +238,14 @@ func (f *File) Values(c int, name string) []float64 {
 // ended in each status.
 func (f *File) Counts(c int) map[string]int {
 	n := map[string]int{}
+	if f.cols != nil {
+		for i := range f.cols.Len() {
+			if !f.cols.Warmup(i) && (c < 0 || f.cols.Config(i) == c) {
+				n[f.cols.Status(i)]++
+			}
+		}
+		return n
+	}
 	for _, r := range f.Reps {
 		if !r.Warmup && (c < 0 || r.Config == c) {
 			n[r.Status]++
@@ -253,7 +274,7 @@ func Read(path string, opts ...ReadOption) (*File, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	defer fh.Close()
-	f, err := readFile(fh, !slices.Contains(opts, WithoutOutputs))
+	f, err := readFile(fh, !slices.Contains(opts, WithoutOutputs), slices.Contains(opts, AsColumns))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -575,15 +596,53 @@ func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
 	// their line), or after the header's when it had any.
 	inPlace := len(f.Reps) == 0
 	nrep := 0
-	addReps := func(from, to int) { // the lines from..to-1 are repetitions
-		if from == to {
-			return
-		}
+	good, err := f.assembleLines(nlines, others, size, func(from, to int) {
 		if inPlace {
 			nrep += copy(reps[nrep:], reps[from:to])
 		} else {
 			f.Reps = append(f.Reps, reps[from:to]...)
 		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if inPlace {
+		f.Reps = reps[:nrep]
+	}
+	f.dropRepeated(func() []int {
+		if !inPlace {
+			return nil
+		}
+		other := make(map[int]bool, len(others))
+		for _, o := range others {
+			other[o.index] = true
+		}
+		lines := make([]int, 0, len(f.Reps))
+		for i := 0; i < nlines && len(lines) < len(f.Reps); i++ {
+			if !other[i] {
+				lines = append(lines, i+2)
+			}
+		}
+		return lines
+	})
+	f.importProvenance()
+	if err := f.check(); err != nil {
+		return 0, err
+	}
+	return good, nil
+}
+
+// assembleLines completes f from the nlines lines after the header,
+// others the lines that are not repetitions, in order: it calls keep for
+// each run of repetition lines (from, to), in order, and reads the
+// others. It returns how many bytes of the file (size) hold whole
+// records.
+func (f *File) assembleLines(nlines int, others []otherLine, size int, keep func(from, to int)) (int, error) {
+	addReps := func(from, to int) { // the lines from..to-1 are repetitions
+		if from == to {
+			return
+		}
+		keep(from, to)
 		f.Complete, f.End = false, time.Time{}
 	}
 	good := size
@@ -617,8 +676,8 @@ func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
 		}
 		switch {
 		case r.Rep != nil:
-			reps[o.index] = *r.Rep
-			addReps(o.index, o.index+1)
+			// decodeRanges took every line of one repetition record.
+			return 0, fmt.Errorf("corrupt result file: line %d: a repetition record not read", o.index+2)
 		case r.Append != nil:
 			f.Appends = append(f.Appends, *r.Append)
 			f.Complete, f.End = false, time.Time{}
@@ -628,29 +687,6 @@ func (f *File) assemble(reps []Rep, others []otherLine, size int) (int, error) {
 		}
 	}
 	addReps(next, nlines)
-	if inPlace {
-		f.Reps = reps[:nrep]
-	}
-	f.dropRepeated(func() []int {
-		if !inPlace {
-			return nil
-		}
-		other := make(map[int]bool, len(others))
-		for _, o := range others {
-			other[o.index] = true
-		}
-		lines := make([]int, 0, len(f.Reps))
-		for i := 0; i < nlines && len(lines) < len(f.Reps); i++ {
-			if !other[i] {
-				lines = append(lines, i+2)
-			}
-		}
-		return lines
-	})
-	f.importProvenance()
-	if err := f.check(); err != nil {
-		return 0, err
-	}
 	return good, nil
 }
 
@@ -673,12 +709,32 @@ type otherLine struct {
 // is false when body is not UTF-8. Without outputs, every Rep's Output is
 // left empty.
 func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, valid bool) {
-	workers := min(runtime.GOMAXPROCS(0), 1+len(reps)/1024)
+	return decodeInto(body, len(reps), &repDst{reps: reps}, outputs)
+}
+
+// repDst is where decodeInto puts the repetition of line i: reps[i], or
+// row base+i of cols.
+type repDst struct {
+	reps []Rep
+	cols *Columns
+	base int
+	// extras holds what the decoders found beyond cols' dense columns
+	// (Columns.merge); other is true when a repetition has a metric cols
+	// has no column for: the file must be read the other way.
+	extras []colExtra
+	other  bool
+}
+
+// decodeInto is decodeRanges of the nlines lines of body into d.
+func decodeInto(body []byte, nlines int, d *repDst, outputs bool) (others []otherLine, valid bool) {
+	workers := min(runtime.GOMAXPROCS(0), 1+nlines/1024)
 	// Cut body into ranges of whole lines, counting the lines before each.
 	type part struct {
 		start, end, first int
 		others            []otherLine
 		valid             bool
+		extras            []colExtra
+		other             bool
 	}
 	parts := make([]part, 0, workers)
 	for start, first := 0, 0; start < len(body); {
@@ -704,9 +760,18 @@ func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, va
 			chunk := body[p.start:p.end]
 			p.valid = utf8.Valid(chunk)
 			s := repScanner{noOutput: !outputs}
-			last := len(reps) // the range's lines are p.first up to last
+			last := nlines // the range's lines are p.first up to last
 			if k+1 < len(parts) {
 				last = parts[k+1].first
+			}
+			// Into columns, each line is decoded into one Rep, its
+			// metrics into one array, both used again for the next.
+			var scratch Rep
+			s.reuse = d.cols != nil
+			put := func(i int, r *Rep) {
+				if d.cols != nil && !d.cols.setRow(d.base+i, r, &p.extras, false) {
+					p.other = true
+				}
 			}
 			for off, i := 0, p.first; off < len(chunk); i++ {
 				s.lines = last - i
@@ -716,18 +781,24 @@ func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, va
 				}
 				line := chunk[off:end]
 				off = end
-				if s.decodeRep(line, &reps[i]) {
+				r := &scratch
+				if d.cols == nil {
+					r = &d.reps[i]
+				}
+				if s.decodeRep(line, r) {
+					put(i, r)
 					continue
 				}
-				reps[i] = Rep{} // what the fast decoder left
+				*r = Rep{} // what the fast decoder left
 				o := otherLine{index: i, length: len(line), newline: line[len(line)-1] == '\n'}
 				if len(bytes.TrimSpace(line)) == 0 {
 					o.blank = true
 				} else if o.err = json.Unmarshal(line, &o.rec); o.err == nil && o.rec.Rep != nil && o.rec.Append == nil && o.rec.End == nil {
-					reps[i], o.rec.Rep = *o.rec.Rep, nil // a repetition encoding/json reads
+					*r, o.rec.Rep = *o.rec.Rep, nil // a repetition encoding/json reads
 					if !outputs {
-						reps[i].Output = ""
+						r.Output = ""
 					}
+					put(i, r)
 					continue
 				}
 				p.others = append(p.others, o)
@@ -739,6 +810,8 @@ func decodeRanges(body []byte, reps []Rep, outputs bool) (others []otherLine, va
 	for _, p := range parts {
 		others = append(others, p.others...)
 		valid = valid && p.valid
+		d.extras = append(d.extras, p.extras...)
+		d.other = d.other || p.other
 	}
 	return others, valid
 }
@@ -781,23 +854,40 @@ func (f *File) check() error {
 	if len(f.Configs) == 0 {
 		return errors.New("corrupt result file: no configuration")
 	}
+	if f.cols != nil {
+		return f.checkColumns()
+	}
+	names := f.metricNames()
+	for i := range f.Reps {
+		if err := f.checkRep(i, &f.Reps[i], names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// metricNames returns the names of the metrics f describes.
+func (f *File) metricNames() map[string]bool {
 	names := map[string]bool{}
 	for _, m := range f.Metrics {
 		names[m.Name] = true
 	}
-	for i, r := range f.Reps {
-		if r.Config < 0 || r.Config >= len(f.Configs) {
-			return fmt.Errorf("corrupt result file: repetition %d names configuration %d of %d", i, r.Config, len(f.Configs))
-		}
-		switch r.Status {
-		case StatusOK, StatusFailed, StatusTimeout, StatusInterrupted:
-		default:
-			return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
-		}
-		for k, v := range r.Metrics.All() {
-			if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
-				return r.metricError(i, names)
-			}
+	return names
+}
+
+// checkRep checks r, repetition i of f; names are f's metric names.
+func (f *File) checkRep(i int, r *Rep, names map[string]bool) error {
+	if r.Config < 0 || r.Config >= len(f.Configs) {
+		return fmt.Errorf("corrupt result file: repetition %d names configuration %d of %d", i, r.Config, len(f.Configs))
+	}
+	switch r.Status {
+	case StatusOK, StatusFailed, StatusTimeout, StatusInterrupted:
+	default:
+		return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
+	}
+	for k, v := range r.Metrics.All() {
+		if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
+			return r.metricError(i, names)
 		}
 	}
 	return nil
