@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/env"
 	"contend/internal/external"
-	"contend/internal/harness"
+	"contend/internal/run"
 )
 
 // abExecCommand is `contend ab exec`: the A/B of two unmodified external
@@ -131,15 +129,10 @@ func runABExec(c *cli.Context) error {
 	shell := c.Bool("shell")
 	name := abExecName(sides, shell)
 	f := newExternalFile("ab", name, specs, primary, opt.label)
-	f.Warnings = env.Diagnose(f.Env, 0, false)
 	var progs [2]external.Program
 	for i, s := range sides {
 		f.Configs = append(f.Configs, programConfig([]string{"a", "b"}[i], s.args, shell))
 		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	}
-	return runABSession(c, opt, p, f, name+"-ab", &harness.Session{
-		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
-			return harness.Outcome{Rep: external.RunRep(ctx, progs[s.Config])}
-		},
-	})
+	return runABJob(c, opt, p, run.Job{File: f, Name: name + "-ab", Runner: run.Programs(progs[:]...)})
 }

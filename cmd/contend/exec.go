@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/workload"
 )
 
@@ -172,43 +172,27 @@ func runExec(c *cli.Context) error {
 	name := execName(args[0], c.Bool("shell"))
 	f := newExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
+	job := run.Job{
+		File: f, Name: name,
+		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: run.Programs(external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}),
+		Report: summaryReport(c, opt),
 	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, name, f, opt.mode)
-	if err != nil {
-		return err
+	if opt.format == "original" {
+		job.After = func(rep results.Rep) {
+			if !rep.Warmup {
+				io.WriteString(c.App.Writer, rep.Output)
+				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+					fmt.Fprintln(c.App.Writer)
+				}
+			}
+		}
 	}
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	unit := "ns"
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit
 	}
-	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
-	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
-	sess := &harness.Session{
-		Out:  wr,
-		Next: harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		Runner: func(ctx context.Context, _ harness.Slot) harness.Outcome {
-			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			if opt.format == "original" && !rep.Warmup {
-				io.WriteString(stdout, rep.Output)
-				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
-					fmt.Fprintln(stdout)
-				}
-			}
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-		},
-	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	return finishReps(c, wr, opt, runErr)
+	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: primary, Unit: unit})
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.
@@ -246,7 +230,9 @@ func newExternalFile(kind, name string, specs []external.Spec, primary, label st
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  primary,
-		Env:      captureEnv(),
+	}
+	if kind == "import" {
+		f.Env = captureEnv() // the others' is captured by run.Do
 	}
 	for _, s := range specs {
 		f.Metrics = append(f.Metrics, s.Metric())

@@ -161,7 +161,7 @@ func runImport(c *cli.Context) error {
 	} else {
 		reps = importReps(scan, skip, tally)
 	}
-	wr, err := createOutFrom(c.String("out"), name, f, mode, reps)
+	wr, err := openOut(c.String("out"), name, f, mode, reps)
 	if err != nil {
 		return err
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend"
-	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/workload"
 )
 
@@ -90,58 +90,29 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	stderr := c.App.ErrWriter
-	stdout := c.App.Writer
 	timeout := opt.timeout
 	if timeout == 0 && w.Timeout != nil {
 		timeout = w.Timeout(v)
 	}
 	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
-	if x := staleWarning(); x != "" {
-		f.Warnings = append(f.Warnings, x)
+	f.Warnings = warns
+	job := run.Job{
+		File: f, Name: w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: run.Workload(w, []workload.Values{v}, func(int) time.Duration { return timeout }),
+		Report: summaryReport(c, opt),
 	}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name, f, opt.mode)
-	if err != nil {
-		return err
-	}
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, w.Primary, unitOf(w, w.Primary))
-	sess := &harness.Session{
-		Workload: w,
-		Configs:  []workload.Values{v},
-		Out:      wr,
-		Timeout:  func(int) time.Duration { return timeout },
-		Next:     harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			if opt.format == "original" && rep.Status == results.StatusOK && !rep.Warmup && w.Original != nil {
+	if opt.format == "original" && w.Original != nil {
+		job.After = func(rep results.Rep) {
+			if rep.Status == results.StatusOK && !rep.Warmup {
 				m := rep.Metrics.Map()
 				for _, line := range w.Original(v, workload.Sample{Metrics: m, Series: rep.Series}, m) {
-					fmt.Fprintln(stdout, line)
+					fmt.Fprintln(c.App.Writer, line)
 				}
 			}
-			if opt.verbose {
-				fmt.Fprintln(stderr, verboseLine(rep, "", w.Primary, unitOf(w, w.Primary)))
-			} else {
-				progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-			}
-		},
+		}
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	return finishReps(c, wr, opt, runErr)
+	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: w.Primary, Unit: unitOf(w, w.Primary)})
 }
 
 // newFile starts a result file for configs of w.
@@ -157,7 +128,6 @@ func newFile(kind string, w *workload.Workload, configs []workload.Values, names
 		Label:    label,
 		Start:    time.Now(),
 		Primary:  w.Primary,
-		Env:      captureEnv(),
 	}
 	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
 	if w.ForValues != nil && len(configs) > 0 {

@@ -9,10 +9,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/analysis"
-	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/sweep"
 	"contend/internal/sweepplan"
 	"contend/internal/value"
@@ -262,7 +262,6 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 	opt := s.opt
-	stderr, stdout := c.App.ErrWriter, c.App.Writer
 	var configs []workload.Values
 	var names []string
 	for _, p := range s.points {
@@ -270,10 +269,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		names = append(names, p.Name)
 	}
 	f := newFile("sweep", w, configs, names, opt.label)
-	f.Warnings = append(s.warns, env.Diagnose(f.Env, 0, false)...)
-	if x := staleWarning(); x != "" {
-		f.Warnings = append(f.Warnings, x)
-	}
+	f.Warnings = s.warns
 	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
 	for _, a := range s.axes {
 		info.Params = append(info.Params, a.Param.Name)
@@ -282,63 +278,48 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name+"-sweep", f, opt.mode)
-	if err != nil {
-		return err
-	}
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	slots := sweepplan.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
-	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
-	progress.count = func(done int, rep results.Rep) string {
-		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
-	}
-	sess := &harness.Session{
-		Workload: w,
-		Configs:  configs,
-		Out:      wr,
-		Timeout: func(i int) time.Duration {
+	job := run.Job{
+		File: f, Name: w.Name + "-sweep",
+		Plan: harness.StaticPlan(slots),
+		Runner: run.Workload(w, configs, func(i int) time.Duration {
 			if opt.timeout > 0 || w.Timeout == nil {
 				return opt.timeout
 			}
 			return w.Timeout(configs[i])
-		},
-		Next: harness.StaticPlan(slots),
-		Derive: func(rep *results.Rep) {
-			if s.derive == nil || rep.Status != results.StatusOK {
+		}),
+		Report: func(o run.Outcome) error { return sweepReport(c, opt, o) },
+	}
+	if s.derive != nil {
+		job.Derive = func(rep *results.Rep) {
+			if rep.Status != results.StatusOK {
 				return
 			}
 			if x, ok := s.derive(configs[rep.Config], rep.Metrics.Map()); ok {
 				rep.Metrics.Set(s.through.Name, x)
 			}
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, names[rep.Config], rep.Status, rep.Error))
-		},
+		}
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	a, err := sweep.Analyze(wr.File)
+	return doJob(c, opt, job, run.TerminalOptions{
+		Total: len(slots), Metric: w.Primary, Unit: unitOf(w, w.Primary),
+		Count: func(done int, rep results.Rep) string {
+			return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
+		},
+		Label: func(rep results.Rep) string { return names[rep.Config] },
+	})
+}
+
+// sweepReport prints the sweep's analysis: per point, the fits, or the
+// file (--format json) or the per-point table (csv).
+func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
+	a, err := sweep.Analyze(o.Out.File)
 	if err != nil {
 		return err
 	}
+	stdout := c.App.Writer
 	switch opt.format {
 	case "json":
-		b, err := results.Marshal(wr.File)
+		b, err := results.Marshal(o.Out.File)
 		if err != nil {
 			return err
 		}
@@ -351,7 +332,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		a.WarningsShown = !opt.quiet
 		sweep.Report(stdout, a)
 	}
-	return endRun(stderr, wr, opt.quiet, runErr)
+	return endRun(c.App.ErrWriter, o, opt.quiet)
 }
 
 // compareSweeps compares sweep files curve against curve: each file after

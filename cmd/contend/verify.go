@@ -2,16 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/ab"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -125,12 +126,6 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if !opt.quiet {
-		for _, x := range warns {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
 	timeout := opt.timeout
 	if timeout == 0 && w.Timeout != nil {
 		timeout = w.Timeout(v)
@@ -143,51 +138,27 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f.Configs = append(f.Configs, programConfig("original", args, false))
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, "verify-"+w.Name, f, opt.mode)
-	if err != nil {
-		return err
-	}
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
-	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
+	builtin := run.Workload(w, []workload.Values{v}, func(int) time.Duration { return timeout })
+	original := run.Programs(external.Program{}, external.Program{Argv: args, Metrics: specs, Timeout: timeout})
 	// contend and the original alternate, each pair in the other order
 	// than the pair before (AB BA AB ...).
-	var plan []harness.Slot
-	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
-		order := []int{0, 1}
-		if i%2 == 1 {
-			order = []int{1, 0}
-		}
-		for _, cfg := range order {
-			plan = append(plan, harness.Slot{Config: cfg, Warmup: slot.Warmup, Round: slot.Round})
-		}
-	}
-	sess := &harness.Session{
-		Out:  wr,
-		Next: harness.StaticPlan(plan),
-		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
+	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n)
+	job := run.Job{
+		File: f, Name: "verify-" + w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		Plan: plan,
+		Runner: func(ctx context.Context, s run.Slot) harness.Outcome {
 			if s.Config == 0 {
-				return harness.RunRep(ctx, w, v, timeout)
+				return builtin(ctx, s)
 			}
-			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
+			return original(ctx, s)
 		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[rep.Config].Name, rep.Status, rep.Error))
+		Report: func(o run.Outcome) error {
+			report.WriteVerify(c.App.Writer, o.Out.File, margin)
+			return endRun(c.App.ErrWriter, o, opt.quiet)
 		},
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	report.WriteVerify(stdout, wr.File, margin)
-	return endRun(stderr, wr, opt.quiet, runErr)
+	return doJob(c, opt, job, run.TerminalOptions{Total: 2 * (opt.n + opt.warmup), Metric: w.Primary, Unit: unitOf(w, w.Primary),
+		Label: func(rep results.Rep) string { return f.Configs[rep.Config].Name }})
 }
 
 // VerifyMinRuns is the fewest repetitions of each side verify takes: the
