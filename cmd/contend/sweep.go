@@ -248,6 +248,17 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	return s, nil
 }
 
+// fixedThreads is the thread or task count of every point when no such
+// parameter is swept, else 0.
+func (s *sweepSpec) fixedThreads(w *workload.Workload) int64 {
+	for _, a := range s.axes {
+		if a.Param.IsConcurrency() {
+			return 0
+		}
+	}
+	return concurrency(w, s.points[0].Values)
+}
+
 // canonText makes a canonical value parse back as itself.
 func canonText(p workload.Param) string {
 	if p.Kind == workload.Duration {
@@ -281,6 +292,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	slots := sweepplan.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
 	job := run.Job{
 		File: f, Name: w.Name + "-sweep",
+		// A swept thread count is warned about per point (parseSweep);
+		// a fixed one as run does.
+		Threads: s.fixedThreads(w), Oversubscribe: w.OversubscribeWarn,
 		Plan: harness.StaticPlan(slots),
 		Runner: run.Workload(w, configs, func(i int) time.Duration {
 			if opt.timeout > 0 || w.Timeout == nil {
