@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -124,66 +123,12 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if s.opt, err = parseRepOptions(c, "text", "json", "csv"); err != nil {
 		return nil, err
 	}
-	s.order = c.String("order")
-	if s.order != sweep.OrderShuffled && s.order != sweep.OrderFixed {
-		return nil, usagef("--order: %q is not accepted; accepted: shuffled, fixed", s.order)
+	if s.order, s.seed, err = parseSweepOrder(c); err != nil {
+		return nil, err
 	}
-	s.seed = time.Now().UnixNano()
-	if c.IsSet("seed") {
-		s.seed = int64(c.Value("seed").(int))
-	}
-	if s.order == sweep.OrderFixed {
-		if c.IsSet("seed") {
-			return nil, usagef("--seed goes with --order shuffled (--order fixed draws nothing); drop --seed or --order fixed")
-		}
-		s.seed = 0
-	}
-
-	// Swept parameters: --param NAME=LIST, and thread-count flags.
-	lists := map[string]string{}
-	var names []string
-	for _, item := range c.Generic("param").(*paramListFlag).items {
-		name, list, ok := strings.Cut(item, "=")
-		name = strings.TrimPrefix(strings.TrimSpace(name), "--")
-		if !ok || name == "" {
-			return nil, usagef("--param: %q is not accepted; accepted: NAME=LIST such as threads=1,2,4 or mem=1MiB..8MiBx2", item)
-		}
-		p, found := w.Param(name)
-		if !found {
-			return nil, usagef("--param: %s has no parameter %q; see 'contend help %s'", w.Name, name, w.Name)
-		}
-		if _, dup := lists[name]; dup || c.IsSet(name) {
-			return nil, usagef("--param: %s is given twice (as --param and as --%s, or twice)", name, name)
-		}
-		if p.Kind == workload.Bool {
-			list = strings.ReplaceAll(list, " ", "")
-		}
-		lists[name] = list
-		names = append(names, name)
-	}
-	fixed := map[string]string{}
-	texts := flagTexts(c, w)
-	for _, p := range w.Params {
-		text, ok := texts[p.Name]
-		if !ok {
-			continue
-		}
-		if p.Kind == workload.Bool {
-			fixed[p.Name] = text
-			continue
-		}
-		isList := strings.Contains(text, ",") || strings.Contains(text, "..")
-		// A thread count takes a list directly; a single value is fixed
-		// (sweep mutex --param locks=... --threads 100).
-		if p.IsConcurrency() && isList {
-			lists[p.Name] = text
-			names = append(names, p.Name)
-			continue
-		}
-		if isList {
-			return nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
-		}
-		fixed[p.Name] = text
+	lists, names, fixed, err := sweptLists(c, w)
+	if err != nil {
+		return nil, err
 	}
 	// Resolve the fixed values once, so their errors come first and
 	// alone.
@@ -207,12 +152,90 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if len(s.points) > sweepplan.MaxPoints {
 		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweepplan.MaxPoints)
 	}
+	if err := s.resolvePoints(w, fixed, c.Bool("force")); err != nil {
+		return nil, err
+	}
+	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
+	return s, nil
+}
+
+// parseSweepOrder reads --order and --seed: the seed from the clock
+// unless given, none for the fixed order.
+func parseSweepOrder(c *cli.Context) (string, int64, error) {
+	order := c.String("order")
+	if order != sweep.OrderShuffled && order != sweep.OrderFixed {
+		return "", 0, usagef("--order: %q is not accepted; accepted: shuffled, fixed", order)
+	}
+	seed := time.Now().UnixNano()
+	if c.IsSet("seed") {
+		seed = int64(c.Value("seed").(int))
+	}
+	if order == sweep.OrderFixed {
+		if c.IsSet("seed") {
+			return "", 0, usagef("--seed goes with --order shuffled (--order fixed draws nothing); drop --seed or --order fixed")
+		}
+		seed = 0
+	}
+	return order, seed, nil
+}
+
+// sweptLists reads the swept parameters (--param NAME=LIST, and lists
+// given to thread-count flags) and the fixed ones: the list of each
+// swept parameter, their names in order, and the fixed values' texts.
+func sweptLists(c *cli.Context, w *workload.Workload) (map[string]string, []string, map[string]string, error) {
+	lists := map[string]string{}
+	var names []string
+	for _, item := range c.Generic("param").(*paramListFlag).items {
+		name, list, ok := strings.Cut(item, "=")
+		name = strings.TrimPrefix(strings.TrimSpace(name), "--")
+		if !ok || name == "" {
+			return nil, nil, nil, usagef("--param: %q is not accepted; accepted: NAME=LIST such as threads=1,2,4 or mem=1MiB..8MiBx2", item)
+		}
+		p, found := w.Param(name)
+		if !found {
+			return nil, nil, nil, usagef("--param: %s has no parameter %q; see 'contend help %s'", w.Name, name, w.Name)
+		}
+		if _, dup := lists[name]; dup || c.IsSet(name) {
+			return nil, nil, nil, usagef("--param: %s is given twice (as --param and as --%s, or twice)", name, name)
+		}
+		if p.Kind == workload.Bool {
+			list = strings.ReplaceAll(list, " ", "")
+		}
+		lists[name] = list
+		names = append(names, name)
+	}
+	fixed := map[string]string{}
+	texts := flagTexts(c, w)
+	for _, p := range w.Params {
+		text, ok := texts[p.Name]
+		if !ok {
+			continue
+		}
+		isList := p.Kind != workload.Bool && (strings.Contains(text, ",") || strings.Contains(text, ".."))
+		switch {
+		case p.IsConcurrency() && isList:
+			// A thread count takes a list directly; a single value
+			// is fixed (sweep mutex --param locks=... --threads 100).
+			lists[p.Name] = text
+			names = append(names, p.Name)
+		case isList:
+			return nil, nil, nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
+		default:
+			fixed[p.Name] = text
+		}
+	}
+	return lists, names, fixed, nil
+}
+
+// resolvePoints resolves every point again (so that DefaultFuncs see the
+// point's values), checks it against the machine and collects its
+// warnings, each once, and its oversubscription of the online CPUs.
+func (s *sweepSpec) resolvePoints(w *workload.Workload, fixed map[string]string, force bool) error {
 	m := machine()
-	m.Force = c.Bool("force")
+	m.Force = force
 	seen := map[string]bool{}
 	for i := range s.points {
 		pt := &s.points[i]
-		// Re-resolve so DefaultFuncs see the point's values.
 		given := map[string]string{}
 		for k, v := range fixed {
 			given[k] = v
@@ -220,13 +243,14 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		for _, a := range s.axes {
 			given[a.Param.Name] = pt.Values[a.Param.Name] + canonText(a.Param)
 		}
+		var err error
 		if pt.Values, err = w.Resolve(given); err != nil {
-			return nil, usagef("point %s: %v", pt.Name, err)
+			return usagef("point %s: %v", pt.Name, err)
 		}
 		if w.Check != nil {
 			ws, err := w.Check(pt.Values, m)
 			if err != nil {
-				return nil, usagef("point %s: %v", pt.Name, err)
+				return usagef("point %s: %v", pt.Name, err)
 			}
 			for _, x := range ws {
 				if !seen[x] {
@@ -235,17 +259,17 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 				}
 			}
 		}
-		if w.OversubscribeWarn && m.CPUs > 0 {
-			for _, a := range s.axes {
-				if a.Param.IsConcurrency() && pt.Values.Int(a.Param.Name) > int64(m.CPUs) {
-					s.warns = append(s.warns, fmt.Sprintf("%s oversubscribes the %d online CPUs: the extra %s are time-sliced, not concurrent",
-						pt.Name, m.CPUs, a.Param.Unit))
-				}
+		if !w.OversubscribeWarn || m.CPUs <= 0 {
+			continue
+		}
+		for _, a := range s.axes {
+			if a.Param.IsConcurrency() && pt.Values.Int(a.Param.Name) > int64(m.CPUs) {
+				s.warns = append(s.warns, fmt.Sprintf("%s oversubscribes the %d online CPUs: the extra %s are time-sliced, not concurrent",
+					pt.Name, m.CPUs, a.Param.Unit))
 			}
 		}
 	}
-	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
-	return s, nil
+	return nil
 }
 
 // fixedThreads is the thread or task count of every point when no such
@@ -381,7 +405,7 @@ func compareSweeps(c *cli.Context, files []*results.File, names []string, opt re
 		}
 		err := sweep.CompareCurves(c.App.Writer, files[0], files[i], sweep.CurveOptions{
 			Metric:  metric,
-			Compare: analysis.CompareOptions{Alpha: opt.Alpha, Threshold: opt.Threshold, Test: opt.Test},
+			Compare: opt.Analysis(),
 		})
 		if err != nil {
 			return &usageError{err.Error()}
