@@ -401,16 +401,7 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 		unit = m.Unit
 	}
 	next, decision := ab.Schedule(p.order, p.seed, seq, primary, opt.warmup, pairs)
-	job.Plan = next
-	if p.trace != "" {
-		job.Hooks = append(job.Hooks, run.Trace(p.trace, func(err error) error { return &usageError{err.Error()} }))
-	}
-	job.Hooks = append(job.Hooks, run.Prepare(p.prepare[:], p.prepTimout))
-	if p.cleanup != "" {
-		// Whatever happens, the cleanup command runs at the end,
-		// before the events are put back.
-		job.Hooks = append(job.Hooks, run.Cleanup(p.cleanup, p.prepTimout))
-	}
+	job.Plan, job.Hooks = next, abHooks(p)
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
 			b, err := results.Marshal(o.Out.File)
@@ -423,15 +414,36 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
+	return doJob(c, opt, job, abProgress(f, opt.warmup+pairs, primary, unit))
+}
+
+// abProgress is what the terminal shows of an A/B run of pairs pairs:
+// "pair 3 of 60, side B", the failed repetition's side.
+func abProgress(f *results.File, pairs int, primary, unit string) run.TerminalOptions {
 	side := func(rep results.Rep) string { return f.ConfigName(rep.Config) }
-	return doJob(c, opt, job, run.TerminalOptions{
-		Total: 2 * (opt.warmup + pairs), Metric: primary, Unit: unit,
+	return run.TerminalOptions{
+		Total: 2 * pairs, Metric: primary, Unit: unit,
 		Count: func(done int, rep results.Rep) string {
-			return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, opt.warmup+pairs, strings.ToUpper(side(rep)))
+			return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, pairs, strings.ToUpper(side(rep)))
 		},
 		Label: func(rep results.Rep) string { return "side " + side(rep) },
 		Side:  func(rep results.Rep) string { return "side " + strings.ToUpper(side(rep)) },
-	})
+	}
+}
+
+// abHooks are the hooks of an A/B run: the tracefs switch, the prepare
+// commands, the cleanup command (which runs before the events are put
+// back).
+func abHooks(p abPlan) []run.Hook {
+	var hooks []run.Hook
+	if p.trace != "" {
+		hooks = append(hooks, run.Trace(p.trace, func(err error) error { return &usageError{err.Error()} }))
+	}
+	hooks = append(hooks, run.Prepare(p.prepare[:], p.prepTimout))
+	if p.cleanup != "" {
+		hooks = append(hooks, run.Cleanup(p.cleanup, p.prepTimout))
+	}
+	return hooks
 }
 
 // printAB prints the comparison of side B against side A, the drift check

@@ -86,34 +86,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 	margin := c.Value("margin").(float64)
-	specs, _, _, err := metricSpecs(c)
+	specs, err := verifySpecs(c, w)
 	if err != nil {
 		return err
-	}
-	if len(specs) == 0 {
-		if w.Preset == "" {
-			return usagef("verify %s: the workload names no preset for its original's output; give --preset or --metric", w.Name)
-		}
-		p, err := external.LookupPreset(w.Preset)
-		if err != nil {
-			return err
-		}
-		specs = p.Metrics
-	}
-	metrics := map[string]results.Metric{}
-	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
-		metrics[m.Name] = m.Result()
-	}
-	for _, s := range specs {
-		if isProcessMetricName(s.Name) {
-			return usagef("--metric %s: %s is measured by contend for every repetition (wait4); name the extracted metric differently", s.Name, s.Name)
-		}
-		if m, ok := metrics[s.Name]; ok && m.Unit != s.BaseUnit() {
-			return usagef("metric %s: the original's is in %s, %s's in %s", s.Name, s.BaseUnit(), w.Name, m.Unit)
-		}
-	}
-	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
-		return usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
 	}
 	opt, err := parseRepOptions(c, "")
 	if err != nil {
@@ -159,6 +134,42 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	}
 	return doJob(c, opt, job, run.TerminalOptions{Total: 2 * (opt.n + opt.warmup), Metric: w.Primary, Unit: unitOf(w, w.Primary),
 		Label: func(rep results.Rep) string { return f.Configs[rep.Config].Name }})
+}
+
+// verifySpecs returns the metrics read from the original's output:
+// --preset and --metric, or the workload's preset; each in the unit of
+// the workload's metric of that name, and the primary metric among them.
+func verifySpecs(c *cli.Context, w *workload.Workload) ([]external.Spec, error) {
+	specs, _, _, err := metricSpecs(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		if w.Preset == "" {
+			return nil, usagef("verify %s: the workload names no preset for its original's output; give --preset or --metric", w.Name)
+		}
+		p, err := external.LookupPreset(w.Preset)
+		if err != nil {
+			return nil, err
+		}
+		specs = p.Metrics
+	}
+	metrics := map[string]results.Metric{}
+	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
+		metrics[m.Name] = m.Result()
+	}
+	for _, s := range specs {
+		if isProcessMetricName(s.Name) {
+			return nil, usagef("--metric %s: %s is measured by contend for every repetition (wait4); name the extracted metric differently", s.Name, s.Name)
+		}
+		if m, ok := metrics[s.Name]; ok && m.Unit != s.BaseUnit() {
+			return nil, usagef("metric %s: the original's is in %s, %s's in %s", s.Name, s.BaseUnit(), w.Name, m.Unit)
+		}
+	}
+	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
+		return nil, usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
+	}
+	return specs, nil
 }
 
 // VerifyMinRuns is the fewest repetitions of each side verify takes: the
