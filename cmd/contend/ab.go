@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -15,7 +14,7 @@ import (
 	"contend/analysis"
 	"contend/internal/ab"
 	"contend/internal/evidence"
-	"contend/internal/report"
+	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/value"
@@ -259,7 +258,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 // given twice with two values is refused, as on the command line
 // (repeatedFlag).
 func parseSideFlags(w *workload.Workload, side, text string) (map[string]string, error) {
-	words, err := splitWords(text)
+	words, err := external.SplitWords(text)
 	if err != nil {
 		return nil, usagef("--%s: %v", side, err)
 	}
@@ -295,43 +294,6 @@ func parseSideFlags(w *workload.Workload, side, text string) (map[string]string,
 	return given, nil
 }
 
-// splitWords splits a command-line fragment into words, honouring single
-// and double quotes.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	in := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
-
 func runAB(c *cli.Context, w *workload.Workload) error {
 	opt, err := parseRepOptions(c, "text", "json")
 	if err != nil {
@@ -345,7 +307,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	f := newFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
+	f := run.NewFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
 	f.Warnings = warns
 	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
 	for i := range timeouts {
@@ -410,7 +372,7 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else {
-			printAB(c.App.Writer, o.Out.File, p, seq, decision())
+			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision()})
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
@@ -444,46 +406,4 @@ func abHooks(p abPlan) []run.Hook {
 		hooks = append(hooks, run.Cleanup(p.cleanup, p.prepTimout))
 	}
 	return hooks
-}
-
-// printAB prints the comparison of side B against side A, the drift check
-// and the adaptive decision.
-func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d *analysis.Decision) {
-	for i := range f.Configs {
-		fmt.Fprintf(w, "side %s: %s", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "order: %s", p.order)
-	if p.order == ab.OrderRandom {
-		fmt.Fprintf(w, " (seed %d)", p.seed)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
-	alpha := ab.ReportAlpha(p.alpha, d)
-	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
-	if err != nil {
-		fmt.Fprintf(w, "no comparison: %v\n", err)
-	}
-	if d != nil {
-		fmt.Fprintf(w, "\nadaptive stop: %s\n", ab.StopText(d, seq))
-	}
-	for _, d := range report.Drift(f, p.alpha) {
-		fmt.Fprintln(w, "warning: "+d)
-	}
-}
-
-func describeSide(f *results.File, i int) string {
-	parts := []string{report.ParamsText(f.Configs[i])}
-	if e := f.Configs[i].Env; e != nil {
-		if t := e["trace-events"]; t != "" {
-			parts = append(parts, "events "+t)
-		}
-		if pr := e["prepare"]; pr != "" {
-			parts = append(parts, "prepare '"+pr+"'")
-		}
-		if ev := e["evidence"]; ev != "" {
-			parts = append(parts, "evidence "+ev)
-		}
-	}
-	return strings.Join(parts, ", ")
 }

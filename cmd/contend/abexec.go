@@ -80,7 +80,7 @@ func parseExecSides(c *cli.Context) ([2]execSide, error) {
 			sides[i] = execSide{args: []string{text}, argv: external.ShellArgv([]string{text})}
 			continue
 		}
-		words, err := splitWords(text)
+		words, err := external.SplitWords(text)
 		if err != nil {
 			return sides, usagef("--%s: %v", side, err)
 		}
@@ -128,10 +128,10 @@ func runABExec(c *cli.Context) error {
 	}
 	shell := c.Bool("shell")
 	name := abExecName(sides, shell)
-	f := newExternalFile("ab", name, specs, primary, opt.label)
+	f := run.ExternalFile("ab", name, specs, primary, opt.label)
 	var progs [2]external.Program
 	for i, s := range sides {
-		f.Configs = append(f.Configs, programConfig([]string{"a", "b"}[i], s.args, shell))
+		f.Configs = append(f.Configs, run.ProgramConfig([]string{"a", "b"}[i], s.args, shell))
 		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	}
 	return runABJob(c, opt, p, run.Job{File: f, Name: name + "-ab", Runner: run.Programs(progs[:]...)})

@@ -11,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
@@ -170,8 +169,8 @@ func runExec(c *cli.Context) error {
 		return err
 	}
 	name := execName(args[0], c.Bool("shell"))
-	f := newExternalFile("exec", name, specs, primary, opt.label)
-	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
+	f := run.ExternalFile("exec", name, specs, primary, opt.label)
+	f.Configs = []results.Config{run.ProgramConfig("", args, c.Bool("shell"))}
 	job := run.Job{
 		File: f, Name: name,
 		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
@@ -214,63 +213,6 @@ func checkProgramAs(what, p string) error {
 		return usagef("%s: %s is not an executable file", what, p)
 	}
 	return nil
-}
-
-// newExternalFile starts a result file whose metrics are the extracted
-// ones and the process metrics.
-func newExternalFile(kind, name string, specs []external.Spec, primary, label string) *results.File {
-	f := &results.File{
-		Format:   results.FormatName,
-		Version:  results.FormatVersion,
-		Contend:  contend.Version,
-		Native:   contend.NativeHash(),
-		Kind:     kind,
-		Command:  os.Args,
-		Workload: name,
-		Label:    label,
-		Start:    time.Now(),
-		Primary:  primary,
-	}
-	if kind == "import" {
-		f.Env = captureEnv() // the others' is captured by run.Do
-	}
-	for _, s := range specs {
-		f.Metrics = append(f.Metrics, s.Metric())
-	}
-	if kind != "import" {
-		for _, m := range workload.ProcessMetrics {
-			f.Metrics = append(f.Metrics, m.Result())
-		}
-	}
-	return f
-}
-
-// programConfig describes an external program run as a configuration.
-func programConfig(name string, args []string, shell bool) results.Config {
-	cfg := results.Config{Name: name, Params: []results.Param{{Name: "program", Value: args[0]}}}
-	if shell {
-		cfg.Params = []results.Param{{Name: "shell", Value: strings.Join(args, " ")}}
-	} else if len(args) > 1 {
-		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellQuote(args[1:])})
-	}
-	if wd, err := os.Getwd(); err == nil {
-		cfg.Env = map[string]string{"cwd": wd}
-	}
-	return cfg
-}
-
-func shellQuote(args []string) string {
-	var q []string
-	for _, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-		}) < 0 {
-			q = append(q, a)
-			continue
-		}
-		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	return strings.Join(q, " ")
 }
 
 var lookPath = osexec.LookPath

@@ -16,6 +16,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 )
 
@@ -124,7 +125,8 @@ func runImport(c *cli.Context) error {
 	if pre != nil {
 		name = "import:" + pre.Name
 	}
-	f := newExternalFile("import", name, specs, primary, c.String("label"))
+	f := run.ExternalFile("import", name, specs, primary, c.String("label"))
+	f.Env = captureEnv()
 	// Which log, which lines of it and which records were read say how
 	// the samples were taken, not what was measured: they are the
 	// configuration's environment (compare lists them as such), not

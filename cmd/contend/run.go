@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend"
 	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
@@ -94,7 +92,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if timeout == 0 && w.Timeout != nil {
 		timeout = w.Timeout(v)
 	}
-	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
+	f := run.NewFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = warns
 	job := run.Job{
 		File: f, Name: w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
@@ -113,47 +111,6 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: w.Primary, Unit: unitOf(w, w.Primary)})
-}
-
-// newFile starts a result file for configs of w.
-func newFile(kind string, w *workload.Workload, configs []workload.Values, names []string, label string) *results.File {
-	f := &results.File{
-		Format:   results.FormatName,
-		Version:  results.FormatVersion,
-		Contend:  contend.Version,
-		Native:   contend.NativeHash(),
-		Kind:     kind,
-		Command:  os.Args,
-		Workload: w.Name,
-		Label:    label,
-		Start:    time.Now(),
-		Primary:  w.Primary,
-	}
-	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
-	if w.ForValues != nil && len(configs) > 0 {
-		// Checked by resolve; the first configuration decides.
-		if extra, primary, err := w.ForValues(configs[0]); err == nil {
-			ms = append(ms, extra...)
-			if primary != "" {
-				f.Primary = primary
-			}
-		}
-	}
-	for _, m := range ms {
-		f.Metrics = append(f.Metrics, m.Result())
-	}
-	for i, v := range configs {
-		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})
-	}
-	return f
-}
-
-func paramList(w *workload.Workload, v workload.Values) []results.Param {
-	var ps []results.Param
-	for _, p := range w.Params {
-		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
-	}
-	return ps
 }
 
 func unitOf(w *workload.Workload, metric string) string {

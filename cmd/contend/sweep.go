@@ -303,7 +303,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		configs = append(configs, p.Values)
 		names = append(names, p.Name)
 	}
-	f := newFile("sweep", w, configs, names, opt.label)
+	f := run.NewFile("sweep", w, configs, names, opt.label)
 	f.Warnings = s.warns
 	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
 	for _, a := range s.axes {

@@ -105,14 +105,14 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if timeout == 0 && w.Timeout != nil {
 		timeout = w.Timeout(v)
 	}
-	f := newFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
+	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
 	f.Warnings = warns
 	for _, s := range specs {
 		if _, ok := f.Metric(s.Name); !ok {
 			f.Metrics = append(f.Metrics, s.Metric())
 		}
 	}
-	f.Configs = append(f.Configs, programConfig("original", args, false))
+	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
 	builtin := run.Workload(w, []workload.Values{v}, func(int) time.Duration { return timeout })
 	original := run.Programs(external.Program{}, external.Program{Argv: args, Metrics: specs, Timeout: timeout})
 	// contend and the original alternate, each pair in the other order
