@@ -147,20 +147,61 @@ var openEvidence = evidence.Open
 // starting (a *LockError, an *OutError, a hook's Open error). Whatever
 // it took is given back on every path, a panic of a hook included (the
 // panic goes on after).
-func Do(ctx context.Context, job Job, ui UI) (o Outcome, err error) {
-	var undo []func()
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
+func Do(ctx context.Context, job Job, ui UI) (Outcome, error) {
+	var taken stack
+	defer taken.unwind()
+	wr, views, err := start(ctx, job, ui, &taken)
+	if err != nil {
+		return Outcome{}, err
+	}
+	finished := false
+	taken.push(func() {
+		if !finished { // a panic: the file still gets its end record
+			wr.Finish(time.Now(), false)
 		}
-	}()
+	})
+	for _, x := range wr.File.Warnings {
+		ui.Notice("warning: " + x)
+	}
+	// ctx (from the command's) is cancelled by SIGINT and SIGTERM.
+	runErr := session(ctx, job, wr, views, ui)
+	ui.Done()
+	finished = true
+	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
+		runErr = ferr
+	}
+	o := Outcome{Out: wr, Err: runErr}
+	if job.Report != nil {
+		return o, job.Report(o)
+	}
+	return o, runErr
+}
+
+// stack is what Do took, to be given back in reverse order.
+type stack []func()
+
+func (s *stack) push(f func()) { *s = append(*s, f) }
+
+// unwind gives back what was taken, last first (a pointer receiver: a
+// deferred call sees what was pushed after the defer).
+func (s *stack) unwind() {
+	for i := len(*s) - 1; i >= 0; i-- {
+		(*s)[i]()
+	}
+}
+
+// start takes what the run needs, in order (the lock, the environment,
+// the collectors, the hooks, the result file), and pushes on taken how
+// to give each back. It returns the file and each configuration's
+// collectors.
+func start(ctx context.Context, job Job, ui UI, taken *stack) (*results.Writer, []*evidence.Set, error) {
 	f := job.File
 	if job.Lock.Path != "" {
 		l, err := takeLock(ctx, job.Lock, ui)
 		if err != nil {
-			return o, err
+			return nil, nil, err
 		}
-		undo = append(undo, l.Release)
+		taken.push(l.Release)
 	}
 	// The run starts when it holds the lock: the result file's start
 	// time says so (and shows that runs never overlapped), and the
@@ -174,7 +215,7 @@ func Do(ctx context.Context, job Job, ui UI) (o Outcome, err error) {
 		f.Warnings = append(f.Warnings, x)
 	}
 	set := openEvidence(job.Evidence)
-	undo = append(undo, func() {
+	taken.push(func() {
 		if err := set.Close(); err != nil {
 			ui.Problem(fmt.Sprintf("contend: %v", err))
 		}
@@ -183,11 +224,11 @@ func Do(ctx context.Context, job Job, ui UI) (o Outcome, err error) {
 	for _, h := range job.Hooks {
 		if h.Open != nil {
 			if err := h.Open(f); err != nil {
-				return o, err
+				return nil, nil, err
 			}
 		}
 		if h.Close != nil {
-			undo = append(undo, func() {
+			taken.push(func() {
 				if err := h.Close(ui); err != nil {
 					ui.Problem(fmt.Sprintf("contend: %v", err))
 				}
@@ -195,30 +236,7 @@ func Do(ctx context.Context, job Job, ui UI) (o Outcome, err error) {
 		}
 	}
 	wr, err := Open(job.Out, job.Name, f, job.Mode, nil)
-	if err != nil {
-		return o, err
-	}
-	finished := false
-	undo = append(undo, func() {
-		if !finished { // a panic: the file still gets its end record
-			wr.Finish(time.Now(), false)
-		}
-	})
-	for _, x := range f.Warnings {
-		ui.Notice("warning: " + x)
-	}
-	// ctx (from the command's) is cancelled by SIGINT and SIGTERM.
-	runErr := session(ctx, job, wr, views, ui)
-	ui.Done()
-	finished = true
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	o = Outcome{Out: wr, Err: runErr}
-	if job.Report != nil {
-		return o, job.Report(o)
-	}
-	return o, runErr
+	return wr, views, err
 }
 
 func takeLock(ctx context.Context, opt Lock, ui UI) (*lock.Lock, error) {
