@@ -72,27 +72,35 @@ func parseExecSides(c *cli.Context) ([2]execSide, error) {
 		if aa {
 			side = "a"
 		}
-		text := c.String(side)
-		if strings.TrimSpace(text) == "" {
-			return sides, usagef("--%s: empty; give a command such as './prog-old'", side)
-		}
-		if shell {
-			sides[i] = execSide{args: []string{text}, argv: external.ShellArgv([]string{text})}
-			continue
-		}
-		words, err := external.SplitWords(text)
-		if err != nil {
-			return sides, usagef("--%s: %v", side, err)
-		}
-		if len(words) == 0 {
-			return sides, usagef("--%s: empty; give a command such as './prog-old'", side)
-		}
-		if err := checkProgramAs("--"+side, words[0]); err != nil {
+		var err error
+		if sides[i], err = parseExecSide(side, c.String(side), shell); err != nil {
 			return sides, err
 		}
-		sides[i] = execSide{args: words, argv: words}
 	}
 	return sides, nil
+}
+
+// parseExecSide reads the command of one side (--a or --b, the flag
+// side): with shell a script, else words of which the first is checked
+// as a program.
+func parseExecSide(side, text string, shell bool) (execSide, error) {
+	if strings.TrimSpace(text) == "" {
+		return execSide{}, usagef("--%s: empty; give a command such as './prog-old'", side)
+	}
+	if shell {
+		return execSide{args: []string{text}, argv: external.ShellArgv([]string{text})}, nil
+	}
+	words, err := external.SplitWords(text)
+	if err != nil {
+		return execSide{}, usagef("--%s: %v", side, err)
+	}
+	if len(words) == 0 {
+		return execSide{}, usagef("--%s: empty; give a command such as './prog-old'", side)
+	}
+	if err := checkProgramAs("--"+side, words[0]); err != nil {
+		return execSide{}, err
+	}
+	return execSide{args: words, argv: words}, nil
 }
 
 // abExecName is the workload name of an ab exec file: exec:PROGRAM when
