@@ -309,16 +309,10 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	}
 	f := run.NewFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
 	f.Warnings = warns
-	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
-	for i := range timeouts {
-		if timeouts[i] == 0 && w.Timeout != nil {
-			timeouts[i] = w.Timeout(sides[i])
-		}
-	}
 	job := run.Job{
 		File: f, Name: w.Name + "-ab",
 		Threads: max(concurrency(w, sides[0]), concurrency(w, sides[1])), Oversubscribe: w.OversubscribeWarn,
-		Runner: run.Workload(w, sides[:], func(c int) time.Duration { return timeouts[c] }),
+		Runner: run.Workload(w, sides[:], opt.timeout),
 	}
 	return runABJob(c, opt, p, job)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -88,16 +87,12 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	timeout := opt.timeout
-	if timeout == 0 && w.Timeout != nil {
-		timeout = w.Timeout(v)
-	}
 	f := run.NewFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = warns
 	job := run.Job{
 		File: f, Name: w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
 		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		Runner: run.Workload(w, []workload.Values{v}, func(int) time.Duration { return timeout }),
+		Runner: run.Workload(w, []workload.Values{v}, opt.timeout),
 		Report: summaryReport(c, opt),
 	}
 	if opt.format == "original" && w.Original != nil {

@@ -319,13 +319,8 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		// A swept thread count is warned about per point (parseSweep);
 		// a fixed one as run does.
 		Threads: s.fixedThreads(w), Oversubscribe: w.OversubscribeWarn,
-		Plan: harness.StaticPlan(slots),
-		Runner: run.Workload(w, configs, func(i int) time.Duration {
-			if opt.timeout > 0 || w.Timeout == nil {
-				return opt.timeout
-			}
-			return w.Timeout(configs[i])
-		}),
+		Plan:   harness.StaticPlan(slots),
+		Runner: run.Workload(w, configs, opt.timeout),
 		Report: func(o run.Outcome) error { return sweepReport(c, opt, o) },
 	}
 	if s.derive != nil {

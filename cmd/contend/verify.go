@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/ab"
 	"contend/internal/external"
-	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
@@ -101,10 +98,6 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	timeout := opt.timeout
-	if timeout == 0 && w.Timeout != nil {
-		timeout = w.Timeout(v)
-	}
 	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
 	f.Warnings = warns
 	for _, s := range specs {
@@ -113,20 +106,14 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		}
 	}
 	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
-	builtin := run.Workload(w, []workload.Values{v}, func(int) time.Duration { return timeout })
-	original := run.Programs(external.Program{}, external.Program{Argv: args, Metrics: specs, Timeout: timeout})
+	original := external.Program{Argv: args, Metrics: specs, Timeout: run.Timeout(w, v, opt.timeout)}
 	// contend and the original alternate, each pair in the other order
 	// than the pair before (AB BA AB ...).
 	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n)
 	job := run.Job{
 		File: f, Name: "verify-" + w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
-		Plan: plan,
-		Runner: func(ctx context.Context, s run.Slot) harness.Outcome {
-			if s.Config == 0 {
-				return builtin(ctx, s)
-			}
-			return original(ctx, s)
-		},
+		Plan:   plan,
+		Runner: run.ByConfig(run.Workload(w, []workload.Values{v}, opt.timeout), run.Programs(external.Program{}, original)),
 		Report: func(o run.Outcome) error {
 			report.WriteVerify(c.App.Writer, o.Out.File, margin)
 			return endRun(c.App.ErrWriter, o, opt.quiet)

@@ -75,15 +75,31 @@ func SetEnv(c *results.Config, key, value string) {
 }
 
 // Workload is the runner of a built-in workload: configuration i runs w
-// with configs[i] within timeout(i), in a child process
-// (harness.RunRep); a prepare command's output is the repetition's
-// Output.
-func Workload(w *workload.Workload, configs []workload.Values, timeout func(int) time.Duration) Runner {
+// with configs[i] in a child process (harness.RunRep), within timeout
+// (0: the workload's default for its values, Timeout); a prepare
+// command's output is the repetition's Output.
+func Workload(w *workload.Workload, configs []workload.Values, timeout time.Duration) Runner {
 	return func(ctx context.Context, s Slot) harness.Outcome {
-		o := harness.RunRep(ctx, w, configs[s.Config], timeout(s.Config), s.Evidence)
+		v := configs[s.Config]
+		o := harness.RunRep(ctx, w, v, Timeout(w, v, timeout), s.Evidence)
 		o.Rep.Output = s.Prepared
 		return o
 	}
+}
+
+// Timeout is the timeout of a repetition of w with v: given (--timeout)
+// when positive, else the workload's default for v (0: none).
+func Timeout(w *workload.Workload, v workload.Values, given time.Duration) time.Duration {
+	if given > 0 || w.Timeout == nil {
+		return given
+	}
+	return w.Timeout(v)
+}
+
+// ByConfig is the runner that runs configuration i with runners[i]
+// (verify: the workload, then the original program).
+func ByConfig(runners ...Runner) Runner {
+	return func(ctx context.Context, s Slot) harness.Outcome { return runners[s.Config](ctx, s) }
 }
 
 // Programs is the runner of external programs: configuration i runs

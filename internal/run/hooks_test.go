@@ -53,13 +53,20 @@ func TestRunners(t *testing.T) {
 	defer func() { harness.Executable = old }()
 	harness.Executable = func() (string, error) { return "", errors.New("no binary") }
 	w := &workload.Workload{Name: "fake"}
-	o := Workload(w, []workload.Values{{}}, func(int) time.Duration { return time.Second })(context.Background(), Slot{Prepared: "prep\n"})
+	o := ByConfig(Workload(w, []workload.Values{{}}, time.Second))(context.Background(), Slot{Prepared: "prep\n"})
 	if o.Rep.Status != results.StatusFailed || !strings.Contains(o.Rep.Error, "no binary") || o.Rep.Output != "prep\n" {
 		t.Errorf("workload: %+v", o.Rep)
 	}
 	o = Programs(external.Program{})(context.Background(), Slot{Prepared: "prep\n"})
 	if o.Rep.Status != results.StatusFailed || len(o.Rep.Notes) != 1 || o.Rep.Notes[0] != "prepare output: prep" {
 		t.Errorf("program: %+v", o.Rep)
+	}
+	if Timeout(w, nil, 0) != 0 || Timeout(w, nil, time.Second) != time.Second {
+		t.Error("Timeout of a workload without a default")
+	}
+	w.Timeout = func(workload.Values) time.Duration { return time.Hour }
+	if Timeout(w, nil, 0) != time.Hour || Timeout(w, nil, time.Second) != time.Second {
+		t.Error("Timeout of a workload with a default")
 	}
 	c := results.Config{}
 	SetEnv(&c, "k", "v")
