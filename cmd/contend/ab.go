@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -15,11 +13,10 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
-	"contend/internal/env"
 	"contend/internal/evidence"
-	"contend/internal/harness"
-	"contend/internal/report"
+	"contend/internal/external"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -263,7 +260,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 // given twice with two values is refused, as on the command line
 // (repeatedFlag).
 func parseSideFlags(w *workload.Workload, side, text string) (map[string]string, error) {
-	words, err := splitWords(text)
+	words, err := external.SplitWords(text)
 	if err != nil {
 		return nil, usagef("--%s: %v", side, err)
 	}
@@ -299,43 +296,6 @@ func parseSideFlags(w *workload.Workload, side, text string) (map[string]string,
 	return given, nil
 }
 
-// splitWords splits a command-line fragment into words, honouring single
-// and double quotes.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	in := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
-
 func runAB(c *cli.Context, w *workload.Workload) error {
 	opt, err := parseRepOptions(c)
 	if err != nil {
@@ -349,121 +309,46 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	f := newFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, max(concurrency(w, sides[0]), concurrency(w, sides[1])), w.OversubscribeWarn)...)
-	if x := staleWarning(); x != "" {
-		f.Warnings = append(f.Warnings, x)
+	f := run.NewFile("ab", w, sides[:], []string{"a", "b"}, opt.label)
+	f.Warnings = warns
+	job := run.Job{
+		File: f, Name: w.Name + "-ab",
+		Threads: max(concurrency(w, sides[0]), concurrency(w, sides[1])), Oversubscribe: w.OversubscribeWarn,
+		Runner: run.Workload(w, sides[:], opt.timeout),
 	}
-	timeouts := [2]time.Duration{opt.timeout, opt.timeout}
-	for i := range timeouts {
-		if timeouts[i] == 0 && w.Timeout != nil {
-			timeouts[i] = w.Timeout(sides[i])
-		}
-	}
-	return runABSession(c, opt, p, f, w.Name+"-ab", &harness.Session{
-		Workload: w,
-		Configs:  sides[:],
-		Timeout:  func(c int) time.Duration { return timeouts[c] },
-	})
+	return runABJob(c, opt, p, job)
 }
 
-// runABSession runs an A/B session whose result file f has configurations
-// a and b, and prints the comparison. sess says how a repetition runs
-// (a built-in workload, or a Runner); runABSession adds the plan, the
-// prepare commands, the tracefs switch and the reporting. Nothing is
-// created before every argument is checked: the tracefs switch is made
-// before the result file (outName names the default one).
-func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, outName string, sess *harness.Session) error {
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if p.sideEv {
-		// One set of collectors, the union of the sides', opened
-		// once; each repetition collects its side's view of it.
-		opt.evidence = evidence.Union(p.evidence[0], p.evidence[1])
-	}
+// runABJob runs an A/B job whose result file has configurations a and b,
+// and prints the comparison. job says how a repetition runs (a built-in
+// workload, or programs); runABJob adds the plan, the evidence of each
+// side, the prepare commands, the tracefs switch and the report.
+func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
+	f := job.File
 	if p.until > 0 && opt.mode == results.ModeAppend {
 		return usagef("--append: an adaptive A/B run (--until) cannot append, its stopping rule counts from its first pair; give another --out")
 	}
-	var trace *ab.TraceSwitch
-	var err error
-	// opt.evidence is both sides' collectors: the union, or --evidence
-	// for both.
-	if p.trace != "" && slices.Contains(opt.evidence, "lock") {
+	both := opt.evidence // the collectors of both sides: --evidence, or the union
+	if p.sideEv {
+		// One set of collectors, the union of the sides', opened
+		// once; each repetition collects its side's view of it.
+		both = evidence.Union(p.evidence[0], p.evidence[1])
+		job.Evidence, job.ConfigEvidence = both, p.evidence[:]
+	}
+	if p.trace != "" && slices.Contains(both, "lock") {
 		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
 	}
-	if p.trace != "" {
-		if trace, err = ab.NewTraceSwitch(p.trace); err != nil {
-			return &usageError{err.Error()}
-		}
-		if trace.Recovered != "" {
-			f.Warnings = append(f.Warnings, trace.Recovered)
-		}
-	}
 	for i := range f.Configs {
-		e := f.Configs[i].Env
-		if e == nil {
-			e = map[string]string{}
-		}
 		if p.prepare[i] != "" {
-			e["prepare"] = p.prepare[i]
-		}
-		if trace != nil {
-			e["trace-events"] = trace.State(i == 1)
-			e["tracefs"] = trace.Root
+			run.SetEnv(&f.Configs[i], "prepare", p.prepare[i])
 		}
 		if p.sideEv {
-			e["evidence"] = evidence.Describe(p.evidence[i])
+			run.SetEnv(&f.Configs[i], "evidence", evidence.Describe(p.evidence[i]))
 		}
-		f.Configs[i].Env = e
 	}
-	ctx, closeEvidence, err := startReps(c, opt, f)
+	seq, err := ab.Sequential(p.alpha, p.minRuns, p.maxRuns, p.until)
 	if err != nil {
-		if trace != nil {
-			trace.Restore()
-		}
-		return err
-	}
-	defer closeEvidence()
-	var evSwitch *evidence.Switch
-	if p.sideEv {
-		ctx, evSwitch = evidence.NewSwitch(ctx, evidence.FromContext(ctx), p.evidence[0], p.evidence[1])
-	}
-	wr, err := createOut(opt.out, outName, f, opt.mode)
-	if err != nil {
-		if trace != nil {
-			trace.Restore() // nothing was switched yet; this releases it
-		}
-		return err
-	}
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-
-	// Whatever happens from here on, the events and the cleanup command
-	// are put back.
-	defer func() {
-		if p.cleanup != "" {
-			outText, err := ab.Prepare(context.Background(), "cleanup", p.cleanup, p.prepTimout)
-			if err != nil {
-				fmt.Fprintf(stderr, "warning: %v\n", err)
-			} else if outText != "" && !opt.quiet {
-				fmt.Fprint(stderr, outText)
-			}
-		}
-		if trace != nil {
-			if err := trace.Restore(); err != nil {
-				fmt.Fprintf(stderr, "contend: %v\n", err)
-			}
-		}
-	}()
-
-	var seq *analysis.Sequential
-	if p.until > 0 {
-		if seq, err = analysis.NewSequential(p.alpha, p.minRuns, p.maxRuns, p.until); err != nil {
-			return &usageError{err.Error()}
-		}
+		return &usageError{err.Error()}
 	}
 	pairs := opt.n
 	if seq != nil {
@@ -474,108 +359,47 @@ func runABSession(c *cli.Context, opt repOptions, p abPlan, f *results.File, out
 		unit = m.Unit
 	}
 	next, decision := ab.Schedule(p.order, p.seed, seq, primary, opt.warmup, pairs)
-	progress := newProgress(stderr, opt.quiet, 2*(opt.warmup+pairs), primary, unit)
-	progress.count = func(done int, rep results.Rep) string {
-		return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, opt.warmup+pairs, strings.ToUpper(f.ConfigName(rep.Config)))
-	}
-	sess.Out = wr
-	sess.Next = next
-	sess.Before = func(ctx context.Context, s harness.Slot) (string, error) {
-		if evSwitch != nil {
-			evSwitch.Select(s.Config)
-		}
-		if trace != nil {
-			if err := trace.Set(s.Config == 1); err != nil {
-				return "", err
+	job.Plan, job.Hooks = next, abHooks(p)
+	job.Report = func(o run.Outcome) error {
+		if opt.format == "json" {
+			b, err := results.Marshal(o.Out.File)
+			if err != nil {
+				return err
 			}
-		}
-		return ab.Prepare(ctx, "side "+[]string{"A", "B"}[s.Config]+" prepare", p.prepare[s.Config], p.prepTimout)
-	}
-	sess.After = func(rep results.Rep, _ harness.Outcome) {
-		progress.step(rep)
-		if opt.verbose {
-			fmt.Fprintln(stderr, verboseLine(rep, "side "+strings.ToUpper(f.ConfigName(rep.Config)), primary, unit))
+			c.App.Writer.Write(b)
 		} else {
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (side %s) %s: %s", rep.Index+1, f.ConfigName(rep.Config), rep.Status, rep.Error))
+			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision()})
 		}
+		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	if opt.format == "json" {
-		b, err := results.Marshal(wr.File)
-		if err != nil {
-			return err
-		}
-		stdout.Write(b)
-	} else {
-		printAB(stdout, wr.File, p, seq, decision())
-	}
-	return endRun(stderr, wr, opt.quiet, runErr)
+	return doJob(c, opt, job, abProgress(f, opt.warmup+pairs, primary, unit))
 }
 
-// printAB prints the comparison of side B against side A, the drift check
-// and the adaptive decision.
-func printAB(w io.Writer, f *results.File, p abPlan, seq *analysis.Sequential, d *analysis.Decision) {
-	for i := range f.Configs {
-		fmt.Fprintf(w, "side %s: %s", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "order: %s", p.order)
-	if p.order == ab.OrderRandom {
-		fmt.Fprintf(w, " (seed %d)", p.seed)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
-	alpha := p.alpha
-	if d != nil {
-		// The table decides at the level of the last look, as the rule
-		// did. A look that could not decide anything (a stop for
-		// precision before the first testable look) gets a level no
-		// p-value of its sample sizes reaches: "too few runs".
-		alpha = d.NominalAlpha
-		if alpha == 0 {
-			alpha = analysis.MannWhitneyMinP(max(d.NA, 1), max(d.NB, 1), analysis.TwoSided) / 2
-		}
-	}
-	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
-	if err != nil {
-		fmt.Fprintf(w, "no comparison: %v\n", err)
-	}
-	if d != nil {
-		fmt.Fprintf(w, "\nadaptive stop: %s\n", abStopLine(d, seq))
-	}
-	for _, d := range report.Drift(f, p.alpha) {
-		fmt.Fprintln(w, "warning: "+d)
+// abProgress is what the terminal shows of an A/B run of pairs pairs:
+// "pair 3 of 60, side B", the failed repetition's side.
+func abProgress(f *results.File, pairs int, primary, unit string) run.TerminalOptions {
+	side := func(rep results.Rep) string { return f.ConfigName(rep.Config) }
+	return run.TerminalOptions{
+		Total: 2 * pairs, Metric: primary, Unit: unit,
+		Count: func(done int, rep results.Rep) string {
+			return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, pairs, strings.ToUpper(side(rep)))
+		},
+		Label: func(rep results.Rep) string { return "side " + side(rep) },
+		Side:  func(rep results.Rep) string { return "side " + strings.ToUpper(side(rep)) },
 	}
 }
 
-// abStopLine is the adaptive decision d of rule seq in a few lines: why
-// the run stopped, after how many pairs and values, and the design.
-func abStopLine(d *analysis.Decision, seq *analysis.Sequential) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  (after %d of at most %d pairs", d.Reason, d.N, seq.MaxRuns)
-	if d.NA != d.N || d.NB != d.N {
-		fmt.Fprintf(&b, ", %d+%d successful runs", d.NA, d.NB)
+// abHooks are the hooks of an A/B run: the tracefs switch, the prepare
+// commands, the cleanup command (which runs before the events are put
+// back).
+func abHooks(p abPlan) []run.Hook {
+	var hooks []run.Hook
+	if p.trace != "" {
+		hooks = append(hooks, run.Trace(p.trace, func(err error) error { return &usageError{err.Error()} }))
 	}
-	fmt.Fprintf(&b, ";\n  %s,\n  keeping the false-positive rate at or below %s)", seq.Describe(), analysis.FormatAlpha(seq.Alpha))
-	return b.String()
-}
-
-func describeSide(f *results.File, i int) string {
-	parts := []string{report.ParamsText(f.Configs[i])}
-	if e := f.Configs[i].Env; e != nil {
-		if t := e["trace-events"]; t != "" {
-			parts = append(parts, "events "+t)
-		}
-		if pr := e["prepare"]; pr != "" {
-			parts = append(parts, "prepare '"+pr+"'")
-		}
-		if ev := e["evidence"]; ev != "" {
-			parts = append(parts, "evidence "+ev)
-		}
+	hooks = append(hooks, run.Prepare(p.prepare[:], p.prepTimout))
+	if p.cleanup != "" {
+		hooks = append(hooks, run.Cleanup(p.cleanup, p.prepTimout))
 	}
-	return strings.Join(parts, ", ")
+	return hooks
 }

@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"testing"
 
-	"contend/analysis"
 	"contend/internal/results"
 )
 
@@ -207,18 +206,4 @@ func TestABRestoresEventsOnEveryExit(t *testing.T) {
 		t.Errorf("SIGTERM: exit %d, want 130", code)
 	}
 	check("SIGTERM")
-}
-
-// TestABStopLine: the stop line names the pairs, the successful runs when
-// some failed, and the design (the schedule is tested in internal/ab).
-func TestABStopLine(t *testing.T) {
-	seq, err := analysis.NewSequential(0.05, 3, 6, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &analysis.Decision{N: 6, NA: 6, NB: 5, Stop: true, NominalAlpha: seq.Levels[6], Reason: "reached the maximum of 6 pairs"}
-	line := abStopLine(d, seq)
-	if !strings.Contains(line, "after 6 of at most 6 pairs, 6+5 successful runs") || !strings.Contains(line, "Pocock-type alpha spending of 0.05") {
-		t.Errorf("stop line: %s", line)
-	}
 }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/env"
 	"contend/internal/external"
-	"contend/internal/harness"
+	"contend/internal/run"
 )
 
 // abExecCommand is `contend ab exec`: the A/B of two unmodified external
@@ -74,27 +72,35 @@ func parseExecSides(c *cli.Context) ([2]execSide, error) {
 		if aa {
 			side = "a"
 		}
-		text := c.String(side)
-		if strings.TrimSpace(text) == "" {
-			return sides, usagef("--%s: empty; give a command such as './prog-old'", side)
-		}
-		if shell {
-			sides[i] = execSide{args: []string{text}, argv: external.ShellArgv([]string{text})}
-			continue
-		}
-		words, err := splitWords(text)
-		if err != nil {
-			return sides, usagef("--%s: %v", side, err)
-		}
-		if len(words) == 0 {
-			return sides, usagef("--%s: empty; give a command such as './prog-old'", side)
-		}
-		if err := checkProgramAs("--"+side, words[0]); err != nil {
+		var err error
+		if sides[i], err = parseExecSide(side, c.String(side), shell); err != nil {
 			return sides, err
 		}
-		sides[i] = execSide{args: words, argv: words}
 	}
 	return sides, nil
+}
+
+// parseExecSide reads the command of one side (--a or --b, the flag
+// side): with shell a script, else words of which the first is checked
+// as a program.
+func parseExecSide(side, text string, shell bool) (execSide, error) {
+	if strings.TrimSpace(text) == "" {
+		return execSide{}, usagef("--%s: empty; give a command such as './prog-old'", side)
+	}
+	if shell {
+		return execSide{args: []string{text}, argv: external.ShellArgv([]string{text})}, nil
+	}
+	words, err := external.SplitWords(text)
+	if err != nil {
+		return execSide{}, usagef("--%s: %v", side, err)
+	}
+	if len(words) == 0 {
+		return execSide{}, usagef("--%s: empty; give a command such as './prog-old'", side)
+	}
+	if err := checkProgramAs("--"+side, words[0]); err != nil {
+		return execSide{}, err
+	}
+	return execSide{args: words, argv: words}, nil
 }
 
 // abExecName is the workload name of an ab exec file: exec:PROGRAM when
@@ -130,16 +136,11 @@ func runABExec(c *cli.Context) error {
 	}
 	shell := c.Bool("shell")
 	name := abExecName(sides, shell)
-	f := newExternalFile("ab", name, specs, primary, opt.label)
-	f.Warnings = env.Diagnose(f.Env, 0, false)
+	f := run.ExternalFile("ab", name, specs, primary, opt.label)
 	var progs [2]external.Program
 	for i, s := range sides {
-		f.Configs = append(f.Configs, programConfig([]string{"a", "b"}[i], s.args, shell))
+		f.Configs = append(f.Configs, run.ProgramConfig([]string{"a", "b"}[i], s.args, shell))
 		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
 	}
-	return runABSession(c, opt, p, f, name+"-ab", &harness.Session{
-		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
-			return harness.Outcome{Rep: external.RunRep(ctx, progs[s.Config])}
-		},
-	})
+	return runABJob(c, opt, p, run.Job{File: f, Name: name + "-ab", Runner: run.Programs(progs[:]...)})
 }

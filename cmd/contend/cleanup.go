@@ -157,18 +157,3 @@ func otherNSLine(ns uint64, n int) string {
 	return fmt.Sprintf("left %s of runs killed in another IPC namespace (ipc:[%d]) alone: their semaphore sets are visible only there; %s",
 		plural.N(n, "journal entry", "journal entries"), ns, how)
 }
-
-// staleWarning returns a warning about sets left by killed runs, or "".
-func staleWarning() string {
-	stale, err := ipcown.StaleEntries()
-	n := 0
-	for _, s := range stale {
-		if s.Set.ID >= 0 {
-			n++
-		}
-	}
-	if err != nil || n == 0 {
-		return ""
-	}
-	return plural.N(n, "SysV semaphore set was", "SysV semaphore sets were") + " left by contend runs that were killed with SIGKILL; 'contend cleanup' removes them"
-}

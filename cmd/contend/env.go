@@ -12,8 +12,8 @@ import (
 
 // captureEnv is env.Capture with the facts only the C side knows (the
 // compiler that built native/ and its effective flags): env links no cgo,
-// this binary does.
-func captureEnv() env.Fingerprint {
+// this binary does. Tests replace it.
+var captureEnv = func() env.Fingerprint {
 	return env.Capture(env.Fingerprint{"cc.version": bind.CCVersion(), "cc.flags": bind.CCFlags()})
 }
 

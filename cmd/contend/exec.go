@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -187,45 +186,29 @@ func runExec(c *cli.Context) error {
 		return err
 	}
 	name := execName(args[0], c.Bool("shell"))
-	f := newExternalFile("exec", name, specs, primary, opt.label)
-	f.Configs = []results.Config{programConfig("", args, c.Bool("shell"))}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
+	f := run.ExternalFile("exec", name, specs, primary, opt.label)
+	f.Configs = []results.Config{run.ProgramConfig("", args, c.Bool("shell"))}
+	job := run.Job{
+		File: f, Name: name,
+		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: run.Programs(external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}),
+		Report: summaryReport(c, opt),
 	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, name, f, opt.mode)
-	if err != nil {
-		return err
+	if opt.format == "original" {
+		job.After = func(rep results.Rep) {
+			if !rep.Warmup {
+				io.WriteString(c.App.Writer, rep.Output)
+				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+					fmt.Fprintln(c.App.Writer)
+				}
+			}
+		}
 	}
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	unit := "ns"
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit
 	}
-	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, primary, unit)
-	prog := external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
-	sess := &harness.Session{
-		Out:  wr,
-		Next: harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		Runner: func(ctx context.Context, _ harness.Slot) harness.Outcome {
-			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			if opt.format == "original" && !rep.Warmup {
-				io.WriteString(stdout, rep.Output)
-				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
-					fmt.Fprintln(stdout)
-				}
-			}
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-		},
-	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	return finishReps(c, wr, opt, runErr)
+	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: primary, Unit: unit})
 }
 
 // checkProgram fails early, as a usage error, when PROGRAM cannot be run.
@@ -247,61 +230,6 @@ func checkProgramAs(what, p string) error {
 		return usagef("%s: %s is not an executable file", what, p)
 	}
 	return nil
-}
-
-// newExternalFile starts a result file whose metrics are the extracted
-// ones and the process metrics.
-func newExternalFile(kind, name string, specs []external.Spec, primary, label string) *results.File {
-	f := &results.File{
-		Format:   results.FormatName,
-		Version:  results.FormatVersion,
-		Contend:  contend.Version,
-		Native:   contend.NativeHash(),
-		Kind:     kind,
-		Command:  os.Args,
-		Workload: name,
-		Label:    label,
-		Start:    time.Now(),
-		Primary:  primary,
-		Env:      captureEnv(),
-	}
-	for _, s := range specs {
-		f.Metrics = append(f.Metrics, s.Metric())
-	}
-	if kind != "import" {
-		for _, m := range workload.ProcessMetrics {
-			f.Metrics = append(f.Metrics, m.Result())
-		}
-	}
-	return f
-}
-
-// programConfig describes an external program run as a configuration.
-func programConfig(name string, args []string, shell bool) results.Config {
-	cfg := results.Config{Name: name, Params: []results.Param{{Name: "program", Value: args[0]}}}
-	if shell {
-		cfg.Params = []results.Param{{Name: "shell", Value: strings.Join(args, " ")}}
-	} else if len(args) > 1 {
-		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellQuote(args[1:])})
-	}
-	if wd, err := os.Getwd(); err == nil {
-		cfg.Env = map[string]string{"cwd": wd}
-	}
-	return cfg
-}
-
-func shellQuote(args []string) string {
-	var q []string
-	for _, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-		}) < 0 {
-			q = append(q, a)
-			continue
-		}
-		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	return strings.Join(q, " ")
 }
 
 var lookPath = osexec.LookPath

@@ -16,6 +16,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 )
 
@@ -121,7 +122,8 @@ func runImport(c *cli.Context) error {
 	if pre != nil {
 		name = "import:" + pre.Name
 	}
-	f := newExternalFile("import", name, specs, primary, c.String("label"))
+	f := run.ExternalFile("import", name, specs, primary, c.String("label"))
+	f.Env = captureEnv()
 	// Which log, which lines of it and which records were read say how
 	// the samples were taken, not what was measured: they are the
 	// configuration's environment (compare lists them as such), not
@@ -158,7 +160,7 @@ func runImport(c *cli.Context) error {
 	} else {
 		reps = importReps(scan, skip, tally)
 	}
-	wr, err := createOutFrom(c.String("out"), name, f, mode, reps)
+	wr, err := openOut(c.String("out"), name, f, mode, reps)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 )
 
 // importRepsBefore is how import made its repetitions before it streamed
@@ -91,7 +92,7 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 			continue
 		}
 		head := func() *results.File {
-			f := newExternalFile("import", "import", used, used[0].Name, "a label")
+			f := run.ExternalFile("import", "import", used, used[0].Name, "a label")
 			f.Start = f.Start.Truncate(1e9)
 			f.Configs = []results.Config{{Params: []results.Param{{Name: "log", Value: "l.txt"}}}}
 			f.Warnings, f.End, f.Complete = warns, f.Start, true

@@ -15,6 +15,7 @@ import (
 
 	"contend/internal/lock"
 	"contend/internal/results"
+	"contend/internal/run"
 )
 
 // TestTwoRunsSerialise: while the lock is held, two runs started at once
@@ -145,9 +146,13 @@ func TestQuietSilencesWaiting(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		c.Context = ctx
-		l, err := takeLock(c, repOptions{quiet: quiet})
-		if l != nil || err == nil || !strings.Contains(err.Error(), "interrupted while waiting") {
-			t.Fatalf("quiet %v: lock %v, error %v; want interrupted while waiting", quiet, l, err)
+		out := filepath.Join(t.TempDir(), "out.json")
+		err := doJob(c, repOptions{quiet: quiet, out: out}, run.Job{File: &results.File{}}, run.TerminalOptions{})
+		if err == nil || !strings.Contains(err.Error(), "interrupted while waiting") {
+			t.Fatalf("quiet %v: error %v; want interrupted while waiting", quiet, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("quiet %v: the result file was made without the lock: %v", quiet, err)
 		}
 		if said := strings.Contains(stderr.String(), "waiting: another benchmark holds"); said == quiet {
 			t.Errorf("quiet %v: stderr %q; want the waiting line only without -q", quiet, stderr.String())

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,36 +143,6 @@ func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
 	}
 	if strings.Contains(out, "time had values") {
 		t.Errorf("time (all positive) is marked:\n%s", out)
-	}
-}
-
-func TestProgressOnATerminal(t *testing.T) {
-	var b strings.Builder
-	p := &progress{w: &b, on: true, total: 4, metric: "time", unit: "ns"}
-	p.count = func(done int, rep results.Rep) string {
-		return fmt.Sprintf("pair %d of 2, side %s", (done+1)/2, strings.ToUpper([]string{"a", "b"}[rep.Config]))
-	}
-	ok := results.Rep{Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1e6})}
-	p.step(ok)
-	bad := results.Rep{Index: 1, Config: 1, Status: results.StatusFailed, Error: "boom"}
-	p.step(bad)
-	p.failed(bad, false, "repetition 2 (side b) failed: boom")
-	intr := results.Rep{Index: 2, Status: results.StatusInterrupted, Error: "interrupted"}
-	p.step(intr)
-	p.failed(intr, false, "repetition 3 interrupted: interrupted")
-	p.done()
-	out := b.String()
-	if !strings.Contains(out, "pair 1 of 2, side A: time 1.000 ms") || !strings.Contains(out, "pair 1 of 2, side B: failed") {
-		t.Errorf("ab progress does not count pairs: %q", out)
-	}
-	if !strings.Contains(out, "\r\033[Krepetition 2 (side b) failed: boom\n") {
-		t.Errorf("a failure is not printed on a cleared line: %q", out)
-	}
-	if strings.Contains(out, "repetition 3") || strings.Contains(out, "interrupted") {
-		t.Errorf("an interrupted repetition is reported by progress (Main says it once): %q", out)
-	}
-	if !strings.HasSuffix(out, "\n") {
-		t.Errorf("the progress line is left on the screen at the end: %q", out)
 	}
 }
 

@@ -4,16 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend"
-	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/workload"
 )
 
@@ -90,100 +87,25 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	stderr := c.App.ErrWriter
-	stdout := c.App.Writer
-	timeout := opt.timeout
-	if timeout == 0 && w.Timeout != nil {
-		timeout = w.Timeout(v)
+	f := run.NewFile("run", w, []workload.Values{v}, []string{""}, opt.label)
+	f.Warnings = warns
+	job := run.Job{
+		File: f, Name: w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
+		Runner: run.Workload(w, []workload.Values{v}, opt.timeout),
+		Report: summaryReport(c, opt),
 	}
-	f := newFile("run", w, []workload.Values{v}, []string{""}, opt.label)
-	f.Warnings = append(warns, env.Diagnose(f.Env, concurrency(w, v), w.OversubscribeWarn)...)
-	if x := staleWarning(); x != "" {
-		f.Warnings = append(f.Warnings, x)
-	}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name, f, opt.mode)
-	if err != nil {
-		return err
-	}
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	progress := newProgress(stderr, opt.quiet, opt.n+opt.warmup, w.Primary, unitOf(w, w.Primary))
-	sess := &harness.Session{
-		Workload: w,
-		Configs:  []workload.Values{v},
-		Out:      wr,
-		Timeout:  func(int) time.Duration { return timeout },
-		Next:     harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			if opt.format == "original" && rep.Status == results.StatusOK && !rep.Warmup && w.Original != nil {
+	if opt.format == "original" && w.Original != nil {
+		job.After = func(rep results.Rep) {
+			if rep.Status == results.StatusOK && !rep.Warmup {
 				m := rep.Metrics.Map()
 				for _, line := range w.Original(v, workload.Sample{Metrics: m, Series: rep.Series}, m) {
-					fmt.Fprintln(stdout, line)
+					fmt.Fprintln(c.App.Writer, line)
 				}
-			}
-			if opt.verbose {
-				fmt.Fprintln(stderr, verboseLine(rep, "", w.Primary, unitOf(w, w.Primary)))
-			} else {
-				progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d %s: %s", rep.Index+1, rep.Status, rep.Error))
-			}
-		},
-	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	return finishReps(c, wr, opt, runErr)
-}
-
-// newFile starts a result file for configs of w.
-func newFile(kind string, w *workload.Workload, configs []workload.Values, names []string, label string) *results.File {
-	f := &results.File{
-		Format:   results.FormatName,
-		Version:  results.FormatVersion,
-		Contend:  contend.Version,
-		Native:   contend.NativeHash(),
-		Kind:     kind,
-		Command:  os.Args,
-		Workload: w.Name,
-		Label:    label,
-		Start:    time.Now(),
-		Primary:  w.Primary,
-		Env:      captureEnv(),
-	}
-	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
-	if w.ForValues != nil && len(configs) > 0 {
-		// Checked by resolve; the first configuration decides.
-		if extra, primary, err := w.ForValues(configs[0]); err == nil {
-			ms = append(ms, extra...)
-			if primary != "" {
-				f.Primary = primary
 			}
 		}
 	}
-	for _, m := range ms {
-		f.Metrics = append(f.Metrics, m.Result())
-	}
-	for i, v := range configs {
-		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})
-	}
-	return f
-}
-
-func paramList(w *workload.Workload, v workload.Values) []results.Param {
-	var ps []results.Param
-	for _, p := range w.Params {
-		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
-	}
-	return ps
+	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: w.Primary, Unit: unitOf(w, w.Primary)})
 }
 
 func unitOf(w *workload.Workload, metric string) string {

@@ -8,11 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
-	"contend/internal/env"
 	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/sweep"
 	"contend/internal/sweepplan"
 	"contend/internal/value"
@@ -123,63 +122,12 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if s.opt, err = parseRepOptions(c); err != nil {
 		return nil, err
 	}
-	s.order = c.String("order") // one of the words of its value.Enum
-	s.seed = time.Now().UnixNano()
-	if c.IsSet("seed") {
-		s.seed = int64(c.Value("seed").(int))
+	if s.order, s.seed, err = parseSweepOrder(c); err != nil {
+		return nil, err
 	}
-	if s.order == sweep.OrderFixed {
-		if c.IsSet("seed") {
-			return nil, usagef("--seed goes with --order shuffled (--order fixed draws nothing); drop --seed or --order fixed")
-		}
-		s.seed = 0
-	}
-
-	// Swept parameters: --param NAME=LIST, and thread-count flags.
-	lists := map[string]string{}
-	var names []string
-	for _, item := range c.Generic("param").(*paramListFlag).items {
-		name, list, ok := strings.Cut(item, "=")
-		name = strings.TrimPrefix(strings.TrimSpace(name), "--")
-		if !ok || name == "" {
-			return nil, usagef("--param: %q is not accepted; accepted: NAME=LIST such as threads=1,2,4 or mem=1MiB..8MiBx2", item)
-		}
-		p, found := w.Param(name)
-		if !found {
-			return nil, usagef("--param: %s has no parameter %q; see 'contend help %s'", w.Name, name, w.Name)
-		}
-		if _, dup := lists[name]; dup || c.IsSet(name) {
-			return nil, usagef("--param: %s is given twice (as --param and as --%s, or twice)", name, name)
-		}
-		if p.Kind == workload.Bool {
-			list = strings.ReplaceAll(list, " ", "")
-		}
-		lists[name] = list
-		names = append(names, name)
-	}
-	fixed := map[string]string{}
-	texts := flagTexts(c, w)
-	for _, p := range w.Params {
-		text, ok := texts[p.Name]
-		if !ok {
-			continue
-		}
-		if p.Kind == workload.Bool {
-			fixed[p.Name] = text
-			continue
-		}
-		isList := strings.Contains(text, ",") || strings.Contains(text, "..")
-		// A thread count takes a list directly; a single value is fixed
-		// (sweep mutex --param locks=... --threads 100).
-		if p.IsConcurrency() && isList {
-			lists[p.Name] = text
-			names = append(names, p.Name)
-			continue
-		}
-		if isList {
-			return nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
-		}
-		fixed[p.Name] = text
+	lists, names, fixed, err := sweptLists(c, w)
+	if err != nil {
+		return nil, err
 	}
 	// Resolve the fixed values once, so their errors come first and
 	// alone.
@@ -203,12 +151,87 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if len(s.points) > sweepplan.MaxPoints {
 		return nil, usagef("sweep: %d points (every combination of the lists) is more than %d", len(s.points), sweepplan.MaxPoints)
 	}
+	if err := s.resolvePoints(w, fixed, c.Bool("force")); err != nil {
+		return nil, err
+	}
+	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
+	return s, nil
+}
+
+// parseSweepOrder reads --order and --seed: the seed from the clock
+// unless given, none for the fixed order.
+func parseSweepOrder(c *cli.Context) (string, int64, error) {
+	order := c.String("order") // one of the words of its value.Enum
+	seed := time.Now().UnixNano()
+	if c.IsSet("seed") {
+		seed = int64(c.Value("seed").(int))
+	}
+	if order == sweep.OrderFixed {
+		if c.IsSet("seed") {
+			return "", 0, usagef("--seed goes with --order shuffled (--order fixed draws nothing); drop --seed or --order fixed")
+		}
+		seed = 0
+	}
+	return order, seed, nil
+}
+
+// sweptLists reads the swept parameters (--param NAME=LIST, and lists
+// given to thread-count flags) and the fixed ones: the list of each
+// swept parameter, their names in order, and the fixed values' texts.
+func sweptLists(c *cli.Context, w *workload.Workload) (map[string]string, []string, map[string]string, error) {
+	lists := map[string]string{}
+	var names []string
+	for _, item := range c.Generic("param").(*paramListFlag).items {
+		name, list, ok := strings.Cut(item, "=")
+		name = strings.TrimPrefix(strings.TrimSpace(name), "--")
+		if !ok || name == "" {
+			return nil, nil, nil, usagef("--param: %q is not accepted; accepted: NAME=LIST such as threads=1,2,4 or mem=1MiB..8MiBx2", item)
+		}
+		p, found := w.Param(name)
+		if !found {
+			return nil, nil, nil, usagef("--param: %s has no parameter %q; see 'contend help %s'", w.Name, name, w.Name)
+		}
+		if _, dup := lists[name]; dup || c.IsSet(name) {
+			return nil, nil, nil, usagef("--param: %s is given twice (as --param and as --%s, or twice)", name, name)
+		}
+		if p.Kind == workload.Bool {
+			list = strings.ReplaceAll(list, " ", "")
+		}
+		lists[name] = list
+		names = append(names, name)
+	}
+	fixed := map[string]string{}
+	texts := flagTexts(c, w)
+	for _, p := range w.Params {
+		text, ok := texts[p.Name]
+		if !ok {
+			continue
+		}
+		isList := p.Kind != workload.Bool && (strings.Contains(text, ",") || strings.Contains(text, ".."))
+		switch {
+		case p.IsConcurrency() && isList:
+			// A thread count takes a list directly; a single value
+			// is fixed (sweep mutex --param locks=... --threads 100).
+			lists[p.Name] = text
+			names = append(names, p.Name)
+		case isList:
+			return nil, nil, nil, usagef("--%s: %q looks like a list; to sweep it give --param %s=%s", p.Name, text, p.Name, text)
+		default:
+			fixed[p.Name] = text
+		}
+	}
+	return lists, names, fixed, nil
+}
+
+// resolvePoints resolves every point again (so that DefaultFuncs see the
+// point's values), checks it against the machine and collects its
+// warnings, each once, and its oversubscription of the online CPUs.
+func (s *sweepSpec) resolvePoints(w *workload.Workload, fixed map[string]string, force bool) error {
 	m := machine()
-	m.Force = c.Bool("force")
+	m.Force = force
 	seen := map[string]bool{}
 	for i := range s.points {
 		pt := &s.points[i]
-		// Re-resolve so DefaultFuncs see the point's values.
 		given := map[string]string{}
 		for k, v := range fixed {
 			given[k] = v
@@ -216,13 +239,14 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 		for _, a := range s.axes {
 			given[a.Param.Name] = pt.Values[a.Param.Name] + canonText(a.Param)
 		}
+		var err error
 		if pt.Values, err = w.Resolve(given); err != nil {
-			return nil, usagef("point %s: %v", pt.Name, err)
+			return usagef("point %s: %v", pt.Name, err)
 		}
 		if w.Check != nil {
 			ws, err := w.Check(pt.Values, m)
 			if err != nil {
-				return nil, usagef("point %s: %v", pt.Name, err)
+				return usagef("point %s: %v", pt.Name, err)
 			}
 			for _, x := range ws {
 				if !seen[x] {
@@ -231,17 +255,28 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 				}
 			}
 		}
-		if w.OversubscribeWarn && m.CPUs > 0 {
-			for _, a := range s.axes {
-				if a.Param.IsConcurrency() && pt.Values.Int(a.Param.Name) > int64(m.CPUs) {
-					s.warns = append(s.warns, fmt.Sprintf("%s oversubscribes the %d online CPUs: the extra %s are time-sliced, not concurrent",
-						pt.Name, m.CPUs, a.Param.Unit))
-				}
+		if !w.OversubscribeWarn || m.CPUs <= 0 {
+			continue
+		}
+		for _, a := range s.axes {
+			if a.Param.IsConcurrency() && pt.Values.Int(a.Param.Name) > int64(m.CPUs) {
+				s.warns = append(s.warns, fmt.Sprintf("%s oversubscribes the %d online CPUs: the extra %s are time-sliced, not concurrent",
+					pt.Name, m.CPUs, a.Param.Unit))
 			}
 		}
 	}
-	s.through, s.derive, _ = sweepplan.ThroughputFor(w)
-	return s, nil
+	return nil
+}
+
+// fixedThreads is the thread or task count of every point when no such
+// parameter is swept, else 0.
+func (s *sweepSpec) fixedThreads(w *workload.Workload) int64 {
+	for _, a := range s.axes {
+		if a.Param.IsConcurrency() {
+			return 0
+		}
+	}
+	return concurrency(w, s.points[0].Values)
 }
 
 // canonText makes a canonical value parse back as itself.
@@ -258,18 +293,14 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 	opt := s.opt
-	stderr, stdout := c.App.ErrWriter, c.App.Writer
 	var configs []workload.Values
 	var names []string
 	for _, p := range s.points {
 		configs = append(configs, p.Values)
 		names = append(names, p.Name)
 	}
-	f := newFile("sweep", w, configs, names, opt.label)
-	f.Warnings = append(s.warns, env.Diagnose(f.Env, 0, false)...)
-	if x := staleWarning(); x != "" {
-		f.Warnings = append(f.Warnings, x)
-	}
+	f := run.NewFile("sweep", w, configs, names, opt.label)
+	f.Warnings = s.warns
 	info := &results.Sweep{Order: s.order, Seed: s.seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.through.Name}
 	for _, a := range s.axes {
 		info.Params = append(info.Params, a.Param.Name)
@@ -278,63 +309,46 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if s.derive != nil {
 		f.Metrics = append(f.Metrics, s.through)
 	}
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, w.Name+"-sweep", f, opt.mode)
-	if err != nil {
-		return err
-	}
-	if !opt.quiet {
-		for _, x := range f.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
 	slots := sweepplan.Plan(len(configs), opt.n, opt.warmup, s.order, s.seed)
-	progress := newProgress(stderr, opt.quiet, len(slots), w.Primary, unitOf(w, w.Primary))
-	progress.count = func(done int, rep results.Rep) string {
-		return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
+	job := run.Job{
+		File: f, Name: w.Name + "-sweep",
+		// A swept thread count is warned about per point (parseSweep);
+		// a fixed one as run does.
+		Threads: s.fixedThreads(w), Oversubscribe: w.OversubscribeWarn,
+		Plan:   harness.StaticPlan(slots),
+		Runner: run.Workload(w, configs, opt.timeout),
+		Report: func(o run.Outcome) error { return sweepReport(c, opt, o) },
 	}
-	sess := &harness.Session{
-		Workload: w,
-		Configs:  configs,
-		Out:      wr,
-		Timeout: func(i int) time.Duration {
-			if opt.timeout > 0 || w.Timeout == nil {
-				return opt.timeout
-			}
-			return w.Timeout(configs[i])
-		},
-		Next: harness.StaticPlan(slots),
-		Derive: func(rep *results.Rep) {
-			if s.derive == nil || rep.Status != results.StatusOK {
+	if s.derive != nil {
+		job.Derive = func(rep *results.Rep) {
+			if rep.Status != results.StatusOK {
 				return
 			}
 			if x, ok := s.derive(configs[rep.Config], rep.Metrics.Map()); ok {
 				rep.Metrics.Set(s.through.Name, x)
 			}
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, names[rep.Config], rep.Status, rep.Error))
-		},
+		}
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
-	}
-	a, err := sweep.Analyze(wr.File)
+	return doJob(c, opt, job, run.TerminalOptions{
+		Total: len(slots), Metric: w.Primary, Unit: unitOf(w, w.Primary),
+		Count: func(done int, rep results.Rep) string {
+			return fmt.Sprintf("repetition %d of %d, %s", done, len(slots), names[rep.Config])
+		},
+		Label: func(rep results.Rep) string { return names[rep.Config] },
+	})
+}
+
+// sweepReport prints the sweep's analysis: per point, the fits, or the
+// file (--format json) or the per-point table (csv).
+func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
+	a, err := sweep.Analyze(o.Out.File)
 	if err != nil {
 		return err
 	}
+	stdout := c.App.Writer
 	switch opt.format {
 	case "json":
-		b, err := results.Marshal(wr.File)
+		b, err := results.Marshal(o.Out.File)
 		if err != nil {
 			return err
 		}
@@ -347,7 +361,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		a.WarningsShown = !opt.quiet
 		sweep.Report(stdout, a)
 	}
-	return endRun(stderr, wr, opt.quiet, runErr)
+	return endRun(c.App.ErrWriter, o, opt.quiet)
 }
 
 // compareSweeps compares sweep files curve against curve: each file after
@@ -382,7 +396,7 @@ func compareSweeps(c *cli.Context, files []*results.File, names []string, opt re
 		}
 		err := sweep.CompareCurves(c.App.Writer, files[0], files[i], sweep.CurveOptions{
 			Metric:  metric,
-			Compare: analysis.CompareOptions{Alpha: opt.Alpha, Threshold: opt.Threshold, Test: opt.Test},
+			Compare: opt.Analysis(),
 		})
 		if err != nil {
 			return &usageError{err.Error()}

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/ab"
 	"contend/internal/external"
-	"contend/internal/harness"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -81,34 +79,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		return err
 	}
 	margin := c.Value("margin").(float64)
-	specs, _, _, err := metricSpecs(c)
+	specs, err := verifySpecs(c, w)
 	if err != nil {
 		return err
-	}
-	if len(specs) == 0 {
-		if w.Preset == "" {
-			return usagef("verify %s: the workload names no preset for its original's output; give --preset or --metric", w.Name)
-		}
-		p, err := external.LookupPreset(w.Preset)
-		if err != nil {
-			return err
-		}
-		specs = p.Metrics
-	}
-	metrics := map[string]results.Metric{}
-	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
-		metrics[m.Name] = m.Result()
-	}
-	for _, s := range specs {
-		if isProcessMetricName(s.Name) {
-			return usagef("--metric %s: %s is measured by contend for every repetition (wait4); name the extracted metric differently", s.Name, s.Name)
-		}
-		if m, ok := metrics[s.Name]; ok && m.Unit != s.BaseUnit() {
-			return usagef("metric %s: the original's is in %s, %s's in %s", s.Name, s.BaseUnit(), w.Name, m.Unit)
-		}
-	}
-	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
-		return usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
 	}
 	opt, err := parseRepOptions(c)
 	if err != nil {
@@ -121,69 +94,65 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	if !opt.quiet {
-		for _, x := range warns {
-			fmt.Fprintf(stderr, "warning: %s\n", x)
-		}
-	}
-	timeout := opt.timeout
-	if timeout == 0 && w.Timeout != nil {
-		timeout = w.Timeout(v)
-	}
-	f := newFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
+	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
 	f.Warnings = warns
 	for _, s := range specs {
 		if _, ok := f.Metric(s.Name); !ok {
 			f.Metrics = append(f.Metrics, s.Metric())
 		}
 	}
-	f.Configs = append(f.Configs, programConfig("original", args, false))
-	ctx, closeEvidence, err := startReps(c, opt, f)
-	if err != nil {
-		return err
-	}
-	defer closeEvidence()
-	wr, err := createOut(opt.out, "verify-"+w.Name, f, opt.mode)
-	if err != nil {
-		return err
-	}
-	// ctx (from c.Context) is cancelled by SIGINT and SIGTERM (see Main).
-	progress := newProgress(stderr, opt.quiet, 2*(opt.n+opt.warmup), w.Primary, unitOf(w, w.Primary))
-	prog := external.Program{Argv: args, Metrics: specs, Timeout: timeout}
+	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
+	original := external.Program{Argv: args, Metrics: specs, Timeout: run.Timeout(w, v, opt.timeout)}
 	// contend and the original alternate, each pair in the other order
 	// than the pair before (AB BA AB ...).
-	var plan []harness.Slot
-	for i, slot := range harness.Repeat(opt.n, opt.warmup) {
-		order := []int{0, 1}
-		if i%2 == 1 {
-			order = []int{1, 0}
-		}
-		for _, cfg := range order {
-			plan = append(plan, harness.Slot{Config: cfg, Warmup: slot.Warmup, Round: slot.Round})
-		}
-	}
-	sess := &harness.Session{
-		Out:  wr,
-		Next: harness.StaticPlan(plan),
-		Runner: func(ctx context.Context, s harness.Slot) harness.Outcome {
-			if s.Config == 0 {
-				return harness.RunRep(ctx, w, v, timeout)
-			}
-			return harness.Outcome{Rep: external.RunRep(ctx, prog)}
-		},
-		After: func(rep results.Rep, _ harness.Outcome) {
-			progress.step(rep)
-			progress.failed(rep, opt.quiet, fmt.Sprintf("repetition %d (%s) %s: %s", rep.Index+1, f.Configs[rep.Config].Name, rep.Status, rep.Error))
+	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n)
+	job := run.Job{
+		File: f, Name: "verify-" + w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		Plan:   plan,
+		Runner: run.ByConfig(run.Workload(w, []workload.Values{v}, opt.timeout), run.Programs(external.Program{}, original)),
+		Report: func(o run.Outcome) error {
+			report.WriteVerify(c.App.Writer, o.Out.File, margin)
+			return endRun(c.App.ErrWriter, o, opt.quiet)
 		},
 	}
-	runErr := sess.Run(ctx)
-	progress.done()
-	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
-		runErr = ferr
+	return doJob(c, opt, job, run.TerminalOptions{Total: 2 * (opt.n + opt.warmup), Metric: w.Primary, Unit: unitOf(w, w.Primary),
+		Label: func(rep results.Rep) string { return f.Configs[rep.Config].Name }})
+}
+
+// verifySpecs returns the metrics read from the original's output:
+// --preset and --metric, or the workload's preset; each in the unit of
+// the workload's metric of that name, and the primary metric among them.
+func verifySpecs(c *cli.Context, w *workload.Workload) ([]external.Spec, error) {
+	specs, _, _, err := metricSpecs(c)
+	if err != nil {
+		return nil, err
 	}
-	report.WriteVerify(stdout, wr.File, margin)
-	return endRun(stderr, wr, opt.quiet, runErr)
+	if len(specs) == 0 {
+		if w.Preset == "" {
+			return nil, usagef("verify %s: the workload names no preset for its original's output; give --preset or --metric", w.Name)
+		}
+		p, err := external.LookupPreset(w.Preset)
+		if err != nil {
+			return nil, err
+		}
+		specs = p.Metrics
+	}
+	metrics := map[string]results.Metric{}
+	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
+		metrics[m.Name] = m.Result()
+	}
+	for _, s := range specs {
+		if isProcessMetricName(s.Name) {
+			return nil, usagef("--metric %s: %s is measured by contend for every repetition (wait4); name the extracted metric differently", s.Name, s.Name)
+		}
+		if m, ok := metrics[s.Name]; ok && m.Unit != s.BaseUnit() {
+			return nil, usagef("metric %s: the original's is in %s, %s's in %s", s.Name, s.BaseUnit(), w.Name, m.Unit)
+		}
+	}
+	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
+		return nil, usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
+	}
+	return specs, nil
 }
 
 // VerifyMinRuns is the fewest repetitions of each side verify takes: the

@@ -29,7 +29,7 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 			w = append(w, fmt.Sprintf("load average %.2f on %s: other work is running and will disturb the results", l, plural.N(cpus, "CPU", "CPUs")))
 		}
 	}
-	if n := otherRunnable(); n > 0 {
+	if n := runnable(); n > 0 {
 		w = append(w, fmt.Sprintf("%s right now", plural.N(n, "other runnable thread", "other runnable threads")))
 	}
 	if v := f["virt"]; v != "" && v != "none detected" {
@@ -45,6 +45,19 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, plural.N(cpus, "online CPU", "online CPUs")))
 	}
 	return w
+}
+
+// runnable counts the other runnable threads for Diagnose.
+var runnable = otherRunnable
+
+// OverrideRunnableForTest makes Diagnose see n other runnable threads (n
+// < 0: the machine's own count again), so that a test of its warnings
+// does not depend on the load of the machine.
+func OverrideRunnableForTest(n int) {
+	runnable = otherRunnable
+	if n >= 0 {
+		runnable = func() int { return n }
+	}
 }
 
 // otherRunnable counts runnable threads besides the caller, from

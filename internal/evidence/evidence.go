@@ -13,7 +13,6 @@
 package evidence
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -240,27 +239,6 @@ func (s *Set) Close() error {
 	}
 	s.Active = nil
 	return first
-}
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying s: the repetition runners
-// (harness.RunRep, external.RunRep) collect the evidence of the set in
-// the context they are given.
-func NewContext(ctx context.Context, s *Set) context.Context {
-	return context.WithValue(ctx, ctxKey{}, s)
-}
-
-// FromContext returns the set carried by ctx, or nil; for a context of a
-// Switch, the set selected now.
-func FromContext(ctx context.Context) *Set {
-	switch s := ctx.Value(ctxKey{}).(type) {
-	case *Set:
-		return s
-	case *Switch:
-		return s.sets[s.cur]
-	}
-	return nil
 }
 
 // injected tells whether the test-only variable CONTEND_TEST_EVIDENCE

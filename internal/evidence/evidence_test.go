@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -222,7 +221,7 @@ func runGated(t *testing.T, names []string, argv ...string) (map[string]float64,
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	ev, err := Start(NewContext(context.Background(), s), cmd)
+	ev, err := Start(s, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +345,7 @@ func TestSwitchesAndCPUOfKnownThreads(t *testing.T) {
 	cmd := exec.Command(prog, strconv.Itoa(threads))
 	var out strings.Builder
 	cmd.Stdout = &out
-	ev, err := Start(NewContext(context.Background(), s), cmd)
+	ev, err := Start(s, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +378,7 @@ func TestSwitchesAndCPUOfKnownThreads(t *testing.T) {
 // TestStartWithoutCollectors starts the child as before.
 func TestStartWithoutCollectors(t *testing.T) {
 	cmd := exec.Command("/bin/true")
-	ev, err := Start(context.Background(), cmd)
+	ev, err := Start(nil, cmd)
 	if err != nil || cmd.Wait() != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"context"
 	"slices"
 	"strings"
 )
@@ -52,25 +51,3 @@ func Describe(names []string) string {
 	}
 	return strings.Join(names, ",")
 }
-
-// A Switch selects, repetition by repetition, which of several views of
-// one Set the runners collect: ab's sides may collect different
-// evidence (--a-evidence, --b-evidence), from one set of collectors
-// opened once.
-type Switch struct {
-	sets []*Set
-	cur  int
-}
-
-// NewSwitch returns a Switch over views of s, one per list of names, with
-// the first selected, and ctx carrying it in place of a Set.
-func NewSwitch(ctx context.Context, s *Set, lists ...[]string) (context.Context, *Switch) {
-	sw := &Switch{}
-	for _, l := range lists {
-		sw.sets = append(sw.sets, s.View(l))
-	}
-	return context.WithValue(ctx, ctxKey{}, sw), sw
-}
-
-// Select makes view i the one collected from the next repetition on.
-func (sw *Switch) Select(i int) { sw.cur = i }

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -30,12 +29,12 @@ type Rep struct {
 func (r *Rep) Held() time.Duration { return r.held }
 
 // Start is Prepare then Rep.Start.
-func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
-	r := Prepare(ctx)
+func Start(s *Set, cmd *exec.Cmd) (*Rep, error) {
+	r := Prepare(s)
 	return r, r.Start(cmd)
 }
 
-// Prepare readies the collectors of the Set carried by ctx for one
+// Prepare readies the collectors of s (nil: none) for one
 // repetition, before its child exists and before the parent starts its
 // clock: perf counters are opened on the calling thread, disabled, to be
 // inherited by the child at fork and enabled by its exec, so that they
@@ -48,8 +47,7 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Rep, error) {
 // k.tree_cpu is the change of RUSAGE_CHILDREN from Prepare to Stop); the
 // runners do neither. Prepare and Rep.Start are the one hook point of
 // both repetition runners (in place of cmd.Start).
-func Prepare(ctx context.Context) *Rep {
-	s := FromContext(ctx)
+func Prepare(s *Set) *Rep {
 	r := &Rep{set: s}
 	if s == nil || len(s.Active) == 0 {
 		return r

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"contend/bind"
+	"contend/internal/evidence"
 	"contend/internal/harness"
 	"contend/internal/results"
 )
@@ -32,6 +33,9 @@ type Program struct {
 	Metrics []Spec
 	Timeout time.Duration // 0: none
 	Env     []string      // added to contend's environment
+	// Evidence is the repetition's kernel evidence (nil: none), as
+	// harness.Spec.Evidence.
+	Evidence *evidence.Set
 }
 
 // ShellArgv returns the argv that runs args with /bin/sh -c: a single
@@ -81,6 +85,7 @@ func RunRep(ctx context.Context, p Program) results.Rep {
 		// SIGTERM, not SIGKILL: the launcher catches it and kills its group.
 		DeathSignal: syscall.SIGTERM,
 		Who:         "program",
+		Evidence:    p.Evidence,
 	})
 	rep := e.Rep
 	if e.StartErr != nil {

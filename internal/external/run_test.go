@@ -188,7 +188,7 @@ func TestLaunchReport(t *testing.T) {
 func TestEvidenceOncePerProgram(t *testing.T) {
 	bin := buildC(t, progSrc)
 	c := &testutil.CountingCollector{}
-	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	ctx, set := context.Background(), &evidence.Set{Active: []evidence.Collector{c}}
 	p, _ := LookupPreset("faultme")
 	for i, run := range []struct {
 		argv    []string
@@ -200,7 +200,7 @@ func TestEvidenceOncePerProgram(t *testing.T) {
 		{[]string{bin, "hang"}, 300 * time.Millisecond, results.StatusTimeout},
 		{[]string{"/nonexistent/prog"}, 0, results.StatusFailed},
 	} {
-		r := RunRep(ctx, Program{Argv: run.argv, Metrics: p.Metrics, Timeout: run.timeout})
+		r := RunRep(ctx, Program{Argv: run.argv, Metrics: p.Metrics, Timeout: run.timeout, Evidence: set})
 		if r.Status != run.status {
 			t.Errorf("%v: %s (%s), want %s", run.argv, r.Status, r.Error, run.status)
 		}

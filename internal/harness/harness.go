@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -56,8 +57,9 @@ type Outcome struct {
 // (`contend __child`, through Spawn) and returns it with the child's
 // process metrics. It never returns an error: a failed, timed-out or
 // interrupted repetition is a Rep with that status. ctx cancellation
-// interrupts the repetition.
-func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration) Outcome {
+// interrupts the repetition. ev (nil: none) is the repetition's kernel
+// evidence (Spec.Evidence).
+func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeout time.Duration, ev *evidence.Set) Outcome {
 	fail := func(err error) Outcome {
 		rep := NewRep()
 		rep.Status, rep.Error = results.StatusFailed, err.Error()
@@ -79,6 +81,7 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		Stderr: &limitedWriter{w: &stderr, n: 8192},
 		Report: true, IPC: true,
 		Timeout: timeout, DeathSignal: syscall.SIGKILL, Who: "child",
+		Evidence: ev,
 	}
 	if w.SemSet != nil {
 		spec.SemSet = w.SemSet(v)

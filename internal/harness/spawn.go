@@ -55,6 +55,10 @@ type Spec struct {
 	// Who names the child in the texts Spawn writes: "child",
 	// "program" ("the program's process group was killed").
 	Who string
+	// Evidence is the set of kernel evidence collectors of the
+	// repetition (nil: none): prepared before the child is forked,
+	// started on it, stopped after its process group is reaped.
+	Evidence *evidence.Set
 }
 
 // Ended is a child that Spawn ran, after its whole process group was
@@ -97,7 +101,7 @@ func NewRep() results.Rep {
 
 // Spawn runs one repetition child and accounts for it: its own process
 // group with Pdeathsig, the SysV key journaled and passed (Spec.IPC), the
-// report pipe read as it comes, the evidence collectors of ctx
+// report pipe read as it comes, the evidence collectors of s.Evidence
 // (evidence.Prepare and Rep.Start in place of cmd.Start, stopped after
 // the reap), the wait with the timeout and ctx's cancellation, the group
 // killed and reaped, the IPC objects it left removed, the wait4 process
@@ -177,8 +181,8 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: s.DeathSignal}
 
-	before := takeSnapshot()    // what is below contend already is not the repetition's
-	ev := evidence.Prepare(ctx) // before the clock: see evidence.Prepare
+	before := takeSnapshot()           // what is below contend already is not the repetition's
+	ev := evidence.Prepare(s.Evidence) // before the clock: see evidence.Prepare
 	start := time.Now()
 	if err := ev.Start(cmd); err != nil {
 		if cmd.Process != nil { // started, then lost (see evidence.Rep.Start)

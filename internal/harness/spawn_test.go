@@ -111,14 +111,14 @@ func otherThreadsSleeps() (int, error) {
 // runTestChild runs one repetition of harness-test in mode, with the test
 // binary as the child; it returns the repetition and the pid the child
 // wrote (0: none).
-func runTestChild(t *testing.T, ctx context.Context, mode string, timeout time.Duration) (Outcome, int) {
+func runTestChild(t *testing.T, ctx context.Context, ev *evidence.Set, mode string, timeout time.Duration) (Outcome, int) {
 	t.Helper()
 	pidFile := t.TempDir() + "/pid"
 	oldExe, oldEnv := Executable, ChildEnv
 	t.Cleanup(func() { Executable, ChildEnv = oldExe, oldEnv })
 	ChildEnv = []string{testChildEnv + "=" + mode, testPidFileEnv + "=" + pidFile}
 	w, _ := workload.Lookup("harness-test")
-	o := RunRep(ctx, w, workload.Values{}, timeout)
+	o := RunRep(ctx, w, workload.Values{}, timeout, ev)
 	b, _ := os.ReadFile(pidFile)
 	pid, _ := strconv.Atoi(string(b))
 	return o, pid
@@ -143,7 +143,7 @@ func TestRunRepTimeoutKillsGroup(t *testing.T) {
 	pid := 0
 	timeout := 500 * time.Millisecond
 	for ; pid == 0 && timeout < time.Minute; timeout *= 2 { // until the child forked in time
-		o, pid = runTestChild(t, context.Background(), "hang", timeout)
+		o, pid = runTestChild(t, context.Background(), nil, "hang", timeout)
 		if want := fmt.Sprintf("timed out after %s; the child's process group was killed (raise --timeout)", timeout); o.Rep.Status != results.StatusTimeout || o.Rep.Error != want {
 			t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
 		}
@@ -157,7 +157,7 @@ func TestRunRepTimeoutKillsGroup(t *testing.T) {
 // TestRunRepGrandchildKilled: a grandchild that outlives a child which
 // reported its result is killed with the group; the repetition is ok.
 func TestRunRepGrandchildKilled(t *testing.T) {
-	o, pid := runTestChild(t, context.Background(), "orphan", time.Minute)
+	o, pid := runTestChild(t, context.Background(), nil, "orphan", time.Minute)
 	if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("x") != 1 {
 		t.Errorf("rep %+v", o.Rep)
 	}
@@ -168,7 +168,7 @@ func TestRunRepGrandchildKilled(t *testing.T) {
 func TestRunRepInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	o, pid := runTestChild(t, ctx, "hang", time.Minute)
+	o, pid := runTestChild(t, ctx, nil, "hang", time.Minute)
 	if o.Rep.Status != results.StatusInterrupted || o.Rep.Error != "interrupted; the child's process group was killed" {
 		t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
 	}
@@ -187,7 +187,7 @@ func TestRunRepInterrupted(t *testing.T) {
 // few steps of the hand-off are allowed: 4-7 sleeps were seen at load 12,
 // at most 15 pass.
 func TestChildRuntimeQuietDuringCall(t *testing.T) {
-	o, _ := runTestChild(t, context.Background(), "quiet", time.Minute)
+	o, _ := runTestChild(t, context.Background(), nil, "quiet", time.Minute)
 	if o.Rep.Status != results.StatusOK {
 		t.Fatalf("rep %+v", o.Rep)
 	}
@@ -202,7 +202,7 @@ func TestChildRuntimeQuietDuringCall(t *testing.T) {
 // TestRunRepSignalDescribed: a child killed by a signal is a failed
 // repetition naming the signal.
 func TestRunRepSignalDescribed(t *testing.T) {
-	o, _ := runTestChild(t, context.Background(), "kill", time.Minute)
+	o, _ := runTestChild(t, context.Background(), nil, "kill", time.Minute)
 	if o.Rep.Status != results.StatusFailed || o.Rep.Error != "the child was killed by signal SIGKILL" {
 		t.Errorf("status %q error %q", o.Rep.Status, o.Rep.Error)
 	}
@@ -214,9 +214,9 @@ func TestRunRepSignalDescribed(t *testing.T) {
 // (internal/external's TestEvidenceOncePerProgram checks programs.)
 func TestEvidenceOncePerRepetition(t *testing.T) {
 	c := &testutil.CountingCollector{}
-	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	ctx, set := context.Background(), &evidence.Set{Active: []evidence.Collector{c}}
 	for i := 1; i <= 2; i++ {
-		o, _ := runTestChild(t, ctx, "ok", time.Minute)
+		o, _ := runTestChild(t, ctx, set, "ok", time.Minute)
 		if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("k.test.starts") != float64(i) || !strings.Contains(strings.Join(o.Rep.Notes, "|"), "counted") {
 			t.Errorf("repetition %d: %+v", i, o.Rep)
 		}
@@ -228,7 +228,7 @@ func TestEvidenceOncePerRepetition(t *testing.T) {
 	defer func() { Executable = old }()
 	Executable = func() (string, error) { return "/nonexistent/contend", nil }
 	w, _ := workload.Lookup("harness-test")
-	o := RunRep(ctx, w, workload.Values{}, time.Minute)
+	o := RunRep(ctx, w, workload.Values{}, time.Minute, set)
 	if o.Rep.Status != results.StatusFailed || !strings.HasPrefix(o.Rep.Error, "cannot start the repetition child: ") {
 		t.Errorf("missing binary: %+v", o.Rep)
 	}
@@ -506,9 +506,10 @@ func (h *holdingCollector) Start(pid int) error {
 func TestHeldChildIsNotTimed(t *testing.T) {
 	const hold = 300 * time.Millisecond
 	c := &holdingCollector{hold: hold}
-	ctx := evidence.NewContext(context.Background(), &evidence.Set{Active: []evidence.Collector{c}})
+	spec := shSpec("exit 0", time.Minute)
+	spec.Evidence = &evidence.Set{Active: []evidence.Collector{c}}
 	begin := time.Now()
-	e := Spawn(ctx, shSpec("exit 0", time.Minute))
+	e := Spawn(context.Background(), spec)
 	wall := time.Since(begin)
 	if e.Rep.Status != "" || e.Wait != nil || len(c.Starts) != 1 {
 		t.Fatalf("status %q error %q wait %v, starts %v", e.Rep.Status, e.Rep.Error, e.Wait, c.Starts)
@@ -572,7 +573,7 @@ func TestTreeCPUHasTheReapedOrphan(t *testing.T) {
 	if !strings.HasPrefix(set.Avail["sched"], "available") {
 		t.Skipf("sched %s", set.Avail["sched"])
 	}
-	e := Spawn(evidence.NewContext(context.Background(), set), Spec{Argv: []string{prog}, Env: os.Environ(), Timeout: time.Minute, DeathSignal: syscall.SIGKILL, Who: "program"})
+	e := Spawn(context.Background(), Spec{Argv: []string{prog}, Env: os.Environ(), Timeout: time.Minute, DeathSignal: syscall.SIGKILL, Who: "program", Evidence: set})
 	if e.Rep.Status != "" || e.Wait != nil {
 		t.Fatalf("status %q error %q wait %v", e.Rep.Status, e.Rep.Error, e.Wait)
 	}

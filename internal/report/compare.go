@@ -70,6 +70,12 @@ type CompareOptions struct {
 	BootInfo map[string]BootInfo
 }
 
+// Analysis is the options of each metric's comparison (analysis.Compare):
+// the test, the level and the noise band.
+func (o CompareOptions) Analysis() analysis.CompareOptions {
+	return analysis.CompareOptions{Test: o.Test, Alpha: o.Alpha, Threshold: o.Threshold}
+}
+
 // ErrIncompatible wraps the errors of BuildComparison that come from its
 // input (different workloads, a metric without data): the command line
 // reports them as usage errors.
@@ -365,7 +371,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	}
 	outliers := make(chan []Outlier, 1) // never blocks: an early return leaves it
 	go func() { outliers <- r.outliers() }()
-	base := analysis.CompareOptions{Test: opt.Test, Alpha: opt.Alpha, Threshold: opt.Threshold}
+	base := opt.Analysis()
 	var head, rest, ev []*analysis.Comparison
 	for b := 1; b < len(r.Sides); b++ {
 		pr := PairReport{A: 0, B: b}

@@ -1,0 +1,65 @@
+package ab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+// Report says how an A/B run was made, for its report: the order (and
+// the seed of OrderRandom), the significance level, and for an adaptive
+// run its rule and last decision (nil for a fixed run).
+type Report struct {
+	Order    Order
+	Seed     uint64
+	Alpha    float64
+	Rule     *analysis.Sequential
+	Decision *analysis.Decision
+}
+
+// WriteReport prints the report of the A/B run in f: each side, the
+// order, the comparison of side B against side A (at ReportAlpha's
+// level), the adaptive decision, and the drift check of each side.
+func WriteReport(w io.Writer, f *results.File, r Report) {
+	for i := range f.Configs {
+		fmt.Fprintf(w, "side %s: %s\n", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
+	}
+	fmt.Fprintf(w, "order: %s", r.Order)
+	if r.Order == OrderRandom {
+		fmt.Fprintf(w, " (seed %d)", r.Seed)
+	}
+	fmt.Fprint(w, "\n\n")
+	alpha := ReportAlpha(r.Alpha, r.Decision)
+	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
+	if err != nil {
+		fmt.Fprintf(w, "no comparison: %v\n", err)
+	}
+	if r.Decision != nil {
+		fmt.Fprintf(w, "\nadaptive stop: %s\n", StopText(r.Decision, r.Rule))
+	}
+	for _, d := range report.Drift(f, r.Alpha) {
+		fmt.Fprintln(w, "warning: "+d)
+	}
+}
+
+// describeSide is configuration i in one line: its parameters, events,
+// prepare command and evidence.
+func describeSide(f *results.File, i int) string {
+	parts := []string{report.ParamsText(f.Configs[i])}
+	if e := f.Configs[i].Env; e != nil {
+		if t := e["trace-events"]; t != "" {
+			parts = append(parts, "events "+t)
+		}
+		if pr := e["prepare"]; pr != "" {
+			parts = append(parts, "prepare '"+pr+"'")
+		}
+		if ev := e["evidence"]; ev != "" {
+			parts = append(parts, "evidence "+ev)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

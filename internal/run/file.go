@@ -1,0 +1,110 @@
+package run
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"contend"
+	"contend/internal/external"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+// NewFile starts the result file of configs of w (their names), of a
+// command of kind; Do adds the environment and the start time.
+func NewFile(kind string, w *workload.Workload, configs []workload.Values, names []string, label string) *results.File {
+	f := &results.File{
+		Format:   results.FormatName,
+		Version:  results.FormatVersion,
+		Contend:  contend.Version,
+		Native:   contend.NativeHash(),
+		Kind:     kind,
+		Command:  os.Args,
+		Workload: w.Name,
+		Label:    label,
+		Start:    time.Now(),
+		Primary:  w.Primary,
+	}
+	ms := append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...)
+	if w.ForValues != nil && len(configs) > 0 {
+		// Checked by resolve; the first configuration decides.
+		if extra, primary, err := w.ForValues(configs[0]); err == nil {
+			ms = append(ms, extra...)
+			if primary != "" {
+				f.Primary = primary
+			}
+		}
+	}
+	for _, m := range ms {
+		f.Metrics = append(f.Metrics, m.Result())
+	}
+	for i, v := range configs {
+		f.Configs = append(f.Configs, results.Config{Name: names[i], Params: paramList(w, v)})
+	}
+	return f
+}
+
+func paramList(w *workload.Workload, v workload.Values) []results.Param {
+	var ps []results.Param
+	for _, p := range w.Params {
+		ps = append(ps, results.Param{Name: p.Name, Value: v[p.Name], Display: p.Display(v[p.Name]), Unit: p.Unit})
+	}
+	return ps
+}
+
+// ExternalFile starts a result file of external programs (workload
+// name) whose metrics are the extracted ones (specs) and, unless kind is
+// import, the process metrics.
+func ExternalFile(kind, name string, specs []external.Spec, primary, label string) *results.File {
+	f := &results.File{
+		Format:   results.FormatName,
+		Version:  results.FormatVersion,
+		Contend:  contend.Version,
+		Native:   contend.NativeHash(),
+		Kind:     kind,
+		Command:  os.Args,
+		Workload: name,
+		Label:    label,
+		Start:    time.Now(),
+		Primary:  primary,
+	}
+	for _, s := range specs {
+		f.Metrics = append(f.Metrics, s.Metric())
+	}
+	if kind != "import" {
+		for _, m := range workload.ProcessMetrics {
+			f.Metrics = append(f.Metrics, m.Result())
+		}
+	}
+	return f
+}
+
+// ProgramConfig describes an external program (its arguments, or
+// with shell its script) run as configuration name.
+func ProgramConfig(name string, args []string, shell bool) results.Config {
+	cfg := results.Config{Name: name, Params: []results.Param{{Name: "program", Value: args[0]}}}
+	if shell {
+		cfg.Params = []results.Param{{Name: "shell", Value: strings.Join(args, " ")}}
+	} else if len(args) > 1 {
+		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellQuote(args[1:])})
+	}
+	if wd, err := os.Getwd(); err == nil {
+		cfg.Env = map[string]string{"cwd": wd}
+	}
+	return cfg
+}
+
+func shellQuote(args []string) string {
+	var q []string
+	for _, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+		}) < 0 {
+			q = append(q, a)
+			continue
+		}
+		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,47 @@
+package run
+
+import (
+	"testing"
+
+	"contend/internal/external"
+	"contend/internal/workload"
+)
+
+// TestHeaders: a workload's file has its metrics, the process metrics and
+// one configuration per value set; an external program's has the
+// extracted and the process metrics (an import's only the extracted);
+// a program's configuration quotes what a shell would need quoted.
+func TestHeaders(t *testing.T) {
+	w, ok := workload.Lookup("faultme")
+	if !ok {
+		t.Skip("no faultme")
+	}
+	v, err := w.Resolve(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFile("ab", w, []workload.Values{v, v}, []string{"a", "b"}, "label")
+	if f.Kind != "ab" || len(f.Configs) != 2 || f.Configs[1].Name != "b" || len(f.Configs[0].Params) != len(w.Params) || f.Label != "label" {
+		t.Errorf("workload file: %+v", f)
+	}
+	if _, ok := f.Metric("maxrss"); !ok {
+		t.Errorf("no process metric in %v", f.Metrics)
+	}
+	s, err := external.ParseSpec(`t=t=(\d+):us`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := ExternalFile("exec", "exec:x", []external.Spec{s}, "t", ""); len(f.Metrics) != 1+len(workload.ProcessMetrics) || f.Primary != "t" {
+		t.Errorf("exec file metrics %v", f.Metrics)
+	}
+	if f := ExternalFile("import", "x", []external.Spec{s}, "t", ""); len(f.Metrics) != 1 {
+		t.Errorf("import file metrics %v", f.Metrics)
+	}
+	c := ProgramConfig("a", []string{"./p", "-x", "a b", "it's", ""}, false)
+	if c.Params[0].Value != "./p" || c.Params[1].Value != `-x 'a b' 'it'\''s' ''` {
+		t.Errorf("program config %+v", c.Params)
+	}
+	if c := ProgramConfig("", []string{"cd /tmp &&", "ls"}, true); len(c.Params) != 1 || c.Params[0].Name != "shell" || c.Params[0].Value != "cd /tmp && ls" {
+		t.Errorf("shell config %+v", c.Params)
+	}
+}

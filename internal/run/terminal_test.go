@@ -1,0 +1,41 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"contend/internal/results"
+)
+
+// TestProgressOnATerminal (from cmd/contend): ab's progress counts pairs
+// and sides, a failure is printed on a cleared line, an interrupted
+// repetition is not reported (Main says it once), and no progress line
+// is left on the screen at the end.
+func TestProgressOnATerminal(t *testing.T) {
+	var b strings.Builder
+	p := NewTerminal(&b, TerminalOptions{Total: 4, Metric: "time", Unit: "ns",
+		Count: func(done int, rep results.Rep) string {
+			return fmt.Sprintf("pair %d of 2, side %s", (done+1)/2, strings.ToUpper([]string{"a", "b"}[rep.Config]))
+		},
+		Label: func(rep results.Rep) string { return "side " + []string{"a", "b"}[rep.Config] },
+	})
+	p.on = true
+	p.Rep(results.Rep{Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1e6})})
+	p.Rep(results.Rep{Index: 1, Config: 1, Status: results.StatusFailed, Error: "boom"})
+	p.Rep(results.Rep{Index: 2, Status: results.StatusInterrupted, Error: "interrupted"})
+	p.Done()
+	out := b.String()
+	if !strings.Contains(out, "pair 1 of 2, side A: time 1.000 ms") || !strings.Contains(out, "pair 1 of 2, side B: failed") {
+		t.Errorf("ab progress does not count pairs: %q", out)
+	}
+	if !strings.Contains(out, "\r\033[Krepetition 2 (side b) failed: boom\n") {
+		t.Errorf("a failure is not printed on a cleared line: %q", out)
+	}
+	if strings.Contains(out, "repetition 3") || strings.Contains(out, "interrupted") {
+		t.Errorf("an interrupted repetition is reported by progress (Main says it once): %q", out)
+	}
+	if !strings.HasSuffix(out, "\n") {
+		t.Errorf("the progress line is left on the screen at the end: %q", out)
+	}
+}
