@@ -220,7 +220,10 @@ func fleetGroups(items []fleetItem, by string) ([]report.FleetGroup, error) {
 			for _, it := range its {
 				ns = append(ns, it.part.Name)
 			}
-			return nil, usagef("%s %s has %s (%s): give each group one ab file, or two files, or say the sides with --a and --b", by, k, plural.N(len(its), "file", "files"), strings.Join(ns, ", "))
+			// Not fatal for a directory of a fleet: the group is listed
+			// as not compared, with the reason, and the others go on.
+			g.Skip = fmt.Sprintf("%s %s has %s (%s): give each group one ab file, or two files, or say the sides with --a and --b",
+				by, k, plural.N(len(its), "file", "files"), strings.Join(ns, ", "))
 		}
 		groups = append(groups, g)
 	}

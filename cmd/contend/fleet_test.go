@@ -126,3 +126,23 @@ func TestCompareByUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareByHostGroupWithoutSides: a host whose files do not make two
+// sides (one run file: a sweep or a run on that host) is listed as not
+// compared, with the reason, and the other hosts are compared; the whole
+// report failed on it before.
+func TestCompareByHostGroupWithoutSides(t *testing.T) {
+	dir := t.TempDir()
+	writeHostFile(t, dir, "h1", "ab.json", "6.1.0", 1, 0.8)
+	writeHostFile(t, dir, "h2", "ab.json", "6.1.0", 1, 0.85)
+	writeHostFile(t, dir, "lone", "run.json", "6.1.0", 1)
+	r := runCLI(t, "compare", "--by", "host", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range []string{"Fleet: time, B against A on 2 groups", "Missing: lone", "lone: not-compared host lone has 1 file"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("report lacks %q:\n%s", w, r.stdout)
+		}
+	}
+}

@@ -79,6 +79,8 @@ killed contend_run_timeout=1 contend_command="ab faultme --mem 16MiB --a '--thre
 gone ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1 ansible_ssh_common_args='-o ConnectTimeout=3 -o StrictHostKeyChecking=no -o BatchMode=yes'
 dflt
 camp contend_command="campaign step camp"
+readme1 contend_command="README1"
+readme2 contend_command="README2"
 
 [local]
 h1
@@ -87,6 +89,8 @@ refused
 killed
 dflt
 camp
+readme1
+readme2
 
 [local:vars]
 ansible_connection=local
@@ -94,7 +98,12 @@ ansible_connection=local
 [fleet:vars]
 ansible_python_interpreter=/usr/bin/python3
 `
-	for _, h := range []string{"h1", "h2", "refused", "killed", "camp"} {
+	// readme1 and readme2 run the fleet commands of README.md and
+	// deploy/ansible/README.md, word for word.
+	readmeCmds := readmeFleetCommands(t)
+	inv = strings.Replace(inv, "README1", readmeCmds[0], 1)
+	inv = strings.Replace(inv, "README2", readmeCmds[1], 1)
+	for _, h := range []string{"h1", "h2", "refused", "killed", "camp", "readme1", "readme2"} {
 		inv = strings.Replace(inv, "\n"+h+" ", "\n"+h+" contend_dir="+filepath.Join(tmp, "host-"+h)+" ", 1)
 	}
 	inv = strings.Replace(inv, "\ndflt\n", "\ndflt contend_dir="+filepath.Join(tmp, "host-dflt")+"\n", 1)
@@ -163,7 +172,7 @@ ansible_python_interpreter=/usr/bin/python3
 	}
 	status := readStatus(t, filepath.Join(res, "fleet-status.txt"))
 	want := map[string]string{"h1": "ok ", "h2": "ok ", "refused": "refused 2", "killed": "failed run: killed after contend_run_timeout=1 s", "gone": "unreachable",
-		"dflt": "ok ", "camp": "ok "}
+		"dflt": "ok ", "camp": "ok ", "readme1": "ok ", "readme2": "ok "}
 	for h, w := range want {
 		if !strings.HasPrefix(status[h]+" ", w) && !strings.HasPrefix(status[h], w) {
 			t.Errorf("status of %s: %q, want it to start %q\n%s", h, status[h], w, out)
@@ -241,6 +250,42 @@ ansible_python_interpreter=/usr/bin/python3
 		}
 	}
 
+	// The READMEs' commands: README.md's ab with the CPUs and four times
+	// them, deploy/ansible/README.md's sweep from 1 to four times the CPUs
+	// by doubling.
+	threadsOf := func(c results.Config) string {
+		for _, p := range c.Params {
+			if p.Name == "threads" {
+				return p.Value
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		host, file string
+		threads    []int
+	}{
+		{"readme1", "ab.json", []int{cpus, 4 * cpus}},
+		{"readme2", "sweep.json", doublings(4 * cpus)},
+	} {
+		f, err := results.Read(filepath.Join(res, c.host, c.file))
+		if err != nil {
+			t.Errorf("%s (%s): %v", c.host, c.file, err)
+			continue
+		}
+		var got []string
+		for _, cfg := range f.Configs {
+			got = append(got, threadsOf(cfg))
+		}
+		var want []string
+		for _, n := range c.threads {
+			want = append(want, strconv.Itoa(n))
+		}
+		if !f.Complete || strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: complete %v, threads %v, want %v", c.host, f.Complete, got, want)
+		}
+	}
+
 	// The campaign's first step ran (boot 1, side A, this kernel): its
 	// directory was not moved aside before the step.
 	ledger, err := os.ReadFile(filepath.Join(res, "camp", "camp", "ledger.jsonl"))
@@ -267,6 +312,37 @@ ansible_python_interpreter=/usr/bin/python3
 	if ledger, _ := os.ReadFile(filepath.Join(res, "camp", "camp", "ledger.jsonl")); strings.Count(string(ledger), `"event":"done"`) != 1 {
 		t.Errorf("a second step in the same boot ran boot 2:\n%s", ledger)
 	}
+}
+
+// readmeFleetCommands returns the contend_command of README.md's fleet
+// example and of deploy/ansible/README.md's, as they are written there.
+func readmeFleetCommands(t *testing.T) []string {
+	t.Helper()
+	var cmds []string
+	for _, c := range []struct{ file, re string }{
+		{"../../README.md", `-e "contend_command=\\"(.+?)\\""`},
+		{"README.md", `-e "contend_command='(.+?)'"`},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(c.re).FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s has no fleet command matching %s", c.file, c.re)
+		}
+		cmds = append(cmds, string(m[1]))
+	}
+	return cmds
+}
+
+// doublings is 1, 2, 4, ... up to n.
+func doublings(n int) []int {
+	var out []int
+	for i := 1; i <= n; i *= 2 {
+		out = append(out, i)
+	}
+	return out
 }
 
 // TestFleetCommandsRender: every contend_command with a template in the

@@ -59,6 +59,9 @@ func FleetKey(path string, f *results.File, by string) (string, error) {
 type FleetGroup struct {
 	Key  string
 	A, B Side
+	// Skip, when set, says why the group has no sides to compare (its
+	// files do not make two sides): it is listed as not compared.
+	Skip string
 }
 
 // A FleetHost is an expected host and, when it gave no result, why: a
@@ -161,6 +164,10 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 	}
 	var head []*analysis.Comparison
 	for _, g := range groups {
+		if g.Skip != "" {
+			fr.Missing = append(fr.Missing, FleetHost{Name: g.Key, Status: "not-compared", Reason: g.Skip})
+			continue
+		}
 		g.A.Name, g.B.Name = g.Key+" A", g.Key+" B"
 		r, err := BuildComparison([]Side{g.A, g.B}, opt)
 		if errors.Is(err, ErrIncompatible) {
