@@ -64,10 +64,32 @@ func TestMain(m *testing.M) {
 			}
 			defer os.RemoveAll(dir)
 			os.Setenv(ipcown.DirEnv, dir)
+			// Before the directory goes, the sets of contends that
+			// died with their entries in it (a test that SIGKILLs
+			// contend and runs no cleanup): removed and named, or
+			// they would outlive the only journal that proves them
+			// contend's.
+			defer removeStaleSets()
 		}
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// removeStaleSets removes the semaphore sets of dead contends journaled in
+// the suite's directory, and says which it removed.
+func removeStaleSets() {
+	stale, err := ipcown.StaleEntries()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "TestMain: the journal:", err)
+		return
+	}
+	for _, s := range stale {
+		if s.Set.ID >= 0 {
+			fmt.Fprintf(os.Stderr, "TestMain: removed semaphore set %d (key 0x%08x) left by a contend the tests killed (pid %d)\n", s.Set.ID, uint32(s.Key), s.PID)
+		}
+		s.Remove()
+	}
 }
 
 // result is what one in-process contend invocation printed and returned.

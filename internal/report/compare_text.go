@@ -175,23 +175,9 @@ func (r *CompareReport) writeRunsText(w io.Writer) {
 		}
 		writeWrapped(w, h, "  ")
 	}
-	if len(r.ParamDiffs) > 0 {
-		// Next to the headline, so that "+867.5% slower" is read with
-		// "threads A 40, B 400" in view.
-		var ds []string
-		for i, d := range r.ParamDiffs {
-			if i == 3 {
-				ds = append(ds, "...")
-				break
-			}
-			var vs []string
-			for j, v := range d.Values {
-				vs = append(vs, r.Sides[j].Label+" "+v)
-			}
-			ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
-		}
-		writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
-	}
+	// Next to the headline, so that "+867.5% slower" is read with
+	// "threads A 40, B 400" in view.
+	r.writeParamNote(w)
 	r.writeBoots(w)
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {

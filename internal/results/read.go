@@ -130,23 +130,13 @@ func readPieces(fh *os.File, size int, outputs, cols bool) (*File, error) {
 	window := buf[:0]
 	base := 0 // the line window starts with
 	for off := len(head); off < size || len(window) > 0; {
-		if off < size {
-			n := min(readChunk, size-off)
-			window = slices.Grow(window, n)
-			m, err := fh.ReadAt(window[len(window):len(window)+n], int64(off))
-			if m < n {
-				if err == io.EOF {
-					err = errChanged
-				}
-				return nil, err
-			}
-			window, off = window[:len(window)+n], off+n
+		var whole int
+		var err error
+		if window, off, whole, err = readPiece(fh, window, off, size); err != nil {
+			return nil, err
 		}
-		whole := len(window)
-		if off < size {
-			if whole = bytes.LastIndexByte(window, '\n') + 1; whole == 0 {
-				continue // a line longer than the piece: read on
-			}
+		if whole == 0 {
+			continue // a line longer than the piece: read on
 		}
 		lines := countLines(window[:whole])
 		if base+lines > nlines {
@@ -220,23 +210,13 @@ func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs
 	valid := true
 	window := buf[:0]
 	for off := len(head); off < size || len(window) > 0; {
-		if off < size {
-			n := min(readChunk, size-off)
-			window = slices.Grow(window, n)
-			m, err := fh.ReadAt(window[len(window):len(window)+n], int64(off))
-			if m < n {
-				if err == io.EOF {
-					err = errChanged
-				}
-				return nil, err
-			}
-			window, off = window[:len(window)+n], off+n
+		var whole int
+		var err error
+		if window, off, whole, err = readPiece(fh, window, off, size); err != nil {
+			return nil, err
 		}
-		whole := len(window)
-		if off < size {
-			if whole = bytes.LastIndexByte(window, '\n') + 1; whole == 0 {
-				continue // a line longer than the piece: read on
-			}
+		if whole == 0 {
+			continue // a line longer than the piece: read on
 		}
 		lines := countLines(window[:whole])
 		if d.base+lines > nlines {
@@ -274,4 +254,28 @@ func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs
 		return nil, err
 	}
 	return f, nil
+}
+
+// readPiece reads the next piece of the file (from off, of size bytes)
+// after what window holds of the last one, and returns the window, the
+// offset read to, and the length of the window's whole lines: all of it
+// at the end of the file, 0 for a line longer than the piece (read on).
+func readPiece(fh io.ReaderAt, window []byte, off, size int) ([]byte, int, int, error) {
+	if off < size {
+		n := min(readChunk, size-off)
+		window = slices.Grow(window, n)
+		m, err := fh.ReadAt(window[len(window):len(window)+n], int64(off))
+		if m < n {
+			if err == io.EOF {
+				err = errChanged
+			}
+			return nil, off, 0, err
+		}
+		window, off = window[:len(window)+n], off+n
+	}
+	whole := len(window)
+	if off < size {
+		whole = bytes.LastIndexByte(window, '\n') + 1
+	}
+	return window, off, whole, nil
 }
