@@ -496,7 +496,7 @@ func (f *File) checkColumns() error {
 		}
 		for k := range c.names {
 			if c.has[k][i] {
-				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !names[c.names[k]] {
+				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !names.has(c.names[k]) {
 					bad = true
 				}
 			}
