@@ -16,9 +16,11 @@
 # block's commands (the lines after "$ ") in a scratch directory, keeps the
 # paragraphs of the output the block shows (the rest is "..."), and writes
 # the stamp line: the date, the contend revision, the CPUs, the kernel and
-# the load average when the block started (above 1 per CPU... the figures
-# are then said to be noise). Small runs: the whole script takes well under
-# two minutes here.
+# the load average before and after the block (above half a CPU, the
+# figures are said to be noise). Small runs: about 20 s of runs here (the
+# plugin's 6 x 2 s most of it), plus any wait for the machine-wide lock
+# while another benchmark holds it (left out of the blocks, said on
+# stderr).
 #
 #   scripts/readme-outputs.sh            run everything, rewrite README.md and the PNG
 #   scripts/readme-outputs.sh --check    check README.md's blocks against this
@@ -59,7 +61,7 @@ paras[plugin]='^(warning|plugin) ^metric.*median:5'
 
 # stamp_re is what a stamp line looks like (check; no {n}: mawk has none);
 # stamp writes one.
-stamp_re='^\*Taken by `scripts/readme-outputs.sh` on [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] UTC \(contend [^)]*\): .+, load average [0-9.]+ (\(quiet\)|\(other work was running: the times are noise\))\.\*$'
+stamp_re='^\*Taken by `scripts/readme-outputs.sh` on [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] UTC \(contend [^)]*\): .+, load average [0-9.]+ to [0-9.]+ (\(quiet\)|\(other work was running: the times are noise\))\.\*$'
 
 # blocks prints NAME<TAB>first line number of each block of the README.
 blocks() {
@@ -126,13 +128,14 @@ virt=""
 grep -qw hypervisor /proc/cpuinfo && virt=" VM"
 machine="$cpus-CPU$virt ($model), Linux $(uname -r)"
 
+# stamp WHEN LOAD-BEFORE: the stamp line of a block (the load average
+# before and after it; above half a CPU each, the figures are noise).
 stamp() {
-	local load
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	local says="(quiet)"
-	awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l > c / 2) }' && says="(other work was running: the times are noise)"
-	printf '*Taken by `scripts/readme-outputs.sh` on %s (contend %s): %s, load average %s %s.*\n' \
-		"$(date -u '+%Y-%m-%d %H:%M UTC')" "$rev" "$machine" "$load" "$says"
+	local after says="(quiet)"
+	after=$(cut -d' ' -f1 /proc/loadavg)
+	awk -v a="$2" -v b="$after" -v c="$cpus" 'BEGIN { exit !(a > c / 2 || b > c / 2) }' && says="(other work was running: the times are noise)"
+	printf '*Taken by `scripts/readme-outputs.sh` on %s (contend %s): %s, load average %s to %s %s.*\n' \
+		"$1" "$rev" "$machine" "$2" "$after" "$says"
 }
 
 # keep SPEC: the paragraphs (blank-line separated) of stdin whose first
@@ -170,11 +173,8 @@ start=$SECONDS
 for n in "${names[@]}"; do
 	t0=$SECONDS
 	f="$work/out/$n"
-	{
-		stamp
-		echo
-		while IFS= read -r c; do echo "    \$ $c"; done <<<"${cmds[$n]}"
-	} >"$f"
+	when=$(date -u '+%Y-%m-%d %H:%M UTC')
+	load0=$(cut -d' ' -f1 /proc/loadavg)
 	last=$(tail -n1 <<<"${cmds[$n]}")
 	while IFS= read -r c; do
 		[[ "$c" == "$last" ]] && break
@@ -187,8 +187,13 @@ for n in "${names[@]}"; do
 		echo "readme-outputs: $n: waited for the machine-wide lock ($(grep -m1 '^waiting: ' <<<"$out"))" >&2
 		out=$(grep -v '^waiting: another benchmark holds' <<<"$out")
 	fi
-	keep "${paras[$n]}" <<<"$out" >>"$f"
-	echo >>"$f"
+	{
+		stamp "$when" "$load0"
+		echo
+		while IFS= read -r c; do echo "    \$ $c"; done <<<"${cmds[$n]}"
+		keep "${paras[$n]}" <<<"$out"
+		echo
+	} >"$f"
 	echo "readme-outputs: $n: $((SECONDS - t0)) s" >&2
 done
 (cd "$work/repo" && contend plot sweep.json --out "$repo/docs/scaling-faultme.png")
