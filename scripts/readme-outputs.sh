@@ -144,7 +144,7 @@ stamp() {
 # it), each line indented by four spaces; "..." stands for what is left
 # out.
 keep() {
-	awk -v spec="$1" '
+	awk -v spec="$1" -v name="$2" '
 		BEGIN { RS = ""; FS = "\n"; n = split(spec, s, " ") }
 		{ p[NR] = $0 }
 		END {
@@ -166,6 +166,9 @@ keep() {
 				}
 			}
 			if (gap && !dots) print "    ..."
+			for (j = 1; j <= n; j++)
+				if (s[j] != "$" && !used[j]) print "readme-outputs: " name ": no paragraph of the output starts with " s[j] " (update paras[" name "])" > "/dev/stderr"
+			if (!out) exit 3
 		}'
 }
 
@@ -191,7 +194,7 @@ for n in "${names[@]}"; do
 		stamp "$when" "$load0"
 		echo
 		while IFS= read -r c; do echo "    \$ $c"; done <<<"${cmds[$n]}"
-		keep "${paras[$n]}" <<<"$out"
+		keep "${paras[$n]}" "$n" <<<"$out" || { echo "readme-outputs: $n: nothing of the output was kept" >&2; exit 1; }
 		echo
 	} >"$f"
 	echo "readme-outputs: $n: $((SECONDS - t0)) s" >&2
