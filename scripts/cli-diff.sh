@@ -45,7 +45,7 @@ one() {
 			sed -E -e "s#$d#DIR#g" \
 				-e '/runnable thread|load average|unstable:|^ *"?k\.|evidence metrics are|"(load|procs_running|env\.)/d' \
 				-e 's/[+-]?[0-9]+([.:][0-9]+)*(e[+-]?[0-9]+)?( ?(ns|µs|ms|s|KiB|MiB|GiB|B|%))?/N/g' \
-				-e 's/(^| )(ns|µs|ms|s|KiB|MiB|GiB|B)( |$)/\1U\3/g' \
+				-e 's/(^| |\()(ns|µs|ms|s|KiB|MiB|GiB|B)( |\)|$)/\1U\3/g' \
 				-e 's/[[:space:]]+/ /g' "$work/$side/case$n" >"$work/$side/case$n.m"
 			mv "$work/$side/case$n.m" "$work/$side/case$n"
 		fi
