@@ -106,7 +106,7 @@ func endRun(stderr io.Writer, o run.Outcome, quiet bool) error {
 			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), plural.N(len(wr.File.Reps), "repetition", "repetitions"), wr.Err())
 	}
 	if !quiet {
-		for _, w := range unstableWarnings(wr.File) {
+		for _, w := range run.UnstableWarnings(wr.File) {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
