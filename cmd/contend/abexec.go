@@ -63,7 +63,7 @@ func parseExecSides(c *cli.Context) ([2]execSide, error) {
 		s := execSide{args: args, argv: args}
 		if shell {
 			s.argv = external.ShellArgv(args)
-		} else if err := checkProgramAs("ab exec", args[0]); err != nil {
+		} else if err := external.CheckProgram("ab exec", args[0]); err != nil {
 			return sides, err
 		}
 		return [2]execSide{s, s}, nil
@@ -97,7 +97,7 @@ func parseExecSide(side, text string, shell bool) (execSide, error) {
 	if len(words) == 0 {
 		return execSide{}, usagef("--%s: empty; give a command such as './prog-old'", side)
 	}
-	if err := checkProgramAs("--"+side, words[0]); err != nil {
+	if err := external.CheckProgram("--"+side, words[0]); err != nil {
 		return execSide{}, err
 	}
 	return execSide{args: words, argv: words}, nil
@@ -107,7 +107,7 @@ func parseExecSide(side, text string, shell bool) (execSide, error) {
 // both sides run the same program (or exec:sh with --shell), else
 // exec:A-vs-B of the programs' base names.
 func abExecName(sides [2]execSide, shell bool) string {
-	a, b := execName(sides[0].args[0], shell), execName(sides[1].args[0], shell)
+	a, b := external.Name(sides[0].args[0], shell), external.Name(sides[1].args[0], shell)
 	if a == b {
 		return a
 	}
@@ -115,7 +115,7 @@ func abExecName(sides [2]execSide, shell bool) string {
 }
 
 func runABExec(c *cli.Context) error {
-	specs, primary, err := execMetrics(c)
+	specs, primary, err := external.ProgramMetrics(c.String("preset"), c.StringSlice("metric"))
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func runABExec(c *cli.Context) error {
 	var progs [2]external.Program
 	for i, s := range sides {
 		f.Configs = append(f.Configs, run.ProgramConfig([]string{"a", "b"}[i], s.args, shell))
-		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}
+		progs[i] = external.Program{Argv: s.argv, Metrics: specs, Timeout: external.Timeout(opt.timeout)}
 	}
 	return runABJob(c, opt, p, run.Job{File: f, Name: name + "-ab", Runner: run.Programs(progs[:]...)})
 }

@@ -3,11 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	osexec "os/exec"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,7 +12,6 @@ import (
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/value"
-	"contend/internal/workload"
 )
 
 // metricFlags are --metric and --preset: for exec, ab exec and verify
@@ -92,82 +87,15 @@ Examples:
 }
 
 // metricSpecs returns the metrics asked for with --preset and --metric,
-// the primary metric and the preset's name.
+// the primary metric and the preset (external.MetricSpecs).
 func metricSpecs(c *cli.Context) ([]external.Spec, string, *external.Preset, error) {
-	var specs []external.Spec
-	primary := ""
-	var pre *external.Preset
-	if name := c.String("preset"); name != "" {
-		p, err := external.LookupPreset(name)
-		if err != nil {
-			return nil, "", nil, usagef("--preset: %v", err)
-		}
-		pre = p
-		specs = append(specs, p.Metrics...)
-		primary = p.Primary
-	}
-	seen := map[string]bool{}
-	for _, s := range specs {
-		seen[s.Name] = true
-	}
-	for _, text := range c.StringSlice("metric") {
-		s, err := external.ParseSpec(text)
-		if err != nil {
-			return nil, "", nil, usagef("--metric: %v", err)
-		}
-		if seen[s.Name] {
-			return nil, "", nil, usagef("--metric %s: given twice (or also in --preset)", s.Name)
-		}
-		seen[s.Name] = true
-		specs = append(specs, s)
-		if primary == "" {
-			primary = s.Name
-		}
-	}
-	return specs, primary, pre, nil
-}
-
-func isProcessMetricName(name string) bool {
-	for _, m := range workload.ProcessMetrics {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
+	return external.MetricSpecs(c.String("preset"), c.StringSlice("metric"))
 }
 
 func shellFlag(usage string) cli.Flag { return &cli.BoolFlag{Name: "shell", Usage: usage} }
 
-// execName is the workload name of a result file of external program
-// runs: exec:PROGRAM's base name, or exec:sh with --shell.
-func execName(program string, shell bool) string {
-	if shell {
-		return "exec:sh"
-	}
-	return "exec:" + filepath.Base(program)
-}
-
-// execMetrics returns the metrics that exec and ab exec read from a
-// program's output (--preset, --metric) and the primary metric (real
-// without any).
-func execMetrics(c *cli.Context) ([]external.Spec, string, error) {
-	specs, primary, _, err := metricSpecs(c)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, s := range specs {
-		if isProcessMetricName(s.Name) {
-			return nil, "", usagef("--metric %s: %s is measured by contend for every repetition (wait4); give the extracted metric another name, such as %s_out", s.Name, s.Name, s.Name)
-		}
-	}
-	if primary == "" {
-		primary = "real"
-	}
-	return specs, primary, nil
-}
-
 func runExec(c *cli.Context) error {
-	specs, primary, err := execMetrics(c)
+	specs, primary, err := external.ProgramMetrics(c.String("preset"), c.StringSlice("metric"))
 	if err != nil {
 		return err
 	}
@@ -182,16 +110,16 @@ func runExec(c *cli.Context) error {
 	argv := args
 	if c.Bool("shell") {
 		argv = external.ShellArgv(args)
-	} else if err := checkProgram(args[0]); err != nil {
+	} else if err := external.CheckProgram("exec", args[0]); err != nil {
 		return err
 	}
-	name := execName(args[0], c.Bool("shell"))
+	name := external.Name(args[0], c.Bool("shell"))
 	f := run.ExternalFile("exec", name, specs, primary, opt.label)
 	f.Configs = []results.Config{run.ProgramConfig("", args, c.Bool("shell"))}
 	job := run.Job{
 		File: f, Name: name,
 		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
-		Runner: run.Programs(external.Program{Argv: argv, Metrics: specs, Timeout: externalTimeout(opt.timeout)}),
+		Runner: run.Programs(external.Program{Argv: argv, Metrics: specs, Timeout: external.Timeout(opt.timeout)}),
 		Report: summaryReport(c, opt),
 	}
 	if opt.format == "original" {
@@ -209,39 +137,4 @@ func runExec(c *cli.Context) error {
 		unit = m.Unit
 	}
 	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: primary, Unit: unit})
-}
-
-// checkProgram fails early, as a usage error, when PROGRAM cannot be run.
-func checkProgram(p string) error { return checkProgramAs("exec", p) }
-
-// checkProgramAs is checkProgram with the error's prefix (what gave p).
-func checkProgramAs(what, p string) error {
-	if !strings.Contains(p, "/") {
-		if _, err := lookPath(p); err != nil {
-			return usagef("%s: %s: not found in PATH (give a path such as ./%s)", what, p, p)
-		}
-		return nil
-	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return usagef("%s: %s: no such file", what, p)
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return usagef("%s: %s is not an executable file", what, p)
-	}
-	return nil
-}
-
-var lookPath = osexec.LookPath
-
-// ExternalTimeout is the per-repetition timeout of an external program
-// when --timeout is not given: nothing is known of what it does, so the
-// default only ends a program that hangs.
-const ExternalTimeout = time.Hour
-
-func externalTimeout(given time.Duration) time.Duration {
-	if given > 0 {
-		return given
-	}
-	return ExternalTimeout
 }

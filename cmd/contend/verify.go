@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/ab"
@@ -75,11 +73,15 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if len(args) == 0 {
 		return usagef("verify %s: which original program? usage: contend verify %s [parameters] -- PROGRAM [ARGS]", w.Name, w.Name)
 	}
-	if err := checkProgram(args[0]); err != nil {
+	if err := external.CheckProgram("exec", args[0]); err != nil {
 		return err
 	}
 	margin := c.Value("margin").(float64)
-	specs, err := verifySpecs(c, w)
+	specs, _, _, err := metricSpecs(c)
+	if err != nil {
+		return err
+	}
+	specs, err = external.VerifySpecs(w, specs)
 	if err != nil {
 		return err
 	}
@@ -119,53 +121,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		Label: func(rep results.Rep) string { return f.Configs[rep.Config].Name }})
 }
 
-// verifySpecs returns the metrics read from the original's output:
-// --preset and --metric, or the workload's preset; each in the unit of
-// the workload's metric of that name, and the primary metric among them.
-func verifySpecs(c *cli.Context, w *workload.Workload) ([]external.Spec, error) {
-	specs, _, _, err := metricSpecs(c)
-	if err != nil {
-		return nil, err
-	}
-	if len(specs) == 0 {
-		if w.Preset == "" {
-			return nil, usagef("verify %s: the workload names no preset for its original's output; give --preset or --metric", w.Name)
-		}
-		p, err := external.LookupPreset(w.Preset)
-		if err != nil {
-			return nil, err
-		}
-		specs = p.Metrics
-	}
-	metrics := map[string]results.Metric{}
-	for _, m := range append(append([]workload.Metric{}, w.Metrics...), workload.ProcessMetrics...) {
-		metrics[m.Name] = m.Result()
-	}
-	for _, s := range specs {
-		if isProcessMetricName(s.Name) {
-			return nil, usagef("--metric %s: %s is measured by contend for every repetition (wait4); name the extracted metric differently", s.Name, s.Name)
-		}
-		if m, ok := metrics[s.Name]; ok && m.Unit != s.BaseUnit() {
-			return nil, usagef("metric %s: the original's is in %s, %s's in %s", s.Name, s.BaseUnit(), w.Name, m.Unit)
-		}
-	}
-	if _, ok := findSpec(specs, w.Primary); !ok && !isProcessMetricName(w.Primary) {
-		return nil, usagef("verify %s: the original's metrics (%s) do not include %s's primary metric %s", w.Name, specNames(specs), w.Name, w.Primary)
-	}
-	return specs, nil
-}
-
 // VerifyMinRuns is the fewest repetitions of each side verify takes: the
 // verdict is the 90% Hodges-Lehmann interval of the ratio, and with n
 // runs a side the most extreme of the C(2n, n) rank orders has
 // probability 1/C(2n, n) in each tail: 1/6 at 2 runs, above the 5% a
 // 90% interval leaves a tail, so no interval exists; 1/20 at 3 runs.
 const VerifyMinRuns = 3
-
-func specNames(specs []external.Spec) string {
-	var ns []string
-	for _, s := range specs {
-		ns = append(ns, s.Name)
-	}
-	return strings.Join(ns, ", ")
-}
