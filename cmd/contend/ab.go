@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +12,6 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
-	"contend/internal/evidence"
-	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/value"
@@ -131,99 +128,29 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 	}
 }
 
-// abPlan is the parsed command line of an A/B run, apart from what the
-// sides run (workload values or programs).
-type abPlan struct {
-	prepare    [2]string
-	cleanup    string
-	trace      string
-	order      ab.Order
-	seed       uint64
-	until      float64 // relative half-width, 0: fixed n
-	minRuns    int
-	maxRuns    int
-	alpha      float64
-	prepTimout time.Duration
-	evidence   [2][]string // each side's collectors
-	sideEv     bool        // --a-evidence or --b-evidence gave them
-}
-
-// parseABPlan parses the A/B flags shared by every A/B subcommand.
-func parseABPlan(c *cli.Context) (abPlan, error) {
-	var p abPlan
-	var err error
-	if c.Bool("aa") && (c.IsSet("b") || c.IsSet("trace-events") || c.IsSet("b-prepare") || c.IsSet("b-evidence")) {
-		return p, usagef("--aa runs the same configuration on both sides: it cannot be combined with --b, --b-prepare, --b-evidence or --trace-events")
-	}
-	if p.evidence, p.sideEv, err = parseSideEvidence(c); err != nil {
-		return p, err
-	}
-	p.prepare = [2]string{c.String("a-prepare"), c.String("b-prepare")}
-	if c.Bool("aa") {
-		p.prepare[1] = p.prepare[0]
-	}
-	p.cleanup = c.String("cleanup")
-	p.trace = c.String("trace-events")
-	if c.IsSet("trace-events") && strings.TrimSpace(p.trace) == "" {
-		return p, usagef("--trace-events: empty; accepted: GROUP or GROUP:EVENT, such as lock")
-	}
-	p.order = ab.Order(c.String("order")) // one of ab.Orders (its value.Enum)
-	if c.IsSet("seed") && p.order != ab.OrderRandom {
-		return p, usagef("--seed goes with --order random (the order %s draws nothing); give --order random or drop --seed", p.order)
-	}
-	p.seed, p.alpha, p.prepTimout = uint64(c.Value("seed").(int)), c.Value("alpha").(float64), c.Value("prepare-timeout").(time.Duration)
-	if c.IsSet("until") {
-		p.until, p.minRuns, p.maxRuns = c.Value("until").(float64), c.Value("min-runs").(int), c.Value("max-runs").(int)
-		if c.IsSet("max-runs") && p.maxRuns < p.minRuns {
-			return p, usagef("--max-runs: %d is out of range; accepted: an integer from --min-runs (%d) to %d", p.maxRuns, p.minRuns, analysis.SequentialMaxRuns)
-		}
-		if c.IsSet("runs") {
-			return p, usagef("-n/--runs and --until exclude each other: --until decides the count between --min-runs and --max-runs")
-		}
-	} else if c.IsSet("max-runs") || c.IsSet("min-runs") {
-		return p, usagef("--min-runs and --max-runs need --until")
-	}
-	return p, nil
-}
-
-// checkDistinct refuses two sides that would run the same configuration
-// (sameRun: what the sides run is the same) unless --aa asks for it.
-func (p abPlan) checkDistinct(c *cli.Context, sameRun bool, how string) error {
-	sameEvidence := slices.Equal(p.evidence[0], p.evidence[1])
-	if sameRun && p.prepare[0] == p.prepare[1] && p.trace == "" && sameEvidence && !c.Bool("aa") {
-		return usagef("sides A and B are the same configuration: give %s, --a-prepare/--b-prepare, --a-evidence/--b-evidence, or --trace-events (or --aa for a null control)", how)
-	}
-	return nil
-}
-
-// parseSideEvidence reads --a-evidence and --b-evidence: each side's
-// collectors, --evidence for a side without its own (with --aa, side B
-// takes side A's). ok tells whether either flag was given.
-func parseSideEvidence(c *cli.Context) (sides [2][]string, ok bool, err error) {
-	shared, err := evidence.Parse(c.String("evidence"))
-	if err != nil {
-		return sides, false, usagef("%v", err)
-	}
-	for i, name := range []string{"a-evidence", "b-evidence"} {
-		sides[i] = shared
-		from := name
-		if i == 1 && c.Bool("aa") {
-			from = "a-evidence"
-		}
-		if !c.IsSet(from) {
-			continue
-		}
-		ok = true
-		if sides[i], err = evidence.ParseFlag("--"+from, c.String(from)); err != nil {
-			return sides, false, usagef("%v", err)
+// parseABPlan reads the A/B flags shared by every A/B subcommand into
+// an ab.Plan, which checks them.
+func parseABPlan(c *cli.Context) (ab.Plan, error) {
+	set := map[string]bool{}
+	for _, f := range c.Command.Flags {
+		if name := f.Names()[0]; c.IsSet(name) {
+			set[name] = true
 		}
 	}
-	return sides, ok, nil
+	return ab.NewPlan(ab.Options{
+		AA: c.Bool("aa"), Prepare: [2]string{c.String("a-prepare"), c.String("b-prepare")},
+		Cleanup: c.String("cleanup"), Trace: c.String("trace-events"),
+		Order: ab.Order(c.String("order")), Seed: uint64(c.Value("seed").(int)), // one of ab.Orders (its value.Enum)
+		Until: c.Value("until").(float64), MinRuns: c.Value("min-runs").(int), MaxRuns: c.Value("max-runs").(int),
+		Alpha: c.Value("alpha").(float64), PrepareTimeout: c.Value("prepare-timeout").(time.Duration),
+		Evidence: c.String("evidence"), SideEvidence: [2]string{c.String("a-evidence"), c.String("b-evidence")},
+		Set: set,
+	})
 }
 
 // parseABSides resolves the workload values of both sides of `contend ab
 // WORKLOAD`.
-func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions) ([2]workload.Values, []string, error) {
+func parseABSides(c *cli.Context, w *workload.Workload, p ab.Plan, opt repOptions) ([2]workload.Values, []string, error) {
 	var sides [2]workload.Values
 	shared, err := givenParams(c, w)
 	if err != nil {
@@ -239,7 +166,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 		if c.Bool("aa") {
 			text = c.String("a")
 		}
-		own, err := parseSideFlags(w, side, text)
+		own, err := ab.SideFlags(w, side, text)
 		if err != nil {
 			return sides, nil, err
 		}
@@ -253,47 +180,7 @@ func parseABSides(c *cli.Context, w *workload.Workload, p abPlan, opt repOptions
 		sides[i] = v
 		warns = append(warns, ws...)
 	}
-	return sides, warns, p.checkDistinct(c, maps.Equal(sides[0], sides[1]), "--a/--b flags")
-}
-
-// parseSideFlags parses the text of --a or --b as workload flags. A flag
-// given twice with two values is refused, as on the command line
-// (repeatedFlag).
-func parseSideFlags(w *workload.Workload, side, text string) (map[string]string, error) {
-	words, err := external.SplitWords(text)
-	if err != nil {
-		return nil, usagef("--%s: %v", side, err)
-	}
-	given := map[string]string{}
-	for i := 0; i < len(words); i++ {
-		word := words[i]
-		if !strings.HasPrefix(word, "-") {
-			return nil, usagef("--%s: %q is not a flag; give workload flags such as '--threads 4'", side, word)
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(word, "-"), "=")
-		p, ok := w.Param(name)
-		if !ok && name == "evidence" {
-			return nil, usagef("--%s: --evidence is not a workload parameter; give the side's collectors with --%s-evidence LIST (such as --%s-evidence none)", side, side, side)
-		}
-		if !ok {
-			return nil, usagef("--%s: %s has no parameter --%s; see 'contend help %s'", side, w.Name, name, w.Name)
-		}
-		if !hasVal {
-			if p.Kind == workload.Bool {
-				val = "true"
-			} else if i+1 < len(words) {
-				i++
-				val = words[i]
-			} else {
-				return nil, usagef("--%s: --%s needs a value", side, name)
-			}
-		}
-		if old, ok := given[name]; ok && old != val {
-			return nil, usagef("--%s: --%s given twice (%q, then %q); give it once", side, name, old, val)
-		}
-		given[name] = val
-	}
-	return given, nil
+	return sides, warns, p.CheckDistinct(maps.Equal(sides[0], sides[1]), "--a/--b flags")
 }
 
 func runAB(c *cli.Context, w *workload.Workload) error {
@@ -323,42 +210,18 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 // and prints the comparison. job says how a repetition runs (a built-in
 // workload, or programs); runABJob adds the plan, the evidence of each
 // side, the prepare commands, the tracefs switch and the report.
-func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
+func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 	f := job.File
-	if p.until > 0 && opt.mode == results.ModeAppend {
-		return usagef("--append: an adaptive A/B run (--until) cannot append, its stopping rule counts from its first pair; give another --out")
-	}
-	both := opt.evidence // the collectors of both sides: --evidence, or the union
-	if p.sideEv {
-		// One set of collectors, the union of the sides', opened
-		// once; each repetition collects its side's view of it.
-		both = evidence.Union(p.evidence[0], p.evidence[1])
-		job.Evidence, job.ConfigEvidence = both, p.evidence[:]
-	}
-	if p.trace != "" && slices.Contains(both, "lock") {
-		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
-	}
-	for i := range f.Configs {
-		if p.prepare[i] != "" {
-			run.SetEnv(&f.Configs[i], "prepare", p.prepare[i])
-		}
-		if p.sideEv {
-			run.SetEnv(&f.Configs[i], "evidence", evidence.Describe(p.evidence[i]))
-		}
-	}
-	seq, err := ab.Sequential(p.alpha, p.minRuns, p.maxRuns, p.until)
+	r, err := p.Setup(f, opt.evidence, opt.n, opt.mode)
 	if err != nil {
-		return &usageError{err.Error()}
+		return err
 	}
-	pairs := opt.n
-	if seq != nil {
-		pairs = p.maxRuns
-	}
+	job.Evidence, job.ConfigEvidence = r.Evidence, r.ConfigEvidence
 	primary, unit := f.Primary, "ns"
 	if m, ok := f.Metric(primary); ok {
 		unit = m.Unit
 	}
-	next, decision := ab.Schedule(p.order, p.seed, seq, primary, opt.warmup, pairs)
+	next, decision := ab.Schedule(p.Order, p.Seed, r.Rule, primary, opt.warmup, r.Pairs)
 	job.Plan, job.Hooks = next, abHooks(p)
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
@@ -368,11 +231,11 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else {
-			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision()})
+			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision()})
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
-	return doJob(c, opt, job, abProgress(f, opt.warmup+pairs, primary, unit))
+	return doJob(c, opt, job, abProgress(f, opt.warmup+r.Pairs, primary, unit))
 }
 
 // abProgress is what the terminal shows of an A/B run of pairs pairs:
@@ -392,14 +255,14 @@ func abProgress(f *results.File, pairs int, primary, unit string) run.TerminalOp
 // abHooks are the hooks of an A/B run: the tracefs switch, the prepare
 // commands, the cleanup command (which runs before the events are put
 // back).
-func abHooks(p abPlan) []run.Hook {
+func abHooks(p ab.Plan) []run.Hook {
 	var hooks []run.Hook
-	if p.trace != "" {
-		hooks = append(hooks, run.Trace(p.trace, func(err error) error { return &usageError{err.Error()} }))
+	if p.Trace != "" {
+		hooks = append(hooks, run.Trace(p.Trace, func(err error) error { return &usageError{err.Error()} }))
 	}
-	hooks = append(hooks, run.Prepare(p.prepare[:], p.prepTimout))
-	if p.cleanup != "" {
-		hooks = append(hooks, run.Cleanup(p.cleanup, p.prepTimout))
+	hooks = append(hooks, run.Prepare(p.Prepare[:], p.PrepareTimeout))
+	if p.Cleanup != "" {
+		hooks = append(hooks, run.Cleanup(p.Cleanup, p.PrepareTimeout))
 	}
 	return hooks
 }

@@ -131,7 +131,7 @@ func runABExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := p.checkDistinct(c, slices.Equal(sides[0].argv, sides[1].argv), "different --a and --b commands"); err != nil {
+	if err := p.CheckDistinct(slices.Equal(sides[0].argv, sides[1].argv), "different --a and --b commands"); err != nil {
 		return err
 	}
 	shell := c.Bool("shell")
