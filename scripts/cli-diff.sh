@@ -124,6 +124,7 @@ ab exec --b /bin/true
 ab exec --a /bin/true --b /bin/true
 ab exec --a /bin/true --b /bin/false -- /bin/true
 ab exec --a '' --b /bin/true
+ab exec --a /bin/true --b "''"
 ab exec --a ./nosuch --b /bin/true
 ab exec --a nosuch-program --b /bin/true
 ab exec --a /bin/true --b /etc/passwd
