@@ -200,7 +200,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	f.Warnings = warns
 	job := run.Job{
 		File: f, Name: w.Name + "-ab",
-		Threads: max(concurrency(w, sides[0]), concurrency(w, sides[1])), Oversubscribe: w.OversubscribeWarn,
+		Threads: max(w.Concurrency(sides[0]), w.Concurrency(sides[1])), Oversubscribe: w.OversubscribeWarn,
 		Runner: run.Workload(w, sides[:], opt.timeout),
 	}
 	return runABJob(c, opt, p, job)

@@ -90,7 +90,7 @@ func runWorkload(c *cli.Context, w *workload.Workload) error {
 	f := run.NewFile("run", w, []workload.Values{v}, []string{""}, opt.label)
 	f.Warnings = warns
 	job := run.Job{
-		File: f, Name: w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		File: f, Name: w.Name, Threads: w.Concurrency(v), Oversubscribe: w.OversubscribeWarn,
 		Plan:   harness.StaticPlan(harness.Repeat(opt.n, opt.warmup)),
 		Runner: run.Workload(w, []workload.Values{v}, opt.timeout),
 		Report: summaryReport(c, opt),
@@ -123,16 +123,4 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
-}
-
-// concurrency returns the thread or task count of v: the value of the
-// parameter counted in threads, tasks or processes, 0 if none.
-func concurrency(w *workload.Workload, v workload.Values) int64 {
-	for _, p := range w.Params {
-		switch p.Unit {
-		case "threads", "tasks", "processes":
-			return v.Int(p.Name)
-		}
-	}
-	return 0
 }

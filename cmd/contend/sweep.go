@@ -135,7 +135,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.warns = append(s.warns, decimalSizeNotes(w, fixed)...)
+	s.warns = append(s.warns, w.DecimalSizeNotes(fixed)...)
 	if len(names) == 0 {
 		return nil, usagef("sweep %s: what to sweep? give a LIST to a thread count (--threads 1,2,4) or --param NAME=LIST", w.Name)
 	}
@@ -276,7 +276,7 @@ func (s *sweepSpec) fixedThreads(w *workload.Workload) int64 {
 			return 0
 		}
 	}
-	return concurrency(w, s.points[0].Values)
+	return w.Concurrency(s.points[0].Values)
 }
 
 // canonText makes a canonical value parse back as itself.

@@ -109,7 +109,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	// than the pair before (AB BA AB ...).
 	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n)
 	job := run.Job{
-		File: f, Name: "verify-" + w.Name, Threads: concurrency(w, v), Oversubscribe: w.OversubscribeWarn,
+		File: f, Name: "verify-" + w.Name, Threads: w.Concurrency(v), Oversubscribe: w.OversubscribeWarn,
 		Plan:   plan,
 		Runner: run.ByConfig(run.Workload(w, []workload.Values{v}, opt.timeout), run.Programs(external.Program{}, original)),
 		Report: func(o run.Outcome) error {
