@@ -42,7 +42,8 @@ one() {
 			# Figures, their units and signs, and the lines whose
 			# presence depends on the machine's state (load
 			# warnings, kernel evidence rows, unstable runs) go.
-			sed -E -e "s#$d#DIR#g" -e "s#$bin#BIN#g" -e 's/[0-9a-f]{8,}/H/g' \
+			sed -E -e "s#$d#DIR#g" -e "s#$bin#BIN#g" \
+				-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)/TIME/g' -e 's/[0-9a-f]{8,}/H/g' \
 				-e '/runnable thread|load average|unstable:|^ *"?k\.|evidence metrics are|"(load|procs_running|env\.)/d' \
 				-e 's/[+-]?[0-9]+([.:][0-9]+)*(e[+-]?[0-9]+)?( ?(ns|µs|ms|s|KiB|MiB|GiB|B|%))?/N/g' \
 				-e 's/(^| |\()(ns|µs|ms|s|KiB|MiB|GiB|B)( |\)|$)/\1U\3/g' \
