@@ -43,11 +43,11 @@ one() {
 			# presence depends on the machine's state (load
 			# warnings, kernel evidence rows, unstable runs) go.
 			sed -E -e "s#$d#DIR#g" -e "s#$bin#BIN#g" \
-				-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)/TIME/g' -e 's/[0-9a-f]{8,}/H/g' \
+				-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)/TIME/g' \
 				-e '/runnable thread|load average|unstable:|^ *"?k\.|evidence metrics are|"(load|procs_running|env\.)/d' \
 				-e 's/[+-]?[0-9]+([.:][0-9]+)*(e[+-]?[0-9]+)?( ?(ns|µs|ms|s|KiB|MiB|GiB|B|%))?/N/g' \
 				-e 's/(^| |\()(ns|µs|ms|s|KiB|MiB|GiB|B)( |\)|$)/\1U\3/g' \
-				-e 's/(^| )-( |$)/\1N\2/g' -e 's/[[:space:]]+/ /g' "$work/$side/case$n" >"$work/$side/case$n.m"
+				-e 's/[0-9a-fN]{6,}/H/g' -e 's/(^| )-( |$)/\1N\2/g' -e 's/[[:space:]]+/ /g' "$work/$side/case$n" >"$work/$side/case$n.m"
 			mv "$work/$side/case$n.m" "$work/$side/case$n"
 		fi
 	done

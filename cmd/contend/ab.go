@@ -20,64 +20,10 @@ import (
 
 func abCommand() *cli.Command {
 	cmd := &cli.Command{
-		Name:      "ab",
-		Usage:     "run two configurations interleaved in one boot and compare them",
-		ArgsUsage: "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS] | exec [flags] --a 'COMMAND A' --b 'COMMAND B' | exec [flags] -- PROGRAM [ARGS]",
-		Description: `Runs side A and side B of one workload alternately (A B A B ... by default),
-each repetition in a fresh process, so that drift of the machine (heat, other
-load, page cache) falls on both sides alike, then compares B against A on
-every metric and checks each side for a trend over run order.
-
-The sides differ by workload flags (--a, --b), by shell commands run before
-each repetition of a side (--a-prepare, --b-prepare), by tracefs events
-that side B runs with and side A without (--trace-events), or by the kernel
-evidence collected (--a-evidence, --b-evidence in place of --evidence:
---a-evidence none measures what the collectors cost; the comparison names
-the evidence metrics only one side has). The events are put back as they
-were at the end, also after Ctrl-C, a timeout or a failure.
-
-'contend ab exec' does the same for unmodified external programs, each
-repetition run as 'contend exec' runs it (metrics from --metric or --preset;
-without them wall time and rusage). The sides are two commands, --a and --b
-(split into words as a shell would, run without one unless --shell), or one
-PROGRAM after -- that both sides run, under different prepare commands or
-trace events. The result file records each side's program and arguments;
-its workload is exec:PROGRAM, which 'contend compare' lines up with the
-built-in workloads.
-
---until X% makes the run adaptive: after each A/B pair from --min-runs to
---max-runs pairs (failed repetitions count) it looks at the primary metric
-and stops at the first look where
-  1. the group-sequential Mann-Whitney test decides a difference: its p-value
-     is at most that look's level (Lan-DeMets alpha spending, Pocock-type, of
-     --alpha over the planned looks, for the exact null distribution of the
-     rank test); the table then reports at that level, or
-  2. the 95% interval of the Hodges-Lehmann change (the one in the table)
-     has a half-width ((high - low)/2) of at most X%, wherever it lies:
-     the change is known precisely enough, decided or not, or
-  3. the last pair, --max-runs, is done.
-The probability of deciding a difference when there is none stays at or
-below --alpha over all the looks together.
-
-Examples:
-   contend ab mutex --threads 1000 --locks 300000 --trace-events lock -n 10
-   contend ab faultme --mem 1GiB --a '--threads 4' --b '--threads 40' -n 8
-   contend ab osim 64 256 1000000 0 0 --a-prepare 'sysctl -w kernel.x=0' \
-       --b-prepare 'sysctl -w kernel.x=1' --cleanup 'sysctl -w kernel.x=0'
-   contend ab mutex --variant lock --b '--variant trylock' --max-runs 30 --until 5%
-   contend ab faultme --mem 256MiB --aa -n 10      a null control: A = B
-   contend ab osim 2 4 400000 0 0 --a-evidence none --order abba -n 20
-       what the default evidence collectors cost osim
-
-   contend ab exec --preset faultme --a './faultme-old' --b './faultme-new' -n 10
-   contend ab exec --metric 'time=time = (\d+) usecs:us:lower' --a './x 1' --b './x 2'
-   contend ab exec --preset mutex --trace-events lock -n 10 -- ./mainc
-       one program, lock events off for A and on for B
-   contend ab exec --preset osim --a-prepare 'sysctl -w kernel.x=0' \
-       --b-prepare 'sysctl -w kernel.x=1' -- ./osim 64 256 1000000 0 0
-   contend ab exec --aa -n 10 -- ./mainc           a null control of a program
-   contend ab faultme --help      every flag of ab, with faultme's parameters
-   contend ab exec --help         every flag of ab exec`,
+		Name:        "ab",
+		Usage:       "run two configurations interleaved in one boot and compare them",
+		ArgsUsage:   "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS] | exec [flags] --a 'COMMAND A' --b 'COMMAND B' | exec [flags] -- PROGRAM [ARGS]",
+		Description: desc("ab"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("ab: which workload? one of: %s (or exec for external programs)", joinNames())

@@ -20,19 +20,12 @@ func abExecCommand() *cli.Command {
 		"command of side B",
 	})...)
 	return &cli.Command{
-		Name:      "exec",
-		Usage:     "A/B of external programs: two commands (--a, --b), or one program (after --) under two settings",
-		ArgsUsage: "[flags] --a 'COMMAND A' --b 'COMMAND B' | [flags] -- PROGRAM [ARGS]",
-		Description: `Runs two unmodified programs alternately, each repetition as in 'contend exec'
-(own process group, timeout, wait4 rusage, metrics from --metric or --preset,
-output kept), and compares side B against side A as 'contend ab WORKLOAD' does.
-
-The sides are the commands given with --a and --b, or one PROGRAM after --
-that both sides run; then they differ by --a-prepare/--b-prepare, by
---trace-events, or not at all with --aa. Flags stop at PROGRAM: what follows
-it is its own. See 'contend help ab' for examples.`,
-		Flags:  append(flags, repFlags(abFormatFlag())...),
-		Action: runABExec,
+		Name:        "exec",
+		Usage:       "A/B of external programs: two commands (--a, --b), or one program (after --) under two settings",
+		ArgsUsage:   "[flags] --a 'COMMAND A' --b 'COMMAND B' | [flags] -- PROGRAM [ARGS]",
+		Description: desc("ab-exec"),
+		Flags:       append(flags, repFlags(abFormatFlag())...),
+		Action:      runABExec,
 	}
 }
 

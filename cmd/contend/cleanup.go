@@ -13,49 +13,9 @@ import (
 
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "cleanup",
-		Usage: "remove SysV semaphore sets and restore tracefs settings left by contend runs that were killed",
-		Description: `contend removes every semaphore set a repetition made, however the
-repetition ends, as long as contend itself is alive: Ctrl-C, SIGTERM, a
-timeout or a crash of the child are all cleaned up. Only SIGKILL of contend
-itself can leave a set behind.
-
-Before each repetition that makes a set, contend writes a journal entry
-(/run/contend for root, else $XDG_RUNTIME_DIR/contend or /tmp/contend-UID)
-naming itself, the set's key (one that was free), its size and the time.
-cleanup looks only at the entries whose contend process is dead (a zombie
-counts as dead), and removes a set only if it still matches its entry:
-same key, size, mode 0600, created by the same user, not older than the
-entry. Any other set, whatever its key, is never touched. Runs warn when
-there is something to clean up.
-
-A set exists only in the IPC namespace it was made in, so each entry
-names its namespace (the inode of /proc/self/ns/ipc). cleanup handles
-only the entries of its own namespace and leaves those of another one
-(a run killed under unshare -i or in a container that shares the journal
-directory) alone, saying how many and how to reach them: run cleanup in
-that namespace (nsenter --ipc=/proc/PID/ns/ipc contend cleanup). When a
-namespace ends, its sets end with it; its entries are dropped by the
-first cleanup after the next boot. An entry written by a contend that did
-not record the namespace counts as of the namespace cleanup runs in (the
-set must still match it to be removed).
-
-The same holds for tracefs (--evidence lock, ab --trace-events): before
-changing a tracefs file a run journals its old value in the same
-directory; cleanup writes back the old values of the runs whose contend
-is dead. The next run that uses tracefs does this too, and says so on
-the terminal (a warning, unless -q) and in its result file.
-
---binary PATH limits cleanup to what runs of that contend executable left
-(each entry records the executable that wrote it): the Ansible role cleans
-up after its own per-host binary and leaves, and does not blame itself for,
-the leftovers of any other contend on the machine. Entries of older
-versions record no executable and are left to a cleanup without --binary.
-
-Examples:
-   contend cleanup --dry-run     list them
-   contend cleanup               remove them
-   contend cleanup --binary /opt/contend/bin/contend`,
+		Name:        "cleanup",
+		Usage:       "remove SysV semaphore sets and restore tracefs settings left by contend runs that were killed",
+		Description: desc("cleanup"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list the sets, remove nothing"},
 			&cli.StringFlag{Name: "binary", Usage: "only what runs of this contend executable left (a path)"},

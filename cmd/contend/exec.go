@@ -42,47 +42,12 @@ func presetFlag(program bool) *valueFlag {
 
 func execCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "exec",
-		Usage:     "repeat an unmodified external program, reading metrics from its output",
-		ArgsUsage: "[flags] -- PROGRAM [ARGS]",
-		Description: `Runs PROGRAM -n times, each run a repetition as in 'contend run': in its own
-process group (killed on --timeout or Ctrl-C; after every repetition
-contend kills and reaps that group and every process the program started
-that left it, with setsid or a double fork: contend is a child
-subreaper, so they stay below it; the notes name them),
-timed by contend and accounted with wait4 (real, user, sys, cpu, maxrss,
-faults, context switches). No shell is involved unless --shell is given
-(then the arguments are joined with spaces and run by /bin/sh -c).
-
-Its stdout and stderr are captured together (as 2>&1). Each --metric
-NAME=REGEX[:UNIT[:lower|higher]] is the first capture group of REGEX, which
-must match exactly once: no match or several matches make the repetition
-fail with a message saying so. UNIT (default count) is one of
-ns, us, ms, s, B, KiB, MiB, GiB, count, ops/s, ratio, %; time units also
-accept durations such as 0m46.765s. --preset reads the output format of one
-of the original programs: ` + strings.Join(external.ProgramPresetNames(), ", ") + `
-(and 'time' for import). A non-zero exit status or a signal is a failed
-repetition; the output is kept in the result file either way (the first
-and last 16 KiB).
-
-The program is started by a launcher: contend's binary in a C-only mode
-that runs before the Go runtime, so that the process metrics are the
-program's own (maxrss as /usr/bin/time reports it, not contend's memory
-folded in at exec; see 'contend help maxrss'). It leads the repetition's
-process group: when contend dies, even by SIGKILL, the launcher kills the
-group, background processes of the program included (not those that left
-the group: only a living contend finds those).
-
-The result file has the format of 'contend run' (kind exec), so show,
-compare and ab read it.
-
-Examples:
-   contend exec -n 10 --metric 'time=time = (\d+) usecs:us:lower' -- ./faultme
-   contend exec -n 10 --preset osim -- ./osim 64 256 1000000 0 0
-   contend exec -n 5 -- ./mainc             no metric: wall, user, sys, rusage
-   contend exec -n 5 --shell -- 'cd /tmp && ./mainc | tail -1'`,
-		Flags:  append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
-		Action: runExec,
+		Name:        "exec",
+		Usage:       "repeat an unmodified external program, reading metrics from its output",
+		ArgsUsage:   "[flags] -- PROGRAM [ARGS]",
+		Description: strings.ReplaceAll(desc("exec"), "{{presets}}", strings.Join(external.ProgramPresetNames(), ", ")),
+		Flags:       append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
+		Action:      runExec,
 	}
 }
 

@@ -19,36 +19,10 @@ import (
 
 func sweepCommand() *cli.Command {
 	cmd := &cli.Command{
-		Name:      "sweep",
-		Usage:     "a scalability curve: one configuration per point, repetitions in rounds, USL fit",
-		ArgsUsage: "WORKLOAD --threads LIST | --param NAME=LIST ...",
-		Description: `Runs WORKLOAD at every point of one or more swept parameters, -n repetitions
-per point, each in a fresh process. Repetitions are taken in rounds: every
-point once, then every point again, so slow drift spreads evenly over the
-curve; within a round the points run in a random order (--order shuffled,
-the default; the seed is recorded) or in the order given (--order fixed).
---warmup N runs N uncounted rounds first.
-
-LIST is 1,2,4,8 or a range with a step, 10..100+10, or a geometric range,
-1..64x2 (1,2,4,...,64); items mix: 1,2..8+2. Each value is checked like a
-single value of the parameter. --threads LIST (any thread or task count
-parameter) is short for --param threads=LIST; the other parameters are fixed
-by their flags. Several swept parameters give every combination.
-
-Prints per point the median and 95% CI of the primary metric, the throughput
-(work per second, as the workload defines it) with the speedup against the
-smallest point, and the medians of the other metrics; when the one swept
-parameter counts threads or tasks, the Universal Scalability Law and Amdahl's
-law fitted to the per-repetition throughputs. --format csv prints the
-per-point table with every metric's interval. The result file (kind "sweep")
-has one configuration per point: 'contend show', 'contend compare' (curve
-against curve) and 'contend plot' read it.
-
-Examples:
-   contend sweep faultme --mem 1GiB --threads 1..64x2 -n 3
-   contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 5 --out rt.json
-   contend sweep faultme --threads 4 --param mem=64MiB..256MiBx2 --format csv
-   contend sweep faultme --help   every flag of sweep, with faultme's parameters`,
+		Name:        "sweep",
+		Usage:       "a scalability curve: one configuration per point, repetitions in rounds, USL fit",
+		ArgsUsage:   "WORKLOAD --threads LIST | --param NAME=LIST ...",
+		Description: desc("sweep"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("sweep: which workload? one of: %s (see 'contend list')", joinNames())

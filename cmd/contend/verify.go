@@ -14,33 +14,10 @@ import (
 
 func verifyCommand() *cli.Command {
 	cmd := &cli.Command{
-		Name:      "verify",
-		Usage:     "check a reproduction against its original program, alternating the two",
-		ArgsUsage: "WORKLOAD [parameters] -- PROGRAM [ARGS]",
-		Description: `Runs the built-in WORKLOAD and the original PROGRAM alternately, -n
-repetitions each (round i runs contend then the original when i is even,
-the original then contend when i is odd), reads the original's output with
-the workload's preset, and records both in one result file with two
-configurations, "contend" and "original".
-
-Then, for the primary metric (and the process metrics and evidence both
-have): the medians, their ratio contend/original with a 95% confidence
-interval (Hodges-Lehmann on log values), and the Mann-Whitney p-value;
-evidence metrics that are 0 in every repetition are counted, not listed.
-The verdict is an equivalence test against --margin (default 5%): two
-one-sided tests (TOST) at alpha = 0.05, done in its interval form: the two
-are declared equivalent when the 90% interval of the ratio lies inside
-[1 - margin, 1 + margin]. A small p-value alone does not make them
-different: a 1% difference can be significant and still inside the margin.
-
--n is at least 3 (fewer only with --append): with 2 runs a side no 90%
-interval of the ratio exists.
-
-Give the original the same sizes as the parameters: contend does not pass
-them to PROGRAM.
-
-Example:
-   contend verify faultme --threads 40 --mem 1GiB -n 10 -- ./faultme40`,
+		Name:        "verify",
+		Usage:       "check a reproduction against its original program, alternating the two",
+		ArgsUsage:   "WORKLOAD [parameters] -- PROGRAM [ARGS]",
+		Description: desc("verify"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("verify: which workload? one of: %s", joinNames())
