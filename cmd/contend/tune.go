@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,21 +29,10 @@ func tuneCommand() *cli.Command {
 
 func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
 	var o tune.Options
-	if s := c.String("cpus"); c.IsSet("cpus") {
-		cpus, err := tune.ParseList(s)
-		if err != nil || len(cpus) == 0 {
-			return o, usagef("--cpus: %q is not accepted; accepted: a list of online CPUs such as 1-3,5", s)
-		}
-		online := tune.OnlineCPUs(root)
-		if online == nil {
-			for i := 0; i < runtime.NumCPU(); i++ {
-				online = append(online, i)
-			}
-		}
-		for _, x := range cpus {
-			if !slices.Contains(online, x) {
-				return o, usagef("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, tune.FormatList(online))
-			}
+	if c.IsSet("cpus") {
+		cpus, err := tune.BenchCPUs(root, c.String("cpus"))
+		if err != nil {
+			return o, usagef("%v", err)
 		}
 		o.CPUs = cpus
 	}
@@ -66,16 +53,7 @@ func tuneAction(c *cli.Context) error {
 	state := tune.StatePath(root)
 	w := c.App.Writer
 	if c.Bool("reset") {
-		for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
-			if c.IsSet(f) {
-				return usagef("--reset puts back the saved values: --%s does not apply", f)
-			}
-		}
-		rs, err := tune.Reset(root, state)
-		for _, r := range rs {
-			fmt.Fprintln(w, r)
-		}
-		return err
+		return tuneReset(c, root, state)
 	}
 	opt, err := tuneOptions(c, root)
 	if err != nil {
@@ -102,4 +80,18 @@ func tuneAction(c *cli.Context) error {
 		fmt.Fprintln(w, "nothing changed")
 	}
 	return nil
+}
+
+// tuneReset is tune --reset: the saved values put back.
+func tuneReset(c *cli.Context, root, state string) error {
+	for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
+		if c.IsSet(f) {
+			return usagef("--reset puts back the saved values: --%s does not apply", f)
+		}
+	}
+	rs, err := tune.Reset(root, state)
+	for _, r := range rs {
+		fmt.Fprintln(c.App.Writer, r)
+	}
+	return err
 }
