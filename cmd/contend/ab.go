@@ -163,10 +163,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 		return err
 	}
 	job.Evidence, job.ConfigEvidence = r.Evidence, r.ConfigEvidence
-	primary, unit := f.Primary, "ns"
-	if m, ok := f.Metric(primary); ok {
-		unit = m.Unit
-	}
+	primary, unit := f.Primary, fileUnit(f, f.Primary)
 	next, decision := ab.Schedule(p.Order, p.Seed, r.Rule, primary, opt.warmup, r.Pairs)
 	job.Plan, job.Hooks = next, abHooks(p)
 	job.Report = func(o run.Outcome) error {

@@ -88,18 +88,26 @@ func runExec(c *cli.Context) error {
 		Report: summaryReport(c, opt),
 	}
 	if opt.format == "original" {
-		job.After = func(rep results.Rep) {
-			if !rep.Warmup {
-				io.WriteString(c.App.Writer, rep.Output)
-				if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
-					fmt.Fprintln(c.App.Writer)
-				}
-			}
+		job.After = func(rep results.Rep) { printOutput(c.App.Writer, rep) }
+	}
+	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: primary, Unit: fileUnit(f, primary)})
+}
+
+// printOutput prints what the program of a measured repetition printed
+// (exec --format original), ended by a newline.
+func printOutput(w io.Writer, rep results.Rep) {
+	if !rep.Warmup {
+		io.WriteString(w, rep.Output)
+		if rep.Output != "" && !strings.HasSuffix(rep.Output, "\n") {
+			fmt.Fprintln(w)
 		}
 	}
-	unit := "ns"
-	if m, ok := f.Metric(primary); ok {
-		unit = m.Unit
+}
+
+// fileUnit is the unit of f's metric (ns when f does not list it).
+func fileUnit(f *results.File, metric string) string {
+	if m, ok := f.Metric(metric); ok {
+		return m.Unit
 	}
-	return doJob(c, opt, job, run.TerminalOptions{Total: opt.n + opt.warmup, Metric: primary, Unit: unit})
+	return "ns"
 }

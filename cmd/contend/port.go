@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,15 +86,20 @@ func writeTemplate(c *cli.Context, hdr []byte) error {
 		return fmt.Errorf("port: writing %s: %v", path, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", path)
-	h := filepath.Join(filepath.Dir(path), "contend_plugin.h")
-	if old, err := os.ReadFile(h); err == nil {
-		if !bytes.Equal(old, hdr) {
-			fmt.Fprintf(c.App.ErrWriter, "warning: %s differs from this contend's header; see contend port --header\n", h)
-		}
-	} else if err := os.WriteFile(h, hdr, 0o644); err == nil {
-		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", h)
-	}
+	writeHeader(c.App.ErrWriter, filepath.Join(filepath.Dir(path), "contend_plugin.h"), hdr)
 	fmt.Fprintf(c.App.ErrWriter, "build: cc -O2 -fPIC -shared -o %s.so %s\nrun:   contend run plugin --so ./%s.so --threads 2 --duration 5s -n 5\n",
 		strings.TrimSuffix(path, ".c"), path, strings.TrimSuffix(filepath.Base(path), ".c"))
 	return nil
+}
+
+// writeHeader writes the plugin header hdr as h unless h exists, which it
+// warns of when it differs.
+func writeHeader(stderr io.Writer, h string, hdr []byte) {
+	if old, err := os.ReadFile(h); err == nil {
+		if !bytes.Equal(old, hdr) {
+			fmt.Fprintf(stderr, "warning: %s differs from this contend's header; see contend port --header\n", h)
+		}
+	} else if err := os.WriteFile(h, hdr, 0o644); err == nil {
+		fmt.Fprintf(stderr, "wrote %s\n", h)
+	}
 }

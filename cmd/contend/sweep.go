@@ -98,19 +98,9 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	var configs []workload.Values
-	var names []string
-	for _, p := range s.Points {
-		configs = append(configs, p.Values)
-		names = append(names, p.Name)
-	}
+	configs, names := s.Configs()
 	f := run.NewFile("sweep", w, configs, names, opt.label)
-	f.Warnings = s.Warns
-	info := &results.Sweep{Order: s.Order, Seed: s.Seed, Rounds: opt.n, WarmupRounds: opt.warmup, Throughput: s.Through.Name}
-	for _, a := range s.Axes {
-		info.Params = append(info.Params, a.Param.Name)
-	}
-	f.Sweep = info
+	f.Warnings, f.Sweep = s.Warns, s.Info(opt.n, opt.warmup)
 	if s.Derive != nil {
 		f.Metrics = append(f.Metrics, s.Through)
 	}
@@ -125,14 +115,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 		Report: func(o run.Outcome) error { return sweepReport(c, opt, o) },
 	}
 	if s.Derive != nil {
-		job.Derive = func(rep *results.Rep) {
-			if rep.Status != results.StatusOK {
-				return
-			}
-			if x, ok := s.Derive(configs[rep.Config], rep.Metrics.Map()); ok {
-				rep.Metrics.Set(s.Through.Name, x)
-			}
-		}
+		job.Derive = func(rep *results.Rep) { s.AddThroughput(configs, rep) }
 	}
 	return doJob(c, opt, job, run.TerminalOptions{
 		Total: len(slots), Metric: w.Primary, Unit: unitOf(w, w.Primary),

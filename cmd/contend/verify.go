@@ -45,7 +45,6 @@ func verifyWorkloadCommand(w *workload.Workload) *cli.Command {
 }
 
 func runVerify(c *cli.Context, w *workload.Workload) error {
-	given := flagTexts(c, w)
 	args := c.Args().Slice()
 	if len(args) == 0 {
 		return usagef("verify %s: which original program? usage: contend verify %s [parameters] -- PROGRAM [ARGS]", w.Name, w.Name)
@@ -55,10 +54,9 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	}
 	margin := c.Value("margin").(float64)
 	specs, _, _, err := metricSpecs(c)
-	if err != nil {
-		return err
+	if err == nil {
+		specs, err = external.VerifySpecs(w, specs)
 	}
-	specs, err = external.VerifySpecs(w, specs)
 	if err != nil {
 		return err
 	}
@@ -66,25 +64,13 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	if opt.n < VerifyMinRuns && opt.mode != results.ModeAppend {
-		return usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to %d (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns, MaxRuns)
-	}
-	v, warns, err := resolve(w, given, opt.force)
+	v, warns, err := verifyValues(w, flagTexts(c, w), opt)
 	if err != nil {
 		return err
 	}
-	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, opt.label)
-	f.Warnings = warns
-	for _, s := range specs {
-		if _, ok := f.Metric(s.Name); !ok {
-			f.Metrics = append(f.Metrics, s.Metric())
-		}
-	}
-	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
+	f := verifyFile(w, v, warns, specs, args, opt.label)
 	original := external.Program{Argv: args, Metrics: specs, Timeout: run.Timeout(w, v, opt.timeout)}
-	// contend and the original alternate, each pair in the other order
-	// than the pair before (AB BA AB ...).
-	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n)
+	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n) // AB BA AB ...
 	job := run.Job{
 		File: f, Name: "verify-" + w.Name, Threads: w.Concurrency(v), Oversubscribe: w.OversubscribeWarn,
 		Plan:   plan,
@@ -104,3 +90,27 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 // probability 1/C(2n, n) in each tail: 1/6 at 2 runs, above the 5% a
 // 90% interval leaves a tail, so no interval exists; 1/20 at 3 runs.
 const VerifyMinRuns = 3
+
+// verifyFile is the result file of verify: the workload's configuration
+// "contend" (values v) and the program's, "original" (args), with the
+// metrics read from its output.
+func verifyFile(w *workload.Workload, v workload.Values, warns []string, specs []external.Spec, args []string, label string) *results.File {
+	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, label)
+	f.Warnings = warns
+	for _, s := range specs {
+		if _, ok := f.Metric(s.Name); !ok {
+			f.Metrics = append(f.Metrics, s.Metric())
+		}
+	}
+	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
+	return f
+}
+
+// verifyValues refuses too few runs (VerifyMinRuns, unless --append) and
+// resolves the workload's values.
+func verifyValues(w *workload.Workload, given map[string]string, opt repOptions) (workload.Values, []string, error) {
+	if opt.n < VerifyMinRuns && opt.mode != results.ModeAppend {
+		return nil, nil, usagef("--runs: %d is too few for verify: the 90%% interval of the ratio that decides needs at least %d repetitions of each side; accepted: an integer from %d to %d (fewer only with --append)", opt.n, VerifyMinRuns, VerifyMinRuns, MaxRuns)
+	}
+	return resolve(w, given, opt.force)
+}

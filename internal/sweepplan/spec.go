@@ -209,3 +209,37 @@ func canonText(p workload.Param) string {
 	}
 	return ""
 }
+
+// Configs returns the points' values and names, in order: the
+// configurations of the sweep's result file.
+func (s *Spec) Configs() ([]workload.Values, []string) {
+	var configs []workload.Values
+	var names []string
+	for _, p := range s.Points {
+		configs = append(configs, p.Values)
+		names = append(names, p.Name)
+	}
+	return configs, names
+}
+
+// Info is the sweep's record in its result file, for rounds measured
+// rounds after warmup uncounted ones.
+func (s *Spec) Info(rounds, warmup int) *results.Sweep {
+	info := &results.Sweep{Order: s.Order, Seed: s.Seed, Rounds: rounds, WarmupRounds: warmup, Throughput: s.Through.Name}
+	for _, a := range s.Axes {
+		info.Params = append(info.Params, a.Param.Name)
+	}
+	return info
+}
+
+// AddThroughput adds the throughput metric to a successful repetition
+// of configuration rep.Config (configs: the sweep's, Configs), when the
+// workload defines one.
+func (s *Spec) AddThroughput(configs []workload.Values, rep *results.Rep) {
+	if s.Derive == nil || rep.Status != results.StatusOK {
+		return
+	}
+	if x, ok := s.Derive(configs[rep.Config], rep.Metrics.Map()); ok {
+		rep.Metrics.Set(s.Through.Name, x)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"contend/internal/limits"
+	"contend/internal/results"
 	"contend/internal/sweep"
 	"contend/internal/workload"
 )
@@ -108,5 +109,36 @@ func TestNewOversubscribes(t *testing.T) {
 	want := []string{"threads=2 oversubscribes the 1 online CPUs: the extra threads are time-sliced, not concurrent"}
 	if !slices.Equal(s.Warns, want) {
 		t.Errorf("warnings %q, want %q", s.Warns, want)
+	}
+}
+
+// TestSpecFile: the configurations, the sweep record and the
+// throughput added to a successful repetition only.
+func TestSpecFile(t *testing.T) {
+	w := faultme(t)
+	s, err := New(w, Options{Texts: map[string]string{"threads": "1,2", "mem": "1MiB"}, Order: sweep.OrderFixed, Machine: quietMachine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, names := s.Configs()
+	if len(configs) != 2 || !slices.Equal(names, []string{"threads=1", "threads=2"}) || configs[1].Int("threads") != 2 {
+		t.Errorf("configs %v names %q", configs, names)
+	}
+	info := s.Info(5, 1)
+	if info.Order != sweep.OrderFixed || info.Seed != 0 || info.Rounds != 5 || info.WarmupRounds != 1 ||
+		!slices.Equal(info.Params, []string{"threads"}) || info.Throughput != s.Through.Name {
+		t.Errorf("info %+v", info)
+	}
+	for _, status := range []string{results.StatusOK, results.StatusFailed} {
+		m := map[string]float64{}
+		for _, x := range w.Metrics {
+			m[x.Name] = 1e6
+		}
+		rep := &results.Rep{Config: 1, Status: status, Metrics: results.ValuesOf(m)}
+		s.AddThroughput(configs, rep)
+		_, has := rep.Metrics.Map()[s.Through.Name]
+		if has != (status == results.StatusOK) {
+			t.Errorf("%s: throughput %v in %v", status, has, rep.Metrics.Map())
+		}
 	}
 }
