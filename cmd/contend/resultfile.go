@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 	"strings"
 
@@ -23,15 +22,6 @@ func openOut(out, name string, f *results.File, mode results.Mode, reps iter.Seq
 		return nil, usagef("--out: %v", errors.Unwrap(err))
 	}
 	return wr, nil
-}
-
-// repList names repetitions by their 1-based numbers: "repetition 27",
-// "repetitions 27-30".
-func repList(idx []int) string {
-	if len(idx) == 1 {
-		return fmt.Sprintf("repetition %d", idx[0]+1)
-	}
-	return fmt.Sprintf("repetitions %d-%d", idx[0]+1, idx[len(idx)-1]+1)
 }
 
 // aKind is a result file's kind with its article: "a run", "an import",
