@@ -202,7 +202,8 @@ outputs() {
 	done
 	one mask sweep faultme --threads 1 --param mem=1MiB..4MiBx2 -n 2 --order fixed --out s.json
 	one mask verify faultme --threads 2 --mem 4MiB -n 3 --metric 'time=(\d+):us' --out v.json -- /bin/echo 'time 3'
-	one mask exec -n 2 --shell --out e.json -- 'echo a; echo b'
+	one mask exec -n 2 --shell --evidence none --out e.json -- 'echo a; echo b'
+	one mask exec -n 1 --evidence none --out f.json -- /bin/false
 }
 
 helps
