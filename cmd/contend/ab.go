@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -94,41 +93,6 @@ func parseABPlan(c *cli.Context) (ab.Plan, error) {
 	})
 }
 
-// parseABSides resolves the workload values of both sides of `contend ab
-// WORKLOAD`.
-func parseABSides(c *cli.Context, w *workload.Workload, p ab.Plan, opt repOptions) ([2]workload.Values, []string, error) {
-	var sides [2]workload.Values
-	shared, err := givenParams(c, w)
-	if err != nil {
-		return sides, nil, err
-	}
-	var warns []string
-	for i, side := range []string{"a", "b"} {
-		given := map[string]string{}
-		for k, v := range shared {
-			given[k] = v
-		}
-		text := c.String(side)
-		if c.Bool("aa") {
-			text = c.String("a")
-		}
-		own, err := ab.SideFlags(w, side, text)
-		if err != nil {
-			return sides, nil, err
-		}
-		for k, v := range own {
-			given[k] = v
-		}
-		v, ws, err := resolve(w, given, opt.force)
-		if err != nil {
-			return sides, nil, usagef("side %s: %v", strings.ToUpper(side), err)
-		}
-		sides[i] = v
-		warns = append(warns, ws...)
-	}
-	return sides, warns, p.CheckDistinct(maps.Equal(sides[0], sides[1]), "--a/--b flags")
-}
-
 func runAB(c *cli.Context, w *workload.Workload) error {
 	opt, err := parseRepOptions(c)
 	if err != nil {
@@ -138,7 +102,13 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	sides, warns, err := parseABSides(c, w, p, opt)
+	shared, err := givenParams(c, w)
+	if err != nil {
+		return err
+	}
+	m := machine()
+	m.Force = opt.force
+	sides, warns, err := p.Sides(w, shared, [2]string{c.String("a"), c.String("b")}, m)
 	if err != nil {
 		return err
 	}

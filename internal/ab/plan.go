@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"contend/analysis"
 	"contend/internal/evidence"
 	"contend/internal/external"
+	"contend/internal/limits"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -234,4 +236,36 @@ func sideParam(w *workload.Workload, side, word, name string) (workload.Param, e
 		return p, workload.Usagef("--%s: %s has no parameter --%s; see 'contend help %s'", side, w.Name, name, w.Name)
 	}
 	return p, nil
+}
+
+// Sides resolves the workload values of both sides of `contend ab
+// WORKLOAD` against the machine m: the flags both sides share (shared)
+// with each side's --a/--b text (texts; --aa gives B side A's) on top;
+// sides that would run the same configuration are refused
+// (CheckDistinct).
+func (p Plan) Sides(w *workload.Workload, shared map[string]string, texts [2]string, m limits.Machine) ([2]workload.Values, []string, error) {
+	var sides [2]workload.Values
+	var warns []string
+	for i, side := range []string{"a", "b"} {
+		given := maps.Clone(shared)
+		if given == nil {
+			given = map[string]string{}
+		}
+		text := texts[i]
+		if p.AA {
+			text = texts[0]
+		}
+		own, err := SideFlags(w, side, text)
+		if err != nil {
+			return sides, nil, err
+		}
+		maps.Copy(given, own)
+		v, ws, err := w.ResolveOn(given, m)
+		if err != nil {
+			return sides, nil, workload.Usagef("side %s: %v", strings.ToUpper(side), err)
+		}
+		sides[i] = v
+		warns = append(warns, ws...)
+	}
+	return sides, warns, p.CheckDistinct(maps.Equal(sides[0], sides[1]), "--a/--b flags")
 }

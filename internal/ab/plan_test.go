@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"contend/internal/evidence"
+	"contend/internal/limits"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -183,5 +184,36 @@ func TestSideFlags(t *testing.T) {
 		if msg := usageMsg(t, err); !strings.HasPrefix(msg, c.want) {
 			t.Errorf("%q: %q, want %q", c.text, msg, c.want)
 		}
+	}
+}
+
+// TestSides: the shared flags with each side's own on top; --aa runs
+// --a on both sides; a bad value names its side; the same values on
+// both sides are refused.
+func TestSides(t *testing.T) {
+	w, _ := workload.Lookup("faultme")
+	m := limits.Machine{CPUs: 64, ThreadsMax: 1 << 20, PidMax: 1 << 22, StackMin: 16384, ThreadStack: 8 << 20}
+	p, _ := NewPlan(options("b"))
+	sides, warns, err := p.Sides(w, map[string]string{"mem": "1MB", "threads": "2"}, [2]string{"", "--threads 4"}, m)
+	if err != nil || sides[0].Int("threads") != 2 || sides[1].Int("threads") != 4 || sides[0]["mem"] != sides[1]["mem"] {
+		t.Fatalf("%v %v", err, sides)
+	}
+	if len(warns) != 2 || !strings.HasPrefix(warns[0], "--mem 1MB is decimal") {
+		t.Errorf("warnings %q, want the decimal note of each side", warns)
+	}
+	_, _, err = p.Sides(w, map[string]string{"mem": "1MiB"}, [2]string{"", "--threads 0"}, m)
+	if msg := usageMsg(t, err); !strings.HasPrefix(msg, "side B: --threads: 0 is out of range") {
+		t.Errorf("%q", msg)
+	}
+	_, _, err = p.Sides(w, map[string]string{"mem": "1MiB"}, [2]string{"--threads 2", "--threads 2"}, m)
+	if msg := usageMsg(t, err); !strings.HasPrefix(msg, "sides A and B are the same configuration: give --a/--b flags") {
+		t.Errorf("%q", msg)
+	}
+	o := options("aa")
+	o.AA = true
+	p, _ = NewPlan(o)
+	sides, _, err = p.Sides(w, map[string]string{"mem": "1MiB"}, [2]string{"--threads 3", ""}, m)
+	if err != nil || sides[1].Int("threads") != 3 || !maps.Equal(sides[0], sides[1]) {
+		t.Errorf("--aa: %v %v", err, sides)
 	}
 }
