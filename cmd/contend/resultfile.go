@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"iter"
-	"strings"
 
 	"contend/internal/results"
 	"contend/internal/run"
@@ -24,11 +23,5 @@ func openOut(out, name string, f *results.File, mode results.Mode, reps iter.Seq
 	return wr, nil
 }
 
-// aKind is a result file's kind with its article: "a run", "an import",
-// "an exec".
-func aKind(kind string) string {
-	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
-		return "an " + kind
-	}
-	return "a " + kind
-}
+// aKind is a result file's kind with its article (results.AKind).
+func aKind(kind string) string { return results.AKind(kind) }

@@ -152,43 +152,12 @@ func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
 	return endRun(c.App.ErrWriter, o, opt.quiet)
 }
 
-// compareSweeps compares sweep files curve against curve: each file after
-// the first against the first. compare calls it for sweep files given
-// without a configuration selector.
+// compareSweeps compares sweep files curve against curve
+// (sweep.CompareFiles). compare calls it for sweep files given without a
+// configuration selector.
 func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
-	if format != "text" {
-		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
-	}
-	for i, f := range files {
-		if f.Kind != "sweep" {
-			other := names[0]
-			if i == 0 {
-				other = names[1]
-			}
-			return usagef("%s is not a sweep (it is %s file) but %s is: a sweep is compared only with another sweep, or compare one point as %s:NAME",
-				names[i], aKind(f.Kind), other, other)
-		}
-	}
-	if len(files) < 2 {
-		return usagef("compare needs at least two sweep files")
-	}
-	metric := ""
-	if len(opt.Metrics) > 1 {
-		return usagef("--metric: give one metric for a curve comparison")
-	} else if len(opt.Metrics) == 1 {
-		metric = opt.Metrics[0]
-	}
-	for i := 1; i < len(files); i++ {
-		if i > 1 {
-			fmt.Fprintln(c.App.Writer)
-		}
-		err := sweep.CompareCurves(c.App.Writer, files[0], files[i], sweep.CurveOptions{
-			Metric:  metric,
-			Compare: opt.Analysis(),
-		})
-		if err != nil {
-			return &usageError{err.Error()}
-		}
+	if err := sweep.CompareFiles(c.App.Writer, files, names, format, opt.Metrics, opt.Analysis()); err != nil {
+		return &usageError{err.Error()}
 	}
 	return nil
 }
