@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -148,21 +146,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
-	return doJob(c, opt, job, abProgress(f, opt.warmup+r.Pairs, primary, unit))
-}
-
-// abProgress is what the terminal shows of an A/B run of pairs pairs:
-// "pair 3 of 60, side B", the failed repetition's side.
-func abProgress(f *results.File, pairs int, primary, unit string) run.TerminalOptions {
-	side := func(rep results.Rep) string { return f.ConfigName(rep.Config) }
-	return run.TerminalOptions{
-		Total: 2 * pairs, Metric: primary, Unit: unit,
-		Count: func(done int, rep results.Rep) string {
-			return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, pairs, strings.ToUpper(side(rep)))
-		},
-		Label: func(rep results.Rep) string { return "side " + side(rep) },
-		Side:  func(rep results.Rep) string { return "side " + strings.ToUpper(side(rep)) },
-	}
+	return doJob(c, opt, job, run.PairProgress(f, opt.warmup+r.Pairs, primary, unit))
 }
 
 // abHooks are the hooks of an A/B run: the tracefs switch, the prepare
