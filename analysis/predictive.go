@@ -71,12 +71,19 @@ func (m Moments) SD() float64 {
 	return math.Sqrt(m.M2 / float64(m.N-1))
 }
 
-// logMarginal is the log marginal likelihood of a normal sample with
-// moments m under the Jeffreys prior p(mu, sigma^2) ∝ 1/sigma^2 (an
-// improper prior: only ratios of it are densities):
+// NormalMarginal is the log marginal likelihood of a normal sample with
+// moments m, its mean and variance unknown, under the Jeffreys prior
+// p(mu, sigma^2) ∝ 1/sigma^2 (an improper prior: only ratios of it are
+// densities, as between hypotheses that split the same values into
+// samples with their own mean and variance):
 //
 //	-(n-1)/2 log(2π) - ½ log n + lgamma((n-1)/2) - (n-1)/2 log(M2/2).
-func logMarginal(m Moments) float64 {
+//
+// It is NaN below two values or without spread.
+func NormalMarginal(m Moments) float64 {
+	if m.N < 2 || !(m.M2 > 0) {
+		return math.NaN()
+	}
 	n := float64(m.N)
 	lg, _ := math.Lgamma((n - 1) / 2)
 	return -(n-1)/2*math.Log(2*math.Pi) - 0.5*math.Log(n) + lg - (n-1)/2*math.Log(m.M2/2)
@@ -99,5 +106,26 @@ func NormalPredictive(x, ref Moments) float64 {
 	if ref.N < 2 || !(ref.M2 > 0) || x.N < 1 {
 		return math.NaN()
 	}
-	return logMarginal(ref.Merge(x)) - logMarginal(ref)
+	return NormalMarginal(ref.Merge(x)) - NormalMarginal(ref)
+}
+
+// NormalMarginalPooled is the log marginal likelihood of two normal
+// samples with moments a and b, each with its own unknown mean, sharing
+// one unknown variance, under the Jeffreys prior p(mu_a, mu_b, sigma^2)
+// ∝ 1/sigma^2: with n = a.N + b.N and S = a.M2 + b.M2,
+//
+//	-(n-2)/2 log(2π) - ½ log(a.N·b.N) + lgamma((n-2)/2) - (n-2)/2 log(S/2).
+//
+// Ratios of it between two splits of the same values into a and b are
+// the Bayes factors of the splits (contend bisect's posterior over the
+// culprit). It is NaN when a side is empty, below three values in all,
+// or without spread.
+func NormalMarginalPooled(a, b Moments) float64 {
+	n := float64(a.N + b.N)
+	s := a.M2 + b.M2
+	if a.N < 1 || b.N < 1 || n < 3 || !(s > 0) {
+		return math.NaN()
+	}
+	lg, _ := math.Lgamma((n - 2) / 2)
+	return -(n-2)/2*math.Log(2*math.Pi) - 0.5*math.Log(float64(a.N)*float64(b.N)) + lg - (n-2)/2*math.Log(s/2)
 }
