@@ -124,9 +124,11 @@ func RemoveWorktrees(repo, dir string) error {
 
 // runGroup runs cmd in a process group of its own; a cancelled ctx sends
 // the group SIGTERM (a contend run then stops after the repetition in
-// flight) and, 30 s later, SIGKILL.
+// flight) and, 30 s later, SIGKILL. The command is killed when contend
+// is (SIGKILL: a parent death signal), so that no measurement outlives
+// the search that wanted it.
 func runGroup(ctx context.Context, cmd *exec.Cmd) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
