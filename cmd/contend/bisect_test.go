@@ -327,3 +327,49 @@ func TestBisectUsage(t *testing.T) {
 		t.Errorf("a refused bisect made %s", dir)
 	}
 }
+
+// TestBisectStepGitBisectRun: 'git bisect run contend bisect step ...'
+// on the repository with the change at commit 37 and commits 31 and 32
+// (git's first midpoint) broken: git bisect names commit 37 as the first
+// bad commit (the steps exit 0 or 1, a broken commit 125: skip, which the
+// ledger records).
+func TestBisectStepGitBisectRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program at each step")
+	}
+	repo := bisectRepo(t, 64, 37, 40, 10, 31, 32)
+	dir := filepath.Join(t.TempDir(), "bs")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	good := strings.TrimSpace(git("rev-parse", "HEAD~63"))
+	bad := strings.TrimSpace(git("rev-parse", "HEAD"))
+	git("bisect", "start", bad, good)
+	out := git("bisect", "run", exe, "bisect", "step", "--repo", repo, "--good", good, "--bad", bad,
+		"--build", "gcc -O1 -o prog prog.c", "--dir", dir, "-q", "--", "exec", "--metric", `iterations=iterations: (\d+)`, "--", "./prog")
+	first := strings.TrimSpace(git("rev-parse", "refs/bisect/bad"))
+	subject := strings.TrimSpace(git("log", "-1", "--format=%s", first))
+	if subject != "commit 37" || !strings.Contains(out, "is the first bad commit") {
+		t.Fatalf("git bisect run found %q:\n%s", subject, out)
+	}
+	git("bisect", "reset")
+	evs := ledgerEvents(t, dir)
+	if n := countEvents(evs, bisect.EvCalibrate); n == 0 || n > 2*60/5 {
+		t.Errorf("%d calibration batches in the ledger: the ends are calibrated once, by the first step", n)
+	}
+	if countEvents(evs, bisect.EvSkip) == 0 {
+		t.Errorf("no skip in the ledger: git's first midpoint was not a broken commit?\n%s", out)
+	}
+	noWorktrees(t, repo, dir)
+}
