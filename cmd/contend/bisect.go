@@ -101,7 +101,7 @@ DIR/work are removed as soon as a commit is done with, on Ctrl-C too, and
 those a kill left are removed by the next resume.
 
 For 'git bisect run', 'contend bisect step' gives one commit's verdict as
-exit status 0 (good), 1 (bad) or 125 (skip); see 'contend help bisect step'
+exit status 0 (good), 1 (bad) or 125 (skip); see 'contend bisect step --help'
 and docs/bisect.md for why the posterior search is better.`
 
 func bisectCommand() *cli.Command {
