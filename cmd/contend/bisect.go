@@ -42,6 +42,7 @@ func newBisectFlags() (*bisectFlags, []cli.Flag) {
 		&cli.StringFlag{Name: "repo", Value: ".", Usage: "the git repository"},
 		&cli.StringFlag{Name: "dir", Value: "contend-bisect", Usage: "the search's directory: plan, ledger, result files, build logs"},
 		&cli.StringFlag{Name: "metric", Usage: "the metric to follow (default: the measurement's primary metric)"},
+		&cli.StringFlag{Name: "contend", Usage: "the contend that runs the measurement: a path in the worktree (./bin/contend, built by --build) or an absolute one (default: this contend)"},
 		newFlag("runs", &f.runs, "repetitions of one probe (a batch)", "n"),
 		newFlag("calibrate", &f.calMin, "repetitions of each end before the first look of the calibration"),
 		newFlag("calibrate-max", &f.calMax, "most repetitions of each end in the calibration (up to 200)"),
@@ -162,7 +163,7 @@ func bisectArgs(c *cli.Context) ([]string, error) {
 	if err := bisect.CheckMeasure(measure); err != nil {
 		return nil, usagef("bisect: %v", err)
 	}
-	for _, fl := range []string{"good", "bad", "build", "repo", "dir", "metric"} {
+	for _, fl := range []string{"good", "bad", "build", "repo", "dir", "metric", "contend"} {
 		if err := esc.Check("--"+fl, c.String(fl)); err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -206,7 +207,7 @@ func bisectStart(c *cli.Context, f *bisectFlags) error {
 		return err
 	}
 	plan := &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
-		Measure: measure, Metric: c.String("metric"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
+		Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
 	if err := bisect.Create(dir, plan); err != nil {
 		return err
 	}
@@ -243,9 +244,12 @@ func bisectResume(c *cli.Context) error {
 // prober returns the Command prober of plan in dir, the worktrees a
 // killed search left removed.
 func prober(c *cli.Context, dir string, plan *bisect.Plan) (*bisect.Command, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
+	exe := plan.Contend
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
 	}
 	work := filepath.Join(dir, bisect.WorkDir)
 	if err := bisect.RemoveWorktrees(plan.Repo, work); err != nil {
@@ -256,6 +260,11 @@ func prober(c *cli.Context, dir string, plan *bisect.Plan) (*bisect.Command, err
 }
 
 func runBisect(c *cli.Context, dir string, plan *bisect.Plan, events []bisect.Event, progress func(string)) error {
+	unlock, err := bisect.Lock(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	p, err := prober(c, dir, plan)
 	if err != nil {
 		return err
@@ -346,7 +355,7 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 	plan, events, err := bisect.Open(dir)
 	if err != nil {
 		plan = &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
-			Measure: measure, Metric: c.String("metric"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
+			Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
 		if err := bisect.Create(dir, plan); err != nil {
 			return 0, err
 		}
@@ -354,6 +363,11 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 		strings.Join(plan.Measure, "\x00") != strings.Join(measure, "\x00") || plan.Build != c.String("build") {
 		return 0, fmt.Errorf("%s holds a search of another range, build or measurement: give another --dir", dir)
 	}
+	unlock, err := bisect.Lock(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	p, err := prober(c, dir, plan)
 	if err != nil {
 		return 0, err

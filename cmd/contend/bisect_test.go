@@ -316,6 +316,7 @@ func TestBisectUsage(t *testing.T) {
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD", "--bad", "HEAD~3", "--dir", dir, "--", "exec", "--", "./prog"}, "is not an ancestor of --bad"},
 		{[]string{"bisect", "--runs", "0", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--runs: 0"},
 		{[]string{"bisect", "--confidence", "1", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--confidence"},
+		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--budget-runs", "50", "--dir", dir, "--", "exec", "--", "./prog"}, "--budget-runs: 50 is not accepted; accepted: 0 (none) or at least 125"},
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--calibrate", "30", "--calibrate-max", "20", "--dir", dir, "--", "exec", "--", "./prog"}, "--calibrate-max: 20 is below --calibrate 30"},
 	} {
 		r := runCLI(t, c.args...)

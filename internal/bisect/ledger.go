@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"contend/internal/safefile"
@@ -23,14 +26,18 @@ const (
 
 // Plan is what a search was started with: enough to resume it.
 type Plan struct {
-	Format  string      `json:"format"` // "contend-bisect"
-	Repo    string      `json:"repo"`
-	Good    string      `json:"good"` // as given
-	Bad     string      `json:"bad"`
-	Commits []Commit    `json:"commits"`
-	Build   string      `json:"build"`
-	Measure []string    `json:"measure"`
-	Metric  string      `json:"metric,omitempty"`
+	Format  string   `json:"format"` // "contend-bisect"
+	Repo    string   `json:"repo"`
+	Good    string   `json:"good"` // as given
+	Bad     string   `json:"bad"`
+	Commits []Commit `json:"commits"`
+	Build   string   `json:"build"`
+	Measure []string `json:"measure"`
+	Metric  string   `json:"metric,omitempty"`
+	// Contend runs the measurement: a path relative to the worktree
+	// (a contend the build made) or absolute; "" the contend that runs
+	// the search.
+	Contend string      `json:"contend,omitempty"`
 	Options PlanOptions `json:"options"`
 	Created time.Time   `json:"created"`
 }
@@ -163,4 +170,26 @@ func ReadLedger(dir string) ([]Event, error) {
 		evs = append(evs, e)
 	}
 	return evs, nil
+}
+
+// LockFile is the file a running search holds locked (flock), so that
+// two sessions never append to one ledger.
+const LockFile = ".lock"
+
+// Lock takes the lock of the search in dir; the returned function gives
+// it back. A search running elsewhere is refused with its pid.
+func Lock(dir string) (func(), error) {
+	path := filepath.Join(dir, LockFile)
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(path)
+		f.Close()
+		return nil, fmt.Errorf("the search in %s is running in another contend (pid %s): wait for it, or stop it", dir, strings.TrimSpace(string(pid)))
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
 }

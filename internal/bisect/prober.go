@@ -30,7 +30,8 @@ type Command struct {
 	Measure  []string
 	// Metric is the metric followed; "" is each file's primary metric.
 	Metric string
-	// Contend is the contend executable that runs Measure.
+	// Contend is the contend executable that runs Measure; a relative
+	// path is taken in the worktree (a contend the build made).
 	Contend string
 	// Stderr receives the measurement's warnings (nil: discarded).
 	Stderr io.Writer
@@ -143,7 +144,11 @@ func (b *built) Measure(ctx context.Context, n int) ([]float64, error) {
 		out = filepath.Join(p.Runs, fmt.Sprintf("%03d-%s.json", p.seq, short(b.c.Hash)))
 	}
 	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(n), "--out", out, "--quiet"}, p.Measure[1:]...)
-	cmd := exec.Command(p.Contend, args...)
+	exe := p.Contend
+	if !filepath.IsAbs(exe) {
+		exe = filepath.Join(b.dir, exe)
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Dir = b.dir
 	cmd.Stdout = io.Discard
 	var errb strings.Builder

@@ -134,6 +134,13 @@ func (o Options) Check() error {
 	case o.VerifyRuns < -1 || o.VerifyRuns > 1000:
 		return fmt.Errorf("--verify-runs: %d is not accepted; accepted: 0 (none) to 1000", o.VerifyRuns)
 	}
+	o.fill()
+	if o.BudgetRuns > 0 && o.BudgetRuns < 2*o.CalibrateMax+o.Runs {
+		return fmt.Errorf("--budget-runs: %d is not accepted; accepted: 0 (none) or at least %d (the calibration's most, 2 x --calibrate-max, and one probe)", o.BudgetRuns, 2*o.CalibrateMax+o.Runs)
+	}
+	if _, err := analysis.NewSequentialSpending(o.Alpha, o.CalibrateMin, o.CalibrateMax, 0, analysis.SpendOBrienFleming); err != nil {
+		return fmt.Errorf("--calibrate %d and --calibrate-max %d: %v", o.CalibrateMin, o.CalibrateMax, err)
+	}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -170,4 +172,23 @@ func TestClassify(t *testing.T) {
 			t.Errorf("commit %d: %+v, want %s", c.i, v, c.want)
 		}
 	}
+}
+
+// TestLockRefusesSecondSession: while one session holds a search's lock,
+// another is refused with its pid; after it ends, the lock is free.
+func TestLockRefusesSecondSession(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "running in another contend (pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second lock: %v", err)
+	}
+	unlock()
+	again, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
 }
