@@ -114,7 +114,11 @@ func writeText(w io.Writer, r *Result, md bool) error {
 		line("nothing to bisect: the change between the ends is %s%s, not told from noise; run more (--calibrate-max) or check the range and the metric", pct(c.Change), interval(c.Lo, c.Hi))
 	case len(r.Top) > 0:
 		t := r.Top[0]
-		line("culprit: %s, P %s (stopped: %s; asked for %.3g)", name(t.Commit), eqProb(t.P), r.StopText, r.Confidence)
+		if r.Stop == "" {
+			line("most probable culprit so far: %s, P %s (the search has not ended; asked for %.3g)", name(t.Commit), eqProb(t.P), r.Confidence)
+		} else {
+			line("culprit: %s, P %s (stopped: %s; asked for %.3g)", name(t.Commit), eqProb(t.P), r.StopText, r.Confidence)
+		}
 		if len(t.Skipped) > 0 {
 			var hs []string
 			for _, s := range t.Skipped {

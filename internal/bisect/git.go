@@ -32,6 +32,9 @@ func git(ctx context.Context, repo string, args ...string) (string, error) {
 // every commit on bad's first-parent line after good, oldest first. good
 // must be an ancestor of bad.
 func Range(ctx context.Context, repo, good, bad string) ([]Commit, error) {
+	if _, err := git(ctx, repo, "rev-parse", "--git-dir"); err != nil {
+		return nil, fmt.Errorf("--repo: %s is not a git repository", repo)
+	}
 	g, err := revParse(ctx, repo, good, "--good")
 	if err != nil {
 		return nil, err
