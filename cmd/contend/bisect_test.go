@@ -29,6 +29,7 @@ const bisectProg = `#include <stdio.h>
 #define EXTRA %d
 #define NOISE %d
 %s
+#define FAIL %d
 static uint64_t s;
 static uint64_t next(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; }
 int main(void) {
@@ -38,6 +39,8 @@ int main(void) {
 	double z = 0;
 	for (int i = 0; i < 12; i++) z += (double)(next() >> 11) / 9007199254740992.0;
 	long n = 100000 + EXTRA + (long)((z - 6) * NOISE);
+	if (FAIL)
+		return 3;
 	volatile long acc = 0;
 	for (long i = 0; i < n; i++) acc += i;
 	printf("iterations: %%ld\n", n);
@@ -47,7 +50,8 @@ int main(void) {
 
 // bisectRepo makes a git repository of n commits of bisectProg ("commit
 // 0" .. "commit n-1"), EXTRA = extra from commit k on, the commits in
-// broken not compiling.
+// broken not compiling (-i in broken: commit i compiles, but its program
+// exits 3).
 func bisectRepo(t *testing.T, n, k, extra, noise int, broken ...int) string {
 	t.Helper()
 	for _, p := range []string{"git", "gcc"} {
@@ -69,16 +73,19 @@ func bisectRepo(t *testing.T, n, k, extra, noise int, broken ...int) string {
 	}
 	git("init", "-q")
 	for i := 0; i < n; i++ {
-		e, bad := 0, ""
+		e, bad, fail := 0, "", 0
 		if i >= k {
 			e = extra
 		}
 		for _, b := range broken {
-			if b == i {
+			switch b {
+			case i:
 				bad = "this does not compile;"
+			case -i:
+				fail = 1
 			}
 		}
-		if err := os.WriteFile(filepath.Join(repo, "prog.c"), fmt.Appendf(nil, bisectProg, i, e, noise, bad), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(repo, "prog.c"), fmt.Appendf(nil, bisectProg, i, e, noise, bad, fail), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		git("add", "prog.c")
@@ -218,18 +225,21 @@ func waitEvents(t *testing.T, dir string, n int, kinds ...string) {
 }
 
 // TestBisectSkipInterruptKillResume: commits 31 and 32 (where a uniform
-// posterior probes first) do not compile. The search is stopped by
+// posterior probes first) do not compile, and the program of commit 36,
+// the culprit's parent, which the search must probe to tell 36 from 37,
+// fails. The search is stopped by
 // SIGINT during the calibration (exit 130, no worktree left), resumed,
 // killed by SIGKILL after its first skip (a worktree may be left), and
-// resumed again: it skips and records both broken commits (with their
-// build logs and what skipping them costs), keeps every batch of the
-// earlier sessions, names commit 37, and leaves no worktree.
+// resumed again: it skips and records the three (with the build logs and
+// what skipping them costs), keeps every batch of the earlier sessions,
+// names commit 37 (or the skipped 36 before it), verifies it against 35,
+// and leaves no worktree.
 func TestBisectSkipInterruptKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program at each probe")
 	}
 	t.Setenv("CONTEND_TEST_AS_MAIN", "1")
-	repo := bisectRepo(t, 64, 37, 40, 10, 31, 32)
+	repo := bisectRepo(t, 64, 37, 40, 10, 31, 32, -36)
 	dir := filepath.Join(t.TempDir(), "bs")
 
 	cmd := contendCmd(t, bisectArgv(repo, dir)...)
@@ -275,16 +285,27 @@ func TestBisectSkipInterruptKillResume(t *testing.T) {
 	if res.Stop != bisect.StopConfident || res.Top[0].Subject != "commit 37" || res.Top[0].P < 0.95 || res.Verify == nil || !res.Verify.Verified {
 		t.Fatalf("stop %q, top %+v, verify %+v: want commit 37, verified", res.Stop, res.Top, res.Verify)
 	}
-	if len(res.Skipped) != 2 || res.Skipped[0].Subject == res.Skipped[1].Subject ||
-		!strings.Contains("commit 31,commit 32", res.Skipped[0].Subject) || !strings.Contains("commit 31,commit 32", res.Skipped[1].Subject) {
-		t.Fatalf("skipped %+v: want commits 31 and 32", res.Skipped)
-	}
+	reasons := map[string]string{}
 	for _, s := range res.Skipped {
-		if !strings.Contains(s.Reason, "the build failed (exit status 1)") {
-			t.Errorf("skip reason %q", s.Reason)
+		reasons[s.Subject] = s.Reason
+		if strings.Contains(s.Reason, "the build failed") {
+			if _, err := os.Stat(filepath.Join(dir, bisect.LogsDir, s.Hash[:12]+".build.log")); err != nil {
+				t.Errorf("no build log of the skipped commit: %v", err)
+			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, bisect.LogsDir, s.Hash[:12]+".build.log")); err != nil {
-			t.Errorf("no build log of the skipped commit: %v", err)
+	}
+	if len(res.Skipped) != 3 || !strings.Contains(reasons["commit 31"], "the build failed (exit status 1)") ||
+		!strings.Contains(reasons["commit 32"], "the build failed (exit status 1)") || !strings.Contains(reasons["commit 36"], "5 of 5 runs failed") {
+		t.Fatalf("skipped %+v: want commits 31 and 32 (build) and 36 (runs)", res.Skipped)
+	}
+	// 36 cannot be told from 37: they are one candidate, its parent 35.
+	if len(res.Top[0].Skipped) != 1 || res.Top[0].Skipped[0].Subject != "commit 36" || res.Verify.Parent.Subject != "commit 35" {
+		t.Fatalf("top %+v, verified against %+v: want 37 with the skipped 36 before it, against 35", res.Top[0], res.Verify.Parent)
+	}
+	text := runCLI(t, "bisect", "status", dir).stdout
+	for _, want := range []string{"or one of the skipped commits right before it", "skipped: 3 commits, P(the culprit is one of them) = "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status lacks %q:\n%s", want, text)
 		}
 	}
 	after := ledgerEvents(t, dir)
