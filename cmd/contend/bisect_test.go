@@ -336,6 +336,7 @@ func TestBisectUsage(t *testing.T) {
 		{[]string{"bisect", "--repo", repo, "--good", "nosuch", "--bad", "HEAD", "--dir", dir, "--", "exec", "--", "./prog"}, `--good: "nosuch" is not a commit`},
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD", "--bad", "HEAD~3", "--dir", dir, "--", "exec", "--", "./prog"}, "is not an ancestor of --bad"},
 		{[]string{"bisect", "--repo", t.TempDir(), "--good", "HEAD~3", "--bad", "HEAD", "--dir", dir, "--", "exec", "--", "./prog"}, "is not a git repository"},
+		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--build", "make\x1b[2J", "--dir", dir, "--", "exec", "--", "./prog"}, "--build"},
 		{[]string{"bisect", "--runs", "0", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--runs: 0"},
 		{[]string{"bisect", "--confidence", "1", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--confidence"},
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--budget-runs", "50", "--dir", dir, "--", "exec", "--", "./prog"}, "--budget-runs: 50 is not accepted; accepted: 0 (none) or at least 125"},
