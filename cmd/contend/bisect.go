@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"contend/internal/bisect"
 	"contend/internal/esc"
 	"contend/internal/harness"
+	"contend/internal/safefile"
 	"contend/internal/value"
 )
 
@@ -42,6 +44,7 @@ func newBisectFlags() (*bisectFlags, []cli.Flag) {
 		&cli.StringFlag{Name: "repo", Value: ".", Usage: "the git repository"},
 		&cli.StringFlag{Name: "dir", Value: "contend-bisect", Usage: "the search's directory: plan, ledger, result files, build logs"},
 		&cli.StringFlag{Name: "metric", Usage: "the metric to follow (default: the measurement's primary metric)"},
+		&cli.StringFlag{Name: "prior", Usage: "file of 'REV WEIGHT' lines weighing the commits a priori (default: uniform; unlisted commits weigh 1)"},
 		&cli.StringFlag{Name: "contend", Usage: "the contend that runs the measurement: a path in the worktree (./bin/contend, built by --build) or an absolute one (default: this contend)"},
 		newFlag("runs", &f.runs, "repetitions of one probe (a batch)", "n"),
 		newFlag("calibrate", &f.calMin, "repetitions of each end before the first look of the calibration"),
@@ -163,7 +166,7 @@ func bisectArgs(c *cli.Context) ([]string, error) {
 	if err := bisect.CheckMeasure(measure); err != nil {
 		return nil, usagef("bisect: %v", err)
 	}
-	for _, fl := range []string{"good", "bad", "build", "repo", "dir", "metric", "contend"} {
+	for _, fl := range []string{"good", "bad", "build", "repo", "dir", "metric", "contend", "prior"} {
 		if err := esc.Check("--"+fl, c.String(fl)); err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -201,6 +204,15 @@ func bisectStart(c *cli.Context, f *bisectFlags) error {
 	}
 	if len(commits) < 3 {
 		return usagef("bisect: --bad is the only commit after --good: it is the culprit, nothing to bisect")
+	}
+	if path := c.String("prior"); path != "" {
+		b, err := safefile.ReadFile(path, safefile.SelfOrRoot)
+		if err != nil {
+			return usagef("--prior: %v", err)
+		}
+		if opt.Prior, err = bisect.ParsePrior(bytes.NewReader(b), commits); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	dir, err := filepath.Abs(c.String("dir"))
 	if err != nil {

@@ -325,6 +325,10 @@ func TestBisectSkipInterruptKillResume(t *testing.T) {
 func TestBisectUsage(t *testing.T) {
 	repo := bisectRepo(t, 4, 2, 40, 10)
 	dir := filepath.Join(t.TempDir(), "bs")
+	prior := filepath.Join(t.TempDir(), "prior")
+	if err := os.WriteFile(prior, []byte("HEAD x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -337,6 +341,7 @@ func TestBisectUsage(t *testing.T) {
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD", "--bad", "HEAD~3", "--dir", dir, "--", "exec", "--", "./prog"}, "is not an ancestor of --bad"},
 		{[]string{"bisect", "--repo", t.TempDir(), "--good", "HEAD~3", "--bad", "HEAD", "--dir", dir, "--", "exec", "--", "./prog"}, "is not a git repository"},
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--build", "make\x1b[2J", "--dir", dir, "--", "exec", "--", "./prog"}, "--build"},
+		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--prior", prior, "--dir", dir, "--", "exec", "--", "./prog"}, "--prior: line 1: weight \"x\" is not accepted"},
 		{[]string{"bisect", "--runs", "0", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--runs: 0"},
 		{[]string{"bisect", "--confidence", "1", "--good", "HEAD~3", "--bad", "HEAD", "--", "exec", "--", "./prog"}, "--confidence"},
 		{[]string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--budget-runs", "50", "--dir", dir, "--", "exec", "--", "./prog"}, "--budget-runs: 50 is not accepted; accepted: 0 (none) or at least 125"},

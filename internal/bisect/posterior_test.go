@@ -62,3 +62,6 @@ func TestPosteriorShape(t *testing.T) {
 		t.Fatalf("next = %d", i)
 	}
 }
+
+// MomentsOfForTest is analysis.MomentsOf of xs.
+func MomentsOfForTest(xs ...float64) analysis.Moments { return analysis.MomentsOf(xs) }

@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -191,4 +192,29 @@ func TestLockRefusesSecondSession(t *testing.T) {
 		t.Fatalf("after unlock: %v", err)
 	}
 	again()
+}
+
+// TestPrior: a prior file weighs the commits it names; the posterior
+// before any probe is the normalised prior; bad lines are refused with
+// their number.
+func TestPrior(t *testing.T) {
+	cs, _ := simCommits(10)
+	w, err := ParsePrior(strings.NewReader("# hot spot\nc0004 7\n\nc0009 2\n"), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(10, w)
+	m.ends[0] = MomentsOfForTest(1, 2, 3)
+	m.ends[1] = MomentsOfForTest(11, 12, 13)
+	p := m.posterior()
+	if math.Abs(p[4]-7.0/17) > 1e-12 || math.Abs(p[9]-2.0/17) > 1e-12 || math.Abs(p[1]-1.0/17) > 1e-12 {
+		t.Fatalf("posterior %v, want the prior 1,1,1,7,1,1,1,1,2,1 over 17", p)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"c0004", "line 1"}, {"c0004 -1", "weight"}, {"zzzz 1", "not a commit"}, {"c000 1", "more than one"}, {"c0000 3", "not a commit after --good"},
+	} {
+		if _, err := ParsePrior(strings.NewReader(c.in), cs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
 }
