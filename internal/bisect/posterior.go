@@ -22,6 +22,8 @@ type model struct {
 	batches []batch
 	skipped map[int]string
 	prior   []float64 // weights of commits 1..n at [1..n]; nil: uniform
+
+	agg, bad []analysis.Moments // posterior's scratch space
 }
 
 func newModel(n int, prior []float64) *model {
@@ -43,12 +45,15 @@ func newModel(n int, prior []float64) *model {
 // side could take in values of the other as a wide spread, and the
 // search then stalled between such splits (seen in simulation).
 func (m *model) posterior() []float64 {
-	agg := make([]analysis.Moments, m.n+1)
+	if len(m.agg) != m.n+1 {
+		m.agg, m.bad = make([]analysis.Moments, m.n+1), make([]analysis.Moments, m.n+1)
+	}
+	agg, bad := m.agg, m.bad
+	clear(agg)
 	for _, b := range m.batches {
 		agg[b.commit] = agg[b.commit].Merge(b.m)
 	}
 	// bad[j]: the bad end and commits j..n-1.
-	bad := make([]analysis.Moments, m.n+1)
 	bad[m.n] = m.ends[1]
 	for j := m.n - 1; j >= 1; j-- {
 		bad[j] = bad[j+1].Merge(agg[j])
@@ -123,6 +128,20 @@ func (m *model) groups(p []float64) []group {
 		pend, mass = nil, 0
 	}
 	return gs
+}
+
+// best returns the mass of the most probable group (groups without
+// making them).
+func (m *model) best(p []float64) float64 {
+	mx, mass := 0.0, 0.0
+	for j := 1; j <= m.n; j++ {
+		mass += p[j]
+		if _, ok := m.skipped[j]; ok && j < m.n {
+			continue
+		}
+		mx, mass = math.Max(mx, mass), 0
+	}
+	return mx
 }
 
 // top returns the k most probable groups, most probable first.

@@ -444,8 +444,7 @@ func (s *Search) runs() (cal, probes, verify int) {
 func (s *Search) probe(ctx context.Context) (string, error) {
 	for {
 		p := s.m.posterior()
-		gs := s.m.groups(p)
-		if best := top(gs, 1); len(best) > 0 && best[0].p >= s.Opt.Confidence {
+		if s.m.best(p) >= s.Opt.Confidence {
 			return StopConfident, nil
 		}
 		cal, pr, _ := s.runs()
