@@ -51,3 +51,22 @@ func TestMomentsMergeRemove(t *testing.T) {
 		t.Errorf("SD = %v", sd)
 	}
 }
+
+// TestNormalMarginalPooledReference: adding one value x to sample b
+// changes the pooled marginal by the log of its predictive density, the
+// t with n-2 degrees of freedom, location mean(b) and scale
+// s_p·sqrt(1+1/n_b), s_p² = (M2_a+M2_b)/(n-2):
+//
+//	/usr/bin/python3: scipy.stats.t(df=n-2, loc=b.mean(), scale=sp*sqrt(1+1/nb)).logpdf(x)
+func TestNormalMarginalPooledReference(t *testing.T) {
+	a := MomentsOf([]float64{10.0, 11.5, 9.2, 10.8})
+	b := []float64{20.1, 19.0, 21.3}
+	x := 20.5
+	got := NormalMarginalPooled(a, MomentsOf(append(append([]float64{}, b...), x))) - NormalMarginalPooled(a, MomentsOf(b))
+	if want := -1.2237916478424655; math.Abs(got-want) > 1e-9 {
+		t.Errorf("log predictive = %.15g, want %.15g (SciPy)", got, want)
+	}
+	if !math.IsNaN(NormalMarginalPooled(Moments{}, MomentsOf(b))) {
+		t.Error("an empty side must give NaN")
+	}
+}
