@@ -101,8 +101,8 @@ which no probe can tell it from, and the output says what it costs.
 Everything is in DIR: bisect.json (the plan), ledger.jsonl (every batch of
 values, fsynced: a kill loses at most the batch in flight), runs/ (the
 measurements' result files), logs/ (the builds' output); the worktrees in
-DIR/work are removed as soon as a commit is done with, on Ctrl-C too, and
-those a kill left are removed by the next resume.
+DIR/work (the four most recent builds) are removed at the end, on Ctrl-C
+too, and those a kill left are removed by the next resume.
 
 For 'git bisect run', 'contend bisect step' gives one commit's verdict as
 exit status 0 (good), 1 (bad) or 125 (skip); see 'contend bisect step --help'
