@@ -34,6 +34,7 @@ type initFlags struct {
 	boots                 value.Int
 	settleMin, settleMax  value.Duration
 	settleLoad, settlePSI value.Float
+	vm                    vmFlags // campaignvm.go
 }
 
 // newInitFlags returns the flags of 'campaign init' and what they fill.
@@ -47,6 +48,7 @@ func newInitFlags() (*initFlags, []cli.Flag) {
 		settlePSI:  value.Float{X: d.PSI, Max: campaign.MaxPSI, Accepted: "a percentage from 0 to 100"},
 	}
 	flags := append(sideFlags("a", &f.opt.Sides[0]), sideFlags("b", &f.opt.Sides[1])...)
+	flags = append(flags, vmInitFlags(&f.vm, &f.opt)...)
 	return f, append(flags,
 		&cli.StringFlag{Name: "reboot-command", Destination: &f.opt.Reboot, Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
 		newFlag("boots", &f.boots, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
@@ -199,6 +201,7 @@ ledger, settling included), or says by how much it does not.`,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
 				"--at-boot (the unit's mode): do nothing unless the campaign is armed.", campaignStep,
 				&cli.BoolFlag{Name: "at-boot", Usage: "do nothing unless the campaign is armed (the systemd unit's mode)"}),
+			campaignRunCommand(),
 			dirOnly("arm", "allow the campaign's steps to reboot the machine", "", campaignArm),
 			dirOnly("disarm", "stop the campaign's steps from rebooting", "", campaignDisarm),
 			dirOnly("unit", "write the systemd oneshot unit that runs the step at boot",
@@ -246,6 +249,9 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 	}
 	o := f.options(c)
 	o.Contend = exe
+	if err := f.vm.apply(c, &o); err != nil {
+		return err
+	}
 	p, err := campaign.NewPlan(o)
 	var oe *campaign.OptionError
 	if errors.As(err, &oe) {
@@ -262,6 +268,10 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 			return &usageError{"campaign init: " + err.Error() + "; accepted: a new directory in a writable place"}
 		}
 		return err
+	}
+	if p.VM != nil {
+		printVMInit(c, p)
+		return nil
 	}
 	w, dir := c.App.Writer, p.Dir
 	fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
