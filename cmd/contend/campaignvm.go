@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ type vmFlags struct {
 // vmInitFlags returns the --vm flags of 'campaign init'; the side
 // kernels fill o's sides.
 func vmInitFlags(f *vmFlags, o *campaign.Options) []cli.Flag {
-	f.cpus = value.Int{N: campaign.DefaultVMCPUs, Min: 1, Max: 4096}
+	f.cpus = value.Int{N: min(campaign.DefaultVMCPUs, runtime.NumCPU()), Min: 1, Max: runtime.NumCPU()}
 	f.mem = memSize{MiB: vm.DefaultMemMiB}
 	f.timeout = value.Duration{D: vm.DefaultTimeout, Min: vm.MinTimeout, Max: vm.MaxTimeout}
 	f.accel = value.Enum{W: vm.AccelAuto, Words: []string{vm.AccelAuto, vm.AccelKVM, vm.AccelTCG}}
