@@ -171,8 +171,8 @@ type RunVMOptions struct {
 	Load func() float64
 }
 
-// ConsoleDir holds each boot's console log in a --vm campaign
-// (vm/NN-S.console).
+// ConsoleDir holds the logs of each boot of a --vm campaign: vm/NN-S/
+// console.log (ttyS0), port.log (ttyS1: the frames) and qemu.log.
 const ConsoleDir = "vm"
 
 // RunVM drives a --vm campaign from the host: for every boot of the
@@ -293,19 +293,17 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 		return false, err
 	}
 	fmt.Fprintf(o.Log, "boot %d of %d: side %c, kernel %s in a guest (%d vCPUs, %d MiB)\n", slot+1, len(p.Order), label, side.Expect.Release, p.VM.CPUs, p.VM.MemMiB)
-	gdir, err := os.MkdirTemp(filepath.Join(dir, ConsoleDir), fmt.Sprintf("%02d-%c.", slot+1, label))
-	if err != nil {
+	// The boot's console (ttyS0), port (ttyS1) and QEMU logs stay in
+	// vm/NN-S/.
+	gdir := filepath.Join(dir, ConsoleDir, fmt.Sprintf("%02d-%c", slot+1, label))
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
 		return false, err
 	}
-	defer os.RemoveAll(gdir)
-	consoleKeep := filepath.Join(dir, ConsoleDir, fmt.Sprintf("%02d-%c.console", slot+1, label))
+	consoleKeep := filepath.Join(gdir, "console.log")
 	load := o.Load()
 	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
 	args := RunArgs(p, slot, label, vm.GuestOut)
 	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
-	if b, err := os.ReadFile(filepath.Join(gdir, "console.log")); err == nil {
-		safefile.WriteFile(consoleKeep, b, 0o644)
-	}
 	stop := func(ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
 		ev.Slot, ev.Side, ev.Message = slot, string(label), msg

@@ -191,7 +191,7 @@ func TestRunVM(t *testing.T) {
 		if _, err := results.Read(filepath.Join(p.Dir, e.Result)); err != nil {
 			t.Errorf("boot %d: %v", slot+1, err)
 		}
-		if _, err := os.Stat(filepath.Join(p.Dir, ConsoleDir, fmt.Sprintf("%02d-%c.console", slot+1, p.Order[slot]))); err != nil {
+		if _, err := os.Stat(filepath.Join(p.Dir, ConsoleDir, fmt.Sprintf("%02d-%c", slot+1, p.Order[slot]), "console.log")); err != nil {
 			t.Errorf("boot %d: no console log: %v", slot+1, err)
 		}
 	}

@@ -60,8 +60,11 @@ type Config struct {
 	KVMProbe  time.Duration // default DefaultKVMProbe
 	Contend   string        // the binary put in the guest (default os.Executable)
 	// Log gets the one line that says which accelerator was chosen
-	// and why (default: discarded).
+	// and why, and one per kernel on how it is booted (default:
+	// discarded).
 	Log io.Writer
+	// NoPVH boots the bzImage as it is, never its ELF kernel (pvh.go).
+	NoPVH bool
 }
 
 // Guest is one virtual machine: the kernel image (a bzImage), an
@@ -155,7 +158,8 @@ type Runner struct {
 	base    string // contend's initramfs
 
 	mu    sync.Mutex
-	accel string // chosen: kvm or tcg; "" not yet
+	accel string            // chosen: kvm or tcg; "" not yet
+	entry map[string]string // a kernel image's ELF kernel with a PVH entry ("": none)
 }
 
 // NewRunner checks QEMU (present, MinQEMU or newer) and builds the
@@ -191,7 +195,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, version: v, host: hostCPU()}
+	r := &Runner{cfg: cfg, version: v, host: hostCPU(), entry: map[string]string{}}
 	if cfg.Accel != AccelAuto {
 		r.accel = cfg.Accel
 	}
@@ -256,6 +260,9 @@ func (r *Runner) Boot(ctx context.Context, g Guest, c Command) (*Result, error) 
 	if _, err := KernelVersion(g.Kernel); err != nil {
 		return nil, &Fault{Kind: FaultConsole, Msg: err.Error()}
 	}
+	if !r.cfg.NoPVH {
+		g.Kernel = r.bootable(g.Kernel)
+	}
 	if g.Dir == "" {
 		d, err := os.MkdirTemp(r.dir, "boot-")
 		if err != nil {
@@ -283,6 +290,29 @@ func (r *Runner) Boot(ctx context.Context, g Guest, c Command) (*Result, error) 
 		accel = AccelTCG
 	}
 	return r.boot(ctx, g, c, accel, 0)
+}
+
+// bootable returns what QEMU boots for kernel image k: its ELF kernel
+// with a PVH entry when it has one (decompressed once), else k; it says
+// which, once per image.
+func (r *Runner) bootable(k string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.entry[k]; ok {
+		if e == "" {
+			return k
+		}
+		return e
+	}
+	e, err := pvhKernel(k, r.dir)
+	if err != nil {
+		fmt.Fprintf(r.cfg.Log, "vm: %s: booted as a bzImage, its decompressor in the guest (no PVH kernel: %v)\n", k, err)
+		r.entry[k] = ""
+		return k
+	}
+	fmt.Fprintf(r.cfg.Log, "vm: %s: its kernel decompressed on the host and booted through its PVH entry (no decompressor in the guest)\n", k)
+	r.entry[k] = e
+	return e
 }
 
 // choose records the accelerator and says so, once.

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -445,5 +446,39 @@ func TestQEMUMissingOrOld(t *testing.T) {
 	_, err = NewRunner(context.Background(), Config{QEMU: filepath.Join(t.TempDir(), "no-qemu"), Contend: "/bin/true"})
 	if !errors.As(err, &f) || f.Kind != FaultQEMU || !strings.Contains(err.Error(), "QEMU is missing") {
 		t.Errorf("no QEMU: %v", err)
+	}
+}
+
+func TestPayloadGzipAndNoPVH(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("a kernel"))
+	zw.Close()
+	img := make([]byte, 0x1000)
+	copy(img[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(img[0x206:], 0x20f)
+	img[0x1f1] = 2                                    // setup sectors: the payload's offset is from byte 3*512
+	binary.LittleEndian.PutUint32(img[0x248:], 0x100) // payload_offset
+	binary.LittleEndian.PutUint32(img[0x24c:], uint32(z.Len()))
+	copy(img[3*512+0x100:], z.Bytes())
+	p, err := payload(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := decompress(p)
+	if err != nil || string(k) != "a kernel" {
+		t.Errorf("decompressed %q, %v", k, err)
+	}
+	if _, err := decompress([]byte("??????")); err == nil || !strings.Contains(err.Error(), "unknown compression") {
+		t.Errorf("no magic: %v", err)
+	}
+	if hasPVH("/bin/true") {
+		t.Error("/bin/true has a PVH entry")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bzImage")
+	os.WriteFile(path, img, 0o644)
+	if _, err := pvhKernel(path, dir); err == nil || !strings.Contains(err.Error(), "no PVH entry") {
+		t.Errorf("a kernel without PVH: %v", err)
 	}
 }
