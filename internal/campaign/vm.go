@@ -303,6 +303,7 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 	load := o.Load()
 	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
 	args := RunArgs(p, slot, label, vm.GuestOut)
+	booted := time.Now().UTC()
 	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
 	stop := func(ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
@@ -349,10 +350,16 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 	if ok == 0 {
 		return false, stop(Event{BootID: gk.BootID, Kernel: &gk, Result: result}, "boot %d: no successful repetition in %s", slot+1, result)
 	}
-	// The start of the guest's boot, its kernel and boot id (what the
-	// report's per-boot table reads), then its end.
+	// The guest's start as the reboot into this boot and the command's
+	// start in it as the step's start: the boot's cost (BootCosts) is
+	// the time from QEMU's start to the command's. Then the start of the
+	// measurement with the guest's kernel and boot id (what the report's
+	// per-boot table reads), then its end.
+	if err := Append(dir, Event{Time: booted, Event: EvReboot, Slot: slot, Side: string(label), BootID: "host:" + hostBoot, Message: "QEMU started the guest"}); err != nil {
+		return false, err
+	}
 	st := &SettleRecord{Load: load, Settled: true}
-	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: gk.BootID, Kernel: &gk, Settle: st, Result: result,
+	if err := Append(dir, Event{Time: booted.Add(res.StartedAfter), Event: EvStart, Slot: slot, Side: string(label), BootID: gk.BootID, Kernel: &gk, Settle: st, Result: result,
 		Message: fmt.Sprintf("in a VM (%s, %d vCPUs, %d MiB, QEMU %s): the command started %s after QEMU", strings.ToUpper(res.Accel), res.CPUs, res.MemMiB, res.QEMU, res.StartedAfter.Round(10*time.Millisecond))}); err != nil {
 		return false, err
 	}

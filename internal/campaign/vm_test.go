@@ -208,6 +208,10 @@ func TestRunVM(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%d start events in guests, want 4", n)
 	}
+	// A boot's cost is from QEMU's start to the command's start.
+	if c := led.BootCosts(); len(c) != 4 || c[0] < time.Second || c[0] > 2*time.Second {
+		t.Errorf("boot costs %v, want 4 of the guest's 1 s to its command", c)
+	}
 	// Nothing is left to do: no guest is booted again.
 	if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot}); err != nil || f.n != 4 {
 		t.Errorf("a second run: %v, %d boots", err, f.n)
