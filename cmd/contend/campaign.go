@@ -66,8 +66,8 @@ func sideFlags(s string, so *campaign.SideOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: s + "-grub", Destination: &so.Grub, Usage: "boot side " + S + " with 'grub-reboot ENTRY' (a menu entry title or index)"},
 		&cli.StringFlag{Name: s + "-kexec", Destination: &so.Kexec, Usage: "boot side " + S + " with kexec: the kernel image"},
-		&cli.StringFlag{Name: s + "-initrd", Destination: &so.Initrd, Usage: "the initrd of --" + s + "-kexec"},
-		&cli.StringFlag{Name: s + "-append", Destination: &so.Append, Usage: "the command line of --" + s + "-kexec (default: the running one's)"},
+		&cli.StringFlag{Name: s + "-initrd", Destination: &so.Initrd, Usage: "the initrd of --" + s + "-kexec (or of --" + s + "-kernel, unpacked before contend's own)"},
+		&cli.StringFlag{Name: s + "-append", Destination: &so.Append, Usage: "the command line of --" + s + "-kexec (default: the running one's), or words added to --" + s + "-kernel's"},
 		&cli.StringFlag{Name: s + "-boot-command", Destination: &so.BootCommand, Usage: "boot side " + S + " with this shell command (it must arrange the boot and reboot)"},
 		&cli.StringFlag{Name: s + "-release", Destination: &so.Expect.Release, Usage: "side " + S + "'s expected uname -r"},
 		&cli.StringFlag{Name: s + "-version", Destination: &so.Expect.Version, Usage: "side " + S + "'s expected uname -v"},
@@ -116,6 +116,16 @@ DIR must be yours (or root's) and writable by nobody else, since its plan
 says what the step runs as root at boot; no argument may hold a control
 character (a newline, an escape sequence).
 
+With --vm, each side is a kernel image (--a-kernel, --b-kernel: a bzImage
+such as arch/x86/boot/bzImage or Debian's /boot/vmlinuz-*; --a-initrd and
+--a-append go with it) booted in a fresh QEMU guest per boot by 'campaign
+run DIR'; its release is read from the image (the same image on both sides
+is an A/A campaign). --vm-cpus (1 to the host's CPUs, default 2),
+--vm-mem (256 MiB to half the host's memory, default 1GiB), --vm-timeout
+(a boot, start to power-off), --vm-accel (auto: KVM when it boots a kernel,
+else TCG), --vm-skip-faults (a faulty boot recorded as skipped instead of
+stopping the campaign). A --vm campaign does not settle: no --settle-*.
+
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
      --a-grub 'Debian, with Linux 6.1.0-rt' --a-release 6.1.0-rt \
@@ -139,6 +149,10 @@ boot are not independent samples of a kernel. The workflow:
    contend campaign step DIR                           boot 1, then reboots into boot 2 ...
    contend campaign status DIR
    contend campaign report DIR                         (= contend compare DIR)
+
+With --vm (docs/vm.md) each boot is a fresh QEMU guest of --a-kernel or
+--b-kernel that 'contend campaign run DIR' starts from this machine: no
+unit, no arming, no reboot of this machine.
 
 The step checks that the running kernel is the one the plan expects for
 the next boot (a mismatch stops the campaign and never reboots), waits for
@@ -419,6 +433,8 @@ func campaignStatus(c *cli.Context) error {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
 		} else if ok && e.Event == campaign.EvReboot {
 			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
+		} else if ok && e.Event == campaign.EvSkipped {
+			line = "skipped (a fault, --vm-skip-faults): " + e.Message
 		} else if ok && e.Event == campaign.EvRebooting {
 			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the reboot was under way when that step ended)", shortID(e.BootID))
 		}
