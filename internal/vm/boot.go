@@ -351,7 +351,7 @@ func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, pro
 	}
 	args := qemuArgs(accel, g.CPUs, g.MemMiB, g.Kernel, initrd, cmdline, console, port)
 	start := time.Now()
-	p, err := startProc(r.cfg.QEMU, args, qlog)
+	p, err := StartProcess(r.cfg.QEMU, args, qlog)
 	if err != nil {
 		return nil, &Fault{Kind: FaultQEMU, Msg: fmt.Sprintf("QEMU did not start: %v", err)}
 	}
@@ -370,10 +370,10 @@ wait:
 		case <-p.done:
 			break wait
 		case <-ctx.Done():
-			p.kill()
+			p.Kill()
 			return nil, fmt.Errorf("vm: the boot was stopped: %w", ctx.Err())
 		case <-deadline.C:
-			p.kill()
+			p.Kill()
 			timedOut = true
 			break wait
 		case <-tick.C:
@@ -382,7 +382,7 @@ wait:
 			b, _ := os.ReadFile(console)
 			banner = bytes.Contains(b, kernelBanner)
 			if !banner && probe > 0 && time.Since(start) > probe {
-				p.kill()
+				p.Kill()
 				return nil, errKVMHang
 			}
 		}

@@ -60,23 +60,25 @@ func qemuArgs(accel string, cpus, memMiB int, kernel, initrd, cmdline, console, 
 		"-kernel", kernel, "-initrd", initrd, "-append", cmdline)
 }
 
-// proc is one QEMU process in a process group of its own. It dies with
-// contend: PR_SET_PDEATHSIG (SIGKILL) is set by the thread that forks,
-// and is sent when that thread ends, so the goroutine that starts QEMU
-// keeps its thread locked until QEMU is waited for.
-type proc struct {
+// Process is one QEMU process in a process group of its own. It dies
+// with contend: PR_SET_PDEATHSIG (SIGKILL) is set by the thread that
+// forks, and Linux sends it when that thread ends (not the process), so
+// the goroutine that starts QEMU keeps its thread locked until QEMU is
+// waited for.
+type Process struct {
 	pid  int
 	done chan struct{} // closed when QEMU has been waited for
 	err  error         // its exit, after done
 }
 
-// startProc starts qemu with args, its output into the file out.
-func startProc(qemu string, args []string, out string) (*proc, error) {
+// StartProcess starts qemu (a QEMU binary) with args, its output into
+// the file out.
+func StartProcess(qemu string, args []string, out string) (*Process, error) {
 	f, err := os.Create(out)
 	if err != nil {
 		return nil, err
 	}
-	p := &proc{done: make(chan struct{})}
+	p := &Process{done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		// Locked and never unlocked: the thread ends with this
@@ -101,8 +103,17 @@ func startProc(qemu string, args []string, out string) (*proc, error) {
 	return p, nil
 }
 
-// kill kills QEMU's process group and waits for QEMU.
-func (p *proc) kill() {
+// Pid returns QEMU's process id (and its group's).
+func (p *Process) Pid() int { return p.pid }
+
+// Done is closed when QEMU has ended and been waited for.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is how QEMU ended (nil: exit status 0), once Done is closed.
+func (p *Process) Err() error { return p.err }
+
+// Kill kills QEMU's process group and waits for QEMU.
+func (p *Process) Kill() {
 	syscall.Kill(-p.pid, syscall.SIGKILL)
 	<-p.done
 }
