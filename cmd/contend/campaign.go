@@ -416,6 +416,9 @@ func campaignStatus(c *cli.Context) error {
 	done := led.Done()
 	latest := led.Latest()
 	next := led.Next(len(p.Order))
+	for next < len(p.Order) && latest[next].Event == campaign.EvSkipped && done[next].Event == "" {
+		next++ // skipped, never redone (--vm-skip-faults)
+	}
 	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
 	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
 	for i := range p.Order {
@@ -426,6 +429,9 @@ func campaignStatus(c *cli.Context) error {
 			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
 		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
 			line = fmt.Sprintf("stopped (%s in boot %s)", e.Event, shortID(e.BootID))
+			if e.BootID == "" {
+				line = fmt.Sprintf("stopped (%s)", e.Event) // a guest that did not report (--vm)
+			}
 			if started {
 				line += ": will be redone"
 			}
@@ -451,7 +457,9 @@ func campaignStatus(c *cli.Context) error {
 			fmt.Fprintf(w, "still armed, but no step reboots a complete campaign ('contend campaign disarm %s' to tidy up)\n", dir)
 		}
 	} else {
-		if campaign.IsArmed(dir) {
+		if p.VM != nil {
+			fmt.Fprintf(w, "a campaign of virtual machines: 'contend campaign run %s' goes on from boot %d\n", dir, next+1)
+		} else if campaign.IsArmed(dir) {
 			fmt.Fprintln(w, "armed: the step reboots after each boot")
 		} else {
 			fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")

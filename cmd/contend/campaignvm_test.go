@@ -105,3 +105,27 @@ func TestCampaignVMInit(t *testing.T) {
 		t.Errorf("step: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestCampaignVMStatus: the status of a --vm campaign stopped by a boot
+// whose guest never reported, and of one with a skipped boot: no empty
+// boot id, no advice about arming.
+func TestCampaignVMStatus(t *testing.T) {
+	dir := chdirTemp(t)
+	allowVolatileTemp(t, dir)
+	k := fakeKernel(t, dir, "6.1.0-a")
+	if r := runCLI(t, "campaign", "init", "kc", "--vm", "--a-kernel", k, "--b-kernel", k, "--boots", "2", "--", "run", "faultme", "-n", "2"); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	kc := filepath.Join(dir, "kc")
+	campaign.Append(kc, campaign.Event{Event: campaign.EvSkipped, Slot: 0, Side: "A", Message: "boot 1 (side A): the guest's kernel panicked: X; skipped (--vm-skip-faults)"})
+	campaign.Append(kc, campaign.Event{Event: campaign.EvFailed, Slot: 1, Side: "B", Message: "boot 2 (side B): the guest's kernel panicked: Y"})
+	r := runCLI(t, "campaign", "status", "kc")
+	for _, w := range []string{"boot 1  A  skipped (a fault, --vm-skip-faults): boot 1 (side A)", "boot 2  B  stopped (failed)\n", "'contend campaign run " + kc + "' goes on from boot 2", "-> boot 2"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("status lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "arm") {
+		t.Errorf("status of a --vm campaign speaks of arming:\n%s", r.stdout)
+	}
+}
