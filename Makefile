@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race race-procs vet staticcheck bench faithfulness fuzz e2e readme-outputs readme-check clean
+.PHONY: all build run test race race-procs vet staticcheck bench bench-vm faithfulness fuzz e2e readme-outputs readme-check clean
 
 all: build
 
@@ -73,8 +73,16 @@ fuzz:
 # image the first time (cached in ~/.cache/contend-e2e or
 # $$CONTEND_E2E_CACHE). CONTEND_E2E_KEEP=DIR keeps the consoles, the
 # campaign directories and the guests' journals.
+# Then the campaigns in VMs (TestVMCampaigns, docs/vm.md): generic against
+# -rt, 4 boots a side, an A/A campaign, a kernel that panics, a SIGKILLed
+# 'campaign run': about 3 minutes here at load 8-11.
 e2e:
-	CONTEND_E2E=1 $(GO) test -count=1 -timeout 60m -v -run TestCampaignReboots ./e2e
+	CONTEND_E2E=1 $(GO) test -count=1 -timeout 75m -v -run 'TestCampaignReboots|TestVMCampaigns' ./e2e
+
+# QEMU start to the workload's start under TCG, and a 10-boots-a-side
+# faultme campaign in VMs (docs/vm.md; about 3 minutes).
+bench-vm: build
+	./scripts/bench-vm.sh
 
 # Every output README.md shows (and docs/scaling-faultme.png), rewritten
 # from small real runs on this machine, each block stamped with the date,

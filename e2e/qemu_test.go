@@ -4,63 +4,30 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"syscall"
 	"testing"
 	"time"
+
+	"contend/internal/vm"
 )
 
-// qemu is one QEMU process in a process group of its own, killed with
-// its group when the test ends (t.Cleanup) and, through PR_SET_PDEATHSIG,
-// when the test binary dies (a 'go test -timeout' panic runs no cleanup).
-type qemu struct {
-	pid  int
-	done chan struct{} // closed when QEMU has been waited for
-	err  error         // its exit, after done
-}
+// qemu is one QEMU process (vm.Process: a process group of its own,
+// PR_SET_PDEATHSIG from a locked thread, so that it dies with the test
+// binary, also when a 'go test -timeout' panic runs no cleanup), killed
+// with its group when the test ends (t.Cleanup).
+type qemu struct{ *vm.Process }
 
 // startQEMU starts qemu-system-x86_64 with args, its own output into
 // out.
 func startQEMU(t *testing.T, args []string, out string) *qemu {
 	t.Helper()
-	f, err := os.Create(out)
+	p, err := vm.StartProcess("qemu-system-x86_64", args, out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	q := &qemu{done: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		// The death signal follows the thread that forked: this
-		// goroutine keeps it until QEMU is waited for (and, locked,
-		// takes the thread with it when it returns).
-		runtime.LockOSThread()
-		defer close(q.done)
-		defer f.Close()
-		cmd := exec.Command("qemu-system-x86_64", args...)
-		cmd.Stdout, cmd.Stderr = f, f
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		q.pid = cmd.Process.Pid
-		started <- nil
-		q.err = cmd.Wait()
-	}()
-	if err := <-started; err != nil {
 		t.Fatalf("cannot start qemu-system-x86_64: %v", err)
 	}
-	t.Cleanup(q.kill)
-	return q
-}
-
-// kill kills QEMU's process group and waits for QEMU.
-func (q *qemu) kill() {
-	syscall.Kill(-q.pid, syscall.SIGKILL)
-	<-q.done
+	t.Cleanup(p.Kill)
+	return &qemu{p}
 }
 
 // bootLine is the kernel's banner, once per boot, with the release.
@@ -85,7 +52,7 @@ func (q *qemu) await(console string, maxBoots int, perBoot time.Duration) error 
 	boots, since := 0, time.Now()
 	for {
 		select {
-		case <-q.done:
+		case <-q.Done():
 			return nil
 		case <-tick.C:
 		}
@@ -94,11 +61,11 @@ func (q *qemu) await(console string, maxBoots int, perBoot time.Duration) error 
 			boots, since = n, time.Now()
 		}
 		if boots > maxBoots {
-			q.kill()
+			q.Kill()
 			return fmt.Errorf("boot %d started, but the plan has %d boots: killed (a reboot loop?)", boots, maxBoots)
 		}
 		if time.Since(since) > perBoot {
-			q.kill()
+			q.Kill()
 			return fmt.Errorf("boot %d did not end within %s (CONTEND_E2E_BOOT_TIMEOUT): QEMU killed", boots, perBoot)
 		}
 	}
@@ -152,9 +119,9 @@ func chooseAccel(t *testing.T, kernel, work string) string {
 	args := qemuArgs("kvm", "", kernel, "", "console=ttyS0 panic=-1 root=/dev/nonexistent", console)
 	q := startQEMU(t, args, filepath.Join(work, "kvm-probe.out"))
 	select {
-	case <-q.done:
+	case <-q.Done():
 	case <-time.After(kvmProbe):
-		q.kill()
+		q.Kill()
 	}
 	if b, _ := os.ReadFile(console); bytes.Contains(b, []byte("Kernel panic")) {
 		t.Logf("accelerator: kvm (it booted a kernel to its panic for want of a root file system)")

@@ -34,6 +34,7 @@ type initFlags struct {
 	boots                 value.Int
 	settleMin, settleMax  value.Duration
 	settleLoad, settlePSI value.Float
+	vm                    vmFlags // campaignvm.go
 }
 
 // newInitFlags returns the flags of 'campaign init' and what they fill.
@@ -47,6 +48,7 @@ func newInitFlags() (*initFlags, []cli.Flag) {
 		settlePSI:  value.Float{X: d.PSI, Max: campaign.MaxPSI, Accepted: "a percentage from 0 to 100"},
 	}
 	flags := append(sideFlags("a", &f.opt.Sides[0]), sideFlags("b", &f.opt.Sides[1])...)
+	flags = append(flags, vmInitFlags(&f.vm, &f.opt)...)
 	return f, append(flags,
 		&cli.StringFlag{Name: "reboot-command", Destination: &f.opt.Reboot, Usage: "the reboot after grub-reboot or kexec -l (default systemctl reboot, systemctl kexec)"},
 		newFlag("boots", &f.boots, "boots per side, 2 to 100 (the boot-level test needs two a side)"),
@@ -64,8 +66,8 @@ func sideFlags(s string, so *campaign.SideOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: s + "-grub", Destination: &so.Grub, Usage: "boot side " + S + " with 'grub-reboot ENTRY' (a menu entry title or index)"},
 		&cli.StringFlag{Name: s + "-kexec", Destination: &so.Kexec, Usage: "boot side " + S + " with kexec: the kernel image"},
-		&cli.StringFlag{Name: s + "-initrd", Destination: &so.Initrd, Usage: "the initrd of --" + s + "-kexec"},
-		&cli.StringFlag{Name: s + "-append", Destination: &so.Append, Usage: "the command line of --" + s + "-kexec (default: the running one's)"},
+		&cli.StringFlag{Name: s + "-initrd", Destination: &so.Initrd, Usage: "the initrd of --" + s + "-kexec (or of --" + s + "-kernel, unpacked before contend's own)"},
+		&cli.StringFlag{Name: s + "-append", Destination: &so.Append, Usage: "the command line of --" + s + "-kexec (default: the running one's), or words added to --" + s + "-kernel's"},
 		&cli.StringFlag{Name: s + "-boot-command", Destination: &so.BootCommand, Usage: "boot side " + S + " with this shell command (it must arrange the boot and reboot)"},
 		&cli.StringFlag{Name: s + "-release", Destination: &so.Expect.Release, Usage: "side " + S + "'s expected uname -r"},
 		&cli.StringFlag{Name: s + "-version", Destination: &so.Expect.Version, Usage: "side " + S + "'s expected uname -v"},
@@ -114,6 +116,16 @@ DIR must be yours (or root's) and writable by nobody else, since its plan
 says what the step runs as root at boot; no argument may hold a control
 character (a newline, an escape sequence).
 
+With --vm, each side is a kernel image (--a-kernel, --b-kernel: a bzImage
+such as arch/x86/boot/bzImage or Debian's /boot/vmlinuz-*; --a-initrd and
+--a-append go with it) booted in a fresh QEMU guest per boot by 'campaign
+run DIR'; its release is read from the image (the same image on both sides
+is an A/A campaign). --vm-cpus (1 to the host's CPUs, default 2),
+--vm-mem (256 MiB to half the host's memory, default 1GiB), --vm-timeout
+(a boot, start to power-off), --vm-accel (auto: KVM when it boots a kernel,
+else TCG), --vm-skip-faults (a faulty boot recorded as skipped instead of
+stopping the campaign). A --vm campaign does not settle: no --settle-*.
+
 Example (an ABBA campaign of 6 boots, 10 runs per boot):
    contend campaign init kc --boots 3 \
      --a-grub 'Debian, with Linux 6.1.0-rt' --a-release 6.1.0-rt \
@@ -137,6 +149,10 @@ boot are not independent samples of a kernel. The workflow:
    contend campaign step DIR                           boot 1, then reboots into boot 2 ...
    contend campaign status DIR
    contend campaign report DIR                         (= contend compare DIR)
+
+With --vm (docs/vm.md) each boot is a fresh QEMU guest of --a-kernel or
+--b-kernel that 'contend campaign run DIR' starts from this machine: no
+unit, no arming, no reboot of this machine.
 
 The step checks that the running kernel is the one the plan expects for
 the next boot (a mismatch stops the campaign and never reboots), waits for
@@ -199,6 +215,7 @@ ledger, settling included), or says by how much it does not.`,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
 				"--at-boot (the unit's mode): do nothing unless the campaign is armed.", campaignStep,
 				&cli.BoolFlag{Name: "at-boot", Usage: "do nothing unless the campaign is armed (the systemd unit's mode)"}),
+			campaignRunCommand(),
 			dirOnly("arm", "allow the campaign's steps to reboot the machine", "", campaignArm),
 			dirOnly("disarm", "stop the campaign's steps from rebooting", "", campaignDisarm),
 			dirOnly("unit", "write the systemd oneshot unit that runs the step at boot",
@@ -246,6 +263,9 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 	}
 	o := f.options(c)
 	o.Contend = exe
+	if err := f.vm.apply(c, &o); err != nil {
+		return err
+	}
 	p, err := campaign.NewPlan(o)
 	var oe *campaign.OptionError
 	if errors.As(err, &oe) {
@@ -262,6 +282,10 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 			return &usageError{"campaign init: " + err.Error() + "; accepted: a new directory in a writable place"}
 		}
 		return err
+	}
+	if p.VM != nil {
+		printVMInit(c, p)
+		return nil
 	}
 	w, dir := c.App.Writer, p.Dir
 	fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
@@ -392,6 +416,9 @@ func campaignStatus(c *cli.Context) error {
 	done := led.Done()
 	latest := led.Latest()
 	next := led.Next(len(p.Order))
+	for next < len(p.Order) && latest[next].Event == campaign.EvSkipped && done[next].Event == "" {
+		next++ // skipped, never redone (--vm-skip-faults)
+	}
 	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
 	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
 	for i := range p.Order {
@@ -402,6 +429,9 @@ func campaignStatus(c *cli.Context) error {
 			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
 		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
 			line = fmt.Sprintf("stopped (%s in boot %s)", e.Event, shortID(e.BootID))
+			if e.BootID == "" {
+				line = fmt.Sprintf("stopped (%s)", e.Event) // a guest that did not report (--vm)
+			}
 			if started {
 				line += ": will be redone"
 			}
@@ -409,6 +439,8 @@ func campaignStatus(c *cli.Context) error {
 			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
 		} else if ok && e.Event == campaign.EvReboot {
 			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
+		} else if ok && e.Event == campaign.EvSkipped {
+			line = "skipped (a fault, --vm-skip-faults): " + e.Message
 		} else if ok && e.Event == campaign.EvRebooting {
 			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the reboot was under way when that step ended)", shortID(e.BootID))
 		}
@@ -425,7 +457,9 @@ func campaignStatus(c *cli.Context) error {
 			fmt.Fprintf(w, "still armed, but no step reboots a complete campaign ('contend campaign disarm %s' to tidy up)\n", dir)
 		}
 	} else {
-		if campaign.IsArmed(dir) {
+		if p.VM != nil {
+			fmt.Fprintf(w, "a campaign of virtual machines: 'contend campaign run %s' goes on from boot %d\n", dir, next+1)
+		} else if campaign.IsArmed(dir) {
 			fmt.Fprintln(w, "armed: the step reboots after each boot")
 		} else {
 			fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")

@@ -11,6 +11,7 @@ import (
 
 	"contend/internal/earlysig"
 	"contend/internal/harness"
+	"contend/internal/vm"
 )
 
 func main() {
@@ -18,6 +19,11 @@ func main() {
 	// It keeps the default signal dispositions (earlysig skips it).
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
+	}
+	// Contend as the init of a guest that 'campaign run --vm' booted
+	// (internal/vm): it runs the guest's one command and powers off.
+	if vm.IsGuestInit() {
+		os.Exit(vm.GuestMain())
 	}
 	os.Exit(Main(os.Args, os.Stdout, os.Stderr))
 }

@@ -66,6 +66,9 @@ type Options struct {
 	CheckCommand func(*Plan) error
 	// Now is the plan's creation time; zero: the time NewPlan runs.
 	Now time.Time
+	// VM: the boots are virtual machines (vm.go, --vm); each side's
+	// Kernel is booted in them.
+	VM *VMOptions
 }
 
 // SideOptions says how to boot a side and what its kernel must look like:
@@ -77,6 +80,7 @@ type SideOptions struct {
 	Initrd      string // the initrd of Kexec (--a-initrd)
 	Append      string // the command line of Kexec (--a-append; empty: the running one's)
 	BootCommand string // a shell command that arranges the boot and reboots (--a-boot-command)
+	Kernel      string // a kernel image booted in a virtual machine (--a-kernel, with --vm)
 	Expect      Expect // --a-release, --a-version, --a-cmdline
 }
 
@@ -108,6 +112,11 @@ func NewPlan(o Options) (*Plan, error) {
 		created = time.Now()
 	}
 	p := &Plan{Format: FormatName, Version: FormatVersion, Created: created.UTC(), Dir: dir}
+	if o.VM != nil {
+		if p.VM, err = o.vmPlan(); err != nil {
+			return nil, err
+		}
+	}
 	if p.Sides, err = o.sides(); err != nil {
 		return nil, err
 	}
@@ -154,7 +163,7 @@ func (o *Options) checkText() error {
 		f := "--" + string(rune('a'+i)) + "-"
 		texts = append(texts, []struct{ flag, s string }{
 			{f + "grub", s.Grub}, {f + "kexec", s.Kexec}, {f + "initrd", s.Initrd}, {f + "append", s.Append},
-			{f + "boot-command", s.BootCommand}, {f + "release", s.Expect.Release}, {f + "version", s.Expect.Version}, {f + "cmdline", s.Expect.Cmdline},
+			{f + "boot-command", s.BootCommand}, {f + "kernel", s.Kernel}, {f + "release", s.Expect.Release}, {f + "version", s.Expect.Version}, {f + "cmdline", s.Expect.Cmdline},
 		}...)
 	}
 	texts = append(texts, []struct{ flag, s string }{{"--reboot-command", o.Reboot}, {"--order", o.Order}}...)
@@ -192,9 +201,20 @@ func (o *Options) sides() ([2]Side, error) {
 	var sides [2]Side
 	for i := range o.Sides {
 		var err error
-		if sides[i], err = o.side(i); err != nil {
+		if o.VM != nil {
+			sides[i], err = o.vmSide(i)
+		} else {
+			sides[i], err = o.side(i)
+		}
+		if err != nil {
 			return sides, err
 		}
+	}
+	if o.VM != nil {
+		// The host boots each side's image itself: the same kernel on
+		// both sides is an A/A campaign, not a boot that cannot be
+		// told from a wrong one.
+		return sides, nil
 	}
 	if o.Reboot != "" && sides[0].Boot.Command != "" && sides[1].Boot.Command != "" {
 		return sides, refuse("--reboot-command: no side is booted with --a-grub, --b-grub, --a-kexec or --b-kexec, after which it runs (a --a-boot-command or --b-boot-command reboots by itself); drop --reboot-command")
@@ -209,6 +229,9 @@ func (o *Options) sides() ([2]Side, error) {
 func (o *Options) side(i int) (Side, error) {
 	so, s, l := o.Sides[i], string(rune('a'+i)), string(rune('A'+i))
 	side := Side{Label: l}
+	if so.Kernel != "" {
+		return side, refuse("--%s-kernel goes with --vm (a kernel booted in a virtual machine); to boot this machine into it, give --%s-kexec", s, s)
+	}
 	n := 0
 	if so.Grub != "" {
 		side.Boot.GrubEntry, n = so.Grub, n+1

@@ -56,6 +56,9 @@ type Plan struct {
 	Settle  Settle   `json:"settle"`
 	// Contend is the contend binary the unit runs.
 	Contend string `json:"contend"`
+	// VM: every boot is a virtual machine that 'campaign run' starts
+	// (vm.go); nil: the boots are this machine's.
+	VM *VMPlan `json:"vm,omitempty"`
 	// Dir is the campaign directory (absolute) the plan was made for
 	// (NewPlan) or read from (ReadPlan); not written.
 	Dir string `json:"-"`
@@ -78,6 +81,8 @@ type Boot struct {
 	Command string `json:"command,omitempty"`
 	// Reboot is the command that reboots after GrubEntry or Kexec.
 	Reboot string `json:"reboot,omitempty"`
+	// VM is a kernel booted in a virtual machine (a --vm plan).
+	VM *VMKernel `json:"vm,omitempty"`
 }
 
 // Kexec is a kernel image to boot with kexec.
@@ -176,6 +181,12 @@ func (p *Plan) Check() error {
 		}
 		if s.Boot.Command != "" {
 			n++
+		}
+		if s.Boot.VM != nil {
+			n++
+		}
+		if (s.Boot.VM != nil) != (p.VM != nil) {
+			return fmt.Errorf("side %c: a plan's boots are all virtual machines (with its vm settings) or none", 'A'+i)
 		}
 		if n != 1 {
 			return fmt.Errorf("side %c: give exactly one way to boot it (a grub entry, a kexec kernel or a reboot command), got %d", 'A'+i, n)

@@ -162,6 +162,9 @@ func Step(ctx context.Context, dir string, o StepOptions) error {
 	if err != nil {
 		return err
 	}
+	if p.VM != nil {
+		return fmt.Errorf("campaign %s boots virtual machines: 'contend campaign run %s' runs its boots, not a step", dir, dir)
+	}
 	lock, err := lockDir(dir)
 	if err != nil {
 		return err

@@ -52,7 +52,8 @@ func (f Fingerprint) Keys() []string {
 
 var keyOrder = []string{
 	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline", "kernel.boot_id",
-	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt", "mem.total", "mem.available",
+	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt",
+	"vm.accel", "vm.timing", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
 	"tune.state", "tune.aslr", "tune.turbo", "tune.perf_rate", "tune.irq",
@@ -116,6 +117,9 @@ func Capture(native Fingerprint) Fingerprint {
 	f["contend.native"] = contend.NativeHash()
 	f["go.version"] = runtime.Version()
 	for k, v := range native {
+		f[k] = v
+	}
+	for k, v := range vmFacts() {
 		f[k] = v
 	}
 	for k, v := range Build() {

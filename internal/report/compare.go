@@ -360,6 +360,7 @@ func BuildComparison(sides []Side, opt CompareOptions) (*CompareReport, error) {
 	r.EnvDiffs = envDiffs(sides)
 	r.BuildDiffs = buildDiffs(r.EnvDiffs)
 	r.Causes = envCauses(r.EnvDiffs, r.Sides)
+	r.Causes = append(r.Causes, vmNotes(sides)...) // vm.go
 
 	// The outliers are found on another goroutine while the sides are
 	// compared (a tenth of compare's time for 2 x 100,000 values): both

@@ -78,27 +78,9 @@ fi
 mirror=${CONTEND_E2E_MIRROR:-http://deb.debian.org/debian}
 security=${CONTEND_E2E_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
-# The newest ABI with both kernels, from the host's apt lists (Debian
-# publishes the 6.1 kernels of bookworm in bookworm-security).
-newest_kabi() {
-	apt-cache pkgnames linux-image-6.1.0- 2>/dev/null |
-		sed -n 's/^linux-image-\(6\.1\.0-[0-9][0-9]*\)-rt-amd64$/\1/p' | sort -t- -k2,2n |
-		while read -r k; do
-			apt-cache show "linux-image-$k-amd64" >/dev/null 2>&1 && echo "$k"
-		done | tail -n1
-}
-kabi=${CONTEND_E2E_KABI:-}
-if [[ -z $kabi ]]; then
-	kabi=$(newest_kabi)
-	if [[ -z $kabi ]] && command -v apt-get >/dev/null; then
-		apt-get update -qq >&2 || true
-		kabi=$(newest_kabi)
-	fi
-fi
-[[ $kabi =~ ^6\.1\.0-[0-9]+$ ]] || {
-	echo "guest-image.sh: no kernel ABI: set CONTEND_E2E_KABI to one that Debian bookworm ships in both flavours, such as 6.1.0-57 (got '${kabi}')" >&2
-	exit 2
-}
+# The kernel ABI (kabi.sh: $CONTEND_E2E_KABI, else the newest with both
+# flavours in the host's apt lists).
+. "$here/kabi.sh" guest-image.sh
 ka=$kabi-amd64 kb=$kabi-rt-amd64
 
 cache=${CONTEND_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/contend-e2e}

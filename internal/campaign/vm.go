@@ -1,0 +1,369 @@
+package campaign
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"contend/internal/env"
+	"contend/internal/plural"
+	"contend/internal/results"
+	"contend/internal/safefile"
+	"contend/internal/vm"
+)
+
+// VMOptions make a campaign whose boots are virtual machines that
+// 'campaign run' starts itself (--vm): each side is a kernel image
+// (SideOptions.Kernel, --a-kernel) booted in a fresh QEMU guest per boot
+// of the plan, with contend as its init (internal/vm).
+type VMOptions struct {
+	CPUs    int           // vCPUs (--vm-cpus), 1 to the host's CPUs; 0: DefaultVMCPUs
+	MemMiB  int           // guest memory in MiB (--vm-mem), vm.MinMemMiB to half the host's; 0: vm.DefaultMemMiB
+	Timeout time.Duration // per boot (--vm-timeout), vm.MinTimeout to vm.MaxTimeout; 0: vm.DefaultTimeout
+	Accel   string        // auto, kvm, tcg (--vm-accel); empty: auto
+	// SkipFaults: a boot that goes wrong (a panic, a hang, a guest that
+	// dies) is recorded as skipped and the campaign goes on
+	// (--vm-skip-faults); false: it stops the campaign.
+	SkipFaults bool
+	// HostCPUs and HostMemMiB are the host's, for the ranges; 0: this
+	// machine's.
+	HostCPUs, HostMemMiB int
+}
+
+// DefaultVMCPUs is the vCPUs of a guest whose options name none (fewer
+// when the host has fewer).
+const DefaultVMCPUs = 2
+
+// VMPlan is the virtual machine of every boot of a --vm plan.
+type VMPlan struct {
+	CPUs       int      `json:"cpus"`
+	MemMiB     int      `json:"mem_mib"`
+	Timeout    Duration `json:"timeout"`
+	Accel      string   `json:"accel"`
+	SkipFaults bool     `json:"skip_faults,omitempty"`
+}
+
+// VMKernel is the kernel a side boots in a virtual machine.
+type VMKernel struct {
+	Kernel  string `json:"kernel"`
+	Initrd  string `json:"initrd,omitempty"`
+	Cmdline string `json:"cmdline,omitempty"` // words added to contend's
+}
+
+// EvSkipped is a boot of a --vm plan that went wrong and was skipped
+// (--vm-skip-faults): not measured, never redone.
+const EvSkipped = "skipped"
+
+// vmPlan checks o.VM against the host and returns the plan's VMPlan.
+func (o *Options) vmPlan() (*VMPlan, error) {
+	v := *o.VM
+	hostCPUs, hostMem := v.HostCPUs, v.HostMemMiB
+	if hostCPUs == 0 {
+		hostCPUs = runtime.NumCPU()
+	}
+	if hostMem == 0 {
+		hostMem = hostMemMiB()
+	}
+	if v.CPUs == 0 {
+		v.CPUs = min(DefaultVMCPUs, hostCPUs)
+	}
+	if v.CPUs < 1 || v.CPUs > hostCPUs {
+		return nil, refuse("--vm-cpus: %d is not accepted; accepted: 1 to %d (the host's CPUs)", v.CPUs, hostCPUs)
+	}
+	maxMem := hostMem / 2
+	if v.MemMiB == 0 {
+		v.MemMiB = min(vm.DefaultMemMiB, maxMem)
+	}
+	if v.MemMiB < vm.MinMemMiB || v.MemMiB > maxMem {
+		return nil, refuse("--vm-mem: %d MiB is not accepted; accepted: %d MiB to %d MiB (half the host's memory, %d MiB)", v.MemMiB, vm.MinMemMiB, maxMem, hostMem)
+	}
+	if v.Timeout == 0 {
+		v.Timeout = vm.DefaultTimeout
+	}
+	if v.Timeout < vm.MinTimeout || v.Timeout > vm.MaxTimeout {
+		return nil, refuse("--vm-timeout: %s is not accepted; accepted: a duration from %s to %s", v.Timeout, vm.MinTimeout, vm.MaxTimeout)
+	}
+	switch v.Accel {
+	case "":
+		v.Accel = vm.AccelAuto
+	case vm.AccelAuto, vm.AccelKVM, vm.AccelTCG:
+	default:
+		return nil, refuse("--vm-accel: %q is not accepted; accepted: auto, kvm, tcg", v.Accel)
+	}
+	if o.Reboot != "" {
+		return nil, refuse("--reboot-command: a --vm campaign boots guests, not this machine; drop --reboot-command")
+	}
+	return &VMPlan{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: Duration(v.Timeout), Accel: v.Accel, SkipFaults: v.SkipFaults}, nil
+}
+
+// vmSide returns side i of a --vm plan: its kernel image (a bzImage),
+// the release it must run (read from the image; --a-release, when given,
+// must agree).
+func (o *Options) vmSide(i int) (Side, error) {
+	so, s, l := o.Sides[i], string(rune('a'+i)), string(rune('A'+i))
+	side := Side{Label: l}
+	if so.Grub != "" || so.Kexec != "" || so.BootCommand != "" {
+		return side, refuse("--%s-grub, --%s-kexec, --%s-boot-command: a --vm campaign boots side %s's --%s-kernel in a guest; drop them", s, s, s, l, s)
+	}
+	if so.Kernel == "" {
+		return side, refuse("--%s-kernel: give side %s's kernel image (a bzImage such as arch/x86/boot/bzImage or /boot/vmlinuz-...) for --vm", s, l)
+	}
+	kernel, err := regularFile(so.Kernel)
+	if err != nil {
+		return side, refuse("--%s-kernel: %q is not a kernel image file", s, so.Kernel)
+	}
+	release, err := vm.KernelRelease(kernel)
+	if err != nil {
+		return side, refuse("--%s-kernel: %v", s, err)
+	}
+	k := &VMKernel{Kernel: kernel, Cmdline: so.Append}
+	if so.Initrd != "" {
+		if k.Initrd, err = regularFile(so.Initrd); err != nil {
+			return side, refuse("--%s-initrd: %q is not a file", s, so.Initrd)
+		}
+	}
+	if so.Expect.Release != "" && so.Expect.Release != release {
+		return side, refuse("--%s-release: %q, but the image of --%s-kernel is release %q; drop --%s-release or give the right image", s, so.Expect.Release, s, release, s)
+	}
+	side.Boot.VM = k
+	side.Expect = so.Expect
+	side.Expect.Release = release
+	return side, nil
+}
+
+// hostMemMiB returns the host's memory (MemTotal) in MiB.
+func hostMemMiB() int {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if w := strings.Fields(sc.Text()); len(w) >= 2 && w[0] == "MemTotal:" {
+			kb, _ := strconv.Atoi(w[1])
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// RunVMOptions configures RunVM.
+type RunVMOptions struct {
+	// Log receives progress lines.
+	Log io.Writer
+	// Boot boots one guest (a vm.Runner's Boot); nil: a Runner of
+	// Config.
+	Boot func(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error)
+	// Config is the vm.Runner's, when Boot is nil (its Accel is the
+	// plan's).
+	Config vm.Config
+	// Load is the host's 1-minute load average (env.LoadAvg), recorded
+	// at each boot's start.
+	Load func() float64
+}
+
+// ConsoleDir holds the logs of each boot of a --vm campaign: vm/NN-S/
+// console.log (ttyS0), port.log (ttyS1: the frames) and qemu.log.
+const ConsoleDir = "vm"
+
+// RunVM drives a --vm campaign from the host: for every boot of the
+// plan not yet done (nor skipped), in the plan's order, a fresh guest
+// with that side's kernel runs the plan's command; its result file comes
+// back as boots/NN-S.json and the ledger records the guest's kernel and
+// boot id. A guest that runs another kernel than its side's, a command
+// that fails, or (without SkipFaults) a boot that goes wrong stops the
+// campaign (ErrStopped, one line); 'campaign run' again goes on from the
+// boot that stopped.
+func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
+	p, err := ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	if p.VM == nil {
+		return fmt.Errorf("campaign %s boots this machine, not virtual machines: its steps run at boot ('contend campaign step %s'); 'campaign run' is for plans made with --vm", dir, dir)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.unlock()
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Load == nil {
+		o.Load = env.LoadAvg
+	}
+	if o.Boot == nil {
+		cfg := o.Config
+		cfg.Accel = p.VM.Accel
+		if cfg.Contend == "" {
+			cfg.Contend = p.Contend
+		}
+		if cfg.Log == nil {
+			cfg.Log = o.Log
+		}
+		r, err := vm.NewRunner(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrStopped, err)
+		}
+		defer r.Close()
+		o.Boot = r.Boot
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ConsoleDir), 0o755); err != nil {
+		return err
+	}
+	led, err := ReadLedger(dir)
+	if err != nil {
+		return err
+	}
+	skipped := map[int]bool{}
+	for _, e := range led.Events {
+		if e.Event == EvSkipped {
+			skipped[e.Slot] = true
+		}
+	}
+	done := led.Done()
+	ran := 0
+	begin := time.Now()
+	for slot := range p.Order {
+		if _, ok := done[slot]; ok || skipped[slot] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%w: stopped by %s before boot %d; 'contend campaign run %s' goes on from it", ErrStopped, interruptionOr(ctx), slot+1, dir)
+		}
+		if id, open := led.Started(slot); open {
+			msg := fmt.Sprintf("the run of boot %d started (host boot %s) did not finish: redone", slot+1, short(id))
+			fmt.Fprintln(o.Log, msg)
+			if err := Append(dir, Event{Event: EvRedo, Slot: slot, Side: string(p.Order[slot]), Message: msg}); err != nil {
+				return err
+			}
+		}
+		skip, err := runVMBoot(ctx, dir, p, slot, o)
+		if err != nil {
+			return err
+		}
+		if skip {
+			skipped[slot] = true
+		}
+		ran++
+	}
+	nd, ns := 0, len(skipped)
+	if led, err = ReadLedger(dir); err == nil {
+		nd = len(led.Done())
+	}
+	if ran > 0 || ns > 0 {
+		fmt.Fprintf(o.Log, "campaign complete: %s done", plural.N(nd, "boot", "boots"))
+		if ns > 0 {
+			fmt.Fprintf(o.Log, ", %s skipped (faults, in the ledger)", plural.N(ns, "boot", "boots"))
+		}
+		fmt.Fprintf(o.Log, " in %s; 'contend campaign report %s'\n", time.Since(begin).Round(time.Second), dir)
+		return Append(dir, Event{Event: EvComplete, Slot: len(p.Order) - 1})
+	}
+	fmt.Fprintf(o.Log, "campaign %s is complete (%d boots): 'contend campaign report %s'\n", dir, len(p.Order), dir)
+	return nil
+}
+
+// interruptionOr names the signal that ended ctx, or its error.
+func interruptionOr(ctx context.Context) string {
+	if s := interruption(ctx); s != "" {
+		return s
+	}
+	return ctx.Err().Error()
+}
+
+// runVMBoot runs boot slot of plan p in a guest and records it; skip
+// reports a fault recorded as skipped (SkipFaults).
+func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOptions) (skip bool, err error) {
+	label := p.Order[slot]
+	side := p.Side(label)
+	k := side.Boot.VM
+	result := ResultName(slot, label)
+	hostBoot := env.BootID()
+	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: "host:" + hostBoot, Result: result}); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(o.Log, "boot %d of %d: side %c, kernel %s in a guest (%d vCPUs, %d MiB)\n", slot+1, len(p.Order), label, side.Expect.Release, p.VM.CPUs, p.VM.MemMiB)
+	// The boot's console (ttyS0), port (ttyS1) and QEMU logs stay in
+	// vm/NN-S/.
+	gdir := filepath.Join(dir, ConsoleDir, fmt.Sprintf("%02d-%c", slot+1, label))
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return false, err
+	}
+	consoleKeep := filepath.Join(gdir, "console.log")
+	load := o.Load()
+	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
+	args := RunArgs(p, slot, label, vm.GuestOut)
+	booted := time.Now().UTC()
+	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+	stop := func(ev Event, format string, a ...any) error {
+		msg := fmt.Sprintf(format, a...)
+		ev.Slot, ev.Side, ev.Message = slot, string(label), msg
+		if ev.Event == "" {
+			ev.Event = EvFailed
+		}
+		if err := Append(dir, ev); err != nil {
+			return fmt.Errorf("%w: %s (and the ledger: %v)", ErrStopped, msg, err)
+		}
+		return fmt.Errorf("%w: %s", ErrStopped, msg)
+	}
+	if berr != nil {
+		if ctx.Err() != nil {
+			return false, stop(Event{}, "boot %d: stopped by %s; 'contend campaign run %s' redoes it", slot+1, interruptionOr(ctx), dir)
+		}
+		var f *vm.Fault
+		if errors.As(berr, &f) && p.VM.SkipFaults && f.Kind != vm.FaultQEMU {
+			msg := fmt.Sprintf("boot %d (side %c): %v; skipped (--vm-skip-faults)", slot+1, label, berr)
+			fmt.Fprintln(o.Log, msg)
+			return true, Append(dir, Event{Event: EvSkipped, Slot: slot, Side: string(label), Message: msg})
+		}
+		return false, stop(Event{}, "boot %d (side %c): %v", slot+1, label, berr)
+	}
+	gk := env.Kernel{Release: res.Report.Release, Version: res.Report.Version, Cmdline: res.Report.Cmdline, BootID: res.Report.BootID}
+	if why := side.Expect.Mismatch(gk); why != "" {
+		return false, stop(Event{Event: EvMismatch, Kernel: &gk, BootID: gk.BootID}, "boot %d expects side %c (%s), but the guest's kernel has %s: stopped", slot+1, label, side.Expect, why)
+	}
+	if res.Report.Exit != 0 {
+		return false, stop(Event{BootID: gk.BootID, Kernel: &gk}, "boot %d (side %c): 'contend %s' failed in the guest (exit %d: %s); see %s", slot+1, label, strings.Join(args, " "), res.Report.Exit, res.Report.Error, consoleKeep)
+	}
+	if len(res.Output) == 0 {
+		return false, stop(Event{BootID: gk.BootID, Kernel: &gk}, "boot %d (side %c): the guest sent no result file (%s); see %s", slot+1, label, res.Report.Error, consoleKeep)
+	}
+	path := filepath.Join(dir, result)
+	if err := safefile.WriteFile(path, res.Output, 0o644); err != nil {
+		return false, err
+	}
+	f, err := results.Read(path)
+	if err != nil {
+		return false, stop(Event{BootID: gk.BootID, Kernel: &gk, Result: result}, "boot %d: %v", slot+1, err)
+	}
+	ok := f.Counts(-1)[results.StatusOK]
+	if ok == 0 {
+		return false, stop(Event{BootID: gk.BootID, Kernel: &gk, Result: result}, "boot %d: no successful repetition in %s", slot+1, result)
+	}
+	// The guest's start as the reboot into this boot and the command's
+	// start in it as the step's start: the boot's cost (BootCosts) is
+	// the time from QEMU's start to the command's. Then the start of the
+	// measurement with the guest's kernel and boot id (what the report's
+	// per-boot table reads), then its end.
+	if err := Append(dir, Event{Time: booted, Event: EvReboot, Slot: slot, Side: string(label), BootID: "host:" + hostBoot, Message: "QEMU started the guest"}); err != nil {
+		return false, err
+	}
+	st := &SettleRecord{Load: load, Settled: true}
+	if err := Append(dir, Event{Time: booted.Add(res.StartedAfter), Event: EvStart, Slot: slot, Side: string(label), BootID: gk.BootID, Kernel: &gk, Settle: st, Result: result,
+		Message: fmt.Sprintf("in a VM (%s, %d vCPUs, %d MiB, QEMU %s): the command started %s after QEMU", strings.ToUpper(res.Accel), res.CPUs, res.MemMiB, res.QEMU, res.StartedAfter.Round(10*time.Millisecond))}); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(o.Log, "  kernel %s, boot %s, %s; the command started %.1f s after QEMU, QEMU ended after %.1f s (%s)\n",
+		gk.Release, short(gk.BootID), plural.N(ok, "run", "runs"), res.StartedAfter.Seconds(), res.Elapsed.Seconds(), strings.ToUpper(res.Accel))
+	return false, Append(dir, Event{Event: EvDone, Slot: slot, Side: string(label), BootID: gk.BootID, Result: result, OK: ok})
+}

@@ -1,0 +1,296 @@
+package campaign
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"contend/internal/results"
+	"contend/internal/vm"
+)
+
+// bzImage writes a file with an x86 boot header naming release r.
+func bzImage(t *testing.T, dir, r string) string {
+	t.Helper()
+	b := make([]byte, 0x1000)
+	copy(b[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(b[0x20e:], 0x300)
+	copy(b[0x500:], r+" (test) #1 SMP\x00")
+	p := filepath.Join(dir, "vmlinuz-"+r)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// vmOptions returns --vm options NewPlan accepts: kernels kA and kB on a
+// host of 4 CPUs and 8 GiB.
+func vmOptions(t *testing.T, base string) Options {
+	o := okOptions(base)
+	o.Sides = [2]SideOptions{{Kernel: bzImage(t, base, "6.1.0-kA")}, {Kernel: bzImage(t, base, "6.1.0-kB"), Append: "mitigations=off"}}
+	o.VM = &VMOptions{HostCPUs: 4, HostMemMiB: 8192}
+	o.Command = []string{"run", "faultme", "-n", "3"}
+	return o
+}
+
+func TestNewPlanVM(t *testing.T) {
+	base := t.TempDir()
+	o := vmOptions(t, base)
+	p, err := NewPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.VM == nil || *p.VM != (VMPlan{CPUs: 2, MemMiB: vm.DefaultMemMiB, Timeout: Duration(vm.DefaultTimeout), Accel: vm.AccelAuto}) {
+		t.Errorf("vm plan %+v", p.VM)
+	}
+	for i, r := range []string{"6.1.0-kA", "6.1.0-kB"} {
+		s := p.Sides[i]
+		if s.Boot.VM == nil || s.Boot.VM.Kernel != o.Sides[i].Kernel || s.Expect.Release != r || s.Boot.Kexec != nil || s.Boot.Command != "" {
+			t.Errorf("side %d: %+v", i, s)
+		}
+	}
+	if p.Sides[1].Boot.VM.Cmdline != "mitigations=off" {
+		t.Errorf("side B's command line: %+v", p.Sides[1].Boot.VM)
+	}
+	if err := p.Check(); err != nil {
+		t.Error(err)
+	}
+	// A/A: the same kernel on both sides is accepted in VMs.
+	o = vmOptions(t, t.TempDir())
+	o.Sides[1] = o.Sides[0]
+	if _, err := NewPlan(o); err != nil {
+		t.Errorf("A/A: %v", err)
+	}
+	// A host of one CPU and 1 GiB: the defaults fit it.
+	o = vmOptions(t, t.TempDir())
+	o.VM = &VMOptions{HostCPUs: 1, HostMemMiB: 1024}
+	if p, err := NewPlan(o); err != nil || p.VM.CPUs != 1 || p.VM.MemMiB != 512 {
+		t.Errorf("a small host: %+v, %v", p, err)
+	}
+}
+
+func TestNewPlanVMRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"too many vCPUs", func(o *Options) { o.VM.CPUs = 5 }, "--vm-cpus: 5 is not accepted; accepted: 1 to 4 (the host's CPUs)"},
+		{"negative vCPUs", func(o *Options) { o.VM.CPUs = -1 }, "--vm-cpus: -1 is not accepted; accepted: 1 to 4"},
+		{"too much memory", func(o *Options) { o.VM.MemMiB = 4097 }, "--vm-mem: 4097 MiB is not accepted; accepted: 256 MiB to 4096 MiB (half the host's memory, 8192 MiB)"},
+		{"too little memory", func(o *Options) { o.VM.MemMiB = 128 }, "--vm-mem: 128 MiB is not accepted; accepted: 256 MiB to 4096 MiB"},
+		{"a short timeout", func(o *Options) { o.VM.Timeout = time.Second }, "--vm-timeout: 1s is not accepted; accepted: a duration from 10s to 24h0m0s"},
+		{"an accelerator", func(o *Options) { o.VM.Accel = "xen" }, `--vm-accel: "xen" is not accepted; accepted: auto, kvm, tcg`},
+		{"no kernel", func(o *Options) { o.Sides[1].Kernel = "" }, "--b-kernel: give side B's kernel image"},
+		{"not a kernel", func(o *Options) { os.WriteFile(o.Sides[0].Kernel, []byte("text"), 0o644) }, "--a-kernel: "},
+		{"a missing kernel", func(o *Options) { o.Sides[0].Kernel = "/nonexistent/bzImage" }, `--a-kernel: "/nonexistent/bzImage" is not a kernel image file`},
+		{"a grub entry too", func(o *Options) { o.Sides[0].Grub = "x" }, "--a-grub, --a-kexec, --a-boot-command: a --vm campaign boots side A's --a-kernel"},
+		{"a wrong release", func(o *Options) { o.Sides[0].Expect.Release = "6.1.0-other" }, `--a-release: "6.1.0-other", but the image of --a-kernel is release "6.1.0-kA"`},
+		{"a reboot command", func(o *Options) { o.Reboot = "reboot" }, "--reboot-command: a --vm campaign boots guests"},
+		{"a kernel without --vm", func(o *Options) { o.VM = nil; o.Sides[0].BootCommand = "x"; o.Sides[0].Expect.Release = "a" }, "--a-kernel goes with --vm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := vmOptions(t, t.TempDir())
+			c.edit(&o)
+			_, err := NewPlan(o)
+			var oe *OptionError
+			if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want a one-line OptionError with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// resultFile returns a complete result file of n successful repetitions
+// in boot bootID.
+func resultFile(t *testing.T, label, bootID string, n int) []byte {
+	t.Helper()
+	f := &results.File{Kind: "run", Workload: "faultme", Label: label, Complete: true, Primary: "time",
+		Metrics: []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, Configs: []results.Config{{}},
+		Env: map[string]string{"kernel.boot_id": bootID}}
+	for i := 0; i < n; i++ {
+		f.Reps = append(f.Reps, results.Rep{Index: i, Status: results.StatusOK, BootID: bootID, Metrics: results.ValuesOf(map[string]float64{"time": 1e6})})
+	}
+	b, err := results.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeBoots is a vm Boot that runs each guest as faults says (by boot
+// of the plan, from 0): a fault, the wrong kernel, or a good boot of
+// the kernel of its image.
+type fakeBoots struct {
+	t      *testing.T
+	faults map[int]error
+	wrong  map[int]bool
+	n      int
+	got    []string // the release of every kernel booted
+	args   [][]string
+}
+
+func (f *fakeBoots) boot(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error) {
+	i := f.n
+	f.n++
+	r, err := vm.KernelRelease(g.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	f.got = append(f.got, r)
+	f.args = append(f.args, c.Args)
+	os.WriteFile(filepath.Join(g.Dir, "console.log"), []byte("Linux version "+r+"\n"), 0o644)
+	if err := f.faults[i]; err != nil {
+		return nil, err
+	}
+	if f.wrong[i] {
+		r = "6.1.0-wrong"
+	}
+	id := fmt.Sprintf("guest-boot-%d", i)
+	return &vm.Result{Accel: vm.AccelTCG, CPUs: g.CPUs, MemMiB: g.MemMiB, Report: vm.Report{Release: r, BootID: id},
+		Output: resultFile(f.t, "x", id, 3), StartedAfter: time.Second}, nil
+}
+
+func TestRunVM(t *testing.T) {
+	o := vmOptions(t, t.TempDir())
+	o.Boots = 2
+	p, err := NewPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePlan(p.Dir, p); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeBoots{t: t}
+	var log strings.Builder
+	if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot, Log: &log, Load: func() float64 { return 0.5 }}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"6.1.0-kA", "6.1.0-kB", "6.1.0-kB", "6.1.0-kA"}
+	if strings.Join(f.got, " ") != strings.Join(want, " ") {
+		t.Errorf("booted %v, want the plan's order %v", f.got, want)
+	}
+	if a := strings.Join(f.args[1], " "); a != "run --out "+vm.GuestOut+" --label B boot 2 faultme -n 3" {
+		t.Errorf("boot 2 ran %q", a)
+	}
+	led, _ := ReadLedger(p.Dir)
+	done := led.Done()
+	if len(done) != 4 {
+		t.Fatalf("%d boots done: %+v", len(done), led.Events)
+	}
+	for slot, e := range done {
+		if e.BootID != fmt.Sprintf("guest-boot-%d", slot) || e.OK != 3 || e.Result != ResultName(slot, p.Order[slot]) {
+			t.Errorf("boot %d: %+v", slot+1, e)
+		}
+		if _, err := results.Read(filepath.Join(p.Dir, e.Result)); err != nil {
+			t.Errorf("boot %d: %v", slot+1, err)
+		}
+		if _, err := os.Stat(filepath.Join(p.Dir, ConsoleDir, fmt.Sprintf("%02d-%c", slot+1, p.Order[slot]), "console.log")); err != nil {
+			t.Errorf("boot %d: no console log: %v", slot+1, err)
+		}
+	}
+	// The start event the report reads: the guest's boot, its kernel.
+	n := 0
+	for _, e := range led.Events {
+		if e.Event == EvStart && strings.HasPrefix(e.BootID, "guest-boot-") {
+			n++
+			if e.Kernel == nil || e.Kernel.Release != want[e.Slot] || e.Settle == nil || e.Settle.Load != 0.5 {
+				t.Errorf("start of boot %d: %+v", e.Slot+1, e)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d start events in guests, want 4", n)
+	}
+	// A boot's cost is from QEMU's start to the command's start.
+	if c := led.BootCosts(); len(c) != 4 || c[0] < time.Second || c[0] > 2*time.Second {
+		t.Errorf("boot costs %v, want 4 of the guest's 1 s to its command", c)
+	}
+	// Nothing is left to do: no guest is booted again.
+	if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot}); err != nil || f.n != 4 {
+		t.Errorf("a second run: %v, %d boots", err, f.n)
+	}
+	if !strings.Contains(log.String(), "campaign complete: 4 boots done") {
+		t.Errorf("log: %s", log.String())
+	}
+}
+
+func TestRunVMStops(t *testing.T) {
+	panicked := &vm.Fault{Kind: vm.FaultPanic, Msg: "the guest's kernel panicked: Kernel panic - not syncing: No working init found."}
+	for _, c := range []struct {
+		name   string
+		faults map[int]error
+		wrong  map[int]bool
+		skip   bool
+		want   string
+		done   int
+		boots  int // guests booted in all, after a second run
+	}{
+		{"a panic", map[int]error{1: panicked}, nil, false, "boot 2 (side B): the guest's kernel panicked", 1, 5},
+		{"the wrong kernel", nil, map[int]bool{0: true}, false, `boot 1 expects side A (release 6.1.0-kA), but the guest's kernel has release "6.1.0-wrong": stopped`, 0, 5},
+		{"a panic skipped", map[int]error{2: panicked}, nil, true, "", 3, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := vmOptions(t, t.TempDir())
+			o.Boots = 2
+			o.VM.SkipFaults = c.skip
+			p, err := NewPlan(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			WritePlan(p.Dir, p)
+			f := &fakeBoots{t: t, faults: c.faults, wrong: c.wrong}
+			var log strings.Builder
+			err = RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot, Log: &log})
+			if c.want != "" {
+				if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %v, want a one-line stop with %q", err, c.want)
+				}
+			} else if err != nil {
+				t.Errorf("error %v", err)
+			}
+			led, _ := ReadLedger(p.Dir)
+			if len(led.Done()) != c.done {
+				t.Errorf("%d boots done, want %d", len(led.Done()), c.done)
+			}
+			if c.skip {
+				var sk []Event
+				for _, e := range led.Events {
+					if e.Event == EvSkipped {
+						sk = append(sk, e)
+					}
+				}
+				if len(sk) != 1 || sk[0].Slot != 2 || !strings.Contains(sk[0].Message, "panicked") || !strings.Contains(log.String(), "1 boot skipped") {
+					t.Errorf("skipped: %+v; log %s", sk, log.String())
+				}
+			}
+			// Run again: the stopped boot is redone, the done ones
+			// are not; a skipped one is never redone.
+			f.faults, f.wrong = nil, nil
+			if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot}); err != nil {
+				t.Fatal(err)
+			}
+			if f.n != c.boots {
+				t.Errorf("%d guests in all, want %d", f.n, c.boots)
+			}
+		})
+	}
+}
+
+func TestStepRefusesVMPlan(t *testing.T) {
+	o := vmOptions(t, t.TempDir())
+	p, _ := NewPlan(o)
+	WritePlan(p.Dir, p)
+	if err := Step(context.Background(), p.Dir, StepOptions{}); err == nil || !strings.Contains(err.Error(), "'contend campaign run") {
+		t.Errorf("a step of a --vm campaign: %v", err)
+	}
+	if err := RunVM(context.Background(), t.TempDir(), RunVMOptions{}); err == nil {
+		t.Error("RunVM of no campaign")
+	}
+}

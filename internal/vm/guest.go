@@ -1,0 +1,198 @@
+package vm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"contend/internal/env"
+)
+
+// Job is what a guest's init runs: the contend arguments (without the
+// program name) and the result file they write, handed back; Env is added
+// to the command's environment.
+type Job struct {
+	Args []string          `json:"args"`
+	Out  string            `json:"out"`
+	Env  map[string]string `json:"env,omitempty"`
+}
+
+// Report is what the guest's init sends back about its boot and the run,
+// in the frame "report".
+type Report struct {
+	Release string `json:"release"`
+	Version string `json:"version"`
+	Cmdline string `json:"cmdline"`
+	BootID  string `json:"boot_id"`
+	// Exit is the command's exit status (-1: it did not run or was
+	// killed; Error says why).
+	Exit  int    `json:"exit"`
+	Error string `json:"error,omitempty"`
+}
+
+// The frames of a guest: "started" just before the command starts (its
+// time on the host is when the workload started), "report" after it,
+// "result" the result file.
+const (
+	frameStarted = "started"
+	frameReport  = "report"
+	frameResult  = "result"
+)
+
+// EnvVar carries the facts about the virtual machine (the accelerator,
+// vCPUs, memory, QEMU, the host's CPU: keys "vm.*") from the guest's init
+// into the environment of the command it runs, which records them
+// (env.Capture) in its result file.
+const EnvVar = env.VMEnvVar
+
+// guestPort is the serial port the guest hands its frames back over.
+const guestPort = "/dev/ttyS1"
+
+// IsGuestInit reports whether this process is contend started as a
+// guest's init: process 1, run as /init, with a job in its root.
+func IsGuestInit() bool {
+	if os.Getpid() != 1 || len(os.Args) == 0 || os.Args[0] != "/init" {
+		return false
+	}
+	_, err := os.Stat("/" + jobFile)
+	return err == nil
+}
+
+// GuestMain is contend as the init of a guest that Boot started: it
+// mounts proc, sys, devtmpfs, tracefs (and tmpfs on /tmp, /run,
+// /dev/shm), says on the port that the command starts, runs the job's
+// contend command, sends its report and result file over the port, and
+// powers the guest off (a reset QEMU ends on). It never returns: init
+// must not exit.
+func GuestMain() int {
+	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "contend-init: "+format+"\n", a...) }
+	for _, m := range []struct{ fs, dir string }{
+		{"proc", "/proc"}, {"sysfs", "/sys"}, {"devtmpfs", "/dev"}, {"tmpfs", "/tmp"}, {"tmpfs", "/run"},
+		{"tracefs", "/sys/kernel/tracing"}, {"debugfs", "/sys/kernel/debug"}, {"tmpfs", "/dev/shm"},
+	} {
+		os.MkdirAll(m.dir, 0o755)
+		if err := unix.Mount(m.fs, m.dir, m.fs, 0, ""); err != nil && !errors.Is(err, unix.EBUSY) {
+			say("mount %s on %s: %v", m.fs, m.dir, err)
+		}
+	}
+	port, err := openPort(guestPort)
+	if err != nil {
+		say("cannot open %s (the second 8250 serial port, through which the result goes back): %v", guestPort, err)
+		powerOff()
+	}
+	rep := guestRun(port, say)
+	b, _ := json.Marshal(rep)
+	if err := WriteFrame(port, frameReport, b); err != nil {
+		say("writing the report to %s: %v", guestPort, err)
+	}
+	drain(port)
+	port.Close()
+	powerOff()
+	return 0
+}
+
+// guestRun runs the job and returns the report; the result file goes
+// over port.
+func guestRun(port *os.File, say func(string, ...any)) Report {
+	rep := Report{Exit: -1}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		rep.Release, rep.Version = cstring(u.Release[:]), cstring(u.Version[:])
+	}
+	b, _ := os.ReadFile("/proc/cmdline")
+	rep.Cmdline = strings.TrimSpace(string(b))
+	b, _ = os.ReadFile("/proc/sys/kernel/random/boot_id")
+	rep.BootID = strings.TrimSpace(string(b))
+	var job Job
+	b, err := os.ReadFile("/" + jobFile)
+	if err == nil {
+		err = json.Unmarshal(b, &job)
+	}
+	if err != nil || len(job.Args) == 0 {
+		rep.Error = fmt.Sprintf("no job in /%s: %v", jobFile, err)
+		return rep
+	}
+	cmd := exec.Command(GuestBinary, job.Args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = []string{"PATH=/bin", "HOME=/root", "TMPDIR=/tmp", "LD_LIBRARY_PATH=" + strings.Join(libDirs, ":")}
+	if len(job.Env) > 0 {
+		e, _ := json.Marshal(job.Env)
+		cmd.Env = append(cmd.Env, EnvVar+"="+string(e))
+	}
+	t := time.Now()
+	WriteFrame(port, frameStarted, []byte(rep.BootID))
+	err = cmd.Run()
+	say("'contend %s' ended after %s: %v", strings.Join(job.Args, " "), time.Since(t).Round(time.Millisecond), err)
+	switch {
+	case err == nil:
+		rep.Exit = 0
+	case cmd.ProcessState != nil && cmd.ProcessState.Exited():
+		rep.Exit = cmd.ProcessState.ExitCode()
+		rep.Error = err.Error()
+	default:
+		rep.Error = err.Error()
+	}
+	if job.Out != "" {
+		data, err := os.ReadFile(job.Out)
+		if err != nil {
+			if rep.Error == "" {
+				rep.Error = fmt.Sprintf("no result file: %v", err)
+			}
+		} else if err := WriteFrame(port, frameResult, data); err != nil {
+			rep.Error = fmt.Sprintf("writing the result file to %s: %v", guestPort, err)
+		}
+	}
+	return rep
+}
+
+// openPort opens a serial port for writing, raw (no newline turned into
+// CR LF, no flow control).
+func openPort(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_WRONLY|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if t, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err == nil {
+		t.Oflag &^= unix.OPOST
+		t.Cflag |= unix.CLOCAL
+		t.Cflag &^= unix.CRTSCTS
+		t.Iflag &^= unix.IXON | unix.IXOFF
+		unix.IoctlSetTermios(int(f.Fd()), unix.TCSETS, t)
+	} else {
+		// A port without a UART behind it (ttyS1 registered, nothing
+		// there) fails here: nothing would reach the host.
+		f.Close()
+		return nil, fmt.Errorf("not a working serial port: %v", err)
+	}
+	return f, nil
+}
+
+// drain waits until what was written to port has left it (tcdrain).
+func drain(port *os.File) {
+	unix.IoctlSetInt(int(port.Fd()), unix.TCSBRK, 1)
+}
+
+// powerOff syncs and resets the guest (QEMU runs with -no-reboot: a
+// reset ends it); init never exits.
+func powerOff() {
+	unix.Sync()
+	unix.Reboot(unix.LINUX_REBOOT_CMD_RESTART)
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func cstring(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,170 @@
+package vm
+
+import (
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// GuestBinary is where the contend binary sits in the guest; /init is a
+// link to it.
+const GuestBinary = "/bin/contend"
+
+// jobFile is the guest's path of the job (a small archive of its own,
+// appended per boot).
+const jobFile = "contend-job.json"
+
+// libDirs are searched, in order, for a shared library a binary needs
+// (after its DT_RUNPATH or DT_RPATH): Debian's multiarch directories and
+// the usual ones.
+var libDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"}
+
+// Libraries returns what the dynamic binary exe needs to run elsewhere:
+// its program interpreter (PT_INTERP) and every shared library of its
+// DT_NEEDED entries, recursively, each as the absolute path the loader
+// finds it at. A static binary needs none.
+func Libraries(exe string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var visit func(file string, top bool) error
+	visit = func(file string, top bool) error {
+		f, err := elf.Open(file)
+		if err != nil {
+			return fmt.Errorf("reading %s as ELF: %w", file, err)
+		}
+		defer f.Close()
+		if top {
+			for _, p := range f.Progs {
+				if p.Type != elf.PT_INTERP {
+					continue
+				}
+				b, err := io.ReadAll(p.Open())
+				if err != nil {
+					return fmt.Errorf("%s: reading its interpreter: %w", file, err)
+				}
+				interp := strings.TrimRight(string(b), "\x00")
+				if !seen[interp] {
+					seen[interp] = true
+					out = append(out, interp)
+				}
+			}
+		}
+		needed, err := f.ImportedLibraries()
+		if err != nil {
+			return fmt.Errorf("%s: reading DT_NEEDED: %w", file, err)
+		}
+		dirs := slices.Clone(libDirs)
+		for _, tag := range []elf.DynTag{elf.DT_RUNPATH, elf.DT_RPATH} {
+			if rp, err := f.DynString(tag); err == nil {
+				for _, s := range rp {
+					for _, d := range strings.Split(s, ":") {
+						d = strings.ReplaceAll(d, "$ORIGIN", filepath.Dir(file))
+						if d != "" {
+							dirs = append([]string{d}, dirs...)
+						}
+					}
+				}
+			}
+		}
+		for _, lib := range needed {
+			found := ""
+			for _, d := range dirs {
+				p := filepath.Join(d, lib)
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+					found = p
+					break
+				}
+			}
+			if found == "" {
+				return fmt.Errorf("%s needs %s, which is in none of %s", file, lib, strings.Join(dirs, ", "))
+			}
+			if seen[found] {
+				continue
+			}
+			seen[found] = true
+			out = append(out, found)
+			if err := visit(found, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit(exe, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WriteInitramfs writes the guest's userspace as a newc archive onto w:
+// the contend binary exe as GuestBinary with /init a link to it, the
+// shared libraries it needs (Libraries) where the loader looks for them,
+// /dev/console, and the empty directories the guest mounts on. It
+// returns the libraries written.
+func WriteInitramfs(w io.Writer, exe string) ([]string, error) {
+	libs, err := Libraries(exe)
+	if err != nil {
+		return nil, err
+	}
+	c := NewCPIOWriter(w)
+	dirs := map[string]bool{}
+	mkdirs := func(p string) error {
+		var parts []string
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			parts = append(parts, d)
+		}
+		for i := len(parts) - 1; i >= 0; i-- {
+			if dirs[parts[i]] {
+				continue
+			}
+			dirs[parts[i]] = true
+			if err := c.Dir(parts[i], 0o755); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, d := range []string{"/dev/x", "/proc/x", "/sys/x", "/tmp/x", "/run/x", "/root/x", "/etc/x", "/var/tmp/x"} {
+		if err := mkdirs(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.Node("dev/console", 0o020600, 5, 1); err != nil {
+		return nil, err
+	}
+	add := func(src, dst string, perm uint32) error {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := mkdirs(dst); err != nil {
+			return err
+		}
+		return c.File(dst, perm, b)
+	}
+	if err := add(exe, GuestBinary, 0o755); err != nil {
+		return nil, err
+	}
+	if err := c.Symlink("init", strings.TrimPrefix(GuestBinary, "/")); err != nil {
+		return nil, err
+	}
+	for _, l := range libs {
+		if err := add(l, l, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return libs, c.Close()
+}
+
+// writeJob writes the job archive: one file, jobFile, holding job.
+func writeJob(w io.Writer, job []byte) error {
+	c := NewCPIOWriter(w)
+	if err := c.File(jobFile, 0o600, job); err != nil {
+		return err
+	}
+	return c.Close()
+}
