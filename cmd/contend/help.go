@@ -1,8 +1,10 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,3 +88,18 @@ depends on who started the process:
 Compare maxrss between runs of one contend build, never a workload's with
 its original's: only the workload's memory above this floor is its own.
 `
+
+// helpFiles are the longer descriptions of the commands, help/NAME.txt.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// helpText returns the description help/name.txt, without its last
+// newline.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("contend: no help text " + name) // a build without the file
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
