@@ -18,9 +18,9 @@ const PlotHelper = "contend-plot"
 
 func plotCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "plot",
-		Usage:     "draw result files: scalability curves, or samples and run order",
-		ArgsUsage: "FILE [FILE...] --out IMAGE.svg|IMAGE.png",
+		Name:        "plot",
+		Usage:       "draw result files: scalability curves, or samples and run order",
+		ArgsUsage:   "FILE [FILE...] --out IMAGE.svg|IMAGE.png",
 		Description: helpText("plot"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image file to write, .svg or .png"},
