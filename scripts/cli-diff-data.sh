@@ -27,7 +27,7 @@ same() {
 	for side in old new; do
 		out=$tmp/$side
 		rm -rf "$out/w" && mkdir -p "$out/w"
-		(cd "$out/w" && CONTEND_PLOT_HELPER=/nonexistent "${!side}" "$@" >"$out/stdout" 2>"$out/stderr" </dev/null; echo "exit $?" >"$out/rc")
+		(cd "$out/w" && CONTEND_PLOT_HELPER=/nonexistent "${!side}" "$@" >"$out/stdout" 2>"$out/stderr" <"${STDIN:-/dev/null}"; echo "exit $?" >"$out/rc")
 		# A JSON output and the files written: what differs from run to
 		# run (the environment, the times) left out, the rest compared.
 		if jq -e . "$out/stdout" >/dev/null 2>&1; then
@@ -127,6 +127,8 @@ same import --metric 'lat=took (\d+) ns:ns:lower' --out x.json "$logs/faultme.tx
 same import --metric 'lat=nomatch (\d+)' --out x.json "$logs/faultme.txt"
 same import --out x.json "$logs/faultme.txt"
 same import --preset faultme
+STDIN=$logs/faultme.txt same import --preset faultme --out x.json -
+STDIN=$logs/faultme.txt same import --preset faultme --format json --select 2 --out x.json -
 same import --preset faultme a b
 same import --preset faultme --select x "$logs/faultme.txt"
 same import --preset faultme --from 0 "$logs/faultme.txt"
