@@ -140,6 +140,18 @@ same import --preset faultme --format yaml "$logs/faultme.txt"
 
 # check's and plot's errors (check's report reads the machine: its shape
 # is tested in internal/tune's and cmd/contend's tests)
+# check on a fake machine (CONTEND_SYSROOT): the lock is the machine's
+sys=$tmp/sysroot
+mkdir -p "$sys/proc/77" "$sys/sys/devices/system/cpu/smt" "$sys/sys/devices/system/cpu/cpu0/thermal_throttle"
+echo 0-3 >"$sys/sys/devices/system/cpu/online"
+echo 1 >"$sys/sys/devices/system/cpu/smt/active"
+echo 3 >"$sys/sys/devices/system/cpu/cpu0/thermal_throttle/core_throttle_count"
+echo "root=/dev/sda nohz_full=2-3" >"$sys/proc/cmdline"
+echo "0.50 0.40 0.30 1/100 42" >"$sys/proc/loadavg"
+echo "77 (prog) R 1 77 77 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0 100 0 0" >"$sys/proc/77/stat"
+export CONTEND_SYSROOT=$sys CONTEND_TUNE_STATE=$sys/tune.json
+same check --interval 10ms
+unset CONTEND_SYSROOT CONTEND_TUNE_STATE
 same check a
 same check --interval 1ns
 same check --interval 2m

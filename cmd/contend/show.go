@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,59 +32,66 @@ Examples:
 		Flags: []cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("show takes one result file, got %d arguments", c.NArg())
-			}
-			format := c.String("format")
-			f, err := results.Read(c.Args().First())
-			if err != nil {
-				return &usageError{err.Error()}
-			}
-			if format == "csv" && f.Kind != "sweep" {
-				return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", c.Args().First(), aKind(f.Kind))
-			}
-			w := c.App.Writer
-			switch format {
-			case "json":
-				b, err := results.Marshal(f)
-				if err != nil {
-					return err
-				}
-				_, err = w.Write(b)
-				return err
-			case "original":
-				return showOriginal(c, f)
-			case "csv":
-				a, err := sweep.Analyze(f)
-				if err != nil {
-					return err
-				}
-				return sweep.WriteCSV(w, a)
-			}
-			fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
-			if !f.Complete {
-				fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
-			}
-			if f.Kind == "sweep" {
-				a, err := sweep.Analyze(f)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(w)
-				sweep.Report(w, a)
-				return nil
-			}
-			fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
-			for i := range f.Configs {
-				fmt.Fprintln(w)
-				report.Summary(w, f, i)
-				report.WriteOutliers(w, f, i)
-			}
-			report.WriteFileWarnings(w, f)
-			return nil
-		},
+		Action: showAction,
 	}
+}
+
+func showAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("show takes one result file, got %d arguments", c.NArg())
+	}
+	format, path := c.String("format"), c.Args().First()
+	f, err := results.Read(path)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if format == "csv" && f.Kind != "sweep" {
+		return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", path, aKind(f.Kind))
+	}
+	w := c.App.Writer
+	switch format {
+	case "json":
+		b, err := results.Marshal(f)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case "original":
+		return showOriginal(c, f)
+	case "csv":
+		a, err := sweep.Analyze(f)
+		if err != nil {
+			return err
+		}
+		return sweep.WriteCSV(w, a)
+	}
+	return showText(w, path, f)
+}
+
+// showText prints the summary of the result file f read from path.
+func showText(w io.Writer, path string, f *results.File) error {
+	fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", path, f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
+	if !f.Complete {
+		fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
+	}
+	if f.Kind == "sweep" {
+		a, err := sweep.Analyze(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		sweep.Report(w, a)
+		return nil
+	}
+	fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
+	for i := range f.Configs {
+		fmt.Fprintln(w)
+		report.Summary(w, f, i)
+		report.WriteOutliers(w, f, i)
+	}
+	report.WriteFileWarnings(w, f)
+	return nil
 }
 
 // showOriginal prints every successful repetition of f as the original
