@@ -83,21 +83,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:    "contend",
-		Usage:   "faithful contention micro-benchmarks with honest statistics",
-		Version: contend.Version + " (native " + contend.NativeHash() + ")",
-		Description: `contend reproduces the small C programs that Linux kernel discussions about
-lock, IPC and page-fault contention were settled with, runs each repetition
-in a fresh process, records every run with its environment, and compares
-runs with statistics.
-
-   contend list                              the workloads
-   contend help faultme                      one workload: provenance, parameters
-   contend run faultme --threads 40 --mem 1GiB -n 6 --out before.json
-   contend compare before.json after.json    is the difference real?
-   contend ab mutex --trace-events lock -n 10    A/B interleaved in one boot
-   contend sweep faultme --threads 1..8x2 -n 6   a scalability curve, fitted
-   contend env                               this machine's fingerprint`,
+		Name:                 "contend",
+		Usage:                "faithful contention micro-benchmarks with honest statistics",
+		Version:              contend.Version + " (native " + contend.NativeHash() + ")",
+		Description:          helpText("contend"),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      false,

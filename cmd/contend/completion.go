@@ -24,15 +24,10 @@ var shells = completion.Shells
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print a shell completion script (bash or zsh)",
-		ArgsUsage: "bash|zsh",
-		Description: `Prints a script that completes contend's commands, workloads, flags, the
-values of flags such as --format, --variant or --thp, and result files.
-
-Examples:
-   source <(contend completion bash)      in ~/.bashrc
-   source <(contend completion zsh)       in ~/.zshrc`,
+		Name:        "completion",
+		Usage:       "print a shell completion script (bash or zsh)",
+		ArgsUsage:   "bash|zsh",
+		Description: helpText("completion"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usagef("completion takes one shell, got %d arguments (%s); accepted: %s", c.NArg(), strings.Join(c.Args().Slice(), " "), strings.Join(shells, ", "))

@@ -16,19 +16,10 @@ import (
 
 func showCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "summarise a result file",
-		ArgsUsage: "FILE",
-		Description: `Prints the summary of a result file as 'contend run' printed it at the end:
-per metric the median with its 95% confidence interval, spread, failures,
-and the outliers: repetitions whose modified z-score (distance from the
-median in units of the median absolute deviation, Iglewicz and Hoaglin)
-is above 3.5, checked from 4 repetitions on. Outliers are reported, never
-dropped; 'contend compare' reports them the same way.
-
-Examples:
-   contend show before.json                (made by 'contend run ... --out before.json')
-   contend show --format json results/faultme-20261130-101500.json`,
+		Name:        "show",
+		Usage:       "summarise a result file",
+		ArgsUsage:   "FILE",
+		Description: helpText("show"),
 		Flags: []cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
 		},
