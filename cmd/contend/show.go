@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,7 +48,7 @@ func showAction(c *cli.Context) error {
 		_, err = w.Write(b)
 		return err
 	case "original":
-		return showOriginal(c, f)
+		return workload.WriteOriginal(w, f)
 	case "csv":
 		a, err := sweep.Analyze(f)
 		if err != nil {
@@ -82,41 +81,5 @@ func showText(w io.Writer, path string, f *results.File) error {
 		report.WriteOutliers(w, f, i)
 	}
 	report.WriteFileWarnings(w, f)
-	return nil
-}
-
-// showOriginal prints every successful repetition of f as the original
-// program printed it: rebuilt from the metrics for a built-in workload, the
-// captured output for an external program (exec, ab exec, verify).
-func showOriginal(c *cli.Context, f *results.File) error {
-	if strings.HasPrefix(f.Workload, "exec:") {
-		for _, r := range f.Reps {
-			if r.Status == results.StatusOK && !r.Warmup {
-				fmt.Fprint(c.App.Writer, r.Output)
-			}
-		}
-		return nil
-	}
-	wl, ok := workload.Lookup(f.Workload)
-	if !ok || wl.Original == nil {
-		return usagef("--format original: workload %q has no original output format", f.Workload)
-	}
-	for _, r := range f.Reps {
-		if r.Status != results.StatusOK || r.Warmup {
-			continue
-		}
-		v := workload.Values{}
-		for _, p := range f.Configs[r.Config].Params {
-			v[p.Name] = p.Value
-		}
-		v, err := wl.Canonical(v)
-		if err != nil {
-			return fmt.Errorf("--format original: parameters of configuration %d: %v; was the file edited?", r.Config+1, err)
-		}
-		m := r.Metrics.Map()
-		for _, line := range wl.Original(v, workload.Sample{Metrics: m, Series: r.Series}, m) {
-			fmt.Fprintln(c.App.Writer, line)
-		}
-	}
 	return nil
 }
