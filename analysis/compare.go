@@ -191,8 +191,9 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	// size and the change: the same numbers as each sorting its own copy
 	// (TestCompareSameAsBefore), several times faster for large samples.
 	sa, sb := Sorted(a), Sorted(b)
-	c.SummaryA = summarizeSorted(sa, opt.Confidence)
-	c.SummaryB = summarizeSorted(sb, opt.Confidence)
+	var scratch []float64 // the scaled values of each summary in turn
+	c.SummaryA = summarizeSorted(sa, opt.Confidence, &scratch)
+	c.SummaryB = summarizeSorted(sb, opt.Confidence, &scratch)
 	for _, w := range c.SummaryA.Warnings {
 		c.Warnings = append(c.Warnings, "A: "+w)
 	}
@@ -233,7 +234,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, tooFewWarning(opt.Test, n1, n2, opt.Alpha))
 	}
 
-	rel := relativeChange(a, b, sa, sb, opt.Confidence)
+	rel := relativeChange(a, b, sa, sb, opt.Confidence, &scratch) // scratch: the logarithms of A
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
 	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI

@@ -154,8 +154,9 @@ type kthScratch struct {
 	d, sample      []float64
 }
 
-// ints returns *p with length n, reallocated when too short.
-func ints[T int | int32](p *[]T, n int) []T {
+// ints returns *p with length n, reallocated when too short (a buffer
+// of indexes or of values used again).
+func ints[T int | int32 | float64](p *[]T, n int) []T {
 	if cap(*p) < n {
 		*p = make([]T, n)
 	}
@@ -513,12 +514,12 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return RelChange{}, err
 	}
 	checkLevel("confidence", confidence)
-	return relativeChange(a, b, nil, nil, confidence), nil
+	return relativeChange(a, b, nil, nil, confidence, nil), nil
 }
 
 // relativeChange is RelativeChange of checked samples a and b; sortedA and
 // sortedB are them sorted, or nil.
-func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelChange {
+func relativeChange(a, b, sortedA, sortedB []float64, confidence float64, scratch *[]float64) RelChange {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
@@ -545,7 +546,7 @@ func relativeChange(a, b, sortedA, sortedB []float64, confidence float64) RelCha
 	}
 	if positive {
 		r.Method = RelLogShift
-		hl := hodgesLehmannScaled(logs(a), logs(b), confidence)
+		hl := hodgesLehmannScaled(logsInto(scratch, a), logs(b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)
 		r.HasCI, r.Coverage, r.Warnings = hl.HasCI, hl.Coverage, hl.Warnings
 		if hl.HasCI {
@@ -612,8 +613,14 @@ func allPositive(xs []float64) bool {
 
 // logs returns the natural logarithms of the positive values xs (see
 // logPositive).
-func logs(xs []float64) []float64 {
-	l := make([]float64, len(xs))
+func logs(xs []float64) []float64 { return logsInto(nil, xs) }
+
+// logsInto is logs into *buf (grown when short; nil: a new array).
+func logsInto(buf *[]float64, xs []float64) []float64 {
+	if buf == nil {
+		buf = new([]float64)
+	}
+	l := ints(buf, len(xs))
 	for i, x := range xs {
 		l[i] = logPositive(x)
 	}

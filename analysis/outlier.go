@@ -25,10 +25,11 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	}
 	// The scores do not depend on the unit: compute them on the values
 	// divided by 2^k, where no deviation overflows or underflows.
-	// Two arrays of len(xs), not four (a copy scaled, sorted, the
+	// One array of len(xs), not four (a copy scaled, sorted, the
 	// deviations, the scores): the scaled values are sorted where they
 	// are made, taken again from xs where needed (the same numbers: the
-	// scaling is exact), and the scores written over the deviations.
+	// scaling is exact), their median deviation found without storing
+	// the deviations (medianDeviation), and the scores written over them.
 	k := scaleExp(xs)
 	s := rescaled(xs, k)
 	sortFloats(s)
@@ -37,15 +38,14 @@ func ModifiedZScores(xs []float64) ([]float64, error) {
 	for _, x := range xs {
 		sum += math.Abs(math.Ldexp(x, -k) - med)
 	}
-	dev := sortedDeviations(s, med)
-	mad := medianSorted(dev)
+	mad := medianDeviation(s, med)
 	scale := mad / 0.6745
 	if mad == 0 {
 		// 1.253314 = sqrt(π/2) turns the mean absolute deviation of a
 		// normal sample into its standard deviation.
 		scale = 1.253314 * sum / float64(len(xs))
 	}
-	z := dev
+	z := s // the sorted values are no longer needed: the scores replace them
 	if scale == 0 {
 		clear(z)
 		return z, nil
@@ -73,24 +73,30 @@ func Outliers(xs []float64, threshold float64) ([]int, error) {
 	return out, nil
 }
 
-// sortedDeviations returns |x - med| for the sorted values s, sorted:
-// the deviations fall (as computed too: rounding is monotone) up to med
-// and rise after it, so the two runs are merged rather than sorted.
-func sortedDeviations(s []float64, med float64) []float64 {
+// medianDeviation returns medianSorted(sortedDeviations(s, med)), the
+// median absolute deviation of the sorted values s from med, without
+// storing the deviations: the merge of sortedDeviations walked to the
+// middle.
+func medianDeviation(s []float64, med float64) float64 {
+	n := len(s)
 	split := 0 // s[:split] < med
-	for split < len(s) && s[split] < med {
+	for split < n && s[split] < med {
 		split++
 	}
-	dev := make([]float64, 0, len(s))
 	i, j := split-1, split // falling run read backwards, rising run
-	for i >= 0 || j < len(s) {
-		if j == len(s) || (i >= 0 && math.Abs(s[i]-med) <= math.Abs(s[j]-med)) {
-			dev = append(dev, math.Abs(s[i]-med))
+	var prev, cur float64
+	for k := 0; k <= n/2; k++ {
+		prev = cur
+		if j == n || (i >= 0 && math.Abs(s[i]-med) <= math.Abs(s[j]-med)) {
+			cur = math.Abs(s[i] - med)
 			i--
 		} else {
-			dev = append(dev, math.Abs(s[j]-med))
+			cur = math.Abs(s[j] - med)
 			j++
 		}
 	}
-	return dev
+	if n%2 == 1 {
+		return cur
+	}
+	return midpoint(prev, cur)
 }

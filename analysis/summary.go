@@ -204,12 +204,13 @@ func Summarize(xs []float64, confidence float64) (Summary, error) {
 	if !(confidence > 0 && confidence < 1) {
 		panic("analysis: confidence must be in (0, 1)")
 	}
-	return summarizeSorted(Sorted(xs), confidence), nil
+	return summarizeSorted(Sorted(xs), confidence, nil), nil
 }
 
 // summarizeSorted is Summarize of checked values, sorted (s, which it
-// does not keep or change).
-func summarizeSorted(s []float64, confidence float64) Summary {
+// does not keep or change). scratch, when not nil, is a buffer it may use
+// and grow (Compare summarizes both sides with one).
+func summarizeSorted(s []float64, confidence float64, scratch *[]float64) Summary {
 	sum := Summary{
 		N:          len(s),
 		Median:     medianSorted(s),
@@ -224,7 +225,13 @@ func summarizeSorted(s []float64, confidence float64) Summary {
 	// (tiny and subnormal values), and the coefficient of variation is
 	// taken before scaling back.
 	k := scaleExp(s)
-	sc := rescaled(s, k)
+	if scratch == nil {
+		scratch = new([]float64)
+	}
+	sc := ints(scratch, len(s))
+	for i, x := range s {
+		sc[i] = math.Ldexp(x, -k)
+	}
 	mean, sd := sc[0], 0.0
 	if len(s) > 1 {
 		mean, sd = stat.MeanStdDev(sc, nil)

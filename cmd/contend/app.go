@@ -1,6 +1,7 @@
 package main
 
 import (
+	"contend/internal/cliargs"
 	"contend/internal/esc"
 	"context"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -83,21 +83,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:    "contend",
-		Usage:   "faithful contention micro-benchmarks with honest statistics",
-		Version: contend.Version + " (native " + contend.NativeHash() + ")",
-		Description: `contend reproduces the small C programs that Linux kernel discussions about
-lock, IPC and page-fault contention were settled with, runs each repetition
-in a fresh process, records every run with its environment, and compares
-runs with statistics.
-
-   contend list                              the workloads
-   contend help faultme                      one workload: provenance, parameters
-   contend run faultme --threads 40 --mem 1GiB -n 6 --out before.json
-   contend compare before.json after.json    is the difference real?
-   contend ab mutex --trace-events lock -n 10    A/B interleaved in one boot
-   contend sweep faultme --threads 1..8x2 -n 6   a scalability curve, fitted
-   contend env                               this machine's fingerprint`,
+		Name:                 "contend",
+		Usage:                "faithful contention micro-benchmarks with honest statistics",
+		Version:              contend.Version + " (native " + contend.NativeHash() + ")",
+		Description:          helpText("contend"),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      false,
@@ -189,124 +178,19 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-// reorderArgs puts the flags of the command in args before its
-// positional arguments, with "--" between them: urfave/cli v2 parses
-// flags with Go's flag package, which stops at the first positional
-// argument, and contend takes flags anywhere ('contend run osim 64 256
-// 1000000 0 0 --format original', 'contend plot a.json --out x.svg',
-// 'contend compare a.json --metric time b.json'). Which words are flags,
-// which take a value and which take the words after them (compare --a X
-// Y) is read from the command's own Flags. A workload given after flags
-// is moved first (workloadFirst). Commands whose arguments are a program
-// and its own flags (programArgs) and those that parse nothing
-// (SkipFlagParsing) are left as they are.
-func reorderArgs(app *cli.App, args []string) []string {
-	if len(args) < 3 {
-		return args
-	}
-	cmd := app.Command(args[1])
-	if cmd == nil || cmd.SkipFlagParsing || programArgs[cmd.Name] {
-		return args
-	}
-	i := 2
-	if len(cmd.Subcommands) > 0 {
-		args = workloadFirst(cmd, args)
-		sub := cmd.Command(args[2])
-		if sub == nil || programArgs[cmd.Name+" "+sub.Name] {
-			return args
-		}
-		cmd, i = sub, 3
-	}
-	return append(append([]string{}, args[:i]...), reorder(cmd, args[i:])...)
-}
-
-// programArgs names the commands whose arguments are a program and its
-// own flags: contend's flags stop at the program's name.
-var programArgs = map[string]bool{"exec": true, "ab exec": true}
-
-// workloadFirst moves a workload (subcommand) name given after flags to its
-// place after the command: 'contend run --threads 4 faultme' is taken as
-// 'contend run faultme --threads 4'. A word right after a flag that takes
-// a value is that flag's value, not the workload.
-func workloadFirst(cmd *cli.Command, args []string) []string {
-	if len(args) < 3 || !strings.HasPrefix(args[2], "-") || args[2] == "-h" || args[2] == "--help" {
-		return args
-	}
-	for i := 3; i < len(args); i++ {
-		if args[i] == "--" {
-			break
-		}
-		sub := cmd.Command(args[i])
-		if sub == nil {
-			continue
-		}
-		if prev := args[i-1]; isFlagWord(prev) && !strings.Contains(prev, "=") && takesValue(findFlag(sub, strings.TrimLeft(prev, "-"))) {
-			continue
-		}
-		out := append(append([]string{}, args[:2]...), args[i])
-		out = append(out, args[2:i]...)
-		return append(out, args[i+1:]...)
-	}
-	return args
-}
+// The reading of command lines (internal/cliargs), under the names the
+// commands and their tests use.
+var programArgs = cliargs.ProgramArgs
 
 // wordsFlag is a repeatable flag that takes every word after it up to the
-// next flag: compare's --a A1.json A2.json. reorder makes each word a
-// --a WORD of its own, which urfave/cli collects in the StringSlice.
+// next flag (a cliargs.WordsFlag): compare's --a A1.json A2.json.
 type wordsFlag struct{ cli.StringSliceFlag }
 
-// takesValue reports whether the flag f takes a value (false for a
-// boolean flag and for nil, a flag the command does not have).
-func takesValue(f cli.Flag) bool {
-	df, ok := f.(cli.DocGenerationFlag)
-	return ok && df.TakesValue()
-}
+// TakesWords marks wordsFlag a cliargs.WordsFlag.
+func (*wordsFlag) TakesWords() {}
 
-// isFlagWord reports whether a reads as a flag: a dash and more, and not
-// a negative number (osim's positional arguments).
-func isFlagWord(a string) bool {
-	if len(a) < 2 || a[0] != '-' {
-		return false
-	}
-	_, err := strconv.ParseFloat(a, 64)
-	return err != nil
-}
-
-// reorder puts the flags of cmd in rest before its positional arguments.
-func reorder(cmd *cli.Command, rest []string) []string {
-	var flags, pos []string
-	words := "" // the wordsFlag the words that follow go to
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "--":
-			pos = append(pos, rest[i+1:]...)
-			i = len(rest)
-		case !isFlagWord(a) && words != "":
-			flags = append(flags, "--"+words, a)
-		case !isFlagWord(a):
-			pos = append(pos, a)
-		default:
-			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			f := findFlag(cmd, name)
-			if _, ok := f.(*wordsFlag); ok {
-				words = f.Names()[0]
-				if hasVal {
-					flags = append(flags, "--"+words, val)
-				}
-				continue
-			}
-			flags = append(flags, a)
-			if !hasVal && takesValue(f) && i+1 < len(rest) {
-				flags = append(flags, rest[i+1])
-				i++
-			}
-		}
-	}
-	out := flags
-	if len(pos) > 0 {
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out
-}
+func reorderArgs(app *cli.App, args []string) []string       { return cliargs.Reorder(app, args) }
+func workloadFirst(cmd *cli.Command, args []string) []string { return cliargs.WorkloadFirst(cmd, args) }
+func findFlag(cmd *cli.Command, name string) cli.Flag        { return cliargs.FindFlag(cmd, name) }
+func takesValue(f cli.Flag) bool                             { return cliargs.TakesValue(f) }
+func isFlagWord(a string) bool                               { return cliargs.IsFlagWord(a) }

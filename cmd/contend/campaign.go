@@ -8,19 +8,16 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/campaignreport"
 	"contend/internal/esc"
-	"contend/internal/plural"
 	"contend/internal/report"
-	"contend/internal/results"
 	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -93,123 +90,20 @@ func (f *initFlags) options(c *cli.Context) campaign.Options {
 func campaignCommand() *cli.Command {
 	initf, initFlagList := newInitFlags()
 	init := &cli.Command{
-		Name:      "init",
-		Usage:     "write a campaign's plan: two kernels, the order of boots, the command to run in each",
-		ArgsUsage: "DIR [flags] -- run|exec ARGS...",
-		Description: `Writes DIR/plan.json. Each side is booted one of three ways: --a-grub ENTRY
-(grub-reboot, then --reboot-command, default 'systemctl reboot'),
---a-kexec IMAGE [--a-initrd F] [--a-append CMDLINE] (kexec -l, then
-'systemctl kexec'), or --a-boot-command 'SHELL COMMAND' (any command that
-arranges the boot and reboots). Each side names what its kernel must look
-like: --a-release (uname -r), --a-version (uname -v), --a-cmdline (words of
-/proc/cmdline); at least one per side, and the two sides must differ.
-
-DIR must be on a disk: a directory on tmpfs or ramfs (emptied by the first
-reboot) is refused. Each side needs two boots at least (--boots 2 or more):
-the boot-level test measures the variance between boots from them.
-
-The command after -- is what every boot runs: a 'contend run' (built-in
-workloads and plugins) or 'contend exec', with its runs per boot; the step
-adds --out and --label. init checks its arguments as the step will run
-them, so a plan that could only fail after a reboot is refused at once.
-DIR must be yours (or root's) and writable by nobody else, since its plan
-says what the step runs as root at boot; no argument may hold a control
-character (a newline, an escape sequence).
-
-With --vm, each side is a kernel image (--a-kernel, --b-kernel: a bzImage
-such as arch/x86/boot/bzImage or Debian's /boot/vmlinuz-*; --a-initrd and
---a-append go with it) booted in a fresh QEMU guest per boot by 'campaign
-run DIR'; its release is read from the image (the same image on both sides
-is an A/A campaign). --vm-cpus (1 to the host's CPUs, default 2),
---vm-mem (256 MiB to half the host's memory, default 1GiB), --vm-timeout
-(a boot, start to power-off), --vm-accel (auto: KVM when it boots a kernel,
-else TCG), --vm-skip-faults (a faulty boot recorded as skipped instead of
-stopping the campaign). A --vm campaign does not settle: no --settle-*.
-
-Example (an ABBA campaign of 6 boots, 10 runs per boot):
-   contend campaign init kc --boots 3 \
-     --a-grub 'Debian, with Linux 6.1.0-rt' --a-release 6.1.0-rt \
-     --b-grub 'Debian, with Linux 6.1.0-rt+patch' --b-release 6.1.0-rt+patch \
-     -- run mutex --threads 4 -n 10`,
-		Flags:  initFlagList,
-		Action: func(c *cli.Context) error { return campaignInit(c, initf) },
+		Name:        "init",
+		Usage:       "write a campaign's plan: two kernels, the order of boots, the command to run in each",
+		ArgsUsage:   "DIR [flags] -- run|exec ARGS...",
+		Description: helpText("campaign-init"),
+		Flags:       initFlagList,
+		Action:      func(c *cli.Context) error { return campaignInit(c, initf) },
 	}
 	dirOnly := func(name, usage, desc string, action cli.ActionFunc, flags ...cli.Flag) *cli.Command {
 		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "DIR", Description: desc, Flags: flags, Action: action}
 	}
 	return &cli.Command{
-		Name:  "campaign",
-		Usage: "kernel A against kernel B across reboots: plan, step after each boot, report",
-		Description: `A campaign compares two kernels with the boot as the unit: runs from one
-boot are not independent samples of a kernel. The workflow:
-
-   contend campaign init DIR ... -- run WORKLOAD -n 10   the plan
-   contend campaign unit DIR                           the systemd unit (install it)
-   contend campaign arm DIR                            allow the step to reboot
-   contend campaign step DIR                           boot 1, then reboots into boot 2 ...
-   contend campaign status DIR
-   contend campaign report DIR                         (= contend compare DIR)
-
-With --vm (docs/vm.md) each boot is a fresh QEMU guest of --a-kernel or
---b-kernel that 'contend campaign run DIR' starts from this machine: no
-unit, no arming, no reboot of this machine.
-
-The step checks that the running kernel is the one the plan expects for
-the next boot (a mismatch stops the campaign and never reboots), waits for
-the machine to settle (load and CPU pressure, recorded), runs the command,
-appends to DIR/ledger.jsonl (append-only, fsynced: readable after a power
-cut), and, only when the campaign is armed, arranges the next boot and
-reboots. Each step that has a boot to run disarms the campaign when it
-starts and arms it again only after it succeeded, just before the reboot:
-after any failure, a kill or a power cut the campaign is disarmed, so there
-is never a reboot loop. A step with nothing to do (this boot already ran its
-boot of the plan, its reboot pending; or the campaign is complete) leaves
-the arming alone, so the next boot's step still runs.
-
-The point of no return is arming again and logging 'reboot'. The reboot
-command then runs in a session of its own and is never killed by the step.
-From then on a signal to the step (SIGTERM from the unit's stop, SIGHUP from
-a closed terminal or a stopped getty or session, SIGINT) or the reboot
-command's end by one is the shutdown that the reboot started: the ledger
-says 'rebooting' with the signal's name, the campaign stays armed, the step
-exits 0. Before it, SIGHUP, SIGINT and SIGTERM stop the step (while
-settling, running or arranging the next boot) with a 'failed' line naming
-the signal, disarmed. A reboot command that fails by itself disarms the
-campaign, filed under the boot it was to start. Every way a step that ran
-ends is in the ledger: done (not armed), complete, mismatch, failed, reboot,
-rebooting; a SIGKILL or a power cut leaves a 'start' without its end, which
-the next step redoes. The unit has RequiresMountsFor=DIR (the shutdown stops the step before
-unmounting DIR) and KillMode=mixed (a stop signals the step alone, which
-records it and exits).
-
-An interrupted step (killed, or a power cut: a 'start' in the ledger
-without its 'done') is redone by the next step, in whatever boot runs it
-with the expected kernel; its partial result file, when it made one, is kept
-aside as boots/NN-S.interrupted-K.json and not analysed (the 'redo' line
-names it). The result files are facts the ledger must not contradict: when
-the next boot has no 'start' in the ledger (it was emptied, cut, restored
-from an old copy) but its boots/NN-S.json exists, a complete run with that
-boot's label and a successful repetition is recorded as done (with the boot
-it ran in), and anything else is kept aside as boots/NN-S.unrecorded-K.json
-and the boot measured again. A step holds DIR/step.lock while it lives: a
-second step of the same campaign is refused, and a killed step's run is
-stopped with it.
-
-'campaign status' lists each boot (done, to do, stopped, interrupted, its
-reboot requested or under way), the arming and the last stop while it still
-holds; a finished campaign says 'complete'.
-
-A workload must mean the same on both kernels: 'faultme --thp never' holds
-on a kernel without THP (noted 'thp: not built'); without --thp a kernel
-with THP 'always' maps the huge zero page, and the report warns, before its
-headline, when THP differs between the sides.
-
-The report takes the boot as the unit: its headline and the verdict of every
-metric are Student's t on the per-boot means, in every format; a per-boot
-table gives each boot's side, kernel, runs, median, spread, settling and
-load; the pooled runs follow as a description. The next campaign it
-recommends fits the time this one took (the boot cost measured from the
-ledger, settling included), or says by how much it does not.`,
+		Name:        "campaign",
+		Usage:       "kernel A against kernel B across reboots: plan, step after each boot, report",
+		Description: helpText("campaign"),
 		Subcommands: []*cli.Command{
 			init,
 			dirOnly("step", "run the campaign's next boot: check the kernel, settle, run, record, reboot if armed",
@@ -412,88 +306,8 @@ func campaignStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
-	done := led.Done()
-	latest := led.Latest()
-	next := led.Next(len(p.Order))
-	for next < len(p.Order) && latest[next].Event == campaign.EvSkipped && done[next].Event == "" {
-		next++ // skipped, never redone (--vm-skip-faults)
-	}
-	fmt.Fprintf(w, "campaign %s: %d of %d boots done (order %s)\n", dir, len(done), len(p.Order), p.Order)
-	fmt.Fprintf(w, "  A: %s\n  B: %s\n  each boot: contend %s\n", p.Sides[0].Expect, p.Sides[1].Expect, strings.Join(p.Command, " "))
-	for i := range p.Order {
-		mark := "  "
-		line := "to do"
-		id, started := led.Started(i)
-		if e, ok := done[i]; ok {
-			line = fmt.Sprintf("done in boot %s, %s, %s", shortID(e.BootID), plural.N(e.OK, "run", "runs"), e.Result)
-		} else if e, ok := latest[i]; ok && (e.Event == campaign.EvFailed || e.Event == campaign.EvMismatch) {
-			line = fmt.Sprintf("stopped (%s in boot %s)", e.Event, shortID(e.BootID))
-			if e.BootID == "" {
-				line = fmt.Sprintf("stopped (%s)", e.Event) // a guest that did not report (--vm)
-			}
-			if started {
-				line += ": will be redone"
-			}
-		} else if started {
-			line = fmt.Sprintf("interrupted (started in boot %s): will be redone", shortID(id))
-		} else if ok && e.Event == campaign.EvReboot {
-			line = fmt.Sprintf("to do: the step of boot %s rebooted into it", shortID(e.BootID))
-		} else if ok && e.Event == campaign.EvSkipped {
-			line = "skipped (a fault, --vm-skip-faults): " + e.Message
-		} else if ok && e.Event == campaign.EvRebooting {
-			line = fmt.Sprintf("to do: the step of boot %s rebooted into it (the reboot was under way when that step ended)", shortID(e.BootID))
-		}
-		if i == next {
-			mark = "->"
-		}
-		fmt.Fprintf(w, "  %s boot %d  %c  %s\n", mark, i+1, p.Order[i], line)
-	}
-	if next == len(p.Order) {
-		// Nothing is left to do: no advice about arming or an earlier
-		// stop applies any more.
-		fmt.Fprintf(w, "complete: all %s done; 'contend campaign report %s'\n", plural.N(len(p.Order), "boot", "boots"), dir)
-		if campaign.IsArmed(dir) {
-			fmt.Fprintf(w, "still armed, but no step reboots a complete campaign ('contend campaign disarm %s' to tidy up)\n", dir)
-		}
-	} else {
-		if p.VM != nil {
-			fmt.Fprintf(w, "a campaign of virtual machines: 'contend campaign run %s' goes on from boot %d\n", dir, next+1)
-		} else if campaign.IsArmed(dir) {
-			fmt.Fprintln(w, "armed: the step reboots after each boot")
-		} else {
-			fmt.Fprintln(w, "not armed: no step reboots ('contend campaign arm' to allow it)")
-		}
-		if e, ok := lastStop(led); ok {
-			fmt.Fprintf(w, "last stop (%s): %s\n", e.Time.Format(time.RFC3339), e.Message)
-		}
-	}
-	if led.Torn > 0 {
-		fmt.Fprintf(w, "ledger: %s ignored (written during a power cut)\n", plural.N(led.Torn, "unreadable line", "unreadable lines"))
-	}
+	campaign.WriteStatus(c.App.Writer, dir, p, led)
 	return nil
-}
-
-// lastStop returns the last stop (a mismatch or a failure) of the ledger
-// while it still holds: no step began, finished, redid or rebooted into a
-// boot after it.
-func lastStop(led *campaign.Ledger) (campaign.Event, bool) {
-	for i := len(led.Events) - 1; i >= 0; i-- {
-		switch e := led.Events[i]; e.Event {
-		case campaign.EvMismatch, campaign.EvFailed:
-			return e, true
-		case campaign.EvStart, campaign.EvDone, campaign.EvRedo, campaign.EvReboot, campaign.EvRebooting, campaign.EvComplete:
-			return campaign.Event{}, false
-		}
-	}
-	return campaign.Event{}, false
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // campaignReport makes 'contend compare DIR' the campaign report.
@@ -509,63 +323,21 @@ func campaignReportAction(c *cli.Context) error {
 	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
-		switch strings.ToLower(filepath.Ext(plot)) {
-		case ".svg", ".png":
-		default:
-			return usagef("--plot: %q has an unknown image format %q; accepted: .svg, .png", plot, filepath.Ext(plot))
+		if err := checkImageName("--plot", plot); err != nil {
+			return err
 		}
 	}
 	return writeCampaignReport(c, dir, report.CompareOptions{Alpha: 0.05}, format, plot)
 }
 
+// writeCampaignReport writes the campaign report of dir in format and,
+// when plot is set, draws each boot's runs to it.
 func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, format, plot string) error {
-	p, err := campaign.ReadPlan(dir)
-	if err != nil {
+	r, err := campaignreport.Build(dir, opt)
+	var rf *campaignreport.Refusal
+	if errors.As(err, &rf) {
 		return &usageError{err.Error()}
-	}
-	led, err := campaign.ReadLedger(dir)
-	if err != nil {
-		return err
-	}
-	var sides [2]report.Side
-	var files []string
-	order := ""
-	slots := []int{}
-	for s := range led.Done() {
-		slots = append(slots, s)
-	}
-	sort.Ints(slots)
-	for _, s := range slots {
-		e := led.Done()[s]
-		path := filepath.Join(dir, e.Result)
-		f, err := results.Read(path)
-		if err != nil {
-			return err
-		}
-		i := 0
-		if p.Order[s] == 'B' {
-			i = 1
-		}
-		sides[i].Parts = append(sides[i].Parts, report.Part{Name: e.Result, File: f, Configs: []int{0}})
-		files = append(files, path)
-		order += string(p.Order[s])
-	}
-	if len(sides[0].Parts) == 0 || len(sides[1].Parts) == 0 {
-		return usagef("campaign %s: no finished boot of side %s yet: nothing to compare ('contend campaign status %s')", dir, map[bool]string{true: "A", false: "B"}[len(sides[0].Parts) == 0], dir)
-	}
-	sides[0].Name, sides[1].Name = "A: "+p.Sides[0].Expect.String(), "B: "+p.Sides[1].Expect.String()
-	if opt.BootCost == 0 {
-		if costs := led.BootCosts(); len(costs) > 0 {
-			sort.Slice(costs, func(i, j int) bool { return costs[i] < costs[j] })
-			opt.BootCost, opt.BootCostMeasured = costs[len(costs)/2], true
-		}
-	}
-	opt.BootInfo = campaignBootInfo(led)
-	r, err := report.BuildComparison(sides[:], opt)
-	if err != nil {
-		if errors.Is(err, report.ErrIncompatible) {
-			return &usageError{err.Error()}
-		}
+	} else if err != nil {
 		return err
 	}
 	if err := r.Write(c.App.Writer, format); err != nil {
@@ -574,42 +346,9 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	if plot == "" {
 		return nil
 	}
-	helper, err := helperPath()
-	if err != nil {
+	if err := runPlotHelper(c, "campaign report", append([]string{"--out", plot, "--boots", r.Order}, r.Files...)); err != nil {
 		return err
-	}
-	args := append([]string{"--out", plot, "--boots", order}, files...)
-	cmd := exec.Command(helper, args...)
-	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() > 0 {
-			return cli.Exit("", ee.ExitCode())
-		}
-		return fmt.Errorf("campaign report: running %s: %v", helper, err)
 	}
 	fmt.Fprintf(c.App.Writer, "\nplot: %s\n", plot)
 	return nil
-}
-
-// campaignBootInfo returns what the ledger knows of each finished boot,
-// by boot id: its slot and the settling of its step (the last start
-// event of the slot in that boot).
-func campaignBootInfo(led *campaign.Ledger) map[string]report.BootInfo {
-	out := map[string]report.BootInfo{}
-	done := led.Done()
-	for _, e := range led.Events {
-		if e.Event != campaign.EvStart || e.BootID == "" {
-			continue
-		}
-		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {
-			continue
-		}
-		bi := report.BootInfo{Slot: e.Slot}
-		if e.Settle != nil {
-			bi.Settle, bi.SettleLoad, bi.HasSettle = time.Duration(e.Settle.Waited), e.Settle.Load, true
-		}
-		out[e.BootID] = bi
-	}
-	return out
 }

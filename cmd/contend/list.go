@@ -13,13 +13,9 @@ import (
 
 func listCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "list",
-		Usage: "list the workloads with their provenance and default parameters",
-		Description: `Lists every workload: what it measures, where it comes from, and its
-parameters with the original program's defaults.
-
-Example:
-   contend list`,
+		Name:        "list",
+		Usage:       "list the workloads with their provenance and default parameters",
+		Description: helpText("list"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("list takes no arguments; for one workload use 'contend help %s'", c.Args().First())

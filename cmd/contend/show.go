@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"strings"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,109 +15,71 @@ import (
 
 func showCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "summarise a result file",
-		ArgsUsage: "FILE",
-		Description: `Prints the summary of a result file as 'contend run' printed it at the end:
-per metric the median with its 95% confidence interval, spread, failures,
-and the outliers: repetitions whose modified z-score (distance from the
-median in units of the median absolute deviation, Iglewicz and Hoaglin)
-is above 3.5, checked from 4 repetitions on. Outliers are reported, never
-dropped; 'contend compare' reports them the same way.
-
-Examples:
-   contend show before.json                (made by 'contend run ... --out before.json')
-   contend show --format json results/faultme-20261130-101500.json`,
+		Name:        "show",
+		Usage:       "summarise a result file",
+		ArgsUsage:   "FILE",
+		Description: helpText("show"),
 		Flags: []cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("show takes one result file, got %d arguments", c.NArg())
-			}
-			format := c.String("format")
-			f, err := results.Read(c.Args().First())
-			if err != nil {
-				return &usageError{err.Error()}
-			}
-			if format == "csv" && f.Kind != "sweep" {
-				return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", c.Args().First(), aKind(f.Kind))
-			}
-			w := c.App.Writer
-			switch format {
-			case "json":
-				b, err := results.Marshal(f)
-				if err != nil {
-					return err
-				}
-				_, err = w.Write(b)
-				return err
-			case "original":
-				return showOriginal(c, f)
-			case "csv":
-				a, err := sweep.Analyze(f)
-				if err != nil {
-					return err
-				}
-				return sweep.WriteCSV(w, a)
-			}
-			fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", c.Args().First(), f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
-			if !f.Complete {
-				fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
-			}
-			if f.Kind == "sweep" {
-				a, err := sweep.Analyze(f)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(w)
-				sweep.Report(w, a)
-				return nil
-			}
-			fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
-			for i := range f.Configs {
-				fmt.Fprintln(w)
-				report.Summary(w, f, i)
-				report.WriteOutliers(w, f, i)
-			}
-			report.WriteFileWarnings(w, f)
-			return nil
-		},
+		Action: showAction,
 	}
 }
 
-// showOriginal prints every successful repetition of f as the original
-// program printed it: rebuilt from the metrics for a built-in workload, the
-// captured output for an external program (exec, ab exec, verify).
-func showOriginal(c *cli.Context, f *results.File) error {
-	if strings.HasPrefix(f.Workload, "exec:") {
-		for _, r := range f.Reps {
-			if r.Status == results.StatusOK && !r.Warmup {
-				fmt.Fprint(c.App.Writer, r.Output)
-			}
+func showAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("show takes one result file, got %d arguments", c.NArg())
+	}
+	format, path := c.String("format"), c.Args().First()
+	f, err := results.Read(path)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if format == "csv" && f.Kind != "sweep" {
+		return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", path, aKind(f.Kind))
+	}
+	w := c.App.Writer
+	switch format {
+	case "json":
+		b, err := results.Marshal(f)
+		if err != nil {
+			return err
 		}
+		_, err = w.Write(b)
+		return err
+	case "original":
+		return workload.WriteOriginal(w, f)
+	case "csv":
+		a, err := sweep.Analyze(f)
+		if err != nil {
+			return err
+		}
+		return sweep.WriteCSV(w, a)
+	}
+	return showText(w, path, f)
+}
+
+// showText prints the summary of the result file f read from path.
+func showText(w io.Writer, path string, f *results.File) error {
+	fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", path, f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
+	if !f.Complete {
+		fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
+	}
+	if f.Kind == "sweep" {
+		a, err := sweep.Analyze(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		sweep.Report(w, a)
 		return nil
 	}
-	wl, ok := workload.Lookup(f.Workload)
-	if !ok || wl.Original == nil {
-		return usagef("--format original: workload %q has no original output format", f.Workload)
+	fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
+	for i := range f.Configs {
+		fmt.Fprintln(w)
+		report.Summary(w, f, i)
+		report.WriteOutliers(w, f, i)
 	}
-	for _, r := range f.Reps {
-		if r.Status != results.StatusOK || r.Warmup {
-			continue
-		}
-		v := workload.Values{}
-		for _, p := range f.Configs[r.Config].Params {
-			v[p.Name] = p.Value
-		}
-		v, err := wl.Canonical(v)
-		if err != nil {
-			return fmt.Errorf("--format original: parameters of configuration %d: %v; was the file edited?", r.Config+1, err)
-		}
-		m := r.Metrics.Map()
-		for _, line := range wl.Original(v, workload.Sample{Metrics: m, Series: r.Series}, m) {
-			fmt.Fprintln(c.App.Writer, line)
-		}
-	}
+	report.WriteFileWarnings(w, f)
 	return nil
 }

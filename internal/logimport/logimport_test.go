@@ -1,4 +1,4 @@
-package main
+package logimport
 
 import (
 	"bytes"
@@ -117,7 +117,7 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 		now.Start, now.End, now.Env = before.Start, before.End, before.Env
 		tally := results.NewTally(0)
 		pn := filepath.Join(dir, fmt.Sprintf("now-%d.json", trial))
-		w, err = results.OpenFrom(pn, now, results.ModeNew, importReps(scan, skip, tally))
+		w, err = results.OpenFrom(pn, now, results.ModeNew, reps(scan, skip, tally))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,58 @@ func TestImportReadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	if log, _, err := readAllLimited(fh); err == nil || !strings.Contains(err.Error(), "cannot read the log") {
+	if log, _, err := readAll(fh, fh.Name(), 0); err == nil || !strings.Contains(err.Error(), "cannot read the log") {
 		t.Errorf("a directory read as the log: %q, %v", log, err)
+	}
+}
+
+// TestRead: the lines kept (--from, --to), the quoting removed, the
+// records selected, each repetition's line counted from the log's first
+// line, and the configuration's environment naming the log, its SHA-256,
+// the lines and the records read.
+func TestRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mail.txt")
+	log := "header\r\n> took 5 ns\n> took 6 ns\nnoise\n> took 7 ns\n> took 8 ns\ntook 9 ns\n"
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := external.ParseSpec(`t=took (\d+) ns:ns:lower`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Read(path, os.Stdin, []external.Spec{spec}, Options{From: 2, To: 6, Select: "2..3", Selected: true, Unquote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := results.NewTally(0)
+	var got []string
+	for _, r := range l.AllReps(tally) {
+		v := r.Metrics.Get("t")
+		got = append(got, fmt.Sprintf("%d %v %s", r.Index, v, strings.SplitN(r.Output, "\n", 2)[0]))
+	}
+	if want := []string{"0 6 [line 3]", "1 7 [line 5]"}; strings.Join(got, "; ") != strings.Join(want, "; ") || tally.Counts[results.StatusOK] != 2 {
+		t.Errorf("records %q, want %q (ok %d)", got, want, tally.Counts[results.StatusOK])
+	}
+	env := l.Config().Env
+	if env["log.path"] != path || env["log.lines"] != "2..6" || env["log.select"] != "2..3" || len(env["log.sha256"]) != 64 {
+		t.Errorf("config env %v", env)
+	}
+	if lineRange(0, 60) != "..60" || lineRange(52, 0) != "52.." {
+		t.Errorf("lineRange: %q %q", lineRange(0, 60), lineRange(52, 0))
+	}
+	for _, c := range []struct {
+		path string
+		opt  Options
+		want string
+	}{
+		{path, Options{Select: "", Selected: true}, `--select "": accepted`},
+		{path, Options{From: 9}, "--from 9: the log has only 7 lines"},
+		{filepath.Join(t.TempDir(), "none"), Options{}, "none: no such file"},
+		{t.TempDir(), Options{}, "is a directory, not a log"},
+		{path, Options{To: 1}, "import: no match of t (/took (\\d+) ns/) in " + path},
+	} {
+		if _, err := Read(c.path, os.Stdin, []external.Spec{spec}, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Read(%s, %+v): %v, want %q", c.path, c.opt, err, c.want)
+		}
 	}
 }

@@ -1,0 +1,135 @@
+package campaignreport
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"contend/internal/campaign"
+	"contend/internal/report"
+	"contend/internal/results"
+)
+
+// campaignDir makes a campaign of order whose first done boots finished,
+// each with three repetitions of time ns: side A near 100, side B near
+// 110; every boot's step settled for 30 s at load 0.5, the reboots took
+// cost each.
+func campaignDir(t *testing.T, order string, done int, cost time.Duration) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "kc")
+	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Order: order,
+		Sides:   [2]campaign.Side{{Label: "A", Boot: campaign.Boot{Command: "boot-a"}, Expect: campaign.Expect{Release: "6.1"}}, {Label: "B", Boot: campaign.Boot{Command: "boot-b"}, Expect: campaign.Expect{Release: "6.2"}}},
+		Command: []string{"run", "mutex", "-n", "3"}}
+	if err := campaign.WritePlan(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, campaign.BootsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for s := 0; s < done; s++ {
+		boot := fmt.Sprintf("boot%d", s)
+		rel := filepath.Join(campaign.BootsDir, fmt.Sprintf("%02d-%c.json", s+1, order[s]))
+		base := map[byte]float64{'A': 100, 'B': 110}[order[s]] + float64(s)/4
+		writeResult(t, filepath.Join(dir, rel), boot, base, t0)
+		start := t0.Add(time.Duration(s) * time.Hour)
+		events := []campaign.Event{
+			{Time: start.Add(cost), Event: campaign.EvStart, Slot: s, BootID: boot, Settle: &campaign.SettleRecord{Waited: campaign.Duration(30 * time.Second), Load: 0.5}},
+			{Time: start.Add(cost + time.Minute), Event: campaign.EvDone, Slot: s, BootID: boot, Result: rel, OK: 3},
+			{Time: start.Add(time.Hour), Event: campaign.EvReboot, Slot: s + 1, BootID: boot},
+		}
+		if s == 0 {
+			events = events[:2]
+			events = append([]campaign.Event{{Time: start, Event: campaign.EvReboot, Slot: 0}}, events...)
+		}
+		for _, e := range events {
+			if err := campaign.Append(dir, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// writeResult writes a complete result file of three repetitions in boot.
+func writeResult(t *testing.T, path, boot string, base float64, t0 time.Time) {
+	t.Helper()
+	f := &results.File{Format: results.FormatName, Version: results.FormatVersion, Workload: "w", Kind: "run", Primary: "time",
+		Metrics: []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, Configs: []results.Config{{}}, Start: t0}
+	w, err := results.Create(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range []float64{-1, 0, 1} {
+		rep := results.Rep{Index: i, Status: results.StatusOK, BootID: boot, Start: t0.Add(time.Duration(i) * time.Second),
+			Metrics: results.ValuesOf(map[string]float64{"time": base + d})}
+		if err := w.Add(rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(t0.Add(time.Minute), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBuild: the finished boots are the parts of their sides in the
+// order of the plan, the boot cost is the ledger's median, every boot has
+// its slot and settling, and the boot-level test runs on the per-boot
+// means.
+func TestBuild(t *testing.T) {
+	dir := campaignDir(t, "ABBAAB", 6, 90*time.Second)
+	r, err := Build(dir, report.CompareOptions{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Order != "ABBAAB" || len(r.Files) != 6 || filepath.Base(r.Files[1]) != "02-B.json" {
+		t.Errorf("order %q, files %q", r.Order, r.Files)
+	}
+	if got := []string{r.Sides[0].Name, r.Sides[1].Name}; !slices.Equal(got, []string{"A: release 6.1", "B: release 6.2"}) {
+		t.Errorf("side names %q", got)
+	}
+	if want := []string{"boots/01-A.json", "boots/04-A.json", "boots/05-A.json"}; !slices.Equal(r.Sides[0].Parts, want) {
+		t.Errorf("side A parts %q, want %q", r.Sides[0].Parts, want)
+	}
+	if len(r.Boots) != 1 {
+		t.Fatalf("boot levels: %d", len(r.Boots))
+	}
+	bl := r.Boots[0]
+	if bl.CostBoot != 90 || !bl.CostBootMeasured || len(bl.BootsA) != 3 || len(bl.BootsB) != 3 || bl.Cmp == nil {
+		t.Errorf("boot level: cost %v measured %v, boots %d %d, cmp %v", bl.CostBoot, bl.CostBootMeasured, len(bl.BootsA), len(bl.BootsB), bl.Cmp)
+	}
+	info := BootInfo(mustLedger(t, dir))
+	if len(info) != 6 || info["boot3"] != (report.BootInfo{Slot: 3, Settle: 30 * time.Second, SettleLoad: 0.5, HasSettle: true}) {
+		t.Errorf("boot info: %+v", info)
+	}
+}
+
+// TestBuildRefuses: no plan, and a side without a finished boot, are the
+// user's campaign (a Refusal) with the text that says what to do.
+func TestBuildRefuses(t *testing.T) {
+	var rf *Refusal
+	if _, err := Build(t.TempDir(), report.CompareOptions{}); !errors.As(err, &rf) {
+		t.Errorf("no plan: %v", err)
+	}
+	dir := campaignDir(t, "ABBA", 1, time.Minute)
+	_, err := Build(dir, report.CompareOptions{})
+	want := fmt.Sprintf("campaign %s: no finished boot of side B yet: nothing to compare ('contend campaign status %s')", dir, dir)
+	if !errors.As(err, &rf) || err.Error() != want {
+		t.Errorf("one side: %v\nwant %s", err, want)
+	}
+}
+
+func mustLedger(t *testing.T, dir string) *campaign.Ledger {
+	led, err := campaign.ReadLedger(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return led
+}
