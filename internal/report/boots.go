@@ -11,6 +11,7 @@ import (
 	"contend/analysis"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // AssumedBootCost is the cost of a boot used for the recommendation of
@@ -287,7 +288,7 @@ func (b *BootLevel) Lines(la, lb string) []string {
 	return []string{
 		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
 			c.BootsA, c.BootsB, c.RunsA, c.RunsB, b.Metric),
-		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
+		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, units.Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
 		fmt.Sprintf("  variance components: within a boot SD %s, between boots SD %s, between/within variance ratio %s",
 			sdPct(v.Within), sdPct(v.Between), rs),
 		fmt.Sprintf("  %s (%s, a run %s; the narrowest expected interval, t with 2b-2 df on between/b + within/(b*r) per side; Kalibera & Jones r* = %d), about %s, expected interval %s",

@@ -11,6 +11,8 @@ import (
 	"contend/analysis"
 	"contend/internal/evidence"
 	"contend/internal/plural"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // The boot as the unit of the verdict.
@@ -292,7 +294,7 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 	m := r.metric(r.Headline)
 	b := r.bootLevelOf(p)
 	ma, mb := row.Means()
-	sc := ScaleFor(m.Unit, ma)
+	sc := units.ScaleFor(m.Unit, ma)
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s %s: %s -> %s, boot level", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
 	if row.Identical {
@@ -300,7 +302,7 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 		return s.String()
 	}
 	est, lo, hi := row.Change()
-	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", Percent(est), pctRange(lo, hi), formatPAt(row.AdjustedP),
+	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", units.Percent(est), pctRange(lo, hi), formatPAt(row.AdjustedP),
 		len(b.BootsA), len(b.BootsB), row.Cmp.RunsA, row.Cmp.RunsB)
 	if row.FamilySize > 1 {
 		fmt.Fprintf(&s, ", Holm over %d", row.FamilySize)
@@ -323,8 +325,8 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 // writeHeadlineText writes a headline in 80 columns, broken before the
 // test's parenthesis when it is too long.
 func writeHeadlineText(w io.Writer, h string) {
-	if utf8.RuneCountInString(h) > Width {
-		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+	if utf8.RuneCountInString(h) > textfmt.Width {
+		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 			fmt.Fprintln(w, h[:i])
 			writeWrapped(w, "  "+h[i+1:], "  ")
 			return
@@ -408,19 +410,19 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 		switch {
 		case row.Identical:
 			xa := r.Sides[p.A].values(row.Metric)
-			sc := ScaleFor(m.Unit, xa[0])
+			sc := units.ScaleFor(m.Unit, xa[0])
 			lines = append(lines, line{row.Metric, []string{sc.Format(xa[0]), sc.Format(xa[0]), "0", "-", "identical"}})
 		case row.Cmp == nil:
 			lines = append(lines, line{row.Metric, []string{"-", "-", "-", "-", "not compared: " + row.Reason}})
 		default:
 			ma, mb := row.Means()
-			sc := ScaleFor(m.Unit, ma)
+			sc := units.ScaleFor(m.Unit, ma)
 			v := bootVerdictWord(&row, timeLike(m))
 			if row.Verdict == analysis.VerdictNoChange {
 				v, tilde = "~", true
 			}
 			est, lo, hi := row.Change()
-			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), Percent(est), FormatP(row.AdjustedP), v}},
+			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), units.Percent(est), FormatP(row.AdjustedP), v}},
 				line{"", []string{"", "", pctRange(lo, hi), "", ""}})
 		}
 	}
@@ -430,7 +432,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	budget := Width
+	budget := textfmt.Width
 	for _, x := range width {
 		budget -= x + 2
 	}
@@ -543,10 +545,10 @@ func (r *CompareReport) writePerBoot(w io.Writer) {
 		return
 	}
 	m := r.metric(r.Headline)
-	sc := ScaleFor(m.Unit, rows[0].Median)
+	sc := units.ScaleFor(m.Unit, rows[0].Median)
 	fmt.Fprintln(w)
 	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(1, 2, 3)
 	t.Row("boot", "side", "id", "kernel", "runs", "median", "spread", "settled", "load")
 	for _, x := range rows {
@@ -749,7 +751,7 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 			if row.Identical {
 				if !evidence.IsEvidence(m.Name) {
 					xa := a.values(m.Name)
-					sc := ScaleFor(m.Unit, xa[0])
+					sc := units.ScaleFor(m.Unit, xa[0])
 					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(xa[0]), sc.Format(xa[0]))
 				}
 				continue
@@ -759,9 +761,9 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 				continue
 			}
 			ma, mb := row.Means()
-			sc := ScaleFor(m.Unit, ma)
+			sc := units.ScaleFor(m.Unit, ma)
 			est, lo, hi := row.Change()
-			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), Percent(est), pctRange(lo, hi),
+			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), pctRange(lo, hi),
 				FormatP(row.AdjustedP), bootVerdictWord(&row, timeLike(m)))
 		}
 		fmt.Fprintln(w)
@@ -780,7 +782,7 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 			m := row.Metric
 			xa, xb := a.values(m.Name), b.values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
-			sc := ScaleFor(m.Unit, ma)
+			sc := units.ScaleFor(m.Unit, ma)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 |\n", m.Name, sc.Format(ma), sc.Format(mb))
 				continue
@@ -792,7 +794,7 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 				}
 				return " " + numRange(sc, s.MedianLo, s.MedianHi)
 			}
-			chg := Percent(c.Estimate)
+			chg := units.Percent(c.Estimate)
 			if c.HasChangeCI {
 				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
 			}

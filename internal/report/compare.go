@@ -14,6 +14,7 @@ import (
 	"contend/internal/env"
 	"contend/internal/evidence"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // A Part is a set of repetitions taken from one result file: the
@@ -883,7 +884,7 @@ func WriteOutliers(w io.Writer, f *results.File, c int) {
 	fmt.Fprintf(w, "outliers (modified z-score above %g; kept, not dropped):\n", analysis.OutlierThreshold)
 	for _, o := range outs {
 		m, _ := f.Metric(o.Metric)
-		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, Human(m.Unit, o.Value), o.Ord, o.Z)
+		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Z)
 	}
 }
 
@@ -1005,7 +1006,7 @@ func FormatP(p float64) string {
 
 // pctRange renders a relative interval as "[-47.1%, -38.0%]".
 func pctRange(lo, hi float64) string {
-	return "[" + Percent(lo) + ", " + Percent(hi) + "]"
+	return "[" + units.Percent(lo) + ", " + units.Percent(hi) + "]"
 }
 
 // ChangeCells returns the printed change of c, of a metric of unit, and
@@ -1019,11 +1020,11 @@ func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
 		if c.HasChangeCI {
 			interval = pctRange(c.ChangeLo, c.ChangeHi)
 		}
-		return Percent(c.Estimate), interval
+		return units.Percent(c.Estimate), interval
 	}
 	sc := rowScale(unit, c.SummaryA.Median, c.SummaryB.Median)
 	if c.SummaryA.Median == 0 && c.SummaryB.Median == 0 {
-		sc = ScaleFor(unit, c.Shift)
+		sc = units.ScaleFor(unit, c.Shift)
 	}
 	if c.HasShiftCI {
 		interval = "[" + signed(sc.Num(c.ShiftLo)) + ", " + signed(sc.Num(c.ShiftHi)) + "]"
@@ -1033,11 +1034,11 @@ func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
 
 // rowScale is the scale of a row of medians ma (of A) and mb: that of ma,
 // or of mb where ma is 0 (a row of 0 ns against 35 ms is in ms).
-func rowScale(unit string, ma, mb float64) Scale {
+func rowScale(unit string, ma, mb float64) units.Scale {
 	if ma == 0 {
-		return ScaleFor(unit, mb)
+		return units.ScaleFor(unit, mb)
 	}
-	return ScaleFor(unit, ma)
+	return units.ScaleFor(unit, ma)
 }
 
 // signed puts a plus sign before a printed number that has no sign.

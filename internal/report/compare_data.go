@@ -13,6 +13,7 @@ import (
 	"contend/analysis"
 	"contend/internal/evidence"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // num is a float64 that encodes NaN and infinities as JSON null.
@@ -300,7 +301,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	}
 	for _, o := range r.Outliers {
 		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
-			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+			r.Sides[o.Side].Label, o.Metric, units.Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)

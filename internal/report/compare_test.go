@@ -10,6 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // file builds a result file of workload with one config per value list
@@ -76,8 +77,8 @@ func TestCompareABSides(t *testing.T) {
 		}
 	}
 	for i, l := range strings.Split(out, "\n") {
-		if utf8.RuneCountInString(l) > Width {
-			t.Errorf("line %d longer than %d: %q", i+1, Width, l)
+		if utf8.RuneCountInString(l) > textfmt.Width {
+			t.Errorf("line %d longer than %d: %q", i+1, textfmt.Width, l)
 		}
 	}
 }
@@ -162,23 +163,6 @@ func TestCompareJSONNaN(t *testing.T) {
 	}
 	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "xml"); err == nil {
 		t.Error("xml accepted")
-	}
-}
-
-func TestWrap(t *testing.T) {
-	got := Wrap("  one two three four five", 12, "    ")
-	want := []string{"  one two", "    three", "    four", "    five"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	long := Wrap(strings.Repeat("x", 25), 10, "  ")
-	for _, l := range long {
-		if len(l) > 10 {
-			t.Errorf("line %q longer than 10", l)
-		}
-	}
-	if strings.ReplaceAll(strings.Join(long, ""), " ", "") != strings.Repeat("x", 25) {
-		t.Errorf("long word lost characters: %q", long)
 	}
 }
 

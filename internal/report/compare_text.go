@@ -9,10 +9,9 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
-
-// Width is the width of contend's text reports: an 80-column mail.
-const Width = 80
 
 // countsText renders repetition counts: "5 ok, 1 failed".
 func countsText(counts map[string]int) string {
@@ -28,40 +27,8 @@ func countsText(counts map[string]int) string {
 	return strings.Join(st, ", ")
 }
 
-// Wrap breaks text into lines of at most width runes at spaces; lines
-// after the first start with indent. A word longer than a line is cut.
-func Wrap(text string, width int, indent string) []string {
-	var lines []string
-	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
-	line := ""
-	for _, word := range strings.Fields(text) {
-		prefix := lead
-		if len(lines) > 0 {
-			prefix = indent
-		}
-		switch {
-		case line == "":
-			line = prefix + word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = indent + word
-		}
-		for utf8.RuneCountInString(line) > width {
-			r := []rune(line)
-			lines = append(lines, string(r[:width]))
-			line = indent + string(r[width:])
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 func writeWrapped(w io.Writer, text, indent string) {
-	for _, l := range Wrap(text, Width, indent) {
+	for _, l := range textfmt.Wrap(text, textfmt.Width, indent) {
 		fmt.Fprintln(w, l)
 	}
 }
@@ -78,7 +45,7 @@ func (r *CompareReport) comparedWith() string {
 // writeText renders r for people, in 80 columns.
 func (r *CompareReport) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\n", r.Workload, r.comparedWith())
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(1, 2)
 	failed := false
 	for _, s := range r.Sides {
@@ -134,7 +101,7 @@ func (r *CompareReport) writeText(w io.Writer) error {
 			s := r.Sides[o.Side]
 			m := r.metric(o.Metric)
 			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
-				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
+				s.Label, o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
 	}
 	if len(r.Warnings) > 0 {
@@ -164,10 +131,10 @@ func (r *CompareReport) writeText(w io.Writer) error {
 func (r *CompareReport) writeRunsText(w io.Writer) {
 	for _, p := range r.Pairs {
 		h := r.HeadlineFor(p)
-		if utf8.RuneCountInString(h) > Width {
+		if utf8.RuneCountInString(h) > textfmt.Width {
 			// Break before the test's parenthesis, where a reader
 			// pauses anyway.
-			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 				fmt.Fprintln(w, h[:i])
 				writeWrapped(w, "  "+h[i+1:], "  ")
 				continue
@@ -213,7 +180,7 @@ func total(counts map[string]int) int {
 }
 
 // writeTable writes t, cutting nothing: its callers keep it narrow.
-func writeTable(w io.Writer, t *Table) { t.Write(w) }
+func writeTable(w io.Writer, t *textfmt.Table) { t.Write(w) }
 
 func (r *CompareReport) metric(name string) results.Metric {
 	for _, m := range r.Metrics {
@@ -267,14 +234,14 @@ func tableVerdict(row MetricRow) string {
 }
 
 // numRange renders [lo, hi] in scale s without the unit.
-func numRange(s Scale, lo, hi float64) string {
+func numRange(s units.Scale, lo, hi float64) string {
 	return "[" + s.Num(lo) + ", " + s.Num(hi) + "]"
 }
 
 // writePairTable writes the table of one pair: per metric a line of
 // medians, change, p and verdict, and a line of their intervals. Metric
 // names too long for the first column get a line of their own, so that
-// the table fits Width.
+// the table fits textfmt.Width.
 func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash bool) {
 	a, b := r.Sides[p.A], r.Sides[p.B]
 	type line = namedRow
@@ -329,7 +296,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	for _, x := range width {
 		rest += x + 2
 	}
-	budget := Width - rest
+	budget := textfmt.Width - rest
 	writeNamedRows(w, lines, budget)
 	return tilde, dash
 }
@@ -345,7 +312,7 @@ type namedRow struct {
 // row, which then starts with an empty cell (the verdict column, the
 // sixth, aligned left).
 func writeNamedRows(w io.Writer, rows []namedRow, budget int) {
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(5)
 	var own []string // names printed on a line of their own, by row
 	for _, l := range rows {
@@ -472,7 +439,7 @@ func (r *CompareReport) writeWithin(w io.Writer) {
 	}
 	for _, c := range r.Within {
 		m := r.metric(c.Metric)
-		sc := ScaleFor(m.Unit, c.MedianA)
+		sc := units.ScaleFor(m.Unit, c.MedianA)
 		s := r.Sides[c.Side]
 		switch {
 		case c.Differ:
@@ -505,13 +472,13 @@ func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
 	}
 	keyw := 0
 	for _, d := range diffs {
-		if 2+len(d.Key)+2+utf8.RuneCountInString(one(d)) <= Width {
+		if 2+len(d.Key)+2+utf8.RuneCountInString(one(d)) <= textfmt.Width {
 			keyw = max(keyw, len(d.Key))
 		}
 	}
 	for _, d := range diffs {
 		l := "  " + d.Key + strings.Repeat(" ", max(0, keyw-len(d.Key))) + "  " + one(d)
-		if utf8.RuneCountInString(l) <= Width && len(d.Key) <= keyw {
+		if utf8.RuneCountInString(l) <= textfmt.Width && len(d.Key) <= keyw {
 			fmt.Fprintln(w, l)
 			continue
 		}

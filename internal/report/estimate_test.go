@@ -13,6 +13,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // pointInterval matches a printed change with its interval, in the
@@ -125,8 +126,8 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			check("table", strings.TrimSuffix(l[col[0]:col[1]], "%"), ci[1], ci[2])
 		}
 		for li, l := range lines {
-			if utf8.RuneCountInString(l) > Width {
-				t.Errorf("draw %d: line %d longer than %d: %q", i, li+1, Width, l)
+			if utf8.RuneCountInString(l) > textfmt.Width {
+				t.Errorf("draw %d: line %d longer than %d: %q", i, li+1, textfmt.Width, l)
 			}
 		}
 		// JSON: change and its interval are one estimator.

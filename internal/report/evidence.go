@@ -12,6 +12,7 @@ import (
 	"contend/internal/evidence"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // evidenceTitle heads the kernel evidence section of reports.
@@ -197,7 +198,7 @@ func (r *CompareReport) writeEvidenceTable(w io.Writer, ev PairReport, same int)
 // that are 0 in every repetition, and says which collectors were not
 // available.
 func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(1)
 	t.Row("evidence", "unit", "n", "median", "95% CI of median", "min", "max")
 	rows, zero := 0, 0

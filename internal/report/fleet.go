@@ -15,6 +15,8 @@ import (
 	"contend/internal/env"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // HostMarker is the file the Ansible playbook (deploy/ansible) writes in
@@ -397,7 +399,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 		fmt.Fprintf(w, "Missing: %s\n", strings.Join(ns, ", "))
 	}
 	fmt.Fprintln(w)
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(0, 6)
 	t.Row(fr.groupWord(), "n A/B", "median A", "median B", "HL change [95% CI]", "adj p", "verdict")
 	for _, r := range fr.Rows {
@@ -407,7 +409,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 			continue
 		}
 		c := r.Row.Cmp
-		sc := ScaleFor(m.Unit, math.Max(math.Abs(c.SummaryA.Median), math.Abs(c.SummaryB.Median)))
+		sc := units.ScaleFor(m.Unit, math.Max(math.Abs(c.SummaryA.Median), math.Abs(c.SummaryB.Median)))
 		ci, rng := ChangeCells(c, m.Unit)
 		if rng != "" {
 			ci += " " + rng
@@ -432,7 +434,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 	for _, r := range fr.Rows {
 		if r.Row.Cmp != nil && opposite(r.Row.Cmp) {
 			writeWrapped(w, fmt.Sprintf("* %s: the medians moved %s, the HL change is %s: they point opposite ways (the samples differ in shape); look at its distributions before reading its verdict.",
-				r.Key, Percent(r.Row.Cmp.Change), Percent(r.Row.Cmp.Estimate)), "  ")
+				r.Key, units.Percent(r.Row.Cmp.Change), units.Percent(r.Row.Cmp.Estimate)), "  ")
 		}
 	}
 	for _, d := range fr.Disagree {
@@ -477,7 +479,7 @@ func (fr *FleetReport) acrossLine() string {
 		word = fr.directionWord(map[bool]int{true: 1, false: -1}[f.Estimate > 0])
 	}
 	l := fmt.Sprintf("Across %ss: %s %s, %s (random effects over %s, ratio of geometric means): %s",
-		fr.groupWord(), Percent(math.Expm1(f.Estimate)), pctRange(math.Expm1(f.Lo), math.Expm1(f.Hi)), formatPAt(f.P),
+		fr.groupWord(), units.Percent(math.Expm1(f.Estimate)), pctRange(math.Expm1(f.Lo), math.Expm1(f.Hi)), formatPAt(f.P),
 		plural.N(f.K, fr.groupWord(), fr.groupWord()+"s"), word)
 	if fr.FleetWhy != "" {
 		l += "; " + fr.FleetWhy
@@ -491,7 +493,7 @@ func (fr *FleetReport) betweenLine() string {
 	if f == nil {
 		return ""
 	}
-	tau := Percent(math.Expm1(math.Sqrt(f.Tau2)))
+	tau := units.Percent(math.Expm1(math.Sqrt(f.Tau2)))
 	if f.HetP < fr.Alpha {
 		return fmt.Sprintf("Between %ss: the change DIFFERS (%s, I² %.0f%%, SD of the change between %ss about %s)",
 			fr.groupWord(), formatPAt(f.HetP), 100*f.I2, fr.groupWord(), strings.TrimPrefix(tau, "+"))
@@ -522,7 +524,7 @@ func (fr *FleetReport) directionLine() string {
 		l += fmt.Sprintf(", no significant change on %d", none)
 	}
 	if !math.IsInf(fr.Lo, 0) {
-		l += fmt.Sprintf(" (HL change from %s to %s)", Percent(fr.Lo), Percent(fr.Hi))
+		l += fmt.Sprintf(" (HL change from %s to %s)", units.Percent(fr.Lo), units.Percent(fr.Hi))
 	}
 	return l
 }

@@ -13,6 +13,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // hostAB is an ab file of one host: side b is factor times side a.
@@ -285,7 +286,7 @@ func TestFleetEstimate(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	fr.Write(&buf, "text")
-	line := fmt.Sprintf("Across hosts: %s %s, p", Percent(math.Expm1(want.Estimate)), pctRange(math.Expm1(want.Lo), math.Expm1(want.Hi)))
+	line := fmt.Sprintf("Across hosts: %s %s, p", units.Percent(math.Expm1(want.Estimate)), pctRange(math.Expm1(want.Lo), math.Expm1(want.Hi)))
 	for _, w := range []string{line, "(random effects over 4 hosts, ratio of geometric means): slower", "Between hosts: no evidence that the change differs"} {
 		if !strings.Contains(buf.String(), w) {
 			t.Errorf("text lacks %q:\n%s", w, buf.String())

@@ -9,10 +9,11 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/esc"
 	"contend/internal/evidence"
 	"contend/internal/results"
-
-	"contend/internal/esc"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // Confidence is the level of every interval contend prints.
@@ -57,7 +58,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	if c >= 0 && f.ConfigName(c) != "" {
 		head += "  " + esc.Line(f.ConfigName(c))
 	}
-	if utf8.RuneCountInString(head) <= Width {
+	if utf8.RuneCountInString(head) <= textfmt.Width {
 		fmt.Fprintln(w, head)
 	} else {
 		writeWrapped(w, head, "  ")
@@ -86,10 +87,10 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	}
 	fmt.Fprintln(w)
 
-	loc := &Table{}
+	loc := &textfmt.Table{}
 	loc.AlignLeft(1)
 	loc.Row("metric", "unit", "n", "median", "95% CI of median", "min", "max")
-	spread := &Table{}
+	spread := &textfmt.Table{}
 	spread.AlignLeft(1)
 	spread.Row("metric", "unit", "mean", "stddev", "CV", "Q1", "Q3")
 	var warns []string
@@ -194,12 +195,12 @@ func fileWarnings(sides []Side) []string {
 // to t (show's table and its evidence section), in one unit: the
 // median's, or the largest value's where the median is 0 (a count or time
 // that is 0 in most repetitions), and returns that scale.
-func locationRow(t *Table, m results.Metric, s analysis.Summary) Scale {
+func locationRow(t *textfmt.Table, m results.Metric, s analysis.Summary) units.Scale {
 	ref := s.Median
 	if ref == 0 {
 		ref = math.Max(math.Abs(s.Min), math.Abs(s.Max))
 	}
-	sc := ScaleFor(m.Unit, ref)
+	sc := units.ScaleFor(m.Unit, ref)
 	ci := "n too small"
 	if s.HasCI {
 		ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))

@@ -11,6 +11,8 @@ import (
 	"contend/internal/evidence"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // WriteVerify prints the comparison of config 0 (contend) against config
@@ -23,7 +25,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timed out\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
 	}
 	fmt.Fprintln(w)
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
 	// The primary metric, then every metric both sides measured: the
 	// original's own output (through the preset) and the process metrics.
@@ -51,7 +53,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		if ref == 0 {
 			ref = mb // the original's 0 user time: contend's 17.60 ms, not 1.760e+07 ns
 		}
-		sc := ScaleFor(m.Unit, ref)
+		sc := units.ScaleFor(m.Unit, ref)
 		ratio, ci, p := "-", "-", "-"
 		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
@@ -74,17 +76,17 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	}
 	t.Write(w)
 	if zero > 0 {
-		fmt.Fprintln(w, WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
 	}
 	if len(shifts) > 0 {
-		fmt.Fprintln(w, WrapRest("†: "+strings.Join(shifts, ", ")+" had values of 0, where no ratio is defined: the interval is of the difference contend - original (Hodges-Lehmann), in the unit of the row's medians", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest("†: "+strings.Join(shifts, ", ")+" had values of 0, where no ratio is defined: the interval is of the difference contend - original (Hodges-Lehmann), in the unit of the row's medians", 78, "  "))
 	}
 	if len(approx) > 0 {
-		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values below 0, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest("*: "+strings.Join(approx, ", ")+" had values below 0, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
 	}
 	fmt.Fprintln(w)
 	v := Equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
-	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), WrapRest(v.Text, 76, "  "))
+	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), textfmt.WrapRest(v.Text, 76, "  "))
 	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
 	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
 	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
@@ -154,15 +156,6 @@ func Equivalence(a, b []float64, margin float64) Verdict {
 		return Verdict{VerdictDifferent, fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)}
 	}
 	return Verdict{VerdictNotEquivalent, fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)}
-}
-
-// WrapRest breaks s into lines of at most width columns of text; lines
-// after the first start with indent, which is not counted (the caller
-// prints a prefix as wide before the first line).
-func WrapRest(s string, width int, indent string) string {
-	lines := Wrap(indent+s, width+len(indent), indent)
-	lines[0] = strings.TrimPrefix(lines[0], indent)
-	return strings.Join(lines, "\n")
 }
 
 // Drift checks every configuration of f for a monotonic trend of the

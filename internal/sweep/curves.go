@@ -11,6 +11,8 @@ import (
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // CurveOptions configures CompareCurves. The zero value compares the
@@ -180,10 +182,10 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			ref = math.Max(ref, p.Comparison.SummaryA.Median)
 		}
 	}
-	tsc := report.ScaleFor(m.Unit, ref)
+	tsc := units.ScaleFor(m.Unit, ref)
 	unit := strings.TrimSpace(tsc.Unit)
 	num := func(v float64) string { return fmt.Sprintf("%.4g", v/tsc.Div) }
-	t := &report.Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(6)
 	t.Row("point", "A "+unit, "B "+unit, "HL change", "95% CI", "p (Holm)", "verdict")
 	var warn []string
@@ -216,9 +218,9 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	}
 	if len(cc.USLShift) > 0 {
 		fmt.Fprintln(w)
-		sc := report.ScaleFor(m.Unit, cc.USLShift[0].A)
+		sc := units.ScaleFor(m.Unit, cc.USLShift[0].A)
 		fmt.Fprintf(w, "USL fit shift (± one standard error; N* by the delta method; lambda\nand X* in %s):\n", strings.TrimSpace(sc.Unit))
-		t := &report.Table{}
+		t := &textfmt.Table{}
 		t.Row("parameter", "A", "±", "B", "±", "B-A", "±", "change")
 		num := func(name string, v float64) string {
 			if math.IsNaN(v) {
@@ -232,7 +234,7 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 		for _, s := range cc.USLShift {
 			rel := "-"
 			if s.A != 0 && !math.IsNaN(s.Diff) {
-				rel = report.Percent(s.Diff / math.Abs(s.A))
+				rel = units.Percent(s.Diff / math.Abs(s.A))
 			}
 			t.Row(s.Name, num(s.Name, s.A), num(s.Name, s.ASE), num(s.Name, s.B), num(s.Name, s.BSE), num(s.Name, s.Diff), num(s.Name, s.DiffSE), rel)
 		}

@@ -1,7 +1,8 @@
-// Package report renders result files and statistics for people (text that
-// fits an 80-column mail) and for scripts (JSON, the original programs'
-// output).
-package report
+// Package units scales values of contend's units for people: ns to µs, ms
+// or s, bytes to KiB, MiB or GiB, counts and rates to k, M, G, a power of
+// ten where no prefix fits (Scale, ScaleFor, Human), and fractions as
+// signed percentages (Percent).
+package units
 
 import (
 	"fmt"
