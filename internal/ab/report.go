@@ -41,7 +41,7 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 	if r.Decision != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s\n", StopText(r.Decision, r.Rule))
 	}
-	for _, d := range report.Drift(f, r.Alpha) {
+	for _, d := range driftWarnings(f, r.Alpha) {
 		fmt.Fprintln(w, "warning: "+d)
 	}
 }
@@ -62,4 +62,19 @@ func describeSide(f *results.File, i int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// driftWarnings checks every configuration of f for a monotonic trend of
+// the primary metric over run order (analysis.Drift at level alpha) and
+// returns one sentence per drifting side: the machine changed during the
+// run.
+func driftWarnings(f *results.File, alpha float64) []string {
+	var out []string
+	for i := range f.Configs {
+		mk, _, drifts := analysis.Drift(f.Values(i, f.Primary), alpha)
+		if drifts {
+			out = append(out, fmt.Sprintf("side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P))
+		}
+	}
+	return out
 }

@@ -115,7 +115,7 @@ func ParamsText(c results.Config) string {
 
 func trimPct(x float64) string { return strconv.FormatFloat(x*100, 'g', 4, 64) + "%" }
 
-// Verdicts of Equivalence.
+// Verdicts of the verify report: the first words of Verdict.Text.
 const (
 	VerdictNone          = "no verdict"
 	VerdictEquivalent    = "EQUIVALENT"
@@ -123,56 +123,33 @@ const (
 	VerdictNotEquivalent = "NOT SHOWN EQUIVALENT"
 )
 
-// Verdict is the decision of Equivalence: Kind is one of the Verdict
-// constants, Text says it in a sentence with the interval.
+// Verdict is analysis.Equivalence's decision in words: Kind is one of the
+// Verdict constants, Text says it in a sentence with the interval.
 type Verdict struct {
 	Kind string
 	Text string
 }
 
-// Equivalence decides whether b (contend) is equivalent to a (original)
-// within ±margin (a fraction), by two one-sided tests at alpha 0.05 in
-// their interval form: the 90% interval of the ratio b/a inside 1±margin.
+// Equivalence is analysis.Equivalence of b (contend) against a (the
+// original) within ±margin, in words.
 func Equivalence(a, b []float64, margin float64) Verdict {
-	if len(a) == 0 || len(b) == 0 {
+	r := analysis.Equivalence(a, b, margin)
+	switch r.Why {
+	case analysis.WhyNoData:
 		return Verdict{VerdictNone, "no verdict: a side has no successful repetition"}
-	}
-	rc, err := analysis.RelativeChange(a, b, 0.90)
-	if err != nil {
-		return Verdict{VerdictNone, "no verdict: " + err.Error()}
-	}
-	if rc.Method == analysis.RelAbsShift {
+	case analysis.WhyInvalid:
+		return Verdict{VerdictNone, "no verdict: " + r.Err.Error()}
+	case analysis.WhyZeros:
 		return Verdict{VerdictNone, "no verdict: some values are 0, and no ratio is defined at 0"}
-	}
-	if !rc.HasCI {
+	case analysis.WhyTooFew:
 		return Verdict{VerdictNone, fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))}
 	}
-	lo, hi := 1+rc.Lo, 1+rc.Hi
-	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", lo, hi)
-	switch {
-	case rc.Lo >= -margin && rc.Hi <= margin:
+	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", r.Lo, r.Hi)
+	switch r.Verdict {
+	case analysis.Equivalent:
 		return Verdict{VerdictEquivalent, fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)}
-	case rc.Lo > margin || rc.Hi < -margin:
+	case analysis.NotEquivalent:
 		return Verdict{VerdictDifferent, fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)}
 	}
 	return Verdict{VerdictNotEquivalent, fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)}
-}
-
-// Drift checks every configuration of f for a monotonic trend of the
-// primary metric over run order (Mann-Kendall at level alpha, from 4
-// successful repetitions on) and returns one sentence per drifting side:
-// the machine changed during the run.
-func Drift(f *results.File, alpha float64) []string {
-	var out []string
-	for i := range f.Configs {
-		xs := f.Values(i, f.Primary)
-		if len(xs) < 4 {
-			continue
-		}
-		mk, err := analysis.MannKendall(xs)
-		if err == nil && mk.P < alpha {
-			out = append(out, fmt.Sprintf("side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P))
-		}
-	}
-	return out
 }
