@@ -1,7 +1,6 @@
 package main
 
 import (
-	"contend/internal/esc"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend"
+	"contend/internal/esc"
 	"contend/internal/harness"
 	"contend/internal/workload"
 )

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/comparison"
 	"contend/internal/esc"
 	"contend/internal/plural"
 	"contend/internal/report"
@@ -463,7 +464,7 @@ func shortID(id string) string {
 }
 
 // campaignReport makes 'contend compare DIR' the campaign report.
-func campaignReport(c *cli.Context, dir string, opt report.CompareOptions, format string) error {
+func campaignReport(c *cli.Context, dir string, opt comparison.Options, format string) error {
 	return writeCampaignReport(c, dir, opt, format, "")
 }
 
@@ -481,10 +482,10 @@ func campaignReportAction(c *cli.Context) error {
 			return usagef("--plot: %q has an unknown image format %q; accepted: .svg, .png", plot, filepath.Ext(plot))
 		}
 	}
-	return writeCampaignReport(c, dir, report.CompareOptions{Alpha: 0.05}, format, plot)
+	return writeCampaignReport(c, dir, comparison.Options{Alpha: 0.05}, format, plot)
 }
 
-func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, format, plot string) error {
+func writeCampaignReport(c *cli.Context, dir string, opt comparison.Options, format, plot string) error {
 	p, err := campaign.ReadPlan(dir)
 	if err != nil {
 		return &usageError{err.Error()}
@@ -493,7 +494,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	if err != nil {
 		return err
 	}
-	var sides [2]report.Side
+	var sides [2]comparison.Side
 	var files []string
 	order := ""
 	slots := []int{}
@@ -512,7 +513,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 		if p.Order[s] == 'B' {
 			i = 1
 		}
-		sides[i].Parts = append(sides[i].Parts, report.Part{Name: e.Result, File: f, Configs: []int{0}})
+		sides[i].Parts = append(sides[i].Parts, comparison.Part{Name: e.Result, File: f, Configs: []int{0}})
 		files = append(files, path)
 		order += string(p.Order[s])
 	}
@@ -527,14 +528,14 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 		}
 	}
 	opt.BootInfo = campaignBootInfo(led)
-	r, err := report.BuildComparison(sides[:], opt)
+	r, err := comparison.Build(sides[:], opt)
 	if err != nil {
-		if errors.Is(err, report.ErrIncompatible) {
+		if errors.Is(err, comparison.ErrIncompatible) {
 			return &usageError{err.Error()}
 		}
 		return err
 	}
-	if err := r.Write(c.App.Writer, format); err != nil {
+	if err := report.Write(c.App.Writer, r, format); err != nil {
 		return err
 	}
 	if plot == "" {
@@ -561,8 +562,8 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 // campaignBootInfo returns what the ledger knows of each finished boot,
 // by boot id: its slot and the settling of its step (the last start
 // event of the slot in that boot).
-func campaignBootInfo(led *campaign.Ledger) map[string]report.BootInfo {
-	out := map[string]report.BootInfo{}
+func campaignBootInfo(led *campaign.Ledger) map[string]comparison.BootInfo {
+	out := map[string]comparison.BootInfo{}
 	done := led.Done()
 	for _, e := range led.Events {
 		if e.Event != campaign.EvStart || e.BootID == "" {
@@ -571,7 +572,7 @@ func campaignBootInfo(led *campaign.Ledger) map[string]report.BootInfo {
 		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {
 			continue
 		}
-		bi := report.BootInfo{Slot: e.Slot}
+		bi := comparison.BootInfo{Slot: e.Slot}
 		if e.Settle != nil {
 			bi.Settle, bi.SettleLoad, bi.HasSettle = time.Duration(e.Settle.Waited), e.Settle.Load, true
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/value"
@@ -150,10 +151,10 @@ func runCompare(c *cli.Context) error {
 			specs = append(specs, []string{a})
 		}
 	}
-	var sides []report.Side
+	var sides []comparison.Side
 	var sweeps []*results.File
 	for _, files := range specs {
-		var s report.Side
+		var s comparison.Side
 		for _, spec := range files {
 			p, sweep, err := openPart(spec)
 			if err != nil {
@@ -183,19 +184,19 @@ func runCompare(c *cli.Context) error {
 		}
 		return compareSweeps(c, files, names, opt, format)
 	}
-	r, err := report.BuildComparison(sides, opt)
+	r, err := comparison.Build(sides, opt)
 	if err != nil {
-		if errors.Is(err, report.ErrIncompatible) {
+		if errors.Is(err, comparison.ErrIncompatible) {
 			return &usageError{err.Error()}
 		}
 		return err
 	}
-	return r.Write(c.App.Writer, format)
+	return report.Write(c.App.Writer, r, format)
 }
 
 // compareOptions reads and checks the flags of compare.
-func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
-	var opt report.CompareOptions
+func compareOptions(c *cli.Context) (comparison.Options, string, error) {
+	var opt comparison.Options
 	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
 	opt.Test = analysis.TestMannWhitney // --test is one of testFlag's words
 	if c.String("test") == "welch" {
@@ -232,7 +233,7 @@ func compareFormatFlag() *valueFlag {
 // openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
 // selects its configuration. sweep is true for a sweep file given without
 // a selector (all its configurations are selected).
-func openPart(spec string) (p report.Part, sweep bool, err error) {
+func openPart(spec string) (p comparison.Part, sweep bool, err error) {
 	path, sel := spec, ""
 	if strings.TrimSpace(spec) == "" {
 		return p, false, usagef("compare: an empty file name; accepted: result files, such as before.json after.json")
@@ -249,7 +250,7 @@ func openPart(spec string) (p report.Part, sweep bool, err error) {
 	if err := f.CheckRepeated(); err != nil {
 		return p, false, &usageError{fmt.Sprintf("%s: %v", path, err)}
 	}
-	p = report.Part{Name: spec, File: f}
+	p = comparison.Part{Name: spec, File: f}
 	if sel == "" {
 		switch {
 		case len(f.Configs) == 1:
@@ -299,7 +300,7 @@ func configNames(f *results.File) string {
 // warnSelfCompare warns when the same configuration of the same file is
 // given twice (compare a.json a.json): the report is then a comparison of
 // a file with itself, which no verdict can make meaningful.
-func warnSelfCompare(w io.Writer, sides []report.Side) {
+func warnSelfCompare(w io.Writer, sides []comparison.Side) {
 	seen := map[string]string{}
 	for _, s := range sides {
 		for _, p := range s.Parts {
@@ -315,7 +316,7 @@ func warnSelfCompare(w io.Writer, sides []report.Side) {
 
 // partKey identifies the runs of p: the file (by device and inode where it
 // can be read, else by its start time and command) and the configurations.
-func partKey(p report.Part) string {
+func partKey(p comparison.Part) string {
 	path := p.Name
 	if _, err := os.Stat(path); err != nil {
 		if i := strings.LastIndex(path, ":"); i > 0 {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -145,24 +146,24 @@ func TestCompareBenchLines(t *testing.T) {
 }
 
 // seedReport compares two seed fixtures as the command does.
-func seedReport(t *testing.T, opt report.CompareOptions, a, b string) *report.CompareReport {
+func seedReport(t *testing.T, opt comparison.Options, a, b string) *comparison.Comparison {
 	t.Helper()
-	var sides []report.Side
+	var sides []comparison.Side
 	for _, spec := range []string{a, b} {
 		p, _, err := openPart(seeds + spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sides = append(sides, report.Side{Name: spec, Parts: []report.Part{p}})
+		sides = append(sides, comparison.Side{Name: spec, Parts: []comparison.Part{p}})
 	}
-	r, err := report.BuildComparison(sides, opt)
+	r, err := comparison.Build(sides, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow {
+func row(t *testing.T, r *comparison.Comparison, metric string) comparison.MetricRow {
 	t.Helper()
 	for _, x := range r.Pairs[0].Rows {
 		if x.Metric.Name == metric {
@@ -170,7 +171,7 @@ func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow 
 		}
 	}
 	t.Fatalf("no row %s", metric)
-	return report.MetricRow{}
+	return comparison.MetricRow{}
 }
 
 // TestCompareSeedVerdicts asserts what a statistician would conclude from
@@ -178,7 +179,7 @@ func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow 
 func TestCompareSeedVerdicts(t *testing.T) {
 	// Rostedt: 5 runs without, 4 with the patch, every run with it
 	// faster: U = 0, exact two-sided p = 2/C(9,4) = 2/126 = 0.0159.
-	r := seedReport(t, report.CompareOptions{}, "rostedt-without.json", "rostedt-with.json")
+	r := seedReport(t, comparison.Options{}, "rostedt-without.json", "rostedt-with.json")
 	x := row(t, r, "time")
 	if x.Cmp.Method != "exact" || x.Cmp.MannWhitney.U != 0 || !near(x.Cmp.P, 2.0/126) || !near(x.Cmp.AdjustedP, 2.0/126) {
 		t.Errorf("Rostedt time: %s U=%v p=%v adjusted %v, want exact U=0 p=0.0159", x.Cmp.Method, x.Cmp.MannWhitney.U, x.Cmp.P, x.Cmp.AdjustedP)
@@ -196,7 +197,7 @@ func TestCompareSeedVerdicts(t *testing.T) {
 	if len(r.Outliers) != 1 || r.Outliers[0].Value != 3978194000 || r.Outliers[0].Side != 1 {
 		t.Errorf("outliers %+v, want the 3.98 s run of the patched side", r.Outliers)
 	}
-	h := r.HeadlineFor(r.Pairs[0])
+	h := report.HeadlineFor(r, r.Pairs[0])
 	if want := "faultme time: 11.30 s -> 6.610 s, HL -41.5% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster"; h != want {
 		t.Errorf("headline\n%s\nwant\n%s", h, want)
 	}
@@ -210,30 +211,30 @@ func TestCompareSeedVerdicts(t *testing.T) {
 		{"mitake-ab.json:a", "mitake-ab.json:b", "real"},
 		{"mitake-ab.json:a", "mitake-ab.json:b", "contended"},
 	} {
-		r := seedReport(t, report.CompareOptions{}, c.a, c.b)
+		r := seedReport(t, comparison.Options{}, c.a, c.b)
 		x := row(t, r, c.metric)
 		if x.Cmp.Verdict != analysis.VerdictTooFewRuns {
 			t.Errorf("%s vs %s %s: %q, want too few runs", c.a, c.b, c.metric, x.Cmp.Verdict)
 		}
 	}
 	// semop-multi's values do not overlap: U = 0 and p = 0.1 exactly.
-	r = seedReport(t, report.CompareOptions{}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
+	r = seedReport(t, comparison.Options{}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
 	if x := row(t, r, "ops_per_sec"); x.Cmp.MannWhitney.U != 0 || !near(x.Cmp.P, 0.1) {
 		t.Errorf("semop-multi U=%v p=%v, want 0 and 0.1", x.Cmp.MannWhitney.U, x.Cmp.P)
 	}
 	// osim overlaps (12.68 s on -rt is below 13.76 s on -rtm): p = 0.2.
-	r = seedReport(t, report.CompareOptions{}, "galbraith-osim-rt.json", "galbraith-osim-rtm.json")
+	r = seedReport(t, comparison.Options{}, "galbraith-osim-rt.json", "galbraith-osim-rtm.json")
 	if x := row(t, r, "time"); x.Cmp.MannWhitney.U != 1 || !near(x.Cmp.P, 0.2) {
 		t.Errorf("osim U=%v p=%v, want 1 and 0.2", x.Cmp.MannWhitney.U, x.Cmp.P)
 	}
 	// Assuming normal noise (Welch), the tight semop-multi runs do show
 	// the -rtm kernel slower: worse (higher ops/s is better).
-	r = seedReport(t, report.CompareOptions{Test: analysis.TestWelch}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
+	r = seedReport(t, comparison.Options{Test: analysis.TestWelch}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
 	if x := row(t, r, "ops_per_sec"); x.Cmp.Verdict != analysis.VerdictWorse || !(x.Cmp.P < 0.001) {
 		t.Errorf("semop-multi Welch: %q p=%v, want worse, p < 0.001", x.Cmp.Verdict, x.Cmp.P)
 	}
 	// Xiao's 10 against 10: no overlap, exact p = 2/C(20,10) = 1.08e-5.
-	r = seedReport(t, report.CompareOptions{}, "xiao-ab.json:a", "xiao-ab.json:b")
+	r = seedReport(t, comparison.Options{}, "xiao-ab.json:a", "xiao-ab.json:b")
 	if x := row(t, r, "real"); report.VerdictWord(x) != "faster" || !near(x.Cmp.P, 2/184756.0) {
 		t.Errorf("Xiao: %q p=%v, want faster, p=1.08e-5", report.VerdictWord(x), x.Cmp.P)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/comparison"
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -23,13 +24,13 @@ const FleetStatusFile = "fleet-status.txt"
 
 // fleetItem is one result file of a fleet comparison.
 type fleetItem struct {
-	part report.Part
+	part comparison.Part
 	side byte // 'A', 'B', or 0: by its configurations or its order
 }
 
 // runFleetCompare is 'contend compare --by KEY': the files grouped by host
 // or environment key, B against A within each group (report.BuildFleet).
-func runFleetCompare(c *cli.Context, opt report.CompareOptions, format string) error {
+func runFleetCompare(c *cli.Context, opt comparison.Options, format string) error {
 	by := c.String("by")
 	if by != "host" && !(strings.HasPrefix(by, "env.") && len(by) > 4) {
 		return usagef("--by: %q is not accepted; accepted: host, env.KEY (a key of 'contend env', such as env.cpu.model)", by)
@@ -78,7 +79,7 @@ func runFleetCompare(c *cli.Context, opt report.CompareOptions, format string) e
 					return err
 				}
 				if f != nil && len(f.Configs) == 2 && part.File == nil {
-					part = report.Part{Name: p, File: f}
+					part = comparison.Part{Name: p, File: f}
 				}
 				items = append(items, fleetItem{part: part, side: side})
 			}
@@ -121,7 +122,7 @@ func runFleetCompare(c *cli.Context, opt report.CompareOptions, format string) e
 	}
 	fr, err := report.BuildFleet(by, groups, expected, opt)
 	if err != nil {
-		if errors.Is(err, report.ErrIncompatible) {
+		if errors.Is(err, comparison.ErrIncompatible) {
 			return &usageError{err.Error()}
 		}
 		return err
@@ -210,11 +211,11 @@ func fleetGroups(items []fleetItem, by string) ([]report.FleetGroup, error) {
 		case two == len(its):
 			for _, it := range its {
 				f := it.part.File
-				g.A.Parts = append(g.A.Parts, report.Part{Name: it.part.Name + ":" + f.ConfigName(0), File: f, Configs: []int{0}})
-				g.B.Parts = append(g.B.Parts, report.Part{Name: it.part.Name + ":" + f.ConfigName(1), File: f, Configs: []int{1}})
+				g.A.Parts = append(g.A.Parts, comparison.Part{Name: it.part.Name + ":" + f.ConfigName(0), File: f, Configs: []int{0}})
+				g.B.Parts = append(g.B.Parts, comparison.Part{Name: it.part.Name + ":" + f.ConfigName(1), File: f, Configs: []int{1}})
 			}
 		case len(its) == 2 && two == 0:
-			g.A.Parts, g.B.Parts = []report.Part{its[0].part}, []report.Part{its[1].part}
+			g.A.Parts, g.B.Parts = []comparison.Part{its[0].part}, []comparison.Part{its[1].part}
 		default:
 			var ns []string
 			for _, it := range its {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/comparison"
 	"contend/internal/harness"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/sweep"
@@ -367,7 +367,7 @@ func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
 // compareSweeps compares sweep files curve against curve: each file after
 // the first against the first. compare calls it for sweep files given
 // without a configuration selector.
-func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
+func compareSweeps(c *cli.Context, files []*results.File, names []string, opt comparison.Options, format string) error {
 	if format != "text" {
 		return usagef("--format %s: sweep files are compared as text; use 'contend show --format csv' for their tables", format)
 	}

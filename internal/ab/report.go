@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
 )
@@ -34,7 +35,7 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 	}
 	fmt.Fprint(w, "\n\n")
 	alpha := ReportAlpha(r.Alpha, r.Decision)
-	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
+	err := report.Compare(w, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{Alpha: alpha}, "text")
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/plural"
 	"contend/internal/textfmt"
@@ -27,184 +28,19 @@ import (
 // every format, and shows the pooled runs only as a description, said to
 // treat runs as independent.
 
-// BootPower is the power of the boot-level minimum detectable change.
-const BootPower = 0.8
 
-// A BootRow is the boot-level comparison of one metric of a pair.
-type BootRow struct {
-	Metric    string
-	Direction analysis.Direction
-	// Identical: every value on both sides is the same number (not
-	// tested, as in the pooled rows).
-	Identical bool
-	// Cmp is the comparison, nil when Identical or when it could not be
-	// made (Reason says why).
-	Cmp    *analysis.BootComparison
-	Reason string
-	// AdjustedP is Cmp.P Holm-adjusted over FamilySize tests (the
-	// families of the pooled rows); Verdict decided from it.
-	AdjustedP  float64
-	FamilySize int
-	Verdict    analysis.Verdict
-	// MDEUp and MDEDown are the changes the test would find with power
-	// BootPower at the level alpha/FamilySize, from its standard error.
-	MDEUp, MDEDown float64
-}
 
-// Change returns the boot-level change B/A-1 and its interval.
-func (b BootRow) Change() (est, lo, hi float64) {
-	if b.Cmp == nil {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	return b.Cmp.Ratio - 1, b.Cmp.Lo - 1, b.Cmp.Hi - 1
-}
 
-// Means returns the centres of the two sides the change is of: the
-// geometric means of the per-boot geometric means, or, on the shift
-// scale, the means of the per-boot means.
-func (b BootRow) Means() (a, bb float64) {
-	c := b.Cmp
-	if c == nil {
-		return math.NaN(), math.NaN()
-	}
-	if c.Shift {
-		return mean(c.MeansA), mean(c.MeansB)
-	}
-	return math.Exp(mean(c.MeansA)), math.Exp(mean(c.MeansB))
-}
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
 
-// pairIndex returns the index of the pair of sides a and b in r.Pairs.
-func (r *CompareReport) pairIndex(a, b int) int {
-	for i, p := range r.Pairs {
-		if p.A == a && p.B == b {
-			return i
-		}
-	}
-	return -1
-}
 
-// bootRows compares every metric of pair p with the boot as the unit.
-func (r *CompareReport) bootRows(p PairReport) []BootRow {
-	var out []BootRow
-	for _, row := range p.Rows {
-		br := BootRow{Metric: row.Metric.Name, Direction: row.Direction, Identical: row.Identical,
-			AdjustedP: math.NaN(), MDEUp: math.NaN(), MDEDown: math.NaN()}
-		if !row.Identical {
-			ba, okA := sideBoots(r.sideParts[p.A], row.Metric.Name)
-			bb, okB := sideBoots(r.sideParts[p.B], row.Metric.Name)
-			var ga, gb [][]float64
-			for _, b := range ba {
-				ga = append(ga, b.Values)
-			}
-			for _, b := range bb {
-				gb = append(gb, b.Values)
-			}
-			switch {
-			case !okA || !okB:
-				br.Reason = "a repetition records no boot"
-			default:
-				c, err := analysis.CompareBootMeans(ga, gb, Confidence)
-				if err != nil {
-					br.Reason = strings.TrimPrefix(err.Error(), "analysis: ")
-				} else {
-					br.Cmp = &c
-				}
-			}
-		}
-		out = append(out, br)
-	}
-	return out
-}
 
-// adjustBootRows Holm-adjusts the boot-level p-values in the families of
-// the pooled rows (the headline over the pairs, the other metrics, the
-// kernel evidence; or all together with OneFamily) and decides each
-// verdict.
-func (r *CompareReport) adjustBootRows() {
-	fams := map[int][]*BootRow{}
-	for bi := range r.Boots {
-		for i := range r.Boots[bi].Rows {
-			row := &r.Boots[bi].Rows[i]
-			if row.Cmp == nil {
-				continue
-			}
-			f := 1
-			switch {
-			case r.Options.OneFamily:
-			case row.Metric == r.Headline:
-				f = 0
-			case evidence.IsEvidence(row.Metric):
-				f = 2
-			}
-			fams[f] = append(fams[f], row)
-		}
-	}
-	for _, fam := range fams {
-		ps := make([]float64, len(fam))
-		for i, row := range fam {
-			ps[i] = row.Cmp.P
-		}
-		adj, err := analysis.Holm(ps)
-		if err != nil {
-			continue // p-values of t-tests are in [0, 1]
-		}
-		for i, row := range fam {
-			row.AdjustedP, row.FamilySize = adj[i], len(fam)
-			row.MDEUp, row.MDEDown = row.Cmp.MDE(r.Options.Alpha/float64(len(fam)), BootPower)
-			row.Verdict = bootVerdict(row, r.Options.Alpha, r.Options.Threshold)
-		}
-	}
-}
 
-// bootVerdict decides the verdict of a boot-level row as the pooled rows
-// decide theirs: no significant change above alpha, within noise below
-// the noise band, else the direction.
-func bootVerdict(row *BootRow, alpha, threshold float64) analysis.Verdict {
-	est, _, _ := row.Change()
-	switch {
-	case !(row.AdjustedP <= alpha) || est == 0:
-		return analysis.VerdictNoChange
-	case math.Abs(est) < threshold:
-		return analysis.VerdictWithinNoise
-	}
-	up := est > 0
-	switch {
-	case row.Direction == analysis.LowerIsBetter && up, row.Direction == analysis.HigherIsBetter && !up:
-		return analysis.VerdictWorse
-	case row.Direction == analysis.LowerIsBetter, row.Direction == analysis.HigherIsBetter:
-		return analysis.VerdictBetter
-	case up:
-		return analysis.VerdictIncrease
-	}
-	return analysis.VerdictDecrease
-}
 
-// BootUnit reports whether the boot is the unit of the verdict: every
-// pair's sides span two or more boots and its headline metric was
-// compared by boot.
-func (r *CompareReport) BootUnit() bool {
-	if len(r.Boots) != len(r.Pairs) || len(r.Pairs) == 0 {
-		return false
-	}
-	for _, b := range r.Boots {
-		if b.OneBoot() || b.Cmp == nil || len(b.Rows) == 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // bootHeading heads the boot-level table of b, naming its pair when the
 // report has several.
-func (r *CompareReport) bootHeading(b *BootLevel) string {
+func bootHeading(r *comparison.Comparison, b *comparison.BootLevel) string {
 	pair := ""
 	if len(r.Pairs) > 1 {
 		pair = ", " + r.Sides[b.B].Label + " vs " + r.Sides[b.A].Label
@@ -212,33 +48,11 @@ func (r *CompareReport) bootHeading(b *BootLevel) string {
 	return fmt.Sprintf("Boot level%s (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", pair, b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
 }
 
-// bootLevelOf returns the boot level of pair p (nil when it has none).
-func (r *CompareReport) bootLevelOf(p PairReport) *BootLevel {
-	for i := range r.Boots {
-		if r.Boots[i].A == p.A && r.Boots[i].B == p.B {
-			return &r.Boots[i]
-		}
-	}
-	return nil
-}
 
-// bootRowOf returns the boot-level row of metric in pair p.
-func (r *CompareReport) bootRowOf(p PairReport, metric string) *BootRow {
-	b := r.bootLevelOf(p)
-	if b == nil {
-		return nil
-	}
-	for i := range b.Rows {
-		if b.Rows[i].Metric == metric {
-			return &b.Rows[i]
-		}
-	}
-	return nil
-}
 
 // bootVerdictWord is the verdict of a boot-level row in one word, as
 // VerdictWord says it of pooled rows; "-" when it was not compared.
-func bootVerdictWord(row *BootRow, timeLikeMetric bool) string {
+func bootVerdictWord(row *comparison.BootRow, timeLikeMetric bool) string {
 	switch {
 	case row == nil:
 		return "-"
@@ -269,7 +83,7 @@ func formatPAt(p float64) string {
 }
 
 // bootMDEPhrase says which changes the boot-level test would have found.
-func bootMDEPhrase(row *BootRow) string {
+func bootMDEPhrase(row *comparison.BootRow) string {
 	if math.IsNaN(row.MDEUp) {
 		return ""
 	}
@@ -277,22 +91,22 @@ func bootMDEPhrase(row *BootRow) string {
 		// A doubling or more: percentages such as +172469% or -100%
 		// say nothing; the factor does.
 		return fmt.Sprintf("too few boots for this noise: %.0f%% power only against a factor of %.3g or more either way",
-			100*BootPower, 1+row.MDEUp)
+			100*comparison.BootPower, 1+row.MDEUp)
 	}
-	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
+	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*comparison.BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
 }
 
 // bootHeadline is the one-line summary of pair p with the boot as the
 // unit:
 //
 //	faultme time: 101 ms -> 99.8 ms, boot level -1.2% [-4.0%, +1.7%], p=0.35 (t on 4+4 boots, 40+40 runs): no significant change (80% power to detect +4.1% or -3.9%)
-func (r *CompareReport) bootHeadline(p PairReport) string {
-	row := r.bootRowOf(p, r.Headline)
+func bootHeadline(r *comparison.Comparison, p comparison.PairReport) string {
+	row := r.BootRowOf(p, r.Headline)
 	if row == nil || (row.Cmp == nil && !row.Identical) {
-		return r.HeadlineFor(p)
+		return HeadlineFor(r, p)
 	}
-	m := r.metric(r.Headline)
-	b := r.bootLevelOf(p)
+	m := metric(r, r.Headline)
+	b := r.BootLevelOf(p)
 	ma, mb := row.Means()
 	sc := units.ScaleFor(m.Unit, ma)
 	var s strings.Builder
@@ -317,7 +131,7 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 	case analysis.VerdictWithinNoise:
 		fmt.Fprintf(&s, "within noise (|change| < %s)", pctAbs(r.Options.Threshold))
 	default:
-		s.WriteString(bootVerdictWord(row, timeLike(m)))
+		s.WriteString(bootVerdictWord(row, comparison.TimeLike(m)))
 	}
 	return s.String()
 }
@@ -339,18 +153,18 @@ func writeHeadlineText(w io.Writer, h string) {
 // boot-level headline, the boot-level table of every metric (the
 // verdicts), the variance components and the next campaign, the per-boot
 // table, then the pooled runs as a description.
-func (r *CompareReport) writeBootUnitText(w io.Writer) {
+func writeBootUnitText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		writeHeadlineText(w, r.bootHeadline(p))
+		writeHeadlineText(w, bootHeadline(r, p))
 	}
-	r.writeParamNote(w)
+	writeParamNote(r, w)
 	usedTilde := false
 	for _, p := range r.Pairs {
-		b := r.bootLevelOf(p)
+		b := r.BootLevelOf(p)
 		la, lb := r.Sides[p.A].Label, r.Sides[p.B].Label
 		fmt.Fprintln(w)
-		writeWrapped(w, r.bootHeading(b), "  ")
-		var prim, ev []BootRow
+		writeWrapped(w, bootHeading(r, b), "  ")
+		var prim, ev []comparison.BootRow
 		same := 0
 		for _, row := range b.Rows {
 			switch {
@@ -362,17 +176,17 @@ func (r *CompareReport) writeBootUnitText(w io.Writer) {
 				ev = append(ev, row)
 			}
 		}
-		usedTilde = r.writeBootTable(w, p, prim) || usedTilde
+		usedTilde = writeBootTable(r, w, p, prim) || usedTilde
 		if len(ev) > 0 || same > 0 {
 			fmt.Fprintln(w)
 			writeWrapped(w, evidenceTitle+":", "  ")
-			usedTilde = r.writeBootTable(w, p, ev) || usedTilde
+			usedTilde = writeBootTable(r, w, p, ev) || usedTilde
 			if same > 0 {
 				writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
 			}
 		}
 		fmt.Fprintln(w)
-		lines := b.Lines(la, lb)
+		lines := bootLines(b, la, lb)
 		for _, l := range lines[2:] {
 			writeWrapped(w, strings.TrimPrefix(l, "  "), "    ")
 		}
@@ -382,23 +196,23 @@ func (r *CompareReport) writeBootUnitText(w io.Writer) {
 	if usedTilde {
 		legend = append(legend, "~ no significant change.")
 	}
-	legend = append(legend, r.bootMethodNote())
+	legend = append(legend, bootMethodNote(r))
 	writeWrapped(w, strings.Join(legend, " "), "")
-	r.writePerBoot(w)
+	writePerBoot(r, w)
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
 		writeWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
 		prim, _, _ := splitEvidence(p)
-		r.writePairTable(w, prim)
+		writePairTable(r, w, prim)
 	}
 	fmt.Fprintln(w)
-	writeWrapped(w, r.estimatorNote(), "")
+	writeWrapped(w, estimatorNote(r), "")
 }
 
 // writeBootTable writes the boot-level rows of pair p: the centres of A
 // and B, the change with its interval, p and the verdict. It reports
 // whether a "~" was written.
-func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow) (tilde bool) {
+func writeBootTable(r *comparison.Comparison, w io.Writer, p comparison.PairReport, rows []comparison.BootRow) (tilde bool) {
 	if len(rows) == 0 {
 		return false
 	}
@@ -406,10 +220,10 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 	type line = namedRow
 	lines := []line{{"metric", []string{a.Label, b.Label, "change", "p", "verdict"}}}
 	for _, row := range rows {
-		m := r.metric(row.Metric)
+		m := metric(r, row.Metric)
 		switch {
 		case row.Identical:
-			xa := r.Sides[p.A].values(row.Metric)
+			xa := r.Sides[p.A].Values(row.Metric)
 			sc := units.ScaleFor(m.Unit, xa[0])
 			lines = append(lines, line{row.Metric, []string{sc.Format(xa[0]), sc.Format(xa[0]), "0", "-", "identical"}})
 		case row.Cmp == nil:
@@ -417,7 +231,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 		default:
 			ma, mb := row.Means()
 			sc := units.ScaleFor(m.Unit, ma)
-			v := bootVerdictWord(&row, timeLike(m))
+			v := bootVerdictWord(&row, comparison.TimeLike(m))
 			if row.Verdict == analysis.VerdictNoChange {
 				v, tilde = "~", true
 			}
@@ -441,7 +255,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 }
 
 // bootMethodNote says how the boot-level table was made.
-func (r *CompareReport) bootMethodNote() string {
+func bootMethodNote(r *comparison.Comparison) string {
 	var fams []string
 	count := map[int]int{}
 	for _, b := range r.Boots {
@@ -475,7 +289,7 @@ func (r *CompareReport) bootMethodNote() string {
 	if n := count[2]; n > 0 {
 		fams = append(fams, fmt.Sprintf("kernel evidence: Holm over %s together", tests(n)))
 	}
-	s := fmt.Sprintf("Boot level: each boot summarised by the mean of its log values; A, B: geometric means of the per-boot geometric means; change: their ratio -1 with its %.0f%% interval; p: two-sided Student's t on the per-boot means (boots_A + boots_B - 2 df; the REML mixed model's estimate for balanced boots); metrics with values <= 0: means of values, change over |mean of A|", Confidence*100)
+	s := fmt.Sprintf("Boot level: each boot summarised by the mean of its log values; A, B: geometric means of the per-boot geometric means; change: their ratio -1 with its %.0f%% interval; p: two-sided Student's t on the per-boot means (boots_A + boots_B - 2 df; the REML mixed model's estimate for balanced boots); metrics with values <= 0: means of values, change over |mean of A|", comparison.Confidence*100)
 	if len(fams) > 0 {
 		s += "; " + strings.Join(fams, "; ")
 	}
@@ -488,21 +302,21 @@ func (r *CompareReport) bootMethodNote() string {
 
 // perBootRow is one boot of the per-boot table.
 type perBootRow struct {
-	Boot   Boot
+	Boot   comparison.Boot
 	Side   string
 	Number int // boot of the plan from 1, or the order of the first runs
-	Info   *BootInfo
+	Info   *comparison.BootInfo
 	Median float64
 	Spread float64 // standard deviation over the mean, of the headline metric
 }
 
 // perBoot returns every boot of every side on the headline metric, in the
 // order of the plan (the campaign's slots) or of their first runs.
-func (r *CompareReport) perBoot() []perBootRow {
+func perBoot(r *comparison.Comparison) []perBootRow {
 	var out []perBootRow
 	seen := map[string]bool{}
 	for si := range r.Sides {
-		boots, ok := sideBoots(r.sideParts[si], r.Headline)
+		boots, ok := comparison.SideBoots(r.SideParts(si), r.Headline)
 		if !ok {
 			continue
 		}
@@ -513,7 +327,7 @@ func (r *CompareReport) perBoot() []perBootRow {
 			}
 			seen[key] = true
 			row := perBootRow{Boot: b, Side: r.Sides[si].Label, Median: analysis.Median(b.Values), Spread: math.NaN()}
-			if s, err := analysis.Summarize(b.Values, Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
+			if s, err := analysis.Summarize(b.Values, comparison.Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
 				row.Spread = s.StdDev / math.Abs(s.Mean)
 			}
 			if inf, ok := r.Options.BootInfo[b.ID]; ok {
@@ -539,12 +353,12 @@ func (r *CompareReport) perBoot() []perBootRow {
 }
 
 // writePerBoot writes the per-boot table of the headline metric.
-func (r *CompareReport) writePerBoot(w io.Writer) {
-	rows := r.perBoot()
+func writePerBoot(r *comparison.Comparison, w io.Writer) {
+	rows := perBoot(r)
 	if len(rows) == 0 {
 		return
 	}
-	m := r.metric(r.Headline)
+	m := metric(r, r.Headline)
 	sc := units.ScaleFor(m.Unit, rows[0].Median)
 	fmt.Fprintln(w)
 	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
@@ -581,7 +395,7 @@ func shortBootID(id string) string {
 
 // writeParamNote writes the note on differing parameters next to the
 // headline.
-func (r *CompareReport) writeParamNote(w io.Writer) {
+func writeParamNote(r *comparison.Comparison, w io.Writer) {
 	if len(r.ParamDiffs) == 0 {
 		return
 	}
@@ -636,8 +450,8 @@ const pooledNote = "runs pooled: treats the runs as independent, which runs of o
 // bootMetricData turns the metric j of pair p, as rowData made it from
 // the pooled runs, into the boot-level one: change, p, MDE and verdict
 // from the boot level, the pooled ones under "pooled".
-func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
-	row := r.bootRowOf(p, j.Metric)
+func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j jsonMetric) jsonMetric {
+	row := r.BootRowOf(p, j.Metric)
 	if row == nil {
 		return j
 	}
@@ -645,10 +459,10 @@ func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
 		P: j.P, PAdjusted: j.PAdjusted, Method: j.Method, MDEUp: j.MDEUp, MDEDown: j.MDEDown, Verdict: j.Verdict, Warnings: j.Warnings}
 	j.Warnings = []string{}
 	j.UnitOfAnalysis = "boot"
-	b := r.bootLevelOf(p)
+	b := r.BootLevelOf(p)
 	bm := &jsonBootMetric{BootsA: len(b.BootsA), BootsB: len(b.BootsB), Reason: row.Reason}
 	j.Boot = bm
-	j.Verdict = bootVerdictWord(row, timeLike(r.metric(j.Metric)))
+	j.Verdict = bootVerdictWord(row, comparison.TimeLike(metric(r, j.Metric)))
 	nan := num(math.NaN())
 	j.CliffsDelta = nan
 	if row.Identical {
@@ -697,9 +511,9 @@ type jsonPerBoot struct {
 	SettleLoad num    `json:"settle_load"`
 }
 
-func (r *CompareReport) perBootJSON() []jsonPerBoot {
+func perBootJSON(r *comparison.Comparison) []jsonPerBoot {
 	var out []jsonPerBoot
-	for _, x := range r.perBoot() {
+	for _, x := range perBoot(r) {
 		j := jsonPerBoot{Boot: x.Number, Side: x.Side, BootID: x.Boot.ID, Kernel: x.Boot.Kernel, File: x.Boot.Part,
 			Runs: len(x.Boot.Values), Metric: r.Headline, Median: num(x.Median), Spread: num(x.Spread), Load: num(x.Boot.Load),
 			SettleS: num(math.NaN()), SettleLoad: num(math.NaN())}
@@ -731,26 +545,26 @@ func bootCSVCells(j jsonMetric) []string {
 // writeBootMarkdown writes the Markdown report's body when the boot is
 // the unit: the boot-level headline and table, the variance components
 // and the plan, then the pooled runs as a description.
-func (r *CompareReport) writeBootMarkdown(w io.Writer) {
+func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		fmt.Fprintf(w, "- **%s**\n", mdCell(r.bootHeadline(p)))
+		fmt.Fprintf(w, "- **%s**\n", mdCell(bootHeadline(r, p)))
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
-		bl := r.bootLevelOf(p)
-		fmt.Fprintf(w, "\n%s\n", r.bootHeading(bl))
+		bl := r.BootLevelOf(p)
+		fmt.Fprintf(w, "\n%s\n", bootHeading(r, bl))
 		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
 		evHead := false
 		for _, row := range bl.Rows {
-			m := r.metric(row.Metric)
+			m := metric(r, row.Metric)
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
 				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
 			}
 			if row.Identical {
 				if !evidence.IsEvidence(m.Name) {
-					xa := a.values(m.Name)
+					xa := a.Values(m.Name)
 					sc := units.ScaleFor(m.Unit, xa[0])
 					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(xa[0]), sc.Format(xa[0]))
 				}
@@ -764,14 +578,14 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 			sc := units.ScaleFor(m.Unit, ma)
 			est, lo, hi := row.Change()
 			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), pctRange(lo, hi),
-				FormatP(row.AdjustedP), bootVerdictWord(&row, timeLike(m)))
+				FormatP(row.AdjustedP), bootVerdictWord(&row, comparison.TimeLike(m)))
 		}
 		fmt.Fprintln(w)
-		for _, l := range bl.Lines(a.Label, b.Label)[2:] {
+		for _, l := range bootLines(bl, a.Label, b.Label)[2:] {
 			fmt.Fprintf(w, "- %s\n", mdCell(strings.TrimSpace(l)))
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", r.bootMethodNote())
+	fmt.Fprintf(w, "\n%s\n", bootMethodNote(r))
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
 		fmt.Fprintf(w, "\nRuns pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):\n")
@@ -780,7 +594,7 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 		prim, _, _ := splitEvidence(p)
 		for _, row := range prim.Rows {
 			m := row.Metric
-			xa, xb := a.values(m.Name), b.values(m.Name)
+			xa, xb := a.Values(m.Name), b.Values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
 			sc := units.ScaleFor(m.Unit, ma)
 			if row.Identical {
@@ -801,5 +615,5 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA), sc.Format(mb), ci(c.SummaryB), chg)
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", r.estimatorNote())
+	fmt.Fprintf(w, "\n%s\n", estimatorNote(r))
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/units"
@@ -37,8 +38,8 @@ type jsonReport struct {
 	Families  []string     `json:"holm_families"`
 	Sides     []jsonSide   `json:"sides"`
 	Pairs     []jsonPair   `json:"pairs"`
-	Params    []Diff       `json:"param_diffs"`
-	Env       []Diff       `json:"env_diffs"`
+	Params    []comparison.Diff       `json:"param_diffs"`
+	Env       []comparison.Diff       `json:"env_diffs"`
 	Built     []string     `json:"built_differently,omitempty"`
 	Causes    []string     `json:"env_causes,omitempty"`
 	Outliers  []jsonOut    `json:"outliers"`
@@ -130,9 +131,9 @@ type jsonWithin struct {
 }
 
 // rowData is one metric of one pair with every number, NaN when absent.
-func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
+func rowData(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) jsonMetric {
 	a, b := r.Sides[p.A], r.Sides[p.B]
-	xa, xb := a.values(row.Metric.Name), b.values(row.Metric.Name)
+	xa, xb := a.Values(row.Metric.Name), b.Values(row.Metric.Name)
 	ma, mb := rowMedians(row, xa, xb)
 	nan := num(math.NaN())
 	j := jsonMetric{
@@ -172,18 +173,18 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	return j
 }
 
-func (r *CompareReport) writeJSON(w io.Writer) error {
+func writeJSON(r *comparison.Comparison, w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
-		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
+		Threshold: r.Options.Threshold, Conf: comparison.Confidence, Headline: r.Headline,
 		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs, Causes: r.Causes,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}
 	if out.Params == nil {
-		out.Params = []Diff{}
+		out.Params = []comparison.Diff{}
 	}
 	if out.Env == nil {
-		out.Env = []Diff{}
+		out.Env = []comparison.Diff{}
 	}
 	for _, s := range r.Sides {
 		out.Sides = append(out.Sides, jsonSide{Label: s.Label, Name: s.Name, Files: s.Parts, Counts: s.Counts})
@@ -192,21 +193,21 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	if boot {
 		// The test of the verdicts; the pooled runs' is in each
 		// metric's "pooled".
-		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", r.perBootJSON(), "Student t on per-boot means"
+		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", perBootJSON(r), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
-		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p)}
 		if boot {
-			jp.Headline = r.bootHeadline(p)
+			jp.Headline = bootHeadline(r, p)
 		}
 		for _, row := range p.Rows {
-			j := r.rowData(p, row)
+			j := rowData(r, p, row)
 			if boot {
-				j = r.bootMetricData(p, j)
+				j = bootMetricData(r, p, j)
 			}
 			jp.Metrics = append(jp.Metrics, j)
 		}
-		jp.OnlyA, jp.OnlyB = r.pairOneSided(p)
+		jp.OnlyA, jp.OnlyB = pairOneSided(r, p)
 		out.Pairs = append(out.Pairs, jp)
 	}
 	for _, o := range r.Outliers {
@@ -216,7 +217,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
 			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
 	}
-	out.Boots = r.bootsJSON()
+	out.Boots = bootsJSON(r)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -234,7 +235,7 @@ func csvNum(x num) string {
 
 // writeCSV writes one row per pair and metric, values in base units,
 // fractions for changes.
-func (r *CompareReport) writeCSV(w io.Writer) error {
+func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	cw := csv.NewWriter(w)
 	boot := r.BootUnit()
 	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
@@ -248,10 +249,10 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
-			j := r.rowData(p, row)
+			j := rowData(r, p, row)
 			var extra []string
 			if boot {
-				j = r.bootMetricData(p, j)
+				j = bootMetricData(r, p, j)
 				extra = bootCSVCells(j)
 			}
 			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
@@ -269,8 +270,8 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 // mdCell escapes a Markdown table cell.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-func (r *CompareReport) writeMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "### %s: %s\n\n", r.Workload, r.comparedWith())
+func writeMarkdown(r *comparison.Comparison, w io.Writer) error {
+	fmt.Fprintf(w, "### %s: %s\n\n", r.Workload, comparedWith(r))
 	fmt.Fprintln(w, "| side | files | repetitions |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, s := range r.Sides {
@@ -281,27 +282,27 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(c))
 	}
 	if r.BootUnit() {
-		r.writeBootMarkdown(w)
+		writeBootMarkdown(r, w)
 	} else {
-		r.writeMarkdownTables(w)
+		writeMarkdownTables(r, w)
 	}
 	var notes []string
 	for _, p := range r.Pairs {
 		if !r.BootUnit() {
 			var buf strings.Builder
-			r.writePairWarnings(&buf, p)
+			writePairWarnings(r, &buf, p)
 			notes = append(notes, unwrap(buf.String())...)
 		}
-		notes = append(notes, r.oneSidedLines(p)...)
+		notes = append(notes, oneSidedLines(r, p)...)
 	}
 	if !r.BootUnit() {
 		var buf strings.Builder
-		r.writeWithin(&buf)
+		writeWithin(r, &buf)
 		notes = append(notes, unwrap(buf.String())...)
 	}
 	for _, o := range r.Outliers {
 		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
-			r.Sides[o.Side].Label, o.Metric, units.Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+			r.Sides[o.Side].Label, o.Metric, units.Human(metric(r, o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
@@ -311,7 +312,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	}
 	for _, sec := range []struct {
 		title string
-		diffs []Diff
+		diffs []comparison.Diff
 	}{{"Parameters that differ", r.ParamDiffs}, {"Environment differences", r.EnvDiffs}} {
 		if len(sec.diffs) == 0 {
 			continue
@@ -338,9 +339,9 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 
 // writeMarkdownTables writes the headlines and tables of the runs of
 // every pair, with the method notes.
-func (r *CompareReport) writeMarkdownTables(w io.Writer) {
+func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
+		fmt.Fprintf(w, "- **%s**\n", mdCell(HeadlineFor(r, p)))
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
@@ -356,7 +357,7 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 			if evidence.IsEvidence(m.Name) && row.Identical {
 				continue // all values the same (mostly zero): no evidence
 			}
-			xa, xb := a.values(m.Name), b.values(m.Name)
+			xa, xb := a.Values(m.Name), b.Values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
 			sc := rowScale(m.Unit, ma, mb)
 			if row.Identical {
@@ -378,7 +379,7 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
 		}
 	}
-	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
+	fmt.Fprintf(w, "\n%s %s\n", methodNote(r), estimatorNote(r))
 }
 
 // unwrap joins the wrapped lines of text written by writeWrapped back
@@ -501,13 +502,13 @@ func WriteBenchUnits(w io.Writer, metrics []results.Metric, primary string) {
 // line differs between the sides: benchstat splits its tables by every
 // configuration key that is not a column, so a per-side kernel line would
 // keep the sides apart.
-func (r *CompareReport) writeBench(w io.Writer) error {
+func writeBench(r *comparison.Comparison, w io.Writer) error {
 	fmt.Fprintln(w, "goos: linux")
 	fmt.Fprintf(w, "pkg: contend/%s\n", r.Workload)
 	WriteBenchUnits(w, r.Metrics, r.Headline)
 	for si, s := range r.Sides {
 		fmt.Fprintf(w, "side: %s\n", strings.Join(strings.Fields(s.Name), " "))
-		for _, p := range r.sideParts[si] {
+		for _, p := range r.SideParts(si) {
 			WriteBench(w, p.File, p.Configs, r.Metrics, r.Headline)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 	"contend/internal/units"
@@ -35,7 +36,7 @@ func writeWrapped(w io.Writer, text, indent string) {
 
 // comparedWith says which sides are compared with which, as the text and
 // Markdown reports head them.
-func (r *CompareReport) comparedWith() string {
+func comparedWith(r *comparison.Comparison) string {
 	if len(r.Sides) == 2 {
 		return "B compared with A (the baseline)"
 	}
@@ -43,8 +44,8 @@ func (r *CompareReport) comparedWith() string {
 }
 
 // writeText renders r for people, in 80 columns.
-func (r *CompareReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s\n", r.Workload, r.comparedWith())
+func writeText(r *comparison.Comparison, w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s\n", r.Workload, comparedWith(r))
 	t := &textfmt.Table{}
 	t.AlignLeft(1, 2)
 	failed := false
@@ -76,9 +77,9 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	if r.BootUnit() {
-		r.writeBootUnitText(w)
+		writeBootUnitText(r, w)
 	} else {
-		r.writeRunsText(w)
+		writeRunsText(r, w)
 	}
 	if !r.BootUnit() {
 		// With the boot as the unit, the warnings of the pooled tests
@@ -86,20 +87,20 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		// the boots that differ are in the per-boot table and the
 		// variance components.
 		for _, p := range r.Pairs {
-			r.writePairWarnings(w, p)
+			writePairWarnings(r, w, p)
 		}
-		r.writeWithin(w)
+		writeWithin(r, w)
 	}
 	if len(r.Outliers) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
 		for i, o := range r.Outliers {
-			if i == OutlierListMax {
+			if i == comparison.OutlierListMax {
 				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
 				break
 			}
 			s := r.Sides[o.Side]
-			m := r.metric(o.Metric)
+			m := metric(r, o.Metric)
 			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
 				s.Label, o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
@@ -113,14 +114,14 @@ func (r *CompareReport) writeText(w io.Writer) error {
 	if len(r.ParamDiffs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "warning: the parameters differ:")
-		r.writeDiffs(w, r.ParamDiffs)
+		writeDiffs(r, w, r.ParamDiffs)
 	}
 	fmt.Fprintln(w)
 	if len(r.EnvDiffs) == 0 {
 		fmt.Fprintln(w, "Environment: no differences.")
 	} else {
 		fmt.Fprintln(w, "Environment differences:")
-		r.writeDiffs(w, r.EnvDiffs)
+		writeDiffs(r, w, r.EnvDiffs)
 	}
 	return nil
 }
@@ -128,9 +129,9 @@ func (r *CompareReport) writeText(w io.Writer) error {
 // writeRunsText writes the headlines, the boot lines and the tables of
 // the report whose unit is the run (one boot a side, or files without
 // boots), with their legend.
-func (r *CompareReport) writeRunsText(w io.Writer) {
+func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		h := r.HeadlineFor(p)
+		h := HeadlineFor(r, p)
 		if utf8.RuneCountInString(h) > textfmt.Width {
 			// Break before the test's parenthesis, where a reader
 			// pauses anyway.
@@ -144,14 +145,14 @@ func (r *CompareReport) writeRunsText(w io.Writer) {
 	}
 	// Next to the headline, so that "+867.5% slower" is read with
 	// "threads A 40, B 400" in view.
-	r.writeParamNote(w)
-	r.writeBoots(w)
+	writeParamNote(r, w)
+	writeBoots(r, w)
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
 		prim, ev, same := splitEvidence(p)
-		tilde, dash := r.writePairTable(w, prim)
-		if t, d := r.writeEvidenceTable(w, ev, same); t || d {
+		tilde, dash := writePairTable(r, w, prim)
+		if t, d := writeEvidenceTable(r, w, ev, same); t || d {
 			tilde, dash = tilde || t, dash || d
 		}
 		usedTilde = usedTilde || tilde
@@ -162,10 +163,10 @@ func (r *CompareReport) writeRunsText(w io.Writer) {
 	if usedTilde {
 		legend = append(legend, "~ no significant change.")
 	}
-	legend = append(legend, r.methodNote())
-	legend = append(legend, r.estimatorNote())
+	legend = append(legend, methodNote(r))
+	legend = append(legend, estimatorNote(r))
 	if usedDash {
-		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(Confidence)))
+		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(comparison.Confidence)))
 	}
 	writeWrapped(w, strings.Join(legend, " "), "")
 
@@ -182,7 +183,7 @@ func total(counts map[string]int) int {
 // writeTable writes t, cutting nothing: its callers keep it narrow.
 func writeTable(w io.Writer, t *textfmt.Table) { t.Write(w) }
 
-func (r *CompareReport) metric(name string) results.Metric {
+func metric(r *comparison.Comparison, name string) results.Metric {
 	for _, m := range r.Metrics {
 		if m.Name == name {
 			return m
@@ -192,7 +193,7 @@ func (r *CompareReport) metric(name string) results.Metric {
 }
 
 // methodNote says which test ran, how, and how p was adjusted.
-func (r *CompareReport) methodNote() string {
+func methodNote(r *comparison.Comparison) string {
 	methods := map[string]bool{}
 	var order []string
 	for _, p := range r.Pairs {
@@ -226,7 +227,7 @@ func (r *CompareReport) methodNote() string {
 }
 
 // tableVerdict is the verdict in a table cell.
-func tableVerdict(row MetricRow) string {
+func tableVerdict(row comparison.MetricRow) string {
 	if row.Cmp != nil && row.Cmp.Verdict == analysis.VerdictNoChange {
 		return "~"
 	}
@@ -242,7 +243,7 @@ func numRange(s units.Scale, lo, hi float64) string {
 // medians, change, p and verdict, and a line of their intervals. Metric
 // names too long for the first column get a line of their own, so that
 // the table fits textfmt.Width.
-func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash bool) {
+func writePairTable(r *comparison.Comparison, w io.Writer, p comparison.PairReport) (tilde, dash bool) {
 	a, b := r.Sides[p.A], r.Sides[p.B]
 	type line = namedRow
 	var lines []line
@@ -256,7 +257,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	describe := r.BootUnit()
 	for _, row := range p.Rows {
 		m := row.Metric
-		xa, xb := a.values(m.Name), b.values(m.Name)
+		xa, xb := a.Values(m.Name), b.Values(m.Name)
 		ma, mb := rowMedians(row, xa, xb)
 		sc := rowScale(m.Unit, ma, mb)
 		if row.Identical {
@@ -336,7 +337,7 @@ func writeNamedRows(w io.Writer, rows []namedRow, budget int) {
 }
 
 // writePairWarnings prints the warnings of the headline metric of p.
-func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
+func writePairWarnings(r *comparison.Comparison, w io.Writer, p comparison.PairReport) {
 	seen := map[string]bool{}
 	for _, row := range p.Rows {
 		if row.Cmp == nil {
@@ -350,7 +351,7 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 					fmt.Fprintln(w)
 				}
 				seen[d] = true
-				writeWrapped(w, r.pairWarningPrefix(p, row)+d, "  ")
+				writeWrapped(w, pairWarningPrefix(r, p, row)+d, "  ")
 			}
 			continue
 		}
@@ -369,13 +370,13 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 				fmt.Fprintln(w)
 			}
 			seen[x] = true
-			writeWrapped(w, r.pairWarningPrefix(p, row)+x, "  ")
+			writeWrapped(w, pairWarningPrefix(r, p, row)+x, "  ")
 		}
 	}
 }
 
 // pairWarningPrefix starts a warning about row of pair p.
-func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
+func pairWarningPrefix(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) string {
 	if len(r.Pairs) > 1 {
 		return fmt.Sprintf("warning: %s vs %s %s: ", r.Sides[p.B].Label, r.Sides[p.A].Label, row.Metric.Name)
 	}
@@ -387,7 +388,7 @@ func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
 // Hodges-Lehmann on log values, for metrics with values >= 0 and some 0
 // the Hodges-Lehmann shift B-A in the metric's unit, and for metrics with
 // negative values the Hodges-Lehmann shift over |median(A)|.
-func (r *CompareReport) estimatorNote() string {
+func estimatorNote(r *comparison.Comparison) string {
 	var logMetrics, absMetrics, shiftMetrics []string
 	seen := map[string]bool{}
 	for _, p := range r.Pairs {
@@ -406,7 +407,7 @@ func (r *CompareReport) estimatorNote() string {
 			}
 		}
 	}
-	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", Confidence*100, Confidence*100)
+	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", comparison.Confidence*100, comparison.Confidence*100)
 	const abs = "the Hodges-Lehmann shift B-A and its interval, in the metric's unit (no ratio is defined at 0; a shift over median(A) could reach below -100%)"
 	const shift = "the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact"
 	var others []string
@@ -429,7 +430,7 @@ func (r *CompareReport) estimatorNote() string {
 }
 
 // writeWithin prints the checks between the files of pooled sides.
-func (r *CompareReport) writeWithin(w io.Writer) {
+func writeWithin(r *comparison.Comparison, w io.Writer) {
 	first := true
 	sep := func() {
 		if first {
@@ -438,7 +439,7 @@ func (r *CompareReport) writeWithin(w io.Writer) {
 		}
 	}
 	for _, c := range r.Within {
-		m := r.metric(c.Metric)
+		m := metric(r, c.Metric)
 		sc := units.ScaleFor(m.Unit, c.MedianA)
 		s := r.Sides[c.Side]
 		switch {
@@ -459,8 +460,8 @@ func (r *CompareReport) writeWithin(w io.Writer) {
 
 // writeDiffs prints parameter or environment differences key by key: on
 // one line when it fits, else one line per side.
-func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
-	one := func(d Diff) string {
+func writeDiffs(r *comparison.Comparison, w io.Writer, diffs []comparison.Diff) {
+	one := func(d comparison.Diff) string {
 		var b strings.Builder
 		for i, v := range d.Values {
 			if i > 0 {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 )
@@ -80,7 +81,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			xb = append(xb, xb[0])
 		}
 		f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{"time": {ta, tb}, "x": {xa, xb}})
-		r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			w      *bytes.Buffer
 			format string
 		}{{&text, "text"}, {&md, "markdown"}, {&js, "json"}} {
-			if err := r.Write(x.w, x.format); err != nil {
+			if err := Write(x.w, r, x.format); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -103,7 +104,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			}
 		}
 		// The headline and the Markdown table cells.
-		head := r.HeadlineFor(r.Pairs[0])
+		head := HeadlineFor(r, r.Pairs[0])
 		for _, m := range pointInterval.FindAllStringSubmatch(head+"\n"+md.String(), -1) {
 			check("headline/markdown", m[1], m[2], m[3])
 		}

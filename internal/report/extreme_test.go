@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 )
@@ -31,12 +32,12 @@ func TestCompareExtremeValues(t *testing.T) {
 			metrics := []results.Metric{{Name: "v", Unit: unit, Better: "lower"}}
 			f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{"v": {a, b}})
 			for _, test := range []string{"U", "Welch"} {
-				opt := CompareOptions{}
+				opt := comparison.Options{}
 				if test == "Welch" {
 					opt.Test = 1
 				}
 				var buf bytes.Buffer
-				if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, opt, "text"); err != nil {
+				if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt, "text"); err != nil {
 					t.Fatalf("%g %s %s: %v", scale, unit, test, err)
 				}
 				out := buf.String()

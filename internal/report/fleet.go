@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/env"
 	"contend/internal/plural"
 	"contend/internal/results"
@@ -60,7 +61,7 @@ func FleetKey(path string, f *results.File, by string) (string, error) {
 // contributes: its baseline side A and its other side B.
 type FleetGroup struct {
 	Key  string
-	A, B Side
+	A, B comparison.Side
 	// Skip, when set, says why the group has no sides to compare (its
 	// files do not make two sides): it is listed as not compared.
 	Skip string
@@ -100,8 +101,8 @@ func ReadFleetStatus(path string) ([]FleetHost, error) {
 // A FleetRow is the headline comparison of one group.
 type FleetRow struct {
 	Key    string
-	Report *CompareReport
-	Row    MetricRow
+	Report *comparison.Comparison
+	Row    comparison.MetricRow
 	Env    env.Fingerprint // of the group's first file
 }
 
@@ -142,9 +143,9 @@ type FleetReport struct {
 
 // A FleetDisagreement is a host whose change goes against the majority.
 type FleetDisagreement struct {
-	Key       string `json:"key"`
-	Reference string `json:"reference"`
-	Diffs     []Diff `json:"diffs"` // Values: [this host, reference host]
+	Key       string            `json:"key"`
+	Reference string            `json:"reference"`
+	Diffs     []comparison.Diff `json:"diffs"` // Values: [this host, reference host]
 }
 
 // BuildFleet compares B with A within every group, Holm-adjusts the
@@ -155,7 +156,7 @@ type FleetDisagreement struct {
 // groups), and checks whether the significant changes agree in
 // direction. expected (may be nil) lists the hosts the fleet ran on;
 // those without a group are Missing.
-func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt CompareOptions) (*FleetReport, error) {
+func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt comparison.Options) (*FleetReport, error) {
 	if len(groups) == 0 {
 		return nil, incompatible("no host has results on both sides")
 	}
@@ -171,8 +172,8 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 			continue
 		}
 		g.A.Name, g.B.Name = g.Key+" A", g.Key+" B"
-		r, err := BuildComparison([]Side{g.A, g.B}, opt)
-		if errors.Is(err, ErrIncompatible) {
+		r, err := comparison.Build([]comparison.Side{g.A, g.B}, opt)
+		if errors.Is(err, comparison.ErrIncompatible) {
 			// A host whose run stopped before side B ran: named, not fatal.
 			fr.Missing = append(fr.Missing, FleetHost{Name: g.Key, Status: "not-compared", Reason: err.Error()})
 			continue
@@ -181,7 +182,7 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 			return nil, fmt.Errorf("%s: %w", g.Key, err)
 		}
 		if fr.Headline.Name == "" {
-			fr.Headline = r.metric(r.Headline)
+			fr.Headline = metric(r, r.Headline)
 		} else if r.Headline != fr.Headline.Name {
 			return nil, incompatible("%s has headline metric %s, other hosts %s: give --metric", g.Key, r.Headline, fr.Headline.Name)
 		}
@@ -191,9 +192,9 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 				row = x
 			}
 		}
-		fr.Rows = append(fr.Rows, FleetRow{Key: g.Key, Report: r, Row: row, Env: partEnv(g.A.Parts[0])})
+		fr.Rows = append(fr.Rows, FleetRow{Key: g.Key, Report: r, Row: row, Env: comparison.PartEnv(g.A.Parts[0])})
 		if row.Cmp != nil && row.Cmp.Verdict == analysis.VerdictTooFewRuns {
-			nA, nB := len(r.Sides[0].values(row.Metric.Name)), len(r.Sides[1].values(row.Metric.Name))
+			nA, nB := len(r.Sides[0].Values(row.Metric.Name)), len(r.Sides[1].Values(row.Metric.Name))
 			fr.Untested = append(fr.Untested, FleetHost{Name: g.Key, Status: "too-small",
 				Reason: fmt.Sprintf("%d+%d runs: the %s cannot reach p < %s with so few; not counted", nA, nB,
 					testName(row.Cmp.Test), analysis.FormatAlpha(fr.Alpha))})
@@ -241,14 +242,14 @@ func BuildFleet(by string, groups []FleetGroup, expected []FleetHost, opt Compar
 }
 
 // combine makes the fleet estimate from the tested rows.
-func (fr *FleetReport) combine(opt CompareOptions) {
+func (fr *FleetReport) combine(opt comparison.Options) {
 	var es []analysis.Effect
 	var without []string
 	for _, r := range fr.Rows {
 		if !fr.tested(r.Key) || r.Row.Identical || r.Row.Cmp == nil {
 			continue
 		}
-		e, ok := analysis.LogRatioEffect(r.Report.Sides[0].values(fr.Headline.Name), r.Report.Sides[1].values(fr.Headline.Name))
+		e, ok := analysis.LogRatioEffect(r.Report.Sides[0].Values(fr.Headline.Name), r.Report.Sides[1].Values(fr.Headline.Name))
 		if !ok {
 			without = append(without, r.Key)
 			continue
@@ -346,7 +347,7 @@ func (fr *FleetReport) direction() {
 			if k == "hostname" || k == "kernel.version" && r.Env["kernel.release"] != ref.Env["kernel.release"] {
 				continue
 			}
-			d.Diffs = append(d.Diffs, Diff{Key: k, Values: []string{r.Env[k], ref.Env[k]}})
+			d.Diffs = append(d.Diffs, comparison.Diff{Key: k, Values: []string{r.Env[k], ref.Env[k]}})
 		}
 		fr.Disagree = append(fr.Disagree, d)
 	}
@@ -358,7 +359,7 @@ func (fr *FleetReport) directionWord(s int) string {
 	switch {
 	case s == 0:
 		return "unchanged"
-	case timeLike(m):
+	case comparison.TimeLike(m):
 		return map[int]string{1: "slower", -1: "faster"}[s]
 	case m.Better == "higher":
 		return map[int]string{1: "better", -1: "worse"}[s]
@@ -403,7 +404,7 @@ func (fr *FleetReport) Write(w io.Writer, format string) error {
 	t.AlignLeft(0, 6)
 	t.Row(fr.groupWord(), "n A/B", "median A", "median B", "HL change [95% CI]", "adj p", "verdict")
 	for _, r := range fr.Rows {
-		nA, nB := len(r.Report.Sides[0].values(m.Name)), len(r.Report.Sides[1].values(m.Name))
+		nA, nB := len(r.Report.Sides[0].Values(m.Name)), len(r.Report.Sides[1].Values(m.Name))
 		if r.Row.Identical || r.Row.Cmp == nil {
 			t.Row(r.Key, fmt.Sprintf("%d/%d", nA, nB), "", "", "", "", "identical")
 			continue
@@ -638,7 +639,7 @@ func (fr *FleetReport) JSON() FleetJSON {
 	for _, r := range fr.Rows {
 		// The group's numbers are those compare --format json gives its
 		// headline row (compare_data.go), the p adjusted across hosts.
-		d := r.Report.rowData(r.Report.Pairs[0], r.Row)
+		d := rowData(r.Report, r.Report.Pairs[0], r.Row)
 		j.Groups = append(j.Groups, FleetGroupJSON{Key: r.Key, NA: d.NA, NB: d.NB, MedianA: d.MedianA, MedianB: d.MedianB,
 			Change: d.Change, ChangeLo: d.ChangeLo, ChangeHi: d.ChangeHi, AdjustedP: d.PAdjusted, Verdict: d.Verdict,
 			Tested: fr.tested(r.Key), Opposite: r.Row.Cmp != nil && opposite(r.Row.Cmp)})
@@ -657,4 +658,10 @@ func (fr *FleetReport) writeJSON(w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// incompatible is an error of BuildFleet's input: it wraps
+// comparison.ErrIncompatible.
+func incompatible(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", comparison.ErrIncompatible, fmt.Sprintf(format, a...))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/units"
 )
@@ -29,7 +30,7 @@ func hostAB(host, release string, factor float64) *results.File {
 }
 
 func abGroup(key string, f *results.File) FleetGroup {
-	return FleetGroup{Key: key, A: FileSide(key+":a", f, 0), B: FileSide(key+":b", f, 1)}
+	return FleetGroup{Key: key, A: comparison.FileSide(key+":a", f, 0), B: comparison.FileSide(key+":b", f, 1)}
 }
 
 func TestFleetDirectionAndMissingHosts(t *testing.T) {
@@ -40,7 +41,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 	}
 	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "h2", Status: "ok"}, {Name: "h3", Status: "failed", Reason: "run: killed"},
 		{Name: "h4", Status: "refused", Reason: "2 CPUs online, contend_min_cpus is 64"}, {Name: "h5", Status: "unreachable"}}
-	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	fr, err := BuildFleet("host", groups, expected, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 
 	// All three faster: the direction agrees.
 	groups[2] = abGroup("h3", hostAB("vm", "6.9.0-rt", 0.9))
-	fr, err = BuildFleet("host", groups, nil, CompareOptions{})
+	fr, err = BuildFleet("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestFleetGroupNotCompared(t *testing.T) {
 	killed.Reps = reps
 	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("killed", killed)}
 	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "killed", Status: "failed", Reason: "run: killed after contend_run_timeout=1 s"}}
-	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	fr, err := BuildFleet("host", groups, expected, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestFleetGroupNotCompared(t *testing.T) {
 		!strings.Contains(fr.Missing[0].Reason, "failed run: killed after") || len(fr.Partial) != 0 {
 		t.Errorf("rows %d, missing %+v, partial %+v", len(fr.Rows), fr.Missing, fr.Partial)
 	}
-	if _, err := BuildFleet("host", groups[1:], nil, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
+	if _, err := BuildFleet("host", groups[1:], nil, comparison.Options{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
 		t.Errorf("only the killed host: %v", err)
 	}
 }
@@ -175,7 +176,7 @@ func TestFleetJSONIdenticalHost(t *testing.T) {
 	for i := range same.Reps {
 		same.Reps[i].Metrics.Set("time", a)
 	}
-	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, CompareOptions{})
+	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func cfgValues(f *results.File, c int) []float64 {
 func TestFleetTooSmallHostNotCounted(t *testing.T) {
 	small := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {{10e6, 10.1e6}, {14e6, 14.2e6}}})
 	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", hostAB("vm", "6.1.0", 0.82)), abGroup("tiny", small)}
-	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	fr, err := BuildFleet("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestFleetEstimate(t *testing.T) {
 		es = append(es, e)
 	}
 	want, _ := analysis.RandomEffects(es, 0.95)
-	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	fr, err := BuildFleet("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestFleetEstimate(t *testing.T) {
 	}
 	// One host with a change of its own: the change differs between hosts.
 	groups[3] = abGroup("h3", fleetFile(rng, 8, 0.02, 1.30))
-	fr, _ = BuildFleet("host", groups, nil, CompareOptions{})
+	fr, _ = BuildFleet("host", groups, nil, comparison.Options{})
 	buf.Reset()
 	fr.Write(&buf, "text")
 	if fr.Fleet.HetP >= 0.05 || !strings.Contains(buf.String(), "Between hosts: the change DIFFERS") {
@@ -315,7 +316,7 @@ func TestFleetAASimulation(t *testing.T) {
 			for h := 0; h < 4; h++ {
 				groups = append(groups, abGroup(fmt.Sprintf("h%d", h), fleetFile(rng, 6, 0.03, ratio)))
 			}
-			fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+			fr, err := BuildFleet("host", groups, nil, comparison.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +345,7 @@ func TestFleetOppositeMediansRemarked(t *testing.T) {
 	odd := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {
 		{10e6, 10.1e6, 10.2e6, 10.3e6, 10.4e6, 10.5e6, 10.6e6},
 		{5e6, 5.01e6, 5.02e6, 10.35e6, 10.36e6, 10.37e6, 10.38e6}}})
-	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("odd", odd)}, nil, CompareOptions{})
+	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("odd", odd)}, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

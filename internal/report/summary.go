@@ -9,15 +9,13 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/esc"
 	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 	"contend/internal/units"
 )
-
-// Confidence is the level of every interval contend prints.
-const Confidence = 0.95
 
 // Summary prints the per-metric summaries of config c of f (c < 0: all
 // reps pooled) to w: location, interval, spread, the count of repetitions
@@ -99,7 +97,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		if len(xs) == 0 || evidence.IsEvidence(m.Name) {
 			continue
 		}
-		s, err := analysis.Summarize(xs, Confidence)
+		s, err := analysis.Summarize(xs, comparison.Confidence)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("%s: %v", m.Name, err))
 			continue
@@ -154,41 +152,6 @@ func WriteFileWarnings(w io.Writer, f *results.File) {
 	for _, x := range f.Warnings {
 		writeWrapped(w, "warning: "+x, "  ")
 	}
-}
-
-// fileWarnings returns the warnings of the files of sides, each prefixed
-// with the name of the file's first part (its ":CONFIG" selector
-// removed), once per file even when several parts select configurations
-// of the same file.
-func fileWarnings(sides []Side) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range sides {
-		for _, p := range s.Parts {
-			f := p.File
-			key := f.Workload + "\x00" + f.Start.String()
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			name := p.Name
-			for _, c := range p.Configs {
-				for _, sel := range []string{f.Configs[c].Name, fmt.Sprint(c)} {
-					if sel != "" && strings.HasSuffix(name, ":"+sel) {
-						name = strings.TrimSuffix(name, ":"+sel)
-					}
-				}
-			}
-			for _, x := range f.Warnings {
-				if name == "" {
-					out = append(out, x)
-				} else {
-					out = append(out, name+": "+x)
-				}
-			}
-		}
-	}
-	return out
 }
 
 // locationRow adds m's row of median, its interval, minimum and maximum

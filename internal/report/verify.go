@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/plural"
 	"contend/internal/results"
@@ -55,7 +56,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		}
 		sc := units.ScaleFor(m.Unit, ref)
 		ratio, ci, p := "-", "-", "-"
-		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
+		if rc, err := analysis.RelativeChange(a, b, comparison.Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
 			switch {
 			case rc.HasCI:
