@@ -28,16 +28,6 @@ import (
 // every format, and shows the pooled runs only as a description, said to
 // treat runs as independent.
 
-
-
-
-
-
-
-
-
-
-
 // bootHeading heads the boot-level table of b, naming its pair when the
 // report has several.
 func bootHeading(r *comparison.Comparison, b *comparison.BootLevel) string {
@@ -47,8 +37,6 @@ func bootHeading(r *comparison.Comparison, b *comparison.BootLevel) string {
 	}
 	return fmt.Sprintf("Boot level%s (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", pair, b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
 }
-
-
 
 // bootVerdictWord is the verdict of a boot-level row in one word, as
 // VerdictWord says it of pooled rows; "-" when it was not compared.

@@ -29,22 +29,22 @@ func (x num) MarshalJSON() ([]byte, error) {
 }
 
 type jsonReport struct {
-	Workload  string       `json:"workload"`
-	Test      string       `json:"test"`
-	Alpha     float64      `json:"alpha"`
-	Threshold float64      `json:"threshold"`
-	Conf      float64      `json:"confidence"`
-	Headline  string       `json:"headline_metric"`
-	Families  []string     `json:"holm_families"`
-	Sides     []jsonSide   `json:"sides"`
-	Pairs     []jsonPair   `json:"pairs"`
-	Params    []comparison.Diff       `json:"param_diffs"`
-	Env       []comparison.Diff       `json:"env_diffs"`
-	Built     []string     `json:"built_differently,omitempty"`
-	Causes    []string     `json:"env_causes,omitempty"`
-	Outliers  []jsonOut    `json:"outliers"`
-	Within    []jsonWithin `json:"within_side_checks"`
-	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
+	Workload  string            `json:"workload"`
+	Test      string            `json:"test"`
+	Alpha     float64           `json:"alpha"`
+	Threshold float64           `json:"threshold"`
+	Conf      float64           `json:"confidence"`
+	Headline  string            `json:"headline_metric"`
+	Families  []string          `json:"holm_families"`
+	Sides     []jsonSide        `json:"sides"`
+	Pairs     []jsonPair        `json:"pairs"`
+	Params    []comparison.Diff `json:"param_diffs"`
+	Env       []comparison.Diff `json:"env_diffs"`
+	Built     []string          `json:"built_differently,omitempty"`
+	Causes    []string          `json:"env_causes,omitempty"`
+	Outliers  []jsonOut         `json:"outliers"`
+	Within    []jsonWithin      `json:"within_side_checks"`
+	Boots     []jsonBoots       `json:"boot_level,omitempty"` // boots.go
 	// UnitOfAnalysis is "boot" when the boot is the unit of the
 	// verdicts (bootunit.go), PerBoot then the per-boot table.
 	UnitOfAnalysis string        `json:"unit_of_analysis,omitempty"`
