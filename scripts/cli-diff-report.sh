@@ -77,5 +77,19 @@ for f in text json markdown; do
 	check "$f" --by host runs
 	check "$f" --by env.hostname --a runs/*/before.json --b runs/*/after.json
 done
+# The help and usage errors of compare.
+for args in "--help" "--test foo a b" "--by host" "--a x.json" "--plot p.svg a b" "nofile.json other.json" "one.json"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$old" compare $args >old.out 2>old.err; echo "exit $?" >>old.err)
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$new" compare $args >new.out 2>new.err; echo "exit $?" >>new.err)
+	if ! cmp -s "$tmp/old.out" "$tmp/new.out" || ! cmp -s "$tmp/old.err" "$tmp/new.err"; then
+		fail=$((fail + 1))
+		echo "DIFFERS: compare $args"
+		diff "$tmp/old.out" "$tmp/new.out" | head -20
+		diff "$tmp/old.err" "$tmp/new.err" | head -10
+	fi
+done
 echo "$n commands, $fail differ"
 [ "$fail" -eq 0 ]

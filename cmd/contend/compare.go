@@ -3,16 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
 	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
@@ -127,81 +123,96 @@ func runCompare(c *cli.Context) error {
 	if c.IsSet("plot") || c.IsSet("hosts") {
 		return usagef("--plot and --hosts go with --by (a fleet: --by host or --by env.KEY); a campaign's plot: 'contend campaign report DIR --plot FILE'")
 	}
-	as, bs := c.StringSlice("a"), c.StringSlice("b")
-	var specs [][]string // files per side
-	switch {
-	case len(as) > 0 || len(bs) > 0:
-		if len(as) == 0 || len(bs) == 0 {
-			return usagef("compare: --a and --b go together: give files for both sides")
+	specs, dir, err := compareSpecs(c)
+	if err != nil || dir != "" {
+		if dir != "" {
+			return campaignReport(c, dir, opt, format)
 		}
-		if c.NArg() > 0 {
-			return usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
-		}
-		specs = [][]string{as, bs}
-	default:
-		if c.NArg() == 1 {
-			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
-				return campaignReport(c, c.Args().First(), opt, format)
-			}
-		}
-		if c.NArg() < 2 {
-			return usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
-		}
-		for _, a := range c.Args().Slice() {
-			specs = append(specs, []string{a})
-		}
+		return err
 	}
-	var sides []comparison.Side
-	var sweeps []*results.File
-	for _, files := range specs {
-		var s comparison.Side
-		for _, spec := range files {
-			p, sweep, err := openPart(spec)
-			if err != nil {
-				return err
-			}
-			if sweep {
-				sweeps = append(sweeps, p.File)
-			}
-			s.Parts = append(s.Parts, p)
-		}
-		names := make([]string, len(s.Parts))
-		for i, p := range s.Parts {
-			names[i] = p.Name
-		}
-		s.Name = strings.Join(names, " + ")
-		sides = append(sides, s)
+	sides, sweeps, err := comparison.Sides(specs)
+	if err != nil {
+		return &usageError{err.Error()}
 	}
-	warnSelfCompare(c.App.ErrWriter, sides)
+	for _, w := range comparison.SameRuns(sides) {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	}
 	if len(sweeps) > 0 {
-		var files []*results.File
-		var names []string
-		for _, s := range sides {
-			for _, p := range s.Parts {
-				files = append(files, p.File)
-				names = append(names, p.Name)
-			}
-		}
+		files, names := sideFiles(sides)
 		return compareSweeps(c, files, names, opt, format)
 	}
 	r, err := comparison.Build(sides, opt)
 	if err != nil {
-		if errors.Is(err, comparison.ErrIncompatible) {
-			return &usageError{err.Error()}
-		}
-		return err
+		return inputError(err)
 	}
 	return report.Write(c.App.Writer, r, format)
+}
+
+// compareSpecs returns the file specs of each side: --a and --b, else one
+// side per argument; or dir, when the one argument is a directory (a
+// campaign).
+func compareSpecs(c *cli.Context) (specs [][]string, dir string, err error) {
+	as, bs, err := givenSides(c)
+	if err != nil || len(as) > 0 {
+		return [][]string{as, bs}, "", err
+	}
+	if c.NArg() == 1 {
+		if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
+			return nil, c.Args().First(), nil
+		}
+	}
+	if c.NArg() < 2 {
+		return nil, "", usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
+	}
+	for _, a := range c.Args().Slice() {
+		specs = append(specs, []string{a})
+	}
+	return specs, "", nil
+}
+
+// givenSides returns the files of --a and --b (none when neither is
+// given), refusing one without the other and either with arguments.
+func givenSides(c *cli.Context) (as, bs []string, err error) {
+	as, bs = c.StringSlice("a"), c.StringSlice("b")
+	switch {
+	case len(as) == 0 && len(bs) == 0:
+		return nil, nil, nil
+	case len(as) == 0 || len(bs) == 0:
+		return nil, nil, usagef("compare: --a and --b go together: give files for both sides")
+	case c.NArg() > 0:
+		return nil, nil, usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
+	}
+	return as, bs, nil
+}
+
+// sideFiles lists the files of every part of sides, with their names.
+func sideFiles(sides []comparison.Side) (files []*results.File, names []string) {
+	for _, s := range sides {
+		for _, p := range s.Parts {
+			files = append(files, p.File)
+			names = append(names, p.Name)
+		}
+	}
+	return files, names
+}
+
+// inputError makes an error of the comparison's input a usage error.
+func inputError(err error) error {
+	if errors.Is(err, comparison.ErrIncompatible) {
+		return &usageError{err.Error()}
+	}
+	return err
 }
 
 // compareOptions reads and checks the flags of compare.
 func compareOptions(c *cli.Context) (comparison.Options, string, error) {
 	var opt comparison.Options
 	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
-	opt.Test = analysis.TestMannWhitney // --test is one of testFlag's words
-	if c.String("test") == "welch" {
-		opt.Test = analysis.TestWelch
+	test, err := comparison.ParseTest(c.String("test"))
+	if err != nil {
+		return opt, "", &usageError{err.Error()}
 	}
+	opt.Test = test
 	if m := c.String("metric"); c.IsSet("metric") {
 		for _, x := range strings.Split(m, ",") {
 			if x = strings.TrimSpace(x); x != "" {
@@ -217,10 +228,10 @@ func compareOptions(c *cli.Context) (comparison.Options, string, error) {
 	return opt, c.String("format"), nil
 }
 
-// testFlag is compare's --test: mannwhitney (also mann-whitney, u, utest)
-// or welch (also t).
+// testFlag is compare's --test: the words of comparison.Tests
+// (mannwhitney, also mann-whitney, u, utest; welch, also t).
 func testFlag() *valueFlag {
-	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: []string{"mannwhitney", "welch"},
+	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: comparison.Tests,
 		Aliases: map[string]string{"mann-whitney": "mannwhitney", "u": "mannwhitney", "utest": "mannwhitney", "t": "welch"}},
 		"mannwhitney or welch")
 }
@@ -228,109 +239,4 @@ func testFlag() *valueFlag {
 // compareFormatFlag is the --format of compare and campaign report.
 func compareFormatFlag() *valueFlag {
 	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
-}
-
-// openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
-// selects its configuration. sweep is true for a sweep file given without
-// a selector (all its configurations are selected).
-func openPart(spec string) (p comparison.Part, sweep bool, err error) {
-	path, sel := spec, ""
-	if strings.TrimSpace(spec) == "" {
-		return p, false, usagef("compare: an empty file name; accepted: result files, such as before.json after.json")
-	}
-	if _, statErr := os.Stat(spec); statErr != nil {
-		if i := strings.LastIndex(spec, ":"); i > 0 {
-			path, sel = spec[:i], spec[i+1:]
-		}
-	}
-	f, err := results.Read(path, results.WithoutOutputs, results.AsColumns)
-	if err != nil {
-		return p, false, &usageError{err.Error()}
-	}
-	if err := f.CheckRepeated(); err != nil {
-		return p, false, &usageError{fmt.Sprintf("%s: %v", path, err)}
-	}
-	p = comparison.Part{Name: spec, File: f}
-	if sel == "" {
-		switch {
-		case len(f.Configs) == 1:
-			p.Configs = []int{0}
-		case f.Kind == "sweep":
-			for i := range f.Configs {
-				p.Configs = append(p.Configs, i)
-			}
-			return p, true, nil
-		default:
-			ex := f.Configs[0].Name
-			if ex == "" {
-				ex = "0"
-			}
-			return p, false, usagef("%s has %d configurations (%s): select one as %s:%s (a name, or an index from 0)",
-				path, len(f.Configs), configNames(f), path, ex)
-		}
-		return p, false, nil
-	}
-	for i, cf := range f.Configs {
-		if cf.Name == sel {
-			p.Configs = []int{i}
-			return p, false, nil
-		}
-	}
-	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(f.Configs) {
-		p.Configs = []int{i}
-		return p, false, nil
-	}
-	return p, false, usagef("%s: no configuration %q; it has %s (or an index from 0 to %d)",
-		path, sel, configNames(f), len(f.Configs)-1)
-}
-
-// configNames lists the configurations of f by name.
-func configNames(f *results.File) string {
-	var ns []string
-	for i := range f.Configs {
-		ns = append(ns, f.ConfigName(i))
-		if len(ns) == 8 && len(f.Configs) > 9 {
-			ns = append(ns, fmt.Sprintf("... %d more", len(f.Configs)-8))
-			break
-		}
-	}
-	return strings.Join(ns, ", ")
-}
-
-// warnSelfCompare warns when the same configuration of the same file is
-// given twice (compare a.json a.json): the report is then a comparison of
-// a file with itself, which no verdict can make meaningful.
-func warnSelfCompare(w io.Writer, sides []comparison.Side) {
-	seen := map[string]string{}
-	for _, s := range sides {
-		for _, p := range s.Parts {
-			key := partKey(p)
-			if first, ok := seen[key]; ok {
-				fmt.Fprintf(w, "warning: %s and %s are the same runs: this compares a file with itself\n", first, p.Name)
-				continue
-			}
-			seen[key] = p.Name
-		}
-	}
-}
-
-// partKey identifies the runs of p: the file (by device and inode where it
-// can be read, else by its start time and command) and the configurations.
-func partKey(p comparison.Part) string {
-	path := p.Name
-	if _, err := os.Stat(path); err != nil {
-		if i := strings.LastIndex(path, ":"); i > 0 {
-			path = path[:i]
-		}
-	}
-	id := ""
-	if st, err := os.Stat(path); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			id = fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
-		}
-	}
-	if id == "" {
-		id = p.File.Start.String() + strings.Join(p.File.Command, " ")
-	}
-	return fmt.Sprint(id, p.Configs)
 }

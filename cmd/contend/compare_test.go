@@ -150,7 +150,7 @@ func seedReport(t *testing.T, opt comparison.Options, a, b string) *comparison.C
 	t.Helper()
 	var sides []comparison.Side
 	for _, spec := range []string{a, b} {
-		p, _, err := openPart(seeds + spec)
+		p, _, err := comparison.OpenPart(seeds + spec)
 		if err != nil {
 			t.Fatal(err)
 		}

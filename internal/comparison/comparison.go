@@ -385,3 +385,13 @@ const Confidence = 0.95
 
 // SideParts returns the parts of side i, as given to Build.
 func (r *Comparison) SideParts(i int) []Part { return r.parts[i] }
+
+// Metric returns the compared metric called name (a bare one when none is).
+func (r *Comparison) Metric(name string) results.Metric {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	return results.Metric{Name: name}
+}

@@ -105,11 +105,11 @@ func bootLines(b *comparison.BootLevel, la, lb string) []string {
 	return []string{
 		fmt.Sprintf("Boot level (the boot as the unit: %d+%d boots, %d+%d runs; Student's t on per-boot means of log %s):",
 			c.BootsA, c.BootsB, c.RunsA, c.RunsB, b.Metric),
-		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, units.Percent(c.Ratio-1), pctRange(c.Lo-1, c.Hi-1), p, verdict),
+		fmt.Sprintf("  %s/%s %.4g, %s %s, %s: %s", lb, la, c.Ratio, units.Percent(c.Ratio-1), PercentRange(c.Lo-1, c.Hi-1), p, verdict),
 		fmt.Sprintf("  variance components: within a boot SD %s, between boots SD %s, between/within variance ratio %s",
 			sdPct(v.Within), sdPct(v.Between), rs),
 		fmt.Sprintf("  %s (%s, a run %s; the narrowest expected interval, t with 2b-2 df on between/b + within/(b*r) per side; Kalibera & Jones r* = %d), about %s, expected interval %s",
-			design, cost, seconds(b.CostRun), pl.RStar, seconds(pl.Seconds), pctRange(math.Exp(-pl.HalfWidth)-1, math.Exp(pl.HalfWidth)-1)),
+			design, cost, seconds(b.CostRun), pl.RStar, seconds(pl.Seconds), PercentRange(math.Exp(-pl.HalfWidth)-1, math.Exp(pl.HalfWidth)-1)),
 	}
 }
 
@@ -121,22 +121,22 @@ type jsonBoots struct {
 	BootsA           int    `json:"boots_a"`
 	BootsB           int    `json:"boots_b"`
 	OneBoot          bool   `json:"one_boot"`
-	Ratio            num    `json:"ratio,omitempty"`
-	RatioLo          num    `json:"ratio_lo,omitempty"`
-	RatioHi          num    `json:"ratio_hi,omitempty"`
-	P                num    `json:"p,omitempty"`
-	DF               num    `json:"df,omitempty"`
-	VarWithin        num    `json:"var_within,omitempty"`
-	VarBetween       num    `json:"var_between,omitempty"`
+	Ratio            Num    `json:"ratio,omitempty"`
+	RatioLo          Num    `json:"ratio_lo,omitempty"`
+	RatioHi          Num    `json:"ratio_hi,omitempty"`
+	P                Num    `json:"p,omitempty"`
+	DF               Num    `json:"df,omitempty"`
+	VarWithin        Num    `json:"var_within,omitempty"`
+	VarBetween       Num    `json:"var_between,omitempty"`
 	NextBootsPerSide int    `json:"next_boots_per_side,omitempty"`
 	NextRunsPerBoot  int    `json:"next_runs_per_boot,omitempty"`
-	NextSeconds      num    `json:"next_s,omitempty"`   // the plan's expected time
-	Budget           num    `json:"budget_s,omitempty"` // this campaign's time, which the plan fits unless next_at_least
+	NextSeconds      Num    `json:"next_s,omitempty"`   // the plan's expected time
+	Budget           Num    `json:"budget_s,omitempty"` // this campaign's time, which the plan fits unless next_at_least
 	NextAtLeast      bool   `json:"next_at_least,omitempty"`
-	CostBoot         num    `json:"cost_boot_s,omitempty"`
+	CostBoot         Num    `json:"cost_boot_s,omitempty"`
 	CostBootMeasured bool   `json:"cost_boot_measured,omitempty"`
 	CostBootSource   string `json:"cost_boot_source,omitempty"`
-	CostRun          num    `json:"cost_run_s,omitempty"`
+	CostRun          Num    `json:"cost_run_s,omitempty"`
 	Reason           string `json:"reason,omitempty"`
 }
 
@@ -146,11 +146,11 @@ func bootsJSON(r *comparison.Comparison) []jsonBoots {
 		j := jsonBoots{Pair: r.Sides[b.A].Label + "-" + r.Sides[b.B].Label, Metric: b.Metric,
 			BootsA: len(b.BootsA), BootsB: len(b.BootsB), OneBoot: b.OneBoot(), Reason: b.Reason}
 		if c := b.Cmp; c != nil {
-			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.DF)
-			j.VarWithin, j.VarBetween = num(c.Components.Within), num(c.Components.Between)
+			j.Ratio, j.RatioLo, j.RatioHi, j.P, j.DF = Num(c.Ratio), Num(c.Lo), Num(c.Hi), Num(c.P), Num(c.DF)
+			j.VarWithin, j.VarBetween = Num(c.Components.Within), Num(c.Components.Between)
 			j.NextBootsPerSide, j.NextRunsPerBoot = b.Plan.BootsPerSide, b.Plan.RunsPerBoot
-			j.NextSeconds, j.Budget, j.NextAtLeast = num(b.Plan.Seconds), num(b.Plan.Budget), b.Plan.AtLeast
-			j.CostBoot, j.CostBootMeasured, j.CostBootSource, j.CostRun = num(b.CostBoot), b.CostBootMeasured, b.CostBootSource, num(b.CostRun)
+			j.NextSeconds, j.Budget, j.NextAtLeast = Num(b.Plan.Seconds), Num(b.Plan.Budget), b.Plan.AtLeast
+			j.CostBoot, j.CostBootMeasured, j.CostBootSource, j.CostRun = Num(b.CostBoot), b.CostBootMeasured, b.CostBootSource, Num(b.CostRun)
 		}
 		out = append(out, j)
 	}

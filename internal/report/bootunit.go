@@ -62,8 +62,8 @@ func bootVerdictWord(row *comparison.BootRow, timeLikeMetric bool) string {
 	return string(row.Verdict)
 }
 
-// formatPAt renders "p=0.12" or "p<0.001".
-func formatPAt(p float64) string {
+// FormatPAt renders "p=0.12" or "p<0.001".
+func FormatPAt(p float64) string {
 	if strings.HasPrefix(FormatP(p), "<") {
 		return "p" + FormatP(p)
 	}
@@ -93,7 +93,7 @@ func bootHeadline(r *comparison.Comparison, p comparison.PairReport) string {
 	if row == nil || (row.Cmp == nil && !row.Identical) {
 		return HeadlineFor(r, p)
 	}
-	m := metric(r, r.Headline)
+	m := r.Metric(r.Headline)
 	b := r.BootLevelOf(p)
 	ma, mb := row.Means()
 	sc := units.ScaleFor(m.Unit, ma)
@@ -104,7 +104,7 @@ func bootHeadline(r *comparison.Comparison, p comparison.PairReport) string {
 		return s.String()
 	}
 	est, lo, hi := row.Change()
-	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", units.Percent(est), pctRange(lo, hi), formatPAt(row.AdjustedP),
+	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", units.Percent(est), PercentRange(lo, hi), FormatPAt(row.AdjustedP),
 		len(b.BootsA), len(b.BootsB), row.Cmp.RunsA, row.Cmp.RunsB)
 	if row.FamilySize > 1 {
 		fmt.Fprintf(&s, ", Holm over %d", row.FamilySize)
@@ -208,7 +208,7 @@ func writeBootTable(r *comparison.Comparison, w io.Writer, p comparison.PairRepo
 	type line = namedRow
 	lines := []line{{"metric", []string{a.Label, b.Label, "change", "p", "verdict"}}}
 	for _, row := range rows {
-		m := metric(r, row.Metric)
+		m := r.Metric(row.Metric)
 		switch {
 		case row.Identical:
 			xa := r.Sides[p.A].Values(row.Metric)
@@ -225,7 +225,7 @@ func writeBootTable(r *comparison.Comparison, w io.Writer, p comparison.PairRepo
 			}
 			est, lo, hi := row.Change()
 			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), units.Percent(est), FormatP(row.AdjustedP), v}},
-				line{"", []string{"", "", pctRange(lo, hi), "", ""}})
+				line{"", []string{"", "", PercentRange(lo, hi), "", ""}})
 		}
 	}
 	width := make([]int, 5)
@@ -346,7 +346,7 @@ func writePerBoot(r *comparison.Comparison, w io.Writer) {
 	if len(rows) == 0 {
 		return
 	}
-	m := metric(r, r.Headline)
+	m := r.Metric(r.Headline)
 	sc := units.ScaleFor(m.Unit, rows[0].Median)
 	fmt.Fprintln(w)
 	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
@@ -407,12 +407,12 @@ type jsonBootMetric struct {
 	BootsA     int    `json:"boots_a"`
 	BootsB     int    `json:"boots_b"`
 	Scale      string `json:"scale"` // "log" or "shift"
-	MeanA      num    `json:"mean_a"`
-	MeanB      num    `json:"mean_b"`
-	DF         num    `json:"df"`
-	SE         num    `json:"se"`
-	VarWithin  num    `json:"var_within"`
-	VarBetween num    `json:"var_between"`
+	MeanA      Num    `json:"mean_a"`
+	MeanB      Num    `json:"mean_b"`
+	DF         Num    `json:"df"`
+	SE         Num    `json:"se"`
+	VarWithin  Num    `json:"var_within"`
+	VarBetween Num    `json:"var_between"`
 	Reason     string `json:"reason,omitempty"`
 }
 
@@ -420,15 +420,15 @@ type jsonBootMetric struct {
 // of a boot-level report: it treats runs as independent.
 type jsonPooled struct {
 	Note      string   `json:"note"`
-	Change    num      `json:"change"`
-	ChangeLo  num      `json:"change_lo"`
-	ChangeHi  num      `json:"change_hi"`
+	Change    Num      `json:"change"`
+	ChangeLo  Num      `json:"change_lo"`
+	ChangeHi  Num      `json:"change_hi"`
 	Estimator string   `json:"change_estimator"`
-	P         num      `json:"p"`
-	PAdjusted num      `json:"p_adjusted"`
+	P         Num      `json:"p"`
+	PAdjusted Num      `json:"p_adjusted"`
 	Method    string   `json:"method"`
-	MDEUp     num      `json:"mde_up"`
-	MDEDown   num      `json:"mde_down"`
+	MDEUp     Num      `json:"mde_up"`
+	MDEDown   Num      `json:"mde_down"`
 	Verdict   string   `json:"verdict"`
 	Warnings  []string `json:"warnings"`
 }
@@ -438,7 +438,7 @@ const pooledNote = "runs pooled: treats the runs as independent, which runs of o
 // bootMetricData turns the metric j of pair p, as rowData made it from
 // the pooled runs, into the boot-level one: change, p, MDE and verdict
 // from the boot level, the pooled ones under "pooled".
-func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j jsonMetric) jsonMetric {
+func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j MetricJSON) MetricJSON {
 	row := r.BootRowOf(p, j.Metric)
 	if row == nil {
 		return j
@@ -450,8 +450,8 @@ func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j jsonMet
 	b := r.BootLevelOf(p)
 	bm := &jsonBootMetric{BootsA: len(b.BootsA), BootsB: len(b.BootsB), Reason: row.Reason}
 	j.Boot = bm
-	j.Verdict = bootVerdictWord(row, comparison.TimeLike(metric(r, j.Metric)))
-	nan := num(math.NaN())
+	j.Verdict = bootVerdictWord(row, comparison.TimeLike(r.Metric(j.Metric)))
+	nan := Num(math.NaN())
 	j.CliffsDelta = nan
 	if row.Identical {
 		j.P, j.PAdjusted, j.MDE, j.MDEUp, j.MDEDown, j.FamilySize = nan, nan, nan, nan, nan, 0
@@ -472,14 +472,14 @@ func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j jsonMet
 		j.Estimator = "difference of means of per-boot means over |mean(A)|"
 	}
 	ma, mb := row.Means()
-	bm.MeanA, bm.MeanB, bm.DF, bm.SE = num(ma), num(mb), num(c.DF), num(c.SE)
-	bm.VarWithin, bm.VarBetween = num(c.Components.Within), num(c.Components.Between)
+	bm.MeanA, bm.MeanB, bm.DF, bm.SE = Num(ma), Num(mb), Num(c.DF), Num(c.SE)
+	bm.VarWithin, bm.VarBetween = Num(c.Components.Within), Num(c.Components.Between)
 	est, lo, hi := row.Change()
-	j.Change, j.ChangeLo, j.ChangeHi = num(est), num(lo), num(hi)
-	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(row.AdjustedP), row.FamilySize
+	j.Change, j.ChangeLo, j.ChangeHi = Num(est), Num(lo), Num(hi)
+	j.P, j.PAdjusted, j.FamilySize = Num(c.P), Num(row.AdjustedP), row.FamilySize
 	j.Method = "Student t on per-boot means"
-	j.MDEUp, j.MDEDown = num(row.MDEUp), num(row.MDEDown)
-	j.MDE = num(math.Max(row.MDEUp, row.MDEDown))
+	j.MDEUp, j.MDEDown = Num(row.MDEUp), Num(row.MDEDown)
+	j.MDE = Num(math.Max(row.MDEUp, row.MDEDown))
 	return j
 }
 
@@ -492,21 +492,21 @@ type jsonPerBoot struct {
 	File       string `json:"file"`
 	Runs       int    `json:"runs"`
 	Metric     string `json:"metric"`
-	Median     num    `json:"median"`
-	Spread     num    `json:"spread"`
-	Load       num    `json:"load"`
-	SettleS    num    `json:"settle_s"`
-	SettleLoad num    `json:"settle_load"`
+	Median     Num    `json:"median"`
+	Spread     Num    `json:"spread"`
+	Load       Num    `json:"load"`
+	SettleS    Num    `json:"settle_s"`
+	SettleLoad Num    `json:"settle_load"`
 }
 
 func perBootJSON(r *comparison.Comparison) []jsonPerBoot {
 	var out []jsonPerBoot
 	for _, x := range perBoot(r) {
 		j := jsonPerBoot{Boot: x.Number, Side: x.Side, BootID: x.Boot.ID, Kernel: x.Boot.Kernel, File: x.Boot.Part,
-			Runs: len(x.Boot.Values), Metric: r.Headline, Median: num(x.Median), Spread: num(x.Spread), Load: num(x.Boot.Load),
-			SettleS: num(math.NaN()), SettleLoad: num(math.NaN())}
+			Runs: len(x.Boot.Values), Metric: r.Headline, Median: Num(x.Median), Spread: Num(x.Spread), Load: Num(x.Boot.Load),
+			SettleS: Num(math.NaN()), SettleLoad: Num(math.NaN())}
 		if x.Info != nil && x.Info.HasSettle {
-			j.SettleS, j.SettleLoad = num(x.Info.Settle.Seconds()), num(x.Info.SettleLoad)
+			j.SettleS, j.SettleLoad = Num(x.Info.Settle.Seconds()), Num(x.Info.SettleLoad)
 		}
 		out = append(out, j)
 	}
@@ -518,7 +518,7 @@ var bootCSVHeader = []string{"unit_of_analysis", "boots_a", "boots_b", "pooled_c
 
 // bootCSVCells are the cells of bootCSVHeader for metric j (made by
 // bootMetricData).
-func bootCSVCells(j jsonMetric) []string {
+func bootCSVCells(j MetricJSON) []string {
 	if j.Pooled == nil {
 		return make([]string, len(bootCSVHeader))
 	}
@@ -545,7 +545,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
 		evHead := false
 		for _, row := range bl.Rows {
-			m := metric(r, row.Metric)
+			m := r.Metric(row.Metric)
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
 				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
@@ -565,7 +565,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 			ma, mb := row.Means()
 			sc := units.ScaleFor(m.Unit, ma)
 			est, lo, hi := row.Change()
-			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), pctRange(lo, hi),
+			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), PercentRange(lo, hi),
 				FormatP(row.AdjustedP), bootVerdictWord(&row, comparison.TimeLike(m)))
 		}
 		fmt.Fprintln(w)
@@ -598,7 +598,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 			}
 			chg := units.Percent(c.Estimate)
 			if c.HasChangeCI {
-				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
+				chg += " " + PercentRange(c.ChangeLo, c.ChangeHi)
 			}
 			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA), sc.Format(mb), ci(c.SummaryB), chg)
 		}

@@ -84,8 +84,8 @@ func VerdictWord(row comparison.MetricRow) string {
 	}
 }
 
-// testName is the short name of the test for headlines.
-func testName(t analysis.Test) string {
+// TestName is the short name of the test for headlines.
+func TestName(t analysis.Test) string {
 	if t == analysis.TestWelch {
 		return "Welch t"
 	}
@@ -104,8 +104,8 @@ func FormatP(p float64) string {
 	return fmt.Sprintf("%.2g", p)
 }
 
-// pctRange renders a relative interval as "[-47.1%, -38.0%]".
-func pctRange(lo, hi float64) string {
+// PercentRange renders a relative interval as "[-47.1%, -38.0%]".
+func PercentRange(lo, hi float64) string {
 	return "[" + units.Percent(lo) + ", " + units.Percent(hi) + "]"
 }
 
@@ -118,7 +118,7 @@ func pctRange(lo, hi float64) string {
 func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
 	if c.ChangeMethod != analysis.RelAbsShift {
 		if c.HasChangeCI {
-			interval = pctRange(c.ChangeLo, c.ChangeHi)
+			interval = PercentRange(c.ChangeLo, c.ChangeHi)
 		}
 		return units.Percent(c.Estimate), interval
 	}
@@ -191,7 +191,7 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 	if strings.HasPrefix(FormatP(c.AdjustedP), "<") {
 		p1 = "p" + FormatP(c.AdjustedP)
 	}
-	fmt.Fprintf(&b, ", %s (%s, n=%d+%d", p1, testName(c.Test), c.SummaryA.N, c.SummaryB.N)
+	fmt.Fprintf(&b, ", %s (%s, n=%d+%d", p1, TestName(c.Test), c.SummaryA.N, c.SummaryB.N)
 	if c.FamilySize > 1 {
 		fmt.Fprintf(&b, ", Holm over %d", c.FamilySize)
 	}

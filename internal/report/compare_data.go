@@ -17,10 +17,10 @@ import (
 	"contend/internal/units"
 )
 
-// num is a float64 that encodes NaN and infinities as JSON null.
-type num float64
+// Num is a float64 that encodes NaN and infinities as JSON null.
+type Num float64
 
-func (x num) MarshalJSON() ([]byte, error) {
+func (x Num) MarshalJSON() ([]byte, error) {
 	f := float64(x)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return []byte("null"), nil
@@ -62,41 +62,43 @@ type jsonPair struct {
 	A        string       `json:"a"`
 	B        string       `json:"b"`
 	Headline string       `json:"headline"`
-	Metrics  []jsonMetric `json:"metrics"`
+	Metrics  []MetricJSON `json:"metrics"`
 	// OnlyA and OnlyB are the evidence metrics only that side has
 	// values of, not compared (evidence.go).
 	OnlyA []string `json:"evidence_only_a,omitempty"`
 	OnlyB []string `json:"evidence_only_b,omitempty"`
 }
 
-type jsonMetric struct {
+// MetricJSON is one metric of one pair in compare --format json: medians
+// and changes in base units and fractions, null where there is no value.
+type MetricJSON struct {
 	Metric      string   `json:"metric"`
 	Unit        string   `json:"unit"`
 	Better      string   `json:"better"`
 	NA          int      `json:"n_a"`
-	MedianA     num      `json:"median_a"`
-	MedianALo   num      `json:"median_a_lo"`
-	MedianAHi   num      `json:"median_a_hi"`
+	MedianA     Num      `json:"median_a"`
+	MedianALo   Num      `json:"median_a_lo"`
+	MedianAHi   Num      `json:"median_a_hi"`
 	NB          int      `json:"n_b"`
-	MedianB     num      `json:"median_b"`
-	MedianBLo   num      `json:"median_b_lo"`
-	MedianBHi   num      `json:"median_b_hi"`
-	Change      num      `json:"change"`
-	ChangeLo    num      `json:"change_lo"`
-	ChangeHi    num      `json:"change_hi"`
+	MedianB     Num      `json:"median_b"`
+	MedianBLo   Num      `json:"median_b_lo"`
+	MedianBHi   Num      `json:"median_b_hi"`
+	Change      Num      `json:"change"`
+	ChangeLo    Num      `json:"change_lo"`
+	ChangeHi    Num      `json:"change_hi"`
 	Estimator   string   `json:"change_estimator"`
-	Shift       *num     `json:"shift,omitempty"`
-	ShiftLo     *num     `json:"shift_lo,omitempty"`
-	ShiftHi     *num     `json:"shift_hi,omitempty"`
-	MedianChg   num      `json:"median_change"`
-	P           num      `json:"p"`
-	PAdjusted   num      `json:"p_adjusted"`
+	Shift       *Num     `json:"shift,omitempty"`
+	ShiftLo     *Num     `json:"shift_lo,omitempty"`
+	ShiftHi     *Num     `json:"shift_hi,omitempty"`
+	MedianChg   Num      `json:"median_change"`
+	P           Num      `json:"p"`
+	PAdjusted   Num      `json:"p_adjusted"`
 	FamilySize  int      `json:"holm_family_size"`
 	Method      string   `json:"method"`
-	CliffsDelta num      `json:"cliffs_delta"`
-	MDE         num      `json:"mde"`
-	MDEUp       num      `json:"mde_up"`
-	MDEDown     num      `json:"mde_down"`
+	CliffsDelta Num      `json:"cliffs_delta"`
+	MDE         Num      `json:"mde"`
+	MDEUp       Num      `json:"mde_up"`
+	MDEDown     Num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
 	// In a report with the boot as the unit (bootunit.go): change, p,
@@ -113,7 +115,7 @@ type jsonOut struct {
 	File   string  `json:"file"`
 	Rep    int     `json:"rep_index"`
 	Value  float64 `json:"value"`
-	Z      num     `json:"modified_z"`
+	Z      Num     `json:"modified_z"`
 }
 
 type jsonWithin struct {
@@ -121,25 +123,25 @@ type jsonWithin struct {
 	Metric    string `json:"metric"`
 	FileA     string `json:"file_a"`
 	FileB     string `json:"file_b"`
-	MedianA   num    `json:"median_a"`
-	MedianB   num    `json:"median_b"`
-	P         num    `json:"p"`
-	PAdjusted num    `json:"p_adjusted"`
+	MedianA   Num    `json:"median_a"`
+	MedianB   Num    `json:"median_b"`
+	P         Num    `json:"p"`
+	PAdjusted Num    `json:"p_adjusted"`
 	CanTest   bool   `json:"can_test"`
 	Separated bool   `json:"separated"`
 	Differ    bool   `json:"differ"`
 }
 
-// rowData is one metric of one pair with every number, NaN when absent.
-func rowData(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) jsonMetric {
+// RowJSON is one metric of one pair with every number, NaN when absent.
+func RowJSON(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) MetricJSON {
 	a, b := r.Sides[p.A], r.Sides[p.B]
 	xa, xb := a.Values(row.Metric.Name), b.Values(row.Metric.Name)
 	ma, mb := rowMedians(row, xa, xb)
-	nan := num(math.NaN())
-	j := jsonMetric{
+	nan := Num(math.NaN())
+	j := MetricJSON{
 		Metric: row.Metric.Name, Unit: row.Metric.Unit, Better: row.Metric.Better,
 		NA: len(xa), NB: len(xb),
-		MedianA: num(ma), MedianB: num(mb),
+		MedianA: Num(ma), MedianB: Num(mb),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
 		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
@@ -150,25 +152,25 @@ func rowData(r *comparison.Comparison, p comparison.PairReport, row comparison.M
 	}
 	c := row.Cmp
 	if c.SummaryA.HasCI {
-		j.MedianALo, j.MedianAHi = num(c.SummaryA.MedianLo), num(c.SummaryA.MedianHi)
+		j.MedianALo, j.MedianAHi = Num(c.SummaryA.MedianLo), Num(c.SummaryA.MedianHi)
 	}
 	if c.SummaryB.HasCI {
-		j.MedianBLo, j.MedianBHi = num(c.SummaryB.MedianLo), num(c.SummaryB.MedianHi)
+		j.MedianBLo, j.MedianBHi = Num(c.SummaryB.MedianLo), Num(c.SummaryB.MedianHi)
 	}
 	// change and its interval are one estimator (Hodges-Lehmann);
 	// median_change, the change of the medians, is another.
-	j.Change, j.ChangeLo, j.ChangeHi = num(c.Estimate), num(c.ChangeLo), num(c.ChangeHi)
-	j.Estimator, j.MedianChg = c.ChangeMethod.String(), num(c.Change)
+	j.Change, j.ChangeLo, j.ChangeHi = Num(c.Estimate), Num(c.ChangeLo), Num(c.ChangeHi)
+	j.Estimator, j.MedianChg = c.ChangeMethod.String(), Num(c.Change)
 	if c.ChangeMethod != analysis.RelLogShift {
 		// The shift B-A in the metric's unit: for values >= 0 with
 		// zeros the only interval (change_lo and change_hi are null).
-		sh, lo, hi := num(c.Shift), num(c.ShiftLo), num(c.ShiftHi)
+		sh, lo, hi := Num(c.Shift), Num(c.ShiftLo), Num(c.ShiftHi)
 		j.Shift, j.ShiftLo, j.ShiftHi = &sh, &lo, &hi
 	}
-	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
+	j.P, j.PAdjusted, j.FamilySize = Num(c.P), Num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
-	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
-	j.MDEUp, j.MDEDown = num(c.MDEUp), num(c.MDEDown)
+	j.CliffsDelta, j.MDE = Num(c.CliffsDelta), Num(c.MDE)
+	j.MDEUp, j.MDEDown = Num(c.MDEUp), Num(c.MDEDown)
 	j.Warnings = append(j.Warnings, c.Warnings...)
 	return j
 }
@@ -201,7 +203,7 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 			jp.Headline = bootHeadline(r, p)
 		}
 		for _, row := range p.Rows {
-			j := rowData(r, p, row)
+			j := RowJSON(r, p, row)
 			if boot {
 				j = bootMetricData(r, p, j)
 			}
@@ -211,11 +213,11 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 		out.Pairs = append(out.Pairs, jp)
 	}
 	for _, o := range r.Outliers {
-		out.Outliers = append(out.Outliers, jsonOut{r.Sides[o.Side].Label, o.Metric, o.Part, o.Rep, o.Value, num(o.Z)})
+		out.Outliers = append(out.Outliers, jsonOut{r.Sides[o.Side].Label, o.Metric, o.Part, o.Rep, o.Value, Num(o.Z)})
 	}
 	for _, c := range r.Within {
 		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
-			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
+			Num(c.MedianA), Num(c.MedianB), Num(c.P), Num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
 	}
 	out.Boots = bootsJSON(r)
 	enc := json.NewEncoder(w)
@@ -225,7 +227,7 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 }
 
 // csvNum renders x for CSV: shortest exact form, empty for NaN.
-func csvNum(x num) string {
+func csvNum(x Num) string {
 	f := float64(x)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return ""
@@ -249,7 +251,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
-			j := rowData(r, p, row)
+			j := RowJSON(r, p, row)
 			var extra []string
 			if boot {
 				j = bootMetricData(r, p, j)
@@ -302,7 +304,7 @@ func writeMarkdown(r *comparison.Comparison, w io.Writer) error {
 	}
 	for _, o := range r.Outliers {
 		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
-			r.Sides[o.Side].Label, o.Metric, units.Human(metric(r, o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+			r.Sides[o.Side].Label, o.Metric, units.Human(r.Metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)

@@ -100,7 +100,7 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 				break
 			}
 			s := r.Sides[o.Side]
-			m := metric(r, o.Metric)
+			m := r.Metric(o.Metric)
 			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
 				s.Label, o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
@@ -182,15 +182,6 @@ func total(counts map[string]int) int {
 
 // writeTable writes t, cutting nothing: its callers keep it narrow.
 func writeTable(w io.Writer, t *textfmt.Table) { t.Write(w) }
-
-func metric(r *comparison.Comparison, name string) results.Metric {
-	for _, m := range r.Metrics {
-		if m.Name == name {
-			return m
-		}
-	}
-	return results.Metric{Name: name}
-}
 
 // methodNote says which test ran, how, and how p was adjusted.
 func methodNote(r *comparison.Comparison) string {
@@ -439,7 +430,7 @@ func writeWithin(r *comparison.Comparison, w io.Writer) {
 		}
 	}
 	for _, c := range r.Within {
-		m := metric(r, c.Metric)
+		m := r.Metric(c.Metric)
 		sc := units.ScaleFor(m.Unit, c.MedianA)
 		s := r.Sides[c.Side]
 		switch {
