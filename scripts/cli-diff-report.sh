@@ -91,5 +91,16 @@ for args in "--help" "--test foo a b" "--by host" "--a x.json" "--plot p.svg a b
 		diff "$tmp/old.err" "$tmp/new.err" | head -10
 	fi
 done
+# show (the run summary) of every seed file.
+for f in "$seeds"/*.json; do
+	n=$((n + 1))
+	"$old" show "$f" >"$tmp/old.out" 2>&1
+	"$new" show "$f" >"$tmp/new.out" 2>&1
+	if ! cmp -s "$tmp/old.out" "$tmp/new.out"; then
+		fail=$((fail + 1))
+		echo "DIFFERS: show $f"
+		diff "$tmp/old.out" "$tmp/new.out" | head -20
+	fi
+done
 echo "$n commands, $fail differ"
 [ "$fail" -eq 0 ]

@@ -16,6 +16,7 @@ import (
 	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -409,7 +410,7 @@ func TestCompareReadsWhatRunWrites(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	f, _ := results.Read(paths[0])
-	report.WriteOutliers(&buf, f, 0)
+	summary.WriteOutliers(&buf, f, 0)
 	if buf.Len() == 0 {
 		t.Errorf("no outlier line for 4 repetitions")
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/external"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
+	"contend/internal/summary"
 	"contend/internal/value"
 )
 
@@ -178,7 +178,7 @@ func runImport(c *cli.Context) error {
 		}
 		stdout.Write(b)
 	} else {
-		report.SummaryOf(stdout, wr.File, tally)
+		summary.SummaryOf(stdout, wr.File, tally)
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())

@@ -11,9 +11,9 @@ import (
 
 	"contend/internal/lock"
 	"contend/internal/plural"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
+	"contend/internal/summary"
 )
 
 // One benchmark at a time: every command that runs repetitions (run, ab,
@@ -89,7 +89,7 @@ func summaryReport(c *cli.Context, opt repOptions) func(run.Outcome) error {
 			if i > 0 {
 				fmt.Fprintln(summaryTo)
 			}
-			report.Summary(summaryTo, o.Out.File, i)
+			summary.Summary(summaryTo, o.Out.File, i)
 		}
 		return endRun(stderr, o, opt.quiet)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/env"
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 	"contend/internal/sweep"
 	"contend/internal/workload"
 )
@@ -77,10 +77,10 @@ Examples:
 			fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
 			for i := range f.Configs {
 				fmt.Fprintln(w)
-				report.Summary(w, f, i)
-				report.WriteOutliers(w, f, i)
+				summary.Summary(w, f, i)
+				summary.WriteOutliers(w, f, i)
 			}
-			report.WriteFileWarnings(w, f)
+			summary.WriteFileWarnings(w, f)
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 // Report says how an A/B run was made, for its report: the order (and
@@ -50,7 +51,7 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 // describeSide is configuration i in one line: its parameters, events,
 // prepare command and evidence.
 func describeSide(f *results.File, i int) string {
-	parts := []string{report.ParamsText(f.Configs[i])}
+	parts := []string{summary.ParamsText(f.Configs[i])}
 	if e := f.Configs[i].Env; e != nil {
 		if t := e["trace-events"]; t != "" {
 			parts = append(parts, "events "+t)

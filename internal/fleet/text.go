@@ -77,7 +77,7 @@ func (fr *Report) Write(w io.Writer, format string) error {
 	}
 	for _, r := range fr.Rows {
 		if r.Row.Cmp != nil && opposite(r.Row.Cmp) {
-			wrapped(w, fmt.Sprintf("* %s: the medians moved %s, the HL change is %s: they point opposite ways (the samples differ in shape); look at its distributions before reading its verdict.",
+			textfmt.WriteWrapped(w, fmt.Sprintf("* %s: the medians moved %s, the HL change is %s: they point opposite ways (the samples differ in shape); look at its distributions before reading its verdict.",
 				r.Key, units.Percent(r.Row.Cmp.Change), units.Percent(r.Row.Cmp.Estimate)), "  ")
 		}
 	}
@@ -88,25 +88,25 @@ func (fr *Report) Write(w io.Writer, format string) error {
 			fmt.Fprintln(w, "  no difference recorded: suspect noise or the load of the machine")
 		}
 		for _, df := range d.Diffs {
-			wrapped(w, fmt.Sprintf("  %s: %s | %s", df.Key, df.Values[0], df.Values[1]), "    ")
+			textfmt.WriteWrapped(w, fmt.Sprintf("  %s: %s | %s", df.Key, df.Values[0], df.Values[1]), "    ")
 		}
 	}
 	if len(fr.Untested) > 0 {
 		fmt.Fprintln(w, "\nNot tested, and not counted:")
 		for _, h := range fr.Untested {
-			wrapped(w, "  "+h.Name+": "+h.Reason, "    ")
+			textfmt.WriteWrapped(w, "  "+h.Name+": "+h.Reason, "    ")
 		}
 	}
 	if len(fr.Partial) > 0 {
 		fmt.Fprintln(w, "\nHosts with partial results (compared with what they finished):")
 		for _, h := range fr.Partial {
-			wrapped(w, "  "+strings.TrimSpace(fmt.Sprintf("%s: %s %s", h.Name, h.Status, h.Reason)), "    ")
+			textfmt.WriteWrapped(w, "  "+strings.TrimSpace(fmt.Sprintf("%s: %s %s", h.Name, h.Status, h.Reason)), "    ")
 		}
 	}
 	if len(fr.Missing) > 0 {
 		fmt.Fprintln(w, "\nHosts without results:")
 		for _, h := range fr.Missing {
-			wrapped(w, "  "+strings.TrimSpace(fmt.Sprintf("%s: %s %s", h.Name, h.Status, h.Reason)), "    ")
+			textfmt.WriteWrapped(w, "  "+strings.TrimSpace(fmt.Sprintf("%s: %s %s", h.Name, h.Status, h.Reason)), "    ")
 		}
 	}
 	return nil
@@ -178,12 +178,4 @@ func (fr *Report) groupWord() string {
 		return "host"
 	}
 	return fr.By
-}
-
-// wrapped writes text wrapped at textfmt.Width, its lines after the first
-// indented.
-func wrapped(w io.Writer, text, indent string) {
-	for _, l := range textfmt.Wrap(text, textfmt.Width, indent) {
-		fmt.Fprintln(w, l)
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"contend/analysis"
 	"contend/internal/comparison"
 	"contend/internal/plural"
+	"contend/internal/textfmt"
 	"contend/internal/units"
 )
 
@@ -52,17 +53,17 @@ func writeBoots(r *comparison.Comparison, w io.Writer) {
 	for _, b := range r.Boots {
 		la, lb := r.Sides[b.A].Label, r.Sides[b.B].Label
 		if b.OneBoot() {
-			writeWrapped(w, fmt.Sprintf("Boots: %s ran in %s, %s in %s: boot-to-boot variance is not measured and the p-value covers this boot only.",
+			textfmt.WriteWrapped(w, fmt.Sprintf("Boots: %s ran in %s, %s in %s: boot-to-boot variance is not measured and the p-value covers this boot only.",
 				la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB))), "  ")
 			continue
 		}
 		fmt.Fprintln(w)
 		if b.Cmp == nil {
-			writeWrapped(w, fmt.Sprintf("Boot level (%s in %s, %s in %s): not analysed: %s", la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB)), b.Reason), "  ")
+			textfmt.WriteWrapped(w, fmt.Sprintf("Boot level (%s in %s, %s in %s): not analysed: %s", la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB)), b.Reason), "  ")
 			continue
 		}
 		for _, l := range bootLines(&b, la, lb) {
-			writeWrapped(w, l, "    ")
+			textfmt.WriteWrapped(w, l, "    ")
 		}
 	}
 }

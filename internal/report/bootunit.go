@@ -130,11 +130,11 @@ func writeHeadlineText(w io.Writer, h string) {
 	if utf8.RuneCountInString(h) > textfmt.Width {
 		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 			fmt.Fprintln(w, h[:i])
-			writeWrapped(w, "  "+h[i+1:], "  ")
+			textfmt.WriteWrapped(w, "  "+h[i+1:], "  ")
 			return
 		}
 	}
-	writeWrapped(w, h, "  ")
+	textfmt.WriteWrapped(w, h, "  ")
 }
 
 // writeBootUnitText is the text report when the boot is the unit: the
@@ -151,7 +151,7 @@ func writeBootUnitText(r *comparison.Comparison, w io.Writer) {
 		b := r.BootLevelOf(p)
 		la, lb := r.Sides[p.A].Label, r.Sides[p.B].Label
 		fmt.Fprintln(w)
-		writeWrapped(w, bootHeading(r, b), "  ")
+		textfmt.WriteWrapped(w, bootHeading(r, b), "  ")
 		var prim, ev []comparison.BootRow
 		same := 0
 		for _, row := range b.Rows {
@@ -167,16 +167,16 @@ func writeBootUnitText(r *comparison.Comparison, w io.Writer) {
 		usedTilde = writeBootTable(r, w, p, prim) || usedTilde
 		if len(ev) > 0 || same > 0 {
 			fmt.Fprintln(w)
-			writeWrapped(w, evidenceTitle+":", "  ")
+			textfmt.WriteWrapped(w, evidence.Title+":", "  ")
 			usedTilde = writeBootTable(r, w, p, ev) || usedTilde
 			if same > 0 {
-				writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
+				textfmt.WriteWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
 			}
 		}
 		fmt.Fprintln(w)
 		lines := bootLines(b, la, lb)
 		for _, l := range lines[2:] {
-			writeWrapped(w, strings.TrimPrefix(l, "  "), "    ")
+			textfmt.WriteWrapped(w, strings.TrimPrefix(l, "  "), "    ")
 		}
 	}
 	fmt.Fprintln(w)
@@ -185,16 +185,16 @@ func writeBootUnitText(r *comparison.Comparison, w io.Writer) {
 		legend = append(legend, "~ no significant change.")
 	}
 	legend = append(legend, bootMethodNote(r))
-	writeWrapped(w, strings.Join(legend, " "), "")
+	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
 	writePerBoot(r, w)
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
-		writeWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
+		textfmt.WriteWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
 		prim, _, _ := splitEvidence(p)
 		writePairTable(r, w, prim)
 	}
 	fmt.Fprintln(w)
-	writeWrapped(w, estimatorNote(r), "")
+	textfmt.WriteWrapped(w, estimatorNote(r), "")
 }
 
 // writeBootTable writes the boot-level rows of pair p: the centres of A
@@ -349,7 +349,7 @@ func writePerBoot(r *comparison.Comparison, w io.Writer) {
 	m := r.Metric(r.Headline)
 	sc := units.ScaleFor(m.Unit, rows[0].Median)
 	fmt.Fprintln(w)
-	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
+	textfmt.WriteWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
 	t := &textfmt.Table{}
 	t.AlignLeft(1, 2, 3)
 	t.Row("boot", "side", "id", "kernel", "runs", "median", "spread", "settled", "load")
@@ -399,7 +399,7 @@ func writeParamNote(r *comparison.Comparison, w io.Writer) {
 		}
 		ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
 	}
-	writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
+	textfmt.WriteWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
 }
 
 // jsonBootMetric is the boot-level part of a metric in the JSON format.
@@ -548,7 +548,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 			m := r.Metric(row.Metric)
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
-				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidence.Title)
 			}
 			if row.Identical {
 				if !evidence.IsEvidence(m.Name) {

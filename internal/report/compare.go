@@ -8,7 +8,6 @@ import (
 
 	"contend/analysis"
 	"contend/internal/comparison"
-	"contend/internal/results"
 	"contend/internal/units"
 )
 
@@ -40,25 +39,6 @@ func Write(w io.Writer, r *comparison.Comparison, format string) error {
 		return writeBench(r, w)
 	}
 	return fmt.Errorf("unknown format %q; one of %s", format, strings.Join(CompareFormats, ", "))
-}
-
-// WriteOutliers prints the outlier report of config c of f for show: one
-// line per outlier, or one line saying there is none.
-func WriteOutliers(w io.Writer, f *results.File, c int) {
-	n := f.Counts(c)[results.StatusOK]
-	if n < comparison.OutlierMinN {
-		return
-	}
-	outs := comparison.Outliers(f, c)
-	if len(outs) == 0 {
-		fmt.Fprintf(w, "outliers: none (no modified z-score above %g)\n", analysis.OutlierThreshold)
-		return
-	}
-	fmt.Fprintf(w, "outliers (modified z-score above %g; kept, not dropped):\n", analysis.OutlierThreshold)
-	for _, o := range outs {
-		m, _ := f.Metric(o.Metric)
-		fmt.Fprintf(w, "  %s %s: repetition %d, z = %.1f\n", o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Z)
-	}
 }
 
 // VerdictWord is the verdict of row in one word or phrase: faster/slower
@@ -127,9 +107,9 @@ func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
 		sc = units.ScaleFor(unit, c.Shift)
 	}
 	if c.HasShiftCI {
-		interval = "[" + signed(sc.Num(c.ShiftLo)) + ", " + signed(sc.Num(c.ShiftHi)) + "]"
+		interval = "[" + units.Signed(sc.Num(c.ShiftLo)) + ", " + units.Signed(sc.Num(c.ShiftHi)) + "]"
 	}
-	return signed(sc.Format(c.Shift)), interval
+	return units.Signed(sc.Format(c.Shift)), interval
 }
 
 // rowScale is the scale of a row of medians ma (of A) and mb: that of ma,
@@ -139,14 +119,6 @@ func rowScale(unit string, ma, mb float64) units.Scale {
 		return units.ScaleFor(unit, mb)
 	}
 	return units.ScaleFor(unit, ma)
-}
-
-// signed puts a plus sign before a printed number that has no sign.
-func signed(num string) string {
-	if num == "-" || strings.HasPrefix(num, "-") || strings.HasPrefix(num, "+") {
-		return num
-	}
-	return "+" + num
 }
 
 // HeadlineFor is the one-line summary of the headline metric of pair p, as

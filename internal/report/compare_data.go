@@ -354,7 +354,7 @@ func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 			m := row.Metric
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
-				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidence.Title)
 			}
 			if evidence.IsEvidence(m.Name) && row.Identical {
 				continue // all values the same (mostly zero): no evidence
@@ -384,7 +384,7 @@ func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 	fmt.Fprintf(w, "\n%s %s\n", methodNote(r), estimatorNote(r))
 }
 
-// unwrap joins the wrapped lines of text written by writeWrapped back
+// unwrap joins the wrapped lines of text written by textfmt.WriteWrapped back
 // into one line per item (continuation lines start with spaces).
 func unwrap(text string) []string {
 	var out []string

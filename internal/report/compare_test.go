@@ -8,7 +8,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"contend/analysis"
 	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/textfmt"
@@ -195,28 +194,6 @@ func TestFormatP(t *testing.T) {
 		if got := FormatP(p); got != want {
 			t.Errorf("FormatP(%v) = %q, want %q", p, got, want)
 		}
-	}
-}
-
-func TestOutliersShow(t *testing.T) {
-	f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{
-		"time": {{6.49e9, 6.73e9, 3.98e9, 6.80e9}},
-	})
-	outs := comparison.Outliers(f, 0)
-	if len(outs) != 1 || outs[0].Rep != 2 || !(outs[0].Z < -analysis.OutlierThreshold) {
-		t.Errorf("outliers %+v", outs)
-	}
-	var buf bytes.Buffer
-	WriteOutliers(&buf, f, 0)
-	if !strings.Contains(buf.String(), "time 3.980 s: repetition 3") {
-		t.Errorf("WriteOutliers:\n%s", buf.String())
-	}
-	// Three values: not checked.
-	f.Reps = f.Reps[:3]
-	buf.Reset()
-	WriteOutliers(&buf, f, 0)
-	if buf.Len() != 0 || len(comparison.Outliers(f, 0)) != 0 {
-		t.Errorf("3 values checked: %q", buf.String())
 	}
 }
 

@@ -28,12 +28,6 @@ func countsText(counts map[string]int) string {
 	return strings.Join(st, ", ")
 }
 
-func writeWrapped(w io.Writer, text, indent string) {
-	for _, l := range textfmt.Wrap(text, textfmt.Width, indent) {
-		fmt.Fprintln(w, l)
-	}
-}
-
 // comparedWith says which sides are compared with which, as the text and
 // Markdown reports head them.
 func comparedWith(r *comparison.Comparison) string {
@@ -69,11 +63,11 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 		fmt.Fprintln(w, "failed, timed-out and interrupted repetitions are counted, not compared")
 	}
 	if len(r.BuildDiffs) > 0 {
-		writeWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
+		textfmt.WriteWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
 			strings.Join(r.BuildDiffs, ", ")), "  ")
 	}
 	for _, c := range r.Causes {
-		writeWrapped(w, "warning: "+c, "  ")
+		textfmt.WriteWrapped(w, "warning: "+c, "  ")
 	}
 	fmt.Fprintln(w)
 	if r.BootUnit() {
@@ -101,14 +95,14 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 			}
 			s := r.Sides[o.Side]
 			m := r.Metric(o.Metric)
-			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
+			textfmt.WriteWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
 				s.Label, o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
-			writeWrapped(w, "warning: "+x, "  ")
+			textfmt.WriteWrapped(w, "warning: "+x, "  ")
 		}
 	}
 	if len(r.ParamDiffs) > 0 {
@@ -137,11 +131,11 @@ func writeRunsText(r *comparison.Comparison, w io.Writer) {
 			// pauses anyway.
 			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 				fmt.Fprintln(w, h[:i])
-				writeWrapped(w, "  "+h[i+1:], "  ")
+				textfmt.WriteWrapped(w, "  "+h[i+1:], "  ")
 				continue
 			}
 		}
-		writeWrapped(w, h, "  ")
+		textfmt.WriteWrapped(w, h, "  ")
 	}
 	// Next to the headline, so that "+867.5% slower" is read with
 	// "threads A 40, B 400" in view.
@@ -168,7 +162,7 @@ func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	if usedDash {
 		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(comparison.Confidence)))
 	}
-	writeWrapped(w, strings.Join(legend, " "), "")
+	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
 
 }
 
@@ -342,7 +336,7 @@ func writePairWarnings(r *comparison.Comparison, w io.Writer, p comparison.PairR
 					fmt.Fprintln(w)
 				}
 				seen[d] = true
-				writeWrapped(w, pairWarningPrefix(r, p, row)+d, "  ")
+				textfmt.WriteWrapped(w, pairWarningPrefix(r, p, row)+d, "  ")
 			}
 			continue
 		}
@@ -361,7 +355,7 @@ func writePairWarnings(r *comparison.Comparison, w io.Writer, p comparison.PairR
 				fmt.Fprintln(w)
 			}
 			seen[x] = true
-			writeWrapped(w, pairWarningPrefix(r, p, row)+x, "  ")
+			textfmt.WriteWrapped(w, pairWarningPrefix(r, p, row)+x, "  ")
 		}
 	}
 }
@@ -436,13 +430,13 @@ func writeWithin(r *comparison.Comparison, w io.Writer) {
 		switch {
 		case c.Differ:
 			sep()
-			writeWrapped(w, fmt.Sprintf(
+			textfmt.WriteWrapped(w, fmt.Sprintf(
 				"warning: side %s: %s differs between its files more than their noise allows (a between-boot effect?): median %s in %s, %s in %s, p=%s (U test, Holm over %d); pooling hides it",
 				s.Label, c.Metric, sc.Format(c.MedianA), c.PartA, sc.Format(c.MedianB), c.PartB,
 				FormatP(c.AdjustedP), len(r.Within)), "  ")
 		case !c.CanTest && c.Separated && c.Metric == r.Headline:
 			sep()
-			writeWrapped(w, fmt.Sprintf(
+			textfmt.WriteWrapped(w, fmt.Sprintf(
 				"note: side %s: the %s values of %s and %s do not overlap (medians %s and %s); too few runs per file to test whether the files differ",
 				s.Label, c.Metric, c.PartA, c.PartB, sc.Format(c.MedianA), sc.Format(c.MedianB)), "  ")
 		}
@@ -476,7 +470,7 @@ func writeDiffs(r *comparison.Comparison, w io.Writer, diffs []comparison.Diff) 
 		}
 		fmt.Fprintln(w, "  "+d.Key)
 		for i, v := range d.Values {
-			writeWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
+			textfmt.WriteWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
 		}
 	}
 }

@@ -4,19 +4,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
-	"contend/analysis"
 	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/plural"
-	"contend/internal/results"
 	"contend/internal/textfmt"
 )
-
-// evidenceTitle heads the kernel evidence section of reports.
-const evidenceTitle = "kernel evidence (k.sys.*: the whole machine over the repetition)"
 
 // splitEvidence splits the rows of p into the primary and workload
 // metrics, the evidence rows that differ, and the number of evidence rows
@@ -89,66 +83,15 @@ func writeEvidenceTable(r *comparison.Comparison, w io.Writer, ev comparison.Pai
 		return false, false
 	}
 	fmt.Fprintln(w)
-	writeWrapped(w, evidenceTitle+", largest effect first:", "  ")
+	textfmt.WriteWrapped(w, evidence.Title+", largest effect first:", "  ")
 	if len(ev.Rows) > 0 {
 		tilde, dash = writePairTable(r, w, ev)
 	}
 	if same > 0 {
-		writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
+		textfmt.WriteWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
 	}
 	for _, x := range one {
-		writeWrapped(w, x, "  ")
+		textfmt.WriteWrapped(w, x, "  ")
 	}
 	return tilde, dash
-}
-
-// writeEvidenceSummary writes the evidence metrics of f, tallied in tl, as a
-// table of its own after the workload's metrics, leaving out metrics
-// that are 0 in every repetition, and says which collectors were not
-// available.
-func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
-	t := &textfmt.Table{}
-	t.AlignLeft(1)
-	t.Row("evidence", "unit", "n", "median", "95% CI of median", "min", "max")
-	rows, zero := 0, 0
-	for _, m := range f.Metrics {
-		if !evidence.IsEvidence(m.Name) {
-			continue
-		}
-		xs := tl.Values[m.Name]
-		if len(xs) == 0 {
-			continue
-		}
-		s, err := analysis.Summarize(xs, comparison.Confidence)
-		if err != nil {
-			continue
-		}
-		if s.Min == 0 && s.Max == 0 {
-			zero++
-			continue
-		}
-		locationRow(t, m, s)
-		rows++
-	}
-	var na []string
-	for k, v := range f.Evidence {
-		if strings.HasPrefix(v, "not available") {
-			na = append(na, k+" "+v)
-		}
-	}
-	sort.Strings(na)
-	if rows == 0 && zero == 0 && len(na) == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	writeWrapped(w, evidenceTitle+":", "  ")
-	if rows > 0 {
-		t.Write(w)
-	}
-	if zero > 0 {
-		writeWrapped(w, plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition: not shown", "  ")
-	}
-	for _, x := range na {
-		writeWrapped(w, "evidence "+x, "  ")
-	}
 }

@@ -105,3 +105,11 @@ func WrapRest(s string, width int, indent string) string {
 	lines[0] = strings.TrimPrefix(lines[0], indent)
 	return strings.Join(lines, "\n")
 }
+
+// WriteWrapped writes text to w wrapped at Width (Wrap), the lines after
+// the first starting with indent.
+func WriteWrapped(w io.Writer, text, indent string) {
+	for _, l := range Wrap(text, Width, indent) {
+		fmt.Fprintln(w, l)
+	}
+}

@@ -194,3 +194,11 @@ func Percent(x float64) string {
 	}
 	return fmt.Sprintf("%+.1f%%", x*100)
 }
+
+// Signed puts a plus sign before a printed number that has no sign.
+func Signed(num string) string {
+	if num == "-" || strings.HasPrefix(num, "-") || strings.HasPrefix(num, "+") {
+		return num
+	}
+	return "+" + num
+}

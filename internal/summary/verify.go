@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 					approx = append(approx, n)
 				}
 			case rc.Method == analysis.RelAbsShift && rc.HasShiftCI:
-				ci = "[" + signed(sc.Num(rc.ShiftLo)) + ", " + signed(sc.Num(rc.ShiftHi)) + "]†"
+				ci = "[" + units.Signed(sc.Num(rc.ShiftLo)) + ", " + units.Signed(sc.Num(rc.ShiftHi)) + "]†"
 				shifts = append(shifts, n)
 			}
 		}

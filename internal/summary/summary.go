@@ -1,4 +1,9 @@
-package report
+// Package summary writes what one result file says: the run summary of a
+// configuration (Summary, SummaryOf: counts, every metric's median and its
+// interval, the kernel evidence section, failures), the file's warnings,
+// its outliers (WriteOutliers) and the verify report of contend against
+// the original (WriteVerify, with analysis.Equivalence's verdict in words).
+package summary
 
 import (
 	"fmt"
@@ -59,15 +64,15 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	if utf8.RuneCountInString(head) <= textfmt.Width {
 		fmt.Fprintln(w, head)
 	} else {
-		writeWrapped(w, head, "  ")
+		textfmt.WriteWrapped(w, head, "  ")
 	}
 	if c >= 0 && c < len(f.Configs) {
 		if src := logSource(f.Configs[c].Env); src != "" {
-			writeWrapped(w, src, "  ")
+			textfmt.WriteWrapped(w, src, "  ")
 		}
 	}
 	if f.Label != "" {
-		writeWrapped(w, "label: "+esc.Line(f.Label), "  ")
+		textfmt.WriteWrapped(w, "label: "+esc.Line(f.Label), "  ")
 	}
 	var st []string
 	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {
@@ -125,12 +130,12 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		}
 		sort.Strings(ks)
 		for _, k := range ks {
-			writeWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
+			textfmt.WriteWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
 		}
 	}
 	printFailures(w, t)
 	for _, x := range warns {
-		writeWrapped(w, "warning: "+x, "  ")
+		textfmt.WriteWrapped(w, "warning: "+x, "  ")
 	}
 }
 
@@ -139,7 +144,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 // "1 interrupted", and Main says why).
 func printFailures(w io.Writer, t *results.Tally) {
 	for _, x := range t.Failures {
-		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", x.N, x.Error), "  ")
+		textfmt.WriteWrapped(w, fmt.Sprintf("failed (%dx): %s", x.N, x.Error), "  ")
 	}
 }
 
@@ -150,7 +155,7 @@ func WriteFileWarnings(w io.Writer, f *results.File) {
 		fmt.Fprintln(w)
 	}
 	for _, x := range f.Warnings {
-		writeWrapped(w, "warning: "+x, "  ")
+		textfmt.WriteWrapped(w, "warning: "+x, "  ")
 	}
 }
 
