@@ -47,20 +47,20 @@ type ParamShift struct {
 
 // CurveComparison is curve B against curve A.
 type CurveComparison struct {
-	Metric     results.Metric
-	Points     []PointChange // points of A in A's order that B has too
-	OnlyA      []string      // points of A missing in B
-	OnlyB      []string      // points of B missing in A
-	A, B       *Analysis
-	USLShift   []ParamShift // lambda, sigma, kappa, N*; nil without both USL fits
+	Metric   results.Metric
+	Points   []PointChange // points of A in A's order that B has too
+	OnlyA    []string      // points of A missing in B
+	OnlyB    []string      // points of B missing in A
+	A, B     *Analysis
+	USLShift []ParamShift // lambda, sigma, kappa, N*; nil without both USL fits
 	// FitR2A and FitR2B are the R^2 of the two USL fits (with USLShift),
 	// and PoorFit is true when either is below analysis.FitPoorR2 (or
 	// unknown): a shift between poor fits describes neither curve.
 	FitR2A, FitR2B float64
 	PoorFit        bool
-	Notes      []string
-	Holm       bool // p-values adjusted across the points
-	PointsUsed int
+	Notes          []string
+	Holm           bool // p-values adjusted across the points
+	PointsUsed     int
 }
 
 // CompareCurveData compares sweep file b against sweep file a point by
