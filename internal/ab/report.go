@@ -3,6 +3,7 @@ package ab
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"contend/analysis"
@@ -10,6 +11,7 @@ import (
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/summary"
+	"contend/internal/textfmt"
 )
 
 // Report says how an A/B run was made, for its report: the order (and
@@ -35,13 +37,19 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 		fmt.Fprintf(w, " (seed %d)", r.Seed)
 	}
 	fmt.Fprint(w, "\n\n")
-	alpha := ReportAlpha(r.Alpha, r.Decision)
-	err := report.Compare(w, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{Alpha: alpha}, "text")
+	opt := comparison.Options{Alpha: ReportAlpha(r.Alpha, r.Decision)}
+	if r.Decision != nil {
+		// The interval that matches the decision is the one at the
+		// level of the look (a repeated confidence interval), not 95%.
+		opt.Confidence = 1 - opt.Alpha
+	}
+	err := report.Compare(w, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt, "text")
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}
 	if r.Decision != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s\n", StopText(r.Decision, r.Rule))
+		textfmt.WriteWrapped(w, IntervalText(opt.Alpha), "  ")
 	}
 	for _, d := range driftWarnings(f, r.Alpha) {
 		fmt.Fprintln(w, "warning: "+d)
@@ -79,4 +87,11 @@ func driftWarnings(f *results.File, alpha float64) []string {
 		}
 	}
 	return out
+}
+
+// IntervalText says why the intervals of a sequential A/B report are at
+// 1 - alpha, the level of the test at the last look, and not at 95%.
+func IntervalText(alpha float64) string {
+	return fmt.Sprintf("intervals at %s%%: the level of the test at this look (1 - its alpha %s: a repeated confidence interval), so that the headline's interval excludes no change when that test decides a change, and only then (exactly for the exact U test; nearly with ties)",
+		strconv.FormatFloat(100*(1-alpha), 'g', 4, 64), analysis.FormatAlpha(alpha))
 }

@@ -64,12 +64,26 @@ type Options struct {
 	// BootInfo is what a campaign's ledger knows of each boot, by boot
 	// id (the per-boot table's settling); nil outside campaigns.
 	BootInfo map[string]BootInfo
+	// Confidence is the coverage of the intervals of the medians and of
+	// the changes (0: Confidence, 95%). A sequential A/B test sets 1 - the
+	// level of its last look, so that the interval printed is the one
+	// that matches its decision (a repeated confidence interval).
+	Confidence float64
+}
+
+// Level is the coverage of the intervals: Confidence, or the package's
+// Confidence when it is 0.
+func (o Options) Level() float64 {
+	if o.Confidence == 0 {
+		return Confidence
+	}
+	return o.Confidence
 }
 
 // Analysis is the options of each metric's comparison (analysis.Compare):
-// the test, the level and the noise band.
+// the test, the level, the noise band and the intervals' coverage.
 func (o Options) Analysis() analysis.CompareOptions {
-	return analysis.CompareOptions{Test: o.Test, Alpha: o.Alpha, Threshold: o.Threshold}
+	return analysis.CompareOptions{Test: o.Test, Alpha: o.Alpha, Threshold: o.Threshold, Confidence: o.Confidence}
 }
 
 // ErrIncompatible wraps the errors of Build that come from its

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"contend/analysis"
@@ -159,6 +160,9 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 			fmt.Fprintf(&b, " %s", ci)
 		}
 	}
+	if lv := r.Options.Level(); lv != comparison.Confidence && (c.HasChangeCI || c.HasShiftCI) {
+		fmt.Fprintf(&b, " (%s CI)", levelText(lv))
+	}
 	p1 := "p=" + FormatP(c.AdjustedP)
 	if strings.HasPrefix(FormatP(c.AdjustedP), "<") {
 		p1 = "p" + FormatP(c.AdjustedP)
@@ -225,4 +229,10 @@ func pctAbs(x float64) string {
 		return fmt.Sprintf("%.0f%%", v)
 	}
 	return fmt.Sprintf("%.2g%%", v)
+}
+
+// levelText renders a coverage as a percentage: 0.95 "95%", 0.995
+// "99.5%", 0.99388 "99.39%".
+func levelText(level float64) string {
+	return strconv.FormatFloat(100*level, 'g', 4, 64) + "%"
 }

@@ -178,7 +178,7 @@ func RowJSON(r *comparison.Comparison, p comparison.PairReport, row comparison.M
 func writeJSON(r *comparison.Comparison, w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
-		Threshold: r.Options.Threshold, Conf: comparison.Confidence, Headline: r.Headline,
+		Threshold: r.Options.Threshold, Conf: r.Options.Level(), Headline: r.Headline,
 		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs, Causes: r.Causes,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}

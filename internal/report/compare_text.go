@@ -160,7 +160,7 @@ func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	legend = append(legend, methodNote(r))
 	legend = append(legend, estimatorNote(r))
 	if usedDash {
-		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(comparison.Confidence)))
+		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(r.Options.Level())))
 	}
 	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
 
@@ -392,7 +392,7 @@ func estimatorNote(r *comparison.Comparison) string {
 			}
 		}
 	}
-	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", comparison.Confidence*100, comparison.Confidence*100)
+	s := fmt.Sprintf("A, B: medians, %s intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %s interval", levelText(r.Options.Level()), levelText(r.Options.Level()))
 	const abs = "the Hodges-Lehmann shift B-A and its interval, in the metric's unit (no ratio is defined at 0; a shift over median(A) could reach below -100%)"
 	const shift = "the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact"
 	var others []string
