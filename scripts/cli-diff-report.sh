@@ -7,8 +7,9 @@
 #   make build && scripts/cli-diff-report.sh /tmp/contend-old bin/contend
 #
 # NEWFLAGS (default empty) is added to the new binary's text-format
-# commands: once compare's text is short by default, NEWFLAGS=--verbose
-# asks for the full text the old binary prints.
+# commands: compare's text is short by default, and NEWFLAGS=--full
+# asks for the full text the old binary prints (compare --help then differs
+# by design: the --all and --full flags and the paragraph on the default).
 set -u
 old=${1:?usage: cli-diff-report.sh OLD-CONTEND NEW-CONTEND}
 new=${2:?usage: cli-diff-report.sh OLD-CONTEND NEW-CONTEND}

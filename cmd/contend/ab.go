@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,7 +96,7 @@ Examples:
 			Usage:       "A/B of " + w.Name + ": " + w.Summary,
 			ArgsUsage:   "[flags]",
 			Description: "Flags given here apply to both sides; --a and --b add or override flags of one side.\nSee 'contend help ab' for examples and 'contend help " + w.Name + "' for the workload.",
-			Flags:       append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags(abFormatFlag())...),
+			Flags:       append(append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags(abFormatFlag())...), detailFlags()...),
 			Action:      func(c *cli.Context) error { return runAB(c, w) },
 		})
 	}
@@ -368,7 +369,9 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else {
-			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision()})
+			w, done := colourOut(c.App.Writer, os.Getenv)
+			ab.WriteReport(w, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision(), Detail: textDetail(c)})
+			done()
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}

@@ -31,7 +31,7 @@ The sides are the commands given with --a and --b, or one PROGRAM after --
 that both sides run; then they differ by --a-prepare/--b-prepare, by
 --trace-events, or not at all with --aa. Flags stop at PROGRAM: what follows
 it is its own. See 'contend help ab' for examples.`,
-		Flags:  append(flags, repFlags(abFormatFlag())...),
+		Flags:  append(append(flags, repFlags(abFormatFlag())...), detailFlags()...),
 		Action: runABExec,
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"contend/internal/comparison"
 	"contend/internal/esc"
 	"contend/internal/plural"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/safefile"
 	"contend/internal/value"
@@ -208,8 +207,8 @@ ledger, settling included), or says by how much it does not.`,
 			dirOnly("status", "show a campaign's progress", "", campaignStatus),
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
 				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
-				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
-				compareFormatFlag()),
+				append([]cli.Flag{&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
+					compareFormatFlag()}, detailFlags()...)...),
 		},
 	}
 }
@@ -535,7 +534,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt comparison.Options, for
 		}
 		return err
 	}
-	if err := report.Write(c.App.Writer, r, format); err != nil {
+	if err := writeComparison(c, r, format); err != nil {
 		return err
 	}
 	if plot == "" {

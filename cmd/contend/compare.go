@@ -31,6 +31,14 @@ for other metrics with a direction, increase/decrease for informational ones,
 --threshold) or "too few runs" (the test cannot reach --alpha with so few
 runs, e.g. 3 against 3). The first lines are headlines to paste into a mail.
 
+The text says by default the sides, the headline, the table of the metrics
+that changed significantly and one line counting the others; --all puts
+every metric in the table, --full gives the full report described here
+(intervals, method, warnings, outliers, differences). On a terminal the
+verdicts are coloured (faster, better green; slower, worse red); never in a
+pipe or a file, nor when NO_COLOR is set. The same holds for ab and
+campaign report.
+
 Multiple testing: the p-values of the headline metric (the workload's
 primary metric) are Holm-adjusted over the file pairs, those of the other
 metrics together over all metrics and pairs (--one-family: all in one
@@ -94,7 +102,7 @@ groups that can be tested; one with too few runs for its test to reach
 alpha is listed and counted nowhere), how many changed significantly each
 way, the environment differences of the groups that went against the rest,
 and the hosts of the status file (--hosts) without results.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
 			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
@@ -107,7 +115,7 @@ and the hosts of the status file (--hosts) without results.`,
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
 			newFlag("boot-cost", &value.Duration{Max: 24 * time.Hour}, "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"),
-		},
+		}, detailFlags()...),
 		Action: runCompare,
 	}
 }
@@ -145,7 +153,7 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
-	return report.Write(c.App.Writer, r, format)
+	return writeComparison(c, r, format)
 }
 
 // compareSpecs returns the file specs of each side: --a and --b, else one

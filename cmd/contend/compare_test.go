@@ -87,9 +87,46 @@ func TestCompareGolden(t *testing.T) {
 		{"compare-metric", []string{"--metric", "sys,contended", "--one-family", seeds + "mitake-ab.json:a", seeds + "mitake-ab.json:b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := golden(t, c.name, 0, append([]string{"compare"}, c.args...)...)
+			// The full report (--full), as compare printed by default
+			// before the brief one.
+			r := golden(t, c.name, 0, append([]string{"compare", "--full"}, c.args...)...)
 			checkWidth(t, c.name, r.stdout)
 		})
+	}
+}
+
+// TestCompareBriefGolden: by default compare answers in a few lines: the
+// sides, the headline, the table of the metrics that changed and one line
+// counting the others (it printed about 100 lines, every metric with its
+// notes); --all puts every metric in the table.
+func TestCompareBriefGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"compare-brief-rostedt", []string{seeds + "rostedt-without.json", seeds + "rostedt-with.json"}},
+		{"compare-brief-mitake", []string{seeds + "mitake-ab.json:a", seeds + "mitake-ab.json:b"}},
+		{"compare-brief-all-osim", []string{"--all", seeds + "galbraith-osim-rt.json", seeds + "galbraith-osim-rtm.json"}},
+		{"compare-brief-three", []string{seeds + "rostedt-without.json", seeds + "rostedt-with.json", seeds + "rostedt-without.json"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := golden(t, c.name, 0, append([]string{"compare"}, c.args...)...)
+			checkWidth(t, c.name, r.stdout)
+			full := runCLI(t, append([]string{"compare", "--full"}, c.args...)...)
+			if n, nf := strings.Count(r.stdout, "\n"), strings.Count(full.stdout, "\n"); n >= nf || n > 20 {
+				t.Errorf("brief report has %d lines, the full one %d", n, nf)
+			}
+			if !strings.Contains(r.stdout, "--full gives the full report") {
+				t.Errorf("the brief report does not say how to get the full one:\n%s", r.stdout)
+			}
+		})
+	}
+	// The other formats hold every metric: --all and --full go with text.
+	for _, f := range []string{"--all", "--full"} {
+		r := runCLI(t, "compare", f, "--format", "json", seeds+"rostedt-without.json", seeds+"rostedt-with.json")
+		if r.code != 2 || !strings.Contains(r.stderr, f+": goes with --format text") {
+			t.Errorf("%s --format json: exit %d: %s", f, r.code, r.stderr)
+		}
 	}
 }
 
@@ -244,7 +281,7 @@ func TestCompareSeedVerdicts(t *testing.T) {
 func near(a, b float64) bool { return a == b || (a-b)/b < 1e-9 && (b-a)/b < 1e-9 }
 
 func TestComparePooledWarnsBetweenFiles(t *testing.T) {
-	r := runCLI(t, "compare", "--a", seeds+"mitake-ab.json:a", seeds+"xiao-ab.json:a", "--b", seeds+"mitake-ab.json:b", seeds+"xiao-ab.json:b")
+	r := runCLI(t, "compare", "--full", "--a", seeds+"mitake-ab.json:a", seeds+"xiao-ab.json:a", "--b", seeds+"mitake-ab.json:b", seeds+"xiao-ab.json:b")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -398,7 +435,7 @@ func TestCompareReadsWhatRunWrites(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	r := runCLI(t, "compare", paths[0], paths[1])
+	r := runCLI(t, "compare", "--full", paths[0], paths[1])
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

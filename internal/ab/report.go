@@ -23,6 +23,9 @@ type Report struct {
 	Alpha    float64
 	Rule     *analysis.Sequential
 	Decision *analysis.Decision
+	// Detail is how much of the comparison the report says (0: all of
+	// it, report.Full).
+	Detail report.Detail
 }
 
 // WriteReport prints the report of the A/B run in f: each side, the
@@ -43,7 +46,10 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 		// level of the look (a repeated confidence interval), not 95%.
 		opt.Confidence = 1 - opt.Alpha
 	}
-	err := report.Compare(w, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt, "text")
+	cmp, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt)
+	if err == nil {
+		err = report.WriteText(w, cmp, r.Detail)
+	}
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}

@@ -39,6 +39,20 @@ func comparedWith(r *comparison.Comparison) string {
 
 // writeText renders r for people, in 80 columns.
 func writeText(r *comparison.Comparison, w io.Writer) error {
+	writeHead(r, w)
+	if r.BootUnit() {
+		writeBootUnitText(r, w)
+	} else {
+		writeRunsText(r, w)
+	}
+	writeTextNotes(r, w)
+	return nil
+}
+
+// writeHead writes what heads the text report in every detail: what is
+// compared with what, the sides and their counts, and the warnings that
+// change how the rest reads (a different build, a known cause).
+func writeHead(r *comparison.Comparison, w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n", r.Workload, comparedWith(r))
 	t := &textfmt.Table{}
 	t.AlignLeft(1, 2)
@@ -70,11 +84,12 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 		textfmt.WriteWrapped(w, "warning: "+c, "  ")
 	}
 	fmt.Fprintln(w)
-	if r.BootUnit() {
-		writeBootUnitText(r, w)
-	} else {
-		writeRunsText(r, w)
-	}
+}
+
+// writeTextNotes writes what follows the tables of the full text report:
+// the warnings of the tests, outliers, the warnings of the comparison and
+// the differences of parameters and environment.
+func writeTextNotes(r *comparison.Comparison, w io.Writer) {
 	if !r.BootUnit() {
 		// With the boot as the unit, the warnings of the pooled tests
 		// are of tests not shown (JSON keeps them under "pooled"), and
@@ -117,7 +132,6 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 		fmt.Fprintln(w, "Environment differences:")
 		writeDiffs(r, w, r.EnvDiffs)
 	}
-	return nil
 }
 
 // writeRunsText writes the headlines, the boot lines and the tables of
