@@ -15,12 +15,8 @@ import (
 	"contend/internal/value"
 )
 
-func compareCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "compare",
-		Usage:     "compare result files with statistics: is the difference real?",
-		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
-		Description: `Compares each file with the first (the baseline), metric by metric: the
+// compareHelp is the description of compare in its help.
+const compareHelp = `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the Hodges-Lehmann estimate of the
 relative change B/A-1 ("HL change", on log values; for metrics of values >= 0
 with zeros the shift B-A in the metric's unit) with its 95% interval, a
@@ -101,7 +97,14 @@ interval on t(groups-1)), whether the change differs between groups
 groups that can be tested; one with too few runs for its test to reach
 alpha is listed and counted nowhere), how many changed significantly each
 way, the environment differences of the groups that went against the rest,
-and the hosts of the status file (--hosts) without results.`,
+and the hosts of the status file (--hosts) without results.`
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "compare",
+		Usage:       "compare result files with statistics: is the difference real?",
+		ArgsUsage:   "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
+		Description: compareHelp,
 		Flags: append([]cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
