@@ -151,30 +151,8 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 			return nil, incompatible("side %s has no files", s.Name)
 		}
 		for _, p := range s.Parts {
-			if p.File == nil {
-				return nil, incompatible("%s: no result file", p.Name)
-			}
-			if len(p.Configs) == 0 {
-				return nil, incompatible("%s: no configuration selected", p.Name)
-			}
-			for _, c := range p.Configs {
-				if c < 0 || c >= len(p.File.Configs) {
-					return nil, incompatible("%s: no configuration %d", p.Name, c)
-				}
-			}
-			first := sides[0].Parts[0]
-			if r.Workload == "" {
-				r.Workload = p.File.Workload
-			} else if p.File.Workload != r.Workload {
-				// Results of external programs (exec, import) carry
-				// the program's name, not a workload's: they may be
-				// compared with anything whose metrics they share.
-				if !comparableWorkloads(first.File.Workload, p.File.Workload) {
-					return nil, incompatible("different workloads: %s is %s, %s is %s",
-						first.Name, r.Workload, p.Name, p.File.Workload)
-				}
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s (%s) is compared with %s (%s): make sure they measure the same thing",
-					first.Name, r.Workload, p.Name, p.File.Workload))
+			if err := r.checkPart(sides[0].Parts[0], p); err != nil {
+				return nil, err
 			}
 		}
 		r.Sides = append(r.Sides, collectSide(sideLabel(i), s))
@@ -200,36 +178,9 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	}
 	outliers := make(chan []Outlier, 1) // never blocks: an early return leaves it
 	go func() { outliers <- r.outliers() }()
-	base := opt.Analysis()
-	var head, rest, ev []*analysis.Comparison
-	for b := 1; b < len(r.Sides); b++ {
-		pr := PairReport{A: 0, B: b}
-		for _, m := range r.Metrics {
-			xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
-			row := MetricRow{Metric: m, Direction: direction(m.Better)}
-			if allEqual(xa, xb) {
-				row.Identical = true
-				pr.Rows = append(pr.Rows, row)
-				continue
-			}
-			o := base
-			o.Better = row.Direction
-			c, err := analysis.Compare(xa, xb, o)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", m.Name, err)
-			}
-			row.Cmp = &c
-			if m.Name == r.Headline && !opt.OneFamily {
-				head = append(head, row.Cmp)
-			} else if evidence.IsEvidence(m.Name) && !opt.OneFamily {
-				ev = append(ev, row.Cmp)
-			} else {
-				rest = append(rest, row.Cmp)
-			}
-			pr.Rows = append(pr.Rows, row)
-		}
-		sortEvidenceRows(pr.Rows)
-		r.Pairs = append(r.Pairs, pr)
+	head, rest, ev, err := r.comparePairs()
+	if err != nil {
+		return nil, err
 	}
 	r.Outliers = <-outliers
 	for _, fam := range [][]*analysis.Comparison{head, rest, ev} {
@@ -246,6 +197,80 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	}
 	r.buildBootLevel()
 	return r, nil
+}
+
+// checkPart checks part p of a side: a file, configurations it has, and
+// the workload of the first part, first (or one whose results may be
+// compared with it, with a warning); the workload is r's from the first
+// part on.
+func (r *Comparison) checkPart(first, p Part) error {
+	if p.File == nil {
+		return incompatible("%s: no result file", p.Name)
+	}
+	if len(p.Configs) == 0 {
+		return incompatible("%s: no configuration selected", p.Name)
+	}
+	for _, c := range p.Configs {
+		if c < 0 || c >= len(p.File.Configs) {
+			return incompatible("%s: no configuration %d", p.Name, c)
+		}
+	}
+	switch {
+	case r.Workload == "":
+		r.Workload = p.File.Workload
+	case p.File.Workload != r.Workload:
+		// Results of external programs (exec, import) carry the
+		// program's name, not a workload's: they may be compared with
+		// anything whose metrics they share.
+		if !comparableWorkloads(first.File.Workload, p.File.Workload) {
+			return incompatible("different workloads: %s is %s, %s is %s",
+				first.Name, r.Workload, p.Name, p.File.Workload)
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s (%s) is compared with %s (%s): make sure they measure the same thing",
+			first.Name, r.Workload, p.Name, p.File.Workload))
+	}
+	return nil
+}
+
+// comparePairs compares every side after the first with the first, metric
+// by metric, and returns the comparisons of each Holm family: the
+// headline metric's, the other metrics', the evidence metrics' (all in
+// rest with OneFamily).
+func (r *Comparison) comparePairs() (head, rest, ev []*analysis.Comparison, err error) {
+	base := r.Options.Analysis()
+	for b := 1; b < len(r.Sides); b++ {
+		pr := PairReport{A: 0, B: b}
+		for _, m := range r.Metrics {
+			xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
+			row := MetricRow{Metric: m, Direction: direction(m.Better)}
+			if allEqual(xa, xb) {
+				row.Identical = true
+				pr.Rows = append(pr.Rows, row)
+				continue
+			}
+			o := base
+			o.Better = row.Direction
+			c, err := analysis.Compare(xa, xb, o)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %v", m.Name, err)
+			}
+			row.Cmp = &c
+			switch {
+			case r.Options.OneFamily:
+				rest = append(rest, row.Cmp)
+			case m.Name == r.Headline:
+				head = append(head, row.Cmp)
+			case evidence.IsEvidence(m.Name):
+				ev = append(ev, row.Cmp)
+			default:
+				rest = append(rest, row.Cmp)
+			}
+			pr.Rows = append(pr.Rows, row)
+		}
+		sortEvidenceRows(pr.Rows)
+		r.Pairs = append(r.Pairs, pr)
+	}
+	return head, rest, ev, nil
 }
 
 func sideLabel(i int) string {
