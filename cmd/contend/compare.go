@@ -149,6 +149,9 @@ func runCompare(c *cli.Context) error {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
 	if len(sweeps) > 0 {
+		if err := noDetail(c, "a comparison of sweeps"); err != nil {
+			return err
+		}
 		files, names := sideFiles(sides)
 		return compareSweeps(c, files, names, opt, format)
 	}

@@ -54,6 +54,9 @@ func fleetFlags(c *cli.Context, format string) (by, plotOut string, err error) {
 	if format != "text" && format != "json" {
 		return "", "", usagef("--format: %q is not accepted with --by; accepted: text, json", format)
 	}
+	if err := noDetail(c, "a fleet's report (--by)"); err != nil {
+		return "", "", err
+	}
 	plotOut = c.String("plot")
 	if plotOut != "" {
 		switch strings.ToLower(filepath.Ext(plotOut)) {

@@ -117,6 +117,8 @@ func TestCompareByUsageErrors(t *testing.T) {
 		{[]string{"--by", "env.nosuch", ab}, `records no environment key "nosuch"`},
 		{[]string{"--by", "host", "--hosts", filepath.Join(dir, "nosuch.txt"), ab}, "--hosts:"},
 		{[]string{"--by", "host", t.TempDir()}, "holds no result file"},
+		{[]string{"--by", "host", "--all", ab}, "--all: a fleet's report (--by) has one form"},
+		{[]string{"--by", "host", "--full", ab}, "--full: a fleet's report (--by) has one form"},
 		{[]string{"--plot", "x.svg", ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
 		{[]string{"--hosts", filepath.Join(dir, "nosuch.txt"), ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
 	} {

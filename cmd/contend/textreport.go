@@ -46,6 +46,17 @@ func checkDetail(c *cli.Context, format string) error {
 	return nil
 }
 
+// noDetail refuses --all and --full where the report has one form: what
+// names it (a fleet, sweeps).
+func noDetail(c *cli.Context, what string) error {
+	for _, f := range []string{"all", "full"} {
+		if c.Bool(f) {
+			return usagef("--%s: %s has one form (not brief); drop --%s", f, what, f)
+		}
+	}
+	return nil
+}
+
 // writeComparison writes r in format, the text at the detail of the
 // flags, in colour on a terminal (colourOut).
 func writeComparison(c *cli.Context, r *comparison.Comparison, format string) error {
