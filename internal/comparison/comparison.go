@@ -419,7 +419,8 @@ func comparableWorkloads(a, b string) bool {
 	return strings.TrimPrefix(a, "import:") == strings.TrimPrefix(b, "import:")
 }
 
-// Confidence is the level of every interval contend prints.
+// Confidence is the level of the intervals contend prints (95%), but for
+// those of a sequential A/B test (Options.Confidence).
 const Confidence = 0.95
 
 // SideParts returns the parts of side i, as given to Build.
