@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"strconv"
 	"time"
 
@@ -35,7 +36,7 @@ func abCommand() *cli.Command {
 			Usage:       "A/B of " + w.Name + ": " + w.Summary,
 			ArgsUsage:   "[flags]",
 			Description: "Flags given here apply to both sides; --a and --b add or override flags of one side.\nSee 'contend help ab' for examples and 'contend help " + w.Name + "' for the workload.",
-			Flags:       append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags(abFormatFlag())...),
+			Flags:       append(append(append(paramFlags(w), abFlags([2]string{"workload flags of side A only, such as '--threads 4'", "workload flags of side B only"})...), repFlags(abFormatFlag())...), detailFlags()...),
 			Action:      func(c *cli.Context) error { return runAB(c, w) },
 		})
 	}
@@ -142,7 +143,9 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else {
-			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision()})
+			w, done := colourOut(c.App.Writer, os.Getenv)
+			ab.WriteReport(w, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision(), Detail: textDetail(c)})
+			done()
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}

@@ -44,7 +44,7 @@ func TestABSideEvidenceUsageErrors(t *testing.T) {
 func TestABSideEvidence(t *testing.T) {
 	dir := chdirTemp(t)
 	out := filepath.Join(dir, "ab.json")
-	r := runCLI(t, "ab", "faultme", "--mem", "1MiB", "--threads", "1", "--a-evidence", "none", "-n", "2", "--out", out)
+	r := runCLI(t, "ab", "faultme", "--full", "--mem", "1MiB", "--threads", "1", "--a-evidence", "none", "-n", "2", "--out", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -76,7 +76,12 @@ func TestABSideEvidence(t *testing.T) {
 		}
 	}
 	// compare reads the file the same way.
-	c := runCLI(t, "compare", out+":a", out+":b")
+	// Without --full, ab's report is the brief one.
+	brief := runCLI(t, "ab", "faultme", "--mem", "1MiB", "--threads", "1", "--aa", "-n", "2", "--out", filepath.Join(t.TempDir(), "brief.json"))
+	if one := strings.Join(strings.Fields(brief.stdout), " "); brief.code != 0 || !strings.Contains(one, "--full gives the full report") || strings.Contains(one, "Environment") {
+		t.Errorf("ab without --full: exit %d, not the brief report:\n%s%s", brief.code, brief.stdout, brief.stderr)
+	}
+	c := runCLI(t, "compare", "--full", out+":a", out+":b")
 	if c.code != 0 || !strings.Contains(strings.Join(strings.Fields(c.stdout), " "), "evidence metrics of side B are not compared") {
 		t.Errorf("compare: exit %d\n%s\n%s", c.code, c.stdout, c.stderr)
 	}

@@ -24,7 +24,7 @@ func abExecCommand() *cli.Command {
 		Usage:       "A/B of external programs: two commands (--a, --b), or one program (after --) under two settings",
 		ArgsUsage:   "[flags] --a 'COMMAND A' --b 'COMMAND B' | [flags] -- PROGRAM [ARGS]",
 		Description: desc("ab-exec"),
-		Flags:       append(flags, repFlags(abFormatFlag())...),
+		Flags:       append(append(flags, repFlags(abFormatFlag())...), detailFlags()...),
 		Action:      runABExec,
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"contend/internal/ab"
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 // script writes an executable /bin/sh script named name into a fresh
@@ -174,8 +174,8 @@ func TestABExecAA(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	f, _ := results.Read(out)
-	if sideString(f) != "ababab" || report.ParamsText(f.Configs[0]) != report.ParamsText(f.Configs[1]) {
-		t.Errorf("--aa: order %s, sides %q %q", sideString(f), report.ParamsText(f.Configs[0]), report.ParamsText(f.Configs[1]))
+	if sideString(f) != "ababab" || summary.ParamsText(f.Configs[0]) != summary.ParamsText(f.Configs[1]) {
+		t.Errorf("--aa: order %s, sides %q %q", sideString(f), summary.ParamsText(f.Configs[0]), summary.ParamsText(f.Configs[1]))
 	}
 	if !strings.Contains(r.stdout, "time: 100.0 µs -> 100.0 µs") {
 		t.Errorf("--aa output:\n%s", r.stdout)

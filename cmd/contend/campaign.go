@@ -17,7 +17,7 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/campaignreport"
 	"contend/internal/esc"
-	"contend/internal/report"
+	"contend/internal/comparison"
 	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -118,8 +118,8 @@ func campaignCommand() *cli.Command {
 			dirOnly("status", "show a campaign's progress", "", campaignStatus),
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
 				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
-				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
-				compareFormatFlag()),
+				append([]cli.Flag{&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
+					compareFormatFlag()}, detailFlags()...)...),
 		},
 	}
 }
@@ -311,7 +311,7 @@ func campaignStatus(c *cli.Context) error {
 }
 
 // campaignReport makes 'contend compare DIR' the campaign report.
-func campaignReport(c *cli.Context, dir string, opt report.CompareOptions, format string) error {
+func campaignReport(c *cli.Context, dir string, opt comparison.Options, format string) error {
 	return writeCampaignReport(c, dir, opt, format, "")
 }
 
@@ -327,12 +327,12 @@ func campaignReportAction(c *cli.Context) error {
 			return err
 		}
 	}
-	return writeCampaignReport(c, dir, report.CompareOptions{Alpha: 0.05}, format, plot)
+	return writeCampaignReport(c, dir, comparison.Options{Alpha: 0.05}, format, plot)
 }
 
 // writeCampaignReport writes the campaign report of dir in format and,
 // when plot is set, draws each boot's runs to it.
-func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, format, plot string) error {
+func writeCampaignReport(c *cli.Context, dir string, opt comparison.Options, format, plot string) error {
 	r, err := campaignreport.Build(dir, opt)
 	var rf *campaignreport.Refusal
 	if errors.As(err, &rf) {
@@ -340,7 +340,7 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 	} else if err != nil {
 		return err
 	}
-	if err := r.Write(c.App.Writer, format); err != nil {
+	if err := writeComparison(c, r.Comparison, format); err != nil {
 		return err
 	}
 	if plot == "" {

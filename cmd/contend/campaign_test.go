@@ -202,7 +202,7 @@ func TestCampaignLoop(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "6 of 6 boots done") {
 		t.Errorf("status: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI(t, "compare", f.dir)
+	r = runCLI(t, "compare", "--full", f.dir)
 	if r.code != 0 {
 		t.Fatalf("compare DIR: %d %s", r.code, r.stderr)
 	}
@@ -213,8 +213,17 @@ func TestCampaignLoop(t *testing.T) {
 		}
 	}
 	t.Logf("compare DIR:\n%s", r.stdout)
+	// By default campaign report (= compare DIR) is brief: the boot-level
+	// headline and the metrics that changed, a count of the others.
+	for _, args := range [][]string{{"compare", f.dir}, {"campaign", "report", f.dir}} {
+		b := runCLI(t, args...)
+		one := strings.Join(strings.Fields(b.stdout), " ")
+		if b.code != 0 || !strings.Contains(one, "--full gives the full report") || strings.Contains(one, "variance components") || !strings.Contains(one, "boots") {
+			t.Errorf("%s: exit %d, not the brief report:\n%s%s", strings.Join(args, " "), b.code, b.stdout, b.stderr)
+		}
+	}
 	// A boot cost given on the command line is labelled so, not measured.
-	r = runCLI(t, "compare", "--boot-cost", "24h", f.dir)
+	r = runCLI(t, "compare", "--full", "--boot-cost", "24h", f.dir)
 	if one := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || !strings.Contains(one, "a boot 24h0m0s (given)") || strings.Contains(one, "(measured)") {
 		t.Errorf("compare --boot-cost 24h DIR: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -475,7 +484,7 @@ func TestCompareOneBoot(t *testing.T) {
 			t.Fatalf("exec: %d %s", r.code, r.stderr)
 		}
 	}
-	r := runCLI(t, "compare", "a.json", "b.json")
+	r := runCLI(t, "compare", "--full", "a.json", "b.json")
 	if r.code != 0 {
 		t.Fatalf("compare: %d %s", r.code, r.stderr)
 	}

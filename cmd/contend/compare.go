@@ -3,27 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/value"
 )
 
-func compareCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "compare",
-		Usage:     "compare result files with statistics: is the difference real?",
-		ArgsUsage: "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
-		Description: `Compares each file with the first (the baseline), metric by metric: the
+// compareHelp is the description of compare in its help.
+const compareHelp = `Compares each file with the first (the baseline), metric by metric: the
 median of each side with its 95% interval, the Hodges-Lehmann estimate of the
 relative change B/A-1 ("HL change", on log values; for metrics of values >= 0
 with zeros the shift B-A in the metric's unit) with its 95% interval, a
@@ -33,6 +26,14 @@ for other metrics with a direction, increase/decrease for informational ones,
 "~" (no significant change), "within noise" (significant but smaller than
 --threshold) or "too few runs" (the test cannot reach --alpha with so few
 runs, e.g. 3 against 3). The first lines are headlines to paste into a mail.
+
+The text says by default the sides, the headline, the table of the metrics
+that changed significantly and one line counting the others; --all puts
+every metric in the table, --full gives the full report described here
+(intervals, method, warnings, outliers, differences). On a terminal the
+verdicts are coloured (faster, better green; slower, worse red); never in a
+pipe or a file, nor when NO_COLOR is set. The same holds for ab and
+campaign report.
 
 Multiple testing: the p-values of the headline metric (the workload's
 primary metric) are Holm-adjusted over the file pairs, those of the other
@@ -96,8 +97,15 @@ interval on t(groups-1)), whether the change differs between groups
 groups that can be tested; one with too few runs for its test to reach
 alpha is listed and counted nowhere), how many changed significantly each
 way, the environment differences of the groups that went against the rest,
-and the hosts of the status file (--hosts) without results.`,
-		Flags: []cli.Flag{
+and the hosts of the status file (--hosts) without results.`
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "compare",
+		Usage:       "compare result files with statistics: is the difference real?",
+		ArgsUsage:   "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
+		Description: compareHelp,
+		Flags: append([]cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
 			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
@@ -110,7 +118,7 @@ and the hosts of the status file (--hosts) without results.`,
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
 			newFlag("boot-cost", &value.Duration{Max: 24 * time.Hour}, "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"),
-		},
+		}, detailFlags()...),
 		Action: runCompare,
 	}
 }
@@ -126,81 +134,99 @@ func runCompare(c *cli.Context) error {
 	if c.IsSet("plot") || c.IsSet("hosts") {
 		return usagef("--plot and --hosts go with --by (a fleet: --by host or --by env.KEY); a campaign's plot: 'contend campaign report DIR --plot FILE'")
 	}
-	as, bs := c.StringSlice("a"), c.StringSlice("b")
-	var specs [][]string // files per side
-	switch {
-	case len(as) > 0 || len(bs) > 0:
-		if len(as) == 0 || len(bs) == 0 {
-			return usagef("compare: --a and --b go together: give files for both sides")
-		}
-		if c.NArg() > 0 {
-			return usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
-		}
-		specs = [][]string{as, bs}
-	default:
-		if c.NArg() == 1 {
-			if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
-				return campaignReport(c, c.Args().First(), opt, format)
-			}
-		}
-		if c.NArg() < 2 {
-			return usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
-		}
-		for _, a := range c.Args().Slice() {
-			specs = append(specs, []string{a})
-		}
-	}
-	var sides []report.Side
-	var sweeps []*results.File
-	for _, files := range specs {
-		var s report.Side
-		for _, spec := range files {
-			p, sweep, err := openPart(spec)
-			if err != nil {
-				return err
-			}
-			if sweep {
-				sweeps = append(sweeps, p.File)
-			}
-			s.Parts = append(s.Parts, p)
-		}
-		names := make([]string, len(s.Parts))
-		for i, p := range s.Parts {
-			names[i] = p.Name
-		}
-		s.Name = strings.Join(names, " + ")
-		sides = append(sides, s)
-	}
-	warnSelfCompare(c.App.ErrWriter, sides)
-	if len(sweeps) > 0 {
-		var files []*results.File
-		var names []string
-		for _, s := range sides {
-			for _, p := range s.Parts {
-				files = append(files, p.File)
-				names = append(names, p.Name)
-			}
-		}
-		return compareSweeps(c, files, names, opt, format)
-	}
-	r, err := report.BuildComparison(sides, opt)
-	if err != nil {
-		if errors.Is(err, report.ErrIncompatible) {
-			return &usageError{err.Error()}
+	specs, dir, err := compareSpecs(c)
+	if err != nil || dir != "" {
+		if dir != "" {
+			return campaignReport(c, dir, opt, format)
 		}
 		return err
 	}
-	return r.Write(c.App.Writer, format)
+	sides, sweeps, err := comparison.Sides(specs)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	for _, w := range comparison.SameRuns(sides) {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	}
+	if len(sweeps) > 0 {
+		if err := noDetail(c, "a comparison of sweeps"); err != nil {
+			return err
+		}
+		files, names := sideFiles(sides)
+		return compareSweeps(c, files, names, opt, format)
+	}
+	r, err := comparison.Build(sides, opt)
+	if err != nil {
+		return inputError(err)
+	}
+	return writeComparison(c, r, format)
+}
+
+// compareSpecs returns the file specs of each side: --a and --b, else one
+// side per argument; or dir, when the one argument is a directory (a
+// campaign).
+func compareSpecs(c *cli.Context) (specs [][]string, dir string, err error) {
+	as, bs, err := givenSides(c)
+	if err != nil || len(as) > 0 {
+		return [][]string{as, bs}, "", err
+	}
+	if c.NArg() == 1 {
+		if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
+			return nil, c.Args().First(), nil
+		}
+	}
+	if c.NArg() < 2 {
+		return nil, "", usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
+	}
+	for _, a := range c.Args().Slice() {
+		specs = append(specs, []string{a})
+	}
+	return specs, "", nil
+}
+
+// givenSides returns the files of --a and --b (none when neither is
+// given), refusing one without the other and either with arguments.
+func givenSides(c *cli.Context) (as, bs []string, err error) {
+	as, bs = c.StringSlice("a"), c.StringSlice("b")
+	switch {
+	case len(as) == 0 && len(bs) == 0:
+		return nil, nil, nil
+	case len(as) == 0 || len(bs) == 0:
+		return nil, nil, usagef("compare: --a and --b go together: give files for both sides")
+	case c.NArg() > 0:
+		return nil, nil, usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
+	}
+	return as, bs, nil
+}
+
+// sideFiles lists the files of every part of sides, with their names.
+func sideFiles(sides []comparison.Side) (files []*results.File, names []string) {
+	for _, s := range sides {
+		for _, p := range s.Parts {
+			files = append(files, p.File)
+			names = append(names, p.Name)
+		}
+	}
+	return files, names
+}
+
+// inputError makes an error of the comparison's input a usage error.
+func inputError(err error) error {
+	if errors.Is(err, comparison.ErrIncompatible) {
+		return &usageError{err.Error()}
+	}
+	return err
 }
 
 // compareOptions reads and checks the flags of compare.
-func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
-	var opt report.CompareOptions
+func compareOptions(c *cli.Context) (comparison.Options, string, error) {
+	var opt comparison.Options
 	opt.Alpha, opt.Threshold = c.Value("alpha").(float64), c.Value("threshold").(float64)
-	opt.Test = analysis.TestMannWhitney // --test is one of testFlag's words
-	if c.String("test") == "welch" {
-		opt.Test = analysis.TestWelch
+	test, err := comparison.ParseTest(c.String("test"))
+	if err != nil {
+		return opt, "", &usageError{err.Error()}
 	}
+	opt.Test = test
 	if m := c.String("metric"); c.IsSet("metric") {
 		for _, x := range strings.Split(m, ",") {
 			if x = strings.TrimSpace(x); x != "" {
@@ -216,10 +242,10 @@ func compareOptions(c *cli.Context) (report.CompareOptions, string, error) {
 	return opt, c.String("format"), nil
 }
 
-// testFlag is compare's --test: mannwhitney (also mann-whitney, u, utest)
-// or welch (also t).
+// testFlag is compare's --test: the words of comparison.Tests
+// (mannwhitney, also mann-whitney, u, utest; welch, also t).
 func testFlag() *valueFlag {
-	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: []string{"mannwhitney", "welch"},
+	return enumFlag("test", &value.Enum{W: "mannwhitney", Words: comparison.Tests,
 		Aliases: map[string]string{"mann-whitney": "mannwhitney", "u": "mannwhitney", "utest": "mannwhitney", "t": "welch"}},
 		"mannwhitney or welch")
 }
@@ -227,109 +253,4 @@ func testFlag() *valueFlag {
 // compareFormatFlag is the --format of compare and campaign report.
 func compareFormatFlag() *valueFlag {
 	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
-}
-
-// openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
-// selects its configuration. sweep is true for a sweep file given without
-// a selector (all its configurations are selected).
-func openPart(spec string) (p report.Part, sweep bool, err error) {
-	path, sel := spec, ""
-	if strings.TrimSpace(spec) == "" {
-		return p, false, usagef("compare: an empty file name; accepted: result files, such as before.json after.json")
-	}
-	if _, statErr := os.Stat(spec); statErr != nil {
-		if i := strings.LastIndex(spec, ":"); i > 0 {
-			path, sel = spec[:i], spec[i+1:]
-		}
-	}
-	f, err := results.Read(path, results.WithoutOutputs, results.AsColumns)
-	if err != nil {
-		return p, false, &usageError{err.Error()}
-	}
-	if err := f.CheckRepeated(); err != nil {
-		return p, false, &usageError{fmt.Sprintf("%s: %v", path, err)}
-	}
-	p = report.Part{Name: spec, File: f}
-	if sel == "" {
-		switch {
-		case len(f.Configs) == 1:
-			p.Configs = []int{0}
-		case f.Kind == "sweep":
-			for i := range f.Configs {
-				p.Configs = append(p.Configs, i)
-			}
-			return p, true, nil
-		default:
-			ex := f.Configs[0].Name
-			if ex == "" {
-				ex = "0"
-			}
-			return p, false, usagef("%s has %d configurations (%s): select one as %s:%s (a name, or an index from 0)",
-				path, len(f.Configs), configNames(f), path, ex)
-		}
-		return p, false, nil
-	}
-	for i, cf := range f.Configs {
-		if cf.Name == sel {
-			p.Configs = []int{i}
-			return p, false, nil
-		}
-	}
-	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(f.Configs) {
-		p.Configs = []int{i}
-		return p, false, nil
-	}
-	return p, false, usagef("%s: no configuration %q; it has %s (or an index from 0 to %d)",
-		path, sel, configNames(f), len(f.Configs)-1)
-}
-
-// configNames lists the configurations of f by name.
-func configNames(f *results.File) string {
-	var ns []string
-	for i := range f.Configs {
-		ns = append(ns, f.ConfigName(i))
-		if len(ns) == 8 && len(f.Configs) > 9 {
-			ns = append(ns, fmt.Sprintf("... %d more", len(f.Configs)-8))
-			break
-		}
-	}
-	return strings.Join(ns, ", ")
-}
-
-// warnSelfCompare warns when the same configuration of the same file is
-// given twice (compare a.json a.json): the report is then a comparison of
-// a file with itself, which no verdict can make meaningful.
-func warnSelfCompare(w io.Writer, sides []report.Side) {
-	seen := map[string]string{}
-	for _, s := range sides {
-		for _, p := range s.Parts {
-			key := partKey(p)
-			if first, ok := seen[key]; ok {
-				fmt.Fprintf(w, "warning: %s and %s are the same runs: this compares a file with itself\n", first, p.Name)
-				continue
-			}
-			seen[key] = p.Name
-		}
-	}
-}
-
-// partKey identifies the runs of p: the file (by device and inode where it
-// can be read, else by its start time and command) and the configurations.
-func partKey(p report.Part) string {
-	path := p.Name
-	if _, err := os.Stat(path); err != nil {
-		if i := strings.LastIndex(path, ":"); i > 0 {
-			path = path[:i]
-		}
-	}
-	id := ""
-	if st, err := os.Stat(path); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			id = fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
-		}
-	}
-	if id == "" {
-		id = p.File.Start.String() + strings.Join(p.File.Command, " ")
-	}
-	return fmt.Sprint(id, p.Configs)
 }

@@ -13,8 +13,10 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -85,9 +87,46 @@ func TestCompareGolden(t *testing.T) {
 		{"compare-metric", []string{"--metric", "sys,contended", "--one-family", seeds + "mitake-ab.json:a", seeds + "mitake-ab.json:b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := golden(t, c.name, 0, append([]string{"compare"}, c.args...)...)
+			// The full report (--full), as compare printed by default
+			// before the brief one.
+			r := golden(t, c.name, 0, append([]string{"compare", "--full"}, c.args...)...)
 			checkWidth(t, c.name, r.stdout)
 		})
+	}
+}
+
+// TestCompareBriefGolden: by default compare answers in a few lines: the
+// sides, the headline, the table of the metrics that changed and one line
+// counting the others (it printed about 100 lines, every metric with its
+// notes); --all puts every metric in the table.
+func TestCompareBriefGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"compare-brief-rostedt", []string{seeds + "rostedt-without.json", seeds + "rostedt-with.json"}},
+		{"compare-brief-mitake", []string{seeds + "mitake-ab.json:a", seeds + "mitake-ab.json:b"}},
+		{"compare-brief-all-osim", []string{"--all", seeds + "galbraith-osim-rt.json", seeds + "galbraith-osim-rtm.json"}},
+		{"compare-brief-three", []string{seeds + "rostedt-without.json", seeds + "rostedt-with.json", seeds + "rostedt-without.json"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := golden(t, c.name, 0, append([]string{"compare"}, c.args...)...)
+			checkWidth(t, c.name, r.stdout)
+			full := runCLI(t, append([]string{"compare", "--full"}, c.args...)...)
+			if n, nf := strings.Count(r.stdout, "\n"), strings.Count(full.stdout, "\n"); n >= nf || n > 20 {
+				t.Errorf("brief report has %d lines, the full one %d", n, nf)
+			}
+			if !strings.Contains(r.stdout, "--full gives the full report") {
+				t.Errorf("the brief report does not say how to get the full one:\n%s", r.stdout)
+			}
+		})
+	}
+	// The other formats hold every metric: --all and --full go with text.
+	for _, f := range []string{"--all", "--full"} {
+		r := runCLI(t, "compare", f, "--format", "json", seeds+"rostedt-without.json", seeds+"rostedt-with.json")
+		if r.code != 2 || !strings.Contains(r.stderr, f+": goes with --format text") {
+			t.Errorf("%s --format json: exit %d: %s", f, r.code, r.stderr)
+		}
 	}
 }
 
@@ -145,24 +184,24 @@ func TestCompareBenchLines(t *testing.T) {
 }
 
 // seedReport compares two seed fixtures as the command does.
-func seedReport(t *testing.T, opt report.CompareOptions, a, b string) *report.CompareReport {
+func seedReport(t *testing.T, opt comparison.Options, a, b string) *comparison.Comparison {
 	t.Helper()
-	var sides []report.Side
+	var sides []comparison.Side
 	for _, spec := range []string{a, b} {
-		p, _, err := openPart(seeds + spec)
+		p, _, err := comparison.OpenPart(seeds + spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sides = append(sides, report.Side{Name: spec, Parts: []report.Part{p}})
+		sides = append(sides, comparison.Side{Name: spec, Parts: []comparison.Part{p}})
 	}
-	r, err := report.BuildComparison(sides, opt)
+	r, err := comparison.Build(sides, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow {
+func row(t *testing.T, r *comparison.Comparison, metric string) comparison.MetricRow {
 	t.Helper()
 	for _, x := range r.Pairs[0].Rows {
 		if x.Metric.Name == metric {
@@ -170,7 +209,7 @@ func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow 
 		}
 	}
 	t.Fatalf("no row %s", metric)
-	return report.MetricRow{}
+	return comparison.MetricRow{}
 }
 
 // TestCompareSeedVerdicts asserts what a statistician would conclude from
@@ -178,7 +217,7 @@ func row(t *testing.T, r *report.CompareReport, metric string) report.MetricRow 
 func TestCompareSeedVerdicts(t *testing.T) {
 	// Rostedt: 5 runs without, 4 with the patch, every run with it
 	// faster: U = 0, exact two-sided p = 2/C(9,4) = 2/126 = 0.0159.
-	r := seedReport(t, report.CompareOptions{}, "rostedt-without.json", "rostedt-with.json")
+	r := seedReport(t, comparison.Options{}, "rostedt-without.json", "rostedt-with.json")
 	x := row(t, r, "time")
 	if x.Cmp.Method != "exact" || x.Cmp.MannWhitney.U != 0 || !near(x.Cmp.P, 2.0/126) || !near(x.Cmp.AdjustedP, 2.0/126) {
 		t.Errorf("Rostedt time: %s U=%v p=%v adjusted %v, want exact U=0 p=0.0159", x.Cmp.Method, x.Cmp.MannWhitney.U, x.Cmp.P, x.Cmp.AdjustedP)
@@ -196,7 +235,7 @@ func TestCompareSeedVerdicts(t *testing.T) {
 	if len(r.Outliers) != 1 || r.Outliers[0].Value != 3978194000 || r.Outliers[0].Side != 1 {
 		t.Errorf("outliers %+v, want the 3.98 s run of the patched side", r.Outliers)
 	}
-	h := r.HeadlineFor(r.Pairs[0])
+	h := report.HeadlineFor(r, r.Pairs[0])
 	if want := "faultme time: 11.30 s -> 6.610 s, HL -41.5% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster"; h != want {
 		t.Errorf("headline\n%s\nwant\n%s", h, want)
 	}
@@ -210,30 +249,30 @@ func TestCompareSeedVerdicts(t *testing.T) {
 		{"mitake-ab.json:a", "mitake-ab.json:b", "real"},
 		{"mitake-ab.json:a", "mitake-ab.json:b", "contended"},
 	} {
-		r := seedReport(t, report.CompareOptions{}, c.a, c.b)
+		r := seedReport(t, comparison.Options{}, c.a, c.b)
 		x := row(t, r, c.metric)
 		if x.Cmp.Verdict != analysis.VerdictTooFewRuns {
 			t.Errorf("%s vs %s %s: %q, want too few runs", c.a, c.b, c.metric, x.Cmp.Verdict)
 		}
 	}
 	// semop-multi's values do not overlap: U = 0 and p = 0.1 exactly.
-	r = seedReport(t, report.CompareOptions{}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
+	r = seedReport(t, comparison.Options{}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
 	if x := row(t, r, "ops_per_sec"); x.Cmp.MannWhitney.U != 0 || !near(x.Cmp.P, 0.1) {
 		t.Errorf("semop-multi U=%v p=%v, want 0 and 0.1", x.Cmp.MannWhitney.U, x.Cmp.P)
 	}
 	// osim overlaps (12.68 s on -rt is below 13.76 s on -rtm): p = 0.2.
-	r = seedReport(t, report.CompareOptions{}, "galbraith-osim-rt.json", "galbraith-osim-rtm.json")
+	r = seedReport(t, comparison.Options{}, "galbraith-osim-rt.json", "galbraith-osim-rtm.json")
 	if x := row(t, r, "time"); x.Cmp.MannWhitney.U != 1 || !near(x.Cmp.P, 0.2) {
 		t.Errorf("osim U=%v p=%v, want 1 and 0.2", x.Cmp.MannWhitney.U, x.Cmp.P)
 	}
 	// Assuming normal noise (Welch), the tight semop-multi runs do show
 	// the -rtm kernel slower: worse (higher ops/s is better).
-	r = seedReport(t, report.CompareOptions{Test: analysis.TestWelch}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
+	r = seedReport(t, comparison.Options{Test: analysis.TestWelch}, "galbraith-semop-rt.json", "galbraith-semop-rtm.json")
 	if x := row(t, r, "ops_per_sec"); x.Cmp.Verdict != analysis.VerdictWorse || !(x.Cmp.P < 0.001) {
 		t.Errorf("semop-multi Welch: %q p=%v, want worse, p < 0.001", x.Cmp.Verdict, x.Cmp.P)
 	}
 	// Xiao's 10 against 10: no overlap, exact p = 2/C(20,10) = 1.08e-5.
-	r = seedReport(t, report.CompareOptions{}, "xiao-ab.json:a", "xiao-ab.json:b")
+	r = seedReport(t, comparison.Options{}, "xiao-ab.json:a", "xiao-ab.json:b")
 	if x := row(t, r, "real"); report.VerdictWord(x) != "faster" || !near(x.Cmp.P, 2/184756.0) {
 		t.Errorf("Xiao: %q p=%v, want faster, p=1.08e-5", report.VerdictWord(x), x.Cmp.P)
 	}
@@ -242,7 +281,7 @@ func TestCompareSeedVerdicts(t *testing.T) {
 func near(a, b float64) bool { return a == b || (a-b)/b < 1e-9 && (b-a)/b < 1e-9 }
 
 func TestComparePooledWarnsBetweenFiles(t *testing.T) {
-	r := runCLI(t, "compare", "--a", seeds+"mitake-ab.json:a", seeds+"xiao-ab.json:a", "--b", seeds+"mitake-ab.json:b", seeds+"xiao-ab.json:b")
+	r := runCLI(t, "compare", "--full", "--a", seeds+"mitake-ab.json:a", seeds+"xiao-ab.json:a", "--b", seeds+"mitake-ab.json:b", seeds+"xiao-ab.json:b")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -396,7 +435,7 @@ func TestCompareReadsWhatRunWrites(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	r := runCLI(t, "compare", paths[0], paths[1])
+	r := runCLI(t, "compare", "--full", paths[0], paths[1])
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -408,7 +447,7 @@ func TestCompareReadsWhatRunWrites(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	f, _ := results.Read(paths[0])
-	report.WriteOutliers(&buf, f, 0)
+	summary.WriteOutliers(&buf, f, 0)
 	if buf.Len() == 0 {
 		t.Errorf("no outlier line for 4 repetitions")
 	}

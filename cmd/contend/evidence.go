@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/evidence"
-	"contend/internal/report"
+	"contend/internal/textfmt"
 )
 
 func evidenceFlag() cli.Flag {
@@ -34,13 +34,13 @@ func writeEvidenceHelp(w io.Writer) {
 			tag = " (default)"
 		}
 		fmt.Fprintf(w, "%s%s\n", d.Name, tag)
-		for _, l := range report.Wrap(d.Text, report.Width-4, "") {
+		for _, l := range textfmt.Wrap(d.Text, textfmt.Width-4, "") {
 			fmt.Fprintln(w, "  "+strings.TrimLeft(l, " "))
 		}
 		for _, m := range d.Metrics {
 			unit := m.Unit
 			fmt.Fprintf(w, "    %s [%s]\n", m.Name, unit)
-			for _, l := range report.Wrap(m.Desc, report.Width-8, "") {
+			for _, l := range textfmt.Wrap(m.Desc, textfmt.Width-8, "") {
 				fmt.Fprintln(w, "        "+l)
 			}
 		}

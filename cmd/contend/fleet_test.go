@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"contend/internal/report"
+	"contend/internal/fleet"
 	"contend/internal/results"
 )
 
@@ -20,7 +20,7 @@ func writeHostFile(t *testing.T, dir, host, name, release string, factors ...flo
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(d, report.HostMarker), []byte(host+"\n"), 0o644)
+	os.WriteFile(filepath.Join(d, fleet.HostMarker), []byte(host+"\n"), 0o644)
 	f := &results.File{Format: results.FormatName, Version: results.FormatVersion, Kind: "ab", Workload: "faultme", Complete: true,
 		Metrics: []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, Primary: "time",
 		Env: map[string]string{"hostname": "same-vm", "kernel.release": release}}
@@ -53,7 +53,7 @@ func TestCompareByHost(t *testing.T) {
 	writeHostFile(t, dir, "h2", "ab.json", "6.1.0", 1, 0.85)
 	writeHostFile(t, dir, "h3", "ab.json", "6.9.0-rt", 1, 1.1)
 	os.WriteFile(filepath.Join(dir, "h1", "env.txt"), []byte("not a result file\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, FleetStatusFile), []byte("h1 ok\nh2 ok\nh3 ok\nh4 unreachable no facts\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, fleet.StatusFile), []byte("h1 ok\nh2 ok\nh3 ok\nh4 unreachable no facts\n"), 0o644)
 
 	r := runCLI(t, "compare", "--by", "host", dir)
 	if r.code != 0 {
@@ -78,7 +78,7 @@ func TestCompareByHost(t *testing.T) {
 
 	// JSON, grouped by an environment key: two groups by kernel release.
 	r = runCLI(t, "compare", "--by", "env.kernel.release", "--format", "json", dir)
-	var j report.FleetJSON
+	var j fleet.JSON
 	if err := json.Unmarshal([]byte(r.stdout), &j); r.code != 0 || err != nil {
 		t.Fatalf("exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
 	}
@@ -117,6 +117,8 @@ func TestCompareByUsageErrors(t *testing.T) {
 		{[]string{"--by", "env.nosuch", ab}, `records no environment key "nosuch"`},
 		{[]string{"--by", "host", "--hosts", filepath.Join(dir, "nosuch.txt"), ab}, "--hosts:"},
 		{[]string{"--by", "host", t.TempDir()}, "holds no result file"},
+		{[]string{"--by", "host", "--all", ab}, "--all: a fleet's report (--by) has one form"},
+		{[]string{"--by", "host", "--full", ab}, "--full: a fleet's report (--by) has one form"},
 		{[]string{"--plot", "x.svg", ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
 		{[]string{"--hosts", filepath.Join(dir, "nosuch.txt"), ab + ":a", ab + ":b"}, "--plot and --hosts go with --by"},
 	} {

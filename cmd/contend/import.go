@@ -11,7 +11,7 @@ import (
 
 	"contend/internal/external"
 	"contend/internal/logimport"
-	"contend/internal/report"
+	"contend/internal/summary"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/value"
@@ -114,7 +114,7 @@ func importSummary(c *cli.Context, wr *results.Writer, warns []string, tally *re
 		}
 		stdout.Write(b)
 	} else {
-		report.SummaryOf(stdout, wr.File, tally)
+		summary.SummaryOf(stdout, wr.File, tally)
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())

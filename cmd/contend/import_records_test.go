@@ -80,7 +80,7 @@ func TestImportSelectIsProvenance(t *testing.T) {
 	if e := f.Configs[0].Env; e["log.select"] != "1..6" || e["log.path"] != log || e["log.lines"] != "" {
 		t.Errorf("configuration environment %v, want log.path, log.select 1..6, no log.lines", e)
 	}
-	r := runCLI(t, "compare", a, bf)
+	r := runCLI(t, "compare", "--full", a, bf)
 	if r.code != 0 {
 		t.Fatalf("compare: %d %s", r.code, r.stderr)
 	}

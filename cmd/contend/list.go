@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/report"
+	"contend/internal/textfmt"
 	"contend/internal/workload"
 )
 
@@ -72,4 +72,4 @@ func describe(w interface{ Write([]byte) (int, error) }, wl *workload.Workload, 
 // wrap breaks s into lines of at most width columns of text; lines after
 // the first start with indent, which is not counted (the caller prints a
 // prefix as wide before the first line).
-func wrap(s string, width int, indent string) string { return report.WrapRest(s, width, indent) }
+func wrap(s string, width int, indent string) string { return textfmt.WrapRest(s, width, indent) }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 // The newcomer's path (issue 17): defaults that meet the statistics and
@@ -133,7 +133,7 @@ func TestVerifyMarksIntervalsThatAreNotRatios(t *testing.T) {
 			Metrics: results.ValuesOf(map[string]float64{"time": 1e9 + float64(i)*1e6, "sys": sys[c][i/2]})})
 	}
 	var b strings.Builder
-	report.WriteVerify(&b, f, 0.05)
+	summary.WriteVerify(&b, f, 0.05)
 	out := b.String()
 	// Values of 0: the interval is of the difference, in the row's unit
 	// (ms here), marked and explained; it was the shift over the
@@ -154,7 +154,7 @@ func TestInterruptedIsNotAFailure(t *testing.T) {
 	}
 	f.Reps = append(f.Reps, results.Rep{Index: 6, Status: results.StatusInterrupted, Error: "interrupted by signal"})
 	var b strings.Builder
-	report.Summary(&b, f, 0)
+	summary.Summary(&b, f, 0)
 	if !strings.Contains(b.String(), "1 interrupted") || strings.Contains(b.String(), "failed (") {
 		t.Errorf("the interrupted repetition is listed as failed:\n%s", b.String())
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/env"
-	"contend/internal/report"
+	"contend/internal/summary"
 	"contend/internal/results"
 	"contend/internal/sweep"
 	"contend/internal/workload"
@@ -77,9 +77,9 @@ func showText(w io.Writer, path string, f *results.File) error {
 	fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
 	for i := range f.Configs {
 		fmt.Fprintln(w)
-		report.Summary(w, f, i)
-		report.WriteOutliers(w, f, i)
+		summary.Summary(w, f, i)
+		summary.WriteOutliers(w, f, i)
 	}
-	report.WriteFileWarnings(w, f)
+	summary.WriteFileWarnings(w, f)
 	return nil
 }

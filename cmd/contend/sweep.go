@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/harness"
-	"contend/internal/report"
+	"contend/internal/comparison"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/sweep"
@@ -155,7 +155,7 @@ func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
 // compareSweeps compares sweep files curve against curve
 // (sweep.CompareFiles). compare calls it for sweep files given without a
 // configuration selector.
-func compareSweeps(c *cli.Context, files []*results.File, names []string, opt report.CompareOptions, format string) error {
+func compareSweeps(c *cli.Context, files []*results.File, names []string, opt comparison.Options, format string) error {
 	if err := sweep.CompareFiles(c.App.Writer, files, names, format, opt.Metrics, opt.Analysis()); err != nil {
 		return &usageError{err.Error()}
 	}

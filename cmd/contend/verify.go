@@ -5,9 +5,9 @@ import (
 
 	"contend/internal/ab"
 	"contend/internal/external"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
+	"contend/internal/summary"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -76,7 +76,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 		Plan:   plan,
 		Runner: run.ByConfig(run.Workload(w, []workload.Values{v}, opt.timeout), run.Programs(external.Program{}, original)),
 		Report: func(o run.Outcome) error {
-			report.WriteVerify(c.App.Writer, o.Out.File, margin)
+			summary.WriteVerify(c.App.Writer, o.Out.File, margin)
 			return endRun(c.App.ErrWriter, o, opt.quiet)
 		},
 	}

@@ -3,11 +3,15 @@ package ab
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/summary"
+	"contend/internal/textfmt"
 )
 
 // Report says how an A/B run was made, for its report: the order (and
@@ -19,6 +23,9 @@ type Report struct {
 	Alpha    float64
 	Rule     *analysis.Sequential
 	Decision *analysis.Decision
+	// Detail is how much of the comparison the report says (0: all of
+	// it, report.Full).
+	Detail report.Detail
 }
 
 // WriteReport prints the report of the A/B run in f: each side, the
@@ -33,15 +40,24 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 		fmt.Fprintf(w, " (seed %d)", r.Seed)
 	}
 	fmt.Fprint(w, "\n\n")
-	alpha := ReportAlpha(r.Alpha, r.Decision)
-	err := report.Compare(w, []report.Side{report.FileSide("a", f, 0), report.FileSide("b", f, 1)}, report.CompareOptions{Alpha: alpha}, "text")
+	opt := comparison.Options{Alpha: ReportAlpha(r.Alpha, r.Decision)}
+	if r.Decision != nil {
+		// The interval that matches the decision is the one at the
+		// level of the look (a repeated confidence interval), not 95%.
+		opt.Confidence = 1 - opt.Alpha
+	}
+	cmp, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt)
+	if err == nil {
+		err = report.WriteText(w, cmp, r.Detail)
+	}
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}
 	if r.Decision != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s\n", StopText(r.Decision, r.Rule))
+		textfmt.WriteWrapped(w, IntervalText(opt.Alpha), "  ")
 	}
-	for _, d := range report.Drift(f, r.Alpha) {
+	for _, d := range driftWarnings(f, r.Alpha) {
 		fmt.Fprintln(w, "warning: "+d)
 	}
 }
@@ -49,7 +65,7 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 // describeSide is configuration i in one line: its parameters, events,
 // prepare command and evidence.
 func describeSide(f *results.File, i int) string {
-	parts := []string{report.ParamsText(f.Configs[i])}
+	parts := []string{summary.ParamsText(f.Configs[i])}
 	if e := f.Configs[i].Env; e != nil {
 		if t := e["trace-events"]; t != "" {
 			parts = append(parts, "events "+t)
@@ -62,4 +78,26 @@ func describeSide(f *results.File, i int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// driftWarnings checks every configuration of f for a monotonic trend of
+// the primary metric over run order (analysis.Drift at level alpha) and
+// returns one sentence per drifting side: the machine changed during the
+// run.
+func driftWarnings(f *results.File, alpha float64) []string {
+	var out []string
+	for i := range f.Configs {
+		mk, _, drifts := analysis.Drift(f.Values(i, f.Primary), alpha)
+		if drifts {
+			out = append(out, fmt.Sprintf("side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P))
+		}
+	}
+	return out
+}
+
+// IntervalText says why the intervals of a sequential A/B report are at
+// 1 - alpha, the level of the test at the last look, and not at 95%.
+func IntervalText(alpha float64) string {
+	return fmt.Sprintf("intervals at %s%%: the level of the test at this look (1 - its alpha %s: a repeated confidence interval), so that the headline's interval excludes no change when that test decides a change, and only then (exactly for the exact U test; nearly with ties)",
+		strconv.FormatFloat(100*(1-alpha), 'g', 4, 64), analysis.FormatAlpha(alpha))
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"contend/internal/campaign"
-	"contend/internal/report"
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -26,7 +26,7 @@ func (r *Refusal) Unwrap() error { return r.Err }
 
 // Report is a campaign's comparison and what drew it.
 type Report struct {
-	*report.CompareReport
+	*comparison.Comparison
 	// Files are the result files of the finished boots in the order
 	// of the plan, Order their sides' letters (the --boots of
 	// contend-plot).
@@ -37,7 +37,7 @@ type Report struct {
 // Build returns the comparison of the campaign in dir with the boot as
 // the unit. opt.BootCost, when zero, is the median boot cost measured
 // from the ledger; opt.BootInfo is filled from the ledger.
-func Build(dir string, opt report.CompareOptions) (*Report, error) {
+func Build(dir string, opt comparison.Options) (*Report, error) {
 	p, err := campaign.ReadPlan(dir)
 	if err != nil {
 		return nil, &Refusal{err}
@@ -57,8 +57,8 @@ func Build(dir string, opt report.CompareOptions) (*Report, error) {
 		}
 	}
 	opt.BootInfo = BootInfo(led)
-	out.CompareReport, err = report.BuildComparison(sides[:], opt)
-	if errors.Is(err, report.ErrIncompatible) {
+	out.Comparison, err = comparison.Build(sides[:], opt)
+	if errors.Is(err, comparison.ErrIncompatible) {
 		return nil, &Refusal{err}
 	}
 	return out, err
@@ -66,8 +66,8 @@ func Build(dir string, opt report.CompareOptions) (*Report, error) {
 
 // finished returns the two sides of the campaign's finished boots, a
 // part per boot in the order of the plan, and their files.
-func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]report.Side, *Report, error) {
-	var sides [2]report.Side
+func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]comparison.Side, *Report, error) {
+	var sides [2]comparison.Side
 	out := &Report{}
 	done := led.Done()
 	slots := make([]int, 0, len(done))
@@ -86,7 +86,7 @@ func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]report.Sid
 		if p.Order[s] == 'B' {
 			i = 1
 		}
-		sides[i].Parts = append(sides[i].Parts, report.Part{Name: e.Result, File: f, Configs: []int{0}})
+		sides[i].Parts = append(sides[i].Parts, comparison.Part{Name: e.Result, File: f, Configs: []int{0}})
 		out.Files = append(out.Files, path)
 		out.Order += string(p.Order[s])
 	}
@@ -102,8 +102,8 @@ func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]report.Sid
 // BootInfo returns what the ledger knows of each finished boot, by boot
 // id: its slot and the settling of its step (the last start event of the
 // slot in that boot).
-func BootInfo(led *campaign.Ledger) map[string]report.BootInfo {
-	out := map[string]report.BootInfo{}
+func BootInfo(led *campaign.Ledger) map[string]comparison.BootInfo {
+	out := map[string]comparison.BootInfo{}
 	done := led.Done()
 	for _, e := range led.Events {
 		if e.Event != campaign.EvStart || e.BootID == "" {
@@ -112,7 +112,7 @@ func BootInfo(led *campaign.Ledger) map[string]report.BootInfo {
 		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {
 			continue
 		}
-		bi := report.BootInfo{Slot: e.Slot}
+		bi := comparison.BootInfo{Slot: e.Slot}
 		if e.Settle != nil {
 			bi.Settle, bi.SettleLoad, bi.HasSettle = time.Duration(e.Settle.Waited), e.Settle.Load, true
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"contend/internal/campaign"
-	"contend/internal/report"
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -85,7 +85,7 @@ func writeResult(t *testing.T, path, boot string, base float64, t0 time.Time) {
 // means.
 func TestBuild(t *testing.T) {
 	dir := campaignDir(t, "ABBAAB", 6, 90*time.Second)
-	r, err := Build(dir, report.CompareOptions{Alpha: 0.05})
+	r, err := Build(dir, comparison.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("boot level: cost %v measured %v, boots %d %d, cmp %v", bl.CostBoot, bl.CostBootMeasured, len(bl.BootsA), len(bl.BootsB), bl.Cmp)
 	}
 	info := BootInfo(mustLedger(t, dir))
-	if len(info) != 6 || info["boot3"] != (report.BootInfo{Slot: 3, Settle: 30 * time.Second, SettleLoad: 0.5, HasSettle: true}) {
+	if len(info) != 6 || info["boot3"] != (comparison.BootInfo{Slot: 3, Settle: 30 * time.Second, SettleLoad: 0.5, HasSettle: true}) {
 		t.Errorf("boot info: %+v", info)
 	}
 }
@@ -115,11 +115,11 @@ func TestBuild(t *testing.T) {
 // user's campaign (a Refusal) with the text that says what to do.
 func TestBuildRefuses(t *testing.T) {
 	var rf *Refusal
-	if _, err := Build(t.TempDir(), report.CompareOptions{}); !errors.As(err, &rf) {
+	if _, err := Build(t.TempDir(), comparison.Options{}); !errors.As(err, &rf) {
 		t.Errorf("no plan: %v", err)
 	}
 	dir := campaignDir(t, "ABBA", 1, time.Minute)
-	_, err := Build(dir, report.CompareOptions{})
+	_, err := Build(dir, comparison.Options{})
 	want := fmt.Sprintf("campaign %s: no finished boot of side B yet: nothing to compare ('contend campaign status %s')", dir, dir)
 	if !errors.As(err, &rf) || err.Error() != want {
 		t.Errorf("one side: %v\nwant %s", err, want)

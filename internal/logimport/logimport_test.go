@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"contend/internal/external"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
+	"contend/internal/summary"
 )
 
 // importRepsBefore is how import made its repetitions before it streamed
@@ -107,7 +107,7 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 		}
 		w.Close()
 		var sumBefore bytes.Buffer
-		report.Summary(&sumBefore, before, 0)
+		summary.Summary(&sumBefore, before, 0)
 
 		scan, _, _, err := external.Scan(sp, log, lo, hi)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 		}
 		w.Close()
 		var sumNow bytes.Buffer
-		report.SummaryOf(&sumNow, now, tally)
+		summary.SummaryOf(&sumNow, now, tally)
 
 		x, _ := os.ReadFile(pb)
 		y, _ := os.ReadFile(pn)

@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"contend/internal/plural"
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // DrawBoots draws a campaign: files holds one result file per boot, in
@@ -85,7 +85,7 @@ func bootsPlot(files []Input, order string, opt Options) (*bootsFigure, error) {
 		}
 		boots = append(boots, b)
 	}
-	sc := report.ScaleFor(m.Unit, ref)
+	sc := units.ScaleFor(m.Unit, ref)
 	p := plot.New()
 	p.Title.Text = m.Name + " per boot: each boot's runs, A and B coloured"
 	p.Y.Label.Text = axisLabel(m.Name, sc.Unit, "")

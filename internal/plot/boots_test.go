@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"contend/internal/report"
-
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"contend/internal/units"
 )
 
 // TestBootsPlotFrameAndLegend: the slowest and the fastest run are inside
@@ -32,7 +32,7 @@ func TestBootsPlotFrameAndLegend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	div := report.ScaleFor("ns", hi).Div
+	div := units.ScaleFor("ns", hi).Div
 	lo, hi = lo/div, hi/div
 	span := hi - lo
 	if b.p.Y.Min > lo-0.05*span || b.p.Y.Max < hi+0.05*span {

@@ -15,7 +15,7 @@ import (
 )
 
 // DrawFleet draws a fleet comparison (the JSON of 'contend compare --by
-// ... --format json', whose fields are report.FleetJSON's): the change of B against A on each
+// ... --format json', whose fields are fleet.JSON's): the change of B against A on each
 // group (host) in percent with its 95% interval, one colour per group,
 // and a line at 0. A group without an interval is drawn as its estimate
 // alone; a group without an estimate (identical values) is named on the

@@ -26,9 +26,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"contend/analysis"
-	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
+	"contend/internal/units"
 )
 
 // SeriesColors are the colours of the series, in order; tests find the
@@ -169,7 +169,7 @@ func curves(format string, files []Input, opt Options) (vg.CanvasWriterTo, error
 			}
 		}
 	}
-	sc := report.ScaleFor(metric.Unit, ref)
+	sc := units.ScaleFor(metric.Unit, ref)
 	p := plot.New()
 	x := as[0].XParam
 	p.Title.Text = fmt.Sprintf("%s: %s against %s", files[0].File.Workload, metric.Name, x.Name)
@@ -462,7 +462,7 @@ func samples(format string, files []Input, opt Options) (vg.CanvasWriterTo, erro
 	if len(ss) > MaxSeries {
 		return nil, fmt.Errorf("%d series: at most %d in one plot", len(ss), MaxSeries)
 	}
-	sc := report.ScaleFor(metric.Unit, ref)
+	sc := units.ScaleFor(metric.Unit, ref)
 	ylab := axisLabel(metric.Name, sc.Unit, "")
 
 	box := plot.New()

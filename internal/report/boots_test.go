@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -30,7 +31,7 @@ func TestBootLevelOneBoot(t *testing.T) {
 	a := bootFile(map[string][]float64{"x": {10, 11, 12, 13, 14}}, "x")
 	b := bootFile(map[string][]float64{"x": {12, 13, 14, 15, 16}}, "x")
 	var out bytes.Buffer
-	if err := Compare(&out, []Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{}, "text"); err != nil {
+	if err := Compare(&out, []comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "Boots: A ran in one boot, B in one boot: boot-to-boot variance is not measured and the p-value covers this boot only.") {
@@ -41,7 +42,7 @@ func TestBootLevelOneBoot(t *testing.T) {
 		a.Reps[i].BootID = ""
 	}
 	out.Reset()
-	Compare(&out, []Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{}, "text")
+	Compare(&out, []comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, comparison.Options{}, "text")
 	if strings.Contains(out.String(), "Boot") {
 		t.Errorf("boot lines without boot ids:\n%s", out.String())
 	}
@@ -51,14 +52,14 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	av := map[string][]float64{"a1": {100, 101, 102}, "a2": {104, 105, 103}, "a3": {99, 100, 98}}
 	bv := map[string][]float64{"b1": {110, 111, 109}, "b2": {108, 107, 109}, "b3": {112, 111, 113}}
 	a, b := bootFile(av, "a1", "a2", "a3"), bootFile(bv, "b1", "b2", "b3")
-	r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b)}, CompareOptions{BootCost: 90 * time.Second})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, comparison.Options{BootCost: 90 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Boots) != 1 || r.Boots[0].Cmp == nil {
 		t.Fatalf("boot level: %+v", r.Boots)
 	}
-	want, _ := analysis.CompareBoots([][]float64{av["a1"], av["a2"], av["a3"]}, [][]float64{bv["b1"], bv["b2"], bv["b3"]}, Confidence)
+	want, _ := analysis.CompareBoots([][]float64{av["a1"], av["a2"], av["a3"]}, [][]float64{bv["b1"], bv["b2"], bv["b3"]}, comparison.Confidence)
 	got := r.Boots[0]
 	if math.Abs(got.Cmp.P-want.P) > 1e-12 || got.Cmp.Ratio != want.Ratio {
 		t.Errorf("boot level P %v ratio %v, want %v %v", got.Cmp.P, got.Cmp.Ratio, want.P, want.Ratio)
@@ -68,14 +69,14 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	}
 	// The plan is never wider than the design just run (3 boots x 3 runs
 	// per side, 6·90+18 s), and has at least 3 boots per side.
-	if cur := analysis.BootHalfWidth(3, 3, want.Components, Confidence); got.Plan.HalfWidth > cur || got.Plan.BootsPerSide < 3 {
+	if cur := analysis.BootHalfWidth(3, 3, want.Components, comparison.Confidence); got.Plan.HalfWidth > cur || got.Plan.BootsPerSide < 3 {
 		t.Errorf("plan %+v, wider than the current 3x3 (%v)", got.Plan, cur)
 	}
-	if p := analysis.PlanBoots(90, 1, want.Components, 6*90+18, Confidence, 3, 3); p != got.Plan {
+	if p := analysis.PlanBoots(90, 1, want.Components, 6*90+18, comparison.Confidence, 3, 3); p != got.Plan {
 		t.Errorf("plan %+v, want %+v", got.Plan, p)
 	}
 	var js bytes.Buffer
-	if err := r.Write(&js, "json"); err != nil {
+	if err := Write(&js, r, "json"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"boot_level"`, `"next_runs_per_boot"`, `"unit_of_analysis": "boot"`, `"per_boot": [`,
@@ -86,8 +87,8 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	}
 	// Markdown and CSV carry the boot level too (they dropped it).
 	var md, cs bytes.Buffer
-	r.Write(&md, "markdown")
-	r.Write(&cs, "csv")
+	Write(&md, r, "markdown")
+	Write(&cs, r, "csv")
 	if !strings.Contains(md.String(), "boot level +8.6% [+3.3%, +14.0%], p=0.0098") || !strings.Contains(md.String(), "| time | 101.3 ns | 110.0 ns | +8.6% [+3.3%, +14.0%] | 0.0098 | slower |") {
 		t.Errorf("markdown lacks the boot level:\n%s", md.String())
 	}
@@ -96,7 +97,7 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 		t.Errorf("csv lacks the boot level:\n%s", cs.String())
 	}
 	var out bytes.Buffer
-	r.Write(&out, "text")
+	Write(&out, r, "text")
 	text := strings.Join(strings.Fields(out.String()), " ")
 	for _, s := range []string{"Boot level (the boot as the unit: 3+3 boots, 9+9 runs", "w time: 101.3 ns -> 110.0 ns, boot level +8.6% [+3.3%, +14.0%], p=0.0098 (t on 3+3 boots, 9+9 runs): slower",
 		"Per boot (time;", "Runs pooled (a description: it treats the runs as independent", "a boot 1m30s (given)", "expected interval [-"} {
@@ -105,18 +106,18 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		opt  CompareOptions
+		opt  comparison.Options
 		want string
 	}{
-		{CompareOptions{BootCost: 90 * time.Second, BootCostMeasured: true}, "a boot 1m30s (measured)"},
-		{CompareOptions{}, "a boot 2m0s (assumed; --boot-cost)"},
+		{comparison.Options{BootCost: 90 * time.Second, BootCostMeasured: true}, "a boot 1m30s (measured)"},
+		{comparison.Options{}, "a boot 2m0s (assumed; --boot-cost)"},
 	} {
-		r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b)}, c.opt)
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out.Reset()
-		r.Write(&out, "text")
+		Write(&out, r, "text")
 		if text := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(text, c.want) {
 			t.Errorf("%+v: text lacks %q:\n%s", c.opt, c.want, out.String())
 		}
@@ -137,7 +138,7 @@ func TestBootUnitCountsAndSides(t *testing.T) {
 		return f
 	}
 	a, b, c := mk(0, "a1", "a2", "a3"), mk(0.5, "b1", "b2", "b3"), mk(0, "c1", "c2")
-	r, err := BuildComparison([]Side{FileSide("a", a), FileSide("b", b), FileSide("c", c)}, CompareOptions{})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b), comparison.FileSide("c", c)}, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestBootUnitCountsAndSides(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := r.Write(&out, "text"); err != nil {
+	if err := Write(&out, r, "text"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Boot level, B vs A (the boot as the unit: 3+3 boots") || !strings.Contains(out.String(), "Boot level, C vs A (the boot as the unit: 3+2 boots") {
@@ -162,7 +163,7 @@ func TestBootUnitCountsAndSides(t *testing.T) {
 	}
 	for _, f := range []string{"markdown", "csv", "json"} {
 		out.Reset()
-		if err := r.Write(&out, f); err != nil || !strings.Contains(out.String(), "boot") {
+		if err := Write(&out, r, f); err != nil || !strings.Contains(out.String(), "boot") {
 			t.Errorf("%s: %v\n%s", f, err, out.String())
 		}
 	}
@@ -180,7 +181,7 @@ func TestBootMDEPhraseAbsurd(t *testing.T) {
 		{1724.69, 0.99942, "too few boots for this noise: 80% power only against a factor of 1.73e+03 or more either way"},
 		{1.0, 0.5, "too few boots for this noise: 80% power only against a factor of 2 or more either way"},
 	} {
-		if got := bootMDEPhrase(&BootRow{MDEUp: c.up, MDEDown: c.down}); got != c.want {
+		if got := bootMDEPhrase(&comparison.BootRow{MDEUp: c.up, MDEDown: c.down}); got != c.want {
 			t.Errorf("MDE +%v/-%v: %q, want %q", c.up, c.down, got, c.want)
 		}
 	}

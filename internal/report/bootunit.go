@@ -9,8 +9,11 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/plural"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // The boot as the unit of the verdict.
@@ -25,184 +28,9 @@ import (
 // every format, and shows the pooled runs only as a description, said to
 // treat runs as independent.
 
-// BootPower is the power of the boot-level minimum detectable change.
-const BootPower = 0.8
-
-// A BootRow is the boot-level comparison of one metric of a pair.
-type BootRow struct {
-	Metric    string
-	Direction analysis.Direction
-	// Identical: every value on both sides is the same number (not
-	// tested, as in the pooled rows).
-	Identical bool
-	// Cmp is the comparison, nil when Identical or when it could not be
-	// made (Reason says why).
-	Cmp    *analysis.BootComparison
-	Reason string
-	// AdjustedP is Cmp.P Holm-adjusted over FamilySize tests (the
-	// families of the pooled rows); Verdict decided from it.
-	AdjustedP  float64
-	FamilySize int
-	Verdict    analysis.Verdict
-	// MDEUp and MDEDown are the changes the test would find with power
-	// BootPower at the level alpha/FamilySize, from its standard error.
-	MDEUp, MDEDown float64
-}
-
-// Change returns the boot-level change B/A-1 and its interval.
-func (b BootRow) Change() (est, lo, hi float64) {
-	if b.Cmp == nil {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	return b.Cmp.Ratio - 1, b.Cmp.Lo - 1, b.Cmp.Hi - 1
-}
-
-// Means returns the centres of the two sides the change is of: the
-// geometric means of the per-boot geometric means, or, on the shift
-// scale, the means of the per-boot means.
-func (b BootRow) Means() (a, bb float64) {
-	c := b.Cmp
-	if c == nil {
-		return math.NaN(), math.NaN()
-	}
-	if c.Shift {
-		return mean(c.MeansA), mean(c.MeansB)
-	}
-	return math.Exp(mean(c.MeansA)), math.Exp(mean(c.MeansB))
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// pairIndex returns the index of the pair of sides a and b in r.Pairs.
-func (r *CompareReport) pairIndex(a, b int) int {
-	for i, p := range r.Pairs {
-		if p.A == a && p.B == b {
-			return i
-		}
-	}
-	return -1
-}
-
-// bootRows compares every metric of pair p with the boot as the unit.
-func (r *CompareReport) bootRows(p PairReport) []BootRow {
-	var out []BootRow
-	for _, row := range p.Rows {
-		br := BootRow{Metric: row.Metric.Name, Direction: row.Direction, Identical: row.Identical,
-			AdjustedP: math.NaN(), MDEUp: math.NaN(), MDEDown: math.NaN()}
-		if !row.Identical {
-			ba, okA := sideBoots(r.sideParts[p.A], row.Metric.Name)
-			bb, okB := sideBoots(r.sideParts[p.B], row.Metric.Name)
-			var ga, gb [][]float64
-			for _, b := range ba {
-				ga = append(ga, b.Values)
-			}
-			for _, b := range bb {
-				gb = append(gb, b.Values)
-			}
-			switch {
-			case !okA || !okB:
-				br.Reason = "a repetition records no boot"
-			default:
-				c, err := analysis.CompareBootMeans(ga, gb, Confidence)
-				if err != nil {
-					br.Reason = strings.TrimPrefix(err.Error(), "analysis: ")
-				} else {
-					br.Cmp = &c
-				}
-			}
-		}
-		out = append(out, br)
-	}
-	return out
-}
-
-// adjustBootRows Holm-adjusts the boot-level p-values in the families of
-// the pooled rows (the headline over the pairs, the other metrics, the
-// kernel evidence; or all together with OneFamily) and decides each
-// verdict.
-func (r *CompareReport) adjustBootRows() {
-	fams := map[int][]*BootRow{}
-	for bi := range r.Boots {
-		for i := range r.Boots[bi].Rows {
-			row := &r.Boots[bi].Rows[i]
-			if row.Cmp == nil {
-				continue
-			}
-			f := 1
-			switch {
-			case r.Options.OneFamily:
-			case row.Metric == r.Headline:
-				f = 0
-			case evidence.IsEvidence(row.Metric):
-				f = 2
-			}
-			fams[f] = append(fams[f], row)
-		}
-	}
-	for _, fam := range fams {
-		ps := make([]float64, len(fam))
-		for i, row := range fam {
-			ps[i] = row.Cmp.P
-		}
-		adj, err := analysis.Holm(ps)
-		if err != nil {
-			continue // p-values of t-tests are in [0, 1]
-		}
-		for i, row := range fam {
-			row.AdjustedP, row.FamilySize = adj[i], len(fam)
-			row.MDEUp, row.MDEDown = row.Cmp.MDE(r.Options.Alpha/float64(len(fam)), BootPower)
-			row.Verdict = bootVerdict(row, r.Options.Alpha, r.Options.Threshold)
-		}
-	}
-}
-
-// bootVerdict decides the verdict of a boot-level row as the pooled rows
-// decide theirs: no significant change above alpha, within noise below
-// the noise band, else the direction.
-func bootVerdict(row *BootRow, alpha, threshold float64) analysis.Verdict {
-	est, _, _ := row.Change()
-	switch {
-	case !(row.AdjustedP <= alpha) || est == 0:
-		return analysis.VerdictNoChange
-	case math.Abs(est) < threshold:
-		return analysis.VerdictWithinNoise
-	}
-	up := est > 0
-	switch {
-	case row.Direction == analysis.LowerIsBetter && up, row.Direction == analysis.HigherIsBetter && !up:
-		return analysis.VerdictWorse
-	case row.Direction == analysis.LowerIsBetter, row.Direction == analysis.HigherIsBetter:
-		return analysis.VerdictBetter
-	case up:
-		return analysis.VerdictIncrease
-	}
-	return analysis.VerdictDecrease
-}
-
-// BootUnit reports whether the boot is the unit of the verdict: every
-// pair's sides span two or more boots and its headline metric was
-// compared by boot.
-func (r *CompareReport) BootUnit() bool {
-	if len(r.Boots) != len(r.Pairs) || len(r.Pairs) == 0 {
-		return false
-	}
-	for _, b := range r.Boots {
-		if b.OneBoot() || b.Cmp == nil || len(b.Rows) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // bootHeading heads the boot-level table of b, naming its pair when the
 // report has several.
-func (r *CompareReport) bootHeading(b *BootLevel) string {
+func bootHeading(r *comparison.Comparison, b *comparison.BootLevel) string {
 	pair := ""
 	if len(r.Pairs) > 1 {
 		pair = ", " + r.Sides[b.B].Label + " vs " + r.Sides[b.A].Label
@@ -210,33 +38,9 @@ func (r *CompareReport) bootHeading(b *BootLevel) string {
 	return fmt.Sprintf("Boot level%s (the boot as the unit: %d+%d boots, %d+%d runs; the verdicts):", pair, b.Cmp.BootsA, b.Cmp.BootsB, b.Cmp.RunsA, b.Cmp.RunsB)
 }
 
-// bootLevelOf returns the boot level of pair p (nil when it has none).
-func (r *CompareReport) bootLevelOf(p PairReport) *BootLevel {
-	for i := range r.Boots {
-		if r.Boots[i].A == p.A && r.Boots[i].B == p.B {
-			return &r.Boots[i]
-		}
-	}
-	return nil
-}
-
-// bootRowOf returns the boot-level row of metric in pair p.
-func (r *CompareReport) bootRowOf(p PairReport, metric string) *BootRow {
-	b := r.bootLevelOf(p)
-	if b == nil {
-		return nil
-	}
-	for i := range b.Rows {
-		if b.Rows[i].Metric == metric {
-			return &b.Rows[i]
-		}
-	}
-	return nil
-}
-
 // bootVerdictWord is the verdict of a boot-level row in one word, as
 // VerdictWord says it of pooled rows; "-" when it was not compared.
-func bootVerdictWord(row *BootRow, timeLikeMetric bool) string {
+func bootVerdictWord(row *comparison.BootRow, timeLikeMetric bool) string {
 	switch {
 	case row == nil:
 		return "-"
@@ -258,8 +62,8 @@ func bootVerdictWord(row *BootRow, timeLikeMetric bool) string {
 	return string(row.Verdict)
 }
 
-// formatPAt renders "p=0.12" or "p<0.001".
-func formatPAt(p float64) string {
+// FormatPAt renders "p=0.12" or "p<0.001".
+func FormatPAt(p float64) string {
 	if strings.HasPrefix(FormatP(p), "<") {
 		return "p" + FormatP(p)
 	}
@@ -267,7 +71,7 @@ func formatPAt(p float64) string {
 }
 
 // bootMDEPhrase says which changes the boot-level test would have found.
-func bootMDEPhrase(row *BootRow) string {
+func bootMDEPhrase(row *comparison.BootRow) string {
 	if math.IsNaN(row.MDEUp) {
 		return ""
 	}
@@ -275,24 +79,24 @@ func bootMDEPhrase(row *BootRow) string {
 		// A doubling or more: percentages such as +172469% or -100%
 		// say nothing; the factor does.
 		return fmt.Sprintf("too few boots for this noise: %.0f%% power only against a factor of %.3g or more either way",
-			100*BootPower, 1+row.MDEUp)
+			100*comparison.BootPower, 1+row.MDEUp)
 	}
-	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
+	return fmt.Sprintf("%.0f%% power to detect +%s or -%s", 100*comparison.BootPower, pctAbs(row.MDEUp), pctAbs(row.MDEDown))
 }
 
 // bootHeadline is the one-line summary of pair p with the boot as the
 // unit:
 //
 //	faultme time: 101 ms -> 99.8 ms, boot level -1.2% [-4.0%, +1.7%], p=0.35 (t on 4+4 boots, 40+40 runs): no significant change (80% power to detect +4.1% or -3.9%)
-func (r *CompareReport) bootHeadline(p PairReport) string {
-	row := r.bootRowOf(p, r.Headline)
+func bootHeadline(r *comparison.Comparison, p comparison.PairReport) string {
+	row := r.BootRowOf(p, r.Headline)
 	if row == nil || (row.Cmp == nil && !row.Identical) {
-		return r.HeadlineFor(p)
+		return HeadlineFor(r, p)
 	}
-	m := r.metric(r.Headline)
-	b := r.bootLevelOf(p)
+	m := r.Metric(r.Headline)
+	b := r.BootLevelOf(p)
 	ma, mb := row.Means()
-	sc := ScaleFor(m.Unit, ma)
+	sc := units.ScaleFor(m.Unit, ma)
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s %s: %s -> %s, boot level", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
 	if row.Identical {
@@ -300,7 +104,7 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 		return s.String()
 	}
 	est, lo, hi := row.Change()
-	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", Percent(est), pctRange(lo, hi), formatPAt(row.AdjustedP),
+	fmt.Fprintf(&s, " %s %s, %s (t on %d+%d boots, %d+%d runs", units.Percent(est), PercentRange(lo, hi), FormatPAt(row.AdjustedP),
 		len(b.BootsA), len(b.BootsB), row.Cmp.RunsA, row.Cmp.RunsB)
 	if row.FamilySize > 1 {
 		fmt.Fprintf(&s, ", Holm over %d", row.FamilySize)
@@ -315,7 +119,7 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 	case analysis.VerdictWithinNoise:
 		fmt.Fprintf(&s, "within noise (|change| < %s)", pctAbs(r.Options.Threshold))
 	default:
-		s.WriteString(bootVerdictWord(row, timeLike(m)))
+		s.WriteString(bootVerdictWord(row, comparison.TimeLike(m)))
 	}
 	return s.String()
 }
@@ -323,32 +127,32 @@ func (r *CompareReport) bootHeadline(p PairReport) string {
 // writeHeadlineText writes a headline in 80 columns, broken before the
 // test's parenthesis when it is too long.
 func writeHeadlineText(w io.Writer, h string) {
-	if utf8.RuneCountInString(h) > Width {
-		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+	if utf8.RuneCountInString(h) > textfmt.Width {
+		if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 			fmt.Fprintln(w, h[:i])
-			writeWrapped(w, "  "+h[i+1:], "  ")
+			textfmt.WriteWrapped(w, "  "+h[i+1:], "  ")
 			return
 		}
 	}
-	writeWrapped(w, h, "  ")
+	textfmt.WriteWrapped(w, h, "  ")
 }
 
 // writeBootUnitText is the text report when the boot is the unit: the
 // boot-level headline, the boot-level table of every metric (the
 // verdicts), the variance components and the next campaign, the per-boot
 // table, then the pooled runs as a description.
-func (r *CompareReport) writeBootUnitText(w io.Writer) {
+func writeBootUnitText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		writeHeadlineText(w, r.bootHeadline(p))
+		writeHeadlineText(w, bootHeadline(r, p))
 	}
-	r.writeParamNote(w)
+	writeParamNote(r, w)
 	usedTilde := false
 	for _, p := range r.Pairs {
-		b := r.bootLevelOf(p)
+		b := r.BootLevelOf(p)
 		la, lb := r.Sides[p.A].Label, r.Sides[p.B].Label
 		fmt.Fprintln(w)
-		writeWrapped(w, r.bootHeading(b), "  ")
-		var prim, ev []BootRow
+		textfmt.WriteWrapped(w, bootHeading(r, b), "  ")
+		var prim, ev []comparison.BootRow
 		same := 0
 		for _, row := range b.Rows {
 			switch {
@@ -360,19 +164,19 @@ func (r *CompareReport) writeBootUnitText(w io.Writer) {
 				ev = append(ev, row)
 			}
 		}
-		usedTilde = r.writeBootTable(w, p, prim) || usedTilde
+		usedTilde = writeBootTable(r, w, p, prim) || usedTilde
 		if len(ev) > 0 || same > 0 {
 			fmt.Fprintln(w)
-			writeWrapped(w, evidenceTitle+":", "  ")
-			usedTilde = r.writeBootTable(w, p, ev) || usedTilde
+			textfmt.WriteWrapped(w, evidence.Title+":", "  ")
+			usedTilde = writeBootTable(r, w, p, ev) || usedTilde
 			if same > 0 {
-				writeWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
+				textfmt.WriteWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
 			}
 		}
 		fmt.Fprintln(w)
-		lines := b.Lines(la, lb)
+		lines := bootLines(b, la, lb)
 		for _, l := range lines[2:] {
-			writeWrapped(w, strings.TrimPrefix(l, "  "), "    ")
+			textfmt.WriteWrapped(w, strings.TrimPrefix(l, "  "), "    ")
 		}
 	}
 	fmt.Fprintln(w)
@@ -380,23 +184,23 @@ func (r *CompareReport) writeBootUnitText(w io.Writer) {
 	if usedTilde {
 		legend = append(legend, "~ no significant change.")
 	}
-	legend = append(legend, r.bootMethodNote())
-	writeWrapped(w, strings.Join(legend, " "), "")
-	r.writePerBoot(w)
+	legend = append(legend, bootMethodNote(r))
+	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
+	writePerBoot(r, w)
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
-		writeWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
+		textfmt.WriteWrapped(w, "Runs pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):", "  ")
 		prim, _, _ := splitEvidence(p)
-		r.writePairTable(w, prim)
+		writePairTable(r, w, prim)
 	}
 	fmt.Fprintln(w)
-	writeWrapped(w, r.estimatorNote(), "")
+	textfmt.WriteWrapped(w, estimatorNote(r), "")
 }
 
 // writeBootTable writes the boot-level rows of pair p: the centres of A
 // and B, the change with its interval, p and the verdict. It reports
 // whether a "~" was written.
-func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow) (tilde bool) {
+func writeBootTable(r *comparison.Comparison, w io.Writer, p comparison.PairReport, rows []comparison.BootRow) (tilde bool) {
 	if len(rows) == 0 {
 		return false
 	}
@@ -404,24 +208,24 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 	type line = namedRow
 	lines := []line{{"metric", []string{a.Label, b.Label, "change", "p", "verdict"}}}
 	for _, row := range rows {
-		m := r.metric(row.Metric)
+		m := r.Metric(row.Metric)
 		switch {
 		case row.Identical:
-			xa := r.Sides[p.A].values(row.Metric)
-			sc := ScaleFor(m.Unit, xa[0])
+			xa := r.Sides[p.A].Values(row.Metric)
+			sc := units.ScaleFor(m.Unit, xa[0])
 			lines = append(lines, line{row.Metric, []string{sc.Format(xa[0]), sc.Format(xa[0]), "0", "-", "identical"}})
 		case row.Cmp == nil:
 			lines = append(lines, line{row.Metric, []string{"-", "-", "-", "-", "not compared: " + row.Reason}})
 		default:
 			ma, mb := row.Means()
-			sc := ScaleFor(m.Unit, ma)
-			v := bootVerdictWord(&row, timeLike(m))
+			sc := units.ScaleFor(m.Unit, ma)
+			v := bootVerdictWord(&row, comparison.TimeLike(m))
 			if row.Verdict == analysis.VerdictNoChange {
 				v, tilde = "~", true
 			}
 			est, lo, hi := row.Change()
-			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), Percent(est), FormatP(row.AdjustedP), v}},
-				line{"", []string{"", "", pctRange(lo, hi), "", ""}})
+			lines = append(lines, line{row.Metric, []string{sc.Format(ma), sc.Format(mb), units.Percent(est), FormatP(row.AdjustedP), v}},
+				line{"", []string{"", "", PercentRange(lo, hi), "", ""}})
 		}
 	}
 	width := make([]int, 5)
@@ -430,7 +234,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	budget := Width
+	budget := textfmt.Width
 	for _, x := range width {
 		budget -= x + 2
 	}
@@ -439,7 +243,7 @@ func (r *CompareReport) writeBootTable(w io.Writer, p PairReport, rows []BootRow
 }
 
 // bootMethodNote says how the boot-level table was made.
-func (r *CompareReport) bootMethodNote() string {
+func bootMethodNote(r *comparison.Comparison) string {
 	var fams []string
 	count := map[int]int{}
 	for _, b := range r.Boots {
@@ -473,7 +277,7 @@ func (r *CompareReport) bootMethodNote() string {
 	if n := count[2]; n > 0 {
 		fams = append(fams, fmt.Sprintf("kernel evidence: Holm over %s together", tests(n)))
 	}
-	s := fmt.Sprintf("Boot level: each boot summarised by the mean of its log values; A, B: geometric means of the per-boot geometric means; change: their ratio -1 with its %.0f%% interval; p: two-sided Student's t on the per-boot means (boots_A + boots_B - 2 df; the REML mixed model's estimate for balanced boots); metrics with values <= 0: means of values, change over |mean of A|", Confidence*100)
+	s := fmt.Sprintf("Boot level: each boot summarised by the mean of its log values; A, B: geometric means of the per-boot geometric means; change: their ratio -1 with its %.0f%% interval; p: two-sided Student's t on the per-boot means (boots_A + boots_B - 2 df; the REML mixed model's estimate for balanced boots); metrics with values <= 0: means of values, change over |mean of A|", comparison.Confidence*100)
 	if len(fams) > 0 {
 		s += "; " + strings.Join(fams, "; ")
 	}
@@ -486,21 +290,21 @@ func (r *CompareReport) bootMethodNote() string {
 
 // perBootRow is one boot of the per-boot table.
 type perBootRow struct {
-	Boot   Boot
+	Boot   comparison.Boot
 	Side   string
 	Number int // boot of the plan from 1, or the order of the first runs
-	Info   *BootInfo
+	Info   *comparison.BootInfo
 	Median float64
 	Spread float64 // standard deviation over the mean, of the headline metric
 }
 
 // perBoot returns every boot of every side on the headline metric, in the
 // order of the plan (the campaign's slots) or of their first runs.
-func (r *CompareReport) perBoot() []perBootRow {
+func perBoot(r *comparison.Comparison) []perBootRow {
 	var out []perBootRow
 	seen := map[string]bool{}
 	for si := range r.Sides {
-		boots, ok := sideBoots(r.sideParts[si], r.Headline)
+		boots, ok := comparison.SideBoots(r.SideParts(si), r.Headline)
 		if !ok {
 			continue
 		}
@@ -511,7 +315,7 @@ func (r *CompareReport) perBoot() []perBootRow {
 			}
 			seen[key] = true
 			row := perBootRow{Boot: b, Side: r.Sides[si].Label, Median: analysis.Median(b.Values), Spread: math.NaN()}
-			if s, err := analysis.Summarize(b.Values, Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
+			if s, err := analysis.Summarize(b.Values, comparison.Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
 				row.Spread = s.StdDev / math.Abs(s.Mean)
 			}
 			if inf, ok := r.Options.BootInfo[b.ID]; ok {
@@ -537,16 +341,16 @@ func (r *CompareReport) perBoot() []perBootRow {
 }
 
 // writePerBoot writes the per-boot table of the headline metric.
-func (r *CompareReport) writePerBoot(w io.Writer) {
-	rows := r.perBoot()
+func writePerBoot(r *comparison.Comparison, w io.Writer) {
+	rows := perBoot(r)
 	if len(rows) == 0 {
 		return
 	}
-	m := r.metric(r.Headline)
-	sc := ScaleFor(m.Unit, rows[0].Median)
+	m := r.Metric(r.Headline)
+	sc := units.ScaleFor(m.Unit, rows[0].Median)
 	fmt.Fprintln(w)
-	writeWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
-	t := &Table{}
+	textfmt.WriteWrapped(w, fmt.Sprintf("Per boot (%s; spread: standard deviation over the mean; load: median 1-minute load average at its runs' starts):", r.Headline), "  ")
+	t := &textfmt.Table{}
 	t.AlignLeft(1, 2, 3)
 	t.Row("boot", "side", "id", "kernel", "runs", "median", "spread", "settled", "load")
 	for _, x := range rows {
@@ -579,7 +383,7 @@ func shortBootID(id string) string {
 
 // writeParamNote writes the note on differing parameters next to the
 // headline.
-func (r *CompareReport) writeParamNote(w io.Writer) {
+func writeParamNote(r *comparison.Comparison, w io.Writer) {
 	if len(r.ParamDiffs) == 0 {
 		return
 	}
@@ -595,7 +399,7 @@ func (r *CompareReport) writeParamNote(w io.Writer) {
 		}
 		ds = append(ds, d.Key+": "+strings.Join(vs, ", "))
 	}
-	writeWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
+	textfmt.WriteWrapped(w, "  note: the parameters differ ("+strings.Join(ds, "; ")+"): the change is partly theirs", "  ")
 }
 
 // jsonBootMetric is the boot-level part of a metric in the JSON format.
@@ -603,12 +407,12 @@ type jsonBootMetric struct {
 	BootsA     int    `json:"boots_a"`
 	BootsB     int    `json:"boots_b"`
 	Scale      string `json:"scale"` // "log" or "shift"
-	MeanA      num    `json:"mean_a"`
-	MeanB      num    `json:"mean_b"`
-	DF         num    `json:"df"`
-	SE         num    `json:"se"`
-	VarWithin  num    `json:"var_within"`
-	VarBetween num    `json:"var_between"`
+	MeanA      Num    `json:"mean_a"`
+	MeanB      Num    `json:"mean_b"`
+	DF         Num    `json:"df"`
+	SE         Num    `json:"se"`
+	VarWithin  Num    `json:"var_within"`
+	VarBetween Num    `json:"var_between"`
 	Reason     string `json:"reason,omitempty"`
 }
 
@@ -616,15 +420,15 @@ type jsonBootMetric struct {
 // of a boot-level report: it treats runs as independent.
 type jsonPooled struct {
 	Note      string   `json:"note"`
-	Change    num      `json:"change"`
-	ChangeLo  num      `json:"change_lo"`
-	ChangeHi  num      `json:"change_hi"`
+	Change    Num      `json:"change"`
+	ChangeLo  Num      `json:"change_lo"`
+	ChangeHi  Num      `json:"change_hi"`
 	Estimator string   `json:"change_estimator"`
-	P         num      `json:"p"`
-	PAdjusted num      `json:"p_adjusted"`
+	P         Num      `json:"p"`
+	PAdjusted Num      `json:"p_adjusted"`
 	Method    string   `json:"method"`
-	MDEUp     num      `json:"mde_up"`
-	MDEDown   num      `json:"mde_down"`
+	MDEUp     Num      `json:"mde_up"`
+	MDEDown   Num      `json:"mde_down"`
 	Verdict   string   `json:"verdict"`
 	Warnings  []string `json:"warnings"`
 }
@@ -634,8 +438,8 @@ const pooledNote = "runs pooled: treats the runs as independent, which runs of o
 // bootMetricData turns the metric j of pair p, as rowData made it from
 // the pooled runs, into the boot-level one: change, p, MDE and verdict
 // from the boot level, the pooled ones under "pooled".
-func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
-	row := r.bootRowOf(p, j.Metric)
+func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j MetricJSON) MetricJSON {
+	row := r.BootRowOf(p, j.Metric)
 	if row == nil {
 		return j
 	}
@@ -643,11 +447,11 @@ func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
 		P: j.P, PAdjusted: j.PAdjusted, Method: j.Method, MDEUp: j.MDEUp, MDEDown: j.MDEDown, Verdict: j.Verdict, Warnings: j.Warnings}
 	j.Warnings = []string{}
 	j.UnitOfAnalysis = "boot"
-	b := r.bootLevelOf(p)
+	b := r.BootLevelOf(p)
 	bm := &jsonBootMetric{BootsA: len(b.BootsA), BootsB: len(b.BootsB), Reason: row.Reason}
 	j.Boot = bm
-	j.Verdict = bootVerdictWord(row, timeLike(r.metric(j.Metric)))
-	nan := num(math.NaN())
+	j.Verdict = bootVerdictWord(row, comparison.TimeLike(r.Metric(j.Metric)))
+	nan := Num(math.NaN())
 	j.CliffsDelta = nan
 	if row.Identical {
 		j.P, j.PAdjusted, j.MDE, j.MDEUp, j.MDEDown, j.FamilySize = nan, nan, nan, nan, nan, 0
@@ -668,14 +472,14 @@ func (r *CompareReport) bootMetricData(p PairReport, j jsonMetric) jsonMetric {
 		j.Estimator = "difference of means of per-boot means over |mean(A)|"
 	}
 	ma, mb := row.Means()
-	bm.MeanA, bm.MeanB, bm.DF, bm.SE = num(ma), num(mb), num(c.DF), num(c.SE)
-	bm.VarWithin, bm.VarBetween = num(c.Components.Within), num(c.Components.Between)
+	bm.MeanA, bm.MeanB, bm.DF, bm.SE = Num(ma), Num(mb), Num(c.DF), Num(c.SE)
+	bm.VarWithin, bm.VarBetween = Num(c.Components.Within), Num(c.Components.Between)
 	est, lo, hi := row.Change()
-	j.Change, j.ChangeLo, j.ChangeHi = num(est), num(lo), num(hi)
-	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(row.AdjustedP), row.FamilySize
+	j.Change, j.ChangeLo, j.ChangeHi = Num(est), Num(lo), Num(hi)
+	j.P, j.PAdjusted, j.FamilySize = Num(c.P), Num(row.AdjustedP), row.FamilySize
 	j.Method = "Student t on per-boot means"
-	j.MDEUp, j.MDEDown = num(row.MDEUp), num(row.MDEDown)
-	j.MDE = num(math.Max(row.MDEUp, row.MDEDown))
+	j.MDEUp, j.MDEDown = Num(row.MDEUp), Num(row.MDEDown)
+	j.MDE = Num(math.Max(row.MDEUp, row.MDEDown))
 	return j
 }
 
@@ -688,21 +492,21 @@ type jsonPerBoot struct {
 	File       string `json:"file"`
 	Runs       int    `json:"runs"`
 	Metric     string `json:"metric"`
-	Median     num    `json:"median"`
-	Spread     num    `json:"spread"`
-	Load       num    `json:"load"`
-	SettleS    num    `json:"settle_s"`
-	SettleLoad num    `json:"settle_load"`
+	Median     Num    `json:"median"`
+	Spread     Num    `json:"spread"`
+	Load       Num    `json:"load"`
+	SettleS    Num    `json:"settle_s"`
+	SettleLoad Num    `json:"settle_load"`
 }
 
-func (r *CompareReport) perBootJSON() []jsonPerBoot {
+func perBootJSON(r *comparison.Comparison) []jsonPerBoot {
 	var out []jsonPerBoot
-	for _, x := range r.perBoot() {
+	for _, x := range perBoot(r) {
 		j := jsonPerBoot{Boot: x.Number, Side: x.Side, BootID: x.Boot.ID, Kernel: x.Boot.Kernel, File: x.Boot.Part,
-			Runs: len(x.Boot.Values), Metric: r.Headline, Median: num(x.Median), Spread: num(x.Spread), Load: num(x.Boot.Load),
-			SettleS: num(math.NaN()), SettleLoad: num(math.NaN())}
+			Runs: len(x.Boot.Values), Metric: r.Headline, Median: Num(x.Median), Spread: Num(x.Spread), Load: Num(x.Boot.Load),
+			SettleS: Num(math.NaN()), SettleLoad: Num(math.NaN())}
 		if x.Info != nil && x.Info.HasSettle {
-			j.SettleS, j.SettleLoad = num(x.Info.Settle.Seconds()), num(x.Info.SettleLoad)
+			j.SettleS, j.SettleLoad = Num(x.Info.Settle.Seconds()), Num(x.Info.SettleLoad)
 		}
 		out = append(out, j)
 	}
@@ -714,7 +518,7 @@ var bootCSVHeader = []string{"unit_of_analysis", "boots_a", "boots_b", "pooled_c
 
 // bootCSVCells are the cells of bootCSVHeader for metric j (made by
 // bootMetricData).
-func bootCSVCells(j jsonMetric) []string {
+func bootCSVCells(j MetricJSON) []string {
 	if j.Pooled == nil {
 		return make([]string, len(bootCSVHeader))
 	}
@@ -729,27 +533,27 @@ func bootCSVCells(j jsonMetric) []string {
 // writeBootMarkdown writes the Markdown report's body when the boot is
 // the unit: the boot-level headline and table, the variance components
 // and the plan, then the pooled runs as a description.
-func (r *CompareReport) writeBootMarkdown(w io.Writer) {
+func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		fmt.Fprintf(w, "- **%s**\n", mdCell(r.bootHeadline(p)))
+		fmt.Fprintf(w, "- **%s**\n", mdCell(bootHeadline(r, p)))
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
-		bl := r.bootLevelOf(p)
-		fmt.Fprintf(w, "\n%s\n", r.bootHeading(bl))
+		bl := r.BootLevelOf(p)
+		fmt.Fprintf(w, "\n%s\n", bootHeading(r, bl))
 		fmt.Fprintf(w, "\n| metric | %s | %s | change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
 		evHead := false
 		for _, row := range bl.Rows {
-			m := r.metric(row.Metric)
+			m := r.Metric(row.Metric)
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
-				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidence.Title)
 			}
 			if row.Identical {
 				if !evidence.IsEvidence(m.Name) {
-					xa := a.values(m.Name)
-					sc := ScaleFor(m.Unit, xa[0])
+					xa := a.Values(m.Name)
+					sc := units.ScaleFor(m.Unit, xa[0])
 					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(xa[0]), sc.Format(xa[0]))
 				}
 				continue
@@ -759,17 +563,17 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 				continue
 			}
 			ma, mb := row.Means()
-			sc := ScaleFor(m.Unit, ma)
+			sc := units.ScaleFor(m.Unit, ma)
 			est, lo, hi := row.Change()
-			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), Percent(est), pctRange(lo, hi),
-				FormatP(row.AdjustedP), bootVerdictWord(&row, timeLike(m)))
+			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), PercentRange(lo, hi),
+				FormatP(row.AdjustedP), bootVerdictWord(&row, comparison.TimeLike(m)))
 		}
 		fmt.Fprintln(w)
-		for _, l := range bl.Lines(a.Label, b.Label)[2:] {
+		for _, l := range bootLines(bl, a.Label, b.Label)[2:] {
 			fmt.Fprintf(w, "- %s\n", mdCell(strings.TrimSpace(l)))
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", r.bootMethodNote())
+	fmt.Fprintf(w, "\n%s\n", bootMethodNote(r))
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
 		fmt.Fprintf(w, "\nRuns pooled (a description: it treats the runs as independent, which runs of one boot are not; not the verdict):\n")
@@ -778,9 +582,9 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 		prim, _, _ := splitEvidence(p)
 		for _, row := range prim.Rows {
 			m := row.Metric
-			xa, xb := a.values(m.Name), b.values(m.Name)
+			xa, xb := a.Values(m.Name), b.Values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
-			sc := ScaleFor(m.Unit, ma)
+			sc := units.ScaleFor(m.Unit, ma)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 |\n", m.Name, sc.Format(ma), sc.Format(mb))
 				continue
@@ -792,12 +596,12 @@ func (r *CompareReport) writeBootMarkdown(w io.Writer) {
 				}
 				return " " + numRange(sc, s.MedianLo, s.MedianHi)
 			}
-			chg := Percent(c.Estimate)
+			chg := units.Percent(c.Estimate)
 			if c.HasChangeCI {
-				chg += " " + pctRange(c.ChangeLo, c.ChangeHi)
+				chg += " " + PercentRange(c.ChangeLo, c.ChangeHi)
 			}
 			fmt.Fprintf(w, "| %s | %s%s | %s%s | %s |\n", m.Name, sc.Format(ma), ci(c.SummaryA), sc.Format(mb), ci(c.SummaryB), chg)
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", r.estimatorNote())
+	fmt.Fprintf(w, "\n%s\n", estimatorNote(r))
 }

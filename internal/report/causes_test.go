@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -29,7 +30,7 @@ func TestCompareNamesTHP(t *testing.T) {
 		}
 		return f
 	}
-	r, err := BuildComparison([]Side{FileSide("generic", mk("always", 1e6), 0), FileSide("rt", mk("not built", 3e6), 0)}, CompareOptions{Alpha: 0.05})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("generic", mk("always", 1e6), 0), comparison.FileSide("rt", mk("not built", 3e6), 0)}, comparison.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,22 +38,22 @@ func TestCompareNamesTHP(t *testing.T) {
 		t.Fatalf("causes %q", r.Causes)
 	}
 	var text strings.Builder
-	if err := r.Write(&text, "text"); err != nil {
+	if err := Write(&text, r, "text"); err != nil {
 		t.Fatal(err)
 	}
 	one := strings.Join(strings.Fields(text.String()), " ")
 	warn := strings.Index(one, "warning: transparent huge pages differ between the sides")
-	head := strings.Index(one, r.HeadlineFor(r.Pairs[0]))
+	head := strings.Index(one, HeadlineFor(r, r.Pairs[0]))
 	if warn < 0 || head < 0 || warn > head {
 		t.Errorf("the THP warning (at %d) is not before the headline (at %d):\n%s", warn, head, text.String())
 	}
 	var md strings.Builder
-	r.Write(&md, "markdown")
+	Write(&md, r, "markdown")
 	if !strings.Contains(md.String(), "- **warning:** transparent huge pages differ") {
 		t.Errorf("markdown lacks the THP warning:\n%s", md.String())
 	}
 	var js strings.Builder
-	r.Write(&js, "json")
+	Write(&js, r, "json")
 	var j struct {
 		Causes []string `json:"env_causes"`
 	}
@@ -62,12 +63,12 @@ func TestCompareNamesTHP(t *testing.T) {
 	// Only thp.defrag differs: it is named.
 	a, b := mk("madvise", 1e6), mk("madvise", 1e6)
 	a.Env["thp.defrag"], b.Env["thp.defrag"] = "madvise", "always"
-	r, err = BuildComparison([]Side{FileSide("a", a, 0), FileSide("b", b, 0)}, CompareOptions{Alpha: 0.05})
+	r, err = comparison.Build([]comparison.Side{comparison.FileSide("a", a, 0), comparison.FileSide("b", b, 0)}, comparison.Options{Alpha: 0.05})
 	if err != nil || len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "thp.defrag: A madvise, B always") {
 		t.Errorf("defrag only: %v %q", err, r.Causes)
 	}
 	for _, c := range [][2]string{{"madvise", "madvise"}, {"always", ""}} {
-		r, err := BuildComparison([]Side{FileSide("a", mk(c[0], 1e6), 0), FileSide("b", mk(c[1], 1e6), 0)}, CompareOptions{Alpha: 0.05})
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", mk(c[0], 1e6), 0), comparison.FileSide("b", mk(c[1], 1e6), 0)}, comparison.Options{Alpha: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}

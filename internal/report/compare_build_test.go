@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"contend/internal/comparison"
 )
 
 // TestCompareWarnsOnDifferentBuilds: two files measured by binaries built
@@ -23,7 +25,7 @@ func TestCompareWarnsOnDifferentBuilds(t *testing.T) {
 		fa, fb := abFile(), abFile()
 		fa.Env, fb.Env = a, b
 		var buf bytes.Buffer
-		if err := Compare(&buf, []Side{FileSide("a", fa, 0), FileSide("b", fb, 0)}, CompareOptions{}, format); err != nil {
+		if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", fa, 0), comparison.FileSide("b", fb, 0)}, comparison.Options{}, format); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()

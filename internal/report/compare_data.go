@@ -11,14 +11,16 @@ import (
 	"unicode"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
-// num is a float64 that encodes NaN and infinities as JSON null.
-type num float64
+// Num is a float64 that encodes NaN and infinities as JSON null.
+type Num float64
 
-func (x num) MarshalJSON() ([]byte, error) {
+func (x Num) MarshalJSON() ([]byte, error) {
 	f := float64(x)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return []byte("null"), nil
@@ -27,22 +29,22 @@ func (x num) MarshalJSON() ([]byte, error) {
 }
 
 type jsonReport struct {
-	Workload  string       `json:"workload"`
-	Test      string       `json:"test"`
-	Alpha     float64      `json:"alpha"`
-	Threshold float64      `json:"threshold"`
-	Conf      float64      `json:"confidence"`
-	Headline  string       `json:"headline_metric"`
-	Families  []string     `json:"holm_families"`
-	Sides     []jsonSide   `json:"sides"`
-	Pairs     []jsonPair   `json:"pairs"`
-	Params    []Diff       `json:"param_diffs"`
-	Env       []Diff       `json:"env_diffs"`
-	Built     []string     `json:"built_differently,omitempty"`
-	Causes    []string     `json:"env_causes,omitempty"`
-	Outliers  []jsonOut    `json:"outliers"`
-	Within    []jsonWithin `json:"within_side_checks"`
-	Boots     []jsonBoots  `json:"boot_level,omitempty"` // boots.go
+	Workload  string            `json:"workload"`
+	Test      string            `json:"test"`
+	Alpha     float64           `json:"alpha"`
+	Threshold float64           `json:"threshold"`
+	Conf      float64           `json:"confidence"`
+	Headline  string            `json:"headline_metric"`
+	Families  []string          `json:"holm_families"`
+	Sides     []jsonSide        `json:"sides"`
+	Pairs     []jsonPair        `json:"pairs"`
+	Params    []comparison.Diff `json:"param_diffs"`
+	Env       []comparison.Diff `json:"env_diffs"`
+	Built     []string          `json:"built_differently,omitempty"`
+	Causes    []string          `json:"env_causes,omitempty"`
+	Outliers  []jsonOut         `json:"outliers"`
+	Within    []jsonWithin      `json:"within_side_checks"`
+	Boots     []jsonBoots       `json:"boot_level,omitempty"` // boots.go
 	// UnitOfAnalysis is "boot" when the boot is the unit of the
 	// verdicts (bootunit.go), PerBoot then the per-boot table.
 	UnitOfAnalysis string        `json:"unit_of_analysis,omitempty"`
@@ -60,41 +62,43 @@ type jsonPair struct {
 	A        string       `json:"a"`
 	B        string       `json:"b"`
 	Headline string       `json:"headline"`
-	Metrics  []jsonMetric `json:"metrics"`
+	Metrics  []MetricJSON `json:"metrics"`
 	// OnlyA and OnlyB are the evidence metrics only that side has
 	// values of, not compared (evidence.go).
 	OnlyA []string `json:"evidence_only_a,omitempty"`
 	OnlyB []string `json:"evidence_only_b,omitempty"`
 }
 
-type jsonMetric struct {
+// MetricJSON is one metric of one pair in compare --format json: medians
+// and changes in base units and fractions, null where there is no value.
+type MetricJSON struct {
 	Metric      string   `json:"metric"`
 	Unit        string   `json:"unit"`
 	Better      string   `json:"better"`
 	NA          int      `json:"n_a"`
-	MedianA     num      `json:"median_a"`
-	MedianALo   num      `json:"median_a_lo"`
-	MedianAHi   num      `json:"median_a_hi"`
+	MedianA     Num      `json:"median_a"`
+	MedianALo   Num      `json:"median_a_lo"`
+	MedianAHi   Num      `json:"median_a_hi"`
 	NB          int      `json:"n_b"`
-	MedianB     num      `json:"median_b"`
-	MedianBLo   num      `json:"median_b_lo"`
-	MedianBHi   num      `json:"median_b_hi"`
-	Change      num      `json:"change"`
-	ChangeLo    num      `json:"change_lo"`
-	ChangeHi    num      `json:"change_hi"`
+	MedianB     Num      `json:"median_b"`
+	MedianBLo   Num      `json:"median_b_lo"`
+	MedianBHi   Num      `json:"median_b_hi"`
+	Change      Num      `json:"change"`
+	ChangeLo    Num      `json:"change_lo"`
+	ChangeHi    Num      `json:"change_hi"`
 	Estimator   string   `json:"change_estimator"`
-	Shift       *num     `json:"shift,omitempty"`
-	ShiftLo     *num     `json:"shift_lo,omitempty"`
-	ShiftHi     *num     `json:"shift_hi,omitempty"`
-	MedianChg   num      `json:"median_change"`
-	P           num      `json:"p"`
-	PAdjusted   num      `json:"p_adjusted"`
+	Shift       *Num     `json:"shift,omitempty"`
+	ShiftLo     *Num     `json:"shift_lo,omitempty"`
+	ShiftHi     *Num     `json:"shift_hi,omitempty"`
+	MedianChg   Num      `json:"median_change"`
+	P           Num      `json:"p"`
+	PAdjusted   Num      `json:"p_adjusted"`
 	FamilySize  int      `json:"holm_family_size"`
 	Method      string   `json:"method"`
-	CliffsDelta num      `json:"cliffs_delta"`
-	MDE         num      `json:"mde"`
-	MDEUp       num      `json:"mde_up"`
-	MDEDown     num      `json:"mde_down"`
+	CliffsDelta Num      `json:"cliffs_delta"`
+	MDE         Num      `json:"mde"`
+	MDEUp       Num      `json:"mde_up"`
+	MDEDown     Num      `json:"mde_down"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings"`
 	// In a report with the boot as the unit (bootunit.go): change, p,
@@ -111,7 +115,7 @@ type jsonOut struct {
 	File   string  `json:"file"`
 	Rep    int     `json:"rep_index"`
 	Value  float64 `json:"value"`
-	Z      num     `json:"modified_z"`
+	Z      Num     `json:"modified_z"`
 }
 
 type jsonWithin struct {
@@ -119,25 +123,25 @@ type jsonWithin struct {
 	Metric    string `json:"metric"`
 	FileA     string `json:"file_a"`
 	FileB     string `json:"file_b"`
-	MedianA   num    `json:"median_a"`
-	MedianB   num    `json:"median_b"`
-	P         num    `json:"p"`
-	PAdjusted num    `json:"p_adjusted"`
+	MedianA   Num    `json:"median_a"`
+	MedianB   Num    `json:"median_b"`
+	P         Num    `json:"p"`
+	PAdjusted Num    `json:"p_adjusted"`
 	CanTest   bool   `json:"can_test"`
 	Separated bool   `json:"separated"`
 	Differ    bool   `json:"differ"`
 }
 
-// rowData is one metric of one pair with every number, NaN when absent.
-func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
+// RowJSON is one metric of one pair with every number, NaN when absent.
+func RowJSON(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) MetricJSON {
 	a, b := r.Sides[p.A], r.Sides[p.B]
-	xa, xb := a.values(row.Metric.Name), b.values(row.Metric.Name)
+	xa, xb := a.Values(row.Metric.Name), b.Values(row.Metric.Name)
 	ma, mb := rowMedians(row, xa, xb)
-	nan := num(math.NaN())
-	j := jsonMetric{
+	nan := Num(math.NaN())
+	j := MetricJSON{
 		Metric: row.Metric.Name, Unit: row.Metric.Unit, Better: row.Metric.Better,
 		NA: len(xa), NB: len(xb),
-		MedianA: num(ma), MedianB: num(mb),
+		MedianA: Num(ma), MedianB: Num(mb),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
 		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
@@ -148,41 +152,41 @@ func (r *CompareReport) rowData(p PairReport, row MetricRow) jsonMetric {
 	}
 	c := row.Cmp
 	if c.SummaryA.HasCI {
-		j.MedianALo, j.MedianAHi = num(c.SummaryA.MedianLo), num(c.SummaryA.MedianHi)
+		j.MedianALo, j.MedianAHi = Num(c.SummaryA.MedianLo), Num(c.SummaryA.MedianHi)
 	}
 	if c.SummaryB.HasCI {
-		j.MedianBLo, j.MedianBHi = num(c.SummaryB.MedianLo), num(c.SummaryB.MedianHi)
+		j.MedianBLo, j.MedianBHi = Num(c.SummaryB.MedianLo), Num(c.SummaryB.MedianHi)
 	}
 	// change and its interval are one estimator (Hodges-Lehmann);
 	// median_change, the change of the medians, is another.
-	j.Change, j.ChangeLo, j.ChangeHi = num(c.Estimate), num(c.ChangeLo), num(c.ChangeHi)
-	j.Estimator, j.MedianChg = c.ChangeMethod.String(), num(c.Change)
+	j.Change, j.ChangeLo, j.ChangeHi = Num(c.Estimate), Num(c.ChangeLo), Num(c.ChangeHi)
+	j.Estimator, j.MedianChg = c.ChangeMethod.String(), Num(c.Change)
 	if c.ChangeMethod != analysis.RelLogShift {
 		// The shift B-A in the metric's unit: for values >= 0 with
 		// zeros the only interval (change_lo and change_hi are null).
-		sh, lo, hi := num(c.Shift), num(c.ShiftLo), num(c.ShiftHi)
+		sh, lo, hi := Num(c.Shift), Num(c.ShiftLo), Num(c.ShiftHi)
 		j.Shift, j.ShiftLo, j.ShiftHi = &sh, &lo, &hi
 	}
-	j.P, j.PAdjusted, j.FamilySize = num(c.P), num(c.AdjustedP), c.FamilySize
+	j.P, j.PAdjusted, j.FamilySize = Num(c.P), Num(c.AdjustedP), c.FamilySize
 	j.Method = c.Test.String() + ", " + c.Method
-	j.CliffsDelta, j.MDE = num(c.CliffsDelta), num(c.MDE)
-	j.MDEUp, j.MDEDown = num(c.MDEUp), num(c.MDEDown)
+	j.CliffsDelta, j.MDE = Num(c.CliffsDelta), Num(c.MDE)
+	j.MDEUp, j.MDEDown = Num(c.MDEUp), Num(c.MDEDown)
 	j.Warnings = append(j.Warnings, c.Warnings...)
 	return j
 }
 
-func (r *CompareReport) writeJSON(w io.Writer) error {
+func writeJSON(r *comparison.Comparison, w io.Writer) error {
 	out := jsonReport{
 		Workload: r.Workload, Test: r.Options.Test.String(), Alpha: r.Options.Alpha,
-		Threshold: r.Options.Threshold, Conf: Confidence, Headline: r.Headline,
+		Threshold: r.Options.Threshold, Conf: r.Options.Level(), Headline: r.Headline,
 		Families: r.Families, Params: r.ParamDiffs, Env: r.EnvDiffs, Built: r.BuildDiffs, Causes: r.Causes,
 		Outliers: []jsonOut{}, Within: []jsonWithin{},
 	}
 	if out.Params == nil {
-		out.Params = []Diff{}
+		out.Params = []comparison.Diff{}
 	}
 	if out.Env == nil {
-		out.Env = []Diff{}
+		out.Env = []comparison.Diff{}
 	}
 	for _, s := range r.Sides {
 		out.Sides = append(out.Sides, jsonSide{Label: s.Label, Name: s.Name, Files: s.Parts, Counts: s.Counts})
@@ -191,31 +195,31 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 	if boot {
 		// The test of the verdicts; the pooled runs' is in each
 		// metric's "pooled".
-		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", r.perBootJSON(), "Student t on per-boot means"
+		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", perBootJSON(r), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
-		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: r.HeadlineFor(p)}
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p)}
 		if boot {
-			jp.Headline = r.bootHeadline(p)
+			jp.Headline = bootHeadline(r, p)
 		}
 		for _, row := range p.Rows {
-			j := r.rowData(p, row)
+			j := RowJSON(r, p, row)
 			if boot {
-				j = r.bootMetricData(p, j)
+				j = bootMetricData(r, p, j)
 			}
 			jp.Metrics = append(jp.Metrics, j)
 		}
-		jp.OnlyA, jp.OnlyB = r.pairOneSided(p)
+		jp.OnlyA, jp.OnlyB = pairOneSided(r, p)
 		out.Pairs = append(out.Pairs, jp)
 	}
 	for _, o := range r.Outliers {
-		out.Outliers = append(out.Outliers, jsonOut{r.Sides[o.Side].Label, o.Metric, o.Part, o.Rep, o.Value, num(o.Z)})
+		out.Outliers = append(out.Outliers, jsonOut{r.Sides[o.Side].Label, o.Metric, o.Part, o.Rep, o.Value, Num(o.Z)})
 	}
 	for _, c := range r.Within {
 		out.Within = append(out.Within, jsonWithin{r.Sides[c.Side].Label, c.Metric, c.PartA, c.PartB,
-			num(c.MedianA), num(c.MedianB), num(c.P), num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
+			Num(c.MedianA), Num(c.MedianB), Num(c.P), Num(c.AdjustedP), c.CanTest, c.Separated, c.Differ})
 	}
-	out.Boots = r.bootsJSON()
+	out.Boots = bootsJSON(r)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -223,7 +227,7 @@ func (r *CompareReport) writeJSON(w io.Writer) error {
 }
 
 // csvNum renders x for CSV: shortest exact form, empty for NaN.
-func csvNum(x num) string {
+func csvNum(x Num) string {
 	f := float64(x)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return ""
@@ -233,7 +237,7 @@ func csvNum(x num) string {
 
 // writeCSV writes one row per pair and metric, values in base units,
 // fractions for changes.
-func (r *CompareReport) writeCSV(w io.Writer) error {
+func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	cw := csv.NewWriter(w)
 	boot := r.BootUnit()
 	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
@@ -247,10 +251,10 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
-			j := r.rowData(p, row)
+			j := RowJSON(r, p, row)
 			var extra []string
 			if boot {
-				j = r.bootMetricData(p, j)
+				j = bootMetricData(r, p, j)
 				extra = bootCSVCells(j)
 			}
 			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
@@ -268,8 +272,8 @@ func (r *CompareReport) writeCSV(w io.Writer) error {
 // mdCell escapes a Markdown table cell.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-func (r *CompareReport) writeMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "### %s: %s\n\n", r.Workload, r.comparedWith())
+func writeMarkdown(r *comparison.Comparison, w io.Writer) error {
+	fmt.Fprintf(w, "### %s: %s\n\n", r.Workload, comparedWith(r))
 	fmt.Fprintln(w, "| side | files | repetitions |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, s := range r.Sides {
@@ -280,27 +284,27 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(c))
 	}
 	if r.BootUnit() {
-		r.writeBootMarkdown(w)
+		writeBootMarkdown(r, w)
 	} else {
-		r.writeMarkdownTables(w)
+		writeMarkdownTables(r, w)
 	}
 	var notes []string
 	for _, p := range r.Pairs {
 		if !r.BootUnit() {
 			var buf strings.Builder
-			r.writePairWarnings(&buf, p)
+			writePairWarnings(r, &buf, p)
 			notes = append(notes, unwrap(buf.String())...)
 		}
-		notes = append(notes, r.oneSidedLines(p)...)
+		notes = append(notes, oneSidedLines(r, p)...)
 	}
 	if !r.BootUnit() {
 		var buf strings.Builder
-		r.writeWithin(&buf)
+		writeWithin(r, &buf)
 		notes = append(notes, unwrap(buf.String())...)
 	}
 	for _, o := range r.Outliers {
 		notes = append(notes, fmt.Sprintf("outlier: %s %s %s: repetition %d of %s, modified z = %.1f (kept)",
-			r.Sides[o.Side].Label, o.Metric, Human(r.metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
+			r.Sides[o.Side].Label, o.Metric, units.Human(r.Metric(o.Metric).Unit, o.Value), o.Rep+1, o.Part, o.Z))
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
@@ -310,7 +314,7 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 	}
 	for _, sec := range []struct {
 		title string
-		diffs []Diff
+		diffs []comparison.Diff
 	}{{"Parameters that differ", r.ParamDiffs}, {"Environment differences", r.EnvDiffs}} {
 		if len(sec.diffs) == 0 {
 			continue
@@ -337,9 +341,9 @@ func (r *CompareReport) writeMarkdown(w io.Writer) error {
 
 // writeMarkdownTables writes the headlines and tables of the runs of
 // every pair, with the method notes.
-func (r *CompareReport) writeMarkdownTables(w io.Writer) {
+func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		fmt.Fprintf(w, "- **%s**\n", mdCell(r.HeadlineFor(p)))
+		fmt.Fprintf(w, "- **%s**\n", mdCell(HeadlineFor(r, p)))
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]
@@ -350,12 +354,12 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 			m := row.Metric
 			if evidence.IsEvidence(m.Name) && !evHead {
 				evHead = true
-				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidenceTitle)
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidence.Title)
 			}
 			if evidence.IsEvidence(m.Name) && row.Identical {
 				continue // all values the same (mostly zero): no evidence
 			}
-			xa, xb := a.values(m.Name), b.values(m.Name)
+			xa, xb := a.Values(m.Name), b.Values(m.Name)
 			ma, mb := rowMedians(row, xa, xb)
 			sc := rowScale(m.Unit, ma, mb)
 			if row.Identical {
@@ -377,10 +381,10 @@ func (r *CompareReport) writeMarkdownTables(w io.Writer) {
 				sc.Format(mb), ci(c.SummaryB), chg, FormatP(c.AdjustedP), VerdictWord(row))
 		}
 	}
-	fmt.Fprintf(w, "\n%s %s\n", r.methodNote(), r.estimatorNote())
+	fmt.Fprintf(w, "\n%s %s\n", methodNote(r), estimatorNote(r))
 }
 
-// unwrap joins the wrapped lines of text written by writeWrapped back
+// unwrap joins the wrapped lines of text written by textfmt.WriteWrapped back
 // into one line per item (continuation lines start with spaces).
 func unwrap(text string) []string {
 	var out []string
@@ -500,13 +504,13 @@ func WriteBenchUnits(w io.Writer, metrics []results.Metric, primary string) {
 // line differs between the sides: benchstat splits its tables by every
 // configuration key that is not a column, so a per-side kernel line would
 // keep the sides apart.
-func (r *CompareReport) writeBench(w io.Writer) error {
+func writeBench(r *comparison.Comparison, w io.Writer) error {
 	fmt.Fprintln(w, "goos: linux")
 	fmt.Fprintf(w, "pkg: contend/%s\n", r.Workload)
 	WriteBenchUnits(w, r.Metrics, r.Headline)
 	for si, s := range r.Sides {
 		fmt.Fprintf(w, "side: %s\n", strings.Join(strings.Fields(s.Name), " "))
-		for _, p := range r.sideParts[si] {
+		for _, p := range r.SideParts(si) {
 			WriteBench(w, p.File, p.Configs, r.Metrics, r.Headline)
 		}
 	}

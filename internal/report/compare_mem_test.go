@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -41,15 +42,15 @@ func TestCompareMemoryPerSample(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	const runs = 2
 	for range runs {
-		var sides []Side
+		var sides []comparison.Side
 		for _, p := range paths {
 			f, err := results.Read(p, results.WithoutOutputs, results.AsColumns)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sides = append(sides, FileSide(p, f))
+			sides = append(sides, comparison.FileSide(p, f))
 		}
-		if err := Compare(io.Discard, sides, CompareOptions{}, "text"); err != nil {
+		if err := Compare(io.Discard, sides, comparison.Options{}, "text"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // file builds a result file of workload with one config per value list
@@ -56,7 +57,7 @@ func TestCompareABSides(t *testing.T) {
 	f.Configs[1].Params[0].Value = "8"
 	f.Configs[1].Env = map[string]string{"tracefs.events": "lock"}
 	var buf bytes.Buffer
-	err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text")
+	err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "text")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,22 +77,22 @@ func TestCompareABSides(t *testing.T) {
 		}
 	}
 	for i, l := range strings.Split(out, "\n") {
-		if utf8.RuneCountInString(l) > Width {
-			t.Errorf("line %d longer than %d: %q", i+1, Width, l)
+		if utf8.RuneCountInString(l) > textfmt.Width {
+			t.Errorf("line %d longer than %d: %q", i+1, textfmt.Width, l)
 		}
 	}
 }
 
 func TestCompareHolmFamilies(t *testing.T) {
 	f := abFile()
-	r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := r.Pairs[0].Rows[0].Cmp.FamilySize; got != 1 {
 		t.Errorf("headline family %d, want 1", got)
 	}
-	r, err = BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1), FileSide("a again", f, 0)}, CompareOptions{OneFamily: true})
+	r, err = comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1), comparison.FileSide("a again", f, 0)}, comparison.Options{OneFamily: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,16 +112,16 @@ func TestCompareIncompatible(t *testing.T) {
 	a := abFile()
 	b := abFile()
 	b.Workload = "faultme"
-	_, err := BuildComparison([]Side{FileSide("x", a, 0), FileSide("y", b, 0)}, CompareOptions{})
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "different workloads: x is mutex, y is faultme") {
+	_, err := comparison.Build([]comparison.Side{comparison.FileSide("x", a, 0), comparison.FileSide("y", b, 0)}, comparison.Options{})
+	if !errors.Is(err, comparison.ErrIncompatible) || !strings.Contains(err.Error(), "different workloads: x is mutex, y is faultme") {
 		t.Errorf("err %v", err)
 	}
-	_, err = BuildComparison([]Side{FileSide("x", a, 0)}, CompareOptions{})
-	if !errors.Is(err, ErrIncompatible) {
+	_, err = comparison.Build([]comparison.Side{comparison.FileSide("x", a, 0)}, comparison.Options{})
+	if !errors.Is(err, comparison.ErrIncompatible) {
 		t.Errorf("one side: %v", err)
 	}
-	_, err = BuildComparison([]Side{FileSide("x", a, 0), FileSide("y", a, 5)}, CompareOptions{})
-	if !errors.Is(err, ErrIncompatible) {
+	_, err = comparison.Build([]comparison.Side{comparison.FileSide("x", a, 0), comparison.FileSide("y", a, 5)}, comparison.Options{})
+	if !errors.Is(err, comparison.ErrIncompatible) {
 		t.Errorf("bad config: %v", err)
 	}
 	failed := abFile()
@@ -129,8 +130,8 @@ func TestCompareIncompatible(t *testing.T) {
 			failed.Reps[i].Status = results.StatusFailed
 		}
 	}
-	_, err = BuildComparison([]Side{FileSide("x", failed, 0), FileSide("y", failed, 1)}, CompareOptions{})
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "no successful repetition on side B (y)") {
+	_, err = comparison.Build([]comparison.Side{comparison.FileSide("x", failed, 0), comparison.FileSide("y", failed, 1)}, comparison.Options{})
+	if !errors.Is(err, comparison.ErrIncompatible) || !strings.Contains(err.Error(), "no successful repetition on side B (y)") {
 		t.Errorf("all failed: %v", err)
 	}
 }
@@ -141,7 +142,7 @@ func TestCompareJSONNaN(t *testing.T) {
 		"lost": {{0, 0, 0, 1, 0, 0}, {3, 4, 5, 6, 7, 8}},
 	})
 	var buf bytes.Buffer
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "json"); err != nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "json"); err != nil {
 		t.Fatal(err)
 	}
 	var v struct {
@@ -156,29 +157,12 @@ func TestCompareJSONNaN(t *testing.T) {
 	}
 	buf.Reset()
 	for _, format := range CompareFormats {
-		if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, format); err != nil {
+		if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, format); err != nil {
 			t.Errorf("%s: %v", format, err)
 		}
 	}
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "xml"); err == nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "xml"); err == nil {
 		t.Error("xml accepted")
-	}
-}
-
-func TestWrap(t *testing.T) {
-	got := Wrap("  one two three four five", 12, "    ")
-	want := []string{"  one two", "    three", "    four", "    five"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	long := Wrap(strings.Repeat("x", 25), 10, "  ")
-	for _, l := range long {
-		if len(l) > 10 {
-			t.Errorf("line %q longer than 10", l)
-		}
-	}
-	if strings.ReplaceAll(strings.Join(long, ""), " ", "") != strings.Repeat("x", 25) {
-		t.Errorf("long word lost characters: %q", long)
 	}
 }
 
@@ -213,53 +197,13 @@ func TestFormatP(t *testing.T) {
 	}
 }
 
-func TestOutliersShow(t *testing.T) {
-	f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{
-		"time": {{6.49e9, 6.73e9, 3.98e9, 6.80e9}},
-	})
-	outs := Outliers(f, 0)
-	if len(outs) != 1 || outs[0].Rep != 2 || !(outs[0].Z < -analysis.OutlierThreshold) {
-		t.Errorf("outliers %+v", outs)
-	}
-	var buf bytes.Buffer
-	WriteOutliers(&buf, f, 0)
-	if !strings.Contains(buf.String(), "time 3.980 s: repetition 3") {
-		t.Errorf("WriteOutliers:\n%s", buf.String())
-	}
-	// Three values: not checked.
-	f.Reps = f.Reps[:3]
-	buf.Reset()
-	WriteOutliers(&buf, f, 0)
-	if buf.Len() != 0 || len(Outliers(f, 0)) != 0 {
-		t.Errorf("3 values checked: %q", buf.String())
-	}
-}
-
-func TestComparableWorkloads(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{
-		{"faultme", "faultme", true},
-		{"import:faultme", "faultme", true},
-		{"exec:faultme40", "faultme", true},
-		{"osim", "exec:osim", true},
-		{"faultme", "osim", false},
-		{"import:faultme", "import:osim", false},
-	} {
-		if got := comparableWorkloads(c.a, c.b); got != c.want {
-			t.Errorf("comparableWorkloads(%q, %q) = %v", c.a, c.b, got)
-		}
-	}
-}
-
 // TestCompareTableChangeInterval: the table's change interval is written
 // as the headline writes it, a percent sign on both ends ("[+18.9%,
 // +21.1%]"); it dropped them ("[+18.9, +21.1]") under a change that has one.
 func TestCompareTableChangeInterval(t *testing.T) {
 	f := abFile()
 	var buf bytes.Buffer
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -288,14 +232,14 @@ func TestCompareTableChangeInterval(t *testing.T) {
 func TestCompareMarkdownHeading(t *testing.T) {
 	f := abFile()
 	for _, c := range []struct {
-		sides []Side
+		sides []comparison.Side
 		want  string
 	}{
-		{[]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, "### mutex: B compared with A (the baseline)\n"},
-		{[]Side{FileSide("a", f, 0), FileSide("b", f, 1), FileSide("c", f, 1)}, "### mutex: each of B..C compared with A (the baseline)\n"},
+		{[]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, "### mutex: B compared with A (the baseline)\n"},
+		{[]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1), comparison.FileSide("c", f, 1)}, "### mutex: each of B..C compared with A (the baseline)\n"},
 	} {
 		var buf bytes.Buffer
-		if err := Compare(&buf, c.sides, CompareOptions{}, "markdown"); err != nil {
+		if err := Compare(&buf, c.sides, comparison.Options{}, "markdown"); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(buf.String(), c.want) {

@@ -8,11 +8,11 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
-
-// Width is the width of contend's text reports: an 80-column mail.
-const Width = 80
 
 // countsText renders repetition counts: "5 ok, 1 failed".
 func countsText(counts map[string]int) string {
@@ -28,47 +28,9 @@ func countsText(counts map[string]int) string {
 	return strings.Join(st, ", ")
 }
 
-// Wrap breaks text into lines of at most width runes at spaces; lines
-// after the first start with indent. A word longer than a line is cut.
-func Wrap(text string, width int, indent string) []string {
-	var lines []string
-	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
-	line := ""
-	for _, word := range strings.Fields(text) {
-		prefix := lead
-		if len(lines) > 0 {
-			prefix = indent
-		}
-		switch {
-		case line == "":
-			line = prefix + word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = indent + word
-		}
-		for utf8.RuneCountInString(line) > width {
-			r := []rune(line)
-			lines = append(lines, string(r[:width]))
-			line = indent + string(r[width:])
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-func writeWrapped(w io.Writer, text, indent string) {
-	for _, l := range Wrap(text, Width, indent) {
-		fmt.Fprintln(w, l)
-	}
-}
-
 // comparedWith says which sides are compared with which, as the text and
 // Markdown reports head them.
-func (r *CompareReport) comparedWith() string {
+func comparedWith(r *comparison.Comparison) string {
 	if len(r.Sides) == 2 {
 		return "B compared with A (the baseline)"
 	}
@@ -76,9 +38,23 @@ func (r *CompareReport) comparedWith() string {
 }
 
 // writeText renders r for people, in 80 columns.
-func (r *CompareReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s\n", r.Workload, r.comparedWith())
-	t := &Table{}
+func writeText(r *comparison.Comparison, w io.Writer) error {
+	writeHead(r, w)
+	if r.BootUnit() {
+		writeBootUnitText(r, w)
+	} else {
+		writeRunsText(r, w)
+	}
+	writeTextNotes(r, w)
+	return nil
+}
+
+// writeHead writes what heads the text report in every detail: what is
+// compared with what, the sides and their counts, and the warnings that
+// change how the rest reads (a different build, a known cause).
+func writeHead(r *comparison.Comparison, w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n", r.Workload, comparedWith(r))
+	t := &textfmt.Table{}
 	t.AlignLeft(1, 2)
 	failed := false
 	for _, s := range r.Sides {
@@ -101,90 +77,90 @@ func (r *CompareReport) writeText(w io.Writer) error {
 		fmt.Fprintln(w, "failed, timed-out and interrupted repetitions are counted, not compared")
 	}
 	if len(r.BuildDiffs) > 0 {
-		writeWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
+		textfmt.WriteWrapped(w, fmt.Sprintf("warning: contend was built differently for the sides: %s",
 			strings.Join(r.BuildDiffs, ", ")), "  ")
 	}
 	for _, c := range r.Causes {
-		writeWrapped(w, "warning: "+c, "  ")
+		textfmt.WriteWrapped(w, "warning: "+c, "  ")
 	}
 	fmt.Fprintln(w)
-	if r.BootUnit() {
-		r.writeBootUnitText(w)
-	} else {
-		r.writeRunsText(w)
-	}
+}
+
+// writeTextNotes writes what follows the tables of the full text report:
+// the warnings of the tests, outliers, the warnings of the comparison and
+// the differences of parameters and environment.
+func writeTextNotes(r *comparison.Comparison, w io.Writer) {
 	if !r.BootUnit() {
 		// With the boot as the unit, the warnings of the pooled tests
 		// are of tests not shown (JSON keeps them under "pooled"), and
 		// the boots that differ are in the per-boot table and the
 		// variance components.
 		for _, p := range r.Pairs {
-			r.writePairWarnings(w, p)
+			writePairWarnings(r, w, p)
 		}
-		r.writeWithin(w)
+		writeWithin(r, w)
 	}
 	if len(r.Outliers) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "Outliers (modified z-score above %g, 1%% or more from the median; kept):\n", analysis.OutlierThreshold)
 		for i, o := range r.Outliers {
-			if i == OutlierListMax {
+			if i == comparison.OutlierListMax {
 				fmt.Fprintf(w, "  ... and %d more (--format json lists them all)\n", len(r.Outliers)-i)
 				break
 			}
 			s := r.Sides[o.Side]
-			m := r.metric(o.Metric)
-			writeWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
-				s.Label, o.Metric, Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
+			m := r.Metric(o.Metric)
+			textfmt.WriteWrapped(w, fmt.Sprintf("  %s %s %s: repetition %d of %s, z = %.1f",
+				s.Label, o.Metric, units.Human(m.Unit, o.Value), o.Ord, o.Part, o.Z), "    ")
 		}
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
-			writeWrapped(w, "warning: "+x, "  ")
+			textfmt.WriteWrapped(w, "warning: "+x, "  ")
 		}
 	}
 	if len(r.ParamDiffs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "warning: the parameters differ:")
-		r.writeDiffs(w, r.ParamDiffs)
+		writeDiffs(r, w, r.ParamDiffs)
 	}
 	fmt.Fprintln(w)
 	if len(r.EnvDiffs) == 0 {
 		fmt.Fprintln(w, "Environment: no differences.")
 	} else {
 		fmt.Fprintln(w, "Environment differences:")
-		r.writeDiffs(w, r.EnvDiffs)
+		writeDiffs(r, w, r.EnvDiffs)
 	}
-	return nil
 }
 
 // writeRunsText writes the headlines, the boot lines and the tables of
 // the report whose unit is the run (one boot a side, or files without
 // boots), with their legend.
-func (r *CompareReport) writeRunsText(w io.Writer) {
+func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		h := r.HeadlineFor(p)
-		if utf8.RuneCountInString(h) > Width {
+		h := HeadlineFor(r, p)
+		if utf8.RuneCountInString(h) > textfmt.Width {
 			// Break before the test's parenthesis, where a reader
 			// pauses anyway.
-			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= Width {
+			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
 				fmt.Fprintln(w, h[:i])
-				writeWrapped(w, "  "+h[i+1:], "  ")
+				textfmt.WriteWrapped(w, "  "+h[i+1:], "  ")
 				continue
 			}
 		}
-		writeWrapped(w, h, "  ")
+		textfmt.WriteWrapped(w, h, "  ")
 	}
 	// Next to the headline, so that "+867.5% slower" is read with
 	// "threads A 40, B 400" in view.
-	r.writeParamNote(w)
-	r.writeBoots(w)
+	writeParamNote(r, w)
+	writeBoots(r, w)
 	usedTilde, usedDash := false, false
 	for _, p := range r.Pairs {
 		fmt.Fprintln(w)
 		prim, ev, same := splitEvidence(p)
-		tilde, dash := r.writePairTable(w, prim)
-		if t, d := r.writeEvidenceTable(w, ev, same); t || d {
+		tilde, dash := writePairTable(r, w, prim)
+		if t, d := writeEvidenceTable(r, w, ev, same); t || d {
 			tilde, dash = tilde || t, dash || d
 		}
 		usedTilde = usedTilde || tilde
@@ -195,12 +171,12 @@ func (r *CompareReport) writeRunsText(w io.Writer) {
 	if usedTilde {
 		legend = append(legend, "~ no significant change.")
 	}
-	legend = append(legend, r.methodNote())
-	legend = append(legend, r.estimatorNote())
+	legend = append(legend, methodNote(r))
+	legend = append(legend, estimatorNote(r))
 	if usedDash {
-		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(Confidence)))
+		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(r.Options.Level())))
 	}
-	writeWrapped(w, strings.Join(legend, " "), "")
+	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
 
 }
 
@@ -213,19 +189,10 @@ func total(counts map[string]int) int {
 }
 
 // writeTable writes t, cutting nothing: its callers keep it narrow.
-func writeTable(w io.Writer, t *Table) { t.Write(w) }
-
-func (r *CompareReport) metric(name string) results.Metric {
-	for _, m := range r.Metrics {
-		if m.Name == name {
-			return m
-		}
-	}
-	return results.Metric{Name: name}
-}
+func writeTable(w io.Writer, t *textfmt.Table) { t.Write(w) }
 
 // methodNote says which test ran, how, and how p was adjusted.
-func (r *CompareReport) methodNote() string {
+func methodNote(r *comparison.Comparison) string {
 	methods := map[string]bool{}
 	var order []string
 	for _, p := range r.Pairs {
@@ -259,7 +226,7 @@ func (r *CompareReport) methodNote() string {
 }
 
 // tableVerdict is the verdict in a table cell.
-func tableVerdict(row MetricRow) string {
+func tableVerdict(row comparison.MetricRow) string {
 	if row.Cmp != nil && row.Cmp.Verdict == analysis.VerdictNoChange {
 		return "~"
 	}
@@ -267,15 +234,15 @@ func tableVerdict(row MetricRow) string {
 }
 
 // numRange renders [lo, hi] in scale s without the unit.
-func numRange(s Scale, lo, hi float64) string {
+func numRange(s units.Scale, lo, hi float64) string {
 	return "[" + s.Num(lo) + ", " + s.Num(hi) + "]"
 }
 
 // writePairTable writes the table of one pair: per metric a line of
 // medians, change, p and verdict, and a line of their intervals. Metric
 // names too long for the first column get a line of their own, so that
-// the table fits Width.
-func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash bool) {
+// the table fits textfmt.Width.
+func writePairTable(r *comparison.Comparison, w io.Writer, p comparison.PairReport) (tilde, dash bool) {
 	a, b := r.Sides[p.A], r.Sides[p.B]
 	type line = namedRow
 	var lines []line
@@ -289,7 +256,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	describe := r.BootUnit()
 	for _, row := range p.Rows {
 		m := row.Metric
-		xa, xb := a.values(m.Name), b.values(m.Name)
+		xa, xb := a.Values(m.Name), b.Values(m.Name)
 		ma, mb := rowMedians(row, xa, xb)
 		sc := rowScale(m.Unit, ma, mb)
 		if row.Identical {
@@ -329,7 +296,7 @@ func (r *CompareReport) writePairTable(w io.Writer, p PairReport) (tilde, dash b
 	for _, x := range width {
 		rest += x + 2
 	}
-	budget := Width - rest
+	budget := textfmt.Width - rest
 	writeNamedRows(w, lines, budget)
 	return tilde, dash
 }
@@ -345,7 +312,7 @@ type namedRow struct {
 // row, which then starts with an empty cell (the verdict column, the
 // sixth, aligned left).
 func writeNamedRows(w io.Writer, rows []namedRow, budget int) {
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(5)
 	var own []string // names printed on a line of their own, by row
 	for _, l := range rows {
@@ -369,7 +336,7 @@ func writeNamedRows(w io.Writer, rows []namedRow, budget int) {
 }
 
 // writePairWarnings prints the warnings of the headline metric of p.
-func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
+func writePairWarnings(r *comparison.Comparison, w io.Writer, p comparison.PairReport) {
 	seen := map[string]bool{}
 	for _, row := range p.Rows {
 		if row.Cmp == nil {
@@ -383,7 +350,7 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 					fmt.Fprintln(w)
 				}
 				seen[d] = true
-				writeWrapped(w, r.pairWarningPrefix(p, row)+d, "  ")
+				textfmt.WriteWrapped(w, pairWarningPrefix(r, p, row)+d, "  ")
 			}
 			continue
 		}
@@ -402,13 +369,13 @@ func (r *CompareReport) writePairWarnings(w io.Writer, p PairReport) {
 				fmt.Fprintln(w)
 			}
 			seen[x] = true
-			writeWrapped(w, r.pairWarningPrefix(p, row)+x, "  ")
+			textfmt.WriteWrapped(w, pairWarningPrefix(r, p, row)+x, "  ")
 		}
 	}
 }
 
 // pairWarningPrefix starts a warning about row of pair p.
-func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
+func pairWarningPrefix(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) string {
 	if len(r.Pairs) > 1 {
 		return fmt.Sprintf("warning: %s vs %s %s: ", r.Sides[p.B].Label, r.Sides[p.A].Label, row.Metric.Name)
 	}
@@ -420,7 +387,7 @@ func (r *CompareReport) pairWarningPrefix(p PairReport, row MetricRow) string {
 // Hodges-Lehmann on log values, for metrics with values >= 0 and some 0
 // the Hodges-Lehmann shift B-A in the metric's unit, and for metrics with
 // negative values the Hodges-Lehmann shift over |median(A)|.
-func (r *CompareReport) estimatorNote() string {
+func estimatorNote(r *comparison.Comparison) string {
 	var logMetrics, absMetrics, shiftMetrics []string
 	seen := map[string]bool{}
 	for _, p := range r.Pairs {
@@ -439,7 +406,7 @@ func (r *CompareReport) estimatorNote() string {
 			}
 		}
 	}
-	s := fmt.Sprintf("A, B: medians, %.0f%% intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %.0f%% interval", Confidence*100, Confidence*100)
+	s := fmt.Sprintf("A, B: medians, %s intervals by order statistics. HL change: Hodges-Lehmann estimate of B/A-1 and its %s interval", levelText(r.Options.Level()), levelText(r.Options.Level()))
 	const abs = "the Hodges-Lehmann shift B-A and its interval, in the metric's unit (no ratio is defined at 0; a shift over median(A) could reach below -100%)"
 	const shift = "the Hodges-Lehmann shift B-A over |median(A)|, median(A) taken as exact"
 	var others []string
@@ -462,7 +429,7 @@ func (r *CompareReport) estimatorNote() string {
 }
 
 // writeWithin prints the checks between the files of pooled sides.
-func (r *CompareReport) writeWithin(w io.Writer) {
+func writeWithin(r *comparison.Comparison, w io.Writer) {
 	first := true
 	sep := func() {
 		if first {
@@ -471,19 +438,19 @@ func (r *CompareReport) writeWithin(w io.Writer) {
 		}
 	}
 	for _, c := range r.Within {
-		m := r.metric(c.Metric)
-		sc := ScaleFor(m.Unit, c.MedianA)
+		m := r.Metric(c.Metric)
+		sc := units.ScaleFor(m.Unit, c.MedianA)
 		s := r.Sides[c.Side]
 		switch {
 		case c.Differ:
 			sep()
-			writeWrapped(w, fmt.Sprintf(
+			textfmt.WriteWrapped(w, fmt.Sprintf(
 				"warning: side %s: %s differs between its files more than their noise allows (a between-boot effect?): median %s in %s, %s in %s, p=%s (U test, Holm over %d); pooling hides it",
 				s.Label, c.Metric, sc.Format(c.MedianA), c.PartA, sc.Format(c.MedianB), c.PartB,
 				FormatP(c.AdjustedP), len(r.Within)), "  ")
 		case !c.CanTest && c.Separated && c.Metric == r.Headline:
 			sep()
-			writeWrapped(w, fmt.Sprintf(
+			textfmt.WriteWrapped(w, fmt.Sprintf(
 				"note: side %s: the %s values of %s and %s do not overlap (medians %s and %s); too few runs per file to test whether the files differ",
 				s.Label, c.Metric, c.PartA, c.PartB, sc.Format(c.MedianA), sc.Format(c.MedianB)), "  ")
 		}
@@ -492,8 +459,8 @@ func (r *CompareReport) writeWithin(w io.Writer) {
 
 // writeDiffs prints parameter or environment differences key by key: on
 // one line when it fits, else one line per side.
-func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
-	one := func(d Diff) string {
+func writeDiffs(r *comparison.Comparison, w io.Writer, diffs []comparison.Diff) {
+	one := func(d comparison.Diff) string {
 		var b strings.Builder
 		for i, v := range d.Values {
 			if i > 0 {
@@ -505,19 +472,19 @@ func (r *CompareReport) writeDiffs(w io.Writer, diffs []Diff) {
 	}
 	keyw := 0
 	for _, d := range diffs {
-		if 2+len(d.Key)+2+utf8.RuneCountInString(one(d)) <= Width {
+		if 2+len(d.Key)+2+utf8.RuneCountInString(one(d)) <= textfmt.Width {
 			keyw = max(keyw, len(d.Key))
 		}
 	}
 	for _, d := range diffs {
 		l := "  " + d.Key + strings.Repeat(" ", max(0, keyw-len(d.Key))) + "  " + one(d)
-		if utf8.RuneCountInString(l) <= Width && len(d.Key) <= keyw {
+		if utf8.RuneCountInString(l) <= textfmt.Width && len(d.Key) <= keyw {
 			fmt.Fprintln(w, l)
 			continue
 		}
 		fmt.Fprintln(w, "  "+d.Key)
 		for i, v := range d.Values {
-			writeWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
+			textfmt.WriteWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
 		}
 	}
 }

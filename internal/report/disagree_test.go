@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -49,11 +50,11 @@ func TestHeadlineSaysWhenMediansDisagree(t *testing.T) {
 	} {
 		metrics := []results.Metric{{Name: "x", Unit: c.unit, Better: c.better}}
 		f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{"x": {c.a, c.b}})
-		r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := r.HeadlineFor(r.Pairs[0])
+		h := HeadlineFor(r, r.Pairs[0])
 		m := pointInterval.FindStringSubmatch(h)
 		if m == nil {
 			t.Fatalf("%s: no change with an interval in %q", c.name, h)
@@ -67,7 +68,7 @@ func TestHeadlineSaysWhenMediansDisagree(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := r.Write(&buf, "text"); err != nil {
+		if err := Write(&buf, r, "text"); err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(buf.String(), "the samples differ in shape"); n != 1 {
@@ -88,7 +89,7 @@ func TestFootnoteNamesFallbackEstimator(t *testing.T) {
 		"tlb":   {{0, 0, 0, 1, 2, 5, 0}, {0, 0, 1, 0, 0, 0, 0}},
 	})
 	var buf bytes.Buffer
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Join(strings.Fields(buf.String()), " ")

@@ -12,7 +12,9 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // pointInterval matches a printed change with its interval, in the
@@ -79,7 +81,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			xb = append(xb, xb[0])
 		}
 		f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{"time": {ta, tb}, "x": {xa, xb}})
-		r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +90,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			w      *bytes.Buffer
 			format string
 		}{{&text, "text"}, {&md, "markdown"}, {&js, "json"}} {
-			if err := r.Write(x.w, x.format); err != nil {
+			if err := Write(x.w, r, x.format); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -102,7 +104,7 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			}
 		}
 		// The headline and the Markdown table cells.
-		head := r.HeadlineFor(r.Pairs[0])
+		head := HeadlineFor(r, r.Pairs[0])
 		for _, m := range pointInterval.FindAllStringSubmatch(head+"\n"+md.String(), -1) {
 			check("headline/markdown", m[1], m[2], m[3])
 		}
@@ -125,8 +127,8 @@ func TestPrintedEstimateInsideInterval(t *testing.T) {
 			check("table", strings.TrimSuffix(l[col[0]:col[1]], "%"), ci[1], ci[2])
 		}
 		for li, l := range lines {
-			if utf8.RuneCountInString(l) > Width {
-				t.Errorf("draw %d: line %d longer than %d: %q", i, li+1, Width, l)
+			if utf8.RuneCountInString(l) > textfmt.Width {
+				t.Errorf("draw %d: line %d longer than %d: %q", i, li+1, textfmt.Width, l)
 			}
 		}
 		// JSON: change and its interval are one estimator.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/results"
 )
@@ -35,7 +36,7 @@ func evidenceFile() *results.File {
 
 func TestCompareEvidenceSection(t *testing.T) {
 	f := evidenceFile()
-	r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestCompareEvidenceSection(t *testing.T) {
 		t.Errorf("families %q", fams)
 	}
 	var buf bytes.Buffer
-	if err := r.Write(&buf, "text"); err != nil {
+	if err := Write(&buf, r, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -82,7 +83,7 @@ func TestCompareEvidenceSection(t *testing.T) {
 	}
 	for _, format := range []string{"json", "csv", "markdown"} {
 		buf.Reset()
-		if err := r.Write(&buf, format); err != nil {
+		if err := Write(&buf, r, format); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(buf.String(), "k.context_switches") {
@@ -90,7 +91,7 @@ func TestCompareEvidenceSection(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	r.Write(&buf, "json")
+	Write(&buf, r, "json")
 	var j struct {
 		Pairs []struct {
 			Metrics []struct {
@@ -106,24 +107,9 @@ func TestCompareEvidenceSection(t *testing.T) {
 		t.Errorf("json has %d metrics", len(j.Pairs[0].Metrics))
 	}
 	buf.Reset()
-	r.Write(&buf, "markdown")
-	if !strings.Contains(buf.String(), "**"+evidenceTitle+"**") {
+	Write(&buf, r, "markdown")
+	if !strings.Contains(buf.String(), "**"+evidence.Title+"**") {
 		t.Errorf("markdown lacks the evidence heading:\n%s", buf.String())
-	}
-}
-
-func TestSummaryEvidence(t *testing.T) {
-	f := evidenceFile()
-	f.Evidence = map[string]string{"perf": "available", "hw": "not available: no hardware performance counters"}
-	var buf bytes.Buffer
-	Summary(&buf, f, 0)
-	out := buf.String()
-	head, ev, ok := strings.Cut(out, "kernel evidence (k.sys.*")
-	if !ok || strings.Contains(head, "k.runq_delay") || !strings.Contains(ev, "k.runq_delay") {
-		t.Fatalf("summary:\n%s", out)
-	}
-	if strings.Contains(ev, "k.lock.mutex.count") || !strings.Contains(ev, "1 more evidence metric is 0") || !strings.Contains(ev, "hw not available: no hardware") {
-		t.Errorf("evidence part:\n%s", ev)
 	}
 }
 
@@ -142,7 +128,7 @@ func TestOneSidedEvidence(t *testing.T) {
 			}
 		}
 	}
-	r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +150,7 @@ func TestOneSidedEvidence(t *testing.T) {
 		t.Errorf("compared %q, want the metrics both sides have", got)
 	}
 	var buf bytes.Buffer
-	if err := r.Write(&buf, "text"); err != nil {
+	if err := Write(&buf, r, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Join(strings.Fields(buf.String()), " ")
@@ -176,12 +162,12 @@ func TestOneSidedEvidence(t *testing.T) {
 		t.Errorf("the one-sided metrics are not in the evidence section:\n%s", buf.String())
 	}
 	buf.Reset()
-	r.Write(&buf, "markdown")
+	Write(&buf, r, "markdown")
 	if !strings.Contains(buf.String(), want) {
 		t.Errorf("markdown lacks %q:\n%s", want, buf.String())
 	}
 	buf.Reset()
-	r.Write(&buf, "json")
+	Write(&buf, r, "json")
 	var j struct {
 		Pairs []struct {
 			OnlyA []string `json:"evidence_only_a"`
@@ -194,46 +180,24 @@ func TestOneSidedEvidence(t *testing.T) {
 	if len(j.Pairs) != 1 || len(j.Pairs[0].OnlyA) != 0 || strings.Join(j.Pairs[0].OnlyB, " ") != "k.context_switches k.runq_delay k.lock.mutex.count" {
 		t.Errorf("json pairs %+v", j.Pairs)
 	}
-	// Side A alone has no evidence at all: still compared, still said.
+	// comparison.Side A alone has no evidence at all: still compared, still said.
 	for i := range f.Reps {
 		if f.Reps[i].Config == 0 {
 			f.Reps[i].Metrics.Delete("k.sys.irq_tlb")
 		}
 	}
-	r, err = BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+	r, err = comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf.Reset()
-	r.Write(&buf, "text")
+	Write(&buf, r, "text")
 	if out := strings.Join(strings.Fields(buf.String()), " "); !strings.Contains(out, "kernel evidence") || !strings.Contains(out, "side A has no evidence values (it collected none, or its collectors failed): the 4 evidence metrics of side B are not compared") {
 		t.Errorf("no evidence compared, one-sided not said:\n%s", buf.String())
 	}
 	// The same evidence on both sides: nothing said.
-	r, _ = BuildComparison([]Side{FileSide("a", evidenceFile(), 0), FileSide("b", evidenceFile(), 1)}, CompareOptions{})
+	r, _ = comparison.Build([]comparison.Side{comparison.FileSide("a", evidenceFile(), 0), comparison.FileSide("b", evidenceFile(), 1)}, comparison.Options{})
 	if len(r.OneSided) != 0 {
 		t.Errorf("one-sided %v with the same evidence on both sides", r.OneSided)
-	}
-}
-
-// TestSummaryZeroMedianScaledByLargest: a time that is 0 in most
-// repetitions (PSI I/O pressure) is shown in the unit of its largest
-// value, not in ns from its median of 0 ([0, 1128000] ns before).
-func TestSummaryZeroMedianScaledByLargest(t *testing.T) {
-	ms := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "k.sys.psi_io_some", Unit: "ns", Better: "lower"}}
-	f := file("faultme", ms, []string{"a"}, map[string][][]float64{
-		"time":              {{1e6, 1.1e6, 1.2e6, 1.3e6, 1.4e6, 1.5e6, 1.6e6, 1.7e6}},
-		"k.sys.psi_io_some": {{0, 0, 0, 0, 0, 0, 0, 1128000}},
-	})
-	var buf bytes.Buffer
-	Summary(&buf, f, 0)
-	var row string
-	for _, l := range strings.Split(buf.String(), "\n") {
-		if strings.HasPrefix(l, "k.sys.psi_io_some") {
-			row = strings.Join(strings.Fields(l), " ")
-		}
-	}
-	if row != "k.sys.psi_io_some ms 8 0 [0, 1.128] 0 1.128" {
-		t.Errorf("row %q, want it in ms:\n%s", row, buf.String())
 	}
 }

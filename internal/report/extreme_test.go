@@ -2,47 +2,19 @@ package report
 
 import (
 	"bytes"
-	"math"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
-
-func TestHumanExtremeNumbers(t *testing.T) {
-	for _, c := range []struct {
-		unit string
-		v    float64
-		want string
-	}{
-		{"count", 1e300, "1.000e+300"},
-		{"ops/s", 1e300, "1.000e+300 ops/s"},
-		{"ns", 1e300, "1.000e+300 ns"},
-		{"bytes", 1e300, "1.000e+300 B"},
-		{"ratio", math.MaxFloat64, "1.798e+308"},
-		{"count", -1e300, "-1.000e+300"},
-		{"ns", 1e-310, "1.000e-310 ns"},
-		{"ratio", 5e-324, "4.941e-324"},
-		{"ratio", 0.0002, "2.000e-04"},
-		{"count", 2621440, "2621440"},
-		{"ns", 11.3e9, "11.30 s"},
-		{"ops/s", 2.5e9, "2.500 G ops/s"},
-		{"ratio", 0.5, "0.500"},
-	} {
-		if got := Human(c.unit, c.v); got != c.want {
-			t.Errorf("Human(%q, %g) = %q, want %q", c.unit, c.v, got, c.want)
-		}
-	}
-	if got := Percent(1e300); got != "+1.000e+302%" {
-		t.Errorf("Percent(1e300) = %q", got)
-	}
-}
 
 // TestCompareExtremeValues compares samples of extreme magnitudes through
 // the whole report: no Inf, NaN or runs of digits, every line within
-// Width, the interval of the subnormal samples not collapsed to 0.
+// textfmt.Width, the interval of the subnormal samples not collapsed to 0.
 func TestCompareExtremeValues(t *testing.T) {
 	base := []float64{1.213, 1.145, 1.155, 1.201, 1.204, 1.136, 1.124, 1.14}
 	other := []float64{1.302, 1.323, 1.327, 1.472, 1.17, 1.401, 1.263, 1.19, 1.284, 1.308}
@@ -60,12 +32,12 @@ func TestCompareExtremeValues(t *testing.T) {
 			metrics := []results.Metric{{Name: "v", Unit: unit, Better: "lower"}}
 			f := file("w", metrics, []string{"a", "b"}, map[string][][]float64{"v": {a, b}})
 			for _, test := range []string{"U", "Welch"} {
-				opt := CompareOptions{}
+				opt := comparison.Options{}
 				if test == "Welch" {
 					opt.Test = 1
 				}
 				var buf bytes.Buffer
-				if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, opt, "text"); err != nil {
+				if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt, "text"); err != nil {
 					t.Fatalf("%g %s %s: %v", scale, unit, test, err)
 				}
 				out := buf.String()
@@ -81,8 +53,8 @@ func TestCompareExtremeValues(t *testing.T) {
 					t.Errorf("%g %s %s: no change of about +12%%:\n%s", scale, unit, test, out)
 				}
 				for i, l := range strings.Split(out, "\n") {
-					if utf8.RuneCountInString(l) > Width {
-						t.Errorf("%g %s: line %d longer than %d: %q", scale, unit, i+1, Width, l)
+					if utf8.RuneCountInString(l) > textfmt.Width {
+						t.Errorf("%g %s: line %d longer than %d: %q", scale, unit, i+1, textfmt.Width, l)
 					}
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -71,7 +72,7 @@ func TestNoIntervalBelowMinus100ForNonNegative(t *testing.T) {
 			vals[m.Name] = [][]float64{a, b}
 		}
 		f := file("w", metrics, []string{"a", "b"}, vals)
-		r, err := BuildComparison([]Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{})
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,11 +81,11 @@ func TestNoIntervalBelowMinus100ForNonNegative(t *testing.T) {
 			w      *bytes.Buffer
 			format string
 		}{{&text, "text"}, {&md, "markdown"}, {&js, "json"}} {
-			if err := r.Write(x.w, x.format); err != nil {
+			if err := Write(x.w, r, x.format); err != nil {
 				t.Fatal(err)
 			}
 		}
-		printed := r.HeadlineFor(r.Pairs[0]) + "\n" + text.String() + "\n" + md.String()
+		printed := HeadlineFor(r, r.Pairs[0]) + "\n" + text.String() + "\n" + md.String()
 		for _, m := range printedPercent.FindAllStringSubmatch(printed, -1) {
 			v, err := strconv.ParseFloat(m[1], 64)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"contend/internal/comparison"
 	"contend/internal/results"
 )
 
@@ -19,7 +20,7 @@ func TestOutliersSkipNearConstantCounters(t *testing.T) {
 		"faults": {{65542, 65542, 65542, 65542, 65560, 65542}, {65542, 65542, 65543, 65542, 65542, 65542}},
 	})
 	var buf bytes.Buffer
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -41,12 +42,12 @@ func TestOutlierListIsCapped(t *testing.T) {
 	}
 	f := file("x", ms, []string{"a", "b"}, vals)
 	var buf bytes.Buffer
-	if err := Compare(&buf, []Side{FileSide("a", f, 0), FileSide("b", f, 1)}, CompareOptions{}, "text"); err != nil {
+	if err := Compare(&buf, []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if n := strings.Count(out, ": repetition 6 of a"); n != OutlierListMax {
-		t.Errorf("%d outlier lines, want %d:\n%s", n, OutlierListMax, out)
+	if n := strings.Count(out, ": repetition 6 of a"); n != comparison.OutlierListMax {
+		t.Errorf("%d outlier lines, want %d:\n%s", n, comparison.OutlierListMax, out)
 	}
 	if !strings.Contains(out, "... and 4 more (--format json lists them all)") {
 		t.Errorf("no line says how many more:\n%s", out)

@@ -134,7 +134,7 @@ func TestOpenFromFailureLeavesNothing(t *testing.T) {
 	}
 }
 
-// tallyBefore is what report.Summary read of a File before the Tally:
+// tallyBefore is what summary.Summary read of a File before the Tally:
 // Counts, Values per metric, the notes loop and printFailures' loop.
 func tallyBefore(f *File, c int) *Tally {
 	t := &Tally{Config: c, Counts: f.Counts(c), Values: map[string][]float64{}, Notes: map[string]int{}}

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"contend/internal/plural"
-	"contend/internal/report"
+	"contend/internal/summary"
 	"contend/internal/results"
 )
 
@@ -64,7 +64,7 @@ func Summary(stdout, stderr io.Writer, format string, quiet bool) func(Outcome) 
 			if i > 0 {
 				fmt.Fprintln(summaryTo)
 			}
-			report.Summary(summaryTo, o.Out.File, i)
+			summary.Summary(summaryTo, o.Out.File, i)
 		}
 		return End(stderr, o, quiet)
 	}

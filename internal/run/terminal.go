@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend/internal/esc"
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // Terminal is the UI of a command run by a user: notices and problems on
@@ -112,7 +112,7 @@ func (t *Terminal) step(rep results.Rep) {
 	}
 	last := rep.Status
 	if v, ok := rep.Metrics.Lookup(t.opt.Metric); ok && rep.Status == results.StatusOK {
-		last = t.opt.Metric + " " + report.Human(t.opt.Unit, v)
+		last = t.opt.Metric + " " + units.Human(t.opt.Unit, v)
 	}
 	eta := time.Since(t.start) / time.Duration(t.done) * time.Duration(t.opt.Total-t.done)
 	where := fmt.Sprintf("repetition %d of %d", t.done, t.opt.Total)
@@ -146,9 +146,9 @@ func VerboseLine(rep results.Rep, side, metric, unit string) string {
 	if rep.Status != results.StatusOK {
 		return s + ": " + rep.Status + ": " + rep.Error
 	}
-	s += ": " + metric + " " + report.Human(unit, rep.Metrics.Get(metric))
+	s += ": " + metric + " " + units.Human(unit, rep.Metrics.Get(metric))
 	if r, ok := rep.Metrics.Lookup("real"); ok && metric != "real" {
-		s += ", real " + report.Human("ns", r)
+		s += ", real " + units.Human("ns", r)
 	}
 	if l := rep.LoadAvg; l > 0 {
 		s += fmt.Sprintf(", load %.2f", l)

@@ -11,6 +11,8 @@ import (
 	"contend/internal/plural"
 	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // CurveOptions configures CompareCurves. The zero value compares the
@@ -45,15 +47,20 @@ type ParamShift struct {
 
 // CurveComparison is curve B against curve A.
 type CurveComparison struct {
-	Metric     results.Metric
-	Points     []PointChange // points of A in A's order that B has too
-	OnlyA      []string      // points of A missing in B
-	OnlyB      []string      // points of B missing in A
-	A, B       *Analysis
-	USLShift   []ParamShift // lambda, sigma, kappa, N*; nil without both USL fits
-	Notes      []string
-	Holm       bool // p-values adjusted across the points
-	PointsUsed int
+	Metric   results.Metric
+	Points   []PointChange // points of A in A's order that B has too
+	OnlyA    []string      // points of A missing in B
+	OnlyB    []string      // points of B missing in A
+	A, B     *Analysis
+	USLShift []ParamShift // lambda, sigma, kappa, N*; nil without both USL fits
+	// FitR2A and FitR2B are the R^2 of the two USL fits (with USLShift),
+	// and PoorFit is true when either is below analysis.FitPoorR2 (or
+	// unknown): a shift between poor fits describes neither curve.
+	FitR2A, FitR2B float64
+	PoorFit        bool
+	Notes          []string
+	Holm           bool // p-values adjusted across the points
+	PointsUsed     int
 }
 
 // CompareCurveData compares sweep file b against sweep file a point by
@@ -148,6 +155,8 @@ func CompareCurveData(a, b *results.File, opt CurveOptions) (*CurveComparison, e
 			shift("peak N*", u.PeakN, u.PeakNSE, v.PeakN, v.PeakNSE),
 			shift("peak X*", u.PeakX, math.NaN(), v.PeakX, math.NaN()),
 		}
+		cc.FitR2A, cc.FitR2B = u.R2, v.R2
+		cc.PoorFit = poorFit(u.R2) || poorFit(v.R2)
 	} else if name == aa.Throughput.Name {
 		for _, n := range aa.FitNotes {
 			cc.Notes = append(cc.Notes, "A: "+n)
@@ -180,10 +189,10 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			ref = math.Max(ref, p.Comparison.SummaryA.Median)
 		}
 	}
-	tsc := report.ScaleFor(m.Unit, ref)
+	tsc := units.ScaleFor(m.Unit, ref)
 	unit := strings.TrimSpace(tsc.Unit)
 	num := func(v float64) string { return fmt.Sprintf("%.4g", v/tsc.Div) }
-	t := &report.Table{}
+	t := &textfmt.Table{}
 	t.AlignLeft(6)
 	t.Row("point", "A "+unit, "B "+unit, "HL change", "95% CI", "p (Holm)", "verdict")
 	var warn []string
@@ -216,9 +225,9 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 	}
 	if len(cc.USLShift) > 0 {
 		fmt.Fprintln(w)
-		sc := report.ScaleFor(m.Unit, cc.USLShift[0].A)
+		sc := units.ScaleFor(m.Unit, cc.USLShift[0].A)
 		fmt.Fprintf(w, "USL fit shift (± one standard error; N* by the delta method; lambda\nand X* in %s):\n", strings.TrimSpace(sc.Unit))
-		t := &report.Table{}
+		t := &textfmt.Table{}
 		t.Row("parameter", "A", "±", "B", "±", "B-A", "±", "change")
 		num := func(name string, v float64) string {
 			if math.IsNaN(v) {
@@ -232,13 +241,17 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 		for _, s := range cc.USLShift {
 			rel := "-"
 			if s.A != 0 && !math.IsNaN(s.Diff) {
-				rel = report.Percent(s.Diff / math.Abs(s.A))
+				rel = units.Percent(s.Diff / math.Abs(s.A))
 			}
 			t.Row(s.Name, num(s.Name, s.A), num(s.Name, s.ASE), num(s.Name, s.B), num(s.Name, s.BSE), num(s.Name, s.Diff), num(s.Name, s.DiffSE), rel)
 		}
+		t.Row("fit R^2", fmt.Sprintf("%.2f", cc.FitR2A), "", fmt.Sprintf("%.2f", cc.FitR2B), "", "", "", "")
 		t.Write(w)
 		if s := cc.USLShift[3]; !math.IsNaN(s.DiffSE) && s.DiffSE > 0 {
 			fmt.Fprintf(w, "peak shift: %.2f standard errors\n", s.Diff/s.DiffSE)
+		}
+		if cc.PoorFit {
+			textfmt.WriteWrapped(w, "warning: "+poorFitText(cc), "  ")
 		}
 	}
 	for _, n := range cc.Notes {
@@ -267,4 +280,20 @@ func fileTitle(f *results.File) string {
 	}
 	parts = append(parts, f.Start.Format("2006-01-02 15:04"))
 	return strings.Join(parts, ", ")
+}
+
+// poorFit tells whether a fit's R^2 is below analysis.FitPoorR2 or unknown.
+func poorFit(r2 float64) bool { return math.IsNaN(r2) || r2 < analysis.FitPoorR2 }
+
+// poorFitText says which fits are poor and what that makes of the shift.
+func poorFitText(cc *CurveComparison) string {
+	a, b := poorFit(cc.FitR2A), poorFit(cc.FitR2B)
+	if a && b {
+		return fmt.Sprintf("both fits are poor (R^2 %.2f and %.2f, below %g): the USL describes neither curve, so the shift of its parameters and peak says little; read the change point by point above", cc.FitR2A, cc.FitR2B, analysis.FitPoorR2)
+	}
+	side, r2 := "A", cc.FitR2A
+	if b {
+		side, r2 = "B", cc.FitR2B
+	}
+	return fmt.Sprintf("the fit of %s is poor (R^2 %.2f, below %g): the USL does not describe that curve, so the shift of its parameters and peak says little; read the change point by point above", side, r2, analysis.FitPoorR2)
 }

@@ -10,8 +10,9 @@ import (
 
 	"contend/analysis"
 	"contend/internal/evidence"
-	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // Report prints a sweep's per-point tables, fits and warnings to w, in
@@ -51,7 +52,7 @@ func Report(w io.Writer, a *Analysis) {
 
 	// Primary metric.
 	pm, _ := f.Metric(f.Primary)
-	t := &report.Table{}
+	t := &textfmt.Table{}
 	sc := scaleOf(a, pm)
 	t.Row(head, "n", pm.Name+unitText(sc), "95% CI", "CV")
 	for _, p := range a.Points {
@@ -67,7 +68,7 @@ func Report(w io.Writer, a *Analysis) {
 	// Throughput and speedup.
 	if a.Throughput.Name != "" && a.Throughput.Name != pm.Name {
 		fmt.Fprintln(w)
-		t = &report.Table{}
+		t = &textfmt.Table{}
 		sc := scaleOf(a, a.Throughput)
 		cols := []string{head, a.Throughput.Name + unitText(sc), "95% CI", "speedup"}
 		if a.Concurrency {
@@ -132,7 +133,7 @@ func writeMedians(w io.Writer, a *Analysis, head string, name func(PointStat) st
 	fmt.Fprintln(w, title)
 	for len(metrics) > 0 {
 		k := min(len(metrics), 5)
-		t := &report.Table{}
+		t := &textfmt.Table{}
 		row := []string{head}
 		for _, m := range metrics[:k] {
 			row = append(row, m.Name)
@@ -146,7 +147,7 @@ func writeMedians(w io.Writer, a *Analysis, head string, name func(PointStat) st
 					row = append(row, "-")
 					continue
 				}
-				row = append(row, report.Human(m.Unit, s.Median))
+				row = append(row, units.Human(m.Unit, s.Median))
 			}
 			t.Row(row...)
 		}
@@ -162,7 +163,7 @@ func WriteFits(w io.Writer, a *Analysis) {
 		if math.IsInf(v, 1) {
 			return "unbounded"
 		}
-		return report.Human(unit, v)
+		return units.Human(unit, v)
 	}
 	pm := func(v, se float64, f func(float64) string) string {
 		if math.IsNaN(se) {
@@ -175,7 +176,7 @@ func WriteFits(w io.Writer, a *Analysis) {
 		if math.IsInf(v, 1) {
 			return "unbounded"
 		}
-		sc := report.ScaleFor(unit, v)
+		sc := units.ScaleFor(unit, v)
 		val := strings.TrimSuffix(sc.Format(v), " "+sc.Unit)
 		if math.IsNaN(se) {
 			return sc.Format(v) + " (no SE)"
@@ -351,7 +352,7 @@ func countText(c map[string]int) string {
 	return fmt.Sprintf("%d/%d", c[results.StatusOK], total)
 }
 
-func ciText(sc report.Scale, s analysis.Summary) string {
+func ciText(sc units.Scale, s analysis.Summary) string {
 	if !s.HasCI {
 		return "n too small"
 	}
@@ -360,22 +361,22 @@ func ciText(sc report.Scale, s analysis.Summary) string {
 
 // scaleOf picks one scale for metric m over all points (by the largest
 // median), so that a column shares its unit.
-func scaleOf(a *Analysis, m results.Metric) report.Scale {
+func scaleOf(a *Analysis, m results.Metric) units.Scale {
 	ref := 0.0
 	for _, p := range a.Points {
 		if s, ok := p.Summaries[m.Name]; ok {
 			ref = math.Max(ref, math.Abs(s.Median))
 		}
 	}
-	return report.ScaleFor(m.Unit, ref)
+	return units.ScaleFor(m.Unit, ref)
 }
 
 // bare formats v in scale sc without the unit.
-func bare(sc report.Scale, v float64) string {
+func bare(sc units.Scale, v float64) string {
 	return strings.TrimSuffix(sc.Format(v), " "+sc.Unit)
 }
 
-func unitText(sc report.Scale) string {
+func unitText(sc units.Scale) string {
 	if sc.Unit == "" {
 		return ""
 	}

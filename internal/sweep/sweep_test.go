@@ -198,3 +198,50 @@ func TestReportFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCurvesPoorFits: two sweeps whose throughput is noise around a
+// flat line have poor USL fits (R^2 near 0); their comparison gave "peak
+// N* +265%" without a word on the fits. It now carries each fit's R^2 and
+// says that both are poor.
+func TestCompareCurvesPoorFits(t *testing.T) {
+	threads := []int{1, 2, 3, 4, 5, 6, 8}
+	noisy := func(label string, seed uint64) *results.File {
+		f := synthetic(label, threads, 1e6, 0.05, 0.002, 6, seed)
+		rng := rand.New(rand.NewPCG(seed, 9))
+		for i := range f.Reps {
+			x := 4e6 * math.Exp(0.4*rng.NormFloat64()) // no curve: noise
+			f.Reps[i].Metrics = results.ValuesOf(map[string]float64{"time": 65536 / x * 1e9, "pages": 65536, ThroughputName: x})
+		}
+		return f
+	}
+	a, b := noisy("before", 3), noisy("after", 4)
+	cc, err := CompareCurveData(a, b, CurveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.USLShift == nil {
+		t.Fatalf("no USL fits to compare (notes %v)", cc.Notes)
+	}
+	if !cc.PoorFit || cc.FitR2A >= 0.9 || cc.FitR2B >= 0.9 {
+		t.Errorf("poor fits not flagged: R^2 %.3f and %.3f, poor %v", cc.FitR2A, cc.FitR2B, cc.PoorFit)
+	}
+	var buf bytes.Buffer
+	if err := CompareCurves(&buf, a, b, CurveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(buf.String()), " ")
+	for _, want := range []string{"fit R^2", fmt.Sprintf("warning: both fits are poor (R^2 %.2f and %.2f, below 0.9)", cc.FitR2A, cc.FitR2B), "the USL describes neither curve, so the shift of its parameters and peak says little"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Good fits: R^2 shown, no warning.
+	good := synthetic("good", threads, 1e6, 0.05, 0.002, 6, 5)
+	buf.Reset()
+	if err := CompareCurves(&buf, good, synthetic("good2", threads, 1.2e6, 0.05, 0.002, 6, 6), CurveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "fit R^2") || strings.Contains(out, "poor") {
+		t.Errorf("good fits:\n%s", out)
+	}
+}

@@ -1,7 +1,8 @@
-// Package report renders result files and statistics for people (text that
-// fits an 80-column mail) and for scripts (JSON, the original programs'
-// output).
-package report
+// Package units scales values of contend's units for people: ns to µs, ms
+// or s, bytes to KiB, MiB or GiB, counts and rates to k, M, G, a power of
+// ten where no prefix fits (Scale, ScaleFor, Human), and fractions as
+// signed percentages (Percent).
+package units
 
 import (
 	"fmt"
@@ -192,4 +193,12 @@ func Percent(x float64) string {
 		return fmt.Sprintf("%+.3e%%", x*100)
 	}
 	return fmt.Sprintf("%+.1f%%", x*100)
+}
+
+// Signed puts a plus sign before a printed number that has no sign.
+func Signed(num string) string {
+	if num == "-" || strings.HasPrefix(num, "-") || strings.HasPrefix(num, "+") {
+		return num
+	}
+	return "+" + num
 }

@@ -1,4 +1,4 @@
-package report
+package comparison
 
 import (
 	"fmt"
@@ -112,8 +112,8 @@ func TestCollectSideSameAsBefore(t *testing.T) {
 				if !reflect.DeepEqual(got, want[m.Name]) {
 					t.Fatalf("trial %d metric %s: %v\nbefore %v", trial, m.Name, got, want[m.Name])
 				}
-				if sr.count(m.Name) != len(want[m.Name]) {
-					t.Fatalf("trial %d metric %s: count %d, want %d", trial, m.Name, sr.count(m.Name), len(want[m.Name]))
+				if sr.Count(m.Name) != len(want[m.Name]) {
+					t.Fatalf("trial %d metric %s: count %d, want %d", trial, m.Name, sr.Count(m.Name), len(want[m.Name]))
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package report
+package comparison
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func vmNotes(sides []Side) []string {
 	for _, s := range sides {
 		var a []string
 		for _, p := range s.Parts {
-			e := partEnv(p)
+			e := PartEnv(p)
 			v := e["vm.accel"]
 			if v == "" {
 				v = "none"

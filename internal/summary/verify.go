@@ -1,4 +1,4 @@
-package report
+package summary
 
 import (
 	"fmt"
@@ -8,9 +8,12 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/comparison"
 	"contend/internal/evidence"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
 
 // WriteVerify prints the comparison of config 0 (contend) against config
@@ -23,7 +26,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		fmt.Fprintf(w, "  %-9s %d ok, %d failed, %d timed out\n", "", counts[results.StatusOK], counts[results.StatusFailed], counts[results.StatusTimeout])
 	}
 	fmt.Fprintln(w)
-	t := &Table{}
+	t := &textfmt.Table{}
 	t.Row("metric", "contend", "original", "ratio", "95% CI", "p")
 	// The primary metric, then every metric both sides measured: the
 	// original's own output (through the preset) and the process metrics.
@@ -51,9 +54,9 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 		if ref == 0 {
 			ref = mb // the original's 0 user time: contend's 17.60 ms, not 1.760e+07 ns
 		}
-		sc := ScaleFor(m.Unit, ref)
+		sc := units.ScaleFor(m.Unit, ref)
 		ratio, ci, p := "-", "-", "-"
-		if rc, err := analysis.RelativeChange(a, b, Confidence); err == nil && !math.IsNaN(rc.Estimate) {
+		if rc, err := analysis.RelativeChange(a, b, comparison.Confidence); err == nil && !math.IsNaN(rc.Estimate) {
 			ratio = fmt.Sprintf("%.3f", 1+rc.Estimate)
 			switch {
 			case rc.HasCI:
@@ -63,7 +66,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 					approx = append(approx, n)
 				}
 			case rc.Method == analysis.RelAbsShift && rc.HasShiftCI:
-				ci = "[" + signed(sc.Num(rc.ShiftLo)) + ", " + signed(sc.Num(rc.ShiftHi)) + "]†"
+				ci = "[" + units.Signed(sc.Num(rc.ShiftLo)) + ", " + units.Signed(sc.Num(rc.ShiftHi)) + "]†"
 				shifts = append(shifts, n)
 			}
 		}
@@ -74,17 +77,17 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	}
 	t.Write(w)
 	if zero > 0 {
-		fmt.Fprintln(w, WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest(plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition on both sides: not shown", 78, "  "))
 	}
 	if len(shifts) > 0 {
-		fmt.Fprintln(w, WrapRest("†: "+strings.Join(shifts, ", ")+" had values of 0, where no ratio is defined: the interval is of the difference contend - original (Hodges-Lehmann), in the unit of the row's medians", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest("†: "+strings.Join(shifts, ", ")+" had values of 0, where no ratio is defined: the interval is of the difference contend - original (Hodges-Lehmann), in the unit of the row's medians", 78, "  "))
 	}
 	if len(approx) > 0 {
-		fmt.Fprintln(w, WrapRest("*: "+strings.Join(approx, ", ")+" had values below 0, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
+		fmt.Fprintln(w, textfmt.WrapRest("*: "+strings.Join(approx, ", ")+" had values below 0, so the interval is of the shift divided by the original's median, not of a ratio: it can reach below 0 and is only a rough guide (a bound below 0 means: unknown)", 78, "  "))
 	}
 	fmt.Fprintln(w)
 	v := Equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
-	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), WrapRest(v.Text, 76, "  "))
+	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), textfmt.WrapRest(v.Text, 76, "  "))
 	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
 	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
 	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
@@ -113,7 +116,7 @@ func ParamsText(c results.Config) string {
 
 func trimPct(x float64) string { return strconv.FormatFloat(x*100, 'g', 4, 64) + "%" }
 
-// Verdicts of Equivalence.
+// Verdicts of the verify report: the first words of Verdict.Text.
 const (
 	VerdictNone          = "no verdict"
 	VerdictEquivalent    = "EQUIVALENT"
@@ -121,65 +124,33 @@ const (
 	VerdictNotEquivalent = "NOT SHOWN EQUIVALENT"
 )
 
-// Verdict is the decision of Equivalence: Kind is one of the Verdict
-// constants, Text says it in a sentence with the interval.
+// Verdict is analysis.Equivalence's decision in words: Kind is one of the
+// Verdict constants, Text says it in a sentence with the interval.
 type Verdict struct {
 	Kind string
 	Text string
 }
 
-// Equivalence decides whether b (contend) is equivalent to a (original)
-// within ±margin (a fraction), by two one-sided tests at alpha 0.05 in
-// their interval form: the 90% interval of the ratio b/a inside 1±margin.
+// Equivalence is analysis.Equivalence of b (contend) against a (the
+// original) within ±margin, in words.
 func Equivalence(a, b []float64, margin float64) Verdict {
-	if len(a) == 0 || len(b) == 0 {
+	r := analysis.Equivalence(a, b, margin)
+	switch r.Why {
+	case analysis.WhyNoData:
 		return Verdict{VerdictNone, "no verdict: a side has no successful repetition"}
-	}
-	rc, err := analysis.RelativeChange(a, b, 0.90)
-	if err != nil {
-		return Verdict{VerdictNone, "no verdict: " + err.Error()}
-	}
-	if rc.Method == analysis.RelAbsShift {
+	case analysis.WhyInvalid:
+		return Verdict{VerdictNone, "no verdict: " + r.Err.Error()}
+	case analysis.WhyZeros:
 		return Verdict{VerdictNone, "no verdict: some values are 0, and no ratio is defined at 0"}
-	}
-	if !rc.HasCI {
+	case analysis.WhyTooFew:
 		return Verdict{VerdictNone, fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))}
 	}
-	lo, hi := 1+rc.Lo, 1+rc.Hi
-	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", lo, hi)
-	switch {
-	case rc.Lo >= -margin && rc.Hi <= margin:
+	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", r.Lo, r.Hi)
+	switch r.Verdict {
+	case analysis.Equivalent:
 		return Verdict{VerdictEquivalent, fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)}
-	case rc.Lo > margin || rc.Hi < -margin:
+	case analysis.NotEquivalent:
 		return Verdict{VerdictDifferent, fmt.Sprintf("DIFFERENT: the %s is wholly outside [%.3f, %.3f]", in, 1-margin, 1+margin)}
 	}
 	return Verdict{VerdictNotEquivalent, fmt.Sprintf("NOT SHOWN EQUIVALENT: the %s crosses the margin [%.3f, %.3f]; more runs or a wider margin may settle it", in, 1-margin, 1+margin)}
-}
-
-// WrapRest breaks s into lines of at most width columns of text; lines
-// after the first start with indent, which is not counted (the caller
-// prints a prefix as wide before the first line).
-func WrapRest(s string, width int, indent string) string {
-	lines := Wrap(indent+s, width+len(indent), indent)
-	lines[0] = strings.TrimPrefix(lines[0], indent)
-	return strings.Join(lines, "\n")
-}
-
-// Drift checks every configuration of f for a monotonic trend of the
-// primary metric over run order (Mann-Kendall at level alpha, from 4
-// successful repetitions on) and returns one sentence per drifting side:
-// the machine changed during the run.
-func Drift(f *results.File, alpha float64) []string {
-	var out []string
-	for i := range f.Configs {
-		xs := f.Values(i, f.Primary)
-		if len(xs) < 4 {
-			continue
-		}
-		mk, err := analysis.MannKendall(xs)
-		if err == nil && mk.P < alpha {
-			out = append(out, fmt.Sprintf("side %s drifts over run order (%s, Mann-Kendall tau %.2f, p=%.3g): the machine changed during the run", strings.ToUpper(f.Configs[i].Name), f.Primary, mk.Tau, mk.P))
-		}
-	}
-	return out
 }

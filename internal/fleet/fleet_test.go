@@ -1,4 +1,4 @@
-package report
+package fleet
 
 import (
 	"bytes"
@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"contend/analysis"
+	"contend/internal/comparison"
+	"contend/internal/report"
 	"contend/internal/results"
+	"contend/internal/units"
 )
 
 // hostAB is an ab file of one host: side b is factor times side a.
@@ -27,19 +30,19 @@ func hostAB(host, release string, factor float64) *results.File {
 	return f
 }
 
-func abGroup(key string, f *results.File) FleetGroup {
-	return FleetGroup{Key: key, A: FileSide(key+":a", f, 0), B: FileSide(key+":b", f, 1)}
+func abGroup(key string, f *results.File) Group {
+	return Group{Key: key, A: comparison.FileSide(key+":a", f, 0), B: comparison.FileSide(key+":b", f, 1)}
 }
 
 func TestFleetDirectionAndMissingHosts(t *testing.T) {
-	groups := []FleetGroup{
+	groups := []Group{
 		abGroup("h2", hostAB("vm", "6.1.0", 0.8)),
 		abGroup("h1", hostAB("vm", "6.1.0", 0.7)),
 		abGroup("h3", hostAB("vm", "6.9.0-rt", 1.2)),
 	}
-	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "h2", Status: "ok"}, {Name: "h3", Status: "failed", Reason: "run: killed"},
+	expected := []Host{{Name: "h1", Status: "ok"}, {Name: "h2", Status: "ok"}, {Name: "h3", Status: "failed", Reason: "run: killed"},
 		{Name: "h4", Status: "refused", Reason: "2 CPUs online, contend_min_cpus is 64"}, {Name: "h5", Status: "unreachable"}}
-	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	fr, err := Build("host", groups, expected, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +86,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 	if err := fr.Write(&buf, "json"); err != nil {
 		t.Fatal(err)
 	}
-	var j FleetJSON
+	var j JSON
 	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
 		t.Fatalf("json: %v\n%s", err, buf.String())
 	}
@@ -93,7 +96,7 @@ func TestFleetDirectionAndMissingHosts(t *testing.T) {
 
 	// All three faster: the direction agrees.
 	groups[2] = abGroup("h3", hostAB("vm", "6.9.0-rt", 0.9))
-	fr, err = BuildFleet("host", groups, nil, CompareOptions{})
+	fr, err = Build("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +122,9 @@ func TestFleetKey(t *testing.T) {
 		{filepath.Join(dir, "ab.json"), "env.nosuch", "", `records no environment key "nosuch"`},
 		{filepath.Join(dir, "ab.json"), "hostname", "", "--by: \"hostname\" is not accepted"},
 	} {
-		got, err := FleetKey(c.path, f, c.by)
+		got, err := Key(c.path, f, c.by)
 		if got != c.want || (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
-			t.Errorf("FleetKey(%s, %s) = %q, %v; want %q, %q", c.path, c.by, got, err, c.want, c.err)
+			t.Errorf("Key(%s, %s) = %q, %v; want %q, %q", c.path, c.by, got, err, c.want, c.err)
 		}
 	}
 }
@@ -129,12 +132,12 @@ func TestFleetKey(t *testing.T) {
 func TestReadFleetStatus(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fleet-status.txt")
 	os.WriteFile(p, []byte("# comment\nh1 ok \nh2 refused 2 CPUs online\n\n"), 0o644)
-	hs, err := ReadFleetStatus(p)
-	if err != nil || len(hs) != 2 || hs[1] != (FleetHost{Name: "h2", Status: "refused", Reason: "2 CPUs online"}) || hs[0].Reason != "" {
+	hs, err := ReadStatus(p)
+	if err != nil || len(hs) != 2 || hs[1] != (Host{Name: "h2", Status: "refused", Reason: "2 CPUs online"}) || hs[0].Reason != "" {
 		t.Fatalf("got %+v, %v", hs, err)
 	}
 	os.WriteFile(p, []byte("lonely\n"), 0o644)
-	if _, err := ReadFleetStatus(p); err == nil || !strings.Contains(err.Error(), ":1: want 'HOST STATUS [REASON]'") {
+	if _, err := ReadStatus(p); err == nil || !strings.Contains(err.Error(), ":1: want 'HOST STATUS [REASON]'") {
 		t.Errorf("bad line: %v", err)
 	}
 }
@@ -150,9 +153,9 @@ func TestFleetGroupNotCompared(t *testing.T) {
 		}
 	}
 	killed.Reps = reps
-	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("killed", killed)}
-	expected := []FleetHost{{Name: "h1", Status: "ok"}, {Name: "killed", Status: "failed", Reason: "run: killed after contend_run_timeout=1 s"}}
-	fr, err := BuildFleet("host", groups, expected, CompareOptions{})
+	groups := []Group{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("killed", killed)}
+	expected := []Host{{Name: "h1", Status: "ok"}, {Name: "killed", Status: "failed", Reason: "run: killed after contend_run_timeout=1 s"}}
+	fr, err := Build("host", groups, expected, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +163,7 @@ func TestFleetGroupNotCompared(t *testing.T) {
 		!strings.Contains(fr.Missing[0].Reason, "failed run: killed after") || len(fr.Partial) != 0 {
 		t.Errorf("rows %d, missing %+v, partial %+v", len(fr.Rows), fr.Missing, fr.Partial)
 	}
-	if _, err := BuildFleet("host", groups[1:], nil, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
+	if _, err := Build("host", groups[1:], nil, comparison.Options{}); err == nil || !strings.Contains(err.Error(), "no host has results to compare") {
 		t.Errorf("only the killed host: %v", err)
 	}
 }
@@ -174,7 +177,7 @@ func TestFleetJSONIdenticalHost(t *testing.T) {
 	for i := range same.Reps {
 		same.Reps[i].Metrics.Set("time", a)
 	}
-	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, CompareOptions{})
+	fr, err := Build("host", []Group{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", same)}, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +231,8 @@ func cfgValues(f *results.File, c int) []float64 {
 // direction, not in the fleet estimate.
 func TestFleetTooSmallHostNotCounted(t *testing.T) {
 	small := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {{10e6, 10.1e6}, {14e6, 14.2e6}}})
-	groups := []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", hostAB("vm", "6.1.0", 0.82)), abGroup("tiny", small)}
-	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	groups := []Group{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("h2", hostAB("vm", "6.1.0", 0.82)), abGroup("tiny", small)}
+	fr, err := Build("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +256,7 @@ func TestFleetTooSmallHostNotCounted(t *testing.T) {
 	}
 	buf.Reset()
 	fr.Write(&buf, "json")
-	var j FleetJSON
+	var j JSON
 	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +269,7 @@ func TestFleetTooSmallHostNotCounted(t *testing.T) {
 // hosts' log ratios, in words; hosts whose change differs are said to.
 func TestFleetEstimate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	var groups []FleetGroup
+	var groups []Group
 	var es []analysis.Effect
 	for i, ratio := range []float64{1.05, 1.06, 1.04, 1.05} {
 		f := fleetFile(rng, 8, 0.02, ratio)
@@ -276,7 +279,7 @@ func TestFleetEstimate(t *testing.T) {
 		es = append(es, e)
 	}
 	want, _ := analysis.RandomEffects(es, 0.95)
-	fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+	fr, err := Build("host", groups, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +288,7 @@ func TestFleetEstimate(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	fr.Write(&buf, "text")
-	line := fmt.Sprintf("Across hosts: %s %s, p", Percent(math.Expm1(want.Estimate)), pctRange(math.Expm1(want.Lo), math.Expm1(want.Hi)))
+	line := fmt.Sprintf("Across hosts: %s %s, p", units.Percent(math.Expm1(want.Estimate)), report.PercentRange(math.Expm1(want.Lo), math.Expm1(want.Hi)))
 	for _, w := range []string{line, "(random effects over 4 hosts, ratio of geometric means): slower", "Between hosts: no evidence that the change differs"} {
 		if !strings.Contains(buf.String(), w) {
 			t.Errorf("text lacks %q:\n%s", w, buf.String())
@@ -293,7 +296,7 @@ func TestFleetEstimate(t *testing.T) {
 	}
 	// One host with a change of its own: the change differs between hosts.
 	groups[3] = abGroup("h3", fleetFile(rng, 8, 0.02, 1.30))
-	fr, _ = BuildFleet("host", groups, nil, CompareOptions{})
+	fr, _ = Build("host", groups, nil, comparison.Options{})
 	buf.Reset()
 	fr.Write(&buf, "text")
 	if fr.Fleet.HetP >= 0.05 || !strings.Contains(buf.String(), "Between hosts: the change DIFFERS") {
@@ -301,7 +304,7 @@ func TestFleetEstimate(t *testing.T) {
 	}
 }
 
-// TestFleetAASimulation: through BuildFleet, fleets of 4 hosts with no
+// TestFleetAASimulation: through Build, fleets of 4 hosts with no
 // change call a fleet-wide change at most alpha of the time (3 SEs), and
 // find a +5% change in nearly all.
 func TestFleetAASimulation(t *testing.T) {
@@ -310,11 +313,11 @@ func TestFleetAASimulation(t *testing.T) {
 	rej, found := 0, 0
 	for s := 0; s < sims; s++ {
 		for _, ratio := range []float64{1, 1.05} {
-			var groups []FleetGroup
+			var groups []Group
 			for h := 0; h < 4; h++ {
 				groups = append(groups, abGroup(fmt.Sprintf("h%d", h), fleetFile(rng, 6, 0.03, ratio)))
 			}
-			fr, err := BuildFleet("host", groups, nil, CompareOptions{})
+			fr, err := Build("host", groups, nil, comparison.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,7 +346,7 @@ func TestFleetOppositeMediansRemarked(t *testing.T) {
 	odd := file("faultme", twoMetrics[:1], []string{"a", "b"}, map[string][][]float64{"time": {
 		{10e6, 10.1e6, 10.2e6, 10.3e6, 10.4e6, 10.5e6, 10.6e6},
 		{5e6, 5.01e6, 5.02e6, 10.35e6, 10.36e6, 10.37e6, 10.38e6}}})
-	fr, err := BuildFleet("host", []FleetGroup{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("odd", odd)}, nil, CompareOptions{})
+	fr, err := Build("host", []Group{abGroup("h1", hostAB("vm", "6.1.0", 0.8)), abGroup("odd", odd)}, nil, comparison.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,9 @@
-package report
+// Package summary writes what one result file says: the run summary of a
+// configuration (Summary, SummaryOf: counts, every metric's median and its
+// interval, the kernel evidence section, failures), the file's warnings,
+// its outliers (WriteOutliers) and the verify report of contend against
+// the original (WriteVerify, with analysis.Equivalence's verdict in words).
+package summary
 
 import (
 	"fmt"
@@ -9,14 +14,13 @@ import (
 	"unicode/utf8"
 
 	"contend/analysis"
+	"contend/internal/comparison"
+	"contend/internal/esc"
 	"contend/internal/evidence"
 	"contend/internal/results"
-
-	"contend/internal/esc"
+	"contend/internal/textfmt"
+	"contend/internal/units"
 )
-
-// Confidence is the level of every interval contend prints.
-const Confidence = 0.95
 
 // Summary prints the per-metric summaries of config c of f (c < 0: all
 // reps pooled) to w: location, interval, spread, the count of repetitions
@@ -57,18 +61,18 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	if c >= 0 && f.ConfigName(c) != "" {
 		head += "  " + esc.Line(f.ConfigName(c))
 	}
-	if utf8.RuneCountInString(head) <= Width {
+	if utf8.RuneCountInString(head) <= textfmt.Width {
 		fmt.Fprintln(w, head)
 	} else {
-		writeWrapped(w, head, "  ")
+		textfmt.WriteWrapped(w, head, "  ")
 	}
 	if c >= 0 && c < len(f.Configs) {
 		if src := logSource(f.Configs[c].Env); src != "" {
-			writeWrapped(w, src, "  ")
+			textfmt.WriteWrapped(w, src, "  ")
 		}
 	}
 	if f.Label != "" {
-		writeWrapped(w, "label: "+esc.Line(f.Label), "  ")
+		textfmt.WriteWrapped(w, "label: "+esc.Line(f.Label), "  ")
 	}
 	var st []string
 	for _, s := range []string{results.StatusOK, results.StatusFailed, results.StatusTimeout, results.StatusInterrupted} {
@@ -86,10 +90,10 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	}
 	fmt.Fprintln(w)
 
-	loc := &Table{}
+	loc := &textfmt.Table{}
 	loc.AlignLeft(1)
 	loc.Row("metric", "unit", "n", "median", "95% CI of median", "min", "max")
-	spread := &Table{}
+	spread := &textfmt.Table{}
 	spread.AlignLeft(1)
 	spread.Row("metric", "unit", "mean", "stddev", "CV", "Q1", "Q3")
 	var warns []string
@@ -98,7 +102,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		if len(xs) == 0 || evidence.IsEvidence(m.Name) {
 			continue
 		}
-		s, err := analysis.Summarize(xs, Confidence)
+		s, err := analysis.Summarize(xs, comparison.Confidence)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("%s: %v", m.Name, err))
 			continue
@@ -126,12 +130,12 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 		}
 		sort.Strings(ks)
 		for _, k := range ks {
-			writeWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
+			textfmt.WriteWrapped(w, fmt.Sprintf("note (%d of %d): %s", notes[k], total, k), "  ")
 		}
 	}
 	printFailures(w, t)
 	for _, x := range warns {
-		writeWrapped(w, "warning: "+x, "  ")
+		textfmt.WriteWrapped(w, "warning: "+x, "  ")
 	}
 }
 
@@ -140,7 +144,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 // "1 interrupted", and Main says why).
 func printFailures(w io.Writer, t *results.Tally) {
 	for _, x := range t.Failures {
-		writeWrapped(w, fmt.Sprintf("failed (%dx): %s", x.N, x.Error), "  ")
+		textfmt.WriteWrapped(w, fmt.Sprintf("failed (%dx): %s", x.N, x.Error), "  ")
 	}
 }
 
@@ -151,55 +155,20 @@ func WriteFileWarnings(w io.Writer, f *results.File) {
 		fmt.Fprintln(w)
 	}
 	for _, x := range f.Warnings {
-		writeWrapped(w, "warning: "+x, "  ")
+		textfmt.WriteWrapped(w, "warning: "+x, "  ")
 	}
-}
-
-// fileWarnings returns the warnings of the files of sides, each prefixed
-// with the name of the file's first part (its ":CONFIG" selector
-// removed), once per file even when several parts select configurations
-// of the same file.
-func fileWarnings(sides []Side) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range sides {
-		for _, p := range s.Parts {
-			f := p.File
-			key := f.Workload + "\x00" + f.Start.String()
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			name := p.Name
-			for _, c := range p.Configs {
-				for _, sel := range []string{f.Configs[c].Name, fmt.Sprint(c)} {
-					if sel != "" && strings.HasSuffix(name, ":"+sel) {
-						name = strings.TrimSuffix(name, ":"+sel)
-					}
-				}
-			}
-			for _, x := range f.Warnings {
-				if name == "" {
-					out = append(out, x)
-				} else {
-					out = append(out, name+": "+x)
-				}
-			}
-		}
-	}
-	return out
 }
 
 // locationRow adds m's row of median, its interval, minimum and maximum
 // to t (show's table and its evidence section), in one unit: the
 // median's, or the largest value's where the median is 0 (a count or time
 // that is 0 in most repetitions), and returns that scale.
-func locationRow(t *Table, m results.Metric, s analysis.Summary) Scale {
+func locationRow(t *textfmt.Table, m results.Metric, s analysis.Summary) units.Scale {
 	ref := s.Median
 	if ref == 0 {
 		ref = math.Max(math.Abs(s.Min), math.Abs(s.Max))
 	}
-	sc := ScaleFor(m.Unit, ref)
+	sc := units.ScaleFor(m.Unit, ref)
 	ci := "n too small"
 	if s.HasCI {
 		ci = fmt.Sprintf("[%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))

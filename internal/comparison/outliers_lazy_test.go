@@ -1,4 +1,4 @@
-package report
+package comparison
 
 import (
 	"math"
@@ -16,7 +16,7 @@ func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outli
 	var out []Outlier
 	for _, m := range metrics {
 		os := s.obsOf(m.Name)
-		xs := s.values(m.Name)
+		xs := s.Values(m.Name)
 		if len(xs) < OutlierMinN {
 			continue
 		}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
+
+	"contend/internal/comparison"
+	"contend/internal/esc"
+	"contend/internal/report"
+)
+
+// detailFlags are the flags of how much a text comparison says, for
+// compare, ab and campaign report: by default the sides, the headline,
+// the metrics that changed and a count of the others.
+func detailFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "all", Usage: "text: every metric in the table, not only those that changed significantly"},
+		&cli.BoolFlag{Name: "full", Usage: "text: the full report: every metric with its intervals, the method, the warnings of the tests, outliers, the differences of parameters and environment"},
+	}
+}
+
+// textDetail is the detail --all and --full ask for.
+func textDetail(c *cli.Context) report.Detail {
+	switch {
+	case c.Bool("full"):
+		return report.Full
+	case c.Bool("all"):
+		return report.BriefAll
+	}
+	return report.Brief
+}
+
+// checkDetail refuses --all and --full with a format other than text.
+func checkDetail(c *cli.Context, format string) error {
+	for _, f := range []string{"all", "full"} {
+		if c.Bool(f) && format != "text" {
+			return usagef("--%s: goes with --format text (the other formats always hold every metric), got --format %s", f, format)
+		}
+	}
+	return nil
+}
+
+// noDetail refuses --all and --full where the report has one form: what
+// names it (a fleet, sweeps).
+func noDetail(c *cli.Context, what string) error {
+	for _, f := range []string{"all", "full"} {
+		if c.Bool(f) {
+			return usagef("--%s: %s has one form (not brief); drop --%s", f, what, f)
+		}
+	}
+	return nil
+}
+
+// writeComparison writes r in format, the text at the detail of the
+// flags, in colour on a terminal (colourOut).
+func writeComparison(c *cli.Context, r *comparison.Comparison, format string) error {
+	if err := checkDetail(c, format); err != nil {
+		return err
+	}
+	if format != "text" {
+		return report.Write(c.App.Writer, r, format)
+	}
+	w, done := colourOut(c.App.Writer, os.Getenv)
+	if err := report.WriteText(w, r, textDetail(c)); err != nil {
+		return err
+	}
+	return done()
+}
+
+// colourOut returns the writer a text comparison is written to and the
+// function that finishes it. On a terminal (w is, under its esc.Writer, a
+// tty) and unless NO_COLOR is set (https://no-color.org: any non-empty
+// value) or TERM is dumb, the text is held, its lines escaped (esc.Line)
+// and its verdicts coloured (report.Colour) when done; never in a pipe or
+// a file.
+func colourOut(w io.Writer, getenv func(string) string) (io.Writer, func() error) {
+	raw := esc.Raw(w)
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" || !isTTY(raw) {
+		return w, func() error { return nil }
+	}
+	var buf bytes.Buffer
+	return &buf, func() error {
+		out := bufio.NewWriter(raw)
+		for _, line := range strings.SplitAfter(buf.String(), "\n") {
+			nl := strings.HasSuffix(line, "\n")
+			line = report.Colour(esc.Line(strings.TrimSuffix(line, "\n")))
+			if nl {
+				line += "\n"
+			}
+			out.WriteString(line)
+		}
+		return out.Flush()
+	}
+}
+
+// isTTY tells whether w is a terminal.
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
