@@ -11,6 +11,7 @@ import (
 
 	"contend/internal/earlysig"
 	"contend/internal/harness"
+	"contend/internal/wisbuild"
 )
 
 func main() {
@@ -19,7 +20,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
 	}
-	os.Exit(Main(os.Args, os.Stdout, os.Stderr))
+	code := Main(os.Args, os.Stdout, os.Stderr)
+	wisbuild.Cleanup() // the will-it-scale tests compiled for this run
+	os.Exit(code)
 }
 
 // takeEarlySignal hands over from the handler installed at process start
