@@ -35,7 +35,7 @@ type WisParams struct {
 	Tasks      int32   `param:"tasks" min:"1" max:"1<<16" unit:"tasks" usage:"tasks counted (will-it-scale's -t): threads or processes, see --mode"`
 	Mode       WisMode `param:"mode" order:"2" default:"thread" usage:"run the tasks as threads or as forked processes (will-it-scale's _threads, _processes)"`
 	DurationNs Nanos   `param:"duration" default:"5s" min:"100ms" max:"24h" unit:"ns" usage:"the measured interval (will-it-scale's -s seconds)"`
-	WarmupNs   Nanos   `param:"warmup-time" default:"1s" min:"0s" max:"1h" unit:"ns" usage:"the tasks run this long before the measured interval (will-it-scale: 6 s)"`
+	WarmupNs   Nanos   `param:"warmup-time" default:"1s" min:"10ms" max:"1h" unit:"ns" usage:"the tasks run this long before the measured interval (will-it-scale: 6 s)"`
 	Pin        Bool    `param:"pin" default:"true" usage:"pin task i to the i-th allowed CPU, modulo (will-it-scale's default; false is its -n)"`
 	ReportFD   int32
 	SO         CString // the compiled test (set by the workload's run)
