@@ -105,7 +105,9 @@ Examples:
 
 // abFormatFlag is the --format of ab and ab exec, which print no
 // original output.
-func abFormatFlag() *valueFlag { return formatFlag("output: text or json", "text", "json") }
+func abFormatFlag() *valueFlag {
+	return formatFlag("output: text, json or lkml (the kernel test robot's block: docs/lkml.md)", "text", "json", "lkml")
+}
 
 // abFlags are the flags of every A/B subcommand; sideUsage describes what
 // --a and --b take (workload flags, or an external program's command).
@@ -367,6 +369,10 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 				return err
 			}
 			c.App.Writer.Write(b)
+		} else if opt.format == "lkml" {
+			if err := writeABLKML(c.App.Writer, o.Out.File, p.alpha); err != nil {
+				return err
+			}
 		} else {
 			ab.WriteReport(c.App.Writer, o.Out.File, ab.Report{Order: p.order, Seed: p.seed, Alpha: p.alpha, Rule: seq, Decision: decision()})
 		}

@@ -208,7 +208,7 @@ ledger, settling included), or says by how much it does not.`,
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
 				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
 				&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
-				compareFormatFlag()),
+				compareFormatFlag(), allFlag()),
 		},
 	}
 }
@@ -534,7 +534,12 @@ func writeCampaignReport(c *cli.Context, dir string, opt report.CompareOptions, 
 		}
 		return err
 	}
-	if err := r.Write(c.App.Writer, format); err != nil {
+	if format == "lkml" {
+		err = writeLKML(c.App.Writer, sides[:], r, c.Bool("all"))
+	} else {
+		err = r.Write(c.App.Writer, format)
+	}
+	if err != nil {
 		return err
 	}
 	if plot == "" {

@@ -106,6 +106,7 @@ and the hosts of the status file (--hosts) without results.`,
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
 			compareFormatFlag(),
+			allFlag(),
 			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
@@ -190,6 +191,9 @@ func runCompare(c *cli.Context) error {
 		}
 		return err
 	}
+	if format == "lkml" {
+		return writeLKML(c.App.Writer, sides, r, c.Bool("all"))
+	}
 	return r.Write(c.App.Writer, format)
 }
 
@@ -226,7 +230,7 @@ func testFlag() *valueFlag {
 
 // compareFormatFlag is the --format of compare and campaign report.
 func compareFormatFlag() *valueFlag {
-	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
+	return formatFlag("text, markdown, csv, json, bench or lkml (the kernel test robot's block: docs/lkml.md)", append(append([]string{}, report.CompareFormats...), "lkml")...)
 }
 
 // openPart reads the result file of spec, "FILE" or "FILE:CONFIG", and
