@@ -11,8 +11,14 @@
  *   - task i runs testcase(&count_i, i) forever, its count alone in a
  *     CT_SLOT (256-byte) slot of a MAP_SHARED mapping, pinned (p->pin) to
  *     the i-th allowed CPU modulo their number, as threads (cancelled
- *     asynchronously at the end, as the tests expect) or forked processes
- *     (killed at the end; each dies with this thread, PR_SET_PDEATHSIG);
+ *     asynchronously at the end, as the tests expect) or processes;
+ *   - processes are forked by a leader (native/wis_proc.c, compiled with
+ *     the test) that this thread starts with fork and exec: a process that
+ *     never had a second thread, as will-it-scale's runner is, so that glibc
+ *     takes its single-threaded paths in the tasks (a task forked from this
+ *     multi-threaded child ran pthread_mutex1 2-4x slower). The leader runs
+ *     testcase_prepare, forks the tasks, and, when told, kills them and runs
+ *     testcase_cleanup; the counts are in a memfd both map;
  *   - all tasks wait at one start gate (a pipe whose write end is closed
  *     once every task exists); the runner samples the counts after a warmup
  *     and again after the measured interval.
@@ -25,6 +31,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -39,6 +46,8 @@
 
 #include "duration.h"
 #include "wis.h"
+
+_Static_assert(CT_SLOT == CT_WIS_SLOT, "the leader lays the counts out as the runner reads them");
 
 #define WIS_TICK_NS 100000000ULL /* processes: look for dead tasks this often */
 #define WIS_MAX_EXTRA 4096       /* threads a test may start with new_task */
@@ -57,9 +66,9 @@ struct wis {
 	int cpus[CPU_SETSIZE];
 	int ncpus;
 	pthread_t *threads;
-	pid_t *pids;
 	unsigned started;
-	pid_t parent;
+	pid_t leader;    /* process mode: the leader (wis_proc.c) */
+	int stop;        /* process mode: the stop pipe's write end */
 	pthread_mutex_t xlock;
 	pthread_t xthreads[WIS_MAX_EXTRA];
 	unsigned nx;
@@ -106,32 +115,14 @@ static void *wis_extra_thread(void *arg)
 	return x.func(x.arg);
 }
 
-/* wis_new_task is the shim's new_task: an extra task, not counted, not
- * pinned: a thread in thread mode, a process forked by the calling task in
- * process mode (dying with it). */
+/* wis_new_task is the shim's new_task in thread mode: an extra thread, not
+ * counted, not pinned (in process mode the leader's forks a process). */
 static void wis_new_task(void *(*func)(void *), void *arg)
 {
 	struct wis *w = wis_cur;
 	struct wis_extra *x;
 	pthread_t t;
-	pid_t pid;
 
-	__atomic_add_fetch(&ct_slot_at(w->shm, 0)->count, 1, __ATOMIC_RELAXED);
-	if (w->p->mode) {
-		pid_t parent = getpid();
-
-		pid = fork();
-		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			if (getppid() != parent)
-				_exit(127);
-			func(arg);
-			_exit(0);
-		}
-		if (pid < 0)
-			ct_slot_at(w->shm, 0)->err = errno;
-		return;
-	}
 	x = malloc(sizeof(*x));
 	if (!x) {
 		w->xerr = ENOMEM;
@@ -152,52 +143,13 @@ static void wis_new_task(void *(*func)(void *), void *arg)
 	free(x);
 }
 
-static void __attribute__((noreturn)) wis_process(struct wis *w, unsigned i)
-{
-	struct sigaction sa;
-	sigset_t none;
-	cpu_set_t set;
-	int sig;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != w->parent)
-		_exit(127);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (w->p->report_fd >= 0)
-		close(w->p->report_fd);
-	close(w->gate[1]);
-	if (w->p->pin) {
-		CPU_ZERO(&set);
-		CPU_SET(w->cpus[i % (unsigned)w->ncpus], &set);
-		if (sched_setaffinity(0, sizeof(set), &set) != 0)
-			_exit(126);
-	}
-	wis_gate_wait(w);
-	w->testcase((unsigned long long *)&wis_slot(w, i)->count, i);
-	_exit(0);
-}
-
 static int wis_start(struct wis *w)
 {
 	const struct ct_wis_params *p = w->p;
 	unsigned i, n = (unsigned)p->tasks;
 
 	for (i = 0; i < n; i++) {
-		if (p->mode) {
-			pid_t pid = fork();
-
-			if (pid == 0)
-				wis_process(w, i);
-			if (pid < 0)
-				return ct_fail(&w->r->status, errno, "fork", "of task process %u of %u", i, n);
-			w->pids[i] = pid;
-		} else {
+		{
 			pthread_attr_t attr;
 			cpu_set_t set;
 			int err;
@@ -218,25 +170,27 @@ static int wis_start(struct wis *w)
 	return 0;
 }
 
-/* wis_dead looks for a task process that ended before it was told to:
- * a signal or a non-zero exit fails the run. */
+/* wis_dead fails the run when the leader recorded a task that died, or
+ * the leader itself ended. */
 static int wis_dead(struct wis *w)
 {
-	unsigned i;
-	int st;
+	struct ct_wis_control *ctl = (struct ct_wis_control *)w->shm;
+	int st, ds = __atomic_load_n(&ctl->dead_status, __ATOMIC_ACQUIRE);
+	char sig[32];
 
-	for (i = 0; i < w->started; i++) {
-		char sig[32];
-
-		if (w->pids[i] <= 0 || waitpid(w->pids[i], &st, WNOHANG) != w->pids[i])
-			continue;
-		w->pids[i] = 0;
+	if (ds < 0)
+		return ct_fail(&w->r->status, EIO, "task", "process %d of %u was killed by %s", ctl->dead_task,
+			       (unsigned)w->p->tasks, ct_signame(-ds, sig, sizeof(sig)));
+	if (ds > 0)
+		return ct_fail(&w->r->status, EIO, "task", "process %d of %u exited with status %d", ctl->dead_task,
+			       (unsigned)w->p->tasks, ds);
+	if (w->leader > 0 && waitpid(w->leader, &st, WNOHANG) == w->leader) {
+		w->leader = 0;
 		if (WIFSIGNALED(st))
-			return ct_fail(&w->r->status, EIO, "task", "process %u of %u was killed by %s", i, w->started,
+			return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process was killed by %s (in testcase_prepare?)",
 				       ct_signame(WTERMSIG(st), sig, sizeof(sig)));
-		if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-			return ct_fail(&w->r->status, EIO, "task", "process %u of %u exited with status %d", i,
-				       w->started, WEXITSTATUS(st));
+		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process exited with status %d before the end",
+			       WEXITSTATUS(st));
 	}
 	return 0;
 }
@@ -270,21 +224,30 @@ static void wis_sample(struct wis *w, uint64_t *out)
 }
 
 /* wis_stop ends every task: threads are cancelled and joined (within
- * WIS_JOIN_S), processes killed and reaped. */
+ * WIS_JOIN_S); in process mode the leader is told to kill and reap them,
+ * run testcase_cleanup and exit, and is reaped. */
 static int wis_stop(struct wis *w)
 {
 	struct timespec dl;
 	unsigned i;
-	int err = 0;
+	int err = 0, st;
 
 	if (w->p->mode) {
-		for (i = 0; i < w->started; i++)
-			if (w->pids[i] > 0)
-				kill(w->pids[i], SIGKILL);
-		for (i = 0; i < w->started; i++)
-			if (w->pids[i] > 0)
-				while (waitpid(w->pids[i], NULL, 0) < 0 && errno == EINTR)
-					;
+		char sig[32];
+
+		if (w->stop >= 0)
+			close(w->stop);
+		w->stop = -1;
+		if (w->leader <= 0)
+			return 0;
+		while (waitpid(w->leader, &st, 0) < 0 && errno == EINTR)
+			;
+		w->leader = 0;
+		if (WIFSIGNALED(st))
+			return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process was killed by %s (in testcase_cleanup?)",
+				       ct_signame(WTERMSIG(st), sig, sizeof(sig)));
+		if (WEXITSTATUS(st) != 0)
+			return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process exited with status %d", WEXITSTATUS(st));
 		return 0;
 	}
 	pthread_mutex_lock(&w->xlock);
@@ -305,6 +268,61 @@ static int wis_stop(struct wis *w)
 				      "extra task thread %u (new_task) did not end within %d s of its cancellation", i,
 				      WIS_JOIN_S);
 	return err;
+}
+
+/* wis_leader starts the process-mode leader: fork, then in the child fd 3
+ * the counters' memfd, 4 the gate, 5 the stop pipe, and exec. It waits
+ * until the leader has forked the tasks. */
+static int wis_leader(struct wis *w, int memfd, int gate_r, int stop_r)
+{
+	const struct ct_wis_params *p = w->p;
+	struct ct_wis_control *ctl = (struct ct_wis_control *)w->shm;
+	uint64_t deadline;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return ct_fail(&w->r->status, errno, "fork", "of the tasks' leader process");
+	if (pid == 0) {
+		struct sigaction sa;
+		sigset_t none;
+		char tasks[16], pin[4];
+		char *argv[] = { "contend-wis-run", tasks, pin, NULL };
+		int a, b, c, sig;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		for (sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				sigaction(sig, &sa, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		a = fcntl(memfd, F_DUPFD, 10);
+		b = fcntl(gate_r, F_DUPFD, 10);
+		c = fcntl(stop_r, F_DUPFD, 10);
+		if (a < 0 || b < 0 || c < 0 || dup2(a, 3) < 0 || dup2(b, 4) < 0 || dup2(c, 5) < 0)
+			_exit(126);
+		snprintf(tasks, sizeof(tasks), "%d", p->tasks);
+		snprintf(pin, sizeof(pin), "%d", p->pin ? 1 : 0);
+		execv(p->exe, argv);
+		_exit(127);
+	}
+	w->leader = pid;
+	deadline = ct_now_ns() + 120ULL * 1000000000ULL;
+	while (!__atomic_load_n(&ctl->ready, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 1000000 };
+		int err = wis_dead(w);
+
+		if (err)
+			return err;
+		if (ct_now_ns() > deadline)
+			return ct_fail(&w->r->status, ETIMEDOUT, "task", "the tasks' leader did not start the tasks within 120 s (testcase_prepare?)");
+		nanosleep(&ts, NULL);
+	}
+	if (ctl->fork_err)
+		return ct_fail(&w->r->status, ctl->fork_err, "fork", "of a task process by the leader");
+	return 0;
 }
 
 static int wis_load(struct wis *w)
@@ -344,14 +362,14 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 	unsigned i, n = (unsigned)p->tasks;
 	uint64_t *s0 = NULL, t0, t1;
 	size_t shm_len = (size_t)(n + 1) * CT_SLOT;
-	int err = 0, stoperr;
+	int err = 0, stoperr, memfd = -1, stop[2] = { -1, -1 };
 
 	memset(r, 0, sizeof(*r));
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.r = r;
 	w.gate[0] = w.gate[1] = -1;
-	w.parent = getpid();
+	w.stop = -1;
 	pthread_mutex_init(&w.xlock, NULL);
 	wis_cur = &w;
 	memset(&dfl, 0, sizeof(dfl));
@@ -363,13 +381,22 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 		err = ct_fail(&r->status, EINVAL, "wis", "needs at least one task");
 		goto out;
 	}
-	if ((err = wis_load(&w)) != 0)
+	if (!p->mode && (err = wis_load(&w)) != 0)
 		goto out;
-	if (p->pin && (w.ncpus = ct_allowed_cpus(w.cpus, &r->status)) < 0) {
+	if (!p->mode && p->pin && (w.ncpus = ct_allowed_cpus(w.cpus, &r->status)) < 0) {
 		err = -w.ncpus;
 		goto out;
 	}
-	w.shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p->mode) {
+		memfd = memfd_create("contend-wis", MFD_CLOEXEC);
+		if (memfd < 0 || ftruncate(memfd, (off_t)shm_len) != 0) {
+			err = ct_fail(&r->status, errno, "memfd_create", "of %zu bytes for %u tasks' counters", shm_len, n);
+			goto out;
+		}
+		w.shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	} else {
+		w.shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
 	if (w.shm == MAP_FAILED) {
 		w.shm = NULL;
 		err = ct_fail(&r->status, errno, "mmap", "MAP_SHARED of %zu bytes for %u tasks' counters", shm_len, n);
@@ -377,18 +404,23 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 	}
 	s0 = calloc(n, sizeof(*s0));
 	w.threads = calloc(n, sizeof(*w.threads));
-	w.pids = calloc(n, sizeof(*w.pids));
-	if (!s0 || !w.threads || !w.pids) {
+	if (!s0 || !w.threads) {
 		err = ct_fail(&r->status, ENOMEM, "calloc", "for %u tasks", n);
 		goto out;
 	}
-	if (pipe(w.gate) != 0) {
+	if (pipe2(w.gate, O_CLOEXEC) != 0 || (p->mode && pipe2(stop, O_CLOEXEC) != 0)) {
 		err = ct_fail(&r->status, errno, "pipe", "for the start gate");
 		goto out;
 	}
-	if (w.prepare)
-		w.prepare(n);
-	err = wis_start(&w);
+	if (p->mode) {
+		w.stop = stop[1];
+		err = wis_leader(&w, memfd, w.gate[0], stop[0]);
+		close(stop[0]);
+	} else {
+		if (w.prepare)
+			w.prepare(n);
+		err = wis_start(&w);
+	}
 	close(w.gate[1]); /* the gate opens (or releases the tasks started before a failure) */
 	w.gate[1] = -1;
 	if (!err)
@@ -408,27 +440,34 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 		err = stoperr;
 	if (!err && w.xerr)
 		err = ct_fail(&r->status, w.xerr, "new_task", "could not start an extra task thread");
-	if (!err && ct_slot_at(w.shm, 0)->err)
-		err = ct_fail(&r->status, ct_slot_at(w.shm, 0)->err, "new_task", "could not fork an extra task process");
-	if (w.cleanup && !stoperr)
+	if (!err && p->mode && ((struct ct_wis_control *)w.shm)->extra_err)
+		err = ct_fail(&r->status, ((struct ct_wis_control *)w.shm)->extra_err, "new_task", "could not fork an extra task process");
+	if (!p->mode && w.cleanup && !stoperr)
 		w.cleanup();
 	if (!err) {
 		for (i = 0; i < n; i++) {
 			p->per_task[i] -= s0[i];
 			r->iterations += p->per_task[i];
 		}
-		r->extra_tasks = (int)ct_slot_at(w.shm, 0)->count;
+		r->extra_tasks = p->mode ? ((struct ct_wis_control *)w.shm)->extra : (int)w.nx;
 	}
 out:
+	if (w.leader > 0) { /* an early error: the leader dies with its stop pipe */
+		if (w.stop >= 0)
+			close(w.stop);
+		kill(w.leader, SIGKILL);
+		waitpid(w.leader, NULL, 0);
+	}
 	if (w.gate[0] >= 0)
 		close(w.gate[0]);
 	if (w.gate[1] >= 0)
 		close(w.gate[1]);
+	if (memfd >= 0)
+		close(memfd);
 	if (w.shm)
 		munmap(w.shm, shm_len);
 	free(s0);
 	free(w.threads);
-	free(w.pids);
 	/* The test stays loaded: the child exits right after. */
 	for (i = 0; i < WIS_NCRASH; i++)
 		sigaction(wis_crash[i], &saved[i], NULL);

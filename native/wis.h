@@ -12,6 +12,20 @@ struct ct_wis_shim {
 	void (*new_task)(void *(*func)(void *), void *arg);
 };
 #define CT_WIS_MAGIC 0x77697331U /* "wis1" */
+extern struct ct_wis_shim ct_wis_shim; /* defined by wis_shim.c */
+
+/* The process-mode leader's control slot (native/wis_proc.c), at the start
+ * of the shared counters; a task's count is at (i + 1) * CT_WIS_SLOT. */
+#define CT_WIS_SLOT 256 /* CT_SLOT */
+struct ct_wis_control {
+	int ready;        /* the tasks are forked, waiting at the gate */
+	int done;         /* the tasks are reaped, testcase_cleanup returned */
+	int fork_err;     /* a fork of a task failed: its errno */
+	int dead_task;    /* the first task that died before the end ... */
+	int dead_status;  /* ... -signal, or its exit status (0: none died) */
+	int extra;        /* extra tasks started with new_task */
+	int extra_err;    /* a new_task fork failed: its errno */
+};
 
 struct ct_wis_params {
 	const char *test;     /* the test's C file (for messages; the parent compiled it) */
@@ -21,7 +35,8 @@ struct ct_wis_params {
 	uint64_t warmup_ns;   /* tasks run this long before the interval starts */
 	int pin;              /* pin task i to the i-th allowed CPU (mod their number) */
 	int report_fd;
-	const char *so;       /* the compiled test (test + wis_shim.c), for dlopen */
+	const char *so;       /* thread mode: the compiled test (test + wis_shim.c), for dlopen */
+	const char *exe;      /* process mode: the leader (test + wis_shim.c + wis_proc.c) */
 	uint64_t *per_task;   /* out, caller's memory: tasks entries, counts in the interval */
 };
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"contend/internal/esc"
+	"contend/internal/wisbuild"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // stdout and stderr, and returns the exit status. It is the one place where
 // errors become messages and exit codes.
 func Main(args []string, stdout, stderr io.Writer) int {
+	defer wisbuild.Cleanup() // the will-it-scale tests compiled for this command
 	// Every line contend prints may carry a user string (a label, a
 	// parameter, a program's output, a file name): control characters
 	// reach the terminal escaped (esc.Writer), whatever printed them.
@@ -128,7 +130,7 @@ func commands() []*cli.Command {
 		listCommand(), runCommand(), showCommand(), compareCommand(), abCommand(), sweepCommand(),
 		plotCommand(), execCommand(), importCommand(), verifyCommand(), portCommand(), envCommand(),
 		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
-		campaignCommand(), completeCommand(),
+		campaignCommand(), reproduceCommand(), completeCommand(),
 	}
 }
 

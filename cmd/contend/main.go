@@ -11,7 +11,6 @@ import (
 
 	"contend/internal/earlysig"
 	"contend/internal/harness"
-	"contend/internal/wisbuild"
 )
 
 func main() {
@@ -20,9 +19,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
 	}
-	code := Main(os.Args, os.Stdout, os.Stderr)
-	wisbuild.Cleanup() // the will-it-scale tests compiled for this run
-	os.Exit(code)
+	os.Exit(Main(os.Args, os.Stdout, os.Stderr))
 }
 
 // takeEarlySignal hands over from the handler installed at process start

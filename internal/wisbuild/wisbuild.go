@@ -38,11 +38,17 @@ const DirEnv = "CONTEND_WIS_DIR"
 const MaxSource = 1 << 20
 
 // Flags are the compiler's flags: will-it-scale's CFLAGS (-Wall -O2 -g)
-// plus what a shared object needs.
+// plus what a shared object needs (the leader's executable drops -fPIC
+// -shared).
 var Flags = []string{"-O2", "-g", "-Wall", "-fPIC", "-shared", "-pthread"}
 
 // shimFiles are the sources of the shim, from contend's embedded native/.
-var shimFiles = []string{"wis_shim.c", "wis.h", "contend.h"}
+var shimFiles = []string{"wis_shim.c", "wis_proc.c", "wis.h", "contend.h"}
+
+// Built is a compiled test: SO, the shared object thread mode loads; Exe,
+// the executable process mode's leader runs (wis_proc.c: a process that
+// never had a second thread, as will-it-scale's runner).
+type Built struct{ SO, Exe string }
 
 // ReadTest reads the test at path: a regular file, not a symbolic link,
 // at most MaxSource bytes, whose name is printable; one in a directory
@@ -108,39 +114,43 @@ func Key(src []byte) string {
 var state struct {
 	sync.Mutex
 	dir  string
-	done map[string]string // key -> object
+	done map[string]Built
 }
 
 // Build compiles the test at path (read by ReadTest) into the process's
 // private directory, once per content, sets $CONTEND_WIS_DIR for the
-// children, and returns the object's path. A compile error is one line:
+// children, and returns the objects' paths. A compile error is one line:
 // the compiler's first error, naming the user's file.
-func Build(path string) (string, error) {
+func Build(path string) (Built, error) {
 	src, err := ReadTest(path)
 	if err != nil {
-		return "", err
+		return Built{}, err
 	}
 	key := Key(src)
 	state.Lock()
 	defer state.Unlock()
-	if so, ok := state.done[key]; ok {
-		return so, nil
+	if b, ok := state.done[key]; ok {
+		return b, nil
 	}
 	if state.dir == "" {
 		d, err := os.MkdirTemp("", "contend-wis-")
 		if err != nil {
-			return "", fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
+			return Built{}, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 		}
 		state.dir = d
-		state.done = map[string]string{}
+		state.done = map[string]Built{}
 		os.Setenv(DirEnv, d)
 	}
-	so := filepath.Join(state.dir, key+".so")
-	if err := compile(path, src, state.dir, key, so); err != nil {
-		return "", err
+	b, err := compile(path, src, state.dir, key)
+	if err != nil {
+		return Built{}, err
 	}
-	state.done[key] = so
-	return so, nil
+	state.done[key] = b
+	return b, nil
+}
+
+func builtIn(dir, key string) Built {
+	return Built{SO: filepath.Join(dir, key+".so"), Exe: filepath.Join(dir, key+".run")}
 }
 
 // Cleanup removes the directory Build made, if any. contend calls it on
@@ -155,44 +165,46 @@ func Cleanup() {
 	}
 }
 
-// Object returns the compiled object of the test at path in a child: the
-// one the parent built for its present bytes ($CONTEND_WIS_DIR), else one
-// compiled now into a temporary directory (a child started without the
-// parent's Build, as in tests), with the function that removes it.
-func Object(path string) (string, func(), error) {
+// Object returns the compiled test at path in a child: the one the parent
+// built for its present bytes ($CONTEND_WIS_DIR), else one compiled now
+// into a temporary directory (a child started without the parent's Build,
+// as in tests), with the function that removes it.
+func Object(path string) (Built, func(), error) {
 	src, err := ReadTest(path)
 	if err != nil {
-		return "", nil, err
+		return Built{}, nil, err
 	}
 	key := Key(src)
 	if dir := os.Getenv(DirEnv); dir != "" {
-		so := filepath.Join(dir, key+".so")
-		if fi, err := os.Lstat(so); err == nil && fi.Mode().IsRegular() {
-			return so, func() {}, nil
+		b := builtIn(dir, key)
+		if fi, err := os.Lstat(b.SO); err == nil && fi.Mode().IsRegular() {
+			return b, func() {}, nil
 		}
-		return "", nil, fmt.Errorf("--test %s changed since the run compiled it: run again", path)
+		return Built{}, nil, fmt.Errorf("--test %s changed since the run compiled it: run again", path)
 	}
 	d, err := os.MkdirTemp("", "contend-wis-")
 	if err != nil {
-		return "", nil, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
+		return Built{}, nil, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 	}
-	so := filepath.Join(d, key+".so")
-	if err := compile(path, src, d, key, so); err != nil {
+	b, err := compile(path, src, d, key)
+	if err != nil {
 		os.RemoveAll(d)
-		return "", nil, err
+		return Built{}, nil, err
 	}
-	return so, func() { os.RemoveAll(d) }, nil
+	return b, func() { os.RemoveAll(d) }, nil
 }
 
-// compile writes src and the shim into dir and runs the compiler.
-func compile(path string, src []byte, dir, key, so string) error {
+// compile writes src and the shim into dir and runs the compiler twice:
+// the shared object (test + wis_shim.c) and the leader (test + wis_shim.c
+// + wis_proc.c).
+func compile(path string, src []byte, dir, key string) (Built, error) {
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
-		return fmt.Errorf("--test %s: no gcc on PATH to compile it with: install gcc", path)
+		return Built{}, fmt.Errorf("--test %s: no gcc on PATH to compile it with: install gcc", path)
 	}
 	sub := filepath.Join(dir, key)
 	if err := os.Mkdir(sub, 0o700); err != nil {
-		return fmt.Errorf("--test %s: %v", path, err)
+		return Built{}, fmt.Errorf("--test %s: %v", path, err)
 	}
 	defer os.RemoveAll(sub)
 	name := "test.c"
@@ -200,26 +212,38 @@ func compile(path string, src []byte, dir, key, so string) error {
 		name = b
 	}
 	if err := os.WriteFile(filepath.Join(sub, name), src, 0o600); err != nil {
-		return fmt.Errorf("--test %s: %v", path, err)
+		return Built{}, fmt.Errorf("--test %s: %v", path, err)
 	}
 	for _, n := range shimFiles {
 		b, err := contend.Native.ReadFile("native/" + n)
 		if err != nil {
-			return fmt.Errorf("the shim's %s is not in this contend: %v", n, err)
+			return Built{}, fmt.Errorf("the shim's %s is not in this contend: %v", n, err)
 		}
 		if err := os.WriteFile(filepath.Join(sub, n), b, 0o600); err != nil {
-			return fmt.Errorf("--test %s: %v", path, err)
+			return Built{}, fmt.Errorf("--test %s: %v", path, err)
 		}
 	}
-	args := append(append([]string{}, Flags...), "-o", so, "-x", "c", name, "wis_shim.c")
-	cmd := exec.Command(cc, args...)
-	cmd.Dir = sub
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("--test %s does not compile: %s", path, FirstError(string(out), name, path))
+	b := builtIn(dir, key)
+	exeFlags := []string{}
+	for _, f := range Flags {
+		if f != "-fPIC" && f != "-shared" {
+			exeFlags = append(exeFlags, f)
+		}
 	}
-	return nil
+	for _, c := range [][]string{
+		append(append([]string{}, Flags...), "-o", b.SO, "-x", "c", name, "wis_shim.c"),
+		append(append([]string{}, exeFlags...), "-o", b.Exe, "-x", "c", name, "wis_shim.c", "wis_proc.c"),
+	} {
+		cmd := exec.Command(cc, c...)
+		cmd.Dir = sub
+		cmd.Env = append(os.Environ(), "LC_ALL=C")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			msg := strings.ReplaceAll(string(out), sub+"/", "")
+			return Built{}, fmt.Errorf("--test %s does not compile: %s", path, FirstError(msg, name, path))
+		}
+	}
+	return b, nil
 }
 
 // FirstError returns the compiler's first error line of out (else its

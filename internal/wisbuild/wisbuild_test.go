@@ -78,8 +78,11 @@ func TestBuildOnceAndCleanup(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := os.Getenv(DirEnv)
-	if d == "" || filepath.Dir(so) != d {
-		t.Fatalf("Build put %s outside $%s=%q", so, DirEnv, d)
+	if d == "" || filepath.Dir(so.SO) != d || filepath.Dir(so.Exe) != d {
+		t.Fatalf("Build put %v outside $%s=%q", so, DirEnv, d)
+	}
+	if fi, err := os.Stat(so.Exe); err != nil || fi.Mode()&0o100 == 0 {
+		t.Errorf("the leader %s is not an executable: %v", so.Exe, err)
 	}
 	if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("the directory %s: %v, %v (want mode 0700)", d, fi, err)
@@ -99,8 +102,8 @@ func TestBuildOnceAndCleanup(t *testing.T) {
 		t.Errorf("Object of an edited test = %v, want it refused", err)
 	}
 	entries, _ := os.ReadDir(d)
-	if len(entries) != 1 {
-		t.Errorf("the directory holds %d entries, want only the object (sources removed)", len(entries))
+	if len(entries) != 2 {
+		t.Errorf("the directory holds %d entries, want only the two objects (sources removed)", len(entries))
 	}
 	Cleanup()
 	if _, err := os.Stat(d); !os.IsNotExist(err) {

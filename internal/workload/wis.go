@@ -100,12 +100,12 @@ func checkWis(p *bind.WisParams, m limits.Machine) ([]string, error) {
 }
 
 func runWis(p *bind.WisParams, rt Runtime) (Sample, error) {
-	so, done, err := wisbuild.Object(p.Test.String())
+	b, done, err := wisbuild.Object(p.Test.String())
 	if err != nil {
 		return Sample{}, err
 	}
 	defer done()
-	p.SO = bind.CStringOf(so)
+	p.SO, p.Exe = bind.CStringOf(b.SO), bind.CStringOf(b.Exe)
 	p.ReportFD = int32(rt.ReportFD)
 	r, err := bind.Wis(*p)
 	if err != nil {
