@@ -71,6 +71,11 @@ type Row struct {
 	P, AdjustedP   float64
 	HL, HLLo, HLHi float64
 	HasCI          bool
+	// FixedChange prints Change as the %change column instead of the
+	// change of the means (a quoted robot row: the robot's own figure,
+	// computed from means it rounded).
+	FixedChange bool
+	Change      float64
 	// Quote, when set, is the robot's own row for this stat (reproduce):
 	// printed above contend's as a mail quote, "> " and the robot's line.
 	Quote *Row
@@ -177,7 +182,9 @@ func FormatRow(r Row) string {
 	sb.WriteString(mean(r.Base.Mean))
 	sb.WriteString(stddev(r.Base))
 	var ch float64
-	if r.Percent {
+	if r.FixedChange {
+		ch = r.Change
+	} else if r.Percent {
 		ch = r.New.Mean - r.Base.Mean
 	} else {
 		base := r.Base.Mean
