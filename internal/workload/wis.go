@@ -20,18 +20,21 @@ var Wis = &Workload{
 	Provenance: "will-it-scale (Anton Blanchard, github.com/antonblanchard/will-it-scale), the kernel test robot's contention probe; its test API, on a runner and shim of contend's own",
 	Doc: `Compiles --test, a will-it-scale test file (testcase(), optionally
 testcase_prepare(), testcase_cleanup(), testcase_description, new_task()),
-as it is, with contend's shim into a shared object (gcc -O2 -g -Wall -fPIC
--shared -pthread, in a private temporary directory removed when contend
-ends; a compile error is reported in one line), and runs it in each
-repetition's child: --tasks tasks, threads or forked processes (--mode
+as it is, with contend's shim (gcc -O2 -g -Wall -pthread: a shared object
+for threads, an executable leader for processes), in a private temporary
+directory removed when contend ends; a compile error is reported in one
+line. Each repetition runs --tasks tasks, threads or processes (--mode
 thread|process: will-it-scale's _threads and _processes builds), pinned to
 the allowed CPUs in turn (--pin, the default, as will-it-scale's runner),
 held at a start gate until all exist, each with its own iteration counter in
-a 256-byte slot. testcase_prepare runs before the tasks start (so processes
-inherit what it made), testcase_cleanup after they ended. The tasks run
---warmup-time, then the counts are taken at the start and the end of
---duration; threads are then cancelled (asynchronously, as the tests are
-written for) and processes killed.
+a 256-byte slot. Threads run in the repetition's child, are cancelled
+asynchronously at the end (the tests are written for it), and
+testcase_prepare/testcase_cleanup run around them there. Processes are
+forked by a leader the child starts with exec, a process that never had a
+second thread, as will-it-scale's runner is (glibc's single-threaded paths
+in the tasks); it runs testcase_prepare before forking them (they inherit
+what it made) and testcase_cleanup after killing them. The counts are taken
+after --warmup-time and after --duration. docs/will-it-scale.md.
 
 Metrics: ops_per_sec, all tasks' iterations per second of the interval
 (will-it-scale's "average:" line), the primary, which verify compares with
