@@ -64,6 +64,7 @@ type Plan struct {
 	// Commands are the contend commands of the plan, in order, each with
 	// a line saying what it is for.
 	Commands []Command
+	cpus     int
 }
 
 // Command is one step of the plan.
@@ -83,7 +84,7 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 	if len(rep.Blocks) == 0 {
 		return nil, errors.New("the report has no comparison block")
 	}
-	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat}
+	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat, cpus: m.CPUs}
 	p.Reported, p.HasRow = p.Block.Row(p.Stat)
 	if !p.HasRow && len(p.Block.Rows) > 0 {
 		p.Reported, p.HasRow, p.Stat = p.Block.Rows[0], true, p.Block.Rows[0].Stat
@@ -224,6 +225,10 @@ func (p *Plan) plan(m Machine, opt Options) {
 	if len(opt.Noise) < 3 && p.WisArgs != nil {
 		p.Commands = append(p.Commands, Command{"the noise of the test here (A/A, this kernel on both sides), which sets the runs", "contend ab wis --aa " + strings.Join(p.WisArgs, " ") + " -n 10 --format lkml   (or: contend reproduce MAIL --run)"})
 	}
+	if key := p.Block.CompareKey; key != "" && key != "commit" && p.WisArgs != nil {
+		p.switchPlan(key, base, next, runs)
+		return
+	}
 	boots := "B"
 	if p.Runs > 0 {
 		boots = strconv.Itoa(max(2, min(p.Runs, 10)))
@@ -234,6 +239,44 @@ func (p *Plan) plan(m Machine, opt Options) {
 				short(next.ID), boots, strings.TrimPrefix(wis, "contend run "), runs)},
 		Command{"the answer, in the robot's layout", fmt.Sprintf("contend campaign report repro-%s --format lkml", short(next.ID))},
 	)
+}
+
+// switchPlan is the plan of a block whose sides are one kernel with a
+// switch (the robot's compare key is not commit): ab, the two values of a
+// will-it-scale parameter as its sides' flags, any other key set by the
+// sides' prepare commands.
+func (p *Plan) switchPlan(key string, a, b robotmail.Side, runs string) {
+	flag := map[string]string{"mode": "--mode", "test": "--test", "nr_task": "--tasks"}[key]
+	var shared []string // the flags both sides share: not the switched one
+	for i := 0; i+1 < len(p.WisArgs); i += 2 {
+		if p.WisArgs[i] != flag {
+			shared = append(shared, p.WisArgs[i], p.WisArgs[i+1])
+		}
+	}
+	base := "contend ab wis " + strings.Join(shared, " ")
+	var line string
+	switch {
+	case flag == "--tasks":
+		line = fmt.Sprintf("%s --a '--tasks %s' --b '--tasks %s' -n %s --format lkml", base, tasksFor(a.ID, p), tasksFor(b.ID, p), runs)
+	case flag == "--test":
+		dir := filepath.Dir(p.TestFile)
+		line = fmt.Sprintf("%s --a '--test %s' --b '--test %s' -n %s --format lkml", base, filepath.Join(dir, a.ID+".c"), filepath.Join(dir, b.ID+".c"), runs)
+	case flag != "":
+		line = fmt.Sprintf("%s --a '%s %s' --b '%s %s' -n %s --format lkml", base, flag, a.ID, flag, b.ID, runs)
+	default:
+		line = fmt.Sprintf("%s --a-prepare 'SET %s=%s' --b-prepare 'SET %s=%s' -n %s --format lkml", base, key, a.ID, key, b.ID, runs)
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s: the sides differ in it; write the commands that set it (SET ...)", key))
+	}
+	p.Commands = append(p.Commands, Command{fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID), line})
+}
+
+// tasksFor maps an nr_task value onto the CPUs the plan mapped for.
+func tasksFor(nr string, p *Plan) string {
+	if pc, err := strconv.ParseFloat(strings.TrimSuffix(nr, "%"), 64); err == nil && strings.HasSuffix(nr, "%") {
+		cpus := p.cpus
+		return strconv.Itoa(max(1, int(math.Round(pc/100*float64(cpus)))))
+	}
+	return nr
 }
 
 func cmp(s, def string) string {

@@ -114,3 +114,27 @@ func TestJudge(t *testing.T) {
 		t.Errorf("no figures: %+v", v)
 	}
 }
+
+// TestPlanSwitch plans a block whose sides are one kernel with a switch
+// (the robot's compare key nr_task): ab with the two task counts, no
+// campaign.
+func TestPlanSwitch(t *testing.T) {
+	b, err := os.ReadFile("../robotmail/testdata/linus-futex4.mail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := strings.Replace(string(b), "commit: \n  b04e317b52 (\"futex: Introduce futex_q_lockptr_lock()\")\n  7c4f75a21f (\"futex: Allow to resize the private local hash\")",
+		"nr_task: \n  50%\n  100%", 1)
+	rep, err := robotmail.Parse([]byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(rep, Machine{CPUs: 4}, Options{Tests: "/w/tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Commands) != 2 || !strings.Contains(p.Commands[1].Line, "contend ab wis --test /w/tests/futex4.c --mode thread --duration") ||
+		!strings.Contains(p.Commands[1].Line, "--a '--tasks 2' --b '--tasks 4'") || strings.Contains(p.Commands[1].Line, "campaign") {
+		t.Errorf("commands %+v", p.Commands)
+	}
+}
