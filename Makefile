@@ -7,7 +7,7 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race race-procs vet staticcheck bench bench-vm faithfulness fuzz e2e readme-outputs readme-check clean
+.PHONY: all build run test race race-procs vet staticcheck bench bench-vm faithfulness faithfulness-wis fuzz e2e readme-outputs readme-check clean
 
 all: build
 
@@ -57,6 +57,13 @@ bench: build
 # scripts/faithfulness.sh faultme-small).
 faithfulness: build
 	./scripts/faithfulness.sh
+	./scripts/faithfulness-wis.sh
+
+# wis against will-it-scale's own runner, built from ../shared/will-it-scale
+# in a temporary directory (futex4, page_fault1, pthread_mutex1, sched_yield;
+# thread and process mode).
+faithfulness-wis: build
+	./scripts/faithfulness-wis.sh
 
 # Every new interesting input is minimized first, up to 60 s each by
 # default, and those executions are not counted: the rate then reads

@@ -46,7 +46,9 @@ func abCommand() *cli.Command {
 
 // abFormatFlag is the --format of ab and ab exec, which print no
 // original output.
-func abFormatFlag() *valueFlag { return formatFlag("output: text or json", "text", "json") }
+func abFormatFlag() *valueFlag {
+	return formatFlag("output: text, json or lkml (the kernel test robot's block: docs/lkml.md)", "text", "json", "lkml")
+}
 
 // abFlags are the flags of every A/B subcommand; sideUsage describes what
 // --a and --b take (workload flags, or an external program's command).
@@ -142,6 +144,10 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 				return err
 			}
 			c.App.Writer.Write(b)
+		} else if opt.format == "lkml" {
+			if err := writeABLKML(c.App.Writer, o.Out.File, p.Alpha); err != nil {
+				return err
+			}
 		} else {
 			w, done := colourOut(c.App.Writer, os.Getenv)
 			ab.WriteReport(w, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision(), Detail: textDetail(c)})

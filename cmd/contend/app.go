@@ -1,8 +1,7 @@
 package main
 
 import (
-	"contend/internal/cliargs"
-	"contend/internal/esc"
+	"contend"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend"
+	"contend/internal/cliargs"
+	"contend/internal/esc"
 	"contend/internal/harness"
+	"contend/internal/wisbuild"
 	"contend/internal/workload"
 )
 
@@ -38,6 +39,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // stdout and stderr, and returns the exit status. It is the one place where
 // errors become messages and exit codes.
 func Main(args []string, stdout, stderr io.Writer) int {
+	defer wisbuild.Cleanup() // the will-it-scale tests compiled for this command
 	// Every line contend prints may carry a user string (a label, a
 	// parameter, a program's output, a file name): control characters
 	// reach the terminal escaped (esc.Writer), whatever printed them.
@@ -117,7 +119,7 @@ func commands() []*cli.Command {
 		listCommand(), runCommand(), showCommand(), compareCommand(), abCommand(), sweepCommand(),
 		plotCommand(), execCommand(), importCommand(), verifyCommand(), portCommand(), envCommand(),
 		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
-		campaignCommand(), bisectCommand(), completeCommand(),
+		campaignCommand(), bisectCommand(), reproduceCommand(), completeCommand(),
 	}
 }
 

@@ -16,8 +16,8 @@ import (
 
 	"contend/internal/campaign"
 	"contend/internal/campaignreport"
-	"contend/internal/esc"
 	"contend/internal/comparison"
+	"contend/internal/esc"
 	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"

@@ -73,7 +73,10 @@ Formats: text (80 columns), markdown, csv and json (numbers in base units,
 changes as fractions), bench: the Go benchmark format, one line per
 repetition, for 'benchstat -col side FILE' (durations in ns/op, which
 benchstat shows as sec/op; other metrics as NAME-ns/op, NAME-B/op, NAME/op;
-'Unit ... better=' lines carry the directions).
+'Unit ... better=' lines carry the directions); lkml: the kernel test
+robot's comparison block, column for column, with n, the test, p and the
+change's interval below it (changed rows and the headline; --all every
+row; docs/lkml.md).
 
 Examples:
    contend compare before.json after.json
@@ -252,5 +255,5 @@ func testFlag() *valueFlag {
 
 // compareFormatFlag is the --format of compare and campaign report.
 func compareFormatFlag() *valueFlag {
-	return formatFlag("text, markdown, csv, json or bench", report.CompareFormats...)
+	return formatFlag("text, markdown, csv, json, bench or lkml (the kernel test robot's block: docs/lkml.md)", append(append([]string{}, report.CompareFormats...), "lkml")...)
 }

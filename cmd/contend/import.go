@@ -11,9 +11,9 @@ import (
 
 	"contend/internal/external"
 	"contend/internal/logimport"
-	"contend/internal/summary"
 	"contend/internal/results"
 	"contend/internal/run"
+	"contend/internal/summary"
 	"contend/internal/value"
 )
 

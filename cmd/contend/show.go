@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/env"
-	"contend/internal/summary"
 	"contend/internal/results"
+	"contend/internal/summary"
 	"contend/internal/sweep"
 	"contend/internal/workload"
 )

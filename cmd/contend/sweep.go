@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/harness"
 	"contend/internal/comparison"
+	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/sweep"

@@ -20,7 +20,7 @@ import (
 // the metrics that changed and a count of the others.
 func detailFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "all", Usage: "text: every metric in the table, not only those that changed significantly"},
+		&cli.BoolFlag{Name: "all", Usage: "text and lkml: every metric in the table, not only those that changed significantly"},
 		&cli.BoolFlag{Name: "full", Usage: "text: the full report: every metric with its intervals, the method, the warnings of the tests, outliers, the differences of parameters and environment"},
 	}
 }
@@ -36,10 +36,11 @@ func textDetail(c *cli.Context) report.Detail {
 	return report.Brief
 }
 
-// checkDetail refuses --all and --full with a format other than text.
+// checkDetail refuses --all and --full with a format other than text
+// (--all goes with lkml too).
 func checkDetail(c *cli.Context, format string) error {
 	for _, f := range []string{"all", "full"} {
-		if c.Bool(f) && format != "text" {
+		if c.Bool(f) && format != "text" && !(f == "all" && format == "lkml") {
 			return usagef("--%s: goes with --format text (the other formats always hold every metric), got --format %s", f, format)
 		}
 	}
@@ -62,6 +63,9 @@ func noDetail(c *cli.Context, what string) error {
 func writeComparison(c *cli.Context, r *comparison.Comparison, format string) error {
 	if err := checkDetail(c, format); err != nil {
 		return err
+	}
+	if format == "lkml" {
+		return writeLKML(c.App.Writer, r, c.Bool("all"))
 	}
 	if format != "text" {
 		return report.Write(c.App.Writer, r, format)

@@ -29,7 +29,13 @@ func TestPresetRoundTrip(t *testing.T) {
 			if w.Original == nil {
 				t.Fatalf("preset %s but no Original", w.Preset)
 			}
-			v, err := w.Resolve(map[string]string{})
+			given := map[string]string{}
+			for _, p := range w.Params {
+				if p.Kind == workload.String && w.Quick == nil { // an outside file (wis's --test)
+					given[p.Name] = "./x"
+				}
+			}
+			v, err := w.Resolve(given)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"contend/internal/plural"
-	"contend/internal/summary"
 	"contend/internal/results"
+	"contend/internal/summary"
 )
 
 // ErrNoSuccess is End's error when no repetition succeeded.

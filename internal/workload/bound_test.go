@@ -50,8 +50,12 @@ func TestDecodeRoundTrip(t *testing.T) {
 		for i := 0; i+1 < len(w.Quick); i += 2 {
 			given[strings.TrimPrefix(w.Quick[i], "--")] = w.Quick[i+1]
 		}
-		if w.Quick == nil {
-			given["so"] = "./x.so"
+		if w.Quick == nil { // an outside file: the plugin's --so, wis's --test
+			for _, p := range w.Params {
+				if p.Kind == String {
+					given[p.Name] = "./x"
+				}
+			}
 		}
 		v, err := w.Resolve(given)
 		if err != nil {

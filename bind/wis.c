@@ -1,0 +1,1 @@
+#include "../native/wis.c"

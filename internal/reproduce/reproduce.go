@@ -1,0 +1,385 @@
+// Package reproduce maps a kernel test robot report (internal/robotmail)
+// onto this machine: which contend commands reproduce it, with which sides,
+// how many runs (or boots) the reported change takes at the noise measured
+// here, and what cannot be mapped. It runs nothing; cmd/contend's reproduce
+// prints the plan and, with --run, carries out what this machine can.
+package reproduce
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"contend/analysis"
+	"contend/internal/plural"
+	"contend/internal/robotmail"
+)
+
+// Machine is what the plan needs of this machine.
+type Machine struct {
+	CPUs     int
+	Governor string // "" or "none ..." without cpufreq
+	Kernel   string // uname -r
+}
+
+// Options of a plan.
+type Options struct {
+	// Tests is will-it-scale's tests directory (TESTS/futex4.c); "" if
+	// unknown.
+	Tests string
+	// Noise is the per-task ops of repetitions of the test here (an A/A
+	// run or a noise file), for the number of runs; nil if not measured.
+	Noise []float64
+	// Alpha and Power of the planned comparison (0: 0.05 and 0.8).
+	Alpha, Power float64
+	// Duration of each repetition's measured interval ("5s").
+	Duration string
+}
+
+// Plan is a report mapped onto this machine.
+type Plan struct {
+	Report *robotmail.Report
+	Block  *robotmail.Block // the block of the headline's machine
+	// Reported is the robot's row of the headline stat; ok false when the
+	// block has none.
+	Reported   robotmail.Row
+	HasRow     bool
+	Stat       string // will-it-scale.per_thread_ops
+	Metric     string // contend's per_thread_ops
+	Mode, Test string
+	Tasks      int
+	TestFile   string
+	// WisArgs are the flags of 'contend run wis' for the test here.
+	WisArgs []string
+	// Unmapped says what of the report does not map onto this machine.
+	Unmapped []string
+	// Runs is the repetitions a side for the reported change at the
+	// noise here (0 when the noise is unknown); CV that noise.
+	Runs int
+	CV   float64
+	// Commands are the contend commands of the plan, in order, each with
+	// a line saying what it is for.
+	Commands []Command
+	cpus     int
+}
+
+// Command is one step of the plan.
+type Command struct{ Why, Line string }
+
+// Make maps rep onto m.
+func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	if opt.Power == 0 {
+		opt.Power = 0.8
+	}
+	if opt.Duration == "" {
+		opt.Duration = "5s"
+	}
+	if len(rep.Blocks) == 0 {
+		return nil, errors.New("the report has no comparison block")
+	}
+	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat, cpus: m.CPUs}
+	p.Reported, p.HasRow = p.Block.Row(p.Stat)
+	if !p.HasRow && len(p.Block.Rows) > 0 {
+		p.Reported, p.HasRow, p.Stat = p.Block.Rows[0], true, p.Block.Rows[0].Stat
+	}
+	if len(rep.Blocks) > 1 {
+		var others []string
+		for _, b := range rep.Blocks[1:] {
+			others = append(others, b.Machine+" ("+b.Axis("test")+")")
+		}
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("the report has %d test machines: planned for the first, %s; also in it: %s", len(rep.Blocks), p.Block.Machine, strings.Join(others, ", ")))
+	}
+	param := func(k string) string {
+		if v, ok := rep.Param(k); ok {
+			return v
+		}
+		return p.Block.Axis(k)
+	}
+	if rep.Testcase != "will-it-scale" {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("testcase %s: contend runs will-it-scale tests (contend run wis); the campaign below needs your own command for it", rep.Testcase))
+	} else {
+		p.mapWis(param, m, opt)
+	}
+	if g := param("cpufreq_governor"); g != "" {
+		here := m.Governor
+		switch {
+		case here == "" || strings.HasPrefix(here, "none"):
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("cpufreq_governor %s: this machine has no cpufreq governor to set", g))
+		case here != g:
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("cpufreq_governor %s: here it is %s; set it first (cpupower frequency-set -g %s)", g, here, g))
+		}
+	}
+	for _, k := range []string{"kconfig", "rootfs", "compiler"} {
+		if v := p.Block.Axis(k); v != "" {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s %s: the robot's; the kernels below are yours to build (%s)", k, v, materials(k)))
+		}
+	}
+	if rep.Machine != "" {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("test machine: %s; here %d CPUs: absolute figures differ, and a change that needs many CPUs contending may not show", rep.Machine, m.CPUs))
+	}
+	p.plan(m, opt)
+	return p, nil
+}
+
+func materials(k string) string {
+	switch k {
+	case "kconfig":
+		return "the config is among the robot's materials, the link in the mail"
+	case "rootfs":
+		return "contend runs in this machine's system"
+	}
+	return "the compiler of the kernels"
+}
+
+func (p *Plan) mapWis(param func(string) string, m Machine, opt Options) {
+	p.Mode = param("mode")
+	if p.Mode != "thread" && p.Mode != "process" {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("mode %q: will-it-scale runs thread or process", p.Mode))
+		p.Mode = "thread"
+	}
+	p.Metric = "per_" + p.Mode + "_ops"
+	if s := strings.TrimPrefix(p.Stat, "will-it-scale."); s != p.Stat && s != p.Metric && s != "workload" {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("stat %s: contend's wis reports %s and workload", p.Stat, p.Metric))
+	}
+	nr := param("nr_task")
+	switch {
+	case strings.HasSuffix(nr, "%"):
+		pc, err := strconv.ParseFloat(strings.TrimSuffix(nr, "%"), 64)
+		if err != nil || pc <= 0 {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("nr_task %q: not a share of the CPUs; 100%% taken", nr))
+			pc = 100
+		}
+		p.Tasks = max(1, int(math.Round(pc/100*float64(m.CPUs))))
+	default:
+		n, err := strconv.Atoi(nr)
+		if err != nil || n < 1 {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("nr_task %q: not a count; the CPUs here taken", nr))
+			n = m.CPUs
+		}
+		p.Tasks = n
+		if n > m.CPUs {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("nr_task %d: more than the %d CPUs here: the tasks are time-sliced", n, m.CPUs))
+		}
+	}
+	p.Test = param("test")
+	if p.Test == "" || strings.ContainsAny(p.Test, "/\\ ") || strings.Contains(p.Test, "..") {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("test %q: not a will-it-scale test name", p.Test))
+		p.Test = "TEST"
+	}
+	dir := opt.Tests
+	if dir == "" {
+		dir = "WILL-IT-SCALE/tests"
+	}
+	p.TestFile = filepath.Join(dir, p.Test+".c")
+	p.WisArgs = []string{"--test", p.TestFile, "--mode", p.Mode, "--tasks", strconv.Itoa(p.Tasks), "--duration", opt.Duration}
+}
+
+// RunsFor returns the repetitions a side that detect a relative change of
+// change (a fraction) with power at level alpha (Mann-Whitney U) when
+// one repetition's coefficient of variation is cv: the smallest n whose
+// minimal detectable shift (analysis.MinDetectableShift, in standard
+// deviations) times cv is at most |change|; 0 when none up to max does.
+func RunsFor(change, cv, alpha, power float64, max int) int {
+	if cv <= 0 || math.IsNaN(cv) {
+		return analysis.MinRunsForSignificance(alpha)
+	}
+	for n := analysis.MinRunsForSignificance(alpha); n <= max; n++ {
+		if d, ok := analysis.MinDetectableShift(n, n, alpha, power, analysis.TestMannWhitney); ok && d*cv <= math.Abs(change) {
+			return n
+		}
+	}
+	return 0
+}
+
+func (p *Plan) plan(m Machine, opt Options) {
+	change := p.Reported.Change / 100
+	if p.Reported.AbsoluteChange && p.Reported.Base != 0 {
+		change = p.Reported.Change / p.Reported.Base
+	}
+	if len(opt.Noise) >= 3 {
+		s, _ := analysis.Summarize(opt.Noise, 0.95)
+		p.CV = s.StdDev / math.Abs(s.Mean)
+		p.Runs = RunsFor(change, p.CV, opt.Alpha, opt.Power, 1000)
+	}
+	runs := "N"
+	if p.Runs > 0 {
+		runs = strconv.Itoa(max(p.Runs, 6))
+	}
+	wis := "contend run wis " + strings.Join(p.WisArgs, " ")
+	if p.WisArgs == nil {
+		wis = "contend exec -- YOUR-COMMAND"
+	}
+	sides := p.Block.Sides
+	base, next := sides[0], sides[len(sides)-1]
+	what := fmt.Sprintf("kernel %s (%s) against %s (%s)", base.ID, base.Subject, next.ID, next.Subject)
+	if p.Report.PatchLink != "" {
+		what += fmt.Sprintf("; the new one is the patch %s applied on %s", p.Report.PatchLink, p.Report.Base)
+	}
+	if len(opt.Noise) < 3 && p.WisArgs != nil {
+		p.Commands = append(p.Commands, Command{"the noise of the test here (A/A, this kernel on both sides), which sets the runs", "contend ab wis --aa " + strings.Join(p.WisArgs, " ") + " -n 10 --format lkml   (or: contend reproduce MAIL --run)"})
+	}
+	if key := p.Block.CompareKey; key != "" && key != "commit" && p.WisArgs != nil {
+		p.switchPlan(key, base, next, runs)
+		return
+	}
+	boots := "B"
+	if p.Runs > 0 {
+		boots = strconv.Itoa(max(2, min(p.Runs, 10)))
+	}
+	p.Commands = append(p.Commands,
+		Command{"two kernels: " + what + "; build both (" + cmp(p.Block.Axis("kconfig"), "your config") + "), install them, then a campaign across reboots (kexec; or in VMs, one guest boot per side's boot) of " + boots + " boots a side",
+			fmt.Sprintf("contend campaign init repro-%s --a-kexec /boot/vmlinuz-A --a-release A-RELEASE --b-kexec /boot/vmlinuz-B --b-release B-RELEASE --boots %s -- run %s -n %s",
+				short(next.ID), boots, strings.TrimPrefix(wis, "contend run "), runs)},
+		Command{"the answer, in the robot's layout", fmt.Sprintf("contend campaign report repro-%s --format lkml", short(next.ID))},
+	)
+}
+
+// switchPlan is the plan of a block whose sides are one kernel with a
+// switch (the robot's compare key is not commit): ab, the two values of a
+// will-it-scale parameter as its sides' flags, any other key set by the
+// sides' prepare commands.
+func (p *Plan) switchPlan(key string, a, b robotmail.Side, runs string) {
+	flag := map[string]string{"mode": "--mode", "test": "--test", "nr_task": "--tasks"}[key]
+	var shared []string // the flags both sides share: not the switched one
+	for i := 0; i+1 < len(p.WisArgs); i += 2 {
+		if p.WisArgs[i] != flag {
+			shared = append(shared, p.WisArgs[i], p.WisArgs[i+1])
+		}
+	}
+	base := "contend ab wis " + strings.Join(shared, " ")
+	var line string
+	switch {
+	case flag == "--tasks":
+		line = fmt.Sprintf("%s --a '--tasks %s' --b '--tasks %s' -n %s --format lkml", base, tasksFor(a.ID, p), tasksFor(b.ID, p), runs)
+	case flag == "--test":
+		dir := filepath.Dir(p.TestFile)
+		line = fmt.Sprintf("%s --a '--test %s' --b '--test %s' -n %s --format lkml", base, filepath.Join(dir, a.ID+".c"), filepath.Join(dir, b.ID+".c"), runs)
+	case flag != "":
+		line = fmt.Sprintf("%s --a '%s %s' --b '%s %s' -n %s --format lkml", base, flag, a.ID, flag, b.ID, runs)
+	default:
+		line = fmt.Sprintf("%s --a-prepare 'SET %s=%s' --b-prepare 'SET %s=%s' -n %s --format lkml", base, key, a.ID, key, b.ID, runs)
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s: the sides differ in it; write the commands that set it (SET ...)", key))
+	}
+	p.Commands = append(p.Commands, Command{fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID), line})
+}
+
+// tasksFor maps an nr_task value onto the CPUs the plan mapped for.
+func tasksFor(nr string, p *Plan) string {
+	if pc, err := strconv.ParseFloat(strings.TrimSuffix(nr, "%"), 64); err == nil && strings.HasSuffix(nr, "%") {
+		cpus := p.cpus
+		return strconv.Itoa(max(1, int(math.Round(pc/100*float64(cpus)))))
+	}
+	return nr
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func short(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
+}
+
+// Write prints the plan.
+func (p *Plan) Write(w io.Writer) {
+	r := p.Report
+	fmt.Fprintf(w, "report: %s\n", r.Subject)
+	if r.PatchLink != "" {
+		fmt.Fprintf(w, "  patch %s\n  (%s, on %s)\n", r.PatchLink, r.URL, r.Base)
+	}
+	fmt.Fprintf(w, "  commit %s (%s)\n", r.Commit, r.CommitSubject)
+	if p.HasRow {
+		fmt.Fprintf(w, "  reported on %s: %s %+.1f%s (%s -> %s)\n", p.Block.Machine, p.Stat, p.Reported.Change, pctSign(p.Reported), num(p.Reported.Base), num(p.Reported.New))
+	}
+	fmt.Fprintf(w, "\nhere: ")
+	if p.WisArgs != nil {
+		fmt.Fprintf(w, "will-it-scale %s, %s mode, %s (nr_task %s); contend's metric %s\n", p.Test, p.Mode, plural.N(p.Tasks, "task", "tasks"), p.paramOr("nr_task"), p.Metric)
+	} else {
+		fmt.Fprintf(w, "testcase %s is not mapped\n", r.Testcase)
+	}
+	if p.Runs > 0 {
+		fmt.Fprintf(w, "  noise here: CV %.1f%% a run: %d runs a side detect the reported change (Mann-Whitney U, alpha 0.05, power 0.8)\n", 100*p.CV, p.Runs)
+	} else if p.CV > 0 {
+		fmt.Fprintf(w, "  noise here: CV %.1f%% a run: no number of runs up to 1000 detects the reported change\n", 100*p.CV)
+	} else {
+		fmt.Fprintf(w, "  noise here: not measured yet (the first command): the runs follow from it\n")
+	}
+	if len(p.Unmapped) > 0 {
+		fmt.Fprintf(w, "\nnot mapped:\n")
+		for _, u := range p.Unmapped {
+			fmt.Fprintf(w, "  - %s\n", u)
+		}
+	}
+	fmt.Fprintf(w, "\nplan:\n")
+	for i, c := range p.Commands {
+		fmt.Fprintf(w, "  %d. %s:\n       %s\n", i+1, c.Why, c.Line)
+	}
+}
+
+func (p *Plan) paramOr(k string) string {
+	if v, ok := p.Report.Param(k); ok {
+		return v
+	}
+	return p.Block.Axis(k)
+}
+
+func pctSign(r robotmail.Row) string {
+	if r.AbsoluteChange {
+		return ""
+	}
+	return "%"
+}
+
+func num(v float64) string {
+	if math.Abs(v) >= 1000 && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// Verdict compares contend's change with the reported one.
+type Verdict struct {
+	Word string // "reproduced", "not reproduced", "opposite"
+	Line string // one line of reasons
+}
+
+// Judge returns the verdict on the reported change (a fraction, signed as
+// in the block) given contend's: its estimate, adjusted p-value, and the
+// smallest increase and decrease its runs detect (analysis' MDE).
+func Judge(reported, estimate, p, alpha, mdeUp, mdeDown float64) Verdict {
+	sig := !math.IsNaN(p) && p < alpha
+	same := (reported < 0) == (estimate < 0)
+	switch {
+	case sig && same:
+		return Verdict{"reproduced", fmt.Sprintf("contend's change %+.1f%% (p %.2g) has the reported sign (%+.1f%%)", 100*estimate, p, 100*reported)}
+	case sig:
+		return Verdict{"opposite", fmt.Sprintf("contend's change %+.1f%% (p %.2g) goes against the reported %+.1f%%", 100*estimate, p, 100*reported)}
+	}
+	mde := mdeUp
+	if reported < 0 {
+		mde = mdeDown
+	}
+	line := fmt.Sprintf("no significant change (p %.2g, estimate %+.1f%%)", p, 100*estimate)
+	if !math.IsNaN(mde) && mde > 0 {
+		line += fmt.Sprintf("; these runs detect a change of %s%.1f%% or more with power 0.8", map[bool]string{true: "-", false: "+"}[reported < 0], 100*mde)
+		if math.Abs(reported) >= mde {
+			line += ": the reported one is within reach and is not here"
+		} else {
+			line += ": the reported one is below that: more runs"
+		}
+	}
+	return Verdict{"not reproduced", line}
+}

@@ -1,0 +1,486 @@
+// Package robotmail reads a kernel test robot (0-day, LKP) report: a mail
+// file or an mbox (its first robot report). It takes what the robot's
+// template writes: the subject ("[linus:master] [futex] 7c4f75a21f:
+// will-it-scale.per_thread_ops 98.3% regression"), the commit:, url:,
+// base:, patch link: and patch subject: lines, testcase:, config:,
+// compiler:, test machine:, the parameters: list, the table of the other
+// tests the commit changed, and the comparison blocks of the details
+// (lkp-tests' compare layout, one per test machine): their axes, the
+// commits compared and the rows of the %stddev section.
+package robotmail
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// MaxSize is the largest mail read (robot reports are 10-60 KiB).
+const MaxSize = 8 << 20
+
+// Report is what a robot mail says.
+type Report struct {
+	Subject   string
+	MessageID string
+	// Branch is the subject's first bracket ("linus:master"), Change the
+	// headline: the stat, its change in percent as the robot states it (a
+	// regression of a higher-is-better stat is negative in the block: the
+	// sign here is the block's), and "regression" or "improvement".
+	Branch string
+	Change Headline
+	// Commit is the commit tested, CommitSubject its subject.
+	Commit, CommitSubject string
+	// URL, Base, PatchLink, PatchSubject: a patch from a mailing list,
+	// applied by the robot on Base.
+	URL, Base, PatchLink, PatchSubject  string
+	Testcase, Config, Compiler, Machine string
+	Params                              []Param
+	// Also are the other tests the commit changed ("In addition to
+	// that..."): each with its machine and parameters.
+	Also   []Impact
+	Blocks []Block
+}
+
+// Headline is the change the subject and the first paragraph announce.
+type Headline struct {
+	Stat    string
+	Percent float64 // as written: 98.3 for "98.3% regression"
+	Kind    string  // "regression" or "improvement"
+}
+
+// Param is one of the test's parameters, in the mail's order.
+type Param struct{ Key, Value string }
+
+// Impact is one entry of the table of other tests the commit changed.
+type Impact struct {
+	Change  string // "will-it-scale: will-it-scale.per_thread_ops 97.5% regression"
+	Machine string
+	Params  []Param
+}
+
+// Block is one comparison block of the details.
+type Block struct {
+	Axes     []Param // the axes line: keys and values
+	Machine  string  // tbox_group, and the description line before the block if any
+	Describe string
+	// CompareKey is what the sides differ in ("commit"); Sides their
+	// ids as the lines under it give them, with their subjects.
+	CompareKey string
+	Sides      []Side
+	Rows       []Row
+}
+
+// Side is one compared commit (or value of the compare key).
+type Side struct{ ID, Subject string }
+
+// Row is one %stddev row: means, relative standard deviations (0 when
+// the robot left them out: at most 2%), the change (percent, or an
+// absolute difference for percent stats).
+type Row struct {
+	Stat           string
+	Base, New      float64
+	BaseSD, NewSD  float64 // in percent of the mean
+	Change         float64
+	AbsoluteChange bool
+	Line           string // the row as the mail has it
+}
+
+// Param returns the value of the test parameter key.
+func (r *Report) Param(key string) (string, bool) {
+	for _, p := range r.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Axis returns the value of the block's axis key.
+func (b *Block) Axis(key string) string {
+	for _, a := range b.Axes {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// Row returns the block's row of stat.
+func (b *Block) Row(stat string) (Row, bool) {
+	for _, r := range b.Rows {
+		if r.Stat == stat {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Read parses the mail (or the first robot report of the mbox) in r.
+func Read(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("more than %d bytes: not a robot report", MaxSize)
+	}
+	return Parse(data)
+}
+
+// Parse parses one mail, or the first robot report of an mbox.
+func Parse(data []byte) (*Report, error) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	msgs := splitMbox(data)
+	var first error
+	for _, m := range msgs {
+		rep, err := parseMessage(m)
+		if err == nil {
+			return rep, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if len(msgs) > 1 {
+		return nil, fmt.Errorf("none of the %d mails of the mbox is a robot report (the first: %v)", len(msgs), first)
+	}
+	return nil, first
+}
+
+// splitMbox splits an mbox at its "From " lines; a mail without one is
+// one message.
+func splitMbox(data []byte) [][]byte {
+	if !bytes.HasPrefix(data, []byte("From ")) {
+		return [][]byte{data}
+	}
+	var out [][]byte
+	var cur []byte
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("From ")) && (len(cur) == 0 || bytes.HasSuffix(cur, []byte("\n\n"))) {
+			if len(cur) > 0 {
+				out = append(out, cur)
+			}
+			cur = nil
+			continue
+		}
+		if bytes.HasPrefix(l, []byte(">From ")) {
+			l = l[1:]
+		}
+		cur = append(cur, l...)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func parseMessage(m []byte) (*Report, error) {
+	rep := &Report{}
+	body := m
+	if msg, err := mail.ReadMessage(bytes.NewReader(m)); err == nil && len(msg.Header) > 0 {
+		dec := new(mime.WordDecoder)
+		if s, err := dec.DecodeHeader(msg.Header.Get("Subject")); err == nil {
+			rep.Subject = strings.Join(strings.Fields(s), " ")
+		}
+		rep.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
+		b, err := textBody(msg)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	if err := rep.parseBody(string(body)); err != nil {
+		return nil, err
+	}
+	rep.parseSubject()
+	return rep, nil
+}
+
+// textBody returns the text of msg: its body decoded, or its first
+// text/plain part.
+func textBody(msg *mail.Message) ([]byte, error) {
+	ct := msg.Header.Get("Content-Type")
+	mt, params, _ := mime.ParseMediaType(ct)
+	if strings.HasPrefix(mt, "multipart/") {
+		mr := multipart.NewReader(msg.Body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				return nil, errors.New("a multipart mail without a text/plain part")
+			}
+			pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+			if pt == "" || pt == "text/plain" {
+				return decode(p, p.Header.Get("Content-Transfer-Encoding"))
+			}
+		}
+	}
+	return decode(msg.Body, msg.Header.Get("Content-Transfer-Encoding"))
+}
+
+func decode(r io.Reader, enc string) ([]byte, error) {
+	if strings.EqualFold(strings.TrimSpace(enc), "quoted-printable") {
+		r = quotedprintable.NewReader(r)
+	}
+	return io.ReadAll(r)
+}
+
+var (
+	reSubject  = regexp.MustCompile(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
+	reNoticed  = regexp.MustCompile(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
+	reCommit   = regexp.MustCompile(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
+	reRule     = regexp.MustCompile(`^={40,}\s*$`)
+	reIDRule   = regexp.MustCompile(`^-{16} -{27}`)
+	reParam    = regexp.MustCompile(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
+	reMachine  = regexp.MustCompile(`^([A-Za-z0-9_.-]+): (\d+ threads .*)$`)
+	reSideLine = regexp.MustCompile(`^  (\S+)(?: \("(.*)"\))?\s*$`)
+)
+
+func (rep *Report) parseSubject() {
+	m := reSubject.FindStringSubmatch(rep.Subject)
+	if m == nil {
+		return
+	}
+	if br := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(m[1])); len(br) > 0 {
+		rep.Branch = br[0]
+	}
+	if rep.Change.Stat == "" {
+		pc, _ := strconv.ParseFloat(m[4], 64)
+		rep.Change = Headline{Stat: m[3], Percent: pc, Kind: m[5]}
+	}
+}
+
+// parseBody reads the robot's template.
+func (rep *Report) parseBody(body string) error {
+	lines := strings.Split(body, "\n")
+	desc := ""
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t")
+		if m := reNoticed.FindStringSubmatch(l); m != nil && rep.Change.Stat == "" {
+			pc, _ := strconv.ParseFloat(m[1], 64)
+			rep.Change = Headline{Stat: strings.TrimSuffix(m[3], ","), Percent: pc, Kind: m[2]}
+		}
+		if m := reCommit.FindStringSubmatch(l); m != nil && rep.Commit == "" {
+			rep.Commit, rep.CommitSubject = m[1], m[2]
+			continue
+		}
+		if k, v, ok := strings.Cut(l, ": "); ok && !strings.HasPrefix(l, " ") {
+			v = strings.TrimSpace(v)
+			switch k {
+			case "url":
+				set(&rep.URL, v)
+			case "base":
+				set(&rep.Base, v)
+			case "patch link":
+				set(&rep.PatchLink, v)
+			case "patch subject":
+				set(&rep.PatchSubject, v)
+			case "testcase":
+				set(&rep.Testcase, v)
+			case "config":
+				set(&rep.Config, v)
+			case "compiler":
+				set(&rep.Compiler, v)
+			case "test machine":
+				set(&rep.Machine, v)
+			}
+		}
+		if l == "parameters:" && rep.Params == nil {
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
+			}
+			for ; i < len(lines); i++ {
+				m := reParam.FindStringSubmatch(lines[i])
+				if m == nil {
+					break
+				}
+				rep.Params = append(rep.Params, Param{m[1], m[2]})
+			}
+			i--
+			continue
+		}
+		if strings.HasPrefix(l, "| testcase: change |") {
+			i = rep.parseImpact(lines, i)
+			continue
+		}
+		if m := reMachine.FindStringSubmatch(l); m != nil {
+			desc = l
+		}
+		if reRule.MatchString(l) {
+			b, next, err := parseBlock(lines, i+1)
+			if err != nil {
+				return err
+			}
+			b.Describe = desc
+			desc = ""
+			rep.Blocks = append(rep.Blocks, b)
+			i = next - 1
+		}
+	}
+	switch {
+	case rep.Testcase == "":
+		return errors.New("not a kernel test robot report: no 'testcase:' line")
+	case rep.Commit == "":
+		return errors.New("not a kernel test robot report: no 'commit: SHA' line")
+	case len(rep.Blocks) == 0:
+		return errors.New("not a kernel test robot report: no comparison block (a '=====' line, the axes, 'commit:', the id columns, '%stddev')")
+	}
+	for _, b := range rep.Blocks {
+		if len(b.Rows) == 0 {
+			return fmt.Errorf("the comparison block of %s has no %%stddev rows", b.Machine)
+		}
+	}
+	return nil
+}
+
+func set(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+// parseImpact reads one entry of the table of other tests from line i
+// ("| testcase: change | ...") to its closing "+---" line.
+func (rep *Report) parseImpact(lines []string, i int) int {
+	var im Impact
+	key := ""
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(lines[i]), "|"), "|")
+		if len(cells) < 2 {
+			break
+		}
+		k, v := strings.TrimSpace(cells[0]), strings.TrimSpace(strings.Join(cells[1:], "|"))
+		if k != "" {
+			key = k
+		}
+		switch key {
+		case "testcase: change":
+			im.Change = v
+		case "test machine":
+			im.Machine = v
+		case "test parameters":
+			if pk, pv, ok := strings.Cut(v, "="); ok {
+				im.Params = append(im.Params, Param{pk, pv})
+			}
+		}
+	}
+	rep.Also = append(rep.Also, im)
+	return i
+}
+
+// parseBlock reads a comparison block from line i (after its '=' rule):
+// the axes, the compare key and its sides, the id columns, then the
+// sections until a blank line; it returns the line after it.
+func parseBlock(lines []string, i int) (Block, int, error) {
+	var b Block
+	if i+1 >= len(lines) || !strings.HasSuffix(strings.TrimSpace(lines[i]), ":") {
+		return b, i, fmt.Errorf("line %d: a comparison block without its axes line", i+1)
+	}
+	keys := strings.Split(strings.TrimSuffix(strings.TrimSpace(lines[i]), ":"), "/")
+	vals := strings.Split(strings.TrimSpace(lines[i+1]), "/")
+	if len(keys) != len(vals) {
+		return b, i, fmt.Errorf("line %d: %d axes but %d values", i+2, len(keys), len(vals))
+	}
+	for j := range keys {
+		b.Axes = append(b.Axes, Param{keys[j], vals[j]})
+	}
+	b.Machine = b.Axis("tbox_group")
+	i += 2
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i >= len(lines) || !strings.HasSuffix(strings.TrimRight(lines[i], " "), ":") {
+		return b, i, fmt.Errorf("line %d: a comparison block without its 'commit:' line", i+1)
+	}
+	b.CompareKey = strings.TrimSuffix(strings.TrimSpace(lines[i]), ":")
+	for i++; i < len(lines); i++ {
+		m := reSideLine.FindStringSubmatch(lines[i])
+		if m == nil {
+			break
+		}
+		b.Sides = append(b.Sides, Side{m[1], m[2]})
+	}
+	if len(b.Sides) < 2 {
+		return b, i, fmt.Errorf("line %d: a comparison block with %d sides under %q", i+1, len(b.Sides), b.CompareKey)
+	}
+	for i < len(lines) && !reIDRule.MatchString(lines[i]) {
+		if reRule.MatchString(lines[i]) || i > 0 && strings.Contains(lines[i], "%stddev") {
+			return b, i, fmt.Errorf("line %d: a comparison block without its id columns and rule", i+1)
+		}
+		i++
+	}
+	perf := false
+	for i++; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t")
+		switch {
+		case l == "":
+			return b, i + 1, nil
+		case strings.Contains(l, "%stddev"):
+			perf = true
+			continue
+		case strings.Contains(l, "fail:runs"):
+			perf = false
+			continue
+		case strings.TrimSpace(l) == `\          |                \`, strings.TrimSpace(l) == "|             |":
+			continue
+		}
+		if !perf {
+			continue
+		}
+		r, err := parseRow(l)
+		if err != nil {
+			return b, i, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		b.Rows = append(b.Rows, r)
+	}
+	return b, i, nil
+}
+
+// parseRow reads one %stddev row: base [± N%] change new [± N%] stat.
+func parseRow(l string) (Row, error) {
+	t := strings.Fields(l)
+	r := Row{Line: l}
+	num := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	pct := func() float64 {
+		if len(t) >= 2 && t[0] == "±" {
+			v, _ := strconv.ParseFloat(strings.TrimSuffix(t[1], "%"), 64)
+			t = t[2:]
+			return v
+		}
+		return 0
+	}
+	bad := fmt.Errorf("%q is not a row of the robot's block (base [± N%%] change new [± N%%] stat)", l)
+	if len(t) < 4 {
+		return r, bad
+	}
+	var err error
+	if r.Base, err = num(t[0]); err != nil {
+		return r, bad
+	}
+	t = t[1:]
+	r.BaseSD = pct()
+	if len(t) < 3 {
+		return r, bad
+	}
+	ch := t[0]
+	r.AbsoluteChange = !strings.HasSuffix(ch, "%")
+	if r.Change, err = num(strings.TrimSuffix(ch, "%")); err != nil {
+		return r, bad
+	}
+	if r.New, err = num(t[1]); err != nil {
+		return r, bad
+	}
+	t = t[2:]
+	r.NewSD = pct()
+	if len(t) != 1 {
+		return r, bad
+	}
+	r.Stat = t[0]
+	return r, nil
+}

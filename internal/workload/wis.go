@@ -1,0 +1,141 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"contend/bind"
+	"contend/internal/limits"
+	"contend/internal/wisbuild"
+)
+
+// Wis runs a will-it-scale test file as it is: compiled at run time with
+// contend's shim (native/wis_shim.c, internal/wisbuild) and run by
+// native/wis.c.
+var Wis = &Workload{
+	Name:       "wis",
+	Summary:    "a will-it-scale test (tests/futex4.c ...), unmodified, on contend's runner",
+	Provenance: "will-it-scale (Anton Blanchard, github.com/antonblanchard/will-it-scale), the kernel test robot's contention probe; its test API, on a runner and shim of contend's own",
+	Doc: `Compiles --test, a will-it-scale test file (testcase(), optionally
+testcase_prepare(), testcase_cleanup(), testcase_description, new_task()),
+as it is, with contend's shim (gcc -O2 -g -Wall -pthread: a shared object
+for threads, an executable leader for processes), in a private temporary
+directory removed when contend ends; a compile error is reported in one
+line. Each repetition runs --tasks tasks, threads or processes (--mode
+thread|process: will-it-scale's _threads and _processes builds), pinned to
+the allowed CPUs in turn (--pin, the default, as will-it-scale's runner),
+held at a start gate until all exist, each with its own iteration counter in
+a 256-byte slot. Threads run in the repetition's child, are cancelled
+asynchronously at the end (the tests are written for it), and
+testcase_prepare/testcase_cleanup run around them there. Processes are
+forked by a leader the child starts with exec, a process that never had a
+second thread, as will-it-scale's runner is (glibc's single-threaded paths
+in the tasks); it runs testcase_prepare before forking them (they inherit
+what it made) and testcase_cleanup after killing them. The counts are taken
+after --warmup-time and after --duration. docs/will-it-scale.md.
+
+Metrics: ops_per_sec, all tasks' iterations per second of the interval
+(will-it-scale's "average:" line), the primary, which verify compares with
+the original's; per_thread_ops or per_process_ops (by --mode; the robot's
+will-it-scale.per_thread_ops): ops_per_sec / tasks, so with the same --tasks
+its ratio between two sides is the primary's; fairness (fewest / most of one task);
+each task's count in the series. The tests' own defaults: --tasks is the
+online CPUs (the robot's nr_task: 100%).`,
+	Metrics: []Metric{
+		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all tasks per second of the interval (will-it-scale's average)"},
+		{Name: "per_task_ops", Unit: "ops/s", Better: Higher, Desc: "iterations per task per second of the interval"},
+		{Name: "iterations", Unit: "count", Better: Either, Desc: "iterations of all tasks in the interval"},
+		{Name: "time", Unit: "ns", Better: Either, Desc: "the measured interval"},
+		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one task (1 = fair)"},
+	},
+	Primary: "ops_per_sec",
+	Output: &Output{
+		Preset: "wis",
+		Desc:   "will-it-scale's runner (TEST_threads -t N -s S): \"average:N\", all tasks' iterations per second",
+		Metrics: []OutputMetric{
+			{"ops_per_sec", `(?m)^average:(\d+)\s*$`, "ops/s", Higher, "will-it-scale's average: all tasks' iterations per second"},
+		},
+		Primary: "ops_per_sec",
+	},
+	Funcs: Typed[bind.WisParams]{
+		Check: checkWis,
+		Run:   runWis,
+		Timeout: func(p *bind.WisParams) time.Duration {
+			return p.WarmupNs.Duration() + p.DurationNs.Duration() + time.Minute
+		},
+		ForValues: func(p *bind.WisParams) ([]Metric, string, error) {
+			m := WisTaskMetric(p.Mode)
+			// The primary stays ops_per_sec, which the original prints
+			// (verify's verdict): with the same --tasks on both sides of a
+			// comparison its ratio is per_thread_ops' ratio.
+			return []Metric{{Name: m, Unit: "ops/s", Better: Higher, Desc: "iterations per task per second (the robot's will-it-scale." + m + ")"}}, "", nil
+		},
+		Original: func(p *bind.WisParams, s Sample, _ map[string]float64) []string {
+			return []string{fmt.Sprintf("average:%d", int64(s.Metrics["ops_per_sec"]))}
+		},
+		Defaults: map[string]DynamicDefault{
+			"tasks": {Text: "online CPUs", Func: func(Values) string { return strconv.Itoa(onlineCPUs()) }},
+		},
+	},
+}
+
+func init() { Register(Wis) }
+
+// WisTaskMetric is the name of the per-task metric in mode: the robot's
+// per_thread_ops or per_process_ops.
+func WisTaskMetric(mode bind.WisMode) string {
+	if mode == bind.WisProcess {
+		return "per_process_ops"
+	}
+	return "per_thread_ops"
+}
+
+func checkWis(p *bind.WisParams, m limits.Machine) ([]string, error) {
+	if _, err := wisbuild.Build(p.Test.String()); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	return nil, nil
+}
+
+func runWis(p *bind.WisParams, rt Runtime) (Sample, error) {
+	b, done, err := wisbuild.Object(p.Test.String())
+	if err != nil {
+		return Sample{}, err
+	}
+	defer done()
+	p.SO, p.Exe = bind.CStringOf(b.SO), bind.CStringOf(b.Exe)
+	p.ReportFD = int32(rt.ReportFD)
+	r, err := bind.Wis(*p)
+	if err != nil {
+		return Sample{}, err
+	}
+	if r.ElapsedNs == 0 {
+		return Sample{}, errors.New("wis: the runner measured no time")
+	}
+	secs := float64(r.ElapsedNs) / 1e9
+	total := float64(r.Iterations) / secs
+	s := Sample{Metrics: map[string]float64{
+		"time":                float64(r.ElapsedNs),
+		"iterations":          float64(r.Iterations),
+		"ops_per_sec":         total,
+		"per_task_ops":        total / float64(p.Tasks),
+		WisTaskMetric(p.Mode): total / float64(p.Tasks),
+	}, Series: map[string][]float64{}}
+	lo, hi := ^uint64(0), uint64(0)
+	for _, x := range r.PerTask {
+		lo, hi = min(lo, x), max(hi, x)
+		s.Series["iterations"] = append(s.Series["iterations"], float64(x))
+	}
+	if hi > 0 {
+		s.Metrics["fairness"] = float64(lo) / float64(hi)
+	}
+	if r.Iterations == 0 {
+		s.Notes = append(s.Notes, "no iteration counted in the interval: does testcase add to *iterations?")
+	}
+	return s, nil
+}

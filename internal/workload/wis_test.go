@@ -1,0 +1,185 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"contend/bind"
+	"contend/internal/limits"
+	"contend/internal/wisbuild"
+)
+
+// wisSnapshot is will-it-scale's unmodified snapshot (test input only).
+const wisSnapshot = "../../../shared/will-it-scale/tests"
+
+func wisParams(t *testing.T, test string, mode bind.WisMode, tasks int) *bind.WisParams {
+	t.Helper()
+	t.Setenv(wisbuild.DirEnv, "") // the child compiles it itself
+	return &bind.WisParams{Test: bind.CStringOf(test), Tasks: int32(tasks), Mode: mode,
+		DurationNs: bind.Nanos(200e6), WarmupNs: bind.Nanos(50e6), Pin: 1}
+}
+
+// TestWisRunsSnapshotTests runs will-it-scale's own futex4 and
+// pthread_mutex1 in both modes: every task counted, the per-task metric
+// named by the mode, the total its sum.
+func TestWisRunsSnapshotTests(t *testing.T) {
+	if _, err := os.Stat(wisSnapshot); err != nil {
+		t.Skip("no will-it-scale snapshot at " + wisSnapshot)
+	}
+	for _, name := range []string{"futex4", "pthread_mutex1"} {
+		for _, mode := range []bind.WisMode{bind.WisThread, bind.WisProcess} {
+			p := wisParams(t, filepath.Join(wisSnapshot, name+".c"), mode, 2)
+			s, err := runWis(p, Runtime{ReportFD: -1})
+			if err != nil {
+				t.Fatalf("%s %d: %v", name, mode, err)
+			}
+			per := s.Metrics[WisTaskMetric(mode)]
+			if per <= 0 || per != s.Metrics["per_task_ops"] || s.Metrics["ops_per_sec"] != 2*per {
+				t.Errorf("%s %d: metrics %v", name, mode, s.Metrics)
+			}
+			if len(s.Series["iterations"]) != 2 || s.Series["iterations"][0] <= 0 || s.Series["iterations"][1] <= 0 {
+				t.Errorf("%s %d: per-task counts %v, want 2 counts above 0", name, mode, s.Series["iterations"])
+			}
+			if f := s.Metrics["fairness"]; f <= 0 || f > 1 {
+				t.Errorf("%s %d: fairness %v", name, mode, f)
+			}
+		}
+	}
+}
+
+// TestWisPrepareCleanupOrder checks the API's order: testcase_prepare with
+// the task count before the tasks, testcase_cleanup after every task ended
+// (no count moves after it), new_task's extra task not counted.
+func TestWisPrepareCleanupOrder(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	src := `#include <stdio.h>
+#include <unistd.h>
+static unsigned long long *counts[64];
+static unsigned long ntasks;
+extern void new_task(void *(*func)(void *), void *arg);
+static void *extra(void *a) { for (;;) pause(); return a; }
+void testcase_prepare(unsigned long n) { FILE *f = fopen("` + log + `", "w"); fprintf(f, "prepare %lu\n", n); fclose(f); ntasks = n; }
+void testcase_cleanup(void) {
+	unsigned long long a[64], i, moved = 0;
+	for (i = 0; i < ntasks; i++) a[i] = counts[i] ? *counts[i] : 0; /* processes: the parent has no pointers */
+	usleep(20000);
+	for (i = 0; i < ntasks; i++) moved += counts[i] && *counts[i] != a[i];
+	FILE *f = fopen("` + log + `", "a"); fprintf(f, "cleanup moved=%llu\n", moved); fclose(f);
+}
+void testcase(unsigned long long *iterations, unsigned long nr) {
+	counts[nr] = iterations;
+	if (nr == 0) new_task(extra, 0);
+	for (;;) (*(volatile unsigned long long *)iterations)++;
+}
+`
+	test := filepath.Join(dir, "order.c")
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []bind.WisMode{bind.WisThread, bind.WisProcess} {
+		s, err := runWis(wisParams(t, test, mode, 2), Runtime{ReportFD: -1})
+		if err != nil {
+			t.Fatalf("mode %d: %v", mode, err)
+		}
+		b, _ := os.ReadFile(log)
+		if got := string(b); got != "prepare 2\ncleanup moved=0\n" {
+			t.Errorf("mode %d: the test's log is %q, want prepare 2 then cleanup with no count moving", mode, got)
+		}
+		if n := len(s.Series["iterations"]); n != 2 {
+			t.Errorf("mode %d: %d tasks counted, want 2 (the new_task one is not)", mode, n)
+		}
+	}
+}
+
+// TestWisTaskProcessDeathFails checks that a task process that dies (an
+// assert) fails the repetition naming the signal, and that a test without
+// testcase is refused.
+func TestWisTaskProcessDeathFails(t *testing.T) {
+	dir := t.TempDir()
+	die := filepath.Join(dir, "die.c")
+	os.WriteFile(die, []byte("#include <assert.h>\nvoid testcase(unsigned long long *it, unsigned long nr) { (*it)++; assert(nr != 1); for (;;) (*it)++; }\n"), 0o644)
+	_, err := runWis(wisParams(t, die, bind.WisProcess, 2), Runtime{ReportFD: -1})
+	if err == nil || !strings.Contains(err.Error(), "process 1 of 2 was killed by SIGABRT") {
+		t.Errorf("a dying task process: %v, want it named with SIGABRT", err)
+	}
+	none := filepath.Join(dir, "none.c")
+	os.WriteFile(none, []byte("int x;\n"), 0o644)
+	_, err = runWis(wisParams(t, none, bind.WisThread, 1), Runtime{ReportFD: -1})
+	if err == nil || !strings.Contains(err.Error(), "undefined reference to `testcase'") || strings.Contains(err.Error(), "/tmp/contend-wis") {
+		t.Errorf("a test without testcase: %v", err)
+	}
+}
+
+// TestWisValidation checks the parameters' refusals: --mode, --tasks,
+// --test, each one line naming the flag.
+func TestWisValidation(t *testing.T) {
+	w, _ := Lookup("wis")
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.c")
+	os.WriteFile(ok, []byte("void testcase(unsigned long long *i, unsigned long n) { for (;;) (*i)++; }\n"), 0o644)
+	link := filepath.Join(dir, "link.c")
+	os.Symlink(ok, link)
+	t.Cleanup(wisbuild.Cleanup)
+	cases := []struct {
+		given map[string]string
+		want  string
+	}{
+		{map[string]string{"test": ok, "mode": "fiber"}, "--mode"},
+		{map[string]string{"test": ok, "tasks": "0"}, "--tasks"},
+		{map[string]string{"test": ok, "tasks": strconv.Itoa(1 << 17)}, "--tasks"},
+		{map[string]string{"test": ok, "duration": "1ms"}, "--duration"},
+		{map[string]string{"test": filepath.Join(dir, "nope.c")}, "--test"},
+		{map[string]string{"test": link}, "symbolic link"},
+		{map[string]string{"test": dir}, "not a regular file"},
+	}
+	for _, c := range cases {
+		v, err := w.Resolve(c.given)
+		if err == nil {
+			_, err = w.Check(v, limits.Machine{ThreadsMax: 1000, PidMax: 1000})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want one line naming %s", c.given, err, c.want)
+		}
+	}
+	v, err := w.Resolve(map[string]string{"test": ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Check(v, limits.Machine{ThreadsMax: 1000, PidMax: 1000}); err != nil {
+		t.Errorf("a good test refused: %v", err)
+	}
+	if v.Int("tasks") != int64(onlineCPUs()) {
+		t.Errorf("--tasks defaults to %d, want the online CPUs (%d)", v.Int("tasks"), onlineCPUs())
+	}
+}
+
+// TestWisProcessTasksSingleThreaded checks that process-mode tasks are
+// processes glibc knows to be single-threaded, as will-it-scale's are
+// (forked by a leader that never had a thread): a task forked from the
+// multi-threaded repetition child is not, and ran pthread_mutex1 2-4x
+// slower (glibc's single-threaded paths).
+func TestWisProcessTasksSingleThreaded(t *testing.T) {
+	dir := t.TempDir()
+	test := filepath.Join(dir, "single.c")
+	src := `#include <stdlib.h>
+#include <sys/single_threaded.h>
+void testcase(unsigned long long *iterations, unsigned long nr) {
+	if (!__libc_single_threaded) abort();
+	for (;;) (*(volatile unsigned long long *)iterations)++;
+}
+`
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runWis(wisParams(t, test, bind.WisProcess, 2), Runtime{ReportFD: -1})
+	if err != nil {
+		t.Fatalf("a process-mode task is not single-threaded: %v", err)
+	}
+	if s.Metrics["per_process_ops"] <= 0 {
+		t.Errorf("metrics %v", s.Metrics)
+	}
+}
