@@ -33,7 +33,7 @@ Flags of every workload (after the workload's name; its parameters are in
    -n, --runs N       measured repetitions (default 6: the fewest whose median
                       has a 95% confidence interval; 10 or more narrow it)
    --warmup N         uncounted repetitions run first (default 0)
-   -o, --out FILE     result file (default results/WORKLOAD-DATE-TIME.json)
+   -o, --out FILE     result file (default results/WORKLOAD-DATE-TIME.jsonl)
    --timeout D        per-repetition timeout such as 90s or 10m (default:
                       derived from the parameters, see 'contend help WORKLOAD')
    --label TEXT       free text stored with the results

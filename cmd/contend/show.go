@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/env"
+	"contend/internal/export"
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
@@ -27,7 +28,7 @@ dropped; 'contend compare' reports them the same way.
 
 Examples:
    contend show before.json                (made by 'contend run ... --out before.json')
-   contend show --format json results/faultme-20261130-101500.json`,
+   contend show --format json results/faultme-20261130-101500.jsonl`,
 		Flags: []cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
 		},
@@ -46,7 +47,7 @@ Examples:
 			w := c.App.Writer
 			switch format {
 			case "json":
-				b, err := results.Marshal(f)
+				b, err := export.Marshal(f) // one document, with the summaries
 				if err != nil {
 					return err
 				}
