@@ -57,6 +57,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
 		err = usagef("no command %q; see 'contend --help'", name)
 	}
+	err = withHints(app, args, err) // hints.go
 	if err == nil {
 		return exitOK
 	}
