@@ -34,7 +34,7 @@ func writeManPage(w io.Writer) error {
 		}
 		date = time.Unix(sec, 0).UTC()
 	}
-	return manpage.Write(w, newApp(io.Discard, io.Discard), manPage(date.Format("2006-01-02")))
+	return manpage.Write(w, manApp(newApp(io.Discard, io.Discard)), manPage(date.Format("2006-01-02")))
 }
 
 // manPage is contend.1's page description, dated date.

@@ -22,7 +22,7 @@ func TestManPageNamesEverything(t *testing.T) {
 		p.Extra = append(p.Extra, manpage.Section{Title: s[0], Text: s[1]})
 	}
 	var b strings.Builder
-	if err := manpage.Write(&b, app, p); err != nil {
+	if err := manpage.Write(&b, manApp(app), p); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -1,15 +1,15 @@
-// Package manpage writes a roff man page (man(7) macros) from a urfave/cli
-// application's commands and flags: contend.1, generated at build time by
-// cmd/contend built with -tags contend_man (the contend binary itself does
-// not link this package).
+// Package manpage writes a roff man page (man(7) macros) from a program's
+// commands and flags: contend.1, generated at build time by cmd/contend
+// built with -tags contend_man, which gives it the urfave/cli commands as
+// Commands (only cmd/contend knows urfave/cli). Nothing of the contend
+// binary calls it: the linker leaves all of it out (go tool nm shows
+// none of its symbols).
 package manpage
 
 import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 )
 
 // Page is what the page says beside the commands: its section, date,
@@ -28,10 +28,39 @@ type Section struct {
 	Text  string
 }
 
+// Command is one command of the page: its name, the words of its
+// arguments, a one-line usage, a description (plain text, see block), its
+// flags and subcommands. Hidden commands are not given.
+type Command struct {
+	Name        string
+	Aliases     []string
+	ArgsUsage   string
+	Usage       string
+	Description string
+	Flags       []Flag
+	Subcommands []Command
+}
+
+// Flag is one option: its names (one letter: -n, else --name), whether it
+// takes a value, its usage and default text ("" for none).
+type Flag struct {
+	Names      []string
+	TakesValue bool
+	Usage      string
+	Default    string
+}
+
+// App is the program the page describes.
+type App struct {
+	Name, Usage, Description string
+	Flags                    []Flag
+	Commands                 []Command
+}
+
 // Write writes app's man page to w: NAME, SYNOPSIS, DESCRIPTION, the global
-// options, then every command that is not hidden (subcommands under their
-// parent) with its usage, description and flags, then p.Extra.
-func Write(w io.Writer, app *cli.App, p Page) error {
+// options, then every command (subcommands under their parent) with its
+// usage, description and flags, then p.Extra.
+func Write(w io.Writer, app App, p Page) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, ".TH %s %s %s %s %s\n", quote(strings.ToUpper(app.Name)), quote(p.Section), quote(p.Date), quote(app.Name+" "+p.Version), quote("User Commands"))
 	b.WriteString(".SH NAME\n")
@@ -42,9 +71,9 @@ func Write(w io.Writer, app *cli.App, p Page) error {
 		b.WriteString(".SH DESCRIPTION\n")
 		block(&b, app.Description)
 	}
-	if fs := visibleFlags(app.Flags); len(fs) > 0 {
+	if len(app.Flags) > 0 {
 		b.WriteString(".SH OPTIONS\n")
-		flags(&b, fs)
+		flags(&b, app.Flags)
 	}
 	b.WriteString(".SH COMMANDS\n")
 	for _, c := range app.Commands {
@@ -59,10 +88,7 @@ func Write(w io.Writer, app *cli.App, p Page) error {
 }
 
 // command writes c (and its subcommands) as a subsection.
-func command(b *strings.Builder, c *cli.Command, parent string) {
-	if c.Hidden {
-		return
-	}
+func command(b *strings.Builder, c Command, parent string) {
 	full := parent + " " + c.Name
 	fmt.Fprintf(b, ".SS %s\n", quote(full+" "+c.ArgsUsage))
 	if len(c.Aliases) > 0 {
@@ -75,36 +101,21 @@ func command(b *strings.Builder, c *cli.Command, parent string) {
 		b.WriteString(".PP\n")
 		block(b, c.Description)
 	}
-	if fs := visibleFlags(c.Flags); len(fs) > 0 {
+	if len(c.Flags) > 0 {
 		b.WriteString(".PP\nOptions:\n")
-		flags(b, fs)
+		flags(b, c.Flags)
 	}
 	for _, s := range c.Subcommands {
 		command(b, s, full)
 	}
 }
 
-// visibleFlags is fs without the hidden ones and without --help.
-func visibleFlags(fs []cli.Flag) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range fs {
-		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
-			continue
-		}
-		if f.Names()[0] == "help" {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
 // flags writes fs as tagged paragraphs: the names (and VALUE for a flag
 // that takes one), then the usage and default.
-func flags(b *strings.Builder, fs []cli.Flag) {
+func flags(b *strings.Builder, fs []Flag) {
 	for _, f := range fs {
 		var names []string
-		for _, n := range f.Names() {
+		for _, n := range f.Names {
 			if len(n) == 1 {
 				names = append(names, "\\-"+text(n))
 			} else {
@@ -112,21 +123,13 @@ func flags(b *strings.Builder, fs []cli.Flag) {
 			}
 		}
 		tag := "\\fB" + strings.Join(names, "\\fR, \\fB") + "\\fR"
-		usage, def := "", ""
-		if df, ok := f.(cli.DocGenerationFlag); ok {
-			if df.TakesValue() {
-				tag += " \\fIVALUE\\fR"
-			}
-			usage = df.GetUsage()
-			def = df.GetDefaultText()
-			if def == "" && df.TakesValue() {
-				def = df.GetValue()
-			}
+		if f.TakesValue {
+			tag += " \\fIVALUE\\fR"
 		}
 		fmt.Fprintf(b, ".TP\n%s\n", tag)
-		line := text(usage)
-		if def != "" && def != `""` && def != "false" {
-			line += " (default: " + text(def) + ")"
+		line := text(f.Usage)
+		if f.Default != "" {
+			line += " (default: " + text(f.Default) + ")"
 		}
 		fmt.Fprintf(b, "%s\n", line)
 	}
