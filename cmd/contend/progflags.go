@@ -44,7 +44,13 @@ func warnProgramFlags(app *cli.App, args []string, stderr io.Writer) {
 		if !isFlagWord(a) {
 			break
 		}
-		if f := flagOf(a); takesValue(f) && !strings.Contains(a, "=") {
+		f := flagOf(a)
+		if f == nil {
+			// Not a flag of the command: the usage error says so, and
+			// where the program starts is not known.
+			return
+		}
+		if takesValue(f) && !strings.Contains(a, "=") {
 			i++
 		}
 	}

@@ -22,6 +22,7 @@ func TestWarnProgramFlags(t *testing.T) {
 		{[]string{"contend", "exec", "-n", "3", "--", "./prog", "--no-lock"}, ""},
 		{[]string{"contend", "exec", "./prog", "--its-own-flag", "-x"}, ""},
 		{[]string{"contend", "run", "faultme", "--no-lock"}, ""},
+		{[]string{"contend", "ab", "exec", "--threads", "2", "--aa", "--", "/bin/true"}, ""}, // an unknown flag: no program known
 	} {
 		var b bytes.Buffer
 		warnProgramFlags(app, c.args, &b)

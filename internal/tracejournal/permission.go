@@ -3,7 +3,6 @@ package tracejournal
 import (
 	"fmt"
 	"os"
-	"os/user"
 	"strconv"
 	"syscall"
 )
@@ -15,10 +14,9 @@ var statRoot = os.Stat
 // not read it (as a user other than root, where it is mounted mode 0700 by
 // default): what was refused, the mode and owner, and what to do.
 func NotPermitted(root string) error {
+	// The uid, not the user's name: os/user would take cgo into
+	// every importer (contend-plot, through internal/report, has none).
 	who := "uid " + strconv.Itoa(os.Getuid())
-	if u, err := user.Current(); err == nil {
-		who = u.Username + " (" + who + ")"
-	}
 	mode := ""
 	if st, err := os.Stat(root); err == nil {
 		mode = fmt.Sprintf(" (mode %04o", st.Mode().Perm())
