@@ -10,7 +10,7 @@ TAGS := -tags urfave_cli_no_docs
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build man install uninstall run test race race-procs vet staticcheck lowest-go bench faithfulness fuzz e2e clean
+.PHONY: all build man install uninstall run test race race-procs vet staticcheck lowest-go bench faithfulness fuzz e2e readme-outputs readme-check clean
 
 all: build
 
@@ -112,6 +112,16 @@ fuzz:
 # campaign directories and the guests' journals.
 e2e:
 	CONTEND_E2E=1 $(GO) test -count=1 -timeout 60m -v -run TestCampaignReboots ./e2e
+
+# Every output README.md shows (and docs/scaling-faultme.png), rewritten
+# from small real runs on this machine, each block stamped with the date,
+# the machine and the load (under two minutes); readme-check checks the
+# blocks' format only (go test . -run TestReadmeOutputsFormat does too).
+readme-outputs: build
+	./scripts/readme-outputs.sh
+
+readme-check:
+	./scripts/readme-outputs.sh --check
 
 clean:
 	rm -rf bin

@@ -13,7 +13,7 @@ import (
 )
 
 // This file holds the simulation behind the "What --until cannot do"
-// figures of docs/HACKING.md: other group-sequential designs than the one
+// figures of docs/ab-until.md: other group-sequential designs than the one
 // Sequential implements, compared on the targets of issue 18. It runs only
 // with CONTEND_SEQ_SIMS set (TestSequentialFrontier); the normal suite runs
 // only the small check of its machinery (TestFrontierBoundsMatchSequential).

@@ -7,7 +7,7 @@
 # primary metric's median ratio B/A and the Hodges-Lehmann change with its
 # 95% interval, and the load average before and after. The target
 # (14): the defaults move the primary metric by less than 1%. Run it on a
-# quiet machine; under ~8 minutes there (RUNS pairs per workload, default
+# quiet machine; under ~12 minutes there (RUNS pairs per workload, default
 # 30; CRUNS pairs per collector, default 20).
 #
 #   make bench        or   RUNS=40 scripts/bench-evidence.sh
@@ -54,4 +54,9 @@ ab osim "$runs" none default osim 2 4 400000 0 0
 ab osim-sched "$cruns" none sched osim 2 4 400000 0 0
 ab osim-system "$cruns" none system osim 2 4 400000 0 0
 ab osim-perf "$cruns" default perf osim 2 4 400000 0 0
+# The profile collector (perf record beside the child) on top of the
+# defaults; the target (31): at most 2% on the primary metric.
+ab faultme-profile "$cruns" default profile faultme --threads 4 --mem 256MiB
+ab mutex-profile "$cruns" default profile mutex --threads 100 --locks 100000
+ab osim-profile "$cruns" default profile osim 2 4 400000 0 0
 echo "uptime: $(uptime)"

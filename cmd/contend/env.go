@@ -19,21 +19,9 @@ var captureEnv = func() env.Fingerprint {
 
 func envCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "env",
-		Usage: "print this machine's environment fingerprint",
-		Description: `Prints the facts that every result file records about the machine it ran
-on: kernel release and preemption model, CPU, memory, THP and zero page,
-cpufreq governor, virtualisation, SysV and thread limits, compilers; and
-how this contend binary was built: build.* (Go's build settings: tags,
-CGO_CFLAGS, CGO_ENABLED, GOARCH, compiler, the git revision and whether the
-tree was modified, when Go recorded them) and cc.flags (the optimisation the
-C compiler really applied, from its own macros: cgo puts CGO_CFLAGS before
-the package's -O2, so CGO_CFLAGS=-O0 does not take effect). 'contend
-compare' warns when its sides were built differently.
-
-Examples:
-   contend env
-   contend env --format json`,
+		Name:        "env",
+		Usage:       "print this machine's environment fingerprint",
+		Description: desc("env"),
 		Flags: []cli.Flag{
 			formatFlag("text or json", "text", "json"),
 		},

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +32,7 @@ func TestEnvRecordsBuild(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(src, "main.go")); err != nil {
 		t.Skipf("cannot find cmd/contend from %s", src)
 	}
-	bin := filepath.Join(dir, "contend-noinline")
+	bin := noinlinePath(t, src)
 	build := exec.Command(gobin, "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".")
 	build.Dir = src
 	build.Env = append(os.Environ(), "CGO_CFLAGS=-O0 -fno-inline")
@@ -72,4 +74,23 @@ func TestEnvRecordsBuild(t *testing.T) {
 		!strings.Contains(r.stdout, "build.CGO_CFLAGS") {
 		t.Errorf("compare does not warn about the builds:\n%s%s", r.stdout, r.stderr)
 	}
+}
+
+// noinlinePath is where TestEnvRecordsBuild builds contend from the
+// sources in src: a file of its own in the user's cache directory
+// (private, one per source tree), so that go build, which leaves an
+// up-to-date binary alone, links it again only when a source or a flag
+// changed (5 s of a quiet run of this package went to that link); a
+// temporary directory when there is no cache directory.
+func noinlinePath(t *testing.T, src string) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(t.TempDir(), "contend-noinline")
+	}
+	dir := filepath.Join(cache, "contend-test")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return filepath.Join(t.TempDir(), "contend-noinline")
+	}
+	sum := sha256.Sum256([]byte(src))
+	return filepath.Join(dir, fmt.Sprintf("contend-noinline-%x", sum[:8]))
 }

@@ -26,45 +26,8 @@ func parseEvidence(c *cli.Context) ([]string, error) {
 
 // writeEvidenceHelp prints `contend help evidence`.
 func writeEvidenceHelp(w io.Writer) {
-	fmt.Fprint(w, `Kernel evidence: why a change made a workload faster or slower.
-
-Every repetition of run, ab, ab exec, sweep, exec and verify carries the
-kernel's own account of what happened in it, as metrics named k.* (k.sys.*
-for the system-wide ones). The collectors act in contend around the
-child's life, never inside it: they take their before-figures (and open
-perf's counters, inherited by the child) before it is forked;
-only lock starts the child stopped at its first instruction (ptrace: it
-must name the child before it runs) and attaches there, the time it is
-held stopped taken out of real; they read their figures after the child's
-process group is reaped. (The kernel itself writes sched's record of each
-thread as the thread exits, before its joiner wakes.) The
-result file's header lists the collectors asked for and whether each is
-available (with the reason when not: once per run; the run goes on).
-show and run print them after the workload's metrics; compare and ab
-compare them with the same intervals and tests, as a Holm family of
-their own, largest effect first; sweep shows them per point.
-
---evidence LIST   default: sched,system (the ones that cost the child
-                    nothing while it runs)
-                  none: nothing (the child starts as before)
-                  lock, perf, faults, hw: the defaults and these
-                  perf,sched,...: exactly these collectors
-
-What the collectors cost: 'contend ab' runs its sides with different
-evidence (--a-evidence, --b-evidence; the result file records each side's
-set, and the comparison says which evidence metrics only one side has), so
-  contend ab osim 2 4 400000 0 0 --a-evidence none -n 20 --order abba
-measures the defaults against none on the primary metric, and
---b-evidence perf one collector (make bench runs
-scripts/bench-evidence.sh: faultme, mutex and osim). The perf counters are
-opt-in because an inherited counter costs every context switch of the
-child's tasks (about 0.5 µs each on a 2-vCPU VM). sched records at no
-such cost the CPU time of the processes contend reaped (k.tree_cpu, from
-rusage: exact) and the threads' context switches before their exit records
-(k.csw, from taskstats: a thread's switches while it exits are in no
-record), which is close to perf's context-switches but not the same count.
-
-`)
+	head, tail, _ := strings.Cut(desc("evidence")+"\n", "{{collectors}}\n")
+	fmt.Fprint(w, head)
 	for _, d := range evidence.Docs() {
 		tag := ""
 		if d.Default {
@@ -83,8 +46,5 @@ record), which is close to perf's context-switches but not the same count.
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, `Units: ns for times, count otherwise; every figure is the delta over one
-repetition. Lock kinds: spinlock, rwlock, mutex, rwsem_read, rwsem_write,
-percpu_rwsem, rtmutex (from the flags of lock:contention_begin).
-`)
+	fmt.Fprint(w, tail)
 }

@@ -382,7 +382,7 @@ func TestExecKillsWhatLeftTheGroup(t *testing.T) {
 		n    int
 	}{
 		{"normal", []string{"-n", "3"}, 3},
-		{"timeout", []string{"-n", "2", "--timeout", "3s"}, 2},
+		{"timeout", []string{"-n", "2", "--timeout", "1s"}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			script := prog
@@ -414,7 +414,7 @@ func TestExecKillsWhatLeftTheGroup(t *testing.T) {
 			}
 			for _, rep := range f.Reps {
 				if c.name == "timeout" && rep.Status != results.StatusTimeout {
-					t.Errorf("repetition %d: %s, want timeout (3s was not enough to start a sleep?)", rep.Index, rep.Status)
+					t.Errorf("repetition %d: %s, want timeout (1s was not enough to start a sleep?)", rep.Index, rep.Status)
 				}
 				if !strings.Contains(rep.Output, "ok") {
 					// Timed out before its sleep left the group (a

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,29 +75,7 @@ func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error
 func resolve(w *workload.Workload, given map[string]string, force bool) (workload.Values, []string, error) {
 	m := machine()
 	m.Force = force
-	return resolveOn(w, given, m)
-}
-
-// resolveOn is resolve against the limits m.
-func resolveOn(w *workload.Workload, given map[string]string, m limits.Machine) (workload.Values, []string, error) {
-	v, err := w.Resolve(given)
-	if err != nil {
-		return nil, nil, err
-	}
-	warns := decimalSizeNotes(w, given)
-	if w.Check != nil {
-		ws, err := w.Check(v, m)
-		if err != nil {
-			return nil, nil, err
-		}
-		warns = append(warns, ws...)
-	}
-	if w.ForValues != nil {
-		if _, _, err := w.ForValues(v); err != nil {
-			return nil, nil, err
-		}
-	}
-	return v, warns, nil
+	return w.ResolveOn(given, m)
 }
 
 // machine returns the limits checked before runs. CONTEND_FAKE_LIMITS
@@ -342,34 +319,6 @@ func outMode(c *cli.Context) (results.Mode, error) {
 		return results.ModeReplace, nil
 	}
 	return results.ModeNew, nil
-}
-
-// decimalSizeNotes says, once per parameter, that a size given with a
-// decimal unit (KB, MB, GB, TB) is decimal, since K, M, G and T are binary
-// here: --mem 1GB is 953.67MiB, --mem 1G is 1GiB.
-func decimalSizeNotes(w *workload.Workload, given map[string]string) []string {
-	var notes []string
-	for _, p := range w.Params {
-		text := strings.TrimSpace(given[p.Name])
-		if p.Kind != workload.Size || text == "" {
-			continue
-		}
-		for _, u := range []string{"KB", "MB", "GB", "TB"} {
-			if !strings.HasSuffix(text, u) {
-				continue
-			}
-			n, err := workload.ParseSize(text)
-			if err != nil {
-				break
-			}
-			bin := strings.TrimSuffix(text, u) + u[:1] + "iB"
-			nb, _ := workload.ParseSize(bin)
-			notes = append(notes, fmt.Sprintf("--%s %s is decimal: %d bytes (%s); for %d bytes write %s or %s (K, M, G, T are binary here)",
-				p.Name, text, n, workload.FormatSize(n), nb, bin, strings.TrimSuffix(text, "B")))
-			break
-		}
-	}
-	return notes
 }
 
 // withCategory puts f under the heading cat in help.

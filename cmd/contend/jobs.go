@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/lock"
-	"contend/internal/plural"
-	"contend/internal/report"
-	"contend/internal/results"
 	"contend/internal/run"
 )
 
@@ -60,62 +56,16 @@ func jobError(err error) error {
 		return cli.Exit("interrupted while waiting for the benchmark lock; nothing ran", exitInterrupted)
 	case errors.As(err, &oe):
 		return usagef("--out: %v", oe.Err)
+	case errors.Is(err, run.ErrNoSuccess):
+		return cli.Exit(err.Error(), exitFailure)
 	}
 	return err
 }
 
-// summaryReport is the report of run and exec: the summary of every
-// configuration (text; on stderr with --format original), or the file
-// as JSON, then the end of the run (endRun).
+// summaryReport is the report of run and exec (run.Summary).
 func summaryReport(c *cli.Context, opt repOptions) func(run.Outcome) error {
-	return func(o run.Outcome) error {
-		stdout, stderr := c.App.Writer, c.App.ErrWriter
-		summaryTo := stdout
-		switch opt.format {
-		case "original":
-			summaryTo = stderr
-			if opt.quiet {
-				summaryTo = io.Discard
-			}
-		case "json":
-			b, err := results.Marshal(o.Out.File)
-			if err != nil {
-				return err
-			}
-			stdout.Write(b)
-			summaryTo = io.Discard
-		}
-		for i := range o.Out.File.Configs {
-			if i > 0 {
-				fmt.Fprintln(summaryTo)
-			}
-			report.Summary(summaryTo, o.Out.File, i)
-		}
-		return endRun(stderr, o, opt.quiet)
-	}
+	return run.Summary(c.App.Writer, c.App.ErrWriter, opt.format, opt.quiet)
 }
 
-// endRun ends a command that ran repetitions: it says where the results
-// are and returns the run's error, or a failure when no repetition
-// succeeded.
-func endRun(stderr io.Writer, o run.Outcome, quiet bool) error {
-	wr := o.Out
-	if lost := wr.Unsaved(); len(lost) > 0 {
-		// Said even with --quiet: the summary above counts them.
-		fmt.Fprintf(stderr, "contend: %s NOT saved in %s (it holds %d of the %s the summary counts): %v\n",
-			repList(lost), wr.Path(), len(wr.File.Reps)-len(lost), plural.N(len(wr.File.Reps), "repetition", "repetitions"), wr.Err())
-	}
-	if !quiet {
-		for _, w := range unstableWarnings(wr.File) {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
-		}
-		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
-	}
-	if o.Err != nil {
-		return o.Err
-	}
-	if wr.File.Counts(-1)[results.StatusOK] == 0 {
-		return cli.Exit("no repetition succeeded", exitFailure)
-	}
-	return nil
-}
+// endRun ends a command that ran repetitions (run.End).
+func endRun(stderr io.Writer, o run.Outcome, quiet bool) error { return run.End(stderr, o, quiet) }

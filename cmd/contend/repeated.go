@@ -15,36 +15,13 @@ import (
 // own flags, up to "--" or, for a command whose arguments are a program
 // (exec, ab exec), up to the program.
 func repeatedFlag(app *cli.App, args []string) error {
-	if len(args) < 3 {
+	cmd, path, rest := flagCommand(app, args)
+	if cmd == nil {
 		return nil
-	}
-	cmd := app.Command(args[1])
-	if cmd == nil || cmd.SkipFlagParsing {
-		return nil
-	}
-	path, i := cmd.Name, 2
-	if len(cmd.Subcommands) > 0 {
-		args = workloadFirst(cmd, args)
-		sub := cmd.Command(args[2])
-		if sub == nil {
-			return nil
-		}
-		cmd, path, i = sub, path+" "+sub.Name, 3
-	}
-	for _, a := range args[i:] {
-		if a == "--" {
-			break
-		}
-		if a == "--help" || a == "-h" {
-			return nil // help is shown whatever else is given
-		}
 	}
 	seen := map[string]string{}
-	for rest := args[i:]; len(rest) > 0; rest = rest[1:] {
+	for ; len(rest) > 0 && rest[0] != "--"; rest = rest[1:] {
 		a := rest[0]
-		if a == "--" {
-			break
-		}
 		if !isFlagWord(a) {
 			if programArgs[path] {
 				break // the program and its own flags
@@ -70,6 +47,38 @@ func repeatedFlag(app *cli.App, args []string) error {
 		seen[key] = val
 	}
 	return nil
+}
+
+// flagCommand returns the command (or workload subcommand) whose flags
+// args give, its path ("run faultme") and its arguments; a nil command
+// when there is nothing to check: no such command, one that parses no
+// flags, or help asked for.
+func flagCommand(app *cli.App, args []string) (*cli.Command, string, []string) {
+	if len(args) < 3 {
+		return nil, "", nil
+	}
+	cmd := app.Command(args[1])
+	if cmd == nil || cmd.SkipFlagParsing {
+		return nil, "", nil
+	}
+	path, i := cmd.Name, 2
+	if len(cmd.Subcommands) > 0 {
+		args = workloadFirst(cmd, args)
+		sub := cmd.Command(args[2])
+		if sub == nil {
+			return nil, "", nil
+		}
+		cmd, path, i = sub, path+" "+sub.Name, 3
+	}
+	for _, a := range args[i:] {
+		if a == "--" {
+			break
+		}
+		if a == "--help" || a == "-h" {
+			return nil, "", nil // help is shown whatever else is given
+		}
+	}
+	return cmd, path, args[i:]
 }
 
 // repeatable reports whether f collects every value it is given.

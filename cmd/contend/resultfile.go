@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"iter"
-	"strings"
 
 	"contend/internal/results"
 	"contend/internal/run"
@@ -25,20 +23,5 @@ func openOut(out, name string, f *results.File, mode results.Mode, reps iter.Seq
 	return wr, nil
 }
 
-// repList names repetitions by their 1-based numbers: "repetition 27",
-// "repetitions 27-30".
-func repList(idx []int) string {
-	if len(idx) == 1 {
-		return fmt.Sprintf("repetition %d", idx[0]+1)
-	}
-	return fmt.Sprintf("repetitions %d-%d", idx[0]+1, idx[len(idx)-1]+1)
-}
-
-// aKind is a result file's kind with its article: "a run", "an import",
-// "an exec".
-func aKind(kind string) string {
-	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
-		return "an " + kind
-	}
-	return "a " + kind
-}
+// aKind is a result file's kind with its article (results.AKind).
+func aKind(kind string) string { return results.AKind(kind) }

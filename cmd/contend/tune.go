@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,41 +12,10 @@ import (
 
 func tuneCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "tune",
-		Usage:     "set what makes runs steadier (governor, turbo, ASLR, IRQs, ...); --reset puts it back",
-		ArgsUsage: " ",
-		Description: `Sets, where the machine allows it, what makes benchmark runs steadier, as
-pyperf's 'system tune' does, and says for each setting: set, already so,
-or not available (with the reason: no cpufreq in a VM, not root, ...):
-
-   governor  cpufreq governor performance on every CPU
-   turbo     turbo/boost off (intel_pstate/no_turbo 1, or cpufreq/boost 0)
-   aslr      kernel.randomize_va_space 0 (page-table layouts repeat)
-   thp       transparent huge pages: only with --thp (faultme wants never)
-   irq       every IRQ's affinity to the CPUs that are not benchmark CPUs
-             (--cpus; default every CPU but the first), when there are two
-             or more CPUs; irqbalance, if it runs, moves them back
-   perf      kernel.perf_event_max_sample_rate 1 (counting is unaffected)
-
-Before changing anything it saves the previous values in
-/var/lib/contend/tune.json (atomically); 'contend tune --reset' writes
-them back and removes the file, also after a crash or a reboot of contend
-(the file stays until then). A value that already holds what was saved
-counts as restored and is not written again (an IRQ the kernel refused to
-move, saved by a tune that was killed before it could drop it); a value
-that cannot be put back stays saved, and the failure names its file, the
-reason and the value it holds. A second 'contend tune' keeps the original
-values saved. Every result file records the settings in force (env keys
-tune.*, cpu.governor, thp.enabled), and 'compare' lists them when they
-differ. 'contend check' shows what tune would change.
-
-Files are read under $CONTEND_SYSROOT when set (tests use a fake
-sysfs/procfs); $CONTEND_TUNE_STATE names another state file.
-
-Examples:
-   contend tune
-   contend tune --cpus 2-7 --thp never
-   contend tune --reset`,
+		Name:        "tune",
+		Usage:       "set what makes runs steadier (governor, turbo, ASLR, IRQs, ...); --reset puts it back",
+		ArgsUsage:   " ",
+		Description: desc("tune"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},
@@ -62,21 +29,10 @@ Examples:
 
 func tuneOptions(c *cli.Context, root string) (tune.Options, error) {
 	var o tune.Options
-	if s := c.String("cpus"); c.IsSet("cpus") {
-		cpus, err := tune.ParseList(s)
-		if err != nil || len(cpus) == 0 {
-			return o, usagef("--cpus: %q is not accepted; accepted: a list of online CPUs such as 1-3,5", s)
-		}
-		online := tune.OnlineCPUs(root)
-		if online == nil {
-			for i := 0; i < runtime.NumCPU(); i++ {
-				online = append(online, i)
-			}
-		}
-		for _, x := range cpus {
-			if !slices.Contains(online, x) {
-				return o, usagef("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, tune.FormatList(online))
-			}
+	if c.IsSet("cpus") {
+		cpus, err := tune.BenchCPUs(root, c.String("cpus"))
+		if err != nil {
+			return o, usagef("%v", err)
 		}
 		o.CPUs = cpus
 	}
@@ -97,16 +53,7 @@ func tuneAction(c *cli.Context) error {
 	state := tune.StatePath(root)
 	w := c.App.Writer
 	if c.Bool("reset") {
-		for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
-			if c.IsSet(f) {
-				return usagef("--reset puts back the saved values: --%s does not apply", f)
-			}
-		}
-		rs, err := tune.Reset(root, state)
-		for _, r := range rs {
-			fmt.Fprintln(w, r)
-		}
-		return err
+		return tuneReset(c, root, state)
 	}
 	opt, err := tuneOptions(c, root)
 	if err != nil {
@@ -133,4 +80,18 @@ func tuneAction(c *cli.Context) error {
 		fmt.Fprintln(w, "nothing changed")
 	}
 	return nil
+}
+
+// tuneReset is tune --reset: the saved values put back.
+func tuneReset(c *cli.Context, root, state string) error {
+	for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
+		if c.IsSet(f) {
+			return usagef("--reset puts back the saved values: --%s does not apply", f)
+		}
+	}
+	rs, err := tune.Reset(root, state)
+	for _, r := range rs {
+		fmt.Fprintln(c.App.Writer, r)
+	}
+	return err
 }

@@ -58,7 +58,7 @@ type Collector interface {
 // (perf, faults, hw) are opt-in: an inherited counter costs every context
 // switch of the child's tasks (see softwareCounters).
 var (
-	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock"}
+	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock", "profile"}
 	Default    = []string{"sched", "system"}
 )
 
@@ -164,6 +164,8 @@ func Open(names []string) *Set {
 			c, err = openSystem()
 		case "lock":
 			c, err = openLock()
+		case "profile":
+			c, err = openProfile()
 		default:
 			err = fmt.Errorf("unknown collector")
 		}

@@ -51,7 +51,7 @@ import (
 // the tasks' context switches; the kernel builds and sends each record in
 // the exiting thread (do_exit, before exit_mm wakes its joiner), one
 // netlink message per thread: about 1 µs of the thread's CPU time, at most
-// 2 µs (scripts/taskstats-exit-cost.c; docs/HACKING.md has the figures).
+// 2 µs (scripts/taskstats-exit-cost.c; docs/evidence.md has the figures).
 type sched struct {
 	fd       int
 	family   uint16

@@ -171,6 +171,25 @@ func (r *Rep) release() {
 	r.ready = nil
 }
 
+// Helpers returns the pids of the processes the started collectors run
+// beside the child (perf record): the runner must not take them for the
+// child's leftovers. They are reaped by Stop.
+func (r *Rep) Helpers() []int {
+	if r == nil {
+		return nil
+	}
+	var pids []int
+	for _, c := range r.started {
+		if h, ok := c.(helper); ok {
+			pids = append(pids, h.helperPIDs()...)
+		}
+	}
+	return pids
+}
+
+// helper is a collector that runs processes of its own beside the child.
+type helper interface{ helperPIDs() []int }
+
 // preStarter is a collector that prepares before the child is started,
 // on the thread that starts it.
 type preStarter interface{ preStart() error }

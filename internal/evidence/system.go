@@ -18,6 +18,7 @@ import (
 // k.sys.
 type system struct {
 	procRoot string
+	tick     float64 // USER_HZ: /proc/stat's unit
 	metrics  []results.Metric
 	before   map[string]float64
 }
@@ -103,6 +104,7 @@ func openSystem() (*system, error) {
 	if r := os.Getenv("CONTEND_TEST_PROC"); r != "" {
 		s.procRoot = r
 	}
+	s.tick = clockTick(s.procRoot)
 	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
@@ -122,8 +124,18 @@ func openSystem() (*system, error) {
 			s.metrics = append(s.metrics, results.Metric{Name: k.name, Unit: "count", Better: "lower", Desc: k.desc})
 		}
 	}
+	for _, k := range cpuKinds {
+		if _, ok := snap[k.name]; ok {
+			s.metrics = append(s.metrics, results.Metric{Name: k.name, Unit: "ns", Better: k.better, Desc: k.desc})
+		}
+	}
+	for _, k := range softirqKinds {
+		if _, ok := snap[k.name]; ok {
+			s.metrics = append(s.metrics, results.Metric{Name: k.name, Unit: "count", Better: "lower", Desc: k.desc})
+		}
+	}
 	if len(s.metrics) == 0 {
-		return nil, fmt.Errorf("none of %s/pressure, %s/vmstat, %s/interrupts is readable", s.procRoot, s.procRoot, s.procRoot)
+		return nil, fmt.Errorf("none of %s/pressure, %s/vmstat, %s/interrupts, %s/stat, %s/softirqs is readable", s.procRoot, s.procRoot, s.procRoot, s.procRoot, s.procRoot)
 	}
 	return s, nil
 }
@@ -216,6 +228,8 @@ func (s *system) snapshot() (map[string]float64, error) {
 			m[name] = sum
 		}
 	}
+	readCPUKinds(s.procRoot, s.tick, m)
+	readSoftirqs(s.procRoot, m)
 	return m, nil
 }
 

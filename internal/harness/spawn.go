@@ -197,6 +197,12 @@ func Spawn(ctx context.Context, s Spec) Ended {
 	closeChildEnds()
 	pgid := cmd.Process.Pid
 	setActive(pgid, true)
+	// The collectors' own processes (perf record) are not the child's
+	// leftovers: they end when the child does and are reaped by ev.Stop.
+	for _, h := range ev.Helpers() {
+		setActive(h, true)
+		defer setActive(h, false)
+	}
 
 	for _, o := range outputs {
 		o.start()

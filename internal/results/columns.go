@@ -16,7 +16,7 @@ import (
 // A repetition of one metric costs 10 to 22 bytes here, where a Rep
 // costs 208 and its Values 48 more: Read(path, AsColumns) reads a large
 // file straight into Columns, and compare reads 2 x 1,000,000 samples in
-// about the memory benchstat takes (docs/HACKING.md, "Result files").
+// about the memory benchstat takes (docs/result-files.md).
 // Rep(i) gives repetition i as the Rep the other readers give.
 type Columns struct {
 	n int
@@ -496,7 +496,7 @@ func (f *File) checkColumns() error {
 		}
 		for k := range c.names {
 			if c.has[k][i] {
-				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !names[c.names[k]] {
+				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !names.has(c.names[k]) {
 					bad = true
 				}
 			}

@@ -96,6 +96,10 @@ type File struct {
 	// cols holds the repetitions of a file read AsColumns (Reps is then
 	// nil); see Columns.
 	cols *Columns
+	// families are the metric families ExpandFamilies replaced by their
+	// members in Metrics: kept for the header, so that repetitions added
+	// later (--append) may carry members not seen yet.
+	families []Metric
 }
 
 // RepeatedRep is a repetition index found in more than one record.
@@ -207,6 +211,11 @@ func (f *File) ParamValue(c int, name string) (string, bool) {
 // Metric returns the description of metric name.
 func (f *File) Metric(name string) (Metric, bool) {
 	for _, m := range f.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	for _, m := range f.families {
 		if m.Name == name {
 			return m, true
 		}
@@ -859,7 +868,11 @@ func (f *File) check() error {
 		return errors.New("corrupt result file: no configuration")
 	}
 	if f.cols != nil {
-		return f.checkColumns()
+		if err := f.checkColumns(); err != nil {
+			return err
+		}
+		f.ExpandFamilies()
+		return nil
 	}
 	names := f.metricNames()
 	for i := range f.Reps {
@@ -867,20 +880,25 @@ func (f *File) check() error {
 			return err
 		}
 	}
+	f.ExpandFamilies()
 	return nil
 }
 
 // metricNames returns the names of the metrics f describes.
-func (f *File) metricNames() map[string]bool {
-	names := map[string]bool{}
+func (f *File) metricNames() nameSet {
+	names := nameSet{exact: map[string]bool{}}
 	for _, m := range f.Metrics {
-		names[m.Name] = true
+		if prefix, ok := Family(m.Name); ok {
+			names.families = append(names.families, prefix)
+			continue
+		}
+		names.exact[m.Name] = true
 	}
 	return names
 }
 
 // checkRep checks r, repetition i of f; names are f's metric names.
-func (f *File) checkRep(i int, r *Rep, names map[string]bool) error {
+func (f *File) checkRep(i int, r *Rep, names nameSet) error {
 	if r.Config < 0 || r.Config >= len(f.Configs) {
 		return fmt.Errorf("corrupt result file: repetition %d names configuration %d of %d", i, r.Config, len(f.Configs))
 	}
@@ -890,7 +908,7 @@ func (f *File) checkRep(i int, r *Rep, names map[string]bool) error {
 		return fmt.Errorf("corrupt result file: repetition %d has status %q", i, r.Status)
 	}
 	for k, v := range r.Metrics.All() {
-		if !names[k] || math.IsNaN(v) || math.IsInf(v, 0) {
+		if !names.has(k) || math.IsNaN(v) || math.IsInf(v, 0) {
 			return r.metricError(i, names)
 		}
 	}
@@ -899,9 +917,9 @@ func (f *File) checkRep(i int, r *Rep, names map[string]bool) error {
 
 // metricError says what is wrong with the metrics of repetition i, the
 // first wrong one by name.
-func (r *Rep) metricError(i int, names map[string]bool) error {
+func (r *Rep) metricError(i int, names nameSet) error {
 	for k, v := range r.Metrics.sorted().All() {
-		if !names[k] {
+		if !names.has(k) {
 			return fmt.Errorf("corrupt result file: repetition %d has undescribed metric %q", i, k)
 		} else if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("corrupt result file: repetition %d metric %s is %v", i, k, v)

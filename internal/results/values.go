@@ -23,7 +23,7 @@ type Value struct {
 // for the first: a file of 100,000 repetitions is read into one array of
 // Values per range of lines rather than 100,000 maps, and on a machine
 // where a page's first touch is slow that is most of the time of reading
-// it (docs/HACKING.md, "Result files").
+// it (docs/result-files.md).
 type Values []Value
 
 // ValuesOf returns the metrics of m as Values.

@@ -370,6 +370,7 @@ func (w *Writer) encodeTo(out func([]byte) error) error {
 	f := w.File
 	head := *f
 	head.Reps, head.Complete, head.End, head.Appends = nil, false, time.Time{}, nil
+	head.Metrics = f.headerMetrics()
 	b, err := json.Marshal(&head)
 	if err != nil {
 		return fmt.Errorf("cannot encode result file %s: %w", w.path, err)
@@ -564,6 +565,9 @@ func (w *Writer) Err() error { return w.err }
 func (w *Writer) Finish(end time.Time, complete bool) error {
 	w.File.End = end
 	w.File.Complete = complete
+	// What reads the File from here (the run's summary, ab's comparison)
+	// sees a family's members, as a reader of the file would.
+	w.File.ExpandFamilies()
 	if w.fh == nil {
 		return errors.New("results: Finish of a closed Writer")
 	}
@@ -687,6 +691,7 @@ func Marshal(f *File) ([]byte, error) {
 	}
 	g := *f
 	g.Format, g.Version = FormatName, 1
+	g.Metrics = f.headerMetrics()
 	b, err := json.MarshalIndent(&g, "", "  ")
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -153,4 +154,18 @@ func VerboseLine(rep results.Rep, side, metric, unit string) string {
 		s += fmt.Sprintf(", load %.2f", l)
 	}
 	return s
+}
+
+// PairProgress is what the terminal shows of an A/B run (file f) of
+// pairs pairs: "pair 3 of 60, side B", the failed repetition's side.
+func PairProgress(f *results.File, pairs int, primary, unit string) TerminalOptions {
+	side := func(rep results.Rep) string { return f.ConfigName(rep.Config) }
+	return TerminalOptions{
+		Total: 2 * pairs, Metric: primary, Unit: unit,
+		Count: func(done int, rep results.Rep) string {
+			return fmt.Sprintf("pair %d of %d, side %s", (done+1)/2, pairs, strings.ToUpper(side(rep)))
+		},
+		Label: func(rep results.Rep) string { return "side " + side(rep) },
+		Side:  func(rep results.Rep) string { return "side " + strings.ToUpper(side(rep)) },
+	}
 }

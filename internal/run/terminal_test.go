@@ -39,3 +39,13 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Errorf("the progress line is left on the screen at the end: %q", out)
 	}
 }
+
+// TestPairProgress: the count and labels of an A/B run's progress.
+func TestPairProgress(t *testing.T) {
+	f := &results.File{Configs: []results.Config{{Name: "a"}, {Name: "b"}}}
+	o := PairProgress(f, 30, "time", "ns")
+	b := results.Rep{Config: 1}
+	if o.Total != 60 || o.Count(3, b) != "pair 2 of 30, side B" || o.Label(b) != "side b" || o.Side(b) != "side B" {
+		t.Errorf("%d %q %q %q", o.Total, o.Count(3, b), o.Label(b), o.Side(b))
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -338,4 +340,26 @@ func refused(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// BenchCPUs parses --cpus (s), the benchmark CPUs: a list (ParseList) of
+// CPUs online under root (every CPU up to runtime.NumCPU when root says
+// nothing). Its errors are the flag's usage errors.
+func BenchCPUs(root, s string) ([]int, error) {
+	cpus, err := ParseList(s)
+	if err != nil || len(cpus) == 0 {
+		return nil, fmt.Errorf("--cpus: %q is not accepted; accepted: a list of online CPUs such as 1-3,5", s)
+	}
+	online := OnlineCPUs(root)
+	if online == nil {
+		for i := 0; i < runtime.NumCPU(); i++ {
+			online = append(online, i)
+		}
+	}
+	for _, x := range cpus {
+		if !slices.Contains(online, x) {
+			return nil, fmt.Errorf("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, FormatList(online))
+		}
+	}
+	return cpus, nil
 }

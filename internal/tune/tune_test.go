@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -504,3 +505,20 @@ func TestResetCountsValuesAlreadyBack(t *testing.T) {
 
 // fsImmutableFL is FS_IMMUTABLE_FL of linux/fs.h.
 const fsImmutableFL = 0x10
+
+// TestBenchCPUs: --cpus against the online CPUs of a fake 4-CPU machine.
+func TestBenchCPUs(t *testing.T) {
+	root := fakeRoot(t, map[string]string{"sys/devices/system/cpu/online": "0-3"})
+	if cpus, err := BenchCPUs(root, "1-3"); err != nil || !slices.Equal(cpus, []int{1, 2, 3}) {
+		t.Errorf("1-3: %v %v", cpus, err)
+	}
+	for _, c := range []struct{ s, want string }{
+		{"x", `--cpus: "x" is not accepted; accepted: a list of online CPUs such as 1-3,5`},
+		{"", `--cpus: "" is not accepted; accepted: a list of online CPUs such as 1-3,5`},
+		{"2,9", "--cpus: CPU 9 is not online; accepted: a list of online CPUs (0-3)"},
+	} {
+		if _, err := BenchCPUs(root, c.s); err == nil || err.Error() != c.want {
+			t.Errorf("%q: %v, want %q", c.s, err, c.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 // warning.
 const UnstableCV = 0.10
 
-// unstableWarnings returns one warning per configuration of f whose
+// UnstableWarnings returns one warning per configuration of f whose
 // primary metric varies more than UnstableCV over 3 or more successful
 // repetitions, with the figure.
-func unstableWarnings(f *results.File) []string {
+func UnstableWarnings(f *results.File) []string {
 	var out []string
 	for i := range f.Configs {
 		xs := f.Values(i, f.Primary)

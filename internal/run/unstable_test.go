@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ func TestUnstableWarnings(t *testing.T) {
 	add(0, 100, 101, 99, 100, 102, 98) // stdev/mean 1.4%
 	add(1, 80, 100, 120, 100, 80, 120) // stdev/mean 17.9% (sd 17.89, mean 100)
 	add(2, 10, 1000)                   // too few runs to say
-	ws := unstableWarnings(f)
+	ws := UnstableWarnings(f)
 	if len(ws) != 1 || !strings.Contains(ws[0], "b: time varies by 17.9% over 6 runs") {
 		t.Errorf("warnings %q, want one for b at 17.9%%", ws)
 	}

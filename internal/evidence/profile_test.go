@@ -1,0 +1,180 @@
+package evidence
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spinC spends its time in one function of a name no library has (built
+// -O0: a leaf keeps its frame pointer, so its caller is on the stack), for
+// a fixed number of iterations (not a fixed time: a loaded machine gives
+// it fewer samples, not another profile).
+const spinC = `
+#include <stdio.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void contend_profile_spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * i;
+}
+int main(void)
+{
+	contend_profile_spin(150000000UL);
+	printf("%lu\n", sink);
+	return 0;
+}
+`
+
+func buildSpin(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "spin.c")
+	if err := os.WriteFile(src, []byte(spinC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "spin")
+	if out, err := exec.Command("gcc", "-O0", "-fno-omit-frame-pointer", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestProfileNamesTheHotFunction: the profile of a program that spends
+// its time in one function names it as the top self symbol, with main
+// above it in children; perf record's own CPU time is not in sched's
+// k.tree_cpu (perf is reaped after sched has read RUSAGE_CHILDREN), and
+// no recording is left in the collector's directory.
+func TestProfileNamesTheHotFunction(t *testing.T) {
+	bin := buildSpin(t)
+	m, notes, ru := runGated(t, []string{"sched", "profile"}, bin)
+	for _, n := range notes {
+		t.Logf("note: %s", n)
+	}
+	self := m[ProfileSelf+"contend_profile_spin"]
+	if self < 50 {
+		t.Errorf("self share of contend_profile_spin = %.1f%%, want most of the samples: %v", self, m)
+	}
+	if ch := m[ProfileChildren+"main"]; ch < self {
+		t.Errorf("children share of main %.1f%% < self of its callee %.1f%%", ch, self)
+	}
+	cpu := float64(ru.Utime.Nano() + ru.Stime.Nano())
+	if d := math.Abs(m["k.tree_cpu"] - cpu); d > 2e6 {
+		t.Errorf("k.tree_cpu %.0f ns, the child's CPU %.0f ns: perf record's time counted?", m["k.tree_cpu"], cpu)
+	}
+}
+
+// TestProfileReaderIsNotTheChildsLeftover: perf record is reported as a
+// helper process while it records, and reaped by Stop.
+func TestProfileReaderIsNotTheChildsLeftover(t *testing.T) {
+	s := Open([]string{"profile"})
+	defer s.Close()
+	if !strings.HasPrefix(s.Avail["profile"], "available") {
+		t.Skipf("profile %s", s.Avail["profile"])
+	}
+	cmd := exec.Command("/bin/sleep", "0.2")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ev, err := Start(s, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := ev.Helpers()
+	if len(h) != 1 {
+		t.Fatalf("Helpers = %v, want perf record's pid", h)
+	}
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", h[0])); !strings.HasPrefix(string(comm), "perf") {
+		t.Errorf("helper %d is %q, not perf", h[0], comm)
+	}
+	cmd.Wait()
+	ev.Stop()
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", h[0])); err == nil {
+		t.Errorf("perf record %d still there after Stop", h[0])
+	}
+	ents, _ := os.ReadDir(s.Active[0].(*profile).dir)
+	if len(ents) != 0 {
+		t.Errorf("recordings left: %v", ents)
+	}
+}
+
+// TestProfileLeavesNoPerfAfterKill: a process recording a profile killed
+// with SIGKILL leaves no perf record behind (Pdeathsig of the thread that
+// started it).
+func TestProfileLeavesNoPerfAfterKill(t *testing.T) {
+	if os.Getenv("CONTEND_PROFILE_HELPER") == "1" {
+		profileHelper()
+		return
+	}
+	s := Open([]string{"profile"})
+	if !strings.HasPrefix(s.Avail["profile"], "available") {
+		s.Close()
+		t.Skipf("profile %s", s.Avail["profile"])
+	}
+	s.Close()
+	helper := exec.Command(os.Args[0], "-test.run=^TestProfileLeavesNoPerfAfterKill$")
+	helper.Env = append(os.Environ(), "CONTEND_PROFILE_HELPER=1")
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	perfPID, childPID := 0, 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "recording" {
+			perfPID, _ = strconv.Atoi(f[1])
+			childPID, _ = strconv.Atoi(f[2])
+			break
+		}
+	}
+	if perfPID == 0 {
+		helper.Process.Kill()
+		helper.Wait()
+		t.Fatal("the helper never said it was recording")
+	}
+	helper.Process.Kill()
+	helper.Wait()
+	gone := func(pid int) bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if err := syscall.Kill(pid, 0); err != nil {
+				return true
+			}
+			// A zombie of init's is gone for our purpose.
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(b), ") Z ") {
+				return true
+			}
+		}
+		return false
+	}
+	if !gone(perfPID) {
+		syscall.Kill(perfPID, syscall.SIGKILL)
+		t.Errorf("perf record %d outlived the contend that started it", perfPID)
+	}
+	syscall.Kill(-childPID, syscall.SIGKILL) // the helper's child (sleep) is not the collector's
+}
+
+// profileHelper records a long sleep and says so, then waits to be killed.
+func profileHelper() {
+	s := Open([]string{"profile"})
+	cmd := exec.Command("/bin/sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ev, err := Start(s, cmd)
+	if err != nil || len(ev.Helpers()) != 1 {
+		fmt.Println("failed", err)
+		os.Exit(1)
+	}
+	fmt.Printf("recording %d %d\n", ev.Helpers()[0], cmd.Process.Pid)
+	time.Sleep(60 * time.Second)
+}

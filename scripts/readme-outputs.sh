@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# readme-outputs.sh [--check] - regenerate every command output README.md
+# shows, from real runs on this machine, and docs/scaling-faultme.png.
+#
+# Each output sits in README.md between
+#
+#   <!-- output: NAME -->
+#   *Taken by scripts/readme-outputs.sh ...: the machine, the load.*
+#
+#       $ COMMAND
+#       OUTPUT
+#
+#   <!-- end -->
+#
+# and this script replaces what is between the two markers: it runs the
+# block's commands (the lines after "$ ") in a scratch directory, keeps the
+# paragraphs of the output the block shows (the rest is "..."), and writes
+# the stamp line: the date, the contend revision, the CPUs, the kernel and
+# the load average before and after the block (above half a CPU, the
+# figures are said to be noise). Small runs: about 20 s of runs here (the
+# plugin's 6 x 2 s most of it), plus any wait for the machine-wide lock
+# while another benchmark holds it (left out of the blocks, said on
+# stderr).
+#
+#   scripts/readme-outputs.sh            run everything, rewrite README.md and the PNG
+#   scripts/readme-outputs.sh --check    check README.md's blocks against this
+#                                        script (names, commands, stamp, shape;
+#                                        never the figures): make readme-check
+#
+# SEEDS (default ../shared/seeds beside the repository) holds the seed
+# mails the worked example imports. README=FILE writes another file.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+readme=${README:-$repo/README.md}
+seeds=${SEEDS:-$repo/../shared/seeds}
+
+# The blocks, in README order: NAME, then its commands (one a line, as
+# they appear after "$ " in the block), then which paragraphs of the last
+# command's output it shows (see keep below).
+names=(first-run rostedt run-faultme ab-mutex-trace ab-evidence sweep plugin)
+declare -A cmds paras
+cmds[first-run]="contend run faultme --threads 2 --mem 64MiB -n 6 --out first.json"
+paras[first-run]='^(warning|faultme) ^metric.*median:6 $'
+cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6.json
+contend import --preset faultme --select 6..9 --label '+ rwsem_rt patch' ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6p.json
+contend compare rt6.json rt6p.json"
+paras[rostedt]='^import ^import:faultme ^metric ^Outliers ^Environment'
+cmds[run-faultme]="contend run faultme --threads 40 --mem 256MiB -n 6"
+paras[run-faultme]='^(warning|faultme) ^metric.*median:7 ^note $'
+cmds[ab-mutex-trace]="contend ab mutex --threads 100 --locks 30000 --trace-events lock -n 10"
+paras[ab-mutex-trace]='^(warning|side) ^mutex[[:space:]]real'
+cmds[ab-evidence]="contend ab faultme --mem 64MiB --a '--threads 1' --b '--threads 8' -n 6 --evidence perf"
+paras[ab-evidence]='^faultme[[:space:]]time ^kernel.evidence:7'
+cmds[sweep]="contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 6 --out sweep.json"
+paras[sweep]='^(warning|faultme) ^threads[[:space:]]+throughput ^USL:8'
+cmds[plugin]="contend port --header > contend_plugin.h
+cc -O2 -Wall -fPIC -shared -o pthread_mutex1.so pthread_mutex1.c
+contend run plugin --so ./pthread_mutex1.so --threads 2 --duration 2s -n 6"
+paras[plugin]='^(warning|plugin) ^metric.*median:5'
+
+# stamp_re is what a stamp line looks like (check; no {n}: mawk has none);
+# stamp writes one.
+stamp_re='^\*Taken by `scripts/readme-outputs.sh` on [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] UTC \(contend [^)]*\): .+, load average [0-9.]+ to [0-9.]+ (\(quiet\)|\(other work was running: the times are noise\))\.\*$'
+
+# blocks prints NAME<TAB>first line number of each block of the README.
+blocks() {
+	awk '/^<!-- output: [a-z0-9-]+ -->$/ { n = $3; print n "\t" NR }' "$readme"
+}
+
+# check: every block this script writes is in the README once, in order,
+# with a stamp, a blank line, its commands as "    $ " lines first, every
+# line of it indented, and nothing else between its markers.
+markers() {
+	local got want
+	got=$(blocks | cut -f1 | tr '\n' ' ')
+	want="${names[*]} "
+	if [[ "$got" != "$want" ]]; then
+		echo "readme-outputs: $readme has blocks [${got% }], want [${want% }] (in this order, each once)" >&2
+		return 1
+	fi
+}
+
+check() {
+	local fail=0
+	markers || return 1
+	for n in "${names[@]}"; do
+		NAME=$n CMDS=${cmds[$n]} STAMP=$stamp_re awk '
+			BEGIN { name = ENVIRON["NAME"]; stamp = ENVIRON["STAMP"]; nc = split(ENVIRON["CMDS"], c, "\n") }
+			$0 == "<!-- output: " name " -->" { on = 1; i = 0; next }
+			on && $0 == "<!-- end -->" { on = 0; done = 1; if (i < 3 + nc) bad("too short"); next }
+			on {
+				i++
+				if (i == 1 && $0 !~ stamp) bad("line 1 is not a stamp: " $0)
+				else if (i == 2 && $0 != "") bad("no blank line after the stamp")
+				else if (i >= 3 && i < 3 + nc && $0 != "    $ " c[i-2]) bad("command " i-2 " is not \"    $ " c[i-2] "\": " $0)
+				else if (i >= 3 && $0 != "" && $0 !~ /^    /) bad("not indented: " $0)
+			}
+			END { if (!done) bad("no <!-- end -->"); exit fail }
+			function bad(s) { print "readme-outputs: block " name ": " s > "/dev/stderr"; fail = 1 }
+		' "$readme" || fail=1
+	done
+	return $fail
+}
+
+if [[ "${1:-}" == --check ]]; then
+	check && echo "readme-outputs: the ${#names[@]} blocks of $readme are in the script's format"
+	exit
+fi
+[[ -z "${1:-}" ]] || { echo "usage: readme-outputs.sh [--check]" >&2; exit 2; }
+[[ -f "$seeds/000_d7e92e058cbd48a1.txt" ]] || { echo "readme-outputs: no seed mails in $seeds (set SEEDS)" >&2; exit 1; }
+markers || exit 1
+
+(cd "$repo" && make -s build)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/repo" "$work/out"
+ln -s "$(cd "$seeds/.." && pwd)" "$work/shared" # the README's ../shared/seeds
+# The plugin's source is the README's C block.
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$readme" >"$work/repo/pthread_mutex1.c"
+export PATH="$repo/bin:$PATH" CONTEND_PLOT_HELPER="$repo/bin/contend-plot"
+
+rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$repo" diff --quiet HEAD -- cmd internal native bind analysis 2>/dev/null || rev="$rev, modified"
+cpus=$(nproc)
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -s ' ')
+virt=""
+grep -qw hypervisor /proc/cpuinfo && virt=" VM"
+machine="$cpus-CPU$virt ($model), Linux $(uname -r)"
+
+# stamp WHEN LOAD-BEFORE: the stamp line of a block (the load average
+# before and after it; above half a CPU each, the figures are noise).
+stamp() {
+	local after says="(quiet)"
+	after=$(cut -d' ' -f1 /proc/loadavg)
+	awk -v a="$2" -v b="$after" -v c="$cpus" 'BEGIN { exit !(a > c / 2 || b > c / 2) }' && says="(other work was running: the times are noise)"
+	printf '*Taken by `scripts/readme-outputs.sh` on %s (contend %s): %s, load average %s to %s %s.*\n' \
+		"$1" "$rev" "$machine" "$2" "$after" "$says"
+}
+
+# keep SPEC: the paragraphs (blank-line separated) of stdin whose first
+# line matches one of SPEC's extended regexps, each the first paragraph
+# it matches ("$": the last paragraph; ":N" after one: at most N lines of
+# it), each line indented by four spaces; "..." stands for what is left
+# out.
+keep() {
+	awk -v spec="$1" -v name="$2" '
+		BEGIN { RS = ""; FS = "\n"; n = split(spec, s, " ") }
+		{ p[NR] = $0 }
+		END {
+			gap = 0
+			for (i = 1; i <= NR; i++) {
+				split(p[i], l, "\n"); max = -1; ok = 0
+				for (j = 1; j <= n; j++) {
+					re = s[j]; m = -1
+					if (match(re, /:[0-9]+$/)) { m = substr(re, RSTART + 1) + 0; re = substr(re, 1, RSTART - 1) }
+					if ((re == "$" && i == NR) || (re != "$" && !used[j] && l[1] ~ re)) { ok = 1; max = m; used[j] = 1; break }
+				}
+				if (!ok) { gap = 1; continue }
+				if (gap && out && !dots) print "    ..."
+				if (out) print ""
+				gap = 0; dots = 0; out = 1; k = split(p[i], l, "\n")
+				for (j = 1; j <= k; j++) {
+					if (max >= 0 && j > max) { print "    ..."; dots = 1; break }
+					print "    " l[j]
+				}
+			}
+			if (gap && !dots) print "    ..."
+			for (j = 1; j <= n; j++)
+				if (s[j] != "$" && !used[j]) print "readme-outputs: " name ": no paragraph of the output starts with " s[j] " (update paras[" name "])" > "/dev/stderr"
+			if (!out) exit 3
+		}'
+}
+
+start=$SECONDS
+for n in "${names[@]}"; do
+	t0=$SECONDS
+	f="$work/out/$n"
+	when=$(date -u '+%Y-%m-%d %H:%M UTC')
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	last=$(tail -n1 <<<"${cmds[$n]}")
+	while IFS= read -r c; do
+		[[ "$c" == "$last" ]] && break
+		(cd "$work/repo" && bash -c "$c") >/dev/null 2>&1 || { echo "readme-outputs: $n: $c failed" >&2; exit 1; }
+	done <<<"${cmds[$n]}"
+	out=$(cd "$work/repo" && bash -c "$last" 2>&1) || { echo "readme-outputs: $n: $last failed:" >&2; echo "$out" >&2; exit 1; }
+	# A wait for the machine-wide lock is this script's business, not the
+	# command's output: said on stderr, left out of the block.
+	if grep -q '^waiting: another benchmark holds' <<<"$out"; then
+		echo "readme-outputs: $n: waited for the machine-wide lock ($(grep -m1 '^waiting: ' <<<"$out"))" >&2
+		out=$(grep -v '^waiting: another benchmark holds' <<<"$out")
+	fi
+	{
+		stamp "$when" "$load0"
+		echo
+		while IFS= read -r c; do echo "    \$ $c"; done <<<"${cmds[$n]}"
+		keep "${paras[$n]}" "$n" <<<"$out" || { echo "readme-outputs: $n: nothing of the output was kept" >&2; exit 1; }
+		echo
+	} >"$f"
+	echo "readme-outputs: $n: $((SECONDS - t0)) s" >&2
+done
+(cd "$work/repo" && contend plot sweep.json --out "$repo/docs/scaling-faultme.png")
+
+# Replace what is between each block's markers.
+awk -v dir="$work/out" '
+	/^<!-- output: [a-z0-9-]+ -->$/ { print; f = dir "/" $3; while ((getline l < f) > 0) print l; close(f); skip = 1; next }
+	skip && $0 == "<!-- end -->" { skip = 0 }
+	!skip' "$readme" >"$work/README.md"
+cat "$work/README.md" >"$readme"
+check
+echo "readme-outputs: $readme and docs/scaling-faultme.png rewritten in $((SECONDS - start)) s ($machine)" >&2
