@@ -130,7 +130,7 @@ func commands() []*cli.Command {
 		listCommand(), runCommand(), showCommand(), compareCommand(), abCommand(), sweepCommand(),
 		plotCommand(), execCommand(), importCommand(), verifyCommand(), portCommand(), envCommand(),
 		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
-		campaignCommand(), completeCommand(),
+		campaignCommand(), bisectCommand(), completeCommand(),
 	}
 }
 

@@ -159,13 +159,16 @@ func complete(app *cli.App, words []string) []string {
 				}
 			}
 		}
-		if sub == nil {
-			if strings.HasPrefix(cur, "-") {
-				return []string{"--help"}
-			}
+		switch {
+		case sub != nil:
+			target, rest = sub, args[1:]
+		case len(cmd.Flags) > 0 && (len(rest) > 0 || strings.HasPrefix(cur, "-")):
+			// Flags of its own beside its subcommands (bisect).
+		case strings.HasPrefix(cur, "-"):
+			return []string{"--help"}
+		default:
 			return commandNames(subs)
 		}
-		target, rest = sub, args[1:]
 	}
 	for _, w := range rest {
 		if w == "--" {

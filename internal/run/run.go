@@ -69,7 +69,7 @@ type Job struct {
 	// the evidence collectors and the start time.
 	File *results.File
 	// Name is the base of the default result file's name
-	// (results/NAME-DATE-TIME.json); Out, when set, is the file and
+	// (results/NAME-DATE-TIME.jsonl); Out, when set, is the file and
 	// Mode says what to do when it exists.
 	Name string
 	Out  string

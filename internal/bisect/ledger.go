@@ -1,0 +1,195 @@
+package bisect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"contend/internal/safefile"
+)
+
+// The files of a search's directory.
+const (
+	PlanFile   = "bisect.json"  // the plan: range, build, measurement, options
+	LedgerFile = "ledger.jsonl" // the events, one a line, append-only
+	WorkDir    = "work"         // the worktrees of the commits being measured
+	RunsDir    = "runs"         // the measurements' result files
+	LogsDir    = "logs"         // the builds' output
+)
+
+// Plan is what a search was started with: enough to resume it.
+type Plan struct {
+	Format  string   `json:"format"` // "contend-bisect"
+	Repo    string   `json:"repo"`
+	Good    string   `json:"good"` // as given
+	Bad     string   `json:"bad"`
+	Commits []Commit `json:"commits"`
+	Build   string   `json:"build"`
+	Measure []string `json:"measure"`
+	Metric  string   `json:"metric,omitempty"`
+	// Contend runs the measurement: a path relative to the worktree
+	// (a contend the build made) or absolute; "" the contend that runs
+	// the search.
+	Contend string      `json:"contend,omitempty"`
+	Options PlanOptions `json:"options"`
+	Created time.Time   `json:"created"`
+}
+
+// PlanOptions are the Options a plan keeps.
+type PlanOptions struct {
+	Runs         int           `json:"runs"`
+	CalibrateMin int           `json:"calibrate_min"`
+	CalibrateMax int           `json:"calibrate_max"`
+	Alpha        float64       `json:"alpha"`
+	Confidence   float64       `json:"confidence"`
+	BudgetRuns   int           `json:"budget_runs,omitempty"`
+	BudgetTime   time.Duration `json:"budget_time,omitempty"`
+	VerifyRuns   int           `json:"verify_runs"`
+	Prior        []float64     `json:"prior,omitempty"`
+}
+
+// Options returns the search options of the plan.
+func (o PlanOptions) Options() Options {
+	return Options{Runs: o.Runs, CalibrateMin: o.CalibrateMin, CalibrateMax: o.CalibrateMax, Alpha: o.Alpha,
+		Confidence: o.Confidence, BudgetRuns: o.BudgetRuns, BudgetTime: o.BudgetTime, VerifyRuns: o.VerifyRuns, Prior: o.Prior}
+}
+
+// PlanOptionsOf returns what a plan keeps of o (filled with defaults).
+func PlanOptionsOf(o Options) PlanOptions {
+	o.fill()
+	return PlanOptions{Runs: o.Runs, CalibrateMin: o.CalibrateMin, CalibrateMax: o.CalibrateMax, Alpha: o.Alpha,
+		Confidence: o.Confidence, BudgetRuns: o.BudgetRuns, BudgetTime: o.BudgetTime, VerifyRuns: o.VerifyRuns, Prior: o.Prior}
+}
+
+// PlanFormat names plan files.
+const PlanFormat = "contend-bisect"
+
+// Create makes the directory of a new search (refused when it holds a
+// plan already: resume it) and writes its plan, whole or not at all.
+func Create(dir string, p *Plan) error {
+	if err := safefile.Dir(dir, 0o755, os.Getuid()); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, PlanFile)); err == nil {
+		return fmt.Errorf("%s holds a search already: see 'contend bisect status %s', continue it with 'contend bisect resume %s', or choose another --dir", dir, dir, dir)
+	}
+	for _, d := range []string{WorkDir, RunsDir, LogsDir} {
+		if err := safefile.Dir(filepath.Join(dir, d), 0o755, os.Getuid()); err != nil {
+			return err
+		}
+	}
+	p.Format = PlanFormat
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(filepath.Join(dir, PlanFile), append(b, '\n'), 0o644)
+}
+
+// Open reads the plan and the ledger of the search in dir.
+func Open(dir string) (*Plan, []Event, error) {
+	if err := safefile.CheckDir(dir, os.Getuid()); err != nil {
+		return nil, nil, err
+	}
+	b, err := safefile.ReadFile(filepath.Join(dir, PlanFile), safefile.Self)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s holds no search (no %s): start one with 'contend bisect --dir %s ...'", dir, PlanFile, dir)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var p Plan
+	if err := json.Unmarshal(b, &p); err != nil || p.Format != PlanFormat {
+		return nil, nil, fmt.Errorf("%s is not a plan of contend bisect", filepath.Join(dir, PlanFile))
+	}
+	evs, err := ReadLedger(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &p, evs, nil
+}
+
+// Ledger is the Store of a search's directory: DIR/ledger.jsonl, one
+// event a line, appended with O_APPEND and fsynced before the search
+// goes on, so that a kill or a power cut loses at most the line being
+// written (ReadLedger skips a torn last line).
+type Ledger struct{ Dir string }
+
+// Append appends e.
+func (l Ledger) Append(e Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(l.Dir, LedgerFile)
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR|os.O_APPEND, 0o644, safefile.Self)
+	if err != nil {
+		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			b = append([]byte{'\n'}, b...) // after a torn line
+		}
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("cannot sync the ledger %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadLedger reads the events of dir's ledger, skipping torn lines.
+func ReadLedger(dir string) ([]Event, error) {
+	b, err := safefile.ReadFile(filepath.Join(dir, LedgerFile), safefile.Self)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var evs []Event
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil || e.Event == "" {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	return evs, nil
+}
+
+// LockFile is the file a running search holds locked (flock), so that
+// two sessions never append to one ledger.
+const LockFile = ".lock"
+
+// Lock takes the lock of the search in dir; the returned function gives
+// it back. A search running elsewhere is refused with its pid.
+func Lock(dir string) (func(), error) {
+	path := filepath.Join(dir, LockFile)
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := os.ReadFile(path)
+		f.Close()
+		return nil, fmt.Errorf("the search in %s is running in another contend (pid %s): wait for it, or stop it", dir, strings.TrimSpace(string(pid)))
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,220 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func simSearch(t *testing.T, seed uint64, n, culprit int, shift float64, opt Options, store Store, events []Event) (*Search, *simProber) {
+	t.Helper()
+	cs, idx := simCommits(n)
+	p := &simProber{culprit: culprit, shift: shift, rng: rand.New(rand.NewPCG(seed, 1)), index: idx, fail: map[int]bool{}}
+	if opt.Now == nil {
+		opt.Now = func() time.Time { return time.Unix(0, 0) }
+	}
+	s, err := New(cs, opt, store, p, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, p
+}
+
+// TestBudgetStops: a budget of runs and a budget of time each stop the
+// search and say which; the runs never exceed the budget.
+func TestBudgetStops(t *testing.T) {
+	s, _ := simSearch(t, 1, 1024, 300, 1, Options{BudgetRuns: 70, VerifyRuns: -1}, &Memory{}, nil)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopBudgetRuns || res.Runs.Calibration+res.Runs.Probes > 70 || res.StopText == "" {
+		t.Fatalf("stop %q (%s), runs %+v: want budget-runs within 70", res.Stop, res.StopText, res.Runs)
+	}
+	clock := time.Unix(0, 0)
+	tick := func() time.Time { clock = clock.Add(time.Second); return clock }
+	s, _ = simSearch(t, 2, 1024, 300, 1, Options{BudgetTime: 20 * time.Second, VerifyRuns: -1, Now: tick}, &Memory{}, nil)
+	if res, err = s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopBudgetTime {
+		t.Fatalf("stop %q, want budget-time", res.Stop)
+	}
+}
+
+// cancelAfter is a Store that cancels the search's context after n
+// events: a kill between two batches.
+type cancelAfter struct {
+	Memory
+	n      int
+	cancel func()
+}
+
+func (c *cancelAfter) Append(e Event) error {
+	c.Memory.Append(e)
+	if len(c.Events) == c.n {
+		c.cancel()
+	}
+	return nil
+}
+
+// TestResumeKeepsEvidence: a search cancelled after 12 events and
+// continued from them ends as a search does (confident, the culprit),
+// with every earlier batch in its evidence and its runs counted once.
+func TestResumeKeepsEvidence(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &cancelAfter{n: 12, cancel: cancel}
+	s, _ := simSearch(t, 3, 256, 100, 2, Options{}, st, nil)
+	if _, err := s.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled search: %v", err)
+	}
+	before := append([]Event(nil), st.Events...)
+	mem := &Memory{Events: append([]Event(nil), before...)}
+	s, _ = simSearch(t, 4, 256, 100, 2, Options{}, mem, before)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopConfident || res.Top[0].Index != 100 || res.Verify == nil || !res.Verify.Verified {
+		t.Fatalf("resumed: stop %q, top %+v, verify %+v", res.Stop, res.Top, res.Verify)
+	}
+	n := 0
+	for _, e := range mem.Events {
+		n += len(e.Values)
+	}
+	if n != res.Runs.Total {
+		t.Fatalf("runs %d, the ledger's values %d", res.Runs.Total, n)
+	}
+	for i := range before {
+		if mem.Events[i].Event != before[i].Event {
+			t.Fatalf("event %d changed", i)
+		}
+	}
+}
+
+// TestSkippedMass: a commit that does not build is skipped, never
+// probed again, and its mass is reported with the group of the next.
+func TestSkippedMass(t *testing.T) {
+	s, p := simSearch(t, 5, 64, 33, 3, Options{VerifyRuns: -1}, &Memory{}, nil)
+	p.fail[32], p.fail[31] = true, true
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 2 {
+		t.Fatalf("skipped %+v", res.Skipped)
+	}
+	top := res.Top[0]
+	if top.Index != 33 || len(top.Skipped) != 2 || top.P < top.POwn {
+		t.Fatalf("top %+v: want 33 with the skipped 31, 32 before it", top)
+	}
+	skips := 0
+	for _, e := range s.events {
+		if e.Event == EvProbe && (e.Commit == 31 || e.Commit == 32) {
+			t.Fatalf("a skipped commit was probed: %+v", e)
+		}
+		if e.Event == EvSkip {
+			skips++
+		}
+	}
+	if skips != 2 {
+		t.Fatalf("%d skip events", skips)
+	}
+}
+
+// TestLedgerTornLine: a torn last line (a kill mid-write) is skipped
+// and the next event starts a line of its own.
+func TestLedgerTornLine(t *testing.T) {
+	dir := t.TempDir()
+	l := Ledger{Dir: dir}
+	if err := l.Append(Event{Event: EvProbe, Commit: 3, Values: []float64{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LedgerFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"event":"probe","commit":4,"val`)
+	f.Close()
+	if err := l.Append(Event{Event: EvSkip, Commit: 5, Reason: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := ReadLedger(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Commit != 3 || evs[1].Commit != 5 {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+// TestClassify: the verdict for git bisect run on a commit before and
+// after the culprit, and skip for one that does not build.
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		i    int
+		fail bool
+		want string
+	}{{10, false, VerdictGood}, {40, false, VerdictBad}, {20, true, VerdictSkip}} {
+		s, p := simSearch(t, uint64(c.i), 64, 30, 2, Options{}, &Memory{}, nil)
+		p.fail[c.i] = c.fail
+		v, err := s.Classify(context.Background(), c.i, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Verdict != c.want {
+			t.Errorf("commit %d: %+v, want %s", c.i, v, c.want)
+		}
+	}
+}
+
+// TestLockRefusesSecondSession: while one session holds a search's lock,
+// another is refused with its pid; after it ends, the lock is free.
+func TestLockRefusesSecondSession(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "running in another contend (pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second lock: %v", err)
+	}
+	unlock()
+	again, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
+}
+
+// TestPrior: a prior file weighs the commits it names; the posterior
+// before any probe is the normalised prior; bad lines are refused with
+// their number.
+func TestPrior(t *testing.T) {
+	cs, _ := simCommits(10)
+	w, err := ParsePrior(strings.NewReader("# hot spot\nc0004 7\n\nc0009 2\n"), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(10, w)
+	m.ends[0] = MomentsOfForTest(1, 2, 3)
+	m.ends[1] = MomentsOfForTest(11, 12, 13)
+	p := m.posterior()
+	if math.Abs(p[4]-7.0/17) > 1e-12 || math.Abs(p[9]-2.0/17) > 1e-12 || math.Abs(p[1]-1.0/17) > 1e-12 {
+		t.Fatalf("posterior %v, want the prior 1,1,1,7,1,1,1,1,2,1 over 17", p)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"c0004", "line 1"}, {"c0004 -1", "weight"}, {"zzzz 1", "not a commit"}, {"c000 1", "more than one"}, {"c0000 3", "not a commit after --good"},
+	} {
+		if _, err := ParsePrior(strings.NewReader(c.in), cs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
