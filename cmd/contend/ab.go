@@ -9,7 +9,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
-	"contend/internal/results"
+	"contend/internal/export"
 	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -136,7 +136,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 	job.Plan, job.Hooks = next, abHooks(p)
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
-			b, err := results.Marshal(o.Out.File)
+			b, err := export.Marshal(o.Out.File) // the document show --format json prints
 			if err != nil {
 				return err
 			}

@@ -37,9 +37,9 @@ func docCommands(t *testing.T) map[string][]string {
 }
 
 // TestResultFilesDoc: a run without --out writes results/*.jsonl, whose
-// header line no longer says "complete": false; 'show --format json' is
-// one JSON document with the summaries and every repetition, which
-// contend reads back; a file of the old shape (header "complete": false,
+// header line no longer says "complete": false; 'show --format json' (and
+// run --format json) is one JSON document with the summaries and every
+// repetition, which contend reads back; a file of the old shape (header "complete": false,
 // end line complete) still reads as complete; and every jq and Python
 // command of docs/result-files.md works on the real file (jq skipped when
 // not installed).
@@ -97,6 +97,17 @@ func TestResultFilesDoc(t *testing.T) {
 	}
 	if !timeOK {
 		t.Errorf("no summary of time with n 6, its values and an interval around the median")
+	}
+	// run --format json prints the same document.
+	rj := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "64KiB", "-n", "2", "-q", "--format", "json", "--out", filepath.Join(dir, "j.jsonl"))
+	var rdoc struct {
+		Reps    []json.RawMessage `json:"reps"`
+		Summary []struct {
+			Metrics []struct{ Name string } `json:"metrics"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(rj.stdout), &rdoc); err != nil || len(rdoc.Reps) != 2 || len(rdoc.Summary) != 1 || len(rdoc.Summary[0].Metrics) == 0 {
+		t.Errorf("run --format json: %v, %d reps, %d summaries", err, len(rdoc.Reps), len(rdoc.Summary))
 	}
 	docFile := filepath.Join(dir, "doc.json")
 	if err := os.WriteFile(docFile, []byte(r.stdout), 0o644); err != nil {
