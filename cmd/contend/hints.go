@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,6 +44,7 @@ var (
 	unknownFlagRE = regexp.MustCompile(`^unknown flag -{1,2}([^ ;]+); see --help$`)
 	noCommandRE   = regexp.MustCompile(`^no command "([^"]+)"`)
 	noWorkloadRE  = regexp.MustCompile(`no workload "([^"]+)"`)
+	helpTopicRE   = regexp.MustCompile(`^help: no command or workload "([^"]+)"`)
 	sideParamRE   = regexp.MustCompile(`^--(a|b): (\S+) has no parameter --(\S+); `)
 	positionalRE  = regexp.MustCompile(`takes no positional arguments \(got "([^"]*)"\)`)
 	compareOneRE  = regexp.MustCompile(`^compare needs a baseline and at least one other result file, got 1 `)
@@ -54,8 +57,25 @@ func hint(app *cli.App, args []string, msg string) string {
 		return unknownFlagHint(cmds, args, m[1])
 	}
 	if m := noCommandRE.FindStringSubmatch(msg); m != nil {
+		if len(cmds) > 0 && len(cmds[len(cmds)-1].Subcommands) > 0 {
+			// contend campaign int: a subcommand of campaign.
+			parent := commandWords(cmds)
+			subs := visibleNames(cmds[len(cmds)-1].Subcommands)
+			if s, ok := suggest.Closest(m[1], subs); ok {
+				return fmt.Sprintf("%s has no subcommand %q; did you mean %s? (see 'contend %s --help')", parent, m[1], s, parent)
+			}
+			return fmt.Sprintf("%s has no subcommand %q; one of: %s (see 'contend %s --help')", parent, m[1], strings.Join(subs, ", "), parent)
+		}
 		if s, ok := suggest.Closest(m[1], visibleNames(app.Commands)); ok {
 			return fmt.Sprintf("no command %q; did you mean %s? (see 'contend --help')", m[1], s)
+		}
+		return msg
+	}
+	if m := helpTopicRE.FindStringSubmatchIndex(msg); m != nil {
+		name := msg[m[2]:m[3]]
+		words := append(append(visibleNames(app.Commands), workload.Names()...), slices.Sorted(maps.Keys(helpTopics))...)
+		if s, ok := suggest.Closest(name, words); ok {
+			return msg[:m[1]] + fmt.Sprintf(" (did you mean %s?)", s) + msg[m[1]:]
 		}
 		return msg
 	}

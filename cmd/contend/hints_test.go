@@ -34,6 +34,9 @@ func TestHintsNameWhatWasTyped(t *testing.T) {
 		{"mistyped flag", []string{"run", "faultme", "--thread", "3"}, []string{"unknown flag --thread; did you mean --threads?"}},
 		{"mistyped flag of a command", []string{"compare", "--metrc", "time", "a", "b"}, []string{"unknown flag --metrc; did you mean --metric?"}},
 		{"mistyped side parameter", []string{"ab", "faultme", "--a", "--thread 4"}, []string{"--a: faultme has no parameter --thread; did you mean --threads?"}},
+		{"mistyped help topic", []string{"help", "faultmee"}, []string{`help: no command or workload "faultmee" (did you mean faultme?)`}},
+		{"mistyped help topic (a topic)", []string{"help", "maxrs"}, []string{`(did you mean maxrss?)`}},
+		{"mistyped subcommand", []string{"campaign", "int"}, []string{`campaign has no subcommand "int"; did you mean init? (see 'contend campaign --help')`}},
 		{"nothing near", []string{"run", "faultme", "--zzzzzz"}, []string{"unknown flag --zzzzzz; see 'contend run faultme --help'"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
