@@ -7,13 +7,39 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race race-procs vet staticcheck bench bench-vm faithfulness faithfulness-wis fuzz e2e readme-outputs readme-check clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all build man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e readme-outputs readme-check clean
 
 all: build
 
-build:
+build: man
 	$(GO) build $(TAGS) -o $(BIN) ./cmd/contend
 	$(GO) build -o bin/contend-plot ./cmd/contend-plot
+
+# The man page, written from the command definitions by cmd/contend built
+# with -tags contend_man (internal/manpage: not in the contend binary).
+man:
+	@mkdir -p bin
+	$(GO) run -tags contend_man,urfave_cli_no_docs ./cmd/contend >bin/contend.1.tmp
+	mv bin/contend.1.tmp bin/contend.1
+
+# contend and contend-plot in $(PREFIX)/bin, the man page, the bash and
+# zsh completions (DESTDIR for a staged install, as packages do).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 755 $(BIN) bin/contend-plot $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 bin/contend.1 $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
+	./$(BIN) completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/contend
+	./$(BIN) completion zsh >$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_contend
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/contend $(DESTDIR)$(PREFIX)/bin/contend-plot \
+		$(DESTDIR)$(PREFIX)/share/man/man1/contend.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/contend \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_contend
 
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build
@@ -33,6 +59,17 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 staticcheck:
 	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) $(TAGS) ./...
+
+# The lowest Go that go.mod's go line allows (1.24: gonum and gonum/plot
+# v0.17 need it; Debian 13 ships it, older Go fetches it through
+# GOTOOLCHAIN=auto): with that toolchain, from the module proxy, every
+# package and test compiles (go vet) and the unit tests of the packages
+# without processes or kernel state pass (-short; about a minute here).
+GO_MIN := $(shell awk '$$1 == "go" { print $$2; exit }' go.mod)
+LOWEST_GO_PKGS := ./analysis ./internal/value ./internal/results ./internal/external ./internal/sweepplan ./internal/esc ./internal/limits ./internal/plural
+lowest-go:
+	GOTOOLCHAIN=go$(GO_MIN) $(GO) vet $(TAGS) ./...
+	GOTOOLCHAIN=go$(GO_MIN) $(GO) test $(TAGS) -short -count=1 $(LOWEST_GO_PKGS)
 
 race:
 	$(GO) test -race -count=1 ./...

@@ -1,11 +1,12 @@
 module contend
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/urfave/cli/v2 v2.27.7
-	golang.org/x/sys v0.50.0
+	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -21,5 +22,4 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

@@ -11,32 +11,67 @@
 #
 # Each is built with gcc -O2 -pthread, as the mails say. Prints OUT-DIR.
 set -euo pipefail
+usage="usage: build-originals.sh [SEEDS-DIR] [OUT-DIR] (SEEDS-DIR: the folder of seed mails, default ../shared/seeds; OUT-DIR: where the programs go, default a new temporary folder)"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
+if (($# > 2)); then
+	echo "build-originals: $# arguments, at most 2; $usage" >&2
+	exit 2
+fi
 seeds=${1:-"$(dirname "$0")/../../shared/seeds"}
-out=${2:-"$(mktemp -d)"}
+# The mail holding attachment $1, or nothing.
+mail() { grep -l "filename=\"$1\"" "$seeds"/*.txt 2>/dev/null | head -1 || true; }
+# Both mails are looked for before anything is written: a wrong SEEDS-DIR
+# (such as "build-originals.sh . .", the repository for the seeds) leaves
+# no file behind.
+for f in faultme.c mainc.c; do
+	if [ -z "$(mail "$f")" ]; then
+		echo "build-originals: no seed mail with $f in SEEDS-DIR $seeds (the first argument is the folder of seed mails, *.txt; the second is OUT-DIR); $usage" >&2
+		exit 2
+	fi
+done
+if [ -n "${2:-}" ]; then
+	out=$2
+	[ -d "$out" ] || made=$out
+else
+	out=$(mktemp -d)
+	made=$out
+fi
 mkdir -p "$out"
-mail() { grep -l "filename=\"$1\"" "$seeds"/*.txt | head -1; }
+# What this run wrote, removed if it fails: no empty or half-edited .c
+# stays in OUT-DIR.
+written=()
+cleanup() {
+	if (($? != 0)); then
+		((${#written[@]})) && rm -f -- "${written[@]}"
+		[ -n "${made:-}" ] && rmdir -- "$made" 2>/dev/null
+	fi
+	return 0
+}
+trap cleanup EXIT
 # The attachment: from its first C line to the MIME boundary after it.
 extract() {
 	awk -v name="$1" '$0 ~ "filename=\"" name "\"" { f = 1; next } f && /^(\/\*|#include)/ { c = 1 } c && /^--/ { exit } c' "$(mail "$1")"
 }
 # faultme THREADS MEM NAME: the faultme.c variant NAME.c.
 faultme() {
+	written+=("$out/$3.c" "$out/$3")
 	extract faultme.c |
 		sed -e "s/^#define THREADS 400/#define THREADS $1/" \
 		    -e "s|^#define MEM (10ULL\*4096\*1024\*1024/4)|#define MEM ($2)|" \
 		    -e 's/static char x;/static volatile char x;/' >"$out/$3.c"
 	grep -q "define THREADS $1\$" "$out/$3.c" && grep -qF "#define MEM ($2)" "$out/$3.c" && grep -q 'static volatile char x' "$out/$3.c" ||
-		{ echo "build-originals: faultme.c not found or not as expected in $seeds" >&2; exit 1; }
+		{ echo "build-originals: faultme.c not as expected in $(mail faultme.c)" >&2; exit 1; }
 }
 faultme 40 '1ULL<<30' faultme40
 for t in 1 2 4; do
 	faultme "$t" '256ULL<<20' "faultme${t}x256"
 done
+written+=("$out/mainc100.c" "$out/mainc100")
 extract mainc.c |
 	sed -e 's/^#define THREADS_NUM\t1000/#define THREADS_NUM\t100/' \
 	    -e 's/^#define MUTEX_LOCKS\t300000/#define MUTEX_LOCKS\t30000/' >"$out/mainc100.c"
 grep -q 'define THREADS_NUM.100' "$out/mainc100.c" ||
-	{ echo "build-originals: mainc.c not found or not as expected in $seeds" >&2; exit 1; }
+	{ echo "build-originals: mainc.c not as expected in $(mail mainc.c)" >&2; exit 1; }
 for f in faultme40 faultme1x256 faultme2x256 faultme4x256; do
 	gcc -O2 -pthread -o "$out/$f" "$out/$f.c"
 done

@@ -17,7 +17,7 @@
 # timed region's median with its 95% interval, and the verdict against the
 # 5% margin. Timings on a shared or virtual machine are noisy: read the
 # ratio's interval, not the verdict alone, and say the load (printed). The
-# result files are kept in results/ (verify-NAME-DATE.json); the built
+# result files are kept in results/ (verify-NAME-DATE.jsonl); the built
 # originals are removed at the end.
 set -euo pipefail
 set_=all
@@ -51,7 +51,7 @@ mkdir -p results
 verify() {
 	local name=$1 desc=$2 n=$3 program=$4 out
 	shift 4
-	out=$(./bin/contend verify "$@" -n "$n" --out "results/verify-$name-$stamp.json" -- "$orig/$program")
+	out=$(./bin/contend verify "$@" -n "$n" --out "results/verify-$name-$stamp.jsonl" -- "$orig/$program")
 	printf '%s\n\n' "$out"
 	# The primary metric's row: NAME MEDIAN UNIT MEDIAN UNIT RATIO [LO, HI] P.
 	awk -v d="$desc" -v n="$n" -v load="$(cut -d' ' -f1 /proc/loadavg)" '

@@ -10,7 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
-	"contend/internal/results"
+	"contend/internal/export"
 	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -69,7 +69,7 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		withCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
 		withCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
 		withCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
-		withCategory(newFlag("alpha", new(value.Level(0.05)), "significance level of the comparison"), cat),
+		withCategory(newFlag("alpha", value.NewLevel(0.05), "significance level of the comparison"), cat),
 		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
 	}
 }
@@ -139,7 +139,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 	job.Plan, job.Hooks = next, abHooks(p)
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
-			b, err := results.Marshal(o.Out.File)
+			b, err := export.Marshal(o.Out.File) // the document show --format json prints
 			if err != nil {
 				return err
 			}

@@ -55,10 +55,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx = takeEarlySignal(ctx) // one that came before this handler (main.go)
 	app.Metadata = map[string]any{}
+	warnProgramFlags(app, args, stderr) // progflags.go
 	err := runArgs(ctx, app, args)
 	if name, ok := app.Metadata["notfound"].(string); ok && err == nil {
 		err = usagef("no command %q; see 'contend --help'", name)
 	}
+	err = withHints(app, args, err) // hints.go
 	if err == nil {
 		return exitOK
 	}

@@ -111,7 +111,7 @@ func compareCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},
-			newFlag("alpha", new(value.Level(0.05)), "significance level, above 0 and below 0.5"),
+			newFlag("alpha", value.NewLevel(0.05), "significance level, above 0 and below 0.5"),
 			newFlag("threshold", &value.Percent{Zero: true}, "noise band: significant changes smaller than this are 'within noise' (e.g. 2%)"),
 			testFlag(),
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},

@@ -115,7 +115,7 @@ func repFlags(format cli.Flag) []cli.Flag {
 	fs := []cli.Flag{
 		newFlag("runs", &value.Int{N: DefaultRuns, Min: 1, Max: MaxRuns}, runsUsage, "n"),
 		newFlag("warmup", &value.Int{Min: 0, Max: 100000}, "repetitions run first and not counted"),
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.json); an existing file is refused unless --append or --replace"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/WORKLOAD-DATE-TIME.jsonl); an existing file is refused unless --append or --replace"},
 		&cli.BoolFlag{Name: "append", Usage: "add the repetitions to the existing --out file of the same configuration (refused when it holds another run)"},
 		&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 		&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},

@@ -28,7 +28,7 @@ func importCommand() *cli.Command {
 			newFlag("to", &value.Int{Min: 1, Max: 1<<31 - 1}, "last line of LOG to read (inclusive)"),
 			&cli.StringFlag{Name: "select", Usage: "records to keep: N..M, N.., ..M or N (from 1, after --from/--to)"},
 			&cli.BoolFlag{Name: "unquote", Usage: "strip mail quoting (\"> \") from line starts"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.json); an existing file is refused unless --replace"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "result file (default results/import-PRESET-DATE-TIME.jsonl); an existing file is refused unless --replace"},
 			&cli.BoolFlag{Name: "replace", Usage: "overwrite an existing --out file"},
 			&cli.StringFlag{Name: "label", Usage: "free text stored with the results, such as 'rt6 with patch'"},
 			formatFlag("output: text or json", "text", "json"),

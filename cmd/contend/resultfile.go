@@ -12,7 +12,7 @@ import (
 // repetitions: run, ab, sweep, exec, import, verify.
 
 // openOut creates the result file given by --out (out), or
-// results/NAME-DATE-TIME.json when out is empty (run.Open), whose
+// results/NAME-DATE-TIME.jsonl when out is empty (run.Open), whose
 // repetitions after f.Reps are yielded by reps; a refusal, or a path that
 // cannot be written, is a usage error naming --out.
 func openOut(out, name string, f *results.File, mode results.Mode, reps iter.Seq[*results.Rep]) (*results.Writer, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/env"
+	"contend/internal/export"
 	"contend/internal/results"
 	"contend/internal/summary"
 	"contend/internal/sweep"
@@ -41,7 +42,7 @@ func showAction(c *cli.Context) error {
 	w := c.App.Writer
 	switch format {
 	case "json":
-		b, err := results.Marshal(f)
+		b, err := export.Marshal(f) // one document, with the summaries
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/comparison"
+	"contend/internal/export"
 	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
@@ -136,7 +137,7 @@ func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
 	stdout := c.App.Writer
 	switch opt.format {
 	case "json":
-		b, err := results.Marshal(o.Out.File)
+		b, err := export.Marshal(o.Out.File) // the document show --format json prints
 		if err != nil {
 			return err
 		}

@@ -201,14 +201,13 @@ func Scan(specs []Spec, log string, lo, hi int) (*RecordScan, []Spec, []string, 
 	nall := len(sc.line)
 	first := 0 // the first record selected
 	if lo > 0 || hi > 0 {
-		if lo == 0 {
-			lo = 1
+		var warn string
+		var err error
+		if lo, hi, warn, err = selectRange(lo, hi, nall, specs[0].Name); err != nil {
+			return nil, nil, nil, err
 		}
-		if hi == 0 || hi > nall {
-			hi = nall
-		}
-		if lo > nall {
-			return nil, nil, nil, fmt.Errorf("--select %d..: only %s in the log", lo, plural.N(nall, "record", "records"))
+		if warn != "" {
+			warns = append(warns, warn)
 		}
 		first = lo - 1
 		sc.line, sc.start = sc.line[lo-1:hi], sc.start[lo-1:hi]

@@ -68,13 +68,15 @@ func findMatches(ms []match, re *regexp.Regexp, spec int, log string) []match {
 	var wg sync.WaitGroup
 	for k := range parts {
 		p := &parts[k]
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			next := at
 			if k+1 < len(parts) {
 				next = parts[k+1].at
 			}
 			p.got = lineMatches(ms[p.at:p.at:next], re, spec, log[p.start:p.end], p.start, prefix, minLen)
-		})
+		}()
 	}
 	wg.Wait()
 	ms = ms[:base]

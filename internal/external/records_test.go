@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -77,15 +76,15 @@ func recordsBefore(specs []Spec, log string, lo, hi int) ([]Record, []Spec, []st
 		recs[k].Metrics.Set(s.Name, v)
 	}
 	if lo > 0 || hi > 0 {
-		if lo == 0 {
-			lo = 1
+		// The range and its wording as Records says them now
+		// (selectRange: the whole range, the cause, a cut range warned).
+		var warn string
+		var err error
+		if lo, hi, warn, err = selectRange(lo, hi, len(recs), specs[0].Name); err != nil {
+			return nil, nil, nil, err
 		}
-		if hi == 0 || hi > len(recs) {
-			hi = len(recs)
-		}
-		if lo > len(recs) {
-			// The wording as Records says it now (a count in words).
-			return nil, nil, nil, fmt.Errorf("--select %d..: only %s in the log", lo, plural.N(len(recs), "record", "records"))
+		if warn != "" {
+			warns = append(warns, warn)
 		}
 		recs, starts, seen = recs[lo-1:hi], starts[lo-1:hi], seen[lo-1:hi]
 	}

@@ -101,15 +101,15 @@ func ResultFiles(dir string) (out, campaigns []string, err error) {
 			campaigns = append(campaigns, p)
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".json") {
+		if !d.IsDir() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")) {
 			out = append(out, p)
 		}
 		return nil
 	})
 	if err == nil && len(out) == 0 {
-		err = fmt.Errorf("%s holds no result file (*.json)", dir)
+		err = fmt.Errorf("%s holds no result file (*.jsonl or *.json)", dir)
 		if len(campaigns) > 0 {
-			err = fmt.Errorf("%s holds no result file (*.json) outside campaigns (%s: see 'contend campaign report')", dir, strings.Join(campaigns, ", "))
+			err = fmt.Errorf("%s holds no result file (*.jsonl or *.json) outside campaigns (%s: see 'contend campaign report')", dir, strings.Join(campaigns, ", "))
 		}
 	}
 	if err != nil {

@@ -97,7 +97,7 @@ func Draw(out string, files []Input, opt Options) error {
 
 func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
 	if format == "svg" {
-		return vgsvg.New(w, h)
+		return &svgCanvas{Canvas: vgsvg.New(w, h)} // text that degrades: svgtext.go
 	}
 	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))}
 }

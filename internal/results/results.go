@@ -62,8 +62,12 @@ type File struct {
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end,omitzero"`
 	// Complete is true when the run ended normally, false while it runs
-	// and after an interruption.
-	Complete bool `json:"complete"`
+	// and after an interruption. A version-2 file says it in its end
+	// record ({"end": {"complete": true}}), never in its header line,
+	// where it would read false for a finished run (files written before
+	// say "complete": false there; it is ignored); a version-1 document
+	// has it only when true.
+	Complete bool `json:"complete,omitempty"`
 
 	// Metrics describes every metric the repetitions may carry.
 	Metrics []Metric `json:"metrics"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"contend/internal/export"
 	"contend/internal/plural"
 	"contend/internal/results"
 	"contend/internal/summary"
@@ -53,7 +54,7 @@ func Summary(stdout, stderr io.Writer, format string, quiet bool) func(Outcome) 
 				summaryTo = io.Discard
 			}
 		case "json":
-			b, err := results.Marshal(o.Out.File)
+			b, err := export.Marshal(o.Out.File) // the document show --format json prints
 			if err != nil {
 				return err
 			}

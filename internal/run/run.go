@@ -69,7 +69,7 @@ type Job struct {
 	// the evidence collectors and the start time.
 	File *results.File
 	// Name is the base of the default result file's name
-	// (results/NAME-DATE-TIME.json); Out, when set, is the file and
+	// (results/NAME-DATE-TIME.jsonl); Out, when set, is the file and
 	// Mode says what to do when it exists.
 	Name string
 	Out  string
@@ -340,7 +340,7 @@ func session(ctx context.Context, job Job, wr *results.Writer, views []*evidence
 	}
 }
 
-// Open creates the result file out, or results/NAME-DATE-TIME.json when
+// Open creates the result file out, or results/NAME-DATE-TIME.jsonl when
 // out is empty, and locks it; its repetitions after f.Reps are yielded by
 // reps (results.OpenFrom; nil: none). An existing out is refused unless
 // mode says to append to it or replace it; a file another contend is
@@ -350,9 +350,9 @@ func Open(out, name string, f *results.File, mode results.Mode, reps iter.Seq[*r
 		// Two runs started in the same second get -2, -3, ...
 		base := filepath.Join("results", fmt.Sprintf("%s-%s", strings.ReplaceAll(name, ":", "-"), time.Now().Format("20060102-150405")))
 		for i := 1; ; i++ {
-			out = base + ".json"
+			out = base + ".jsonl" // JSON lines, as the file holds
 			if i > 1 {
-				out = fmt.Sprintf("%s-%d.json", base, i)
+				out = fmt.Sprintf("%s-%d.jsonl", base, i)
 			}
 			wr, err := results.OpenFrom(out, f, results.ModeNew, reps)
 			if errors.Is(err, results.ErrExists) || errors.Is(err, results.ErrLocked) {

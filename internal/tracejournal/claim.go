@@ -3,6 +3,7 @@ package tracejournal
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +23,21 @@ func roots() []string {
 }
 
 // FindRoot returns the tracefs mount: the first of the roots with an
-// events directory, or NotMounted.
+// events directory; else NotPermitted when one of them refused this user
+// (tracefs is mounted, but root's), else NotMounted.
 func FindRoot() (string, error) {
+	denied := ""
 	for _, r := range roots() {
-		if st, err := os.Stat(filepath.Join(r, "events")); err == nil && st.IsDir() {
+		st, err := statRoot(filepath.Join(r, "events"))
+		if err == nil && st.IsDir() {
 			return r, nil
 		}
+		if errors.Is(err, fs.ErrPermission) && denied == "" {
+			denied = r
+		}
+	}
+	if denied != "" {
+		return "", NotPermitted(denied)
 	}
 	return "", NotMounted()
 }
