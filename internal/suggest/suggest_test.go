@@ -24,7 +24,7 @@ func TestClosest(t *testing.T) {
 		ok   bool
 	}{
 		{"rnu", "run", true}, {"comapre", "compare", true}, {"swep", "sweep", true}, {"imprt", "import", true},
-		{"clean", "cleanup", true}, // a prefix of one
+		{"clean", "cleanup", true},                                 // a prefix of one
 		{"x", "", false}, {"zzzzzz", "", false}, {"ba", "", false}, // too short to correct into "ab"
 		{"run", "", false}, // an exact word is not a suggestion
 	} {
