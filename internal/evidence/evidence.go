@@ -58,7 +58,7 @@ type Collector interface {
 // (perf, faults, hw) are opt-in: an inherited counter costs every context
 // switch of the child's tasks (see softwareCounters).
 var (
-	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock", "profile"}
+	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock", "locktrace", "offcpu", "profile"}
 	Default    = []string{"sched", "system"}
 )
 
@@ -100,6 +100,9 @@ func ParseFlag(flag, list string) ([]string, error) {
 		default:
 			return nil, fmt.Errorf("%s: unknown collector %q; accepted: %s", flag, n, accepted)
 		}
+	}
+	if seen["lock"] && seen["locktrace"] {
+		return nil, fmt.Errorf("%s: lock and locktrace cannot be combined (both record k.lock.*); accepted: %s", flag, accepted)
 	}
 	if onlyOptIn {
 		for _, d := range Default {
@@ -164,6 +167,10 @@ func Open(names []string) *Set {
 			c, err = openSystem()
 		case "lock":
 			c, err = openLock()
+		case "locktrace":
+			c, err = openLockTrace(n)
+		case "offcpu":
+			c, err = openOffcpu()
 		case "profile":
 			c, err = openProfile()
 		default:
