@@ -7,13 +7,19 @@ BIN := bin/contend
 # not use them.
 TAGS := -tags urfave_cli_no_docs
 
-.PHONY: all build run test race race-procs vet staticcheck bench faithfulness fuzz e2e readme-outputs readme-check clean
+.PHONY: all build bpf run test race race-procs vet staticcheck bench faithfulness fuzz e2e readme-outputs readme-check clean
 
 all: build
 
 build:
 	$(GO) build $(TAGS) -o $(BIN) ./cmd/contend
 	$(GO) build -o bin/contend-plot ./cmd/contend-plot
+
+# Regenerates the BPF objects and their Go loaders (internal/bpfobj, committed:
+# a build needs no clang) from native/bpf/*.bpf.c with bpf2go; needs clang and
+# the libbpf headers (Debian: apt-get install clang llvm libbpf-dev).
+bpf:
+	cd internal/bpfobj && $(GO) generate ./
 
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build

@@ -335,8 +335,8 @@ func runABJob(c *cli.Context, opt repOptions, p abPlan, job run.Job) error {
 		both = evidence.Union(p.evidence[0], p.evidence[1])
 		job.Evidence, job.ConfigEvidence = both, p.evidence[:]
 	}
-	if p.trace != "" && slices.Contains(both, "lock") {
-		return usagef("--trace-events and --evidence lock both use tracefs: give one of them")
+	if p.trace != "" && (slices.Contains(both, "lock") || slices.Contains(both, "locktrace")) {
+		return usagef("--trace-events and --evidence lock (or locktrace) may both use tracefs (lock falls back to it without BPF): give one of them")
 	}
 	for i := range f.Configs {
 		if p.prepare[i] != "" {
