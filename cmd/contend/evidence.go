@@ -33,8 +33,8 @@ kernel's own account of what happened in it, as metrics named k.* (k.sys.*
 for the system-wide ones). The collectors act in contend around the
 child's life, never inside it: they take their before-figures (and open
 perf's counters, inherited by the child) before it is forked;
-only lock starts the child stopped at its first instruction (ptrace: it
-must name the child before it runs) and attaches there, the time it is
+only lock, locktrace, offcpu and profile start the child stopped at its
+first instruction (ptrace: they must name the child before it runs) and attaches there, the time it is
 held stopped taken out of real; they read their figures after the child's
 process group is reaped. (The kernel itself writes sched's record of each
 thread as the thread exits, before its joiner wakes.) The
