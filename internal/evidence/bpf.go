@@ -93,15 +93,21 @@ func clearMap(m *ebpf.Map) {
 	}
 }
 
-// seed empties the maps and puts pid in the tgid set.
-func seed(tgids *ebpf.Map, pid int, maps ...*ebpf.Map) error {
-	for _, m := range append(maps, tgids) {
-		clearMap(m)
-	}
+// seed puts pid in the (empty) tgid set. The maps are emptied by Stop,
+// after it has read them, not here: the child is held stopped now, and
+// emptying a stack map of thousands of entries takes milliseconds.
+func seed(tgids *ebpf.Map, pid int) error {
 	if err := tgids.Put(uint32(pid), uint8(1)); err != nil {
 		return fmt.Errorf("cannot put the child's pid in the BPF set: %v", err)
 	}
 	return nil
+}
+
+// clearMaps empties every map (after a repetition).
+func clearMaps(maps ...*ebpf.Map) {
+	for _, m := range maps {
+		clearMap(m)
+	}
 }
 
 // lostCount reads the lost[0] counter.

@@ -354,3 +354,31 @@ func printIDs(ps ...*ebpf.Program) {
 }
 
 var _ = errors.Is
+
+// TestOffcpuRepetitionsApart: the maps are emptied between repetitions
+// of one set: a /bin/true after a 200 ms sleep carries none of the
+// sleep's blocked time.
+func TestOffcpuRepetitionsApart(t *testing.T) {
+	needBPF(t)
+	s := Open([]string{"offcpu"})
+	defer s.Close()
+	if !strings.HasPrefix(s.Avail["offcpu"], "available") {
+		t.Skip(s.Avail["offcpu"])
+	}
+	var got []float64
+	for _, argv := range [][]string{{"/bin/sleep", "0.2"}, {"/bin/true"}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		ev, err := Start(s, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := ev.Stop()
+		got = append(got, m["k.offcpu.blocked"])
+	}
+	if got[0] < 190e6 || got[1] >= 150e6 {
+		t.Errorf("blocked %v ns then %v ns: want >= 190 ms for the sleep, < 150 ms for /bin/true after it", got[0], got[1])
+	}
+}

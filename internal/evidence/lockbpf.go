@@ -131,7 +131,7 @@ func (l *lockBPF) Metrics() []results.Metric {
 // Start empties the maps, puts the stopped child in the set and attaches
 // the programs.
 func (l *lockBPF) Start(pid int) error {
-	if err := seed(l.objs.Tgids, pid, l.objs.Starts, l.objs.Waits, l.objs.Stacks, l.objs.Lost); err != nil {
+	if err := seed(l.objs.Tgids, pid); err != nil {
 		return err
 	}
 	ls, err := attach(l.tracepoints())
@@ -152,6 +152,7 @@ type lockAgg struct {
 func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 	detach(l.links)
 	l.links = nil
+	defer clearMaps(l.objs.Tgids, l.objs.Starts, l.objs.Waits, l.objs.Stacks, l.objs.Lost)
 	var rows []lockAgg
 	var k bpfobj.LockAggKey
 	var v bpfobj.LockAggVal

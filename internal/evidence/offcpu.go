@@ -66,7 +66,7 @@ func (o *offcpu) NeedsStop() bool { return true }
 func (o *offcpu) Metrics() []results.Metric { return append([]results.Metric{}, offcpuMetrics...) }
 
 func (o *offcpu) Start(pid int) error {
-	if err := seed(o.objs.Tgids, pid, o.objs.Offs, o.objs.Futexes, o.objs.Totals, o.objs.Lost); err != nil {
+	if err := seed(o.objs.Tgids, pid); err != nil {
 		return err
 	}
 	ls, err := attach(o.tracepoints())
@@ -80,6 +80,7 @@ func (o *offcpu) Start(pid int) error {
 func (o *offcpu) Stop() (map[string]float64, []string, error) {
 	detach(o.links)
 	o.links = nil
+	defer clearMaps(o.objs.Tgids, o.objs.Offs, o.objs.Futexes, o.objs.Totals, o.objs.Lost)
 	m := map[string]float64{}
 	for i, mt := range offcpuMetrics {
 		var v uint64
