@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -353,7 +352,6 @@ func printIDs(ps ...*ebpf.Program) {
 	}
 }
 
-var _ = errors.Is
 
 // TestOffcpuRepetitionsApart: the maps are emptied between repetitions
 // of one set: a /bin/true after a 200 ms sleep carries none of the
