@@ -15,6 +15,7 @@ package evidence
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,6 +105,7 @@ func ParseFlag(flag, list string) ([]string, error) {
 	if seen["lock"] && seen["locktrace"] {
 		return nil, fmt.Errorf("%s: lock and locktrace cannot be combined (both record k.lock.*); accepted: %s", flag, accepted)
 	}
+	// (Exclusive says the same to completion.)
 	if onlyOptIn {
 		for _, d := range Default {
 			seen[d] = true
@@ -116,6 +118,12 @@ func ParseFlag(flag, list string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Exclusive tells whether collector n cannot be added to the list given:
+// lock and locktrace record the same metrics.
+func Exclusive(given []string, n string) bool {
+	return (n == "lock" && slices.Contains(given, "locktrace")) || (n == "locktrace" && slices.Contains(given, "lock"))
 }
 
 func known(n string) bool {
