@@ -10,7 +10,7 @@ TAGS := -tags urfave_cli_no_docs
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e readme-outputs readme-check clean
+.PHONY: all build bpf man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e readme-outputs readme-check clean
 
 all: build
 
@@ -40,6 +40,12 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man1/contend.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/contend \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_contend
+
+# Regenerates the BPF objects and their Go loaders (internal/bpfobj, committed:
+# a build needs no clang) from native/bpf/*.bpf.c with bpf2go; needs clang and
+# the libbpf headers (Debian: apt-get install clang llvm libbpf-dev).
+bpf:
+	cd internal/bpfobj && $(GO) generate ./
 
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build

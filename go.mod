@@ -3,6 +3,7 @@ module contend
 go 1.24.0
 
 require (
+	github.com/cilium/ebpf v0.21.0
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.17.0
@@ -21,5 +22,5 @@ require (
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	golang.org/x/tools v0.36.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
 )

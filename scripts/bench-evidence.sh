@@ -3,7 +3,8 @@
 # workloads, measured with contend's own ab: side A without collectors
 # (--a-evidence none), side B with the defaults, alternating A B B A, for
 # faultme, mutex and osim; then osim collector by collector (sched,
-# system, and perf on top of the defaults). Prints per workload the
+# system, and perf on top of the defaults); then profile, lock (BPF),
+# locktrace (tracefs) and offcpu on top of the defaults. Prints per workload the
 # primary metric's median ratio B/A and the Hodges-Lehmann change with its
 # 95% interval, and the load average before and after. The target
 # (14): the defaults move the primary metric by less than 1%. Run it on a
@@ -59,4 +60,13 @@ ab osim-perf "$cruns" default perf osim 2 4 400000 0 0
 ab faultme-profile "$cruns" default profile faultme --threads 4 --mem 256MiB
 ab mutex-profile "$cruns" default profile mutex --threads 100 --locks 100000
 ab osim-profile "$cruns" default profile osim 2 4 400000 0 0
+# Kernel lock contention on top of the defaults, with BPF (lock: aggregated
+# in the kernel) and with tracefs (locktrace: every event through the trace
+# buffer); the target (31): lock cheaper than locktrace. And the
+# off-CPU times (offcpu, BPF on every context switch of the child's tasks).
+ab faultme-lock "$cruns" default lock faultme --threads 4 --mem 256MiB
+ab faultme-locktrace "$cruns" default locktrace faultme --threads 4 --mem 256MiB
+ab mutex-lock "$cruns" default lock mutex --threads 100 --locks 100000
+ab mutex-locktrace "$cruns" default locktrace mutex --threads 100 --locks 100000
+ab osim-offcpu "$cruns" default offcpu osim 2 4 400000 0 0
 echo "uptime: $(uptime)"

@@ -166,12 +166,12 @@ func TestEvidenceNone(t *testing.T) {
 // named with the reason in the header, the run succeeds, and their
 // metrics are absent.
 func TestEvidenceNotAvailable(t *testing.T) {
-	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-tracefs,no-delayacct")
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-tracefs,no-delayacct,no-bpf")
 	f, r := runEvidence(t, "exec", "--evidence", "lock,perf", "-n", "1", "--", "/bin/true")
 	if !strings.Contains(f.Evidence["perf"], "not available: perf_event_open: no permission") {
 		t.Errorf("perf: %q", f.Evidence["perf"])
 	}
-	if !strings.Contains(f.Evidence["lock"], "not available: tracefs is not mounted") {
+	if !strings.Contains(f.Evidence["lock"], "not available: BPF: BPF not allowed (injected); tracefs: tracefs is not mounted") {
 		t.Errorf("lock: %q", f.Evidence["lock"])
 	}
 	if strings.HasPrefix(f.Evidence["sched"], "available") && !strings.Contains(f.Evidence["sched"], "delay accounting off") {
@@ -227,7 +227,7 @@ func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
 	before := state()
 	for _, sig := range []string{"KILL", "INT"} {
 		dir := chdirTemp(t)
-		r := runCLI(t, "exec", "--evidence", "lock", "-n", "2", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sh", "-c", "kill -"+sig+" $$")
+		r := runCLI(t, "exec", "--evidence", "locktrace", "-n", "2", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sh", "-c", "kill -"+sig+" $$")
 		if r.code == 0 || !strings.Contains(r.stderr, "no repetition succeeded") {
 			t.Errorf("SIG%s: exit %d %s", sig, r.code, r.stderr)
 		}
@@ -235,8 +235,8 @@ func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Evidence["lock"] != "available" || !strings.Contains(f.Reps[0].Error, "SIG"+sig) {
-			t.Errorf("SIG%s: lock %q, error %q", sig, f.Evidence["lock"], f.Reps[0].Error)
+		if f.Evidence["locktrace"] != "available" || !strings.Contains(f.Reps[0].Error, "SIG"+sig) {
+			t.Errorf("SIG%s: lock %q, error %q", sig, f.Evidence["locktrace"], f.Reps[0].Error)
 		}
 		if _, ok := f.Reps[0].Metrics.Lookup("k.lock.mutex.count"); !ok {
 			t.Errorf("SIG%s: the killed repetition has no lock evidence", sig)
@@ -247,7 +247,7 @@ func TestEvidenceLockRestoredAfterChildSignals(t *testing.T) {
 	}
 	// contend interrupted while its child runs.
 	dir := chdirTemp(t)
-	cmd := contendCmd(t, "exec", "--evidence", "lock", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
+	cmd := contendCmd(t, "exec", "--evidence", "locktrace", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestHelpEvidence(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("help evidence: %+v", r)
 	}
-	for _, want := range []string{"sched (default)", "system (default)", "\nperf\n", "\nlock\n", "k.runq_delay", "k.lock.mmap_read.count", "only lock starts the child stopped"} {
+	for _, want := range []string{"sched (default)", "system (default)", "\nperf\n", "\nlock\n", "k.runq_delay", "k.lock.mmap_read.count", "only lock, locktrace, offcpu and profile start the child stopped"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("help evidence lacks %q", want)
 		}

@@ -16,13 +16,13 @@ import (
 	"contend/internal/results"
 )
 
-// killDuringLock starts `contend exec --evidence lock` on a long child,
+// killDuringLock starts `contend exec --evidence locktrace` on a long child,
 // waits until the child is traced, SIGKILLs contend, reaps it and kills
 // the orphaned child. It returns contend's journal files.
 func killDuringLock(t *testing.T, state func() map[string]string, before map[string]string) []string {
 	t.Helper()
 	dir := chdirTemp(t)
-	cmd := contendCmd(t, "exec", "--evidence", "lock", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
+	cmd := contendCmd(t, "exec", "--evidence", "locktrace", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func killDuringLock(t *testing.T, state func() map[string]string, before map[str
 }
 
 // TestEvidenceLockAfterContendKilled: a SIGKILL of contend during
-// --evidence lock leaves its tracefs settings journaled; `contend
-// cleanup` restores them, and so does the next --evidence lock run
+// --evidence locktrace leaves its tracefs settings journaled; `contend
+// cleanup` restores them, and so does the next --evidence locktrace run
 // (saying so in the header); a journal that cannot be restored makes the
 // next run name `contend cleanup`.
 func TestEvidenceLockAfterContendKilled(t *testing.T) {
@@ -89,7 +89,7 @@ func TestEvidenceLockAfterContendKilled(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
 		journal = killDuringLock(t, state, before)
 		out := filepath.Join(t.TempDir(), "r.json")
-		args := []string{"exec", "--evidence", "lock", "-n", "1", "--out", out, "--", "/bin/true"}
+		args := []string{"exec", "--evidence", "locktrace", "-n", "1", "--out", out, "--", "/bin/true"}
 		if quiet {
 			args = append([]string{"exec", "-q"}, args[1:]...)
 		}
@@ -98,10 +98,10 @@ func TestEvidenceLockAfterContendKilled(t *testing.T) {
 		if r.code != 0 || err != nil {
 			t.Fatalf("the run after the kill: exit %d %v\n%s", r.code, err, r.stderr)
 		}
-		if !strings.HasPrefix(f.Evidence["lock"], "available; restored the tracefs settings in ") {
-			t.Errorf("lock: %q; want it available with a note on the restored settings", f.Evidence["lock"])
+		if !strings.HasPrefix(f.Evidence["locktrace"], "available; restored the tracefs settings in ") {
+			t.Errorf("lock: %q; want it available with a note on the restored settings", f.Evidence["locktrace"])
 		}
-		said := strings.Contains(r.stderr, "warning: --evidence lock: restored the tracefs settings in ")
+		said := strings.Contains(r.stderr, "warning: --evidence locktrace: restored the tracefs settings in ")
 		if said == quiet {
 			t.Errorf("quiet %v: the terminal says the restore %v, want %v; stderr %q", quiet, said, !quiet, r.stderr)
 		}
@@ -128,8 +128,8 @@ func TestEvidenceLockAfterContendKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Remove(bad)
-	f, _ := runEvidence(t, "exec", "--evidence", "lock", "-n", "1", "--", "/bin/true")
-	if v := f.Evidence["lock"]; !strings.Contains(v, "not available: tracefs is in use") || !strings.Contains(v, "contend cleanup") {
+	f, _ := runEvidence(t, "exec", "--evidence", "locktrace", "-n", "1", "--", "/bin/true")
+	if v := f.Evidence["locktrace"]; !strings.Contains(v, "not available: tracefs is in use") || !strings.Contains(v, "contend cleanup") {
 		t.Errorf("lock: %q; want 'in use' naming contend cleanup", v)
 	}
 }

@@ -160,8 +160,8 @@ func (p Plan) Setup(f *results.File, shared []string, runs int, mode results.Mod
 		both = evidence.Union(p.Evidence[0], p.Evidence[1])
 		r.Evidence, r.ConfigEvidence = both, p.Evidence[:]
 	}
-	if p.Trace != "" && slices.Contains(both, "lock") {
-		return r, workload.Usagef("--trace-events and --evidence lock both use tracefs: give one of them")
+	if p.Trace != "" && (slices.Contains(both, "lock") || slices.Contains(both, "locktrace")) {
+		return r, workload.Usagef("--trace-events and --evidence lock (or locktrace) may both use tracefs (lock falls back to it without BPF): give one of them")
 	}
 	for i := range f.Configs {
 		if p.Prepare[i] != "" {

@@ -158,7 +158,7 @@ func TestSetup(t *testing.T) {
 	o.Trace = "lock"
 	p, _ = NewPlan(o)
 	_, err = p.Setup(file(), []string{"sched", "lock"}, 6, results.ModeNew)
-	if msg := usageMsg(t, err); msg != "--trace-events and --evidence lock both use tracefs: give one of them" {
+	if msg := usageMsg(t, err); msg != "--trace-events and --evidence lock (or locktrace) may both use tracefs (lock falls back to it without BPF): give one of them" {
 		t.Errorf("trace and lock: %q", msg)
 	}
 }

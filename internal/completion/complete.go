@@ -168,7 +168,7 @@ func evidenceWords(cur string) []string {
 	given := strings.Split(cur[:i], ",")
 	var out []string
 	for _, n := range append([]string{"default"}, evidence.Collectors...) {
-		if !slices.Contains(given, n) {
+		if !slices.Contains(given, n) && !evidence.Exclusive(given, n) {
 			out = append(out, cur[:i+1]+n)
 		}
 	}

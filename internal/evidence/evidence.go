@@ -15,6 +15,7 @@ package evidence
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,7 +59,7 @@ type Collector interface {
 // (perf, faults, hw) are opt-in: an inherited counter costs every context
 // switch of the child's tasks (see softwareCounters).
 var (
-	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock", "profile"}
+	Collectors = []string{"perf", "faults", "hw", "sched", "system", "lock", "locktrace", "offcpu", "profile"}
 	Default    = []string{"sched", "system"}
 )
 
@@ -101,6 +102,10 @@ func ParseFlag(flag, list string) ([]string, error) {
 			return nil, fmt.Errorf("%s: unknown collector %q; accepted: %s", flag, n, accepted)
 		}
 	}
+	if seen["lock"] && seen["locktrace"] {
+		return nil, fmt.Errorf("%s: lock and locktrace cannot be combined (both record k.lock.*); accepted: %s", flag, accepted)
+	}
+	// (Exclusive says the same to completion.)
 	if onlyOptIn {
 		for _, d := range Default {
 			seen[d] = true
@@ -113,6 +118,12 @@ func ParseFlag(flag, list string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Exclusive tells whether collector n cannot be added to the list given:
+// lock and locktrace record the same metrics.
+func Exclusive(given []string, n string) bool {
+	return (n == "lock" && slices.Contains(given, "locktrace")) || (n == "locktrace" && slices.Contains(given, "lock"))
 }
 
 func known(n string) bool {
@@ -164,6 +175,10 @@ func Open(names []string) *Set {
 			c, err = openSystem()
 		case "lock":
 			c, err = openLock()
+		case "locktrace":
+			c, err = openLockTrace(n)
+		case "offcpu":
+			c, err = openOffcpu()
 		case "profile":
 			c, err = openProfile()
 		default:

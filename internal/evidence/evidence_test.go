@@ -167,21 +167,22 @@ func TestSumTree(t *testing.T) {
 
 // TestUnavailableByInjection reaches every "not available" path.
 func TestUnavailableByInjection(t *testing.T) {
-	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-hw,no-taskstats,no-tracefs")
-	s := Open([]string{"perf", "faults", "hw", "sched", "system", "lock"})
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf,no-hw,no-taskstats,no-tracefs,no-bpf")
+	s := Open([]string{"perf", "faults", "hw", "sched", "system", "lock", "offcpu"})
 	defer s.Close()
 	for name, want := range map[string]string{
 		"perf":   "not available: perf_event_open: no permission",
 		"faults": "not available: perf_event_open: no permission",
 		"hw":     "not available: no hardware performance counters",
 		"sched":  "not available: taskstats",
-		"lock":   "not available: tracefs is not mounted",
+		"lock":   "not available: BPF: BPF not allowed (injected); tracefs: tracefs is not mounted",
+		"offcpu": "not available: BPF not allowed (injected)",
 	} {
 		if !strings.HasPrefix(s.Avail[name], want) {
 			t.Errorf("%s: %q, want prefix %q", name, s.Avail[name], want)
 		}
 	}
-	if len(s.Active) != 1 || s.Active[0].Name() != "system" || len(s.Unavailable()) != 5 {
+	if len(s.Active) != 1 || s.Active[0].Name() != "system" || len(s.Unavailable()) != 6 {
 		t.Errorf("active %d, unavailable %v", len(s.Active), s.Unavailable())
 	}
 	for _, m := range s.Metrics() {
@@ -417,14 +418,21 @@ func fakeTracefs(t *testing.T) (string, func() map[string]string) {
 func TestLockRestoresTracefs(t *testing.T) {
 	root, state := fakeTracefs(t)
 	before := state()
-	s := Open([]string{"lock"})
+	// lock without BPF is the tracefs collector, and says why.
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-bpf")
+	s0 := Open([]string{"lock"})
+	if len(s0.Active) != 1 || !strings.Contains(s0.Avail["lock"], "tracefs, not BPF: BPF not allowed (injected)") {
+		t.Fatalf("lock without BPF: %s", s0.Avail["lock"])
+	}
+	s0.Close()
+	s := Open([]string{"locktrace"})
 	if len(s.Active) != 1 {
-		t.Fatalf("lock collector: %s", s.Avail["lock"])
+		t.Fatalf("lock collector: %s", s.Avail["locktrace"])
 	}
 	// A second run cannot use tracefs at the same time.
-	s2 := Open([]string{"lock"})
-	if !strings.Contains(s2.Avail["lock"], "another contend run") {
-		t.Errorf("second open: %q", s2.Avail["lock"])
+	s2 := Open([]string{"locktrace"})
+	if !strings.Contains(s2.Avail["locktrace"], "another contend run") {
+		t.Errorf("second open: %q", s2.Avail["locktrace"])
 	}
 	l := s.Active[0]
 	if err := l.Start(4242); err != nil {
@@ -446,20 +454,20 @@ func TestLockRestoresTracefs(t *testing.T) {
 		t.Errorf("tracefs not restored:\nbefore %q\nafter  %q", before, after)
 	}
 	// The lock is released.
-	s3 := Open([]string{"lock"})
+	s3 := Open([]string{"locktrace"})
 	defer s3.Close()
 	if len(s3.Active) != 1 {
-		t.Errorf("after close: %s", s3.Avail["lock"])
+		t.Errorf("after close: %s", s3.Avail["locktrace"])
 	}
 }
 
 func TestLockRefusesBusyTracefs(t *testing.T) {
 	root, _ := fakeTracefs(t)
 	os.WriteFile(filepath.Join(root, "set_event"), []byte("sched:sched_switch\n"), 0o644)
-	s := Open([]string{"lock"})
+	s := Open([]string{"locktrace"})
 	defer s.Close()
-	if !strings.Contains(s.Avail["lock"], "tracefs is in use") {
-		t.Errorf("busy tracefs: %q", s.Avail["lock"])
+	if !strings.Contains(s.Avail["locktrace"], "tracefs is in use") {
+		t.Errorf("busy tracefs: %q", s.Avail["locktrace"])
 	}
 }
 

@@ -68,6 +68,9 @@ type lock struct {
 	// journaled on disk until Close restored them: `contend cleanup` or
 	// the next run restores them after a SIGKILL of contend.
 	claim *tracejournal.Claim
+	// name is the collector's name: "locktrace", or "lock" where BPF
+	// could not be used (fallback says why).
+	name, fallback string
 }
 
 const (
@@ -77,7 +80,24 @@ const (
 	mmapDone   = "events/mmap_lock/mmap_lock_acquire_returned/enable"
 )
 
-func openLock() (*lock, error) {
+// openLock opens the lock collector: with BPF (lockBPF) where the
+// kernel allows it, else the tracefs collector, whose header note says
+// why BPF could not be used.
+func openLock() (Collector, error) {
+	b, berr := openLockBPF()
+	if berr == nil {
+		return b, nil
+	}
+	t, err := openLockTrace("lock")
+	if err != nil {
+		return nil, fmt.Errorf("BPF: %v; tracefs: %v", berr, err)
+	}
+	t.fallback = berr.Error()
+	return t, nil
+}
+
+// openLockTrace opens the tracefs lock collector under name.
+func openLockTrace(name string) (*lock, error) {
 	root, err := tracejournal.FindRoot()
 	if err == nil && injected("no-tracefs") {
 		err = tracejournal.NotMounted()
@@ -85,7 +105,7 @@ func openLock() (*lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &lock{root: root}
+	l := &lock{root: root, name: name}
 	for _, f := range []string{beginEvent, endEvent} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			return nil, fmt.Errorf("no lock:contention_begin/end events in %s (kernel older than 5.19?)", root)
@@ -130,7 +150,16 @@ func (l *lock) restoreOrder() []string {
 }
 
 // note says what openLock restored, for the file's header.
-func (l *lock) note() string { return l.claim.Recovered }
+func (l *lock) note() string {
+	var n []string
+	if l.fallback != "" {
+		n = append(n, "tracefs, not BPF: "+l.fallback)
+	}
+	if l.claim.Recovered != "" {
+		n = append(n, l.claim.Recovered)
+	}
+	return strings.Join(n, "; ")
+}
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -148,7 +177,7 @@ func (l *lock) write(f, v string) error {
 	return nil
 }
 
-func (l *lock) Name() string { return "lock" }
+func (l *lock) Name() string { return l.name }
 
 // NeedsStop: set_event_pid must name the child before it creates any
 // thread or process.

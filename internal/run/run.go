@@ -268,14 +268,16 @@ func addEvidence(f *results.File, set *evidence.Set, job Job, ui UI) []*evidence
 	for _, n := range job.Evidence {
 		// The opt-in collectors were asked for: say at once when they
 		// cannot work (the others are in the file's header).
-		if v := set.Avail[n]; n == "lock" && strings.HasPrefix(v, "not available") {
+		if v := set.Avail[n]; (n == "lock" || n == "locktrace" || n == "offcpu") && strings.HasPrefix(v, "not available") {
 			ui.Notice(fmt.Sprintf("warning: --evidence %s: %s", n, v))
 		}
 	}
-	// What lock restored of a killed run's tracefs settings (also in
-	// the file's header).
-	if note, ok := strings.CutPrefix(set.Avail["lock"], "available; "); ok {
-		ui.Notice("warning: --evidence lock: " + note)
+	// What lock or locktrace restored of a killed run's tracefs
+	// settings, and why lock is not BPF (also in the file's header).
+	for _, n := range []string{"lock", "locktrace"} {
+		if note, ok := strings.CutPrefix(set.Avail[n], "available; "); ok && !strings.HasPrefix(note, "BPF:") {
+			ui.Notice("warning: --evidence " + n + ": " + note)
+		}
 	}
 	views := make([]*evidence.Set, max(len(f.Configs), len(job.ConfigEvidence)))
 	for i := range views {

@@ -1,0 +1,126 @@
+/* lock.bpf.c: kernel lock contention of contend's child and its
+ * descendants, aggregated in the kernel per lock and per call stack, as
+ * `perf lock contention -b` does: lock:contention_begin stores the time,
+ * the kernel stack id and the lock's class per (task, lock address);
+ * lock:contention_end adds the wait to the (lock, stack, flags) entry. */
+#include "common.h"
+#include <bpf/bpf_core_read.h>
+
+#define STACK_DEPTH 16
+
+/* Only what is read, relocated by CO-RE against the kernel's BTF. */
+struct rw_semaphore {
+	long count;
+};
+struct mm_struct {
+	struct rw_semaphore mmap_lock;
+} __attribute__((preserve_access_index));
+struct task_struct {
+	struct mm_struct *mm;
+} __attribute__((preserve_access_index));
+
+/* lock/contention_begin: lock_addr at 8, flags at 16; contention_end:
+ * lock_addr at 8, ret at 16. */
+struct begin_rec {
+	__u64 common;
+	__u64 lock_addr;
+	__u32 flags;
+};
+struct end_rec {
+	__u64 common;
+	__u64 lock_addr;
+	__s32 ret;
+};
+
+/* Classes of locks found by their place (class in the key; addr 0). */
+#define CLASS_MMAP_LOCK 1
+
+struct start_key {
+	__u32 tid;
+	__u32 pad;
+	__u64 addr;
+};
+struct start_val {
+	__u64 ts;
+	__s32 stack;
+	__u32 flags;
+	__u32 class;
+	__u32 pad;
+};
+struct agg_key {
+	__u64 addr; /* the lock's address; 0 when class says what it is */
+	__s32 stack; /* kernel stack id, negative when none was taken */
+	__u32 flags;
+	__u32 class;
+	__u32 pad;
+};
+struct agg_val {
+	__u64 count;
+	__u64 total;
+	__u64 max;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct start_key);
+	__type(value, struct start_val);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct agg_key);
+	__type(value, struct agg_val);
+} waits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 8192);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+SEC("tracepoint/lock/contention_begin")
+int on_begin(struct begin_rec *ctx)
+{
+	if (!ours())
+		return 0;
+	struct start_key k = {.tid = (__u32)bpf_get_current_pid_tgid(), .addr = ctx->lock_addr};
+	struct start_val v = {.ts = bpf_ktime_get_ns(), .flags = ctx->flags};
+	v.stack = bpf_get_stackid(ctx, &stacks, 0);
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct mm_struct *mm = BPF_CORE_READ(t, mm);
+	if (mm && (__u64)__builtin_preserve_access_index(&mm->mmap_lock) == ctx->lock_addr)
+		v.class = CLASS_MMAP_LOCK;
+	if (bpf_map_update_elem(&starts, &k, &v, BPF_ANY))
+		count_lost();
+	return 0;
+}
+
+SEC("tracepoint/lock/contention_end")
+int on_end(struct end_rec *ctx)
+{
+	struct start_key k = {.tid = (__u32)bpf_get_current_pid_tgid(), .addr = ctx->lock_addr};
+	struct start_val *v = bpf_map_lookup_elem(&starts, &k);
+	if (!v)
+		return 0;
+	__u64 d = bpf_ktime_get_ns() - v->ts;
+	struct agg_key a = {.addr = v->class ? 0 : ctx->lock_addr, .stack = v->stack, .flags = v->flags, .class = v->class};
+	bpf_map_delete_elem(&starts, &k);
+	struct agg_val *w = bpf_map_lookup_elem(&waits, &a);
+	if (!w) {
+		struct agg_val z = {};
+		bpf_map_update_elem(&waits, &a, &z, BPF_NOEXIST);
+		w = bpf_map_lookup_elem(&waits, &a);
+		if (!w) {
+			count_lost();
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&w->count, 1);
+	__sync_fetch_and_add(&w->total, d);
+	if (d > w->max)
+		w->max = d;
+	return 0;
+}
