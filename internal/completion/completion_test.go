@@ -100,11 +100,13 @@ func TestWords(t *testing.T) {
 }
 
 // TestEvidenceAndSideWords: an --evidence list offers the collectors not
-// yet in it after its last comma; ab's --a offers a workload's flags
+// yet in it (nor one it excludes) after its last comma; ab's --a offers a workload's flags
 // after what the quoted value already holds, without the quote.
 func TestEvidenceAndSideWords(t *testing.T) {
 	got := evidenceWords("sched,lock,")
-	if len(got) != len(evidence.Collectors)-1 || slices.Contains(got, "sched,lock,lock") || !slices.Contains(got, "sched,lock,default") || !slices.Contains(got, "sched,lock,perf") {
+	// Not sched, lock, or locktrace (which --evidence refuses beside
+	// lock); default besides the collectors.
+	if len(got) != len(evidence.Collectors)-2 || slices.Contains(got, "sched,lock,lock") || slices.Contains(got, "sched,lock,locktrace") || !slices.Contains(got, "sched,lock,default") || !slices.Contains(got, "sched,lock,perf") {
 		t.Errorf("evidenceWords(sched,lock,) = %q", got)
 	}
 	w := &workload.Workload{Params: []workload.Param{{Name: "threads"}, {Name: "mem"}}}
