@@ -82,7 +82,7 @@ func TestVMCampaigns(t *testing.T) {
 		}
 		start := time.Now()
 		o, e, code := contend(t, "campaign", "run", dir)
-		t.Logf("campaign run: %s, load %s\n%s", time.Since(start).Round(time.Second), loadavg(), o)
+		t.Logf("campaign run: %s, %s\n%s", time.Since(start).Round(time.Second), loadavg(), o)
 		if code != 0 {
 			t.Fatalf("campaign run: exit %d\n%s", code, e)
 		}
