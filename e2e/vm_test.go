@@ -191,6 +191,11 @@ func TestVMCampaigns(t *testing.T) {
 			t.Fatalf("init: exit %d\n%s%s", code, o, e)
 		}
 		cmd := exec.Command(bin, "campaign", "run", dir)
+		// The killed contend cannot remove its scratch directory (the
+		// initramfs, the decompressed kernels): in the work directory.
+		scratch := filepath.Join(work, "kill-tmp")
+		os.MkdirAll(scratch, 0o755)
+		cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
