@@ -82,7 +82,7 @@ func TestVMCampaigns(t *testing.T) {
 		}
 		start := time.Now()
 		o, e, code := contend(t, "campaign", "run", dir)
-		t.Logf("campaign run: %s, load %s\n%s", time.Since(start).Round(time.Second), loadavg(), o)
+		t.Logf("campaign run: %s, %s\n%s", time.Since(start).Round(time.Second), loadavg(), o)
 		if code != 0 {
 			t.Fatalf("campaign run: exit %d\n%s", code, e)
 		}
@@ -191,6 +191,11 @@ func TestVMCampaigns(t *testing.T) {
 			t.Fatalf("init: exit %d\n%s%s", code, o, e)
 		}
 		cmd := exec.Command(bin, "campaign", "run", dir)
+		// The killed contend cannot remove its scratch directory (the
+		// initramfs, the decompressed kernels): in the work directory.
+		scratch := filepath.Join(work, "kill-tmp")
+		os.MkdirAll(scratch, 0o755)
+		cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

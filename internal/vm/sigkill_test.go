@@ -50,7 +50,8 @@ func TestNoQEMUOutlivesSIGKILL(t *testing.T) {
 	}
 	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBoot$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "VM_TEST_HELPER=1", "VM_TEST_QEMU="+qemu, "VM_TEST_KERNEL="+kernel)
+	// The killed helper cannot remove its scratch directory: in ours.
+	cmd.Env = append(os.Environ(), "VM_TEST_HELPER=1", "VM_TEST_QEMU="+qemu, "VM_TEST_KERNEL="+kernel, "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
