@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,7 +86,7 @@ func TestVMBisect(t *testing.T) {
 	}
 	dir := filepath.Join(work, "bs")
 	os.RemoveAll(dir)
-	args := []string{"bisect", "--vm", "--vm-accel", accel, "--vm-cpus", "1", "--vm-mem", "1GiB", "--vm-timeout", "5m",
+	args := []string{"bisect", "--vm", "--vm-accel", accel, "--vm-cpus", "1", "--vm-mem", "1GiB", "--vm-timeout", "2m",
 		"--repo", src, "--good", hashes[0], "--bad", hashes[n], "--build", "cat boot.txt", "--dir", dir,
 		"--boots-per-probe", "2", "--runs-per-boot", "3", "--calibrate", "4", "--calibrate-max", "4", "--verify-runs", "4",
 		"--metric", "faults", "--format", "json",
@@ -105,7 +106,24 @@ func TestVMBisect(t *testing.T) {
 	if err := json.Unmarshal(o.Bytes(), &res); err != nil {
 		t.Fatalf("the JSON result: %v\n%s", err, o.String())
 	}
-	if res.Stop != bisect.StopConfident || len(res.Top) == 0 || res.Top[0].Hash != hashes[k] || res.Top[0].P < 0.95 {
+	// A guest that hangs (seen here under load: contend's init silent
+	// after "Run /init", once in about 20 boots) skips its commit with
+	// the fault's line; when that is commit k, the culprit named is the
+	// next commit measured with k among the skipped commits before it,
+	// which is what the search must say then.
+	named := len(res.Top) > 0 && res.Top[0].Hash == hashes[k]
+	for _, sk := range res.Skipped {
+		t.Logf("skipped commit %d: %s", sk.Index, sk.Reason)
+		if sk.Index == k && len(res.Top) > 0 && !strings.Contains(sk.Reason, "the guest did not run the measurement") {
+			t.Errorf("commit %d skipped for another reason than a fault of its guest: %s", k, sk.Reason)
+		}
+		if sk.Index == k && len(res.Top) > 0 {
+			for _, c := range res.Top[0].Skipped {
+				named = named || c.Hash == hashes[k]
+			}
+		}
+	}
+	if res.Stop != bisect.StopConfident || !named || res.Top[0].P < 0.95 {
 		t.Fatalf("want commit %d (%s) with P >= 0.95; got stop %q, top %+v", k, hashes[k][:12], res.Stop, res.Top)
 	}
 	if res.Verify == nil || !res.Verify.Verified {
@@ -123,8 +141,8 @@ func TestVMBisect(t *testing.T) {
 		t.Errorf("%d result files for %d boots", len(files), res.Runs.Total)
 	}
 	// No QEMU outlives the search, nor a worktree.
-	if b, _ := exec.Command("pgrep", "-f", "qemu-system-x86_64.*"+filepath.Join(dir, bisect.VMDir)).Output(); len(bytes.TrimSpace(b)) > 0 {
-		t.Errorf("QEMU left running: %s", b)
+	if q := qemuOf(dir); len(q) > 0 {
+		t.Errorf("QEMU left running: %v", q)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, bisect.WorkDir)); len(ents) > 0 {
 		t.Errorf("%d worktrees left in %s", len(ents), filepath.Join(dir, bisect.WorkDir))
@@ -135,4 +153,73 @@ func TestVMBisect(t *testing.T) {
 		t.Errorf("bisect status: %v\n%s", err, txt)
 	}
 	t.Logf("%s", txt)
+
+	// Ctrl-C (SIGINT) in a boot: contend stops, says how to resume,
+	// and leaves no QEMU nor worktree; then a SIGKILLed resume leaves
+	// no QEMU either. The accelerator the search chose, without KVM's
+	// probe again.
+	chosen := accel
+	if strings.Contains(res.Where, "(TCG") {
+		chosen = "tcg"
+	} else if strings.Contains(res.Where, "(KVM") {
+		chosen = "kvm"
+	}
+	idir := filepath.Join(work, "interrupted")
+	os.RemoveAll(idir)
+	iargs := append([]string{}, args...)
+	for i, a := range iargs {
+		switch {
+		case a == dir:
+			iargs[i] = idir
+		case a == accel && iargs[i-1] == "--vm-accel":
+			iargs[i] = chosen
+		}
+	}
+	started := func(t *testing.T, cmd *exec.Cmd) {
+		t.Helper()
+		for end := time.Now().Add(3 * time.Minute); len(qemuOf(idir)) == 0 && time.Now().Before(end); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(qemuOf(idir)) == 0 {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("no guest started within 3 minutes")
+		}
+	}
+	gone := func(t *testing.T, what string) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); len(qemuOf(idir)) > 0 && time.Now().Before(end); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if left := qemuOf(idir); len(left) > 0 {
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("QEMU %v outlived %s by 10 s (killed now)", left, what)
+		}
+	}
+	cmd = exec.Command(bin, iargs...)
+	var ie bytes.Buffer
+	cmd.Stderr = &ie
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started(t, cmd)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	gone(t, "a Ctrl-C")
+	if !strings.Contains(ie.String(), "contend bisect resume "+idir) {
+		t.Errorf("after Ctrl-C: %s", ie.String())
+	}
+	if ents, _ := os.ReadDir(filepath.Join(idir, bisect.WorkDir)); len(ents) > 0 {
+		t.Errorf("%d worktrees left after Ctrl-C", len(ents))
+	}
+	cmd = exec.Command(bin, "bisect", "resume", idir, "--quiet")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started(t, cmd)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	gone(t, "a SIGKILLed bisect resume")
 }

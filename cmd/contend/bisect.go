@@ -105,6 +105,21 @@ measurements' result files), logs/ (the builds' output); the worktrees in
 DIR/work (the four most recent builds) are removed at the end, on Ctrl-C
 too, and those a kill left are removed by the next resume.
 
+With --vm it bisects a kernel: --build prints the image to boot on its
+stdout ('kernel: PATH', a bzImage such as arch/x86/boot/bzImage, relative
+to the worktree; optionally 'initrd: PATH' and 'append: WORDS', added to
+the guest's command line), and every repetition is a fresh QEMU guest of
+that kernel (docs/vm.md) running the measurement with --runs-per-boot runs,
+its value the geometric mean of them: the boot is the unit. A probe is
+--boots-per-probe boots; --calibrate, --calibrate-max, --verify-runs and
+--budget-runs count boots. A guest that panics, hangs (--vm-timeout) or dies
+skips the commit with the fault's line. KVM when it boots, else TCG; the
+output says which. Measure a 'run' (the guest has no other files).
+
+   contend bisect --vm --good v6.6 --bad HEAD --dir bs --metric faults \
+       --build 'make -j8 bzImage >&2 && echo kernel: arch/x86/boot/bzImage' \
+       -- run faultme --threads 2 --mem 64MiB
+
 For 'git bisect run', 'contend bisect step' gives one commit's verdict as
 exit status 0 (good), 1 (bad) or 125 (skip); see 'contend bisect step --help'
 and docs/bisect.md for why the posterior search is better.`
