@@ -262,3 +262,21 @@ func TestVMSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestVMPlanResumes: the VM of a kernel search is in its plan, so that
+// 'bisect resume' boots the same guests.
+func TestVMPlanResumes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bs")
+	want := VMPlan{CPUs: 1, MemMiB: 1024, Timeout: 2 * time.Minute, Accel: vm.AccelTCG, RunsPerBoot: 3}
+	v := want
+	if err := Create(dir, &Plan{Repo: "/r", Commits: []Commit{{Hash: "a"}, {Hash: "b"}}, Measure: []string{"run", "faultme"}, VM: &v}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.VM == nil || *p.VM != want {
+		t.Errorf("the plan's VM %+v, want %+v", p.VM, want)
+	}
+}
