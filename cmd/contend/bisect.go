@@ -23,6 +23,7 @@ type bisectFlags struct {
 	confidence                                            value.Float
 	alpha                                                 value.Level
 	budgetTime                                            value.Duration
+	vm                                                    bisectVMFlags // bisectvm.go
 }
 
 func newBisectFlags() (*bisectFlags, []cli.Flag) {
@@ -37,7 +38,7 @@ func newBisectFlags() (*bisectFlags, []cli.Flag) {
 		alpha:      value.Level(0.05),
 		budgetTime: value.Duration{Zero: true},
 	}
-	return f, []cli.Flag{
+	return f, append([]cli.Flag{
 		&cli.StringFlag{Name: "good", Usage: "a commit without the change (an ancestor of --bad)"},
 		&cli.StringFlag{Name: "bad", Usage: "a commit with the change"},
 		&cli.StringFlag{Name: "build", Usage: "shell command that builds a commit, run in its worktree (none: nothing to build)"},
@@ -56,7 +57,7 @@ func newBisectFlags() (*bisectFlags, []cli.Flag) {
 		newFlag("verify-runs", &f.verifyRuns, "repetitions of each side of the final A/B of the culprit's parent against it (0: none)"),
 		formatFlag("text, markdown, json or csv", bisect.Formats...),
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-	}
+	}, newBisectVMFlags(&f.vm)...)
 }
 
 func (f *bisectFlags) options(c *cli.Context) bisect.Options {
@@ -103,6 +104,21 @@ values, fsynced: a kill loses at most the batch in flight), runs/ (the
 measurements' result files), logs/ (the builds' output); the worktrees in
 DIR/work (the four most recent builds) are removed at the end, on Ctrl-C
 too, and those a kill left are removed by the next resume.
+
+With --vm it bisects a kernel: --build prints the image to boot on its
+stdout ('kernel: PATH', a bzImage such as arch/x86/boot/bzImage, relative
+to the worktree; optionally 'initrd: PATH' and 'append: WORDS', added to
+the guest's command line), and every repetition is a fresh QEMU guest of
+that kernel (docs/vm.md) running the measurement with --runs-per-boot runs,
+its value the geometric mean of them: the boot is the unit. A probe is
+--boots-per-probe boots; --calibrate, --calibrate-max, --verify-runs and
+--budget-runs count boots. A guest that panics, hangs (--vm-timeout) or dies
+skips the commit with the fault's line. KVM when it boots, else TCG; the
+output says which. Measure a 'run' (the guest has no other files).
+
+   contend bisect --vm --good v6.6 --bad HEAD --dir bs --metric faults \
+       --build 'make -j8 bzImage >&2 && echo kernel: arch/x86/boot/bzImage' \
+       -- run faultme --threads 2 --mem 64MiB
 
 For 'git bisect run', 'contend bisect step' gives one commit's verdict as
 exit status 0 (good), 1 (bad) or 125 (skip); see 'contend bisect step --help'
@@ -188,6 +204,10 @@ func bisectStart(c *cli.Context, f *bisectFlags) error {
 		return err
 	}
 	opt := f.options(c)
+	vmPlan, err := f.vm.plan(c, &opt)
+	if err != nil {
+		return err
+	}
 	if opt.CalibrateMax < opt.CalibrateMin {
 		return usagef("--calibrate-max: %d is below --calibrate %d; accepted: --calibrate..200", opt.CalibrateMax, opt.CalibrateMin)
 	}
@@ -219,7 +239,7 @@ func bisectStart(c *cli.Context, f *bisectFlags) error {
 		return err
 	}
 	plan := &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
-		Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
+		Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC(), VM: vmPlan}
 	if err := bisect.Create(dir, plan); err != nil {
 		return err
 	}
@@ -277,10 +297,11 @@ func runBisect(c *cli.Context, dir string, plan *bisect.Plan, events []bisect.Ev
 		return err
 	}
 	defer unlock()
-	p, err := prober(c, dir, plan)
+	p, done, err := bisectProber(c, dir, plan, progress)
 	if err != nil {
 		return err
 	}
+	defer done()
 	opt := plan.Options.Options()
 	opt.Progress = progress
 	s, err := bisect.New(plan.Commits, opt, bisect.Ledger{Dir: dir}, p, events)
@@ -296,6 +317,7 @@ func runBisect(c *cli.Context, dir string, plan *bisect.Plan, events []bisect.Ev
 		return fmt.Errorf("bisect: %w (the search so far is in %s: 'contend bisect resume %s' continues it)", err, dir, dir)
 	}
 	res.Metric = bisect.MetricOf(filepath.Join(dir, bisect.RunsDir), plan.Metric)
+	bisectUnit(res, dir, plan)
 	return bisect.Write(c.App.Writer, res, c.String("format"))
 }
 
@@ -320,6 +342,7 @@ func bisectStatus(c *cli.Context) error {
 	}
 	res := s.Result(stop)
 	res.Metric = bisect.MetricOf(filepath.Join(dir, bisect.RunsDir), plan.Metric)
+	bisectUnit(res, dir, plan)
 	return bisect.Write(c.App.Writer, res, c.String("format"))
 }
 
@@ -331,6 +354,10 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 		return 0, err
 	}
 	opt := f.options(c)
+	vmPlan, err := f.vm.plan(c, &opt)
+	if err != nil {
+		return 0, err
+	}
 	if err := opt.Check(); err != nil {
 		return 0, err
 	}
@@ -367,7 +394,7 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 	plan, events, err := bisect.Open(dir)
 	if err != nil {
 		plan = &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
-			Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC()}
+			Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC(), VM: vmPlan}
 		if err := bisect.Create(dir, plan); err != nil {
 			return 0, err
 		}
@@ -380,10 +407,11 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 		return 0, err
 	}
 	defer unlock()
-	p, err := prober(c, dir, plan)
+	p, done, err := bisectProber(c, dir, plan, nil)
 	if err != nil {
 		return 0, err
 	}
+	defer done()
 	s, err := bisect.New(plan.Commits, opt, bisect.Ledger{Dir: dir}, p, events)
 	if err != nil {
 		return 0, err

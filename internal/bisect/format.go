@@ -106,8 +106,8 @@ func writeText(w io.Writer, r *Result, md bool) error {
 		differ = "the ends do not differ"
 	}
 	if c.NGood > 0 && c.NBad > 0 {
-		line("calibration: good median %.6g, bad median %.6g (%d and %d runs): change %s%s, p = %s at level %s (%s): %s",
-			c.MedianGood, c.MedianBad, c.NGood, c.NBad, pct(c.Change), interval(c.Lo, c.Hi), pval(c.P), pval(c.Level), c.Rule, differ)
+		line("calibration: good median %.6g, bad median %.6g (%d and %d %s): change %s%s, p = %s at level %s (%s): %s",
+			c.MedianGood, c.MedianBad, c.NGood, c.NBad, r.unit(), pct(c.Change), interval(c.Lo, c.Hi), pval(c.P), pval(c.Level), c.Rule, differ)
 	}
 	switch {
 	case r.Stop == StopNoDifference:
@@ -144,13 +144,17 @@ func writeText(w io.Writer, r *Result, md bool) error {
 		if !v.Verified {
 			verdict = "NOT verified: " + v.Note
 		}
-		line("verification (parent %s against culprit %s, interleaved ABBA, %d and %d runs): change %s%s, p = %s, %s: %s",
-			short(v.Parent.Hash), short(v.Culprit.Hash), v.NParent, v.NCulprit, pct(v.Change), interval(v.Lo, v.Hi), pval(v.P), v.Verdict, verdict)
+		line("verification (parent %s against culprit %s, interleaved ABBA, %d and %d %s): change %s%s, p = %s, %s: %s",
+			short(v.Parent.Hash), short(v.Culprit.Hash), v.NParent, v.NCulprit, r.unit(), pct(v.Change), interval(v.Lo, v.Hi), pval(v.P), v.Verdict, verdict)
 	} else if r.Stop != "" && r.Stop != StopNoDifference {
 		line("verification: none")
 	}
-	line("runs: %d calibration + %d probes + %d verification = %d; %s of %s; %s",
-		r.Runs.Calibration, r.Runs.Probes, r.Runs.Verify, r.Runs.Total, plural.N(r.Probes, "probe", "probes"), plural.N(r.Probed, "commit", "commits"), time3(r.Elapsed))
+	where := ""
+	if r.Where != "" {
+		where = " " + r.Where
+	}
+	line("%s: %d calibration + %d probes + %d verification = %d%s; %s of %s; %s",
+		r.unit(), r.Runs.Calibration, r.Runs.Probes, r.Runs.Verify, r.Runs.Total, where, plural.N(r.Probes, "probe", "probes"), plural.N(r.Probed, "commit", "commits"), time3(r.Elapsed))
 	if len(r.Skipped) > 0 {
 		mass := 0.0
 		for _, s := range r.Skipped {

@@ -40,6 +40,9 @@ type Plan struct {
 	Contend string      `json:"contend,omitempty"`
 	Options PlanOptions `json:"options"`
 	Created time.Time   `json:"created"`
+	// VM, when set, makes it a kernel search: each repetition is a boot
+	// of the kernel the build names (VM, vmprober.go).
+	VM *VMPlan `json:"vm,omitempty"`
 }
 
 // PlanOptions are the Options a plan keeps.

@@ -29,6 +29,19 @@ type Result struct {
 	Verify  *Verify    `json:"verify,omitempty"`
 	Elapsed float64    `json:"elapsed_seconds"`
 	Metric  MetricInfo `json:"metric"`
+	// Unit is what a repetition is: "runs" (processes; "" reads so) or
+	// "boots" (a kernel search: one value a boot); Where says where they
+	// ran ("in a VM (TCG)...", WhereOf). Both set by the caller.
+	Unit  string `json:"unit,omitempty"`
+	Where string `json:"where,omitempty"`
+}
+
+// unit is r.Unit, "runs" when unset.
+func (r *Result) unit() string {
+	if r.Unit == "" {
+		return "runs"
+	}
+	return r.Unit
 }
 
 // MetricInfo names the metric followed (set by the caller).

@@ -64,7 +64,17 @@ const EvSkipped = "skipped"
 
 // vmPlan checks o.VM against the host and returns the plan's VMPlan.
 func (o *Options) vmPlan() (*VMPlan, error) {
-	v := *o.VM
+	if o.Reboot != "" {
+		return nil, refuse("--reboot-command: a --vm campaign boots guests, not this machine; drop --reboot-command")
+	}
+	return o.VM.Check()
+}
+
+// Check checks the virtual machine against the host (vCPUs, memory,
+// timeout, accelerator: each refusal one line naming its flag and
+// range) and returns it with the defaults filled in. 'contend bisect
+// --vm' checks its guests with it too.
+func (v VMOptions) Check() (*VMPlan, error) {
 	hostCPUs, hostMem := v.HostCPUs, v.HostMemMiB
 	if hostCPUs == 0 {
 		hostCPUs = runtime.NumCPU()
@@ -97,9 +107,6 @@ func (o *Options) vmPlan() (*VMPlan, error) {
 	case vm.AccelAuto, vm.AccelKVM, vm.AccelTCG:
 	default:
 		return nil, refuse("--vm-accel: %q is not accepted; accepted: auto, kvm, tcg", v.Accel)
-	}
-	if o.Reboot != "" {
-		return nil, refuse("--reboot-command: a --vm campaign boots guests, not this machine; drop --reboot-command")
 	}
 	return &VMPlan{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: Duration(v.Timeout), Accel: v.Accel, SkipFaults: v.SkipFaults}, nil
 }

@@ -1,0 +1,340 @@
+package bisect
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"contend/internal/esc"
+	"contend/internal/results"
+	"contend/internal/safefile"
+	"contend/internal/vm"
+)
+
+// VMDir holds the console, port and QEMU logs of each boot of a --vm
+// search: DIR/vm/NNN-HASH-bK/.
+const VMDir = "vm"
+
+// VMPlan is the virtual machine of every boot of a kernel search
+// (--vm): the guest, the accelerator and the runs in each boot.
+type VMPlan struct {
+	CPUs        int           `json:"cpus"`
+	MemMiB      int           `json:"mem_mib"`
+	Timeout     time.Duration `json:"timeout"`
+	Accel       string        `json:"accel"`
+	RunsPerBoot int           `json:"runs_per_boot"`
+}
+
+// The build contract of a kernel search: the build command prints, on
+// its standard output, one line "kernel: PATH" (the image to boot, a
+// bzImage; a relative PATH is taken in the commit's worktree, such as
+// arch/x86/boot/bzImage), and optionally "initrd: PATH" and "append:
+// WORDS" (added to the guest's kernel command line). Other lines are
+// ignored; a later line of one key replaces an earlier one.
+const (
+	BuildKernel = "kernel:"
+	BuildInitrd = "initrd:"
+	BuildAppend = "append:"
+)
+
+// VM is the Prober of kernels: each commit is checked out in a worktree
+// of its own (Work/HASH) and built there by BuildCmd, which names the
+// kernel to boot on its standard output (BuildKernel...); a measurement
+// of n is n boots, each a fresh guest of that kernel running Measure
+// with RunsPerBoot repetitions, and its value is the boot's: the
+// geometric mean of its runs (BootValue), the boot being the unit as in
+// a --vm campaign. A guest that does not boot or dies (a vm.Fault other
+// than QEMU's own) makes the commit a skip, with the fault's one line.
+type VM struct {
+	Repo     string
+	Work     string // the worktrees
+	Runs     string // result files, NNN-HASH-bK.json, one a boot
+	Logs     string // build logs, HASH.build.log
+	Consoles string // each boot's logs, NNN-HASH-bK/
+	BuildCmd string
+	Measure  []string
+	Metric   string
+	Plan     VMPlan
+	// Boot boots one guest (a vm.Runner's Boot; a fake in tests).
+	Boot func(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error)
+	// Progress, when set, is told of each boot in one line.
+	Progress func(string)
+
+	seq int
+}
+
+// VMKernel is what a kernel commit's build named.
+type VMKernel struct {
+	Kernel, Initrd, Append string
+}
+
+// ParseBuildOutput reads the build contract's lines from a build's
+// standard output; relative paths are taken in dir. No kernel line, a
+// path that is not a regular file, or a control character is an error
+// (the commit is skipped).
+func ParseBuildOutput(out []byte, dir string) (VMKernel, error) {
+	var k VMKernel
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		for _, kv := range []struct {
+			key string
+			dst *string
+		}{{BuildKernel, &k.Kernel}, {BuildInitrd, &k.Initrd}, {BuildAppend, &k.Append}} {
+			if v, ok := strings.CutPrefix(line, kv.key); ok {
+				*kv.dst = strings.TrimSpace(v)
+			}
+		}
+	}
+	if k.Kernel == "" {
+		return k, fmt.Errorf("the build printed no %q line: a --vm build prints the image to boot, such as 'echo kernel: arch/x86/boot/bzImage'", BuildKernel+" PATH")
+	}
+	for _, p := range []struct {
+		what string
+		v    *string
+	}{{"kernel", &k.Kernel}, {"initrd", &k.Initrd}} {
+		if *p.v == "" {
+			continue
+		}
+		if err := esc.Check("the build's "+p.what, *p.v); err != nil {
+			return k, err
+		}
+		if !filepath.IsAbs(*p.v) {
+			*p.v = filepath.Join(dir, *p.v)
+		}
+		st, err := os.Stat(*p.v)
+		if err != nil || !st.Mode().IsRegular() {
+			return k, fmt.Errorf("the build's %s %s is not a file", p.what, *p.v)
+		}
+	}
+	if err := esc.Check("the build's append", k.Append); err != nil {
+		return k, err
+	}
+	return k, nil
+}
+
+type vmBuilt struct {
+	p    *VM
+	c    Commit
+	dir  string
+	k    VMKernel
+	done bool
+}
+
+// Build makes the worktree of c, runs the build command in it and reads
+// the kernel it names. A build that fails or names no bootable image is
+// a *SkipError naming its log.
+func (p *VM) Build(ctx context.Context, c Commit) (Built, error) {
+	dir := filepath.Join(p.Work, short(c.Hash))
+	if _, err := os.Lstat(dir); err == nil {
+		if err := removeWorktree(p.Repo, dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := addWorktree(ctx, p.Repo, dir, c.Hash); err != nil {
+		removeWorktree(p.Repo, dir)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	b := &vmBuilt{p: p, c: c, dir: dir}
+	logPath := filepath.Join(p.Logs, short(c.Hash)+".build.log")
+	log, err := safefile.CreateTemp(p.Logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	var out bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", p.BuildCmd)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, &out), log
+	cmd.Env = append(os.Environ(), "CONTEND_BISECT_COMMIT="+c.Hash)
+	err = runGroup(ctx, cmd)
+	log.Close()
+	os.Rename(log.Name(), logPath)
+	if ctx.Err() != nil {
+		b.Close()
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		b.Close()
+		return nil, &SkipError{Reason: fmt.Sprintf("the build failed (%v); its output: %s", exitText(err), logPath)}
+	}
+	k, err := ParseBuildOutput(out.Bytes(), dir)
+	if err == nil {
+		_, err = vm.KernelRelease(k.Kernel)
+	}
+	if err != nil {
+		b.Close()
+		return nil, &SkipError{Reason: fmt.Sprintf("%v; the build's output: %s", err, logPath)}
+	}
+	b.k = k
+	return b, nil
+}
+
+// BootValue is the value of one boot: the geometric mean of its runs
+// (the mean of their logs, as analysis.CompareBoots takes each boot),
+// or their mean when one is not positive.
+func BootValue(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s, pos := 0.0, true
+	for _, x := range xs {
+		if x <= 0 {
+			pos = false
+			break
+		}
+		s += math.Log(x)
+	}
+	if pos {
+		return math.Exp(s / float64(len(xs)))
+	}
+	s = 0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// Measure boots n fresh guests one after the other and returns one value
+// a boot. A fault of a guest (panic, hang, no console, death) or a
+// command that fails inside is a *SkipError in one line; QEMU's own
+// failure, a measurement refused as a usage error, or a missing metric
+// is an error (every commit would fail the same way).
+func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
+	p := b.p
+	p.seq++
+	tag := fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
+	for {
+		if _, err := os.Lstat(filepath.Join(p.Runs, tag+"-b1.json")); err != nil {
+			break
+		}
+		p.seq++
+		tag = fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
+	}
+	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(max(p.Plan.RunsPerBoot, 1)), "--out", vm.GuestOut, "--quiet"}, p.Measure[1:]...)
+	var vals []float64
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("%s-b%d", tag, i)
+		gdir := filepath.Join(p.Consoles, name)
+		if err := os.MkdirAll(gdir, 0o755); err != nil {
+			return nil, err
+		}
+		g := vm.Guest{Kernel: b.k.Kernel, Initrd: b.k.Initrd, Append: b.k.Append, CPUs: p.Plan.CPUs, MemMiB: p.Plan.MemMiB, Timeout: p.Plan.Timeout, Dir: gdir}
+		res, err := p.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var f *vm.Fault
+		if errors.As(err, &f) && f.Kind != vm.FaultQEMU {
+			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest did not run the measurement: %s (%s); its logs: %s", i, n, oneLine(f.Error()), f.Kind, gdir)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res.Report.Exit == 2 {
+			return nil, fmt.Errorf("the measurement 'contend %s' was refused in the guest: %s", strings.Join(args, " "), oneLine(res.Report.Error))
+		}
+		if res.Report.Exit != 0 || len(res.Output) == 0 {
+			why := res.Report.Error
+			if why == "" {
+				why = "no result file came back"
+			}
+			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the measurement failed in the guest (exit %d: %s); its console: %s", i, n, res.Report.Exit, oneLine(why), filepath.Join(gdir, "console.log"))}
+		}
+		path := filepath.Join(p.Runs, name+".json")
+		if err := safefile.WriteFile(path, res.Output, 0o644); err != nil {
+			return nil, err
+		}
+		rf, err := results.Read(path)
+		if err != nil {
+			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest's result file: %v", i, n, err)}
+		}
+		metric := p.Metric
+		if metric == "" {
+			metric = rf.Primary
+		}
+		if _, ok := rf.Metric(metric); !ok {
+			return nil, fmt.Errorf("the measurement has no metric %q (its metrics: %s): choose one with --metric", metric, metricNames(rf))
+		}
+		xs := rf.Values(-1, metric)
+		if len(xs) == 0 {
+			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(rf))}
+		}
+		v := BootValue(xs)
+		vals = append(vals, v)
+		if p.Progress != nil {
+			p.Progress(fmt.Sprintf("  boot %d of %d of %s: kernel %s in a VM (%s), %d runs, value %.6g; the command started %.1f s after QEMU, QEMU ended after %.1f s",
+				i, n, short(b.c.Hash), res.Report.Release, strings.ToUpper(res.Accel), len(xs), v, res.StartedAfter.Seconds(), res.Elapsed.Seconds()))
+		}
+	}
+	return vals, nil
+}
+
+// oneLine is s on one line, shortened.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// Close removes the worktree (and so the kernel it built).
+func (b *vmBuilt) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	return removeWorktree(b.p.Repo, b.dir)
+}
+
+// WhereOf says where the result files in dir were measured: "in a VM
+// (TCG)" or "(KVM)" from their vm.accel, "" when not in a VM.
+func WhereOf(dir string) string {
+	ents, _ := os.ReadDir(dir)
+	var accels []string
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		f, err := results.Read(filepath.Join(dir, e.Name()), results.WithoutOutputs)
+		if err != nil {
+			continue
+		}
+		a := strings.ToUpper(f.Env["vm.accel"])
+		if a != "" && !contains(accels, a) {
+			accels = append(accels, a)
+		}
+	}
+	if len(accels) == 0 {
+		return ""
+	}
+	s := "in a VM (" + strings.Join(accels, ", ") + ")"
+	if contains(accels, "TCG") {
+		s += ": emulated, timings include the emulation"
+	}
+	return s
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
