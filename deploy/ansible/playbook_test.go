@@ -530,7 +530,7 @@ func TestLeftoversScript(t *testing.T) {
 	}
 
 	// The words the script looks for are contend cleanup's.
-	src, err := os.ReadFile("../../cmd/contend/cleanup.go")
+	src, err := os.ReadFile("../../internal/cleanup/cleanup.go") // the work of contend cleanup
 	if err != nil {
 		t.Fatal(err)
 	}
