@@ -196,6 +196,7 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	if len(prof) > 0 {
 		r.Families = append(r.Families, profileFamily(len(prof)))
 	}
+	r.Causes = append(r.Causes, r.stealNotes()...) // steal.go
 	if err := r.checkWithin(); err != nil {
 		return nil, err
 	}
