@@ -41,7 +41,7 @@ func TestProfileRowsInPoints(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := buf.String()
-		for _, want := range []string{"+4.100 pp", "[+3.300, +4.900]", "-1 pp", "[-1.150, -0.850]", "percentage points", "profile: Holm over 2 tests"} {
+		for _, want := range []string{"+4.100 pp", "[+3.300, +4.900]", "-1 pp", "[-1.150, -0.850]", "percentage points", "profile: Holm over 2 tests", "profile (share of the"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: no %q in\n%s", format, want, out)
 			}
