@@ -63,6 +63,10 @@ type CompareOptions struct {
 	Confidence float64
 	// Power is the power for MDE, in (0, 1); 0 means 0.8.
 	Power float64
+	// Points: the values are percentages of a whole (unit "%"): the
+	// change is the Hodges-Lehmann shift B-A in percentage points and
+	// its interval (ChangeMethod RelPoints), not a ratio.
+	Points bool
 }
 
 // A Comparison compares sample B (new) against sample A (baseline).
@@ -234,7 +238,12 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, tooFewWarning(opt.Test, n1, n2, opt.Alpha))
 	}
 
-	rel := relativeChange(a, b, sa, sb, opt.Confidence, &scratch) // scratch: the logarithms of A
+	var rel RelChange
+	if opt.Points {
+		rel = pointsChange(a, b, opt.Confidence)
+	} else {
+		rel = relativeChange(a, b, sa, sb, opt.Confidence, &scratch) // scratch: the logarithms of A
+	}
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
 	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI
@@ -285,7 +294,7 @@ func (c *Comparison) Disagreement() string {
 	tol := 1e-9 * math.Max(1, math.Abs(c.Change))
 	outside := c.HasChangeCI && (c.Change < c.ChangeLo-tol || c.Change > c.ChangeHi+tol)
 	hasCI := c.HasChangeCI
-	if c.ChangeMethod == RelAbsShift {
+	if c.ChangeMethod.Absolute() {
 		// The interval is of the shift: compare the medians' difference.
 		d := c.SummaryB.Median - c.SummaryA.Median
 		tol := 1e-9 * math.Max(1, math.Abs(d))

@@ -440,7 +440,20 @@ const (
 	// divided by median(A) could fall below -100%, which a non-negative
 	// quantity cannot.
 	RelAbsShift
+	// RelPoints: Hodges–Lehmann on the values, which are percentages of
+	// a whole (a profile's share of the samples in a symbol): the change
+	// is the shift B-A in percentage points (Shift, ShiftLo, ShiftHi),
+	// as for RelAbsShift; there is no interval of a ratio, and Estimate
+	// is Shift/|median(A)| (for the noise band). Chosen by
+	// CompareOptions.Points: a share going from 0.5% to 1% has doubled
+	// and moved by half a point, and the point is what a reader of a
+	// profile compares.
+	RelPoints
 )
+
+// Absolute tells whether m gives the change as the shift B-A in the
+// unit of the values (RelAbsShift, RelPoints) rather than as a ratio.
+func (m RelMethod) Absolute() bool { return m == RelAbsShift || m == RelPoints }
 
 // String describes the method in words.
 func (m RelMethod) String() string {
@@ -451,6 +464,8 @@ func (m RelMethod) String() string {
 		return "Hodges-Lehmann shift / |median(A)|"
 	case RelAbsShift:
 		return "Hodges-Lehmann shift B-A (values >= 0, some 0)"
+	case RelPoints:
+		return "Hodges-Lehmann shift B-A in percentage points"
 	}
 	return fmt.Sprintf("RelMethod(%d)", int(m))
 }
@@ -579,6 +594,29 @@ func relativeChange(a, b, sortedA, sortedB []float64, confidence float64, scratc
 	if hl.HasCI {
 		r.HasCI = true
 		r.Lo, r.Hi = hl.Lo/math.Abs(ma), hl.Hi/math.Abs(ma)
+	}
+	return r
+}
+
+// pointsChange is the change of B against A in the unit of the values
+// (Method RelPoints): the Hodges–Lehmann shift B-A and its interval,
+// Change and Estimate relative to |median(A)| as elsewhere (NaN when it
+// is 0).
+func pointsChange(a, b []float64, confidence float64) RelChange {
+	k := scaleExp(a, b)
+	sa, sb := rescaled(a, k), rescaled(b, k)
+	ma, mb := Median(sa), Median(sb)
+	r := RelChange{Confidence: confidence, Lo: math.NaN(), Hi: math.NaN(), Change: math.NaN(), Estimate: math.NaN(),
+		Shift: math.NaN(), ShiftLo: math.NaN(), ShiftHi: math.NaN(), Method: RelPoints}
+	hl := hodgesLehmannScaled(sa, sb, confidence)
+	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
+	r.Shift, r.HasShiftCI = math.Ldexp(hl.Shift, k), hl.HasCI
+	if hl.HasCI {
+		r.ShiftLo, r.ShiftHi = math.Ldexp(hl.Lo, k), math.Ldexp(hl.Hi, k)
+	}
+	if ma != 0 {
+		r.Change = (mb - ma) / math.Abs(ma)
+		r.Estimate = hl.Shift / math.Abs(ma)
 	}
 	return r
 }

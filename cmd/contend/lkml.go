@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"contend/internal/comparison"
+	"contend/internal/evidence"
 	"contend/internal/lkml"
 	"contend/internal/plural"
 	"contend/internal/results"
@@ -63,6 +64,9 @@ func lkmlBlock(sides []comparison.Side, r *comparison.Comparison, all bool) (lkm
 	tested := 0
 	for _, row := range r.Pairs[0].Rows {
 		name, scale := lkml.RobotName(r.Workload, row.Metric.Name)
+		if pn, ok := lkml.ProfileName(row.Metric.Name, evidence.ProfileEvent(row.Metric.Desc)); ok {
+			name = pn
+		}
 		lr := lkml.Row{Stat: name, Percent: lkml.PercentStat(name) || row.Metric.Unit == "%"}
 		if row.Cmp == nil { // identical on both sides
 			continue
@@ -73,6 +77,10 @@ func lkmlBlock(sides []comparison.Side, r *comparison.Comparison, all bool) (lkm
 		lr.New = lkml.Stats{Mean: c.SummaryB.Mean * scale, StdDev: c.SummaryB.StdDev * scale, N: c.SummaryB.N}
 		lr.P, lr.AdjustedP = c.P, c.AdjustedP
 		lr.HL, lr.HLLo, lr.HLHi, lr.HasCI = c.Estimate, c.ChangeLo, c.ChangeHi, c.HasChangeCI
+		if lr.Percent && c.ChangeMethod.Absolute() {
+			// The robot's absolute change: the shift in points.
+			lr.HL, lr.HLLo, lr.HLHi, lr.HasCI = c.Shift*scale, c.ShiftLo*scale, c.ShiftHi*scale, c.HasShiftCI
+		}
 		lr.Changed = !math.IsNaN(c.AdjustedP) && c.AdjustedP < b.Alpha
 		lr.Keep = row.Metric.Name == r.Headline
 		if b.Base.N == 0 || lr.Keep {

@@ -122,6 +122,8 @@ func (r *Comparison) adjustBootRows() {
 			case r.Options.OneFamily:
 			case row.Metric == r.Headline:
 				f = 0
+			case IsProfile(row.Metric):
+				f = 3
 			case evidence.IsEvidence(row.Metric):
 				f = 2
 			}

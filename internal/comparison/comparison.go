@@ -179,12 +179,12 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	}
 	outliers := make(chan []Outlier, 1) // never blocks: an early return leaves it
 	go func() { outliers <- r.outliers() }()
-	head, rest, ev, err := r.comparePairs()
+	head, rest, ev, prof, err := r.comparePairs()
 	if err != nil {
 		return nil, err
 	}
 	r.Outliers = <-outliers
-	for _, fam := range [][]*analysis.Comparison{head, rest, ev} {
+	for _, fam := range [][]*analysis.Comparison{head, rest, ev, prof} {
 		if err := analysis.AdjustHolm(fam); err != nil {
 			return nil, err
 		}
@@ -193,6 +193,10 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	if len(ev) > 0 {
 		r.Families = append(r.Families, evidenceFamily(len(ev)))
 	}
+	if len(prof) > 0 {
+		r.Families = append(r.Families, profileFamily(len(prof)))
+	}
+	r.Causes = append(r.Causes, r.stealNotes()...) // steal.go
 	if err := r.checkWithin(); err != nil {
 		return nil, err
 	}
@@ -235,9 +239,10 @@ func (r *Comparison) checkPart(first, p Part) error {
 
 // comparePairs compares every side after the first with the first, metric
 // by metric, and returns the comparisons of each Holm family: the
-// headline metric's, the other metrics', the evidence metrics' (all in
-// rest with OneFamily).
-func (r *Comparison) comparePairs() (head, rest, ev []*analysis.Comparison, err error) {
+// headline metric's, the other metrics', the evidence metrics', the
+// profile's (all in rest with OneFamily). Metrics of unit "%" are
+// compared in percentage points (analysis.CompareOptions.Points).
+func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison, err error) {
 	base := r.Options.Analysis()
 	for b := 1; b < len(r.Sides); b++ {
 		pr := PairReport{A: 0, B: b}
@@ -251,9 +256,10 @@ func (r *Comparison) comparePairs() (head, rest, ev []*analysis.Comparison, err 
 			}
 			o := base
 			o.Better = row.Direction
+			o.Points = m.Unit == "%"
 			c, err := analysis.Compare(xa, xb, o)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("%s: %v", m.Name, err)
+				return nil, nil, nil, nil, fmt.Errorf("%s: %v", m.Name, err)
 			}
 			row.Cmp = &c
 			switch {
@@ -261,6 +267,8 @@ func (r *Comparison) comparePairs() (head, rest, ev []*analysis.Comparison, err 
 				rest = append(rest, row.Cmp)
 			case m.Name == r.Headline:
 				head = append(head, row.Cmp)
+			case IsProfile(m.Name):
+				prof = append(prof, row.Cmp)
 			case evidence.IsEvidence(m.Name):
 				ev = append(ev, row.Cmp)
 			default:
@@ -271,7 +279,7 @@ func (r *Comparison) comparePairs() (head, rest, ev []*analysis.Comparison, err 
 		sortEvidenceRows(pr.Rows)
 		r.Pairs = append(r.Pairs, pr)
 	}
-	return head, rest, ev, nil
+	return head, rest, ev, prof, nil
 }
 
 func sideLabel(i int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"contend/internal/evidence"
 )
@@ -56,6 +57,35 @@ func evidenceFamily(n int) string {
 	return fmt.Sprintf("kernel evidence: Holm over %d tests together", n)
 }
 
+// IsProfile tells whether metric name is one of the profile's shares
+// (k.profile.self.SYMBOL, k.profile.children.SYMBOL): compared in
+// percentage points, as a Holm family of their own.
+func IsProfile(name string) bool {
+	return strings.HasPrefix(name, evidence.ProfileSelf) || strings.HasPrefix(name, evidence.ProfileChildren)
+}
+
+// profileFamily describes the Holm family of the profile's shares.
+func profileFamily(n int) string {
+	if n == 1 {
+		return "profile: Holm over 1 test"
+	}
+	return fmt.Sprintf("profile: Holm over %d tests together", n)
+}
+
+// pointsMoved is the size of a profile row's change in percentage
+// points: |Hodges-Lehmann shift|, or |difference of the medians| where
+// there is no shift; identical rows have none.
+func pointsMoved(row MetricRow) float64 {
+	if row.Identical || row.Cmp == nil {
+		return -1
+	}
+	d := math.Abs(row.Cmp.Shift)
+	if math.IsNaN(d) {
+		d = math.Abs(row.Cmp.SummaryB.Median - row.Cmp.SummaryA.Median)
+	}
+	return d
+}
+
 // effect is the size of a row's difference: |Cliff's delta|, then the
 // size of the log ratio of the medians; identical rows have none.
 func effect(row MetricRow) (float64, float64) {
@@ -70,15 +100,28 @@ func effect(row MetricRow) (float64, float64) {
 }
 
 // sortEvidenceRows puts the evidence rows after the others, largest
-// effect first; the other rows keep their order.
+// effect first, and the profile's rows last, largest change in points
+// first; the other rows keep their order.
 func sortEvidenceRows(rows []MetricRow) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		ei, ej := evidence.IsEvidence(rows[i].Metric.Name), evidence.IsEvidence(rows[j].Metric.Name)
-		if ei != ej {
-			return !ei
+	rank := func(name string) int {
+		switch {
+		case IsProfile(name):
+			return 2
+		case evidence.IsEvidence(name):
+			return 1
 		}
-		if !ei {
+		return 0
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		ri, rj := rank(rows[i].Metric.Name), rank(rows[j].Metric.Name)
+		if ri != rj {
+			return ri < rj
+		}
+		switch ri {
+		case 0:
 			return false
+		case 2:
+			return pointsMoved(rows[i]) > pointsMoved(rows[j])
 		}
 		di, li := effect(rows[i])
 		dj, lj := effect(rows[j])

@@ -119,6 +119,21 @@ func (p *profile) note() string {
 // NeedsStop: perf must be attached before the child's first instruction.
 func (p *profile) NeedsStop() bool { return true }
 
+// ProfileEvent returns the perf event a profile metric's description
+// (Metrics: "share of the cycles samples ...") says it sampled: "cycles"
+// or "cpu-clock"; "" when desc is not a profile's.
+func ProfileEvent(desc string) string {
+	rest, ok := strings.CutPrefix(desc, "share of the ")
+	if !ok {
+		return ""
+	}
+	ev, _, ok := strings.Cut(rest, " samples")
+	if !ok || strings.ContainsAny(ev, " \t") {
+		return ""
+	}
+	return ev
+}
+
 func (p *profile) Metrics() []results.Metric {
 	return []results.Metric{
 		{Name: ProfileSelf + "*", Unit: "%", Desc: "share of the " + p.event + " samples of the child's tasks taken in the symbol itself (perf record, self)"},

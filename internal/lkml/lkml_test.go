@@ -150,3 +150,24 @@ func TestFormats(t *testing.T) {
 		t.Error("pval")
 	}
 }
+
+// TestProfileName: lkp-tests' perf-profile names of contend's profile
+// shares; other metrics and unknown events are not profile names.
+func TestProfileName(t *testing.T) {
+	for _, c := range []struct{ metric, event, want string }{
+		{"k.profile.self.clear_page_erms", "cycles", "perf-profile.self.cycles-pp.clear_page_erms"},
+		{"k.profile.children.do_user_addr_fault", "cycles", "perf-profile.children.cycles-pp.do_user_addr_fault"},
+		{"k.profile.self.native_queued_spin_lock_slowpath", "cpu-clock", "perf-profile.self.cpu-clock.native_queued_spin_lock_slowpath"},
+		{"k.profile.self.try_to_wake_up.constprop.0", "cycles", "perf-profile.self.cycles-pp.try_to_wake_up"},
+		{"k.profile.self.foo.part.12.isra.3", "cycles", "perf-profile.self.cycles-pp.foo"},
+	} {
+		if got, ok := ProfileName(c.metric, c.event); !ok || got != c.want {
+			t.Errorf("ProfileName(%q, %q) = %q, %v; want %q", c.metric, c.event, got, ok, c.want)
+		}
+	}
+	for _, c := range [][2]string{{"k.sys.cpu_steal", "cycles"}, {"k.profile.self.foo", ""}, {"k.profile.self.foo", "instructions"}} {
+		if got, ok := ProfileName(c[0], c[1]); ok {
+			t.Errorf("ProfileName(%q, %q) = %q, want none", c[0], c[1], got)
+		}
+	}
+}

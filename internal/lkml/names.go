@@ -1,6 +1,11 @@
 package lkml
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+
+	"contend/internal/evidence"
+)
 
 // vmstatFields are /proc/vmstat fields contend's system evidence records
 // as k.sys.NAME over each repetition, as the robot's proc-vmstat.NAME are
@@ -55,4 +60,37 @@ func RobotName(workload, metric string) (string, float64) {
 		return "contend." + metric, 1
 	}
 	return "contend." + workload + "." + metric, 1
+}
+
+// lkpSymbolSuffix is what lkp-tests' perf-profile parser strips from a
+// symbol (fixup_symbol_name): the compiler's clone suffixes.
+var lkpSymbolSuffix = regexp.MustCompile(`\.(isra|constprop|part)\.[0-9]+`)
+
+// ProfileName returns the robot's name of a profile share of contend
+// (k.profile.self.SYMBOL, k.profile.children.SYMBOL) sampled with perf
+// event event ("cycles" or "cpu-clock", evidence.ProfileEvent), as
+// lkp-tests' perf-profile parser names them: perf-profile.self.EVENT.SYMBOL,
+// EVENT the event perf report names with ':' made '-', the symbol without
+// its .isra.N/.constprop.N/.part.N suffixes. The robot samples cycles:pp,
+// "cycles-pp"; contend's cycles (no precise modifier: more skid, the same
+// event) is named so, that its rows match the robot's; cpu-clock, a
+// software event without precise levels, stays "cpu-clock". False for any
+// other metric or an unknown event.
+func ProfileName(metric, event string) (string, bool) {
+	var kind, sym string
+	if s, ok := strings.CutPrefix(metric, evidence.ProfileSelf); ok {
+		kind, sym = "self", s
+	} else if s, ok := strings.CutPrefix(metric, evidence.ProfileChildren); ok {
+		kind, sym = "children", s
+	} else {
+		return "", false
+	}
+	switch event {
+	case "cycles":
+		event = "cycles-pp"
+	case "cpu-clock":
+	default:
+		return "", false
+	}
+	return "perf-profile." + kind + "." + event + "." + lkpSymbolSuffix.ReplaceAllString(sym, ""), true
 }

@@ -95,13 +95,18 @@ func PercentRange(lo, hi float64) string {
 // change in percent, or, where every value is >= 0 and some is 0
 // (analysis.RelAbsShift), the Hodges-Lehmann shift B-A in the metric's
 // unit: no ratio is defined at 0, and the shift's interval over median(A)
-// could fall below -100%, which a non-negative quantity cannot.
+// could fall below -100%, which a non-negative quantity cannot; or, for
+// percentages (analysis.RelPoints: a profile's shares), the shift in
+// percentage points, "+1.2 pp".
 func ChangeCells(c *analysis.Comparison, unit string) (est, interval string) {
-	if c.ChangeMethod != analysis.RelAbsShift {
+	if !c.ChangeMethod.Absolute() {
 		if c.HasChangeCI {
 			interval = PercentRange(c.ChangeLo, c.ChangeHi)
 		}
 		return units.Percent(c.Estimate), interval
+	}
+	if c.ChangeMethod == analysis.RelPoints {
+		unit = "pp"
 	}
 	sc := rowScale(unit, c.SummaryA.Median, c.SummaryB.Median)
 	if c.SummaryA.Median == 0 && c.SummaryB.Median == 0 {
@@ -149,7 +154,7 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 		return b.String()
 	}
 	c := row.Cmp
-	if est, ci := ChangeCells(c, m.Unit); c.ChangeMethod == analysis.RelAbsShift && !math.IsNaN(c.Shift) {
+	if est, ci := ChangeCells(c, m.Unit); c.ChangeMethod.Absolute() && !math.IsNaN(c.Shift) {
 		fmt.Fprintf(&b, ", HL shift %s", est)
 		if ci != "" {
 			fmt.Fprintf(&b, " %s", ci)

@@ -349,12 +349,16 @@ func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 		a, b := r.Sides[p.A], r.Sides[p.B]
 		fmt.Fprintf(w, "\n| metric | %s | %s | HL change | p | verdict |\n", a.Label, b.Label)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
-		evHead := false
+		evHead, profHead := false, false
 		for _, row := range p.Rows {
 			m := row.Metric
-			if evidence.IsEvidence(m.Name) && !evHead {
+			if evidence.IsEvidence(m.Name) && !comparison.IsProfile(m.Name) && !evHead {
 				evHead = true
 				fmt.Fprintf(w, "| **%s** | | | | | |\n", evidence.Title)
+			}
+			if comparison.IsProfile(m.Name) && !profHead {
+				profHead = true
+				fmt.Fprintf(w, "| **%s** | | | | | |\n", ProfileTitle)
 			}
 			if evidence.IsEvidence(m.Name) && row.Identical {
 				continue // all values the same (mostly zero): no evidence

@@ -388,7 +388,7 @@ func pairWarningPrefix(r *comparison.Comparison, p comparison.PairReport, row co
 // the Hodges-Lehmann shift B-A in the metric's unit, and for metrics with
 // negative values the Hodges-Lehmann shift over |median(A)|.
 func estimatorNote(r *comparison.Comparison) string {
-	var logMetrics, absMetrics, shiftMetrics []string
+	var logMetrics, absMetrics, shiftMetrics, pointMetrics []string
 	seen := map[string]bool{}
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
@@ -401,6 +401,8 @@ func estimatorNote(r *comparison.Comparison) string {
 				shiftMetrics = append(shiftMetrics, row.Metric.Name)
 			case analysis.RelAbsShift:
 				absMetrics = append(absMetrics, row.Metric.Name)
+			case analysis.RelPoints:
+				pointMetrics = append(pointMetrics, row.Metric.Name)
 			default:
 				logMetrics = append(logMetrics, row.Metric.Name)
 			}
@@ -415,6 +417,9 @@ func estimatorNote(r *comparison.Comparison) string {
 	}
 	if len(shiftMetrics) > 0 {
 		others = append(others, "for "+strings.Join(shiftMetrics, ", ")+" (values < 0): "+shift)
+	}
+	if len(pointMetrics) > 0 {
+		others = append(others, "for "+pointsList(pointMetrics)+" (shares in %): the Hodges-Lehmann shift B-A and its interval in percentage points (pp), not a ratio")
 	}
 	switch {
 	case len(others) == 0:
@@ -487,4 +492,14 @@ func writeDiffs(r *comparison.Comparison, w io.Writer, diffs []comparison.Diff) 
 			textfmt.WriteWrapped(w, "    "+r.Sides[i].Label+" "+v, "      ")
 		}
 	}
+}
+
+// pointsList names the metrics compared in percentage points: all of
+// them up to three, else the first two and how many more (a profile has
+// hundreds of symbols).
+func pointsList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, %s and %d more", names[0], names[1], len(names)-2)
 }

@@ -76,22 +76,39 @@ func oneSidedLines(r *comparison.Comparison, p comparison.PairReport) []string {
 
 // writeEvidenceTable writes the kernel evidence section of a pair: the
 // same columns as the metrics table, largest effect first, then the
-// evidence metrics only one side has.
+// evidence metrics only one side has; and the profile's shares in a
+// section of their own, largest change in points first.
 func writeEvidenceTable(r *comparison.Comparison, w io.Writer, ev comparison.PairReport, same int) (tilde, dash bool) {
 	one := oneSidedLines(r, ev)
-	if len(ev.Rows) == 0 && same == 0 && len(one) == 0 {
-		return false, false
+	kern, prof := comparison.PairReport{A: ev.A, B: ev.B}, comparison.PairReport{A: ev.A, B: ev.B}
+	for _, row := range ev.Rows {
+		if comparison.IsProfile(row.Metric.Name) {
+			prof.Rows = append(prof.Rows, row)
+		} else {
+			kern.Rows = append(kern.Rows, row)
+		}
 	}
-	fmt.Fprintln(w)
-	textfmt.WriteWrapped(w, evidence.Title+", largest effect first:", "  ")
-	if len(ev.Rows) > 0 {
-		tilde, dash = writePairTable(r, w, ev)
+	if len(kern.Rows) > 0 || same > 0 || len(one) > 0 {
+		fmt.Fprintln(w)
+		textfmt.WriteWrapped(w, evidence.Title+", largest effect first:", "  ")
+		if len(kern.Rows) > 0 {
+			tilde, dash = writePairTable(r, w, kern)
+		}
+		if same > 0 {
+			textfmt.WriteWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
+		}
+		for _, x := range one {
+			textfmt.WriteWrapped(w, x, "  ")
+		}
 	}
-	if same > 0 {
-		textfmt.WriteWrapped(w, plural.N(same, "more evidence metric is", "more evidence metrics are")+" the same in every repetition on both sides (mostly 0): not shown", "  ")
-	}
-	for _, x := range one {
-		textfmt.WriteWrapped(w, x, "  ")
+	if len(prof.Rows) > 0 {
+		fmt.Fprintln(w)
+		textfmt.WriteWrapped(w, ProfileTitle+":", "  ")
+		t, d := writePairTable(r, w, prof)
+		tilde, dash = tilde || t, dash || d
 	}
 	return tilde, dash
 }
+
+// ProfileTitle heads the profile's rows of a comparison.
+const ProfileTitle = "profile (share of the samples in each symbol; change B-A in percentage points, a Holm family of its own), largest change first"

@@ -65,7 +65,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 					ci += "*"
 					approx = append(approx, n)
 				}
-			case rc.Method == analysis.RelAbsShift && rc.HasShiftCI:
+			case rc.Method.Absolute() && rc.HasShiftCI:
 				ci = "[" + units.Signed(sc.Num(rc.ShiftLo)) + ", " + units.Signed(sc.Num(rc.ShiftHi)) + "]†"
 				shifts = append(shifts, n)
 			}
