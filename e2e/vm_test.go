@@ -130,7 +130,7 @@ func TestVMCampaigns(t *testing.T) {
 		if len(ids) != 8 {
 			t.Errorf("%d distinct guest boots, want 8", len(ids))
 		}
-		rep, e, code := contend(t, "campaign", "report", dir)
+		rep, e, code := contend(t, "campaign", "report", "--full", dir)
 		if code != 0 {
 			t.Fatalf("report: exit %d: %s", code, e)
 		}
@@ -154,7 +154,7 @@ func TestVMCampaigns(t *testing.T) {
 			t.Fatalf("campaign run: exit %d\n%s%s", code, o, e)
 		}
 		t.Logf("A/A campaign run: %s", time.Since(start).Round(time.Second))
-		rep, e, code := contend(t, "campaign", "report", dir)
+		rep, e, code := contend(t, "campaign", "report", "--full", dir)
 		if code != 0 {
 			t.Fatalf("report: exit %d: %s", code, e)
 		}

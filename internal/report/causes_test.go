@@ -77,3 +77,32 @@ func TestCompareNamesTHP(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefSaysTheCauses: the brief text (compare's default) keeps what
+// moves the measurement by itself, as the full text does: here that the
+// runs were measured in a VM under TCG, whose timings include the
+// emulation.
+func TestBriefSaysTheCauses(t *testing.T) {
+	mk := func(base float64) *results.File {
+		v := make([]float64, 8)
+		for i := range v {
+			v[i] = base * (1 + 0.01*float64(i%4))
+		}
+		f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{"time": {v}})
+		f.Env["vm.accel"], f.Env["vm.cpus"], f.Env["vm.mem"], f.Env["vm.qemu"] = "tcg", "2", "1024 MiB", "7.2.22"
+		return f
+	}
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", mk(1e6), 0), comparison.FileSide("b", mk(2e6), 0)}, comparison.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Detail{Brief, BriefAll, Full} {
+		var b strings.Builder
+		if err := WriteText(&b, r, d); err != nil {
+			t.Fatal(err)
+		}
+		if one := strings.Join(strings.Fields(b.String()), " "); !strings.Contains(one, "warning: measured in a VM (TCG;") || !strings.Contains(one, "the timings include the emulation") {
+			t.Errorf("detail %v: no VM note:\n%s", d, b.String())
+		}
+	}
+}

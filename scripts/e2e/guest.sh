@@ -41,7 +41,7 @@ finish() {
 	if [ -f $dir/plan.json ]; then
 		contend campaign status $dir >$state/status.txt 2>&1
 		echo $? >$state/status.rc
-		contend campaign report $dir >$state/report.txt 2>&1
+		contend campaign report --full $dir >$state/report.txt 2>&1
 		echo $? >$state/report.rc
 		say "---- status"
 		cat $state/status.txt
