@@ -11,6 +11,7 @@ import (
 	"contend/analysis"
 	"contend/internal/ab"
 	"contend/internal/export"
+	"contend/internal/lkmlblock"
 	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -145,7 +146,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else if opt.format == "lkml" {
-			if err := writeABLKML(c.App.Writer, o.Out.File, p.Alpha); err != nil {
+			if err := lkmlblock.WriteAB(c.App.Writer, o.Out.File, p.Alpha); err != nil {
 				return err
 			}
 		} else {

@@ -14,6 +14,7 @@ import (
 
 	"contend/internal/comparison"
 	"contend/internal/lkml"
+	"contend/internal/lkmlblock"
 	"contend/internal/reproduce"
 	"contend/internal/results"
 	"contend/internal/robotmail"
@@ -183,7 +184,7 @@ func runReproduceAA(c *cli.Context, rep *robotmail.Report, plan *reproduce.Plan,
 	if err != nil {
 		return err
 	}
-	b, err := lkmlBlock(sides, r, false)
+	b, err := lkmlblock.Build(sides, r, false)
 	if err != nil {
 		return err
 	}

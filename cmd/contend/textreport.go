@@ -12,6 +12,7 @@ import (
 
 	"contend/internal/comparison"
 	"contend/internal/esc"
+	"contend/internal/lkmlblock"
 	"contend/internal/report"
 )
 
@@ -65,7 +66,7 @@ func writeComparison(c *cli.Context, r *comparison.Comparison, format string) er
 		return err
 	}
 	if format == "lkml" {
-		return writeLKML(c.App.Writer, r, c.Bool("all"))
+		return lkmlblock.Write(c.App.Writer, r, c.Bool("all"))
 	}
 	if format != "text" {
 		return report.Write(c.App.Writer, r, format)
