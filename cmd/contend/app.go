@@ -16,6 +16,7 @@ import (
 	"contend/internal/cliargs"
 	"contend/internal/esc"
 	"contend/internal/harness"
+	"contend/internal/hints"
 	"contend/internal/wisbuild"
 	"contend/internal/workload"
 )
@@ -146,10 +147,10 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown flag %s; see --help", dashed(name))
+		return usagef("unknown flag %s; see --help", hints.Dashed(name))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usagef("%s: needs a value; see --help", dashed(name))
+		return usagef("%s: needs a value; see --help", hints.Dashed(name))
 	}
 	// The flag package's: invalid boolean value "maybe" for -force: parse error.
 	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
@@ -170,16 +171,6 @@ func runArgs(ctx context.Context, app *cli.App, args []string) error {
 		return err
 	}
 	return app.RunContext(ctx, reorderArgs(app, args))
-}
-
-// dashed writes a flag name as it is typed: -n for a one-letter name,
-// --name otherwise (the flag package writes every name with one dash).
-func dashed(name string) string {
-	name = strings.TrimLeft(name, "-")
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
 }
 
 // The reading of command lines (internal/cliargs), under the names the
