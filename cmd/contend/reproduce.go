@@ -19,24 +19,10 @@ import (
 
 func reproduceCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "reproduce",
-		Usage:     "map a kernel test robot report onto this machine: the plan, and with --run what can run here",
-		ArgsUsage: "MAIL",
-		Description: `Reads a kernel test robot (0-day, LKP) report, a mail file or an mbox (its
-first robot report): the subject, commit:, url:/base:/patch link: of a patch
-from a mailing list, testcase:, parameters: (nr_task, mode, test,
-cpufreq_governor) and the comparison blocks. Maps them onto this machine
-(nr_task 100% is the CPUs here; what cannot be mapped is listed) and prints
-the plan: the contend commands and their sides (two kernels: a campaign
-across reboots), and the runs a side the reported change takes at the noise
-measured here (--noise FILE, a result file of the test here, or --run).
-
---run carries out what this machine can: the test, A/A on the running kernel
-(the commit is a kernel change, which contend does not build), and answers in
-the robot's layout (docs/lkml.md) with the reported row quoted above
-contend's, and the verdict: reproduced, not reproduced (with the change these
-runs detect) or opposite. For will-it-scale the tests' directory is --tests
-(will-it-scale/tests). See docs/will-it-scale.md.`,
+		Name:        "reproduce",
+		Usage:       "map a kernel test robot report onto this machine: the plan, and with --run what can run here",
+		ArgsUsage:   "MAIL",
+		Description: helpText("reproduce"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "tests", Usage: "will-it-scale's tests directory (DIR/futex4.c; default $CONTEND_WIS_TESTS)"},
 			&cli.StringFlag{Name: "noise", Usage: "a result file of the test here (contend run wis ...): its noise sets the runs of the plan"},
