@@ -18,6 +18,7 @@ import (
 	"contend/internal/campaignreport"
 	"contend/internal/comparison"
 	"contend/internal/esc"
+	"contend/internal/plothelper"
 	"contend/internal/safefile"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -323,7 +324,7 @@ func campaignReportAction(c *cli.Context) error {
 	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
-		if err := checkImageName("--plot", plot); err != nil {
+		if err := plothelper.CheckImageName("--plot", plot); err != nil {
 			return err
 		}
 	}
