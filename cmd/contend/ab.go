@@ -10,6 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
+	"contend/internal/cliflag"
 	"contend/internal/export"
 	"contend/internal/lkmlblock"
 	"contend/internal/run"
@@ -64,14 +65,14 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
 		&cli.StringFlag{Name: "a-evidence", Usage: "kernel evidence of side A only, in place of --evidence: default, none, or a list such as perf,sched (--a-evidence none measures what the collectors cost)", Category: cat},
 		&cli.StringFlag{Name: "b-evidence", Usage: "kernel evidence of side B only, in place of --evidence", Category: cat},
-		withCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
-		withCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
+		cliflag.WithCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
+		cliflag.WithCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
-		withCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
-		withCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
-		withCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
-		withCategory(newFlag("alpha", value.NewLevel(0.05), "significance level of the comparison"), cat),
-		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
+		cliflag.WithCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
+		cliflag.WithCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
+		cliflag.WithCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
+		cliflag.WithCategory(newFlag("alpha", value.NewLevel(0.05), "significance level of the comparison"), cat),
+		cliflag.WithCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
 	}
 }
 

@@ -8,15 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/cliargs"
+	"contend/internal/cliflag"
 	"contend/internal/esc"
 	"contend/internal/harness"
-	"contend/internal/hints"
 	"contend/internal/wisbuild"
 	"contend/internal/workload"
 )
@@ -97,14 +96,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      false,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         onUsageError,
+		OnUsageError:         cliflag.OnUsageError,
 		Commands:             commands(),
 		// Our own help command (help.go) stops urfave/cli from adding
 		// the --help flag by itself.
 		Flags: []cli.Flag{cli.HelpFlag},
 	}
 	for _, c := range app.Commands {
-		setUsageErrors(c)
+		cliflag.SetUsageErrors(c)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
 		// Main turns this into exit status 2.
@@ -124,42 +123,6 @@ func commands() []*cli.Command {
 		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
 		campaignCommand(), bisectCommand(), reproduceCommand(), completeCommand(),
 	}
-}
-
-// setUsageErrors gives c and its subcommands onUsageError (urfave/cli
-// takes a command's own OnUsageError only, none from the App).
-func setUsageErrors(c *cli.Command) {
-	c.OnUsageError = onUsageError
-	for _, s := range c.Subcommands {
-		setUsageErrors(s)
-	}
-}
-
-// onUsageError turns urfave/cli's flag errors into one-line usage errors.
-// A typed flag's refused value (valueFlag) comes with its own error,
-// naming the flag and the accepted range. Otherwise the error is one of
-// the flag package's texts, which carry no type: an unknown flag and a
-// flag without its value are said in contend's words (urfave/cli reads
-// the first one's text too, in parseIter), anything else as it is.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	if ve := refusedValue(c); ve != nil {
-		return ve
-	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown flag %s; see --help", hints.Dashed(name))
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usagef("%s: needs a value; see --help", hints.Dashed(name))
-	}
-	// The flag package's: invalid boolean value "maybe" for -force: parse error.
-	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		if i := strings.LastIndex(rest, " for -"); i >= 0 {
-			name, _, _ := strings.Cut(rest[i+len(" for -"):], ":")
-			return usagef("--%s: %s is not accepted; accepted: true or false (or the flag alone)", name, rest[:i])
-		}
-	}
-	return usagef("%s", msg)
 }
 
 // runArgs runs the command line args on app as contend reads one: a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliflag"
 	"contend/internal/completion"
 	"contend/internal/workload"
 )
@@ -68,7 +69,7 @@ func complete(app *cli.App, words []string) []string {
 		Help:   append(append(commandNames(app.Commands), workload.Names()...), slices.Sorted(maps.Keys(helpTopics))...),
 		Shells: shells,
 		Enum: func(f cli.Flag) []string {
-			if e := flagEnum(f); e != nil {
+			if e := cliflag.EnumOf(f); e != nil {
 				return e.Choices()
 			}
 			return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliflag"
 	"contend/internal/comparison"
 	"contend/internal/export"
 	"contend/internal/harness"
@@ -61,8 +62,8 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 		seed,
 	)
 	flags = append(flags, repFlags(formatFlag("output: text, json or csv (the per-point table)", "text", "json", "csv"))...)
-	setUsage(flags, "runs", "measured rounds: repetitions per point")
-	setUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
+	cliflag.SetUsage(flags, "runs", "measured rounds: repetitions per point")
+	cliflag.SetUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
 	return &cli.Command{
 		Name:        w.Name,
 		Usage:       w.Summary,
