@@ -126,11 +126,11 @@ func commands() []*cli.Command {
 }
 
 // runArgs runs the command line args on app as contend reads one: a
-// flag given twice with two values refused first (repeatedFlag), then the
+// flag given twice with two values refused first (cliargs.Repeated), then the
 // flags put before the arguments (reorderArgs). Main and the check of a
 // campaign's command both use it.
 func runArgs(ctx context.Context, app *cli.App, args []string) error {
-	if err := repeatedFlag(app, args); err != nil {
+	if err := cliargs.Repeated(app, args); err != nil {
 		return err
 	}
 	return app.RunContext(ctx, reorderArgs(app, args))

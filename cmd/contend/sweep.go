@@ -45,6 +45,10 @@ type paramListFlag struct{ items []string }
 func (p *paramListFlag) Set(s string) error { p.items = append(p.items, s); return nil }
 func (p *paramListFlag) String() string     { return strings.Join(p.items, " ") }
 
+// Repeatable marks --param a cliargs.RepeatableValue: each is one more
+// parameter, not the same one given twice.
+func (*paramListFlag) Repeatable() {}
+
 func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 	flags := paramFlags(w)
 	for _, f := range flags {
