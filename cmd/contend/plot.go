@@ -1,10 +1,11 @@
 package main
 
 import (
-	"contend/internal/plothelper"
 	"errors"
 
 	"github.com/urfave/cli/v2"
+
+	"contend/internal/plothelper"
 )
 
 func plotCommand() *cli.Command {
