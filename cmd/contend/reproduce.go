@@ -69,14 +69,8 @@ func runReproduce(c *cli.Context) error {
 		plan.Write(c.App.Writer)
 		return nil
 	}
-	if plan.WisArgs == nil {
-		return usagef("--run: testcase %s is not a will-it-scale test: contend runs only those here", rep.Testcase)
-	}
-	if tests == "" {
-		return usagef("--run: which will-it-scale? give --tests DIR (will-it-scale/tests, with %s.c) or set CONTEND_WIS_TESTS", plan.Test)
-	}
-	if _, err := os.Stat(plan.TestFile); err != nil {
-		return usagef("--tests %s: no %s.c there", tests, plan.Test)
+	if err := plan.CheckRun(rep, tests); err != nil {
+		return err
 	}
 	return runReproduceAA(c, rep, plan, m)
 }

@@ -68,6 +68,22 @@ func ReadNoise(path string) ([]float64, error) {
 	return xs, nil
 }
 
+// CheckRun refuses --run where this machine cannot run plan's test: not
+// a will-it-scale test, no --tests (tests is ""), or no such test there;
+// its errors are usage errors.
+func (p *Plan) CheckRun(rep *robotmail.Report, tests string) error {
+	if p.WisArgs == nil {
+		return workload.Usagef("--run: testcase %s is not a will-it-scale test: contend runs only those here", rep.Testcase)
+	}
+	if tests == "" {
+		return workload.Usagef("--run: which will-it-scale? give --tests DIR (will-it-scale/tests, with %s.c) or set CONTEND_WIS_TESTS", p.Test)
+	}
+	if _, err := os.Stat(p.TestFile); err != nil {
+		return workload.Usagef("--tests %s: no %s.c there", tests, p.Test)
+	}
+	return nil
+}
+
 // DefaultOut is the A/A run's result file where --out is not given:
 // results/reproduce-COMMIT-DATE.json (the directory created).
 func DefaultOut(commit string, now time.Time) string {
