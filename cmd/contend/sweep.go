@@ -9,7 +9,6 @@ import (
 
 	"contend/internal/cliflag"
 	"contend/internal/comparison"
-	"contend/internal/export"
 	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
@@ -133,27 +132,10 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 }
 
 // sweepReport prints the sweep's analysis: per point, the fits, or the
-// file (--format json) or the per-point table (csv).
+// file (--format json) or the per-point table (csv) (sweep.WriteFormat).
 func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
-	a, err := sweep.Analyze(o.Out.File)
-	if err != nil {
+	if err := sweep.WriteFormat(c.App.Writer, o.Out.File, opt.format, opt.quiet); err != nil {
 		return err
-	}
-	stdout := c.App.Writer
-	switch opt.format {
-	case "json":
-		b, err := export.Marshal(o.Out.File) // the document show --format json prints
-		if err != nil {
-			return err
-		}
-		stdout.Write(b)
-	case "csv":
-		if err := sweep.WriteCSV(stdout, a); err != nil {
-			return err
-		}
-	default:
-		a.WarningsShown = !opt.quiet
-		sweep.Report(stdout, a)
 	}
 	return endRun(c.App.ErrWriter, o, opt.quiet)
 }
