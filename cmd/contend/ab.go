@@ -138,7 +138,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 	job.Evidence, job.ConfigEvidence = r.Evidence, r.ConfigEvidence
 	primary, unit := f.Primary, fileUnit(f, f.Primary)
 	next, decision := ab.Schedule(p.Order, p.Seed, r.Rule, primary, opt.warmup, r.Pairs)
-	job.Plan, job.Hooks = next, abHooks(p)
+	job.Plan, job.Hooks = next, run.ABHooks(p, func(err error) error { return &usageError{err.Error()} })
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
 			b, err := export.Marshal(o.Out.File) // the document show --format json prints
@@ -158,19 +158,4 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
 	return doJob(c, opt, job, run.PairProgress(f, opt.warmup+r.Pairs, primary, unit))
-}
-
-// abHooks are the hooks of an A/B run: the tracefs switch, the prepare
-// commands, the cleanup command (which runs before the events are put
-// back).
-func abHooks(p ab.Plan) []run.Hook {
-	var hooks []run.Hook
-	if p.Trace != "" {
-		hooks = append(hooks, run.Trace(p.Trace, func(err error) error { return &usageError{err.Error()} }))
-	}
-	hooks = append(hooks, run.Prepare(p.Prepare[:], p.PrepareTimeout))
-	if p.Cleanup != "" {
-		hooks = append(hooks, run.Cleanup(p.Cleanup, p.PrepareTimeout))
-	}
-	return hooks
 }
