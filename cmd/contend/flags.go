@@ -48,26 +48,9 @@ func flagTexts(c *cli.Context, w *workload.Workload) map[string]string {
 }
 
 // givenParams collects the parameter texts the user gave as flags or as
-// positional arguments.
+// positional arguments (Workload.WithPositional).
 func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
-	given := flagTexts(c, w)
-	args := c.Args().Slice()
-	if len(args) == 0 {
-		return given, nil
-	}
-	if len(w.Positional) == 0 {
-		return nil, usagef("%s takes no positional arguments (got %q); give parameters as flags, see 'contend help %s'", w.Name, strings.Join(args, " "), w.Name)
-	}
-	if len(args) != len(w.Positional) {
-		return nil, usagef("%s takes %d positional arguments <%s>, got %d; see 'contend help %s'", w.Name, len(w.Positional), strings.Join(w.Positional, "> <"), len(args), w.Name)
-	}
-	for i, name := range w.Positional {
-		if _, dup := given[name]; dup {
-			return nil, usagef("--%s given both as a flag and as positional argument %d", name, i+1)
-		}
-		given[name] = args[i]
-	}
-	return given, nil
+	return w.WithPositional(flagTexts(c, w), c.Args().Slice())
 }
 
 // resolve turns the user's texts into checked values of w, with the
