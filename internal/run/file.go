@@ -108,3 +108,18 @@ func shellQuote(args []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// VerifyFile is the result file of verify: the workload's configuration
+// "contend" (values v) and the program's, "original" (args), with the
+// metrics read from its output.
+func VerifyFile(w *workload.Workload, v workload.Values, warns []string, specs []external.Spec, args []string, label string) *results.File {
+	f := NewFile("verify", w, []workload.Values{v}, []string{"contend"}, label)
+	f.Warnings = warns
+	for _, s := range specs {
+		if _, ok := f.Metric(s.Name); !ok {
+			f.Metrics = append(f.Metrics, s.Metric())
+		}
+	}
+	f.Configs = append(f.Configs, ProgramConfig("original", args, false))
+	return f
+}

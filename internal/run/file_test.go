@@ -45,3 +45,33 @@ func TestHeaders(t *testing.T) {
 		t.Errorf("shell config %+v", c.Params)
 	}
 }
+
+// TestVerifyFile: verify's file has the configurations contend and
+// original, the program's metrics added once (a metric the workload has
+// already is not listed twice) and its warnings.
+func TestVerifyFile(t *testing.T) {
+	w, ok := workload.Lookup("faultme")
+	if !ok {
+		t.Skip("no faultme")
+	}
+	v, err := w.Resolve(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := external.ParseSpec(`extra=x=(\d+):us`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := external.ParseSpec(w.Primary + `=y=(\d+):ns`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := VerifyFile(w, v, []string{"w1"}, []external.Spec{extra, same}, []string{"./orig", "-n"}, "l")
+	base := NewFile("verify", w, []workload.Values{v}, []string{"contend"}, "l")
+	if f.Kind != "verify" || len(f.Configs) != 2 || f.Configs[0].Name != "contend" || f.Configs[1].Name != "original" {
+		t.Errorf("configs %+v", f.Configs)
+	}
+	if len(f.Metrics) != len(base.Metrics)+1 || len(f.Warnings) != 1 {
+		t.Errorf("%d metrics (base %d), warnings %v", len(f.Metrics), len(base.Metrics), f.Warnings)
+	}
+}
