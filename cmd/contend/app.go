@@ -151,4 +151,3 @@ func reorderArgs(app *cli.App, args []string) []string       { return cliargs.Re
 func workloadFirst(cmd *cli.Command, args []string) []string { return cliargs.WorkloadFirst(cmd, args) }
 func findFlag(cmd *cli.Command, name string) cli.Flag        { return cliargs.FindFlag(cmd, name) }
 func takesValue(f cli.Flag) bool                             { return cliargs.TakesValue(f) }
-func isFlagWord(a string) bool                               { return cliargs.IsFlagWord(a) }
