@@ -64,6 +64,15 @@ func EnumOf(f cli.Flag) *value.Enum {
 	return nil
 }
 
+// Choices returns the words completion offers for f: its enum's
+// (EnumOf), or none.
+func Choices(f cli.Flag) []string {
+	if e := EnumOf(f); e != nil {
+		return e.Choices()
+	}
+	return nil
+}
+
 // flagValue is the flag package's view of a typed value: it forwards to
 // v and keeps the error of a refused text, named by the flag.
 type flagValue struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliargs"
 	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/suggest"
@@ -40,7 +41,7 @@ func Hint(app *cli.App, args []string, msg string, topics []string) string {
 		return noCommandHint(app, cmds, m[1], msg)
 	}
 	if m := helpTopicRE.FindStringSubmatchIndex(msg); m != nil {
-		words := append(append(visibleNames(app.Commands), workload.Names()...), topics...)
+		words := append(append(cliargs.VisibleNames(app.Commands), workload.Names()...), topics...)
 		return didYouMean(msg, m, words)
 	}
 	if m := noWorkloadRE.FindStringSubmatchIndex(msg); m != nil {
@@ -80,13 +81,13 @@ func noCommandHint(app *cli.App, cmds []*cli.Command, name, msg string) string {
 	if len(cmds) > 0 && len(cmds[len(cmds)-1].Subcommands) > 0 {
 		// contend campaign int: a subcommand of campaign.
 		parent := commandWords(cmds)
-		subs := visibleNames(cmds[len(cmds)-1].Subcommands)
+		subs := cliargs.VisibleNames(cmds[len(cmds)-1].Subcommands)
 		if s, ok := suggest.Closest(name, subs); ok {
 			return fmt.Sprintf("%s has no subcommand %q; did you mean %s? (see 'contend %s --help')", parent, name, s, parent)
 		}
 		return fmt.Sprintf("%s has no subcommand %q; one of: %s (see 'contend %s --help')", parent, name, strings.Join(subs, ", "), parent)
 	}
-	if s, ok := suggest.Closest(name, visibleNames(app.Commands)); ok {
+	if s, ok := suggest.Closest(name, cliargs.VisibleNames(app.Commands)); ok {
 		return fmt.Sprintf("no command %q; did you mean %s? (see 'contend --help')", name, s)
 	}
 	return msg
@@ -115,17 +116,6 @@ func commandPath(app *cli.App, args []string) []*cli.Command {
 		cs = next.Subcommands
 	}
 	return path
-}
-
-// visibleNames are the names of the commands that are not hidden.
-func visibleNames(cs []*cli.Command) []string {
-	var out []string
-	for _, c := range cs {
-		if !c.Hidden {
-			out = append(out, c.Name)
-		}
-	}
-	return out
 }
 
 // flagNamesOf returns every name of the flags of the innermost command
