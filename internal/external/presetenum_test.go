@@ -2,6 +2,7 @@ package external
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,22 @@ func TestPresetEnum(t *testing.T) {
 		if err != nil || why == "" || p.ImportOnly != why {
 			t.Errorf("refused %s: %q (%v)", n, why, err)
 		}
+	}
+}
+
+// TestImportMetrics checks import's metrics: none is a usage error
+// naming the presets; --metric alone is workload "import" with its first
+// metric primary; a preset names the workload "import:PRESET".
+func TestImportMetrics(t *testing.T) {
+	if _, _, _, err := ImportMetrics("", nil); err == nil || !strings.Contains(err.Error(), "import: which metrics? give --preset (") {
+		t.Errorf("no metrics: %v", err)
+	}
+	specs, primary, name, err := ImportMetrics("", []string{`t=t=(\d+):us`})
+	if err != nil || len(specs) != 1 || primary != "t" || name != "import" {
+		t.Errorf("--metric: %v %q %q %v", specs, primary, name, err)
+	}
+	specs, primary, name, err = ImportMetrics("time", nil)
+	if err != nil || name != "import:time" || !slices.ContainsFunc(specs, func(s Spec) bool { return s.Name == primary }) {
+		t.Errorf("--preset time: %v %q %q %v", specs, primary, name, err)
 	}
 }
