@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"contend/internal/cliflag"
 	"contend/internal/limits"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -158,29 +158,9 @@ func parseRepOptions(c *cli.Context) (repOptions, error) {
 }
 
 // outMode returns what --append and --replace say to do with an existing
-// --out file.
-// An --out that is a directory is refused here, for every mode: it is
-// neither a new file nor a result file.
+// --out file (run.OutMode).
 func outMode(c *cli.Context) (results.Mode, error) {
-	app, repl := c.Bool("append"), c.Bool("replace")
-	if out := c.String("out"); out != "" {
-		if st, err := os.Stat(out); err == nil && st.IsDir() {
-			return results.ModeNew, usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.json"))
-		}
-	}
-	switch {
-	case app && repl:
-		return results.ModeNew, usagef("--append and --replace exclude each other")
-	case app && c.String("out") == "":
-		return results.ModeNew, usagef("--append needs --out FILE: the file to add to")
-	case repl && c.String("out") == "":
-		return results.ModeNew, usagef("--replace needs --out FILE: the file to overwrite")
-	case app:
-		return results.ModeAppend, nil
-	case repl:
-		return results.ModeReplace, nil
-	}
-	return results.ModeNew, nil
+	return run.OutMode(c.String("out"), c.Bool("append"), c.Bool("replace"))
 }
 
 // The typed flags (internal/cliflag), under the names the commands use.

@@ -1,9 +1,12 @@
 package run
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"contend/internal/external"
+	"contend/internal/results"
 	"contend/internal/workload"
 )
 
@@ -73,5 +76,33 @@ func TestVerifyFile(t *testing.T) {
 	}
 	if len(f.Metrics) != len(base.Metrics)+1 || len(f.Warnings) != 1 {
 		t.Errorf("%d metrics (base %d), warnings %v", len(f.Metrics), len(base.Metrics), f.Warnings)
+	}
+}
+
+// TestOutMode checks what --append and --replace say: each alone with an
+// --out, both refused, either without --out refused, a directory refused
+// in every mode, nothing asked a new file.
+func TestOutMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		out       string
+		app, repl bool
+		want      results.Mode
+		err       string
+	}{
+		{"x.json", false, false, results.ModeNew, ""},
+		{"x.json", true, false, results.ModeAppend, ""},
+		{"x.json", false, true, results.ModeReplace, ""},
+		{"x.json", true, true, results.ModeNew, "--append and --replace exclude each other"},
+		{"", true, false, results.ModeNew, "--append needs --out FILE"},
+		{"", false, true, results.ModeNew, "--replace needs --out FILE"},
+		{dir, false, false, results.ModeNew, "is a directory"},
+		{dir, true, false, results.ModeNew, "is a directory"},
+	} {
+		m, err := OutMode(c.out, c.app, c.repl)
+		var ue *workload.UsageError
+		if m != c.want || c.err == "" && err != nil || c.err != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q append=%v replace=%v: %v, %v", c.out, c.app, c.repl, m, err)
+		}
 	}
 }
