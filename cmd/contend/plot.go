@@ -46,7 +46,12 @@ func plotAction(c *cli.Context) error {
 // runPlotHelper runs contend-plot with args (plothelper.Run), its output
 // on the command's; a helper that failed with a status has said why.
 func runPlotHelper(c *cli.Context, what string, args []string) error {
-	err := plothelper.Run(c.App.Writer, c.App.ErrWriter, what, args)
+	return plotError(plothelper.Run(c.App.Writer, c.App.ErrWriter, what, args))
+}
+
+// plotError makes a helper that failed after saying why (a
+// plothelper.Failed) exit with its status and nothing more said.
+func plotError(err error) error {
 	var f *plothelper.Failed
 	if errors.As(err, &f) {
 		return cli.Exit("", f.Code)

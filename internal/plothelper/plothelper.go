@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"contend/internal/fleet"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -115,4 +116,22 @@ func Path() (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("plot: the %s helper is not installed next to contend or on PATH; build it with 'make build' or 'go build -o bin/ ./cmd/contend-plot'", Name)
+}
+
+// Fleet writes the fleet report fr as JSON to a temporary file and has
+// the helper draw it to out (contend-plot --fleet).
+func Fleet(stdout, stderr io.Writer, fr *fleet.Report, out string) error {
+	tmp, err := os.CreateTemp("", "contend-fleet-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = fr.Write(tmp, "json")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return Run(stdout, stderr, "plot", []string{"--out", out, "--fleet", tmp.Name()})
 }
