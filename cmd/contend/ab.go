@@ -10,7 +10,9 @@ import (
 
 	"contend/analysis"
 	"contend/internal/ab"
+	"contend/internal/cliflag"
 	"contend/internal/export"
+	"contend/internal/lkmlblock"
 	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -63,14 +65,14 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
 		&cli.StringFlag{Name: "a-evidence", Usage: "kernel evidence of side A only, in place of --evidence: default, none, or a list such as perf,sched (--a-evidence none measures what the collectors cost)", Category: cat},
 		&cli.StringFlag{Name: "b-evidence", Usage: "kernel evidence of side B only, in place of --evidence", Category: cat},
-		withCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
-		withCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
+		cliflag.WithCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
+		cliflag.WithCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
-		withCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
-		withCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
-		withCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
-		withCategory(newFlag("alpha", value.NewLevel(0.05), "significance level of the comparison"), cat),
-		withCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
+		cliflag.WithCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
+		cliflag.WithCategory(newFlag("min-runs", &value.Int{N: 5, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: pairs before the first look"), cat),
+		cliflag.WithCategory(newFlag("max-runs", &value.Int{N: 30, Min: 2, Max: analysis.SequentialMaxRuns}, "with --until: most pairs, failed runs included, up to "+strconv.Itoa(analysis.SequentialMaxRuns)), cat),
+		cliflag.WithCategory(newFlag("alpha", value.NewLevel(0.05), "significance level of the comparison"), cat),
+		cliflag.WithCategory(newFlag("prepare-timeout", &value.Duration{D: time.Minute, Min: time.Millisecond}, "timeout of each prepare or cleanup command"), cat),
 	}
 }
 
@@ -136,7 +138,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 	job.Evidence, job.ConfigEvidence = r.Evidence, r.ConfigEvidence
 	primary, unit := f.Primary, fileUnit(f, f.Primary)
 	next, decision := ab.Schedule(p.Order, p.Seed, r.Rule, primary, opt.warmup, r.Pairs)
-	job.Plan, job.Hooks = next, abHooks(p)
+	job.Plan, job.Hooks = next, run.ABHooks(p, func(err error) error { return &usageError{err.Error()} })
 	job.Report = func(o run.Outcome) error {
 		if opt.format == "json" {
 			b, err := export.Marshal(o.Out.File) // the document show --format json prints
@@ -145,7 +147,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 			}
 			c.App.Writer.Write(b)
 		} else if opt.format == "lkml" {
-			if err := writeABLKML(c.App.Writer, o.Out.File, p.Alpha); err != nil {
+			if err := lkmlblock.WriteAB(c.App.Writer, o.Out.File, p.Alpha); err != nil {
 				return err
 			}
 		} else {
@@ -156,19 +158,4 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 		return endRun(c.App.ErrWriter, o, opt.quiet)
 	}
 	return doJob(c, opt, job, run.PairProgress(f, opt.warmup+r.Pairs, primary, unit))
-}
-
-// abHooks are the hooks of an A/B run: the tracefs switch, the prepare
-// commands, the cleanup command (which runs before the events are put
-// back).
-func abHooks(p ab.Plan) []run.Hook {
-	var hooks []run.Hook
-	if p.Trace != "" {
-		hooks = append(hooks, run.Trace(p.Trace, func(err error) error { return &usageError{err.Error()} }))
-	}
-	hooks = append(hooks, run.Prepare(p.Prepare[:], p.PrepareTimeout))
-	if p.Cleanup != "" {
-		hooks = append(hooks, run.Cleanup(p.Cleanup, p.PrepareTimeout))
-	}
-	return hooks
 }

@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/cliargs"
+	"contend/internal/cliflag"
 	"contend/internal/esc"
 	"contend/internal/harness"
 	"contend/internal/wisbuild"
@@ -96,14 +96,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      false,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         onUsageError,
+		OnUsageError:         cliflag.OnUsageError,
 		Commands:             commands(),
 		// Our own help command (help.go) stops urfave/cli from adding
 		// the --help flag by itself.
 		Flags: []cli.Flag{cli.HelpFlag},
 	}
 	for _, c := range app.Commands {
-		setUsageErrors(c)
+		cliflag.SetUsageErrors(c)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
 		// Main turns this into exit status 2.
@@ -125,61 +125,15 @@ func commands() []*cli.Command {
 	}
 }
 
-// setUsageErrors gives c and its subcommands onUsageError (urfave/cli
-// takes a command's own OnUsageError only, none from the App).
-func setUsageErrors(c *cli.Command) {
-	c.OnUsageError = onUsageError
-	for _, s := range c.Subcommands {
-		setUsageErrors(s)
-	}
-}
-
-// onUsageError turns urfave/cli's flag errors into one-line usage errors.
-// A typed flag's refused value (valueFlag) comes with its own error,
-// naming the flag and the accepted range. Otherwise the error is one of
-// the flag package's texts, which carry no type: an unknown flag and a
-// flag without its value are said in contend's words (urfave/cli reads
-// the first one's text too, in parseIter), anything else as it is.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	if ve := refusedValue(c); ve != nil {
-		return ve
-	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown flag %s; see --help", dashed(name))
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usagef("%s: needs a value; see --help", dashed(name))
-	}
-	// The flag package's: invalid boolean value "maybe" for -force: parse error.
-	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		if i := strings.LastIndex(rest, " for -"); i >= 0 {
-			name, _, _ := strings.Cut(rest[i+len(" for -"):], ":")
-			return usagef("--%s: %s is not accepted; accepted: true or false (or the flag alone)", name, rest[:i])
-		}
-	}
-	return usagef("%s", msg)
-}
-
 // runArgs runs the command line args on app as contend reads one: a
-// flag given twice with two values refused first (repeatedFlag), then the
+// flag given twice with two values refused first (cliargs.Repeated), then the
 // flags put before the arguments (reorderArgs). Main and the check of a
 // campaign's command both use it.
 func runArgs(ctx context.Context, app *cli.App, args []string) error {
-	if err := repeatedFlag(app, args); err != nil {
+	if err := cliargs.Repeated(app, args); err != nil {
 		return err
 	}
 	return app.RunContext(ctx, reorderArgs(app, args))
-}
-
-// dashed writes a flag name as it is typed: -n for a one-letter name,
-// --name otherwise (the flag package writes every name with one dash).
-func dashed(name string) string {
-	name = strings.TrimLeft(name, "-")
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
 }
 
 // The reading of command lines (internal/cliargs), under the names the
@@ -197,4 +151,3 @@ func reorderArgs(app *cli.App, args []string) []string       { return cliargs.Re
 func workloadFirst(cmd *cli.Command, args []string) []string { return cliargs.WorkloadFirst(cmd, args) }
 func findFlag(cmd *cli.Command, name string) cli.Flag        { return cliargs.FindFlag(cmd, name) }
 func takesValue(f cli.Flag) bool                             { return cliargs.TakesValue(f) }
-func isFlagWord(a string) bool                               { return cliargs.IsFlagWord(a) }

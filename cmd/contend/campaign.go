@@ -17,8 +17,7 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/campaignreport"
 	"contend/internal/comparison"
-	"contend/internal/esc"
-	"contend/internal/safefile"
+	"contend/internal/plothelper"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -135,17 +134,18 @@ func campaignDir(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("campaign %s: give one campaign directory, got %d arguments", c.Command.Name, c.NArg())
 	}
-	if err := esc.Check("campaign "+c.Command.Name+": the directory", c.Args().First()); err != nil {
-		return "", usagef("%v", err)
+	dir, err := campaign.OpenDir(c.Command.Name, c.Args().First())
+	return dir, optionUsage(err)
+}
+
+// optionUsage makes a campaign.OptionError (a refused flag or argument) a
+// usage error; other errors are returned as they are.
+func optionUsage(err error) error {
+	var oe *campaign.OptionError
+	if errors.As(err, &oe) {
+		return &usageError{oe.Error()}
 	}
-	dir, err := filepath.Abs(c.Args().First())
-	if err != nil {
-		return "", usagef("campaign %s: %v", c.Command.Name, err)
-	}
-	if !campaign.IsCampaign(dir) {
-		return "", usagef("campaign %s: %s is not a campaign directory (no plan.json; create one with 'contend campaign init')", c.Command.Name, c.Args().First())
-	}
-	return dir, nil
+	return err
 }
 
 // campaignInit writes the plan of 'campaign init': its flags are the
@@ -161,11 +161,8 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 		return err
 	}
 	p, err := campaign.NewPlan(o)
-	var oe *campaign.OptionError
-	if errors.As(err, &oe) {
-		return &usageError{oe.Error()}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return optionUsage(err)
 	}
 	if err := campaign.WritePlan(p.Dir, p); err != nil {
 		// A directory that cannot be made (a file in the way, a parent
@@ -181,10 +178,7 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 		printVMInit(c, p)
 		return nil
 	}
-	w, dir := c.App.Writer, p.Dir
-	fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
-	fmt.Fprintf(w, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
-	fmt.Fprintf(w, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
+	campaign.WriteInit(c.App.Writer, p)
 	return nil
 }
 
@@ -268,29 +262,7 @@ func campaignUnit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := campaign.ReadPlan(dir)
-	if err != nil {
-		return err
-	}
-	out := c.String("out")
-	if out == "" {
-		out = filepath.Join(dir, campaign.UnitName)
-	} else if !strings.HasSuffix(out, ".service") {
-		return usagef("--out: %q is not accepted: a systemd unit file ends in .service", out)
-	}
-	if err := esc.Check("--out", out); err != nil {
-		return usagef("%v", err)
-	}
-	unit, err := campaign.Unit(p.Contend, dir)
-	if err != nil {
-		return fmt.Errorf("cannot write the unit of %s: %v", dir, err)
-	}
-	if err := safefile.WriteFile(out, []byte(unit), 0o644); err != nil {
-		return fmt.Errorf("cannot write the unit: %v", err)
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %s; install it with:\n  cp %s /etc/systemd/system/%s && systemctl daemon-reload && systemctl enable %s\n",
-		out, out, filepath.Base(out), filepath.Base(out))
-	return nil
+	return optionUsage(campaign.WriteUnitFile(c.App.Writer, dir, c.String("out")))
 }
 
 func campaignStatus(c *cli.Context) error {
@@ -298,16 +270,7 @@ func campaignStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := campaign.ReadPlan(dir)
-	if err != nil {
-		return err
-	}
-	led, err := campaign.ReadLedger(dir)
-	if err != nil {
-		return err
-	}
-	campaign.WriteStatus(c.App.Writer, dir, p, led)
-	return nil
+	return campaign.ShowStatus(c.App.Writer, dir)
 }
 
 // campaignReport makes 'contend compare DIR' the campaign report.
@@ -323,7 +286,7 @@ func campaignReportAction(c *cli.Context) error {
 	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
-		if err := checkImageName("--plot", plot); err != nil {
+		if err := plothelper.CheckImageName("--plot", plot); err != nil {
 			return err
 		}
 	}

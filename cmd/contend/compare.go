@@ -15,99 +15,12 @@ import (
 	"contend/internal/value"
 )
 
-// compareHelp is the description of compare in its help.
-const compareHelp = `Compares each file with the first (the baseline), metric by metric: the
-median of each side with its 95% interval, the Hodges-Lehmann estimate of the
-relative change B/A-1 ("HL change", on log values; for metrics of values >= 0
-with zeros the shift B-A in the metric's unit) with its 95% interval, a
-two-sided p-value (Mann-Whitney U, exact when there are no ties; --test welch
-for Welch's t-test) and a verdict: faster/slower for durations, better/worse
-for other metrics with a direction, increase/decrease for informational ones,
-"~" (no significant change), "within noise" (significant but smaller than
---threshold) or "too few runs" (the test cannot reach --alpha with so few
-runs, e.g. 3 against 3). The first lines are headlines to paste into a mail.
-
-The text says by default the sides, the headline, the table of the metrics
-that changed significantly and one line counting the others; --all puts
-every metric in the table, --full gives the full report described here
-(intervals, method, warnings, outliers, differences). On a terminal the
-verdicts are coloured (faster, better green; slower, worse red); never in a
-pipe or a file, nor when NO_COLOR is set. The same holds for ab and
-campaign report.
-
-Multiple testing: the p-values of the headline metric (the workload's
-primary metric) are Holm-adjusted over the file pairs, those of the other
-metrics together over all metrics and pairs (--one-family: all in one
-family). Metrics whose values are all the same number on both sides are
-shown as identical and not tested.
-
-Sides with several files: --a and --b pool the repetitions of their files
-(runs spread over reboots). Every two files of a side are tested against
-each other (U test, Holm over all such tests); a side whose files differ
-more than their noise allows gets a warning (a between-boot effect that
-pooling hides).
-
-Boots: every repetition records the boot it ran in. When a side's runs come
-from one boot, one line says so: boot-to-boot variance is not measured and
-the p-value covers this boot only. When both sides span two or more boots,
-the boot is the unit of the report, in every format: the headline, the table
-and the verdict of every metric (kernel evidence too) are Student's t on the
-per-boot means (of log values; of values, change over |mean of A|, for
-metrics with values <= 0), Holm-adjusted as above, with the MDE from its
-standard error; then the variance within and between boots, the next
-campaign's boots x runs that fit the same time (--boot-cost: what a boot
-costs, measured by campaigns, settling included), a per-boot table (text and
-JSON) and the pooled runs as a description (they treat runs as independent:
-no p, no verdict). 'contend compare DIR' reports a campaign ('contend
-campaign').
-
-FILE:CONFIG selects a configuration of a file with several, by name or
-index from 0: 'contend ab' files have configurations a and b.
-
-Also listed: failed and timed-out repetitions per side (counted, never
-compared), outliers (modified z-score above 3.5, reported and kept),
-parameters that differ, and the environment differences key by key.
-Comparing different workloads is refused.
-
-Formats: text (80 columns), markdown, csv and json (numbers in base units,
-changes as fractions), bench: the Go benchmark format, one line per
-repetition, for 'benchstat -col side FILE' (durations in ns/op, which
-benchstat shows as sec/op; other metrics as NAME-ns/op, NAME-B/op, NAME/op;
-'Unit ... better=' lines carry the directions); lkml: the kernel test
-robot's comparison block, column for column, with n, the test, p and the
-change's interval below it (changed rows and the headline; --all every
-row; docs/lkml.md).
-
-Examples:
-   contend compare before.json after.json
-   contend compare --threshold 2% --metric time,real before.json after.json
-   contend compare ab.json:a ab.json:b
-   contend compare --a boot1.json boot2.json --b patched1.json patched2.json
-   contend compare --format bench before.json after.json > ab.txt && benchstat -col side ab.txt
-   contend compare --by host results/            # a fleet: one ab.json per results/HOST/
-   contend compare --by env.cpu.model --a results/*/before.json --b results/*/after.json
-
-Fleets (--by): the files are grouped by host or by an environment key and B
-is compared with A within each group: a directory stands for the result
-files under it; a file with two configurations (ab) gives both sides of its
-group, otherwise --a and --b say which files are which side (or each group
-has exactly two files, the first the baseline; campaign directories are
-skipped). The report gives the change across the groups with the group as
-the unit (random effects: each group's log ratio of geometric means,
-DerSimonian-Laird between-group variance, the modified Hartung-Knapp
-interval on t(groups-1)), whether the change differs between groups
-(Welch's test, I²), each group's change with its interval (Holm over the
-groups that can be tested; one with too few runs for its test to reach
-alpha is listed and counted nowhere), how many changed significantly each
-way, the environment differences of the groups that went against the rest,
-and the hosts of the status file (--hosts) without results.`
-
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "compare",
 		Usage:       "compare result files with statistics: is the difference real?",
 		ArgsUsage:   "BASELINE.json OTHER.json [MORE.json...] | --a A1.json [A2.json...] --b B1.json [B2.json...] | CAMPAIGN-DIR",
-		Description: compareHelp,
+		Description: helpText("compare"),
 		Flags: append([]cli.Flag{
 			&wordsFlag{cli.StringSliceFlag{Name: "a", Usage: "--a FILE... (or -a): the baseline side, result files to pool"}},
 			&wordsFlag{cli.StringSliceFlag{Name: "b", Usage: "--b FILE... (or -b): the other side, result files to pool"}},

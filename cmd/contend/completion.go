@@ -8,6 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliargs"
+	"contend/internal/cliflag"
 	"contend/internal/completion"
 	"contend/internal/workload"
 )
@@ -60,19 +62,14 @@ func completeCommand() *cli.Command {
 
 // complete returns the candidates for the last of words after the
 // others (completion.Words), with what contend's commands take: the help
-// words, the shells, the enum flags' words (flagEnum), the flags that
+// words, the shells, the enum flags' words (cliflag.Choices), the flags that
 // take files or an --evidence list, the commands whose arguments are
 // files.
 func complete(app *cli.App, words []string) []string {
 	return completion.Words(app, completion.Spec{
-		Help:   append(append(commandNames(app.Commands), workload.Names()...), slices.Sorted(maps.Keys(helpTopics))...),
+		Help:   append(append(cliargs.VisibleNames(app.Commands), workload.Names()...), slices.Sorted(maps.Keys(helpTopics))...),
 		Shells: shells,
-		Enum: func(f cli.Flag) []string {
-			if e := flagEnum(f); e != nil {
-				return e.Choices()
-			}
-			return nil
-		},
+		Enum:   cliflag.Choices,
 		FileFlags: map[string]bool{
 			"out": true, "o": true, "so": true, "plot": true, "hosts": true, "binary": true, "template": true,
 			"a-kexec": true, "b-kexec": true, "a-initrd": true, "b-initrd": true,
@@ -80,15 +77,4 @@ func complete(app *cli.App, words []string) []string {
 		EvidenceFlags: map[string]bool{"evidence": true, "a-evidence": true, "b-evidence": true},
 		FileArgs:      map[string]bool{"compare": true, "show": true, "plot": true, "import": true, "exec": true},
 	}, words)
-}
-
-// commandNames returns the names (not the aliases) of the visible commands.
-func commandNames(cs []*cli.Command) []string {
-	var out []string
-	for _, c := range cs {
-		if !c.Hidden {
-			out = append(out, c.Name)
-		}
-	}
-	return out
 }

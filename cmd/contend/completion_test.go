@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliflag"
 	"contend/internal/evidence"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -137,7 +138,7 @@ func enumSites(cs []*cli.Command, path []string) []enumSite {
 		}
 		p := append(slices.Clone(path), c.Name)
 		for _, f := range c.Flags {
-			if e := flagEnum(f); e != nil {
+			if e := cliflag.EnumOf(f); e != nil {
 				out = append(out, enumSite{p, f.Names()[0], e, f.(*valueFlag)})
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
-	"contend/internal/value"
 )
 
 // metricFlags are --metric and --preset: for exec, ab exec and verify
@@ -24,19 +23,9 @@ func metricFlags(program bool) []cli.Flag {
 }
 
 // presetFlag is --preset, one of the registry's presets
-// (external.PresetNames); under a command that runs the program
-// (program), one of the program presets, an import-only one refused with
-// its reason.
+// (external.PresetEnum).
 func presetFlag(program bool) *valueFlag {
-	e := &value.Enum{Words: external.PresetNames()}
-	if program {
-		e.Words, e.Refused = external.ProgramPresetNames(), map[string]string{}
-		for _, n := range external.PresetNames() {
-			if p, err := external.LookupPreset(n); err == nil && p.ImportOnly != "" {
-				e.Refused[n] = p.ImportOnly
-			}
-		}
-	}
+	e := external.PresetEnum(program)
 	return enumFlag("preset", e, "metrics of an original program's output: "+e.Accepted())
 }
 

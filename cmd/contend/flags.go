@@ -2,16 +2,16 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliflag"
 	"contend/internal/limits"
 	"contend/internal/results"
+	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
 )
@@ -27,7 +27,7 @@ func paramFlags(w *workload.Workload) []cli.Flag {
 		if p.Kind == workload.Bool {
 			// The text as given, --pin=maybe included: Workload.Resolve
 			// parses every parameter.
-			fs = append(fs, &valueFlag{cli.GenericFlag{Name: p.Name, Value: named(p.Name, new(value.BoolText)), Usage: usage, Category: "workload parameters"}})
+			fs = append(fs, &valueFlag{GenericFlag: cli.GenericFlag{Name: p.Name, Value: cliflag.Named(p.Name, new(value.BoolText)), Usage: usage, Category: "workload parameters"}})
 			continue
 		}
 		fs = append(fs, &cli.StringFlag{Name: p.Name, Usage: usage, Category: "workload parameters"})
@@ -48,26 +48,9 @@ func flagTexts(c *cli.Context, w *workload.Workload) map[string]string {
 }
 
 // givenParams collects the parameter texts the user gave as flags or as
-// positional arguments.
+// positional arguments (Workload.WithPositional).
 func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error) {
-	given := flagTexts(c, w)
-	args := c.Args().Slice()
-	if len(args) == 0 {
-		return given, nil
-	}
-	if len(w.Positional) == 0 {
-		return nil, usagef("%s takes no positional arguments (got %q); give parameters as flags, see 'contend help %s'", w.Name, strings.Join(args, " "), w.Name)
-	}
-	if len(args) != len(w.Positional) {
-		return nil, usagef("%s takes %d positional arguments <%s>, got %d; see 'contend help %s'", w.Name, len(w.Positional), strings.Join(w.Positional, "> <"), len(args), w.Name)
-	}
-	for i, name := range w.Positional {
-		if _, dup := given[name]; dup {
-			return nil, usagef("--%s given both as a flag and as positional argument %d", name, i+1)
-		}
-		given[name] = args[i]
-	}
-	return given, nil
+	return w.WithPositional(flagTexts(c, w), c.Args().Slice())
 }
 
 // resolve turns the user's texts into checked values of w, with the
@@ -174,155 +157,19 @@ func parseRepOptions(c *cli.Context) (repOptions, error) {
 	return o, nil
 }
 
-// valueFlag is a flag whose value is one of internal/value's typed values
-// (value.Int, value.Percent, value.Level, value.Duration, ...), made with
-// newFlag: urfave/cli's GenericFlag, which hands the flag package the
-// value itself, so that Set parses and checks the text as the flag is
-// read, and c.Value(NAME) is the typed result. A bad text stops the parse
-// with Set's error; onUsageError finds it in the flag (flagValue.err),
-// already naming the flag and the accepted range.
-type valueFlag struct{ cli.GenericFlag }
-
-// TakesValue is false for a boolean value (value.BoolText), which the
-// flag package takes alone (--pin): help and reorder read it.
-func (f *valueFlag) TakesValue() bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
-}
-
-// String is the flag's line in help, written with TakesValue above.
-func (f *valueFlag) String() string { return cli.FlagStringer(f) }
-
-// newFlag declares the flag name (with aliases) holding v, preset to its
-// default.
-func newFlag(name string, v cli.Generic, usage string, aliases ...string) *valueFlag {
-	return &valueFlag{cli.GenericFlag{Name: name, Aliases: aliases, Value: named(name, v), Usage: usage}}
-}
-
-// enumFlag declares the flag name (with aliases) holding e, one word of
-// a fixed set: help shows its default quoted, as a string flag's, and
-// completion offers e's words (flagEnum).
-func enumFlag(name string, e *value.Enum, usage string, aliases ...string) *valueFlag {
-	f := newFlag(name, e, usage, aliases...)
-	if e.W != "" {
-		f.DefaultText = strconv.Quote(e.W)
-	}
-	return f
-}
-
-// flagEnum returns the value.Enum that flag f holds, or nil when f is not
-// an enumFlag.
-func flagEnum(f cli.Flag) *value.Enum {
-	if vf, ok := f.(*valueFlag); ok {
-		if fv, ok := vf.Value.(*flagValue); ok {
-			e, _ := fv.v.(*value.Enum)
-			return e
-		}
-	}
-	return nil
-}
-
-// flagValue is the flag package's view of a typed value: it forwards to
-// v and keeps the error of a refused text, named by the flag.
-type flagValue struct {
-	name string
-	v    cli.Generic
-	err  error
-}
-
-// named returns v as the flag package sees the flag called name.
-func named(name string, v cli.Generic) *flagValue { return &flagValue{name: name, v: v} }
-
-// Set parses s with v; a refused text's error names the flag.
-func (f *flagValue) Set(s string) error {
-	if err := f.v.Set(s); err != nil {
-		f.err = usagef("--%s: %v", f.name, err)
-		return f.err
-	}
-	return nil
-}
-
-// String is v's text (the default, in help).
-func (f *flagValue) String() string {
-	if f == nil || f.v == nil {
-		return ""
-	}
-	return f.v.String()
-}
-
-// Get returns the typed value (flag.Getter, read by c.Value).
-func (f *flagValue) Get() any {
-	if g, ok := f.v.(interface{ Get() any }); ok {
-		return g.Get()
-	}
-	return f.v.String()
-}
-
-// IsBoolFlag tells the flag package whether v takes no argument.
-func (f *flagValue) IsBoolFlag() bool {
-	b, ok := f.v.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// refusedValue returns the error of a typed flag of c's command whose
-// text was refused, or nil.
-func refusedValue(c *cli.Context) error {
-	if c == nil || c.Command == nil {
-		return nil
-	}
-	for _, f := range c.Command.Flags {
-		if vf, ok := f.(*valueFlag); ok {
-			if fv, ok := vf.Value.(*flagValue); ok && fv.err != nil {
-				return fv.err
-			}
-		}
-	}
-	return nil
-}
-
-// setUsage replaces the usage text of the flag called name in flags.
-func setUsage(flags []cli.Flag, name, usage string) {
-	for _, f := range flags {
-		if f.Names()[0] != name {
-			continue
-		}
-		switch f := f.(type) {
-		case *cli.StringFlag:
-			f.Usage = usage
-		case *valueFlag:
-			f.Usage = usage
-		}
-	}
-}
-
 // outMode returns what --append and --replace say to do with an existing
-// --out file.
-// An --out that is a directory is refused here, for every mode: it is
-// neither a new file nor a result file.
+// --out file (run.OutMode).
 func outMode(c *cli.Context) (results.Mode, error) {
-	app, repl := c.Bool("append"), c.Bool("replace")
-	if out := c.String("out"); out != "" {
-		if st, err := os.Stat(out); err == nil && st.IsDir() {
-			return results.ModeNew, usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.json"))
-		}
-	}
-	switch {
-	case app && repl:
-		return results.ModeNew, usagef("--append and --replace exclude each other")
-	case app && c.String("out") == "":
-		return results.ModeNew, usagef("--append needs --out FILE: the file to add to")
-	case repl && c.String("out") == "":
-		return results.ModeNew, usagef("--replace needs --out FILE: the file to overwrite")
-	case app:
-		return results.ModeAppend, nil
-	case repl:
-		return results.ModeReplace, nil
-	}
-	return results.ModeNew, nil
+	return run.OutMode(c.String("out"), c.Bool("append"), c.Bool("replace"))
 }
 
-// withCategory puts f under the heading cat in help.
-func withCategory(f *valueFlag, cat string) *valueFlag {
-	f.Category = cat
-	return f
+// The typed flags (internal/cliflag), under the names the commands use.
+type valueFlag = cliflag.Flag
+
+func newFlag(name string, v cli.Generic, usage string, aliases ...string) *valueFlag {
+	return cliflag.New(name, v, usage, aliases...)
+}
+
+func enumFlag(name string, e *value.Enum, usage string, aliases ...string) *valueFlag {
+	return cliflag.Enum(name, e, usage, aliases...)
 }

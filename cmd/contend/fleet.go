@@ -1,14 +1,11 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/comparison"
 	"contend/internal/fleet"
+	"contend/internal/plothelper"
 )
 
 // runFleetCompare is 'contend compare --by KEY': the files grouped by host
@@ -48,8 +45,8 @@ func runFleetCompare(c *cli.Context, opt comparison.Options, format string) erro
 // fleetFlags checks --by, the --format it accepts and --plot.
 func fleetFlags(c *cli.Context, format string) (by, plotOut string, err error) {
 	by = c.String("by")
-	if by != "host" && !(strings.HasPrefix(by, "env.") && len(by) > 4) {
-		return "", "", usagef("--by: %q is not accepted; accepted: host, env.KEY (a key of 'contend env', such as env.cpu.model)", by)
+	if err := fleet.CheckBy(by); err != nil {
+		return "", "", &usageError{err.Error()}
 	}
 	if format != "text" && format != "json" {
 		return "", "", usagef("--format: %q is not accepted with --by; accepted: text, json", format)
@@ -59,10 +56,8 @@ func fleetFlags(c *cli.Context, format string) (by, plotOut string, err error) {
 	}
 	plotOut = c.String("plot")
 	if plotOut != "" {
-		switch strings.ToLower(filepath.Ext(plotOut)) {
-		case ".svg", ".png":
-		default:
-			return "", "", usagef("--plot: %q has an unknown image format %q; accepted: .svg, .png", plotOut, filepath.Ext(plotOut))
+		if err := plothelper.CheckImageName("--plot", plotOut); err != nil {
+			return "", "", err
 		}
 	}
 	return by, plotOut, nil
@@ -90,20 +85,8 @@ func addFleetFiles(c *cli.Context, fs *fleet.Files, by string) error {
 	return nil
 }
 
-// drawFleet writes the fleet report as JSON and has the contend-plot
-// helper draw it (contend-plot --fleet).
+// drawFleet has the contend-plot helper draw the fleet report
+// (plothelper.Fleet).
 func drawFleet(c *cli.Context, fr *fleet.Report, out string) error {
-	tmp, err := os.CreateTemp("", "contend-fleet-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	err = fr.Write(tmp, "json")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return runPlotHelper(c, "plot", []string{"--out", out, "--fleet", tmp.Name()})
+	return plotError(plothelper.Fleet(c.App.Writer, c.App.ErrWriter, fr, out))
 }

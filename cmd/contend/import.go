@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -78,19 +77,9 @@ func runImport(c *cli.Context) error {
 // importSpecs returns the metrics import reads (--preset, --metric), the
 // primary one and the file's workload name, and checks the one argument.
 func importSpecs(c *cli.Context) ([]external.Spec, string, string, error) {
-	specs, primary, pre, err := metricSpecs(c)
+	specs, primary, name, err := external.ImportMetrics(c.String("preset"), c.StringSlice("metric"))
 	if err != nil {
 		return nil, "", "", err
-	}
-	if len(specs) == 0 {
-		return nil, "", "", usagef("import: which metrics? give --preset (%s) or --metric NAME=REGEX", strings.Join(external.PresetNames(), ", "))
-	}
-	name := "import"
-	if pre != nil {
-		name = "import:" + pre.Name
-		if _, ok := findSpec(specs, pre.Primary); pre.Primary != specs[0].Name && !ok {
-			primary = specs[0].Name // a process metric (mutex: real) is not in a log
-		}
 	}
 	if c.NArg() != 1 {
 		return nil, "", "", usagef("import takes one log file (or -), got %d arguments", c.NArg())
@@ -123,13 +112,4 @@ func importSummary(c *cli.Context, wr *results.Writer, warns []string, tally *re
 		return cli.Exit("no complete record in the log", exitFailure)
 	}
 	return nil
-}
-
-func findSpec(specs []external.Spec, name string) (external.Spec, bool) {
-	for _, s := range specs {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return external.Spec{}, false
 }

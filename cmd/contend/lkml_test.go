@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"contend/internal/lkml"
+	"contend/internal/lkmlblock"
 )
 
 // TestCompareLKMLGolden checks compare --format lkml on the seed files:
@@ -67,7 +68,7 @@ func TestWisLKMLAxes(t *testing.T) {
 			got[k] = vals[i]
 		}
 	}
-	if got["mode"] != "process" || got["test"] != "futex4" || got["testcase"] != "will-it-scale" || got["nr_task"] != nrTask("1", strconv.Itoa(onlineCPUsForTest())) {
+	if got["mode"] != "process" || got["test"] != "futex4" || got["testcase"] != "will-it-scale" || got["nr_task"] != lkmlblock.NrTask("1", strconv.Itoa(onlineCPUsForTest())) {
 		t.Errorf("axes %v from %q / %q", got, lines[1], lines[2])
 	}
 	for _, stat := range []string{"will-it-scale.per_process_ops", "will-it-scale.workload", "time.elapsed_time"} {

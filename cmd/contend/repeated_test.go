@@ -4,9 +4,11 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"contend/internal/cliargs"
 )
 
-// TestRepeatedFlagPasses: what repeatedFlag must let through: repeatable
+// TestRepeatedFlagPasses: what cliargs.Repeated must let through: repeatable
 // flags (exec's --metric, sweep's --param, compare's --a/--b), the same
 // value twice, a value given as --flag=value and as -n V alike, and
 // anything a program is given (exec and ab exec stop at the program, every
@@ -29,7 +31,7 @@ func TestRepeatedFlagPasses(t *testing.T) {
 		{"run", "faultme", "--threads", "4", "--threads", "8", "--help"},
 	}
 	for _, args := range pass {
-		if err := repeatedFlag(app, append([]string{"contend"}, args...)); err != nil {
+		if err := cliargs.Repeated(app, append([]string{"contend"}, args...)); err != nil {
 			t.Errorf("%q: %v; want it taken", args, err)
 		}
 	}
@@ -43,7 +45,7 @@ func TestRepeatedFlagPasses(t *testing.T) {
 		"--n":       {"run", "faultme", "-n", "3", "--n", "4"},
 	}
 	for name, args := range refuse {
-		err := repeatedFlag(app, append([]string{"contend"}, args...))
+		err := cliargs.Repeated(app, append([]string{"contend"}, args...))
 		if err == nil || !strings.HasPrefix(err.Error(), name+": given twice") {
 			t.Errorf("%q: %v; want %s: given twice", args, err, name)
 		}

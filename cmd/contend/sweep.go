@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/cliflag"
 	"contend/internal/comparison"
-	"contend/internal/export"
 	"contend/internal/harness"
 	"contend/internal/results"
 	"contend/internal/run"
@@ -44,6 +44,10 @@ type paramListFlag struct{ items []string }
 func (p *paramListFlag) Set(s string) error { p.items = append(p.items, s); return nil }
 func (p *paramListFlag) String() string     { return strings.Join(p.items, " ") }
 
+// Repeatable marks --param a cliargs.RepeatableValue: each is one more
+// parameter, not the same one given twice.
+func (*paramListFlag) Repeatable() {}
+
 func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 	flags := paramFlags(w)
 	for _, f := range flags {
@@ -61,8 +65,8 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 		seed,
 	)
 	flags = append(flags, repFlags(formatFlag("output: text, json or csv (the per-point table)", "text", "json", "csv"))...)
-	setUsage(flags, "runs", "measured rounds: repetitions per point")
-	setUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
+	cliflag.SetUsage(flags, "runs", "measured rounds: repetitions per point")
+	cliflag.SetUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
 	return &cli.Command{
 		Name:        w.Name,
 		Usage:       w.Summary,
@@ -128,27 +132,10 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 }
 
 // sweepReport prints the sweep's analysis: per point, the fits, or the
-// file (--format json) or the per-point table (csv).
+// file (--format json) or the per-point table (csv) (sweep.WriteFormat).
 func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
-	a, err := sweep.Analyze(o.Out.File)
-	if err != nil {
+	if err := sweep.WriteFormat(c.App.Writer, o.Out.File, opt.format, opt.quiet); err != nil {
 		return err
-	}
-	stdout := c.App.Writer
-	switch opt.format {
-	case "json":
-		b, err := export.Marshal(o.Out.File) // the document show --format json prints
-		if err != nil {
-			return err
-		}
-		stdout.Write(b)
-	case "csv":
-		if err := sweep.WriteCSV(stdout, a); err != nil {
-			return err
-		}
-	default:
-		a.WarningsShown = !opt.quiet
-		sweep.Report(stdout, a)
 	}
 	return endRun(c.App.ErrWriter, o, opt.quiet)
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"contend/internal/comparison"
 	"contend/internal/esc"
+	"contend/internal/lkmlblock"
 	"contend/internal/report"
 )
 
@@ -65,7 +62,7 @@ func writeComparison(c *cli.Context, r *comparison.Comparison, format string) er
 		return err
 	}
 	if format == "lkml" {
-		return writeLKML(c.App.Writer, r, c.Bool("all"))
+		return lkmlblock.Write(c.App.Writer, r, c.Bool("all"))
 	}
 	if format != "text" {
 		return report.Write(c.App.Writer, r, format)
@@ -78,37 +75,8 @@ func writeComparison(c *cli.Context, r *comparison.Comparison, format string) er
 }
 
 // colourOut returns the writer a text comparison is written to and the
-// function that finishes it. On a terminal (w is, under its esc.Writer, a
-// tty) and unless NO_COLOR is set (https://no-color.org: any non-empty
-// value) or TERM is dumb, the text is held, its lines escaped (esc.Line)
-// and its verdicts coloured (report.Colour) when done; never in a pipe or
-// a file.
+// function that finishes it: its verdicts coloured (report.Colour) on a
+// terminal, as esc.Coloured says.
 func colourOut(w io.Writer, getenv func(string) string) (io.Writer, func() error) {
-	raw := esc.Raw(w)
-	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" || !isTTY(raw) {
-		return w, func() error { return nil }
-	}
-	var buf bytes.Buffer
-	return &buf, func() error {
-		out := bufio.NewWriter(raw)
-		for _, line := range strings.SplitAfter(buf.String(), "\n") {
-			nl := strings.HasSuffix(line, "\n")
-			line = report.Colour(esc.Line(strings.TrimSuffix(line, "\n")))
-			if nl {
-				line += "\n"
-			}
-			out.WriteString(line)
-		}
-		return out.Flush()
-	}
-}
-
-// isTTY tells whether w is a terminal.
-func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return esc.Coloured(w, getenv, report.Colour)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // openPTY opens a pseudo-terminal: the master to read what is written to
-// the slave, which is a terminal to isTTY.
+// the slave, which is a terminal to esc.IsTTY.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)

@@ -68,7 +68,7 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	f := verifyFile(w, v, warns, specs, args, opt.label)
+	f := run.VerifyFile(w, v, warns, specs, args, opt.label)
 	original := external.Program{Argv: args, Metrics: specs, Timeout: run.Timeout(w, v, opt.timeout)}
 	plan, _ := ab.Schedule(ab.OrderABBA, 0, nil, w.Primary, opt.warmup, opt.n) // AB BA AB ...
 	job := run.Job{
@@ -90,21 +90,6 @@ func runVerify(c *cli.Context, w *workload.Workload) error {
 // probability 1/C(2n, n) in each tail: 1/6 at 2 runs, above the 5% a
 // 90% interval leaves a tail, so no interval exists; 1/20 at 3 runs.
 const VerifyMinRuns = 3
-
-// verifyFile is the result file of verify: the workload's configuration
-// "contend" (values v) and the program's, "original" (args), with the
-// metrics read from its output.
-func verifyFile(w *workload.Workload, v workload.Values, warns []string, specs []external.Spec, args []string, label string) *results.File {
-	f := run.NewFile("verify", w, []workload.Values{v}, []string{"contend"}, label)
-	f.Warnings = warns
-	for _, s := range specs {
-		if _, ok := f.Metric(s.Name); !ok {
-			f.Metrics = append(f.Metrics, s.Metric())
-		}
-	}
-	f.Configs = append(f.Configs, run.ProgramConfig("original", args, false))
-	return f
-}
 
 // verifyValues refuses too few runs (VerifyMinRuns, unless --append) and
 // resolves the workload's values.

@@ -151,3 +151,15 @@ func FindFlag(cmd *cli.Command, name string) cli.Flag {
 	}
 	return nil
 }
+
+// VisibleNames returns the names (not the aliases) of the commands of cs
+// that are not hidden.
+func VisibleNames(cs []*cli.Command) []string {
+	var out []string
+	for _, c := range cs {
+		if !c.Hidden {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"contend/internal/value"
 	"contend/internal/workload"
 )
 
@@ -83,6 +84,22 @@ func PresetNames() []string {
 	}
 	sort.Strings(ns)
 	return ns
+}
+
+// PresetEnum is the words of --preset: every preset (import), or under a
+// command that runs the program (program) the program presets, an
+// import-only one refused with its reason.
+func PresetEnum(program bool) *value.Enum {
+	e := &value.Enum{Words: PresetNames()}
+	if program {
+		e.Words, e.Refused = ProgramPresetNames(), map[string]string{}
+		for _, n := range PresetNames() {
+			if p := presets()[n]; p.ImportOnly != "" {
+				e.Refused[n] = p.ImportOnly
+			}
+		}
+	}
+	return e
 }
 
 // ProgramPresetNames returns the presets of programs exec can run (the

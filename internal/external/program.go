@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,6 +70,28 @@ func ProgramMetrics(preset string, texts []string) ([]Spec, string, error) {
 		primary = "real"
 	}
 	return specs, primary, nil
+}
+
+// ImportMetrics returns the metrics that import reads from a log
+// (MetricSpecs; none is a usage error), the primary one (a preset's
+// process metric, such as mutex's real, is not in a log: then the first
+// metric) and the file's workload name: "import" or "import:PRESET".
+func ImportMetrics(preset string, texts []string) ([]Spec, string, string, error) {
+	specs, primary, pre, err := MetricSpecs(preset, texts)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if len(specs) == 0 {
+		return nil, "", "", workload.Usagef("import: which metrics? give --preset (%s) or --metric NAME=REGEX", strings.Join(PresetNames(), ", "))
+	}
+	name := "import"
+	if pre != nil {
+		name = "import:" + pre.Name
+		if !slices.ContainsFunc(specs, func(s Spec) bool { return s.Name == pre.Primary }) {
+			primary = specs[0].Name // a process metric (mutex: real) is not in a log
+		}
+	}
+	return specs, primary, name, nil
 }
 
 // IsProcessMetric reports whether name is one of the process metrics

@@ -118,6 +118,14 @@ func ResultFiles(dir string) (out, campaigns []string, err error) {
 	return out, campaigns, nil
 }
 
+// CheckBy refuses a --by that is neither host nor env.KEY.
+func CheckBy(by string) error {
+	if by != "host" && !(strings.HasPrefix(by, "env.") && len(by) > 4) {
+		return fmt.Errorf("--by: %q is not accepted; accepted: host, env.KEY (a key of 'contend env', such as env.cpu.model)", by)
+	}
+	return nil
+}
+
 // Groups groups the items by their Key for by and makes each group's
 // sides: the --a/--b files; else the two configurations of its files (ab
 // files); else its two single-configuration files, the first the

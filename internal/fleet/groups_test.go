@@ -107,3 +107,12 @@ func TestGroupsSides(t *testing.T) {
 		t.Errorf("a missing env key: %v", err)
 	}
 }
+
+// TestCheckBy checks the accepted --by: host and env.KEY, nothing else.
+func TestCheckBy(t *testing.T) {
+	for by, ok := range map[string]bool{"host": true, "env.cpu.model": true, "env.": false, "hostname": false, "": false} {
+		if err := CheckBy(by); (err == nil) != ok {
+			t.Errorf("--by %q: %v", by, err)
+		}
+	}
+}

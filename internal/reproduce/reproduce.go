@@ -1,8 +1,9 @@
 // Package reproduce maps a kernel test robot report (internal/robotmail)
 // onto this machine: which contend commands reproduce it, with which sides,
 // how many runs (or boots) the reported change takes at the noise measured
-// here, and what cannot be mapped. It runs nothing; cmd/contend's reproduce
-// prints the plan and, with --run, carries out what this machine can.
+// here, and what cannot be mapped (Make), and the answer from an A/A run's
+// file (Answer). It runs nothing; cmd/contend's reproduce prints the plan
+// and, with --run, runs 'contend ab --aa' for Answer.
 package reproduce
 
 import (

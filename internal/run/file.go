@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -107,4 +108,44 @@ func shellQuote(args []string) string {
 		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
 	}
 	return strings.Join(q, " ")
+}
+
+// VerifyFile is the result file of verify: the workload's configuration
+// "contend" (values v) and the program's, "original" (args), with the
+// metrics read from its output.
+func VerifyFile(w *workload.Workload, v workload.Values, warns []string, specs []external.Spec, args []string, label string) *results.File {
+	f := NewFile("verify", w, []workload.Values{v}, []string{"contend"}, label)
+	f.Warnings = warns
+	for _, s := range specs {
+		if _, ok := f.Metric(s.Name); !ok {
+			f.Metrics = append(f.Metrics, s.Metric())
+		}
+	}
+	f.Configs = append(f.Configs, ProgramConfig("original", args, false))
+	return f
+}
+
+// OutMode returns what --append (app) and --replace (repl) say to do
+// with an existing --out file out; its errors are usage errors. An out
+// that is a directory is refused here, for every mode: it is neither a
+// new file nor a result file.
+func OutMode(out string, app, repl bool) (results.Mode, error) {
+	if out != "" {
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			return results.ModeNew, workload.Usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.json"))
+		}
+	}
+	switch {
+	case app && repl:
+		return results.ModeNew, workload.Usagef("--append and --replace exclude each other")
+	case app && out == "":
+		return results.ModeNew, workload.Usagef("--append needs --out FILE: the file to add to")
+	case repl && out == "":
+		return results.ModeNew, workload.Usagef("--replace needs --out FILE: the file to overwrite")
+	case app:
+		return results.ModeAppend, nil
+	case repl:
+		return results.ModeReplace, nil
+	}
+	return results.ModeNew, nil
 }

@@ -13,6 +13,21 @@ import (
 	"contend/internal/workload"
 )
 
+// ABHooks are the hooks of an A/B run of plan p: the tracefs switch
+// (its errors made by wrap), the prepare commands, the cleanup command
+// (which runs before the events are put back).
+func ABHooks(p ab.Plan, wrap func(error) error) []Hook {
+	var hooks []Hook
+	if p.Trace != "" {
+		hooks = append(hooks, Trace(p.Trace, wrap))
+	}
+	hooks = append(hooks, Prepare(p.Prepare[:], p.PrepareTimeout))
+	if p.Cleanup != "" {
+		hooks = append(hooks, Cleanup(p.Cleanup, p.PrepareTimeout))
+	}
+	return hooks
+}
+
 // Prepare is the hook that runs the shell command of the slot's
 // configuration (commands[config], "" for none) before each of its
 // repetitions, each within timeout, named as "side A prepare".

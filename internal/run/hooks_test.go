@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/ab"
 	"contend/internal/external"
 	"contend/internal/harness"
 	"contend/internal/results"
@@ -93,5 +94,19 @@ func TestTerminalProgress(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in %q", want, got)
 		}
+	}
+}
+
+// TestABHooks checks the hooks of an A/B plan: the prepare hook always,
+// the tracefs switch and the cleanup only when the plan has them, the
+// switch first and the cleanup last (it runs before the events are put
+// back, hooks closing in reverse).
+func TestABHooks(t *testing.T) {
+	if hs := ABHooks(ab.Plan{}, nil); len(hs) != 1 || hs[0].Before == nil {
+		t.Errorf("plain plan: %d hooks", len(hs))
+	}
+	hs := ABHooks(ab.Plan{Trace: "sched", Cleanup: "true"}, nil)
+	if len(hs) != 3 || hs[0].Open == nil || hs[1].Before == nil || hs[2].Close == nil {
+		t.Errorf("trace and cleanup: %d hooks", len(hs))
 	}
 }

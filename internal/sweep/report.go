@@ -10,6 +10,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/evidence"
+	"contend/internal/export"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 	"contend/internal/units"
@@ -415,4 +416,28 @@ func singular(unit string) string {
 		return u + "ss"
 	}
 	return strings.TrimSuffix(unit, "s")
+}
+
+// WriteFormat writes the sweep of f in format: the file as show --format
+// json prints it (json), the per-point table (csv), else the report of
+// its analysis, with its warnings unless quiet.
+func WriteFormat(w io.Writer, f *results.File, format string, quiet bool) error {
+	a, err := Analyze(f)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		b, err := export.Marshal(f) // the document show --format json prints
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+	case "csv":
+		return WriteCSV(w, a)
+	default:
+		a.WarningsShown = !quiet
+		Report(w, a)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 // Package textfmt lays out contend's text reports: the width of an
 // 80-column mail (Width), tables padded to their widest cell (Table) and
-// text wrapped at spaces (Wrap, WrapRest).
+// text wrapped at spaces (Wrap, WrapRest); help rewrapped to the
+// terminal's width (Rewrap, HelpWidth).
 package textfmt
 
 import (

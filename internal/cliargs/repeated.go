@@ -1,20 +1,22 @@
-package main
+package cliargs
 
 import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"contend/internal/workload"
 )
 
-// repeatedFlag refuses a flag that takes one value given twice with
+// Repeated refuses a flag that takes one value given twice with
 // different values ('run faultme --threads 4 --threads 8'): the flag
 // package keeps the last one without a word, and the first was the
 // user's too. The same value twice is harmless and taken. Repeatable
 // flags (--metric, --param, compare's --a/--b) and booleans are not
-// checked. It reads the command line as reorderArgs does: the command's
+// checked. It reads the command line as Reorder does: the command's
 // own flags, up to "--" or, for a command whose arguments are a program
 // (exec, ab exec), up to the program.
-func repeatedFlag(app *cli.App, args []string) error {
+func Repeated(app *cli.App, args []string) error {
 	cmd, path, rest := flagCommand(app, args)
 	if cmd == nil {
 		return nil
@@ -22,15 +24,15 @@ func repeatedFlag(app *cli.App, args []string) error {
 	seen := map[string]string{}
 	for ; len(rest) > 0 && rest[0] != "--"; rest = rest[1:] {
 		a := rest[0]
-		if !isFlagWord(a) {
-			if programArgs[path] {
+		if !IsFlagWord(a) {
+			if ProgramArgs[path] {
 				break // the program and its own flags
 			}
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := findFlag(cmd, name)
-		if f == nil || !takesValue(f) || repeatable(f) {
+		f := FindFlag(cmd, name)
+		if f == nil || !TakesValue(f) || repeatable(f) {
 			continue
 		}
 		if !hasVal {
@@ -42,7 +44,7 @@ func repeatedFlag(app *cli.App, args []string) error {
 		key := f.Names()[0]
 		if old, ok := seen[key]; ok && old != val {
 			typed, _, _ := strings.Cut(a, "=") // --a as typed, not -a
-			return usagef("%s: given twice (%q, then %q); give it once", typed, old, val)
+			return workload.Usagef("%s: given twice (%q, then %q); give it once", typed, old, val)
 		}
 		seen[key] = val
 	}
@@ -63,7 +65,7 @@ func flagCommand(app *cli.App, args []string) (*cli.Command, string, []string) {
 	}
 	path, i := cmd.Name, 2
 	if len(cmd.Subcommands) > 0 {
-		args = workloadFirst(cmd, args)
+		args = WorkloadFirst(cmd, args)
 		sub := cmd.Command(args[2])
 		if sub == nil {
 			return nil, "", nil
@@ -81,13 +83,18 @@ func flagCommand(app *cli.App, args []string) (*cli.Command, string, []string) {
 	return cmd, path, args[i:]
 }
 
-// repeatable reports whether f collects every value it is given.
+// RepeatableValue marks a flag value that collects every value it is
+// given (sweep's --param NAME=LIST).
+type RepeatableValue interface{ Repeatable() }
+
+// repeatable reports whether f collects every value it is given: a words
+// flag, a string slice, or a RepeatableValue.
 func repeatable(f cli.Flag) bool {
 	switch f := f.(type) {
-	case *wordsFlag, *cli.StringSliceFlag:
+	case WordsFlag, *cli.StringSliceFlag:
 		return true
 	case *cli.GenericFlag:
-		_, ok := f.Value.(*paramListFlag)
+		_, ok := f.Value.(RepeatableValue)
 		return ok
 	}
 	return false

@@ -1,8 +1,8 @@
-package main
-
-// The adapter of --format lkml: it fills internal/lkml's Block from
-// internal/report's comparison (the sides, their files' parameters and
-// environment, the first pair's rows). internal/lkml knows no report.
+// Package lkmlblock is the adapter of --format lkml: it fills
+// internal/lkml's Block from internal/comparison's Comparison (the sides,
+// their files' parameters and environment, the first pair's rows).
+// internal/lkml knows no comparison.
+package lkmlblock
 
 import (
 	"fmt"
@@ -17,25 +17,28 @@ import (
 	"contend/internal/lkml"
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/workload"
 )
 
-// writeLKML writes r, a comparison of two sides, in the robot's layout;
+// Write writes r, a comparison of two sides, in the robot's layout;
 // all shows the rows that did not change too.
-func writeLKML(w io.Writer, r *comparison.Comparison, all bool) error {
+func Write(w io.Writer, r *comparison.Comparison, all bool) error {
 	sides := make([]comparison.Side, len(r.Sides))
 	for i, s := range r.Sides {
 		sides[i] = comparison.Side{Name: s.Name, Parts: r.SideParts(i)}
 	}
-	b, err := lkmlBlock(sides, r, all)
+	b, err := Build(sides, r, all)
 	if err != nil {
 		return err
 	}
 	return lkml.Write(w, b)
 }
 
-func lkmlBlock(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Block, error) {
+// Build returns the robot's block of r, a comparison of the two sides;
+// all keeps the rows that did not change too.
+func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Block, error) {
 	if len(sides) != 2 || len(r.Pairs) != 1 {
-		return lkml.Block{}, usagef("--format lkml: compares two sides (a base and a new one), got %d", len(sides))
+		return lkml.Block{}, workload.Usagef("--format lkml: compares two sides (a base and a new one), got %d", len(sides))
 	}
 	base, next := firstConfig(sides[0]), firstConfig(sides[1])
 	b := lkml.Block{All: all, Test: r.Options.Test.String(), Alpha: r.Options.Alpha}
@@ -191,7 +194,7 @@ func lkmlAxes(workload string, p lkmlPart) []lkml.Axis {
 		add("mode", m.Value)
 	}
 	if t, ok := p.param("tasks"); ok {
-		add("nr_task", nrTask(t.Value, p.env("cpu.online")))
+		add("nr_task", NrTask(t.Value, p.env("cpu.online")))
 	}
 	if t, ok := p.param("test"); ok {
 		add("test", strings.TrimSuffix(filepath.Base(t.Value), ".c"))
@@ -199,9 +202,9 @@ func lkmlAxes(workload string, p lkmlPart) []lkml.Axis {
 	return ax
 }
 
-// nrTask is the robot's nr_task of a task count: a share of the online
+// NrTask is the robot's nr_task of a task count: a share of the online
 // CPUs ("100%") where it is a whole one, else the count.
-func nrTask(tasks, cpus string) string {
+func NrTask(tasks, cpus string) string {
 	t, err1 := strconv.Atoi(tasks)
 	c, err2 := strconv.Atoi(cpus)
 	if err1 == nil && err2 == nil && c > 0 && (t*100)%c == 0 {
@@ -232,13 +235,13 @@ func lkmlSide(s comparison.Side, p, other lkmlPart) lkml.Side {
 	return lkml.Side{ID: id, Label: label, Unit: "runs"}
 }
 
-// writeABLKML writes the comparison of an ab file's sides a and b in the
+// WriteAB writes the comparison of an ab file's sides a and b in the
 // robot's layout (changed rows and the primary metric).
-func writeABLKML(w io.Writer, f *results.File, alpha float64) error {
+func WriteAB(w io.Writer, f *results.File, alpha float64) error {
 	sides := []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}
 	r, err := comparison.Build(sides, comparison.Options{Alpha: alpha})
 	if err != nil {
 		return err
 	}
-	return writeLKML(w, r, false)
+	return Write(w, r, false)
 }
