@@ -1,4 +1,4 @@
-package main
+package lkmlblock
 
 import (
 	"math"
@@ -37,7 +37,7 @@ func TestLKMLProfileRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := lkmlBlock(sides, r, true)
+		b, err := Build(sides, r, true)
 		if err != nil {
 			t.Fatal(err)
 		}
