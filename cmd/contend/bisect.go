@@ -365,42 +365,23 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	commits, err := bisect.Range(c.Context, repo, c.String("good"), c.String("bad"))
-	if err != nil {
-		return 0, err
-	}
-	head, err := bisect.Head(c.Context, repo)
-	if err != nil {
-		return 0, err
-	}
-	at := -1
-	for i, cm := range commits {
-		if cm.Hash == head {
-			at = i
-		}
-	}
+	commits, at, err := stepPosition(c, repo)
 	switch {
-	case at < 0:
-		return 0, fmt.Errorf("HEAD %s is not on the first-parent line from --good to --bad", head)
+	case err != nil:
+		return 0, err
 	case at == 0:
-		return 0, nil
+		return 0, nil // --good itself
 	case at == len(commits)-1:
-		return 1, nil
+		return 1, nil // --bad itself
 	}
 	dir, err := filepath.Abs(c.String("dir"))
 	if err != nil {
 		return 0, err
 	}
-	plan, events, err := bisect.Open(dir)
+	plan, events, err := stepPlan(c, dir, &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
+		Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC(), VM: vmPlan})
 	if err != nil {
-		plan = &bisect.Plan{Repo: repo, Good: c.String("good"), Bad: c.String("bad"), Commits: commits, Build: c.String("build"),
-			Measure: measure, Metric: c.String("metric"), Contend: c.String("contend"), Options: bisect.PlanOptionsOf(opt), Created: time.Now().UTC(), VM: vmPlan}
-		if err := bisect.Create(dir, plan); err != nil {
-			return 0, err
-		}
-	} else if plan.Commits[0].Hash != commits[0].Hash || plan.Commits[len(plan.Commits)-1].Hash != commits[len(commits)-1].Hash ||
-		strings.Join(plan.Measure, "\x00") != strings.Join(measure, "\x00") || plan.Build != c.String("build") {
-		return 0, fmt.Errorf("%s holds a search of another range, build or measurement: give another --dir", dir)
+		return 0, err
 	}
 	unlock, err := bisect.Lock(dir)
 	if err != nil {
@@ -421,14 +402,55 @@ func bisectStep(c *cli.Context, f *bisectFlags) (int, error) {
 		return 0, err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "contend bisect step: %s %s: %s (P(bad) = %.3f, %d runs)\n", commits[at].Hash[:12], v.Verdict, v.Reason, v.PBad, v.Runs)
+	return stepExit(v), nil
+}
+
+// stepPosition returns the first-parent line from --good to --bad in repo
+// and where HEAD is on it.
+func stepPosition(c *cli.Context, repo string) ([]bisect.Commit, int, error) {
+	commits, err := bisect.Range(c.Context, repo, c.String("good"), c.String("bad"))
+	if err != nil {
+		return nil, 0, err
+	}
+	head, err := bisect.Head(c.Context, repo)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, cm := range commits {
+		if cm.Hash == head {
+			return commits, i, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("HEAD %s is not on the first-parent line from --good to --bad", head)
+}
+
+// stepPlan opens the search in dir that a step adds to, or creates it as
+// want when there is none; a search of another range, build or
+// measurement is refused.
+func stepPlan(c *cli.Context, dir string, want *bisect.Plan) (*bisect.Plan, []bisect.Event, error) {
+	plan, events, err := bisect.Open(dir)
+	if err != nil {
+		return want, nil, bisect.Create(dir, want)
+	}
+	first, last := plan.Commits[0].Hash, plan.Commits[len(plan.Commits)-1].Hash
+	if first != want.Commits[0].Hash || last != want.Commits[len(want.Commits)-1].Hash ||
+		strings.Join(plan.Measure, "\x00") != strings.Join(want.Measure, "\x00") || plan.Build != want.Build {
+		return nil, nil, fmt.Errorf("%s holds a search of another range, build or measurement: give another --dir", dir)
+	}
+	return plan, events, nil
+}
+
+// stepExit is git bisect run's exit status of verdict v: 0 good, 1 bad,
+// 125 skip, 128 (git stops) when the ends do not differ.
+func stepExit(v bisect.Verdict) int {
 	if v.Stop == bisect.StopNoDifference {
-		return 128, nil
+		return 128
 	}
 	switch v.Verdict {
 	case bisect.VerdictGood:
-		return 0, nil
+		return 0
 	case bisect.VerdictBad:
-		return 1, nil
+		return 1
 	}
-	return 125, nil
+	return 125
 }
