@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -895,14 +896,20 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 		}
 		seen.Write(buf[:n])
 	}
-	cmd.Process.Signal(syscall.SIGHUP)
+	// Under nohup the step leaves SIGHUP ignored, as it was given
+	// (campaign.WithSignals): then SIGTERM.
+	sig, name := syscall.SIGHUP, "SIGHUP"
+	if signal.Ignored(syscall.SIGHUP) {
+		sig, name = syscall.SIGTERM, "SIGTERM"
+	}
+	cmd.Process.Signal(sig)
 	go io.Copy(io.Discard, pr)
 	if err := cmd.Wait(); err == nil {
 		t.Error("the step stopped while settling exited 0")
 	}
 	l := mustLedger(t, dir)
-	if len(l.Events) == 0 || l.Events[len(l.Events)-1].Event != campaign.EvFailed || !strings.Contains(l.Events[len(l.Events)-1].Message, "stopped by SIGHUP while settling") {
-		t.Errorf("ledger %+v: want a 'failed' naming SIGHUP while settling", l.Events)
+	if len(l.Events) == 0 || l.Events[len(l.Events)-1].Event != campaign.EvFailed || !strings.Contains(l.Events[len(l.Events)-1].Message, "stopped by "+name+" while settling") {
+		t.Errorf("ledger %+v: want a 'failed' naming %s while settling", l.Events, name)
 	}
 }
 

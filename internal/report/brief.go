@@ -44,11 +44,6 @@ func WriteText(w io.Writer, r *comparison.Comparison, d Detail) error {
 	for _, x := range r.Warnings {
 		textfmt.WriteWrapped(w, "warning: "+x, "  ")
 	}
-	// What moves the measurement by itself is said in every form: a VM
-	// (and TCG's emulated timings), steal, THP settings.
-	for _, c := range r.Causes {
-		textfmt.WriteWrapped(w, "warning: "+c, "  ")
-	}
 	fmt.Fprintln(w)
 	textfmt.WriteWrapped(w, n.text(r, d), "")
 	return nil
