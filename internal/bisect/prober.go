@@ -76,45 +76,61 @@ type built struct {
 // build that fails is a *SkipError naming its log; a cancelled ctx is
 // ctx's error, the worktree removed.
 func (p *Command) Build(ctx context.Context, c Commit) (Built, error) {
-	dir := filepath.Join(p.Work, short(c.Hash))
-	if _, err := os.Lstat(dir); err == nil {
-		if err := removeWorktree(p.Repo, dir); err != nil {
-			return nil, err
-		}
-	}
-	if err := addWorktree(ctx, p.Repo, dir, c.Hash); err != nil {
-		removeWorktree(p.Repo, dir)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, err
-	}
-	b := &built{p: p, c: c, dir: dir}
-	if p.BuildCmd == "" {
-		return b, nil
-	}
-	logPath := filepath.Join(p.Logs, short(c.Hash)+".build.log")
-	log, err := safefile.CreateTemp(p.Logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
+	dir, _, err := buildAt(ctx, p.Repo, p.Work, p.Logs, p.BuildCmd, c, nil)
 	if err != nil {
-		b.Close()
 		return nil, err
 	}
-	cmd := exec.Command("/bin/sh", "-c", p.BuildCmd)
+	return &built{p: p, c: c, dir: dir}, nil
+}
+
+// buildAt makes a fresh worktree of c in work (one left by a killed
+// search is removed first) and runs build in it, its output kept in
+// logs (and its standard output copied to out, when given). It returns
+// the worktree and the log's path. A build that fails is a *SkipError
+// naming its log; a cancelled ctx is ctx's error; on every error the
+// worktree is removed. Both probers build through it.
+func buildAt(ctx context.Context, repo, work, logs, build string, c Commit, out io.Writer) (dir, logPath string, err error) {
+	dir = filepath.Join(work, short(c.Hash))
+	if _, err := os.Lstat(dir); err == nil {
+		if err := removeWorktree(repo, dir); err != nil {
+			return "", "", err
+		}
+	}
+	if err := addWorktree(ctx, repo, dir, c.Hash); err != nil {
+		removeWorktree(repo, dir)
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", err
+	}
+	if build == "" {
+		return dir, "", nil
+	}
+	logPath = filepath.Join(logs, short(c.Hash)+".build.log")
+	log, err := safefile.CreateTemp(logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
+	if err != nil {
+		removeWorktree(repo, dir)
+		return "", "", err
+	}
+	cmd := exec.Command("/bin/sh", "-c", build)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = log, log
+	if out != nil {
+		cmd.Stdout = io.MultiWriter(log, out)
+	}
 	cmd.Env = append(os.Environ(), "CONTEND_BISECT_COMMIT="+c.Hash)
 	err = runGroup(ctx, cmd)
 	log.Close()
 	os.Rename(log.Name(), logPath)
-	if ctx.Err() != nil {
-		b.Close()
-		return nil, ctx.Err()
+	switch {
+	case ctx.Err() != nil:
+		removeWorktree(repo, dir)
+		return "", "", ctx.Err()
+	case err != nil:
+		removeWorktree(repo, dir)
+		return "", "", &SkipError{Reason: fmt.Sprintf("the build failed (%v); its output: %s", exitText(err), logPath)}
 	}
-	if err != nil {
-		b.Close()
-		return nil, &SkipError{Reason: fmt.Sprintf("the build failed (%v); its output: %s", exitText(err), logPath)}
-	}
-	return b, nil
+	return dir, logPath, nil
 }
 
 func exitText(err error) string {

@@ -6,10 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -136,42 +134,12 @@ type vmBuilt struct {
 // the kernel it names. A build that fails or names no bootable image is
 // a *SkipError naming its log.
 func (p *VM) Build(ctx context.Context, c Commit) (Built, error) {
-	dir := filepath.Join(p.Work, short(c.Hash))
-	if _, err := os.Lstat(dir); err == nil {
-		if err := removeWorktree(p.Repo, dir); err != nil {
-			return nil, err
-		}
-	}
-	if err := addWorktree(ctx, p.Repo, dir, c.Hash); err != nil {
-		removeWorktree(p.Repo, dir)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	var out bytes.Buffer
+	dir, logPath, err := buildAt(ctx, p.Repo, p.Work, p.Logs, p.BuildCmd, c, &out)
+	if err != nil {
 		return nil, err
 	}
 	b := &vmBuilt{p: p, c: c, dir: dir}
-	logPath := filepath.Join(p.Logs, short(c.Hash)+".build.log")
-	log, err := safefile.CreateTemp(p.Logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	var out bytes.Buffer
-	cmd := exec.Command("/bin/sh", "-c", p.BuildCmd)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, &out), log
-	cmd.Env = append(os.Environ(), "CONTEND_BISECT_COMMIT="+c.Hash)
-	err = runGroup(ctx, cmd)
-	log.Close()
-	os.Rename(log.Name(), logPath)
-	if ctx.Err() != nil {
-		b.Close()
-		return nil, ctx.Err()
-	}
-	if err != nil {
-		b.Close()
-		return nil, &SkipError{Reason: fmt.Sprintf("the build failed (%v); its output: %s", exitText(err), logPath)}
-	}
 	k, err := ParseBuildOutput(out.Bytes(), dir)
 	if err == nil {
 		_, err = vm.KernelRelease(k.Kernel)
