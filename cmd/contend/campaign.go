@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,7 +148,7 @@ func optionUsage(err error) error {
 }
 
 // campaignInit writes the plan of 'campaign init': its flags are the
-// campaign.Options, which campaign.NewPlan checks.
+// campaign.Options, which campaign.Init checks.
 func campaignInit(c *cli.Context, f *initFlags) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -160,23 +159,9 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 	if err := f.vm.apply(c, &o); err != nil {
 		return err
 	}
-	p, err := campaign.NewPlan(o)
+	p, err := campaign.Init(o)
 	if err != nil {
 		return optionUsage(err)
-	}
-	if err := campaign.WritePlan(p.Dir, p); err != nil {
-		// A directory that cannot be made (a file in the way, a parent
-		// that does not exist on a read-only or virtual file system) is
-		// the user's path, refused as such.
-		var pe *fs.PathError
-		if errors.As(err, &pe) && pe.Op == "mkdir" {
-			return &usageError{"campaign init: " + err.Error() + "; accepted: a new directory in a writable place"}
-		}
-		return err
-	}
-	if p.VM != nil {
-		printVMInit(c, p)
-		return nil
 	}
 	campaign.WriteInit(c.App.Writer, p)
 	return nil

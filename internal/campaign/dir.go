@@ -54,10 +54,19 @@ func WriteUnitFile(w io.Writer, dir, out string) error {
 	return nil
 }
 
-// WriteInit says on w what 'campaign init' planned (p, on machines) and
-// what to do next.
+// WriteInit says on w what 'campaign init' planned (p, on machines or
+// in guests) and what to do next.
 func WriteInit(w io.Writer, p *Plan) {
 	dir := p.Dir
+	if p.VM != nil {
+		fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each a fresh guest (%d vCPUs, %d MiB, accelerator %s) running 'contend %s'\n",
+			dir, len(p.Order), p.Order, p.VM.CPUs, p.VM.MemMiB, p.VM.Accel, strings.Join(p.Command, " "))
+		for _, s := range p.Sides {
+			fmt.Fprintf(w, "  %s: %s (%s)\n", s.Label, s.Boot.VM.Kernel, s.Expect)
+		}
+		fmt.Fprintf(w, "next: 'contend campaign run %s', then 'contend campaign report %s'\n", dir, dir)
+		return
+	}
 	fmt.Fprintf(w, "campaign %s: %d boots in the order %s, each running 'contend %s'\n", dir, len(p.Order), p.Order, strings.Join(p.Command, " "))
 	fmt.Fprintf(w, "  A: %s\n  B: %s\n", p.Sides[0].Expect, p.Sides[1].Expect)
 	fmt.Fprintf(w, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)

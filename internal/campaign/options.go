@@ -1,7 +1,9 @@
 package campaign
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -366,4 +368,23 @@ func (o *Options) command() ([]string, error) {
 		}
 	}
 	return slices.Clone(c), nil
+}
+
+// Init is 'campaign init': the plan of o (NewPlan), written to its
+// directory. A directory that cannot be made (a file in the way, a
+// parent that does not exist on a read-only or virtual file system) is
+// the user's path, refused as an *OptionError.
+func Init(o Options) (*Plan, error) {
+	p, err := NewPlan(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := WritePlan(p.Dir, p); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "mkdir" {
+			return nil, refuse("campaign init: %v; accepted: a new directory in a writable place", err)
+		}
+		return nil, err
+	}
+	return p, nil
 }

@@ -213,3 +213,29 @@ func TestNewPlanCheckCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestInit: 'campaign init' writes the plan NewPlan makes; a directory
+// that cannot be made (a file in its way) is an OptionError naming what
+// is accepted, and a directory that holds a campaign is refused.
+func TestInit(t *testing.T) {
+	base := t.TempDir()
+	p, err := Init(okOptions(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadPlan(p.Dir); err != nil || got.Order != p.Order {
+		t.Errorf("the plan read back: %+v %v", got, err)
+	}
+	if _, err := Init(okOptions(base)); err == nil || !strings.Contains(err.Error(), "already holds a campaign") {
+		t.Errorf("a second init in %s: %v", p.Dir, err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Init(okOptions(file))
+	var oe *OptionError
+	if !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "campaign init: ") || !strings.HasSuffix(err.Error(), "; accepted: a new directory in a writable place") {
+		t.Errorf("a directory under a file: %v", err)
+	}
+}

@@ -294,3 +294,20 @@ func TestStepRefusesVMPlan(t *testing.T) {
 		t.Error("RunVM of no campaign")
 	}
 }
+
+// TestWriteInitVM: what 'campaign init --vm' says of its plan: the boots,
+// the guest, each side's kernel, and to run it from this machine.
+func TestWriteInitVM(t *testing.T) {
+	p, err := NewPlan(vmOptions(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteInit(&b, p)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], fmt.Sprintf("each a fresh guest (2 vCPUs, %d MiB, accelerator auto) running 'contend run faultme -n 3'", vm.DefaultMemMiB)) ||
+		!strings.HasPrefix(lines[1], "  A: "+p.Sides[0].Boot.VM.Kernel+" (") || !strings.HasPrefix(lines[2], "  B: "+p.Sides[1].Boot.VM.Kernel) ||
+		lines[3] != "next: 'contend campaign run "+p.Dir+"', then 'contend campaign report "+p.Dir+"'" {
+		t.Errorf("campaign init --vm said:\n%s", b.String())
+	}
+}
