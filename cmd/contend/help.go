@@ -34,7 +34,7 @@ func helpCommand() *cli.Command {
 				return nil
 			}
 			if w, ok := workload.Lookup(name); ok {
-				describe(c.App.Writer, w, true)
+				w.Describe(c.App.Writer, true)
 				return nil
 			}
 			for _, cmd := range c.App.Commands {

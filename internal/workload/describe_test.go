@@ -99,3 +99,39 @@ func TestDefaultsShownAsRunsShowThem(t *testing.T) {
 		t.Errorf("only %d defaults checked", n)
 	}
 }
+
+// TestDescribe: list's entry is the summary line, the provenance and one
+// line (or two, for a long name) per parameter with its default; help's
+// adds the doc, every metric with its unit and direction, and the
+// timeout at the defaults.
+func TestDescribe(t *testing.T) {
+	for _, w := range All() {
+		var short, long strings.Builder
+		w.Describe(&short, false)
+		w.Describe(&long, true)
+		s := short.String()
+		if !strings.HasPrefix(s, w.Name+": "+w.Summary+"\n  from: ") {
+			t.Errorf("%s: list entry starts %q", w.Name, s[:min(len(s), 80)])
+		}
+		for _, p := range w.Params {
+			if !strings.Contains(s, "--"+p.Name+" ["+p.DefaultString()+"]") {
+				t.Errorf("%s: --%s with its default missing from the list entry", w.Name, p.Name)
+			}
+		}
+		if strings.Contains(s, "metrics:") || !strings.HasPrefix(long.String(), s[:strings.Index(s, "\n")+1]) {
+			t.Errorf("%s: the list entry has metrics, or help starts otherwise", w.Name)
+		}
+		l := long.String()
+		if !strings.Contains(l, "\n"+w.Doc+"\n") || !strings.Contains(l, "parameters (default in brackets):") || !strings.Contains(l, "see 'contend help maxrss'") {
+			t.Errorf("%s: help lacks the doc, the parameters' head or the process metrics", w.Name)
+		}
+		for _, m := range w.Metrics {
+			if !strings.Contains(l, "  "+m.Name+" ["+m.Unit) {
+				t.Errorf("%s: help lacks metric %s [%s", w.Name, m.Name, m.Unit)
+			}
+		}
+		if _, err := w.Resolve(nil); (w.Timeout != nil && err == nil) != strings.Contains(l, "\ntimeout: each repetition is killed after ") {
+			t.Errorf("%s: the timeout line is shown when, and only when, there is a default timeout", w.Name)
+		}
+	}
+}
