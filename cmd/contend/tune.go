@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -50,48 +49,17 @@ func tuneAction(c *cli.Context) error {
 		return usagef("tune takes no arguments (got %q); see 'contend help tune'", strings.Join(c.Args().Slice(), " "))
 	}
 	root := tune.Root()
-	state := tune.StatePath(root)
-	w := c.App.Writer
 	if c.Bool("reset") {
-		return tuneReset(c, root, state)
+		for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
+			if c.IsSet(f) {
+				return usagef("--reset puts back the saved values: --%s does not apply", f)
+			}
+		}
+		return tune.RunReset(c.App.Writer, root, tune.StatePath(root))
 	}
 	opt, err := tuneOptions(c, root)
 	if err != nil {
 		return err
 	}
-	if c.Bool("dry-run") {
-		for _, r := range tune.Plan(root, opt) {
-			fmt.Fprintln(w, r)
-		}
-		return nil
-	}
-	rs, err := tune.Apply(root, state, opt)
-	if err != nil {
-		return err
-	}
-	set := false
-	for _, r := range rs {
-		fmt.Fprintln(w, r)
-		set = set || r.Status == tune.StatusSet
-	}
-	if st, _ := tune.LoadState(state); st != nil {
-		fmt.Fprintf(w, "previous values saved in %s: 'contend tune --reset' puts them back\n", state)
-	} else if !set {
-		fmt.Fprintln(w, "nothing changed")
-	}
-	return nil
-}
-
-// tuneReset is tune --reset: the saved values put back.
-func tuneReset(c *cli.Context, root, state string) error {
-	for _, f := range []string{"cpus", "thp", "dry-run", "perf-rate"} {
-		if c.IsSet(f) {
-			return usagef("--reset puts back the saved values: --%s does not apply", f)
-		}
-	}
-	rs, err := tune.Reset(root, state)
-	for _, r := range rs {
-		fmt.Fprintln(c.App.Writer, r)
-	}
-	return err
+	return tune.Run(c.App.Writer, root, tune.StatePath(root), opt, c.Bool("dry-run"))
 }
