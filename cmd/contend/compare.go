@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -78,41 +77,14 @@ func runCompare(c *cli.Context) error {
 	return writeComparison(c, r, format)
 }
 
-// compareSpecs returns the file specs of each side: --a and --b, else one
-// side per argument; or dir, when the one argument is a directory (a
-// campaign).
-func compareSpecs(c *cli.Context) (specs [][]string, dir string, err error) {
-	as, bs, err := givenSides(c)
-	if err != nil || len(as) > 0 {
-		return [][]string{as, bs}, "", err
+// compareSpecs returns the file specs of each side, or the campaign
+// directory (comparison.Specs).
+func compareSpecs(c *cli.Context) ([][]string, string, error) {
+	specs, dir, err := comparison.Specs(c.StringSlice("a"), c.StringSlice("b"), c.Args().Slice())
+	if err != nil {
+		return nil, "", &usageError{err.Error()}
 	}
-	if c.NArg() == 1 {
-		if st, err := os.Stat(c.Args().First()); err == nil && st.IsDir() {
-			return nil, c.Args().First(), nil
-		}
-	}
-	if c.NArg() < 2 {
-		return nil, "", usagef("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", c.NArg())
-	}
-	for _, a := range c.Args().Slice() {
-		specs = append(specs, []string{a})
-	}
-	return specs, "", nil
-}
-
-// givenSides returns the files of --a and --b (none when neither is
-// given), refusing one without the other and either with arguments.
-func givenSides(c *cli.Context) (as, bs []string, err error) {
-	as, bs = c.StringSlice("a"), c.StringSlice("b")
-	switch {
-	case len(as) == 0 && len(bs) == 0:
-		return nil, nil, nil
-	case len(as) == 0 || len(bs) == 0:
-		return nil, nil, usagef("compare: --a and --b go together: give files for both sides")
-	case c.NArg() > 0:
-		return nil, nil, usagef("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(c.Args().Slice(), " "))
-	}
-	return as, bs, nil
+	return specs, dir, nil
 }
 
 // sideFiles lists the files of every part of sides, with their names.

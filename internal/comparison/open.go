@@ -169,3 +169,38 @@ func Sides(specs [][]string) (sides []Side, sweeps []*results.File, err error) {
 	}
 	return sides, sweeps, nil
 }
+
+// CheckSides refuses files given with --a (a) but not --b (b) or the other
+// way round, and either with files as arguments (args).
+func CheckSides(a, b, args []string) error {
+	switch {
+	case len(a) == 0 && len(b) == 0:
+		return nil
+	case len(a) == 0 || len(b) == 0:
+		return fmt.Errorf("compare: --a and --b go together: give files for both sides")
+	case len(args) > 0:
+		return fmt.Errorf("compare: give files either as arguments or with --a/--b, not both (extra: %s)", strings.Join(args, " "))
+	}
+	return nil
+}
+
+// Specs returns the file specs of each side of 'contend compare': --a
+// (a) and --b (b), else one side per argument; or dir, when the one
+// argument is a directory (a campaign).
+func Specs(a, b, args []string) (specs [][]string, dir string, err error) {
+	if err := CheckSides(a, b, args); err != nil || len(a) > 0 {
+		return [][]string{a, b}, "", err
+	}
+	if len(args) == 1 {
+		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+			return nil, args[0], nil
+		}
+	}
+	if len(args) < 2 {
+		return nil, "", fmt.Errorf("compare needs a baseline and at least one other result file, got %d (see 'contend compare --help')", len(args))
+	}
+	for _, x := range args {
+		specs = append(specs, []string{x})
+	}
+	return specs, "", nil
+}

@@ -78,3 +78,32 @@ func TestParseTest(t *testing.T) {
 		t.Errorf("ParseTest(t-test): %v", err)
 	}
 }
+
+// TestSpecs: compare's sides from --a/--b, from the arguments (one side
+// each), or a campaign's directory; the refusals name what is wrong.
+func TestSpecs(t *testing.T) {
+	dir := t.TempDir()
+	if s, d, err := Specs([]string{"a1", "a2"}, []string{"b1"}, nil); err != nil || d != "" || len(s) != 2 || len(s[0]) != 2 || s[1][0] != "b1" {
+		t.Errorf("--a/--b: %v %q %v", s, d, err)
+	}
+	if s, d, err := Specs(nil, nil, []string{"x", "y", "z"}); err != nil || d != "" || len(s) != 3 || s[2][0] != "z" {
+		t.Errorf("arguments: %v %q %v", s, d, err)
+	}
+	if s, d, err := Specs(nil, nil, []string{dir}); err != nil || d != dir || s != nil {
+		t.Errorf("a directory: %v %q %v", s, d, err)
+	}
+	for _, c := range []struct {
+		a, b, args []string
+		want       string
+	}{
+		{[]string{"a"}, nil, nil, "--a and --b go together"},
+		{nil, []string{"b"}, nil, "--a and --b go together"},
+		{[]string{"a"}, []string{"b"}, []string{"x"}, "not both (extra: x)"},
+		{nil, nil, []string{"x"}, "compare needs a baseline and at least one other result file, got 1"},
+		{nil, nil, nil, "got 0"},
+	} {
+		if _, _, err := Specs(c.a, c.b, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v %v: %v, want %q", c.a, c.b, c.args, err, c.want)
+		}
+	}
+}
