@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/env"
 	"contend/internal/export"
 	"contend/internal/results"
 	"contend/internal/summary"
@@ -57,30 +53,5 @@ func showAction(c *cli.Context) error {
 		}
 		return sweep.WriteCSV(w, a)
 	}
-	return showText(w, path, f)
-}
-
-// showText prints the summary of the result file f read from path.
-func showText(w io.Writer, path string, f *results.File) error {
-	fmt.Fprintln(w, wrap(fmt.Sprintf("file: %s (%s, %s)", path, f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
-	if !f.Complete {
-		fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
-	}
-	if f.Kind == "sweep" {
-		a, err := sweep.Analyze(f)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-		sweep.Report(w, a)
-		return nil
-	}
-	fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
-	for i := range f.Configs {
-		fmt.Fprintln(w)
-		summary.Summary(w, f, i)
-		summary.WriteOutliers(w, f, i)
-	}
-	summary.WriteFileWarnings(w, f)
-	return nil
+	return summary.Show(w, path, f)
 }
