@@ -149,7 +149,7 @@ func TestBisectFindsPlantedCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program at each probe")
 	}
-	t.Setenv("CONTEND_TEST_AS_MAIN", "1") // the measurements run this binary as contend
+	t.Parallel()                          // its measurements run this binary as contend (TestMain)
 	repo := bisectRepo(t, 64, 37, 10, 10) // one SD
 	dir := filepath.Join(t.TempDir(), "bs")
 	r := runCLI(t, bisectArgv(repo, dir, "--format", "json")...)
@@ -177,28 +177,6 @@ func TestBisectFindsPlantedCommit(t *testing.T) {
 	if st := runCLI(t, "bisect", "status", dir); !strings.Contains(st.stdout, `culprit: `+res.Top[0].Hash[:12]+` "commit 37", P `) {
 		t.Errorf("status text:\n%s", st.stdout)
 	}
-}
-
-// TestBisectAA: no change anywhere (the count never varies): the bisect
-// stops at the calibration, says so with the interval, and probes
-// nothing.
-func TestBisectAA(t *testing.T) {
-	t.Setenv("CONTEND_TEST_AS_MAIN", "1")
-	repo := bisectRepo(t, 64, 64, 0, 0)
-	dir := filepath.Join(t.TempDir(), "bs")
-	r := runCLI(t, bisectArgv(repo, dir, "--calibrate", "10", "--calibrate-max", "10")...)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	for _, want := range []string{"the ends do not differ", "nothing to bisect", "10 and 10 runs", "runs: 20 calibration + 0 probes + 0 verification = 20"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	if strings.Contains(r.stdout, "culprit") {
-		t.Errorf("an A/A range names a culprit:\n%s", r.stdout)
-	}
-	noWorktrees(t, repo, dir)
 }
 
 // ledgerEvents returns the events of dir's ledger.
@@ -248,7 +226,7 @@ func TestBisectSkipInterruptKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program at each probe")
 	}
-	t.Setenv("CONTEND_TEST_AS_MAIN", "1")
+	t.Parallel()
 	repo := bisectRepo(t, 64, 37, 40, 10, 31, 32, -36)
 	dir := filepath.Join(t.TempDir(), "bs")
 
@@ -376,6 +354,7 @@ func TestBisectStepGitBisectRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program at each step")
 	}
+	t.Parallel()
 	repo := bisectRepo(t, 64, 37, 40, 10, 31, 32)
 	dir := filepath.Join(t.TempDir(), "bs")
 	exe, err := os.Executable()

@@ -218,3 +218,32 @@ func TestPrior(t *testing.T) {
 		}
 	}
 }
+
+// TestAAStopsAtCalibration: no change anywhere in the range (the same
+// distribution at every commit; one fixed draw of the generator): the
+// search stops at the calibration, 10 runs of each end, says so with the
+// interval of the change, probes nothing and names no culprit (moved
+// from cmd/contend's TestBisectAA, which ran it through real builds: the
+// decision and its text are this package's).
+func TestAAStopsAtCalibration(t *testing.T) {
+	s, _ := simSearch(t, 5, 64, 65, 0, Options{CalibrateMin: 10, CalibrateMax: 10}, &Memory{}, nil)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopNoDifference || res.Runs.Calibration != 20 || res.Runs.Probes != 0 || res.Runs.Verify != 0 {
+		t.Fatalf("stop %q, runs %+v: want no difference after 10 and 10 runs, no probe", res.Stop, res.Runs)
+	}
+	var b strings.Builder
+	if err := Write(&b, res, "text"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the ends do not differ", "nothing to bisect", "10 and 10 runs", "runs: 20 calibration + 0 probes + 0 verification = 20"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "culprit") {
+		t.Errorf("an A/A range names a culprit:\n%s", b.String())
+	}
+}
