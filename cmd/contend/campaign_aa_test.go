@@ -124,20 +124,19 @@ type aaReport struct {
 	} `json:"per_boot"`
 }
 
-// TestCampaignAAFalsePositives runs the report of 300 synthetic A/A
-// campaigns (4+4 boots of 10 runs, each boot its own boot id and a log
-// offset of SD 0.05, runs SD 0.02; a workload metric and an evidence
-// metric) through the CLI ('compare DIR' and 'campaign report DIR', JSON
-// and text) and counts the verdicts that call a change. The boot level is
-// the headline and the verdict of every metric, and calls a change at
-// most as often as alpha allows (the count is not above the 99% quantile
-// of Binomial(300, 0.05), 24); the pooled runs, still in the report as a
-// description, call one in about half of them. Before, the headline and
-// the evidence verdicts were the pooled ones: 55 and 55 of 100.
-func TestCampaignAAFalsePositives(t *testing.T) {
-	const n, alpha, bound = 300, 0.05, 24
+// TestCampaignAAReports runs the report of 10 synthetic A/A campaigns
+// (4+4 boots of 10 runs, each boot its own boot id and a log offset of SD
+// 0.05, runs SD 0.02; a workload metric and an evidence metric), written
+// to disk, through the CLI ('compare DIR' and 'campaign report DIR', JSON
+// and text): each is a boot-level report of 8 boots whose headline is the
+// boot level, with the pooled runs beside every metric, and the text
+// report's headline is the JSON one. How often the boot level calls a
+// change in A/A campaigns (at most as often as alpha allows, over 300 of
+// these campaigns) is tested beside the model:
+// internal/comparison's TestBootLevelAAFalsePositives.
+func TestCampaignAAReports(t *testing.T) {
+	const n = 10
 	root := t.TempDir()
-	var head, ev, pooled int
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(root, fmt.Sprint(i))
 		synthCampaign{BootsPerSide: 4, Runs: 10, BootSD: 0.05, RunSD: 0.02, Seed: uint64(i + 1)}.write(t, dir)
@@ -157,39 +156,19 @@ func TestCampaignAAFalsePositives(t *testing.T) {
 			t.Fatalf("campaign %d: not a boot-level report:\n%s", i, r.stdout)
 		}
 		ms := rep.Pairs[0].Metrics
-		if ms[0].Metric != "time" || ms[0].Pooled == nil || ms[1].Pooled == nil {
+		if ms[0].Metric != "time" || ms[0].Pooled == nil || ms[1].Pooled == nil || ms[0].Verdict == "" || ms[1].Verdict == "" {
 			t.Fatalf("campaign %d: metrics %+v", i, ms)
-		}
-		called := ms[0].Verdict != "no significant change"
-		if called {
-			head++
-		}
-		if ms[1].Verdict != "no significant change" {
-			ev++
-		}
-		if ms[0].Pooled.Verdict != "no significant change" {
-			pooled++
 		}
 		if !strings.Contains(rep.Pairs[0].Headline, "boot level") {
 			t.Fatalf("campaign %d: headline %q", i, rep.Pairs[0].Headline)
 		}
-		if i < 10 {
-			// The text report's headline says the same.
-			txt := runCLI(t, "compare", dir)
-			_, block, _ := strings.Cut(txt.stdout, "\nexec:true time:")
-			block, _, _ = strings.Cut(block, "\n\n")
-			got := strings.Join(strings.Fields("exec:true time:"+block), " ")
-			if want := strings.Join(strings.Fields(rep.Pairs[0].Headline), " "); got != want {
-				t.Errorf("campaign %d: text headline %q, JSON %q", i, got, want)
-			}
+		// The text report's headline says the same.
+		txt := runCLI(t, "compare", dir)
+		_, block, _ := strings.Cut(txt.stdout, "\nexec:true time:")
+		block, _, _ = strings.Cut(block, "\n\n")
+		got := strings.Join(strings.Fields("exec:true time:"+block), " ")
+		if want := strings.Join(strings.Fields(rep.Pairs[0].Headline), " "); got != want {
+			t.Errorf("campaign %d: text headline %q, JSON %q", i, got, want)
 		}
-	}
-	t.Logf("A/A, %d campaigns of 4+4 boots x 10 runs: the headline called a change in %d (%.1f%%), the evidence in %d, the pooled runs in %d (%.1f%%); alpha %g",
-		n, head, 100*float64(head)/n, ev, pooled, 100*float64(pooled)/n, alpha)
-	if head > bound || ev > bound {
-		t.Errorf("A/A headline %d, evidence %d of %d: above %d, the 99%% quantile of Binomial(%d, %g)", head, ev, n, bound, n, alpha)
-	}
-	if pooled < n/4 {
-		t.Errorf("the pooled runs called a change in only %d of %d: the simulation lacks the boot effect it is to show", pooled, n)
 	}
 }
