@@ -11,13 +11,20 @@ import (
 )
 
 func fakeTrace(t *testing.T) (root string, enable func(string) string) {
+	root, enable = fakeTraceDir(t)
+	t.Setenv("CONTEND_TRACEFS", root)
+	return root, enable
+}
+
+// fakeTraceDir is fakeTrace's tracefs without the environment: a
+// parallel test gives its contends CONTEND_TRACEFS itself.
+func fakeTraceDir(t *testing.T) (root string, enable func(string) string) {
 	root = t.TempDir()
 	for ev, v := range map[string]string{"contention_begin": "0", "contention_end": "1"} {
 		d := filepath.Join(root, "events", "lock", ev)
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, "enable"), []byte(v+"\n"), 0o644)
 	}
-	t.Setenv("CONTEND_TRACEFS", root)
 	return root, func(ev string) string {
 		b, _ := os.ReadFile(filepath.Join(root, "events", "lock", ev, "enable"))
 		return strings.TrimSpace(string(b))

@@ -27,8 +27,11 @@ func TestEnvRecordsBuild(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
+	// Beside the other parallel tests: most of it is the build; its
+	// runs are processes of their own.
+	t.Parallel()
 	src, _ := os.Getwd()
-	dir := chdirTemp(t)
+	dir := t.TempDir()
 	if _, err := os.Stat(filepath.Join(src, "main.go")); err != nil {
 		t.Skipf("cannot find cmd/contend from %s", src)
 	}
@@ -66,10 +69,15 @@ func TestEnvRecordsBuild(t *testing.T) {
 	}
 	check("the result file", f.Env)
 
-	if r := runCLI(t, "exec", "-n", "3", "--quiet", "--out", "o2.json", "--", "/bin/true"); r.code != 0 {
-		t.Fatalf("exec: %+v", r)
+	// The ordinary build's run, as a process: a run in this process
+	// would kill, as leftovers of its repetitions, the processes the
+	// other parallel tests start meanwhile (harness: contend is a child
+	// subreaper).
+	o2 := filepath.Join(dir, "o2.json")
+	if out, err := contendCmd(t, "exec", "-n", "3", "--quiet", "--out", o2, "--", "/bin/true").CombinedOutput(); err != nil {
+		t.Fatalf("exec: %v\n%s", err, out)
 	}
-	r := runCLI(t, "compare", "o2.json", o0)
+	r := runCLI(t, "compare", o2, o0)
 	if !strings.Contains(r.stdout, "warning: contend was built differently for the sides: cc.flags") ||
 		!strings.Contains(r.stdout, "build.CGO_CFLAGS") {
 		t.Errorf("compare does not warn about the builds:\n%s%s", r.stdout, r.stderr)

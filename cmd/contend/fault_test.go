@@ -46,6 +46,11 @@ func TestFaultInjection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault injection runs for about 10 s")
 	}
+	// Beside the other parallel tests: its trials mostly wait (the
+	// delays, the signals, the reaps), and each checks only what its own
+	// contend leaves (its processes, its journal entries and sets, its
+	// tracefs).
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CONTEND_FAULT_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
@@ -58,7 +63,7 @@ func TestFaultInjection(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	t.Logf("seed %d (CONTEND_FAULT_SEED=%d replays it), budget %s", seed, seed, budget)
-	_, enable := fakeTrace(t)
+	root, enable := fakeTraceDir(t)
 	// Foreign sets: one under the key some trials force on their
 	// children (as if another program took it after contend's check), one
 	// under an old-scheme key (0x63 << 24 | a dead pid). No trial may
@@ -98,7 +103,7 @@ func TestFaultInjection(t *testing.T) {
 			name += "-taken-key"
 		}
 		ok := t.Run(name, func(t *testing.T) {
-			faultTrial(t, wl, action, delay, pause, enable, env)
+			faultTrial(t, wl, action, delay, pause, enable, append(env, "CONTEND_TRACEFS="+root))
 			assertSetsExist(t, foreign, nil)
 		})
 		trials[action]++
@@ -115,7 +120,7 @@ func TestFaultInjection(t *testing.T) {
 }
 
 func faultTrial(t *testing.T, wl []string, action string, delay, pause time.Duration, enable func(string) string, env []string) {
-	dir := chdirTemp(t)
+	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	before := semSet(t)
 	args := append([]string{"run"}, wl...)

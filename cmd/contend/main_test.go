@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,6 +71,22 @@ func TestMain(m *testing.M) {
 			// they would outlive the only journal that proves them
 			// contend's.
 			defer removeStaleSets()
+		}
+		// Every child that runs this binary is contend from here on:
+		// bisect's measurements run os.Executable, as a real search
+		// runs contend. Set for the whole suite rather than by t.Setenv
+		// in each test, which would forbid t.Parallel.
+		os.Setenv("CONTEND_TEST_AS_MAIN", "1")
+		// The parallel tests (the bisects, the fault trials, the
+		// README's examples, the build of TestEnvRecordsBuild, the runs
+		// of TestShowFits80Columns) mostly wait on processes of their
+		// own: four at a time, not GOMAXPROCS at a time, unless
+		// -parallel says otherwise (docs/testing.md).
+		flag.Parse()
+		given := false
+		flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+		if !given {
+			flag.Set("test.parallel", "4")
 		}
 		return m.Run()
 	}()

@@ -98,6 +98,9 @@ func TestREADMEExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	// Beside the other parallel tests: every example is a process of
+	// its own, in its own directories, with its own tracefs.
+	t.Parallel()
 	root, _ := filepath.Abs("../..")
 	seedsDir := os.Getenv("CONTEND_SEEDS")
 	if seedsDir == "" {

@@ -460,6 +460,10 @@ func TestFaultmeThreadCreationFails(t *testing.T) {
 // TestShowFits80Columns shows every seed fixture and a real run of every
 // built-in workload's summary shape: no line may be wider than a mail.
 func TestShowFits80Columns(t *testing.T) {
+	// Beside the other parallel tests: its runs are processes of their
+	// own (a run in this process would sweep up, as its leftovers, the
+	// processes other tests start meanwhile).
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/seeds/*.json")
 	if len(files) == 0 {
 		t.Fatal("no seed fixtures")
@@ -471,8 +475,8 @@ func TestShowFits80Columns(t *testing.T) {
 		}
 		name, args := w.Name, w.Quick
 		out := filepath.Join(dir, name+".json")
-		if r := runCLI(t, append(append([]string{"run", name}, args...), "-n", "6", "--quiet", "--out", out)...); r.code != 0 {
-			t.Fatalf("run %s: %d %s", name, r.code, r.stderr)
+		if b, err := contendCmd(t, append(append([]string{"run", name}, args...), "-n", "6", "--quiet", "--out", out)...).CombinedOutput(); err != nil {
+			t.Fatalf("run %s: %v %s", name, err, b)
 		}
 		files = append(files, out)
 	}
