@@ -108,7 +108,7 @@ func campaignRunCommand() *cli.Command {
 a campaign made with 'campaign init --vm' that is not done yet: that side's
 kernel with an initramfs contend builds (contend as /init, the libraries it
 links), the plan's command run inside, its result file back over the second
-serial port (ttyS1) as DIR/boots/NN-S.json, the guest's kernel release and
+serial port (ttyS1) as DIR/boots/NN-S.jsonl, the guest's kernel release and
 boot id in the ledger, its console, port and QEMU logs in DIR/vm/NN-S/. KVM when it
 boots a kernel, else TCG (said once; results and reports say which, and
 under TCG that timings include the emulation). A guest that panics, hangs
