@@ -8,9 +8,9 @@ import (
 
 // A SideReport is a side with its counts.
 type SideReport struct {
-	Label  string // A, B, C ...
-	Name   string
-	Parts  []string
+	Label string // A, B, C ...
+	Name  string
+	Parts []string
 	// Files is the number of distinct result files among Parts (parts
 	// may select configurations of one file).
 	Files  int
