@@ -136,7 +136,7 @@ func TestVMBisect(t *testing.T) {
 		t.Errorf("calibration: faults good %v, bad %v: want the ends to differ by more than 50x", res.Calibration.MedianGood, res.Calibration.MedianBad)
 	}
 	// One result file a boot, each from the guest (its vm.accel).
-	files, _ := filepath.Glob(filepath.Join(dir, bisect.RunsDir, "*.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, bisect.RunsDir, "*.jsonl"))
 	if len(files) != res.Runs.Total {
 		t.Errorf("%d result files for %d boots", len(files), res.Runs.Total)
 	}

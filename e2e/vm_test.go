@@ -140,6 +140,16 @@ func TestVMCampaigns(t *testing.T) {
 			}
 		}
 		t.Logf("report:\n%s", rep)
+		// The brief report (the default): each side in one line, the
+		// boots' warnings counted, not each boot's file and warnings.
+		brief, e, code := contend(t, "campaign", "report", dir)
+		if code != 0 {
+			t.Fatalf("brief report: exit %d: %s", code, e)
+		}
+		if strings.Contains(brief, "boots/") || strings.Count(brief, ": 4 boots ") != 2 || strings.Count(brief, "running in a virtual machine") > 1 {
+			t.Errorf("the brief report lists the boots' files or repeats their warnings:\n%s", brief)
+		}
+		t.Logf("brief report, %d lines:\n%s", strings.Count(brief, "\n"), brief)
 	})
 
 	t.Run("aa", func(t *testing.T) {

@@ -28,8 +28,8 @@ ab() {
 	local before
 	before=$(load)
 	"$tmp/contend" ab "$@" --a-evidence "$a" --b-evidence "$b" --order abba -n "$n" \
-		--out "$tmp/$name.json" -q >/dev/null
-	"$tmp/contend" compare --format json "$tmp/$name.json:a" "$tmp/$name.json:b" >"$tmp/$name.cmp.json"
+		--out "$tmp/$name.jsonl" -q >/dev/null
+	"$tmp/contend" compare --format json "$tmp/$name.jsonl:a" "$tmp/$name.jsonl:b" >"$tmp/$name.cmp.json"
 	/usr/bin/python3 - "$tmp/$name.cmp.json" "$name" "$a" "$b" "$before" "$(load)" <<'PY'
 import json, sys
 path, name, a, b, before, after = sys.argv[1:]

@@ -49,15 +49,15 @@ size() {
 	local n=$1
 	awk -v n="$n" 'BEGIN { srand(1); for (i = 0; i < n; i++) printf "faultme: took %d ns\n", 1000000 + int(rand() * 50000) }' >"$tmp/a.log"
 	awk -v n="$n" 'BEGIN { srand(2); for (i = 0; i < n; i++) printf "faultme: took %d ns\n", 1010000 + int(rand() * 50000) }' >"$tmp/b.log"
-	rm -f "$tmp/a.json" "$tmp/b.json"
-	step "$n import A" "$tmp/contend" import -q --metric "$metric" --out "$tmp/a.json" "$tmp/a.log"
-	step "$n import B" "$tmp/contend" import -q --metric "$metric" --out "$tmp/b.json" "$tmp/b.log"
-	"$tmp/contend" compare --format bench "$tmp/a.json" "$tmp/b.json" >"$tmp/ab.txt"
+	rm -f "$tmp/a.jsonl" "$tmp/b.jsonl"
+	step "$n import A" "$tmp/contend" import -q --metric "$metric" --out "$tmp/a.jsonl" "$tmp/a.log"
+	step "$n import B" "$tmp/contend" import -q --metric "$metric" --out "$tmp/b.jsonl" "$tmp/b.log"
+	"$tmp/contend" compare --format bench "$tmp/a.jsonl" "$tmp/b.jsonl" >"$tmp/ab.txt"
 	local got
 	got=$(grep -c '^Benchmark' "$tmp/ab.txt")
 	[ "$got" -eq $((2 * n)) ] || { echo "bench-results: $got samples in Go benchmark format, want $((2 * n))" >&2; exit 1; }
 	for _ in $(seq "$RUNS"); do
-		step "$n compare" "$tmp/contend" compare "$tmp/a.json" "$tmp/b.json"
+		step "$n compare" "$tmp/contend" compare "$tmp/a.jsonl" "$tmp/b.jsonl"
 		step "$n benchstat" "$benchstat" -col side "$tmp/ab.txt"
 	done
 }

@@ -40,12 +40,12 @@ echo "== 1. a CPU hog on CPU 0 beside faultme on side B (n=$n, --evidence sched,
 	--a-prepare "$kill_hog" \
 	--b-prepare "$kill_hog; taskset -c 0 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 & echo \$! > $hog" \
 	--cleanup "$kill_hog" \
-	-o "$tmp/hog.json" >/dev/null
-"$tmp/contend" compare --all "$tmp/hog.json:a" "$tmp/hog.json:b"
+	-o "$tmp/hog.jsonl" >/dev/null
+"$tmp/contend" compare --all "$tmp/hog.jsonl:a" "$tmp/hog.jsonl:b"
 
 echo
 echo "== 2. faultme THP never (A) against huge (B) (n=$n, --evidence profile)"
 "$tmp/contend" ab faultme --threads 2 --mem 128MiB -n "$n" -q "${lock[@]}" \
 	--evidence sched,system,profile --a '--thp never' --b '--thp huge' \
-	-o "$tmp/thp.json" >/dev/null
-"$tmp/contend" compare --all "$tmp/thp.json:a" "$tmp/thp.json:b"
+	-o "$tmp/thp.jsonl" >/dev/null
+"$tmp/contend" compare --all "$tmp/thp.jsonl:a" "$tmp/thp.jsonl:b"

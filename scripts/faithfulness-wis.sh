@@ -40,7 +40,7 @@ for t in futex4 page_fault1 pthread_mutex1 sched_yield; do
 	for mode in thread process; do
 		prog=$tmp/${t}_threads
 		[[ $mode == process ]] && prog=$tmp/${t}_processes
-		out=results/verify-wis-$t-$mode-$stamp.json
+		out=results/verify-wis-$t-$mode-$stamp.jsonl
 		./bin/contend verify wis --test "$src/tests/$t.c" --mode "$mode" --tasks "$tasks" \
 			--warmup-time 1s --duration 2s -n "$runs" --out "$out" -- "$prog" -t "$tasks" -s 2 >"$tmp/report" 2>&1 || true
 		verdict=$(awk '/^verdict on /{getline; sub(/^ +/, ""); sub(/:.*/, ""); print; exit}' "$tmp/report")

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 for i in $(seq "$rounds"); do
 	"$orig" | sed -n 's/^time = \([0-9]*\) usecs$/\1/p' >>"$tmp/orig"
 	./bin/contend run faultme --threads "$threads" --mem "$mem" -n 1 --format original \
-		--out "$tmp/c$i.json" --quiet | sed -n 's/^time = \([0-9]*\) usecs$/\1/p' >>"$tmp/contend"
+		--out "$tmp/c$i.jsonl" --quiet | sed -n 's/^time = \([0-9]*\) usecs$/\1/p' >>"$tmp/contend"
 done
 echo "original (us): $(tr '\n' ' ' <"$tmp/orig")"
 echo "contend  (us): $(tr '\n' ' ' <"$tmp/contend")"

@@ -22,13 +22,13 @@ check() {
 	shift
 	# perf's own: one run of the workload's child as contend runs it.
 	perf record -q -N -B -e cpu-clock -F 999 -g -o "$tmp/$name.data" -- \
-		"$tmp/contend" run "$@" -n 1 --evidence none --no-lock -o "$tmp/$name-perf.json" -q >/dev/null
+		"$tmp/contend" run "$@" -n 1 --evidence none --no-lock -o "$tmp/$name-perf.jsonl" -q >/dev/null
 	echo "== $name: perf report --no-children (one run; contend's own start-up included)"
 	perf report -i "$tmp/$name.data" --no-children --sort sym --stdio 2>/dev/null |
 		grep -E '^ +[0-9.]+%' | head -5 | sed 's/\[[.k]\] //'
-	"$tmp/contend" run "$@" -n "$n" --evidence profile -o "$tmp/$name.json" -q >/dev/null
+	"$tmp/contend" run "$@" -n "$n" --evidence profile -o "$tmp/$name.jsonl" -q >/dev/null
 	echo "== $name: contend --evidence profile (median over $n repetitions)"
-	python3 - "$tmp/$name.json" <<'PY'
+	python3 - "$tmp/$name.jsonl" <<'PY'
 import json, statistics, sys
 shares = {}
 for line in open(sys.argv[1]):

@@ -40,11 +40,11 @@ seeds=${SEEDS:-$repo/../shared/seeds}
 # command's output it shows (see keep below).
 names=(first-run rostedt run-faultme ab-mutex-trace ab-evidence sweep plugin)
 declare -A cmds paras
-cmds[first-run]="contend run faultme --threads 2 --mem 64MiB -n 6 --out first.json"
+cmds[first-run]="contend run faultme --threads 2 --mem 64MiB -n 6 --out first.jsonl"
 paras[first-run]='^(warning|faultme) ^metric.*median:6 $'
-cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6.json
-contend import --preset faultme --select 6..9 --label '+ rwsem_rt patch' ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6p.json
-contend compare rt6.json rt6p.json"
+cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6.jsonl
+contend import --preset faultme --select 6..9 --label '+ rwsem_rt patch' ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6p.jsonl
+contend compare rt6.jsonl rt6p.jsonl"
 paras[rostedt]='^import ^import:faultme ^metric ^Outliers ^Environment'
 cmds[run-faultme]="contend run faultme --threads 40 --mem 256MiB -n 6"
 paras[run-faultme]='^(warning|faultme) ^metric.*median:7 ^note $'
@@ -52,7 +52,7 @@ cmds[ab-mutex-trace]="contend ab mutex --threads 100 --locks 30000 --trace-event
 paras[ab-mutex-trace]='^(warning|side) ^mutex[[:space:]]real'
 cmds[ab-evidence]="contend ab faultme --mem 64MiB --a '--threads 1' --b '--threads 8' -n 6 --evidence perf"
 paras[ab-evidence]='^faultme[[:space:]]time ^kernel.evidence:7'
-cmds[sweep]="contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 6 --out sweep.json"
+cmds[sweep]="contend sweep faultme --mem 256MiB --threads 1,2,4,8 -n 6 --out sweep.jsonl"
 paras[sweep]='^(warning|faultme) ^threads[[:space:]]+throughput ^USL:8'
 cmds[plugin]="contend port --header > contend_plugin.h
 cc -O2 -Wall -fPIC -shared -o pthread_mutex1.so pthread_mutex1.c
@@ -199,7 +199,7 @@ for n in "${names[@]}"; do
 	} >"$f"
 	echo "readme-outputs: $n: $((SECONDS - t0)) s" >&2
 done
-(cd "$work/repo" && contend plot sweep.json --out "$repo/docs/scaling-faultme.png")
+(cd "$work/repo" && contend plot sweep.jsonl --out "$repo/docs/scaling-faultme.png")
 
 # Replace what is between each block's markers.
 awk -v dir="$work/out" '

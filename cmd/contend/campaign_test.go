@@ -219,7 +219,7 @@ func TestCampaignLoop(t *testing.T) {
 	for _, args := range [][]string{{"compare", f.dir}, {"campaign", "report", f.dir}} {
 		b := runCLI(t, args...)
 		one := strings.Join(strings.Fields(b.stdout), " ")
-		if b.code != 0 || !strings.Contains(one, "--full gives the full report") || strings.Contains(one, "variance components") || !strings.Contains(one, "boots") {
+		if b.code != 0 || !strings.Contains(one, "--full gives the full report") || strings.Contains(one, "variance components") || strings.Count(one, ": 3 boots ") != 2 || strings.Contains(one, "boots/") {
 			t.Errorf("%s: exit %d, not the brief report:\n%s%s", strings.Join(args, " "), b.code, b.stdout, b.stderr)
 		}
 	}
@@ -388,7 +388,7 @@ func TestCampaignPowerCut(t *testing.T) {
 	if !ok || d.BootID != "boot-2" || l.Torn != 1 {
 		t.Errorf("after the redo: done %+v, torn %d", d, l.Torn)
 	}
-	aside, _ := filepath.Glob(filepath.Join(f.dir, campaign.BootsDir, "01-A.interrupted-*.json"))
+	aside, _ := filepath.Glob(filepath.Join(f.dir, campaign.BootsDir, "01-A.interrupted-*.jsonl"))
 	if len(aside) != 1 {
 		t.Errorf("partial result kept aside: %v", aside)
 	}
@@ -625,7 +625,7 @@ func TestCampaignEmptiedLedger(t *testing.T) {
 	// Still in kernel A: boot 1 is recorded from its file, and boot 2
 	// wants side B.
 	out, code := f.step("boot-2", "kA")
-	if !strings.Contains(out, "the ledger had no record of boot 1, but boots/01-A.json is its complete result (2 ok, boot boot-1): recorded as done") ||
+	if !strings.Contains(out, "the ledger had no record of boot 1, but boots/01-A.jsonl is its complete result (2 ok, boot boot-1): recorded as done") ||
 		code != 1 || !strings.Contains(out, "boot 2 of 6 expects side B") {
 		t.Errorf("step after the ledger was emptied: exit %d, want boot 1 recorded and boot 2 refused in kernel A\n%s", code, out)
 	}
@@ -662,14 +662,14 @@ func TestCampaignEmptiedLedger(t *testing.T) {
 	}
 	os.WriteFile(third, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
 	out, code = f.step("boot-5", "kB")
-	if code != 0 || !strings.Contains(out, "boots/03-B.json is not a finished measurement of it (its run did not finish): set aside as boots/03-B.unrecorded-") {
+	if code != 0 || !strings.Contains(out, "boots/03-B.jsonl is not a finished measurement of it (its run did not finish): set aside as boots/03-B.unrecorded-") {
 		t.Errorf("step with an unfinished, unrecorded file: exit %d\n%s", code, out)
 	}
 	l, _ = campaign.ReadLedger(f.dir)
 	if d := l.Done(); len(d) != 3 || d[2].BootID != "boot-5" || d[0].BootID != "boot-1" || d[1].BootID != "boot-3" {
 		t.Errorf("done events: %+v, want boots 1 and 2 recovered and boot 3 measured again in boot-5", d)
 	}
-	if g, _ := filepath.Glob(filepath.Join(f.dir, "boots", "03-B.unrecorded-*.json")); len(g) != 1 {
+	if g, _ := filepath.Glob(filepath.Join(f.dir, "boots", "03-B.unrecorded-*.jsonl")); len(g) != 1 {
 		t.Errorf("the unfinished file was not kept aside: %v", g)
 	}
 }

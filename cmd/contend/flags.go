@@ -145,7 +145,7 @@ func parseRepOptions(c *cli.Context) (repOptions, error) {
 		return o, usagef("--quiet and --verbose exclude each other")
 	}
 	if c.IsSet("out") && strings.TrimSpace(o.out) == "" {
-		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.json")
+		return o, usagef("--out: empty path; accepted: a file path such as results/faultme.jsonl")
 	}
 	if o.mode, err = outMode(c); err != nil {
 		return o, err

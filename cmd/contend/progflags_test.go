@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,17 @@ func TestWarnProgramFlags(t *testing.T) {
 		if c.want != "" && (!strings.Contains(got, "put ") || !strings.Contains(got, "write -- before the program")) {
 			t.Errorf("%q: %q does not say what to do", c.args, got)
 		}
+	}
+}
+
+// TestExecWarnsOfItsFlagsAfterTheProgram: the warning of
+// TestWarnProgramFlags reaches the user of 'contend exec PROG --FLAG' (the
+// call in Main), and the run goes on with the flag passed to PROG.
+func TestExecWarnsOfItsFlagsAfterTheProgram(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "exec", "-n", "1", "-q", "--out", filepath.Join(dir, "x.jsonl"), "/bin/true", "--no-wait")
+	want := "warning: --no-wait after the program /bin/true is passed to /bin/true, not read by contend"
+	if r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", r.code, want, r.stderr)
 	}
 }

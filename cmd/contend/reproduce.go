@@ -29,7 +29,7 @@ func reproduceCommand() *cli.Command {
 			&cli.BoolFlag{Name: "run", Usage: "run the test here, A/A, and answer in --format lkml with the verdict"},
 			newFlag("runs", &value.Int{N: 10, Min: 4, Max: 1000}, "with --run: repetitions a side, 4 to 1000 (-n)"),
 			newFlag("duration", &value.Duration{D: 2 * time.Second, Min: 100 * time.Millisecond, Max: time.Hour}, "each repetition's measured interval, 100ms to 1h"),
-			&cli.StringFlag{Name: "out", Usage: "with --run: the result file (default results/reproduce-COMMIT-DATE.json)"},
+			&cli.StringFlag{Name: "out", Usage: "with --run: the result file (default results/reproduce-COMMIT-DATE.jsonl)"},
 		},
 		Action: runReproduce,
 	}

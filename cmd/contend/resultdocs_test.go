@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,15 +38,42 @@ func docCommands(t *testing.T) map[string][]string {
 	return cmds
 }
 
+// trailingComment is a shell comment after a command: "  # ...".
+var trailingComment = regexp.MustCompile(`\s{2,}#\s.*$`)
+
+// readmeReadCommands returns the jq and python3 commands of README.md's
+// section on reading result files, which read the file first.jsonl.
+func readmeReadCommands(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Where the results go, and how to read them\n")
+	if !ok {
+		t.Fatal("README.md has no section \"Where the results go, and how to read them\"")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var out []string
+	for _, l := range strings.Split(sec, "\n") {
+		c, ok := strings.CutPrefix(l, "    ")
+		if ok && (strings.HasPrefix(c, "jq ") || strings.HasPrefix(c, "python3 ")) {
+			out = append(out, strings.TrimSpace(trailingComment.ReplaceAllString(c, "")))
+		}
+	}
+	return out
+}
+
 // TestResultFilesDoc: a run without --out writes results/*.jsonl, whose
 // header line no longer says "complete": false; 'show --format json' (and
 // run --format json) is one JSON document with the summaries and every
 // repetition, which contend reads back; a file of the old shape (header "complete": false,
 // end line complete) still reads as complete; and every jq and Python
-// command of docs/result-files.md works on the real file (jq skipped when
-// not installed).
+// command of docs/result-files.md, and README.md's jq and Python lines,
+// work on the real file (jq skipped when not installed).
 func TestResultFilesDoc(t *testing.T) {
 	cmds := docCommands(t) // before the test leaves the package directory
+	readme := readmeReadCommands(t)
 	dir := chdirTemp(t)
 	r := runCLI(t, "run", "faultme", "--threads", "1", "--mem", "64KiB", "-n", "6", "-q")
 	if r.code != 0 {
@@ -140,6 +169,35 @@ func TestResultFilesDoc(t *testing.T) {
 	}
 	if len(cmds["jq"]) < 3 || len(cmds["python"]) < 2 {
 		t.Fatalf("docs/result-files.md: %d jq and %d python commands, want 3 and 2", len(cmds["jq"]), len(cmds["python"]))
+	}
+	// README.md's jq and Python lines, on the file of a run of six
+	// repetitions: one time a repetition, and the count with the first.
+	if len(readme) != 2 || !strings.HasPrefix(readme[0], "jq ") || !strings.HasPrefix(readme[1], "python3 ") {
+		t.Fatalf("README.md's reading section: commands %q, want a jq and a python3 line", readme)
+	}
+	for i, c := range readme {
+		tool := strings.Fields(c)[0]
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("%s not installed: README.md's line is not run", tool)
+			continue
+		}
+		if !strings.Contains(c, "first.jsonl") {
+			t.Errorf("README.md: %s does not read first.jsonl, the file of its first run", c)
+		}
+		out, err := exec.Command("sh", "-c", strings.ReplaceAll(c, "first.jsonl", file)).CombinedOutput()
+		fields := strings.Fields(string(out))
+		ok := err == nil && len(fields) == 6
+		if i == 1 {
+			ok = err == nil && len(fields) == 2 && fields[0] == "6"
+		}
+		for _, f := range fields {
+			if _, perr := strconv.ParseFloat(f, 64); perr != nil {
+				ok = false
+			}
+		}
+		if !ok {
+			t.Errorf("README.md: %s\n%v: %s", c, err, out)
+		}
 	}
 	for _, kind := range []string{"jq", "python"} {
 		tool := map[string]string{"jq": "jq", "python": "python3"}[kind]

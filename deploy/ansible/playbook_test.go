@@ -182,7 +182,7 @@ ansible_python_interpreter=/usr/bin/python3
 		t.Errorf("the refused host's reason does not name the limit: %q", status["refused"])
 	}
 	for _, h := range []string{"h1", "h2"} {
-		f, err := results.Read(filepath.Join(res, h, "ab.json"))
+		f, err := results.Read(filepath.Join(res, h, "ab.jsonl"))
 		if err != nil {
 			t.Fatalf("%s's result file was not fetched: %v\n%s", h, err, out)
 		}
@@ -199,7 +199,7 @@ ansible_python_interpreter=/usr/bin/python3
 		t.Errorf("killed host's output.txt: %v %q", err, b)
 	}
 	if _, err := os.Stat(filepath.Join(res, "refused")); err == nil {
-		if fs, _ := filepath.Glob(filepath.Join(res, "refused", "*.json")); len(fs) > 0 {
+		if fs, _ := filepath.Glob(filepath.Join(res, "refused", "*.json*")); len(fs) > 0 {
 			t.Errorf("the refused host ran: %v", fs)
 		}
 	}
@@ -234,7 +234,7 @@ ansible_python_interpreter=/usr/bin/python3
 	if b, err := exec.Command("getconf", "_NPROCESSORS_ONLN").Output(); err == nil {
 		fmt.Sscan(string(b), &cpus)
 	}
-	f, err := results.Read(filepath.Join(res, "dflt", "ab.json"))
+	f, err := results.Read(filepath.Join(res, "dflt", "ab.jsonl"))
 	if err != nil {
 		t.Fatalf("the default command's result file: %v\n%s", err, out)
 	}
@@ -265,8 +265,8 @@ ansible_python_interpreter=/usr/bin/python3
 		host, file string
 		threads    []int
 	}{
-		{"readme1", "ab.json", []int{cpus, 4 * cpus}},
-		{"readme2", "sweep.json", doublings(4 * cpus)},
+		{"readme1", "ab.jsonl", []int{cpus, 4 * cpus}},
+		{"readme2", "sweep.jsonl", doublings(4 * cpus)},
 	} {
 		f, err := results.Read(filepath.Join(res, c.host, c.file))
 		if err != nil {

@@ -151,14 +151,12 @@ func exitText(err error) string {
 func (b *built) Measure(ctx context.Context, n int) ([]float64, error) {
 	p := b.p
 	p.seq++
-	out := filepath.Join(p.Runs, fmt.Sprintf("%03d-%s.json", p.seq, short(b.c.Hash)))
-	for i := 0; ; i++ {
-		if _, err := os.Lstat(out); err != nil {
-			break
-		}
+	base := filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash)))
+	for resultExists(base) {
 		p.seq++
-		out = filepath.Join(p.Runs, fmt.Sprintf("%03d-%s.json", p.seq, short(b.c.Hash)))
+		base = filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash)))
 	}
+	out := base + ".jsonl"
 	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(n), "--out", out, "--quiet"}, p.Measure[1:]...)
 	exe := p.Contend
 	if !filepath.IsAbs(exe) {
@@ -236,13 +234,31 @@ func (b *built) Close() error {
 	return removeWorktree(b.p.Repo, b.dir)
 }
 
+// resultExists tells whether a result file of the search named base
+// exists: base.jsonl, or base.json as a search begun by an older contend
+// named its files (a resumed search goes on with the next number).
+func resultExists(base string) bool {
+	for _, ext := range []string{".jsonl", ".json"} {
+		if _, err := os.Lstat(base + ext); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isResultName tells whether name, in the search's runs directory, is a
+// result file: NAME.jsonl, or NAME.json as older versions named them.
+func isResultName(name string) bool {
+	return !strings.HasPrefix(name, ".") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json"))
+}
+
 // MetricOf returns the metric a result file of the search names (the one
 // followed, or the primary) with its unit, from the first result file in
 // dir.
 func MetricOf(dir, metric string) MetricInfo {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		if !isResultName(e.Name()) {
 			continue
 		}
 		f, err := results.Read(filepath.Join(dir, e.Name()), results.WithoutOutputs)

@@ -187,7 +187,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 	p.seq++
 	tag := fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
 	for {
-		if _, err := os.Lstat(filepath.Join(p.Runs, tag+"-b1.json")); err != nil {
+		if !resultExists(filepath.Join(p.Runs, tag+"-b1")) {
 			break
 		}
 		p.seq++
@@ -223,7 +223,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 			}
 			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the measurement failed in the guest (exit %d: %s); its console: %s", i, n, res.Report.Exit, oneLine(why), filepath.Join(gdir, "console.log"))}
 		}
-		path := filepath.Join(p.Runs, name+".json")
+		path := filepath.Join(p.Runs, name+".jsonl")
 		if err := safefile.WriteFile(path, res.Output, 0o644); err != nil {
 			return nil, err
 		}
@@ -276,7 +276,7 @@ func WhereOf(dir string) string {
 	ents, _ := os.ReadDir(dir)
 	var accels []string
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		if !isResultName(e.Name()) {
 			continue
 		}
 		f, err := results.Read(filepath.Join(dir, e.Name()), results.WithoutOutputs)

@@ -164,7 +164,7 @@ func TestVMProberBootValues(t *testing.T) {
 	if got := strings.Join(f.args[0], " "); got != want {
 		t.Errorf("the guest's command %q, want %q", got, want)
 	}
-	files, _ := filepath.Glob(filepath.Join(p.Runs, "*.json"))
+	files, _ := filepath.Glob(filepath.Join(p.Runs, "*.jsonl"))
 	if len(files) != 3 {
 		t.Errorf("%d result files, want one a boot", len(files))
 	}

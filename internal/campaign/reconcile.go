@@ -1,13 +1,10 @@
 package campaign
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"contend/internal/env"
 	"contend/internal/results"
@@ -20,10 +17,11 @@ import (
 // exists, that file is either a finished measurement of that boot (a
 // complete run with the label the step gives that boot, at least one
 // successful repetition: what a step records as done), recorded as done
-// with the boot id of its repetitions, or anything else, set aside as BOOT.unrecorded-N.json with a
-// redo event (kept, not analysed) so that the boot is measured again. It
-// returns the ledger read again and the next boot. bootID is the
-// running boot's, which a redo event names. An open start (an
+// with the boot id of its repetitions, or anything else, set aside as
+// BOOT.unrecorded-N.jsonl (.json for a file an older contend named so)
+// with a redo event (kept, not analysed) so that the boot is measured
+// again. It returns the ledger read again and the next boot. bootID is
+// the running boot's, which a redo event names. An open start (an
 // interrupted step) is left to Step's redo.
 func reconcile(dir string, p *Plan, led *Ledger, bootID string, log io.Writer) (*Ledger, int, error) {
 	for {
@@ -35,17 +33,17 @@ func reconcile(dir string, p *Plan, led *Ledger, bootID string, log io.Writer) (
 			return led, slot, nil
 		}
 		label := p.Order[slot]
-		result := ResultName(slot, label)
-		path := filepath.Join(dir, result)
-		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		result, ok := resultOnDisk(dir, slot, label)
+		if !ok {
 			return led, slot, nil
 		}
+		path := filepath.Join(dir, result)
 		ev, why := recovered(slot, label, path)
 		if why == "" {
 			ev.Result = result
 			ev.Message = fmt.Sprintf("the ledger had no record of boot %d, but %s is its complete result (%d ok, boot %s): recorded as done", slot+1, result, ev.OK, short(ev.BootID))
 		} else {
-			aside := strings.TrimSuffix(result, ".json") + ".unrecorded-" + strconv.Itoa(len(led.Events)) + ".json"
+			aside := asideName(result, "unrecorded", len(led.Events))
 			if err := os.Rename(path, filepath.Join(dir, aside)); err != nil {
 				return nil, 0, fmt.Errorf("boot %d: the ledger has no record of %s (%s) and it cannot be set aside: %v; move it away by hand and run the step again", slot+1, result, why, err)
 			}

@@ -147,9 +147,36 @@ func sleep(ctx context.Context, d time.Duration) error {
 var ErrStopped = errors.New("campaign stopped")
 
 // ResultName returns the result file of boot slot of side label,
-// relative to the campaign directory.
+// relative to the campaign directory: boots/NN-S.jsonl (JSON lines, as
+// every result file is named by default).
 func ResultName(slot int, label byte) string {
-	return filepath.Join(BootsDir, fmt.Sprintf("%02d-%c.json", slot+1, label))
+	return filepath.Join(BootsDir, fmt.Sprintf("%02d-%c.jsonl", slot+1, label))
+}
+
+// oldResultName is the name ResultName gave before result files were
+// named .jsonl (boots/NN-S.json): a campaign begun by that version has
+// them, in its ledger and on disk, and goes on with the new names.
+func oldResultName(slot int, label byte) string {
+	return strings.TrimSuffix(ResultName(slot, label), ".jsonl") + ".json"
+}
+
+// resultOnDisk returns the name of the result file of boot slot of side
+// label that exists in dir, ResultName's or the old one, and false when
+// neither does.
+func resultOnDisk(dir string, slot int, label byte) (string, bool) {
+	for _, name := range []string{ResultName(slot, label), oldResultName(slot, label)} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return name, true
+		}
+	}
+	return ResultName(slot, label), false
+}
+
+// asideName is the name a result file is set aside under: NN-S.WHY-K.EXT,
+// with result's extension.
+func asideName(result, why string, k int) string {
+	ext := filepath.Ext(result)
+	return strings.TrimSuffix(result, ext) + "." + why + "-" + strconv.Itoa(k) + ext
 }
 
 // Step does what is due after a boot of campaign dir: check the kernel,
@@ -277,10 +304,10 @@ func (s *step) measure(ctx context.Context, led *Ledger) error {
 			slot+1, len(p.Order), label, side.Expect, why, label, dir)
 	}
 	begin := s.o.Now().UTC()
-	result := ResultName(slot, label)
-	if err := s.redo(led, result); err != nil {
+	if err := s.redo(led); err != nil {
 		return err
 	}
+	result := ResultName(slot, label)
 	fmt.Fprintf(log, "boot %d of %d: side %c, kernel %s, boot %s\n", slot+1, len(p.Order), label, k.Release, short(k.BootID))
 	st, err := s.settle(ctx)
 	if err != nil {
@@ -313,13 +340,16 @@ func (s *step) measure(ctx context.Context, led *Ledger) error {
 
 // redo records the redo of a boot whose step was interrupted (killed, a
 // power cut: a start without its done) and keeps its partial result
-// file aside, not analysed; the redo event names it only when it exists.
-func (s *step) redo(led *Ledger, result string) error {
+// file aside, not analysed (under its own name's extension: a step of an
+// older contend wrote NN-S.json); the redo event names it only when it
+// exists.
+func (s *step) redo(led *Ledger) error {
 	id, open := led.Started(s.slot)
 	if !open {
 		return nil
 	}
-	aside := strings.TrimSuffix(result, ".json") + ".interrupted-" + strconv.Itoa(len(led.Events)) + ".json"
+	result, _ := resultOnDisk(s.dir, s.slot, s.label)
+	aside := asideName(result, "interrupted", len(led.Events))
 	msg := fmt.Sprintf("the step of boot %d started in boot %s did not finish: redone", s.slot+1, short(id))
 	err := os.Rename(filepath.Join(s.dir, result), filepath.Join(s.dir, aside))
 	switch {

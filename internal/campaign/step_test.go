@@ -388,7 +388,7 @@ func TestStepFailedRun(t *testing.T) {
 		}, "boot 1: "},
 		{"no ok", func(m *fakeMachine, _ context.CancelCauseFunc) func(context.Context, []string) error {
 			return func(_ context.Context, args []string) error { m.writeResult(args, 0); return nil }
-		}, "boot 1: no successful repetition in boots/01-A.json; disarmed, no reboot"},
+		}, "boot 1: no successful repetition in boots/01-A.jsonl; disarmed, no reboot"},
 		{"signal", func(_ *fakeMachine, cancel context.CancelCauseFunc) func(context.Context, []string) error {
 			return func(context.Context, []string) error {
 				cancel(Signal{syscall.SIGTERM})
@@ -640,7 +640,7 @@ func TestStepRedoInterrupted(t *testing.T) {
 		}
 		led, _ := ReadLedger(dir)
 		redo := led.Events[1]
-		aside := filepath.Join(BootsDir, "01-A.interrupted-1.json")
+		aside := filepath.Join(BootsDir, "01-A.interrupted-1.jsonl")
 		want := "the step of boot 1 started in boot boot0 did not finish: redone; it left no result file"
 		if partial {
 			want = "the step of boot 1 started in boot boot0 did not finish: redone; its partial result file is kept aside as " + aside
@@ -656,6 +656,57 @@ func TestStepRedoInterrupted(t *testing.T) {
 		if got := events(t, dir); !slices.Equal(got[2:], []string{"start 0 A boot1", "done 0 A boot1"}) {
 			t.Errorf("partial %v: ledger %q", partial, got)
 		}
+	}
+}
+
+// TestStepOldBootNames: a campaign begun by a contend that named the
+// boots' files NN-S.json goes on: the partial NN-S.json of a boot whose
+// step was interrupted is set aside under its own extension, a finished
+// NN-S.json the ledger lost is recorded as done under its name, and the
+// new boots' files are NN-S.jsonl.
+func TestStepOldBootNames(t *testing.T) {
+	dir := newStepCampaign(t, nil)
+	m := newMachine(t)
+	old := oldResultName(0, 'A')
+	if old != filepath.Join(BootsDir, "01-A.json") || ResultName(0, 'A') != filepath.Join(BootsDir, "01-A.jsonl") {
+		t.Fatalf("names %s, %s", old, ResultName(0, 'A'))
+	}
+	if err := Append(dir, Event{Event: EvStart, Slot: 0, Side: "A", BootID: "boot0", Result: old}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, old), []byte("{\"format\":"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.boot("boot1", "kA")
+	if err := Step(context.Background(), dir, m.options()); err != nil {
+		t.Fatal(err)
+	}
+	led, _ := ReadLedger(dir)
+	aside := filepath.Join(BootsDir, "01-A.interrupted-1.json")
+	if redo := led.Events[1]; redo.Event != EvRedo || redo.Result != aside {
+		t.Errorf("redo %+v, want the partial file set aside as %s", redo, aside)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, aside)); err != nil || string(b) != "{\"format\":" {
+		t.Errorf("the partial file aside: %q, %v", b, err)
+	}
+	if d := led.Done()[0]; d.Result != ResultName(0, 'A') {
+		t.Errorf("boot 1 done as %q, want %q", d.Result, ResultName(0, 'A'))
+	}
+	// The ledger lost, and boot 1's finished file under its old name:
+	// recorded as done under that name, and boot 2 goes on.
+	if err := os.Rename(filepath.Join(dir, ResultName(0, 'A')), filepath.Join(dir, old)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, LedgerFile)); err != nil {
+		t.Fatal(err)
+	}
+	m.boot("boot2", "kB")
+	if err := Step(context.Background(), dir, m.options()); err != nil {
+		t.Fatal(err)
+	}
+	led, _ = ReadLedger(dir)
+	if d := led.Done(); d[0].Result != old || d[1].Result != ResultName(1, 'B') {
+		t.Errorf("done %q and %q, want %q and %q", d[0].Result, d[1].Result, old, ResultName(1, 'B'))
 	}
 }
 
@@ -683,7 +734,7 @@ func TestStepEmptiedLedger(t *testing.T) {
 	if got := events(t, dir); !slices.Equal(got, want) {
 		t.Errorf("ledger %q, want %q", got, want)
 	}
-	if e := events(t, dir); len(e) > 0 && !strings.Contains(m.log.String(), "the ledger had no record of boot 1, but boots/01-A.json is its complete result (3 ok, boot boot1): recorded as done") {
+	if e := events(t, dir); len(e) > 0 && !strings.Contains(m.log.String(), "the ledger had no record of boot 1, but boots/01-A.jsonl is its complete result (3 ok, boot boot1): recorded as done") {
 		t.Errorf("log: %s", m.log.String())
 	}
 	// A file that is not boot 3's measurement (boot 2's label) is set
@@ -701,11 +752,11 @@ func TestStepEmptiedLedger(t *testing.T) {
 	if got := events(t, dir); !slices.Equal(got, want) {
 		t.Errorf("ledger %q, want %q", got, want)
 	}
-	aside := filepath.Join(BootsDir, "03-B.unrecorded-2.json")
+	aside := filepath.Join(BootsDir, "03-B.unrecorded-2.jsonl")
 	if _, err := os.Stat(filepath.Join(dir, aside)); err != nil {
 		t.Errorf("not set aside: %v", err)
 	}
-	if !strings.Contains(m.log.String(), `boots/03-B.json is not a finished measurement of it (its label is "B boot 2", not "B boot 3"): set aside as `+aside) {
+	if !strings.Contains(m.log.String(), `boots/03-B.jsonl is not a finished measurement of it (its label is "B boot 2", not "B boot 3"): set aside as `+aside) {
 		t.Errorf("log: %s", m.log.String())
 	}
 	for _, c := range []struct {

@@ -185,7 +185,7 @@ const ConsoleDir = "vm"
 // RunVM drives a --vm campaign from the host: for every boot of the
 // plan not yet done (nor skipped), in the plan's order, a fresh guest
 // with that side's kernel runs the plan's command; its result file comes
-// back as boots/NN-S.json and the ledger records the guest's kernel and
+// back as boots/NN-S.jsonl and the ledger records the guest's kernel and
 // boot id. A guest that runs another kernel than its side's, a command
 // that fails, or (without SkipFaults) a boot that goes wrong stops the
 // campaign (ErrStopped, one line); 'campaign run' again goes on from the

@@ -20,6 +20,15 @@ import (
 // cost each.
 func campaignDir(t *testing.T, order string, done int, cost time.Duration) string {
 	t.Helper()
+	return campaignDirWith(t, order, done, cost, ".jsonl", func(path, boot string, s int, side byte, t0 time.Time) {
+		writeResult(t, path, boot, map[byte]float64{'A': 100, 'B': 110}[side]+float64(s)/4, t0)
+	})
+}
+
+// campaignDirWith makes the campaign of campaignDir, its boots' files
+// named boots/NN-S+ext and written by write (boot id, slot, side).
+func campaignDirWith(t *testing.T, order string, done int, cost time.Duration, ext string, write func(path, boot string, slot int, side byte, t0 time.Time)) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "kc")
 	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Order: order,
 		Sides:   [2]campaign.Side{{Label: "A", Boot: campaign.Boot{Command: "boot-a"}, Expect: campaign.Expect{Release: "6.1"}}, {Label: "B", Boot: campaign.Boot{Command: "boot-b"}, Expect: campaign.Expect{Release: "6.2"}}},
@@ -33,9 +42,8 @@ func campaignDir(t *testing.T, order string, done int, cost time.Duration) strin
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for s := 0; s < done; s++ {
 		boot := fmt.Sprintf("boot%d", s)
-		rel := filepath.Join(campaign.BootsDir, fmt.Sprintf("%02d-%c.json", s+1, order[s]))
-		base := map[byte]float64{'A': 100, 'B': 110}[order[s]] + float64(s)/4
-		writeResult(t, filepath.Join(dir, rel), boot, base, t0)
+		rel := filepath.Join(campaign.BootsDir, fmt.Sprintf("%02d-%c%s", s+1, order[s], ext))
+		write(filepath.Join(dir, rel), boot, s, order[s], t0)
 		start := t0.Add(time.Duration(s) * time.Hour)
 		events := []campaign.Event{
 			{Time: start.Add(cost), Event: campaign.EvStart, Slot: s, BootID: boot, Settle: &campaign.SettleRecord{Waited: campaign.Duration(30 * time.Second), Load: 0.5}},
@@ -89,13 +97,13 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Order != "ABBAAB" || len(r.Files) != 6 || filepath.Base(r.Files[1]) != "02-B.json" {
+	if r.Order != "ABBAAB" || len(r.Files) != 6 || filepath.Base(r.Files[1]) != "02-B.jsonl" {
 		t.Errorf("order %q, files %q", r.Order, r.Files)
 	}
 	if got := []string{r.Sides[0].Name, r.Sides[1].Name}; !slices.Equal(got, []string{"A: release 6.1", "B: release 6.2"}) {
 		t.Errorf("side names %q", got)
 	}
-	if want := []string{"boots/01-A.json", "boots/04-A.json", "boots/05-A.json"}; !slices.Equal(r.Sides[0].Parts, want) {
+	if want := []string{"boots/01-A.jsonl", "boots/04-A.jsonl", "boots/05-A.jsonl"}; !slices.Equal(r.Sides[0].Parts, want) {
 		t.Errorf("side A parts %q, want %q", r.Sides[0].Parts, want)
 	}
 	if len(r.Boots) != 1 {

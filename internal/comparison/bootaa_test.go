@@ -32,7 +32,7 @@ func aaCampaign(seed uint64, boots, runs int, bootSD, runSD float64) []Side {
 			tm := math.Exp(math.Log(1e8) + offT + rng.NormFloat64()*runSD)
 			pf := math.Round(math.Exp(math.Log(5e4) + offE + rng.NormFloat64()*runSD))
 			f.Reps = append(f.Reps, results.Rep{Index: r, Status: results.StatusOK, BootID: boot, LoadAvg: 0.5,
-				Start: t0.Add(time.Minute + time.Duration(r)*200*time.Millisecond),
+				Start:   t0.Add(time.Minute + time.Duration(r)*200*time.Millisecond),
 				Metrics: results.ValuesOf(map[string]float64{"time": tm, "k.sys.pgfault": pf})})
 		}
 		sides[side].Parts = append(sides[side].Parts, Part{Name: fmt.Sprintf("boots/%02d-%c.json", slot, "AB"[side]), File: f, Configs: []int{0}})

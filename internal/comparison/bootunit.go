@@ -185,6 +185,21 @@ func (r *Comparison) BootUnit() bool {
 	return true
 }
 
+// SideBootCount returns the number of boots the repetitions of side i
+// ran in, as the boot level counted them: 0 when no boot level has the
+// side (its repetitions record no boot).
+func (r *Comparison) SideBootCount(i int) int {
+	for _, b := range r.Boots {
+		switch i {
+		case b.A:
+			return len(b.BootsA)
+		case b.B:
+			return len(b.BootsB)
+		}
+	}
+	return 0
+}
+
 // BootLevelOf returns the boot level of pair p (nil when it has none).
 func (r *Comparison) BootLevelOf(p PairReport) *BootLevel {
 	for i := range r.Boots {

@@ -122,8 +122,14 @@ type Comparison struct {
 	// Within holds the checks between the files of a pooled side.
 	Within []WithinCheck
 	// Warnings are about the comparison as a whole, such as a built-in
-	// workload compared with an external program's results.
+	// workload compared with an external program's results, then the
+	// warnings of the files (FileWarnings, each prefixed with its file's
+	// name).
 	Warnings []string
+	// FileWarnings are the warnings the files of the sides recorded, in
+	// the order of the sides and their parts: the brief report counts
+	// them per side where sides pool files (a campaign's boots).
+	FileWarnings []FileWarning
 	// Boots holds the boot-level comparison of each pair whose
 	// repetitions record their boots (boots.go).
 	Boots []BootLevel
@@ -158,7 +164,10 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 		r.Sides = append(r.Sides, collectSide(sideLabel(i), s))
 		r.parts = append(r.parts, s.Parts)
 	}
-	r.Warnings = append(r.Warnings, fileWarnings(sides)...)
+	r.FileWarnings = fileWarnings(sides)
+	for _, x := range r.FileWarnings {
+		r.Warnings = append(r.Warnings, x.String())
+	}
 	if err := r.selectMetrics(sides); err != nil {
 		return nil, err
 	}

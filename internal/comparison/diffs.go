@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"contend/internal/env"
+	"contend/internal/results"
 )
 
 // A Diff is a parameter or environment key whose value differs; Values
@@ -190,17 +191,40 @@ func joinDistinct(vs []string) string {
 	return strings.Join(out, " | ")
 }
 
-// fileWarnings returns the warnings of the files of sides, each prefixed
-// with the name of the file's first part (its ":CONFIG" selector
-// removed), once per file even when several parts select configurations
-// of the same file.
-func fileWarnings(sides []Side) []string {
+// A FileWarning is a warning a result file recorded (its environment,
+// an unstable run, a torn line): Side is the side whose part first holds
+// the file, Part that part's name (its ":CONFIG" selector removed), which
+// names the file.
+type FileWarning struct {
+	Side       int
+	Part, Text string
+}
+
+// String is the warning as the full report says it: prefixed with its
+// file's name.
+func (x FileWarning) String() string {
+	if x.Part == "" {
+		return x.Text
+	}
+	return x.Part + ": " + x.Text
+}
+
+// fileKey identifies a result file among the parts of the sides: parts
+// that select configurations of one file (each part read on its own)
+// share it: its workload and start.
+func fileKey(f *results.File) string { return f.Workload + "\x00" + f.Start.String() }
+
+// fileWarnings returns the warnings of the files of sides, each with the
+// name of the file's first part (its ":CONFIG" selector removed), once
+// per file even when several parts select configurations of the same
+// file.
+func fileWarnings(sides []Side) []FileWarning {
 	seen := map[string]bool{}
-	var out []string
-	for _, s := range sides {
+	var out []FileWarning
+	for si, s := range sides {
 		for _, p := range s.Parts {
 			f := p.File
-			key := f.Workload + "\x00" + f.Start.String()
+			key := fileKey(f)
 			if seen[key] {
 				continue
 			}
@@ -214,11 +238,7 @@ func fileWarnings(sides []Side) []string {
 				}
 			}
 			for _, x := range f.Warnings {
-				if name == "" {
-					out = append(out, x)
-				} else {
-					out = append(out, name+": "+x)
-				}
+				out = append(out, FileWarning{Side: si, Part: name, Text: x})
 			}
 		}
 	}

@@ -8,9 +8,12 @@ import (
 
 // A SideReport is a side with its counts.
 type SideReport struct {
-	Label  string // A, B, C ...
-	Name   string
-	Parts  []string
+	Label string // A, B, C ...
+	Name  string
+	Parts []string
+	// Files is the number of distinct result files among Parts (parts
+	// may select configurations of one file).
+	Files  int
 	Counts map[string]int // measured repetitions by status, all parts
 	// measured are the successful measured repetitions, in the side's
 	// order, and metrics each metric's values among them: 20 bytes a
@@ -88,8 +91,13 @@ func (s *SideReport) obsOf(metric string) []obs {
 
 func collectSide(label string, s Side) SideReport {
 	sr := SideReport{Label: label, Name: s.Name, Counts: map[string]int{}, metrics: map[string]sideMetric{}}
+	files := map[string]bool{}
 	for pi, p := range s.Parts {
 		sr.Parts = append(sr.Parts, p.Name)
+		if k := fileKey(p.File); !files[k] {
+			files[k] = true
+			sr.Files++
+		}
 		sel := map[int]bool{}
 		for _, c := range p.Configs {
 			sel[c] = true

@@ -89,7 +89,8 @@ func (fs *Files) add(p string, side byte, fromDir bool) error {
 	return nil
 }
 
-// ResultFiles lists the .json files under dir, sorted, except those of
+// ResultFiles lists the result files under dir (*.jsonl, and *.json as
+// older versions named them), sorted, except those of
 // campaign directories (a campaign in a host's results, run step by step
 // by the playbook), which it lists apart.
 func ResultFiles(dir string) (out, campaigns []string, err error) {

@@ -34,16 +34,14 @@ func WriteText(w io.Writer, r *comparison.Comparison, d Detail) error {
 	if d == Full {
 		return writeText(r, w)
 	}
-	writeHead(r, w)
+	writeHead(r, w, d)
 	var n briefCount
 	if r.BootUnit() {
 		n = writeBootBrief(r, w, d)
 	} else {
 		n = writeRunsBrief(r, w, d)
 	}
-	for _, x := range r.Warnings {
-		textfmt.WriteWrapped(w, "warning: "+x, "  ")
-	}
+	writeBriefWarnings(r, w)
 	fmt.Fprintln(w)
 	textfmt.WriteWrapped(w, n.text(r, d), "")
 	return nil

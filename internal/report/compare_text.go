@@ -39,7 +39,7 @@ func comparedWith(r *comparison.Comparison) string {
 
 // writeText renders r for people, in 80 columns.
 func writeText(r *comparison.Comparison, w io.Writer) error {
-	writeHead(r, w)
+	writeHead(r, w, Full)
 	if r.BootUnit() {
 		writeBootUnitText(r, w)
 	} else {
@@ -50,20 +50,24 @@ func writeText(r *comparison.Comparison, w io.Writer) error {
 }
 
 // writeHead writes what heads the text report in every detail: what is
-// compared with what, the sides and their counts, and the warnings that
+// compared with what, the sides and their counts (at Full, the files a
+// side pools, one a line; else one line a side), and the warnings that
 // change how the rest reads (a different build, a known cause).
-func writeHead(r *comparison.Comparison, w io.Writer) {
+func writeHead(r *comparison.Comparison, w io.Writer, d Detail) {
 	fmt.Fprintf(w, "%s: %s\n", r.Workload, comparedWith(r))
 	t := &textfmt.Table{}
 	t.AlignLeft(1, 2)
 	failed := false
-	for _, s := range r.Sides {
+	for i, s := range r.Sides {
 		name := s.Name
-		if len(s.Parts) > 1 {
+		switch {
+		case len(s.Parts) > 1 && d != Full:
+			name = pooledName(r, i)
+		case len(s.Parts) > 1:
 			name = fmt.Sprintf("%d files pooled", len(s.Parts))
 		}
 		t.Row("  "+s.Label, name, countsText(s.Counts))
-		if len(s.Parts) > 1 {
+		if len(s.Parts) > 1 && d == Full {
 			for _, p := range s.Parts {
 				t.Row("", "  "+p, "")
 			}

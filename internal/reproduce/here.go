@@ -85,10 +85,10 @@ func (p *Plan) CheckRun(rep *robotmail.Report, tests string) error {
 }
 
 // DefaultOut is the A/A run's result file where --out is not given:
-// results/reproduce-COMMIT-DATE.json (the directory created).
+// results/reproduce-COMMIT-DATE.jsonl (the directory created).
 func DefaultOut(commit string, now time.Time) string {
 	os.MkdirAll("results", 0o755)
-	return filepath.Join("results", "reproduce-"+short10(commit)+"-"+now.Format("20060102-150405")+".json")
+	return filepath.Join("results", "reproduce-"+short10(commit)+"-"+now.Format("20060102-150405")+".jsonl")
 }
 
 func readTrim(path string) string {

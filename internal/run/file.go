@@ -132,7 +132,7 @@ func VerifyFile(w *workload.Workload, v workload.Values, warns []string, specs [
 func OutMode(out string, app, repl bool) (results.Mode, error) {
 	if out != "" {
 		if st, err := os.Stat(out); err == nil && st.IsDir() {
-			return results.ModeNew, workload.Usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.json"))
+			return results.ModeNew, workload.Usagef("--out: %s is a directory; accepted: a file path such as %s", out, filepath.Join(out, "results.jsonl"))
 		}
 	}
 	switch {

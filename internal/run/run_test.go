@@ -352,7 +352,7 @@ func TestDoHookPanics(t *testing.T) {
 	lockFree(t, job.Lock.Path)
 }
 
-// TestDoDefaultOut: without Out the file is results/NAME-DATE-TIME.json
+// TestDoDefaultOut: without Out the file is results/NAME-DATE-TIME.jsonl
 // (":" made "-"), and a second run in the same second gets -2.
 func TestDoDefaultOut(t *testing.T) {
 	wd, _ := os.Getwd()
