@@ -13,8 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
-	"contend/internal/campaignreport"
-	"contend/internal/comparison"
 	"contend/internal/reproduce"
 	"contend/internal/results"
 	"contend/internal/robotmail"
@@ -243,9 +241,5 @@ func runReproduceKernels(c *cli.Context, f *reproduceFlags, rep *robotmail.Repor
 	} else if err != nil {
 		return err
 	}
-	r, err := campaignreport.Build(p.Dir, comparison.Options{Alpha: reproduce.Alpha})
-	if err != nil {
-		return err
-	}
-	return reproduce.AnswerBoots(c.App.Writer, r.Comparison, rep, plan)
+	return reproduce.AnswerBoots(c.App.Writer, p.Dir, rep, plan)
 }

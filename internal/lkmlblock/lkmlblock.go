@@ -119,41 +119,6 @@ func lkmlBoots(b *lkml.Block, r *comparison.Comparison) {
 	b.Notes = append(b.Notes, fmt.Sprintf("the headline: Student's t on the per-boot means (%d and %d runs in all); the other rows pool the runs", bc.RunsA, bc.RunsB))
 }
 
-// BootUnit makes the row of metric boot-level too (the headline's is
-// already, lkmlBoots), from r's boot-level comparison of that metric:
-// the Holm-adjusted p of Student's t on the per-boot means, the ratio's
-// interval, changed at b.Alpha. It returns that comparison, or false
-// where the sides do not span two boots each or the metric has none.
-func BootUnit(b *lkml.Block, r *comparison.Comparison, metric string) (comparison.BootRow, bool) {
-	if len(r.Boots) == 0 || r.Boots[0].OneBoot() {
-		return comparison.BootRow{}, false
-	}
-	var br *comparison.BootRow
-	for i := range r.Boots[0].Rows {
-		if r.Boots[0].Rows[i].Metric == metric {
-			br = &r.Boots[0].Rows[i]
-		}
-	}
-	if br == nil || br.Cmp == nil {
-		return comparison.BootRow{}, false
-	}
-	stat, _ := lkml.RobotName(r.Workload, metric)
-	for i, n := range b.Notes {
-		if rest, ok := strings.CutPrefix(n, "the headline: "); ok && metric != r.Headline {
-			b.Notes[i] = "the headline and " + stat + ": " + rest
-		}
-	}
-	for i := range b.Rows {
-		if row := &b.Rows[i]; row.Stat == stat {
-			est, lo, hi := br.Change()
-			row.P, row.AdjustedP = br.Cmp.P, br.AdjustedP
-			row.HL, row.HLLo, row.HLHi, row.HasCI = est, lo, hi, true
-			row.Changed = br.AdjustedP < b.Alpha
-		}
-	}
-	return *br, true
-}
-
 // lkmlPart is a side's first file and configuration: its parameters and
 // environment name the side.
 type lkmlPart struct {

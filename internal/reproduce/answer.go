@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"contend/internal/campaignreport"
 	"contend/internal/comparison"
 	"contend/internal/lkml"
 	"contend/internal/lkmlblock"
@@ -26,7 +27,7 @@ const Alpha = 0.05
 // file, named in the pointer to the plan's campaign.
 func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m Machine, mail string, kind RunKind) error {
 	sides := []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}
-	r, err := comparison.Build(sides, comparison.Options{Alpha: Alpha})
+	r, err := statFirst(plan, func(o comparison.Options) (*comparison.Comparison, error) { return comparison.Build(sides, o) })
 	if err != nil {
 		return err
 	}
@@ -65,12 +66,49 @@ func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m M
 	return nil
 }
 
-// AnswerBoots writes to w the answer to rep from r, the boot-level
-// comparison of the plan's campaign of two kernels (campaignreport.Build):
-// the robot's layout with the reported row quoted above contend's, whose
-// n and test are the boots' (Student's t on the per-boot means, Holm
-// within the families), and the verdict from that comparison.
-func AnswerBoots(w io.Writer, r *comparison.Comparison, rep *robotmail.Report, plan *Plan) error {
+// statFirst returns the comparison build makes with the plan's metric
+// (the reported stat) as its headline: a Holm family of its own (one
+// test: the question the report asks), the boot-level comparison where
+// there are boots; the other metrics with data, but the primary (which,
+// listed, would stay the headline), in the second family.
+func statFirst(plan *Plan, build func(comparison.Options) (*comparison.Comparison, error)) (*comparison.Comparison, error) {
+	r0, err := build(comparison.Options{Alpha: Alpha})
+	if err != nil {
+		return nil, err
+	}
+	names := []string{plan.Metric}
+	for _, m := range r0.Metrics {
+		if m.Name != plan.Metric && m.Name != r0.Headline {
+			names = append(names, m.Name)
+		}
+	}
+	found := false
+	for _, m := range r0.Metrics {
+		found = found || m.Name == plan.Metric
+	}
+	if !found {
+		return r0, nil
+	}
+	return build(comparison.Options{Alpha: Alpha, Metrics: names})
+}
+
+// AnswerBoots writes to w the answer to rep from the campaign in dir,
+// the plan's campaign of two kernels: its boot-level comparison
+// (campaignreport.Build) with the reported stat as the headline, in the
+// robot's layout with the reported row quoted above contend's, whose n
+// and test are the boots' (Student's t on the per-boot means), and the
+// verdict from that comparison.
+func AnswerBoots(w io.Writer, dir string, rep *robotmail.Report, plan *Plan) error {
+	r, err := statFirst(plan, func(o comparison.Options) (*comparison.Comparison, error) {
+		cr, err := campaignreport.Build(dir, o)
+		if err != nil {
+			return nil, err
+		}
+		return cr.Comparison, nil
+	})
+	if err != nil {
+		return err
+	}
 	sides := make([]comparison.Side, len(r.Sides))
 	for i, s := range r.Sides {
 		sides[i] = comparison.Side{Name: s.Name, Parts: r.SideParts(i)}
@@ -81,7 +119,7 @@ func AnswerBoots(w io.Writer, r *comparison.Comparison, rep *robotmail.Report, p
 	}
 	bs := plan.Block.Sides
 	b.Base.Label, b.New.Label = "for "+bs[0].ID+": "+b.Base.Label, "for "+bs[len(bs)-1].ID+": "+b.New.Label
-	br, ok := lkmlblock.BootUnit(&b, r, plan.Metric)
+	br, ok := bootRow(r, plan.Metric)
 	quote(&b, plan, rep)
 	for _, c := range r.Causes {
 		if strings.HasPrefix(c, "measured in") {
@@ -102,12 +140,26 @@ func AnswerBoots(w io.Writer, r *comparison.Comparison, rep *robotmail.Report, p
 	est, _, _ := br.Change()
 	v := Judge(plan.Reported.Change/100, est, br.AdjustedP, Alpha, br.MDEUp, br.MDEDown)
 	fmt.Fprintf(w, "\nverdict: %s: %s\n", v.Word, v.Line)
-	fmt.Fprintf(w, "  boots as the unit: %s and %s (%s and %s in all), Student's t on the per-boot means, p Holm-adjusted\n",
+	fmt.Fprintf(w, "  boots as the unit: %s and %s (%s and %s in all), Student's t on the per-boot means; the reported stat is a test of its own\n",
 		plural.N(br.Cmp.BootsA, "boot", "boots"), plural.N(br.Cmp.BootsB, "boot", "boots"), plural.N(br.Cmp.RunsA, "run", "runs"), plural.N(br.Cmp.RunsB, "run", "runs"))
 	if !math.IsNaN(br.Cmp.Components.Between) {
 		fmt.Fprintf(w, "  variance between boots %.3g, within a boot %.3g (of the log values)\n", br.Cmp.Components.Between, br.Cmp.Components.Within)
 	}
 	return nil
+}
+
+// bootRow returns the boot-level comparison of metric in r, false where
+// the sides do not span two boots each or it has none.
+func bootRow(r *comparison.Comparison, metric string) (comparison.BootRow, bool) {
+	if len(r.Boots) == 0 || r.Boots[0].OneBoot() {
+		return comparison.BootRow{}, false
+	}
+	for _, br := range r.Boots[0].Rows {
+		if br.Metric == metric && br.Cmp != nil {
+			return br, true
+		}
+	}
+	return comparison.BootRow{}, false
 }
 
 // quote marks the row of the plan's stat in b to be shown and quotes the

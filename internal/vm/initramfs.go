@@ -152,12 +152,47 @@ func WriteInitramfs(w io.Writer, exe string) ([]string, error) {
 	if err := c.Symlink("init", strings.TrimPrefix(GuestBinary, "/")); err != nil {
 		return nil, err
 	}
+	if len(libs) > 0 {
+		libs = append(libs, dlopened(libs)...)
+	}
 	for _, l := range libs {
 		if err := add(l, l, 0o755); err != nil {
 			return nil, err
 		}
 	}
 	return libs, c.Close()
+}
+
+// runtimeLibs are the libraries glibc loads with dlopen at run time, which
+// no DT_NEEDED names: libgcc_s.so.1, for pthread_cancel and unwinding (a
+// will-it-scale test's threads are cancelled at the end; without it glibc
+// aborts: "libgcc_s.so.1 must be installed for pthread_cancel to work").
+var runtimeLibs = []string{"libgcc_s.so.1"}
+
+// dlopened returns the runtimeLibs found beside the libraries libs (a
+// dynamic binary's) or in libDirs, that libs does not hold yet.
+func dlopened(libs []string) []string {
+	var out []string
+	dirs := []string{}
+	for _, l := range libs {
+		if d := filepath.Dir(l); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	dirs = append(dirs, libDirs...)
+	for _, name := range runtimeLibs {
+		for _, d := range dirs {
+			p := filepath.Join(d, name)
+			if slices.Contains(libs, p) {
+				break
+			}
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // writeJob writes the job archive: jobFile holding job, then files, each
