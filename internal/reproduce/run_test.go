@@ -278,9 +278,6 @@ func TestAnswerBoots(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := sb.String()
-		if os.Getenv("SHOW") != "" {
-			t.Log(out)
-		}
 		lines := strings.Split(out, "\n")
 		quoted := -1
 		for i, l := range lines {
@@ -325,9 +322,6 @@ func TestAnswerAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	if os.Getenv("SHOW") != "" {
-		t.Log(out)
-	}
 	for _, w := range []string{"A/A: kernel 6.18.0-test", ">   21428413", "verdict: not reproduced: ", "the run measures the noise here, not the\n  commit",
 		"'contend reproduce r.mail --run --a-kernel BASE --b-kernel NEW'", "runs a side detect the reported -98.3%"} {
 		if !strings.Contains(out, w) {
