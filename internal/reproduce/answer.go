@@ -52,7 +52,11 @@ func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m M
 		fmt.Fprintf(w, "\nverdict: none: no comparison of %s (identical values?)\n", plan.Metric)
 	} else {
 		v := Judge(plan.Reported.Change/100, cm.Cmp.Estimate, cm.Cmp.AdjustedP, Alpha, cm.Cmp.MDEUp, cm.Cmp.MDEDown)
-		fmt.Fprintf(w, "\nverdict: %s: %s\n", v.Word, v.Line)
+		what := ""
+		if kind == RunAA {
+			what = " (of an A/A: this kernel against itself, not the commit)"
+		}
+		fmt.Fprintf(w, "\nverdict: %s%s: %s\n", v.Word, what, v.Line)
 	}
 	if kind == RunSwitch {
 		fmt.Fprintf(w, "  the switch (%s: %s against %s) ran here as an A/B, interleaved, on one kernel (%s); n in runs\n",

@@ -322,7 +322,7 @@ func TestAnswerAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	for _, w := range []string{"A/A: kernel 6.18.0-test", ">   21428413", "verdict: not reproduced: ", "the run measures the noise here, not the\n  commit",
+	for _, w := range []string{"A/A: kernel 6.18.0-test", ">   21428413", "verdict: not reproduced (of an A/A: this kernel against itself, not the commit): ", "the run measures the noise here, not the\n  commit",
 		"'contend reproduce r.mail --run --a-kernel BASE --b-kernel NEW'", "runs a side detect the reported -98.3%"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("A/A: no %q in:\n%s", w, out)
