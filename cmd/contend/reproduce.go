@@ -108,9 +108,9 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		return err
 	}
 	if !c.Bool("run") {
-		for _, n := range []string{"runs", "out", "boots"} {
-			if c.IsSet(n) {
-				return usagef("--%s goes with --run", n)
+		for _, n := range append([]string{"runs", "out", "boots"}, kernelFlags...) {
+			if c.IsSet(n) && !strings.HasSuffix(n, "-kernel") {
+				return usagef("--%s goes with --run (without it the plan is printed, naming only the kernels)", n)
 			}
 		}
 		plan.Write(c.App.Writer)

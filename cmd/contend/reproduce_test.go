@@ -91,6 +91,8 @@ func TestReproduceKernelsRefused(t *testing.T) {
 		{append([]string{"reproduce", mail, "--boots", "4"}, ok...), "--boots goes with --run"},
 		{append([]string{"reproduce", mail, "--boots", "1"}, ok...), "--boots: 1 is out of range"},
 		{append([]string{"reproduce", mail, "--vm-mem", "1MiB"}, ok...), "--vm-mem"},
+		{append([]string{"reproduce", mail, "--vm-timeout", "5m"}, ok...), "--vm-timeout goes with --run"},
+		{append([]string{"reproduce", mail, "--a-append", "quiet"}, ok...), "--a-append goes with --run"},
 		{append([]string{"reproduce", mail, "--vm-accel", "xen"}, ok...), "--vm-accel"},
 		{append(append([]string{}, run...), "--a-kernel", filepath.Join(dir, "none"), "--b-kernel", kb), "--a-kernel: "},
 		{append(append([]string{}, run...), "--a-kernel", ka, "--b-kernel", kb, "--a-initrd", filepath.Join(dir, "none")), "--a-initrd: "},
