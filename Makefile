@@ -129,8 +129,11 @@ fuzz:
 # through VMs (TestVMBisect, docs/bisect.md): 17 commits, a THP command line
 # planted at commit 11, 22 to 24 boots: 2.3 minutes here at load 4-14, 8 at
 # load 15-18 with one guest hung until --vm-timeout (then 5m, now 2m).
+# Then 'contend reproduce MAIL --run --a-kernel --b-kernel' on a robot-style
+# mail (TestVMReproduce, docs/lkml.md): 3 boots a side of a small wis test,
+# the answer in the robot's layout: 2.2 minutes here at load 10-13.
 e2e:
-	CONTEND_E2E=1 $(GO) test -count=1 -timeout 75m -v -run 'TestCampaignReboots|TestVMCampaigns|TestVMBisect' ./e2e
+	CONTEND_E2E=1 $(GO) test -count=1 -timeout 75m -v -run 'TestCampaignReboots|TestVMCampaigns|TestVMBisect|TestVMReproduce' ./e2e
 
 # QEMU start to the workload's start under TCG, and a 10-boots-a-side
 # faultme campaign in VMs (docs/vm.md; about 3 minutes).

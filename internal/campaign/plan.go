@@ -24,6 +24,7 @@ import (
 
 	"contend/internal/env"
 	"contend/internal/safefile"
+	"contend/internal/vm"
 )
 
 // FormatName and FormatVersion identify plan files.
@@ -192,6 +193,16 @@ func (p *Plan) Check() error {
 			return fmt.Errorf("side %c: give exactly one way to boot it (a grub entry, a kexec kernel or a reboot command), got %d", 'A'+i, n)
 		}
 	}
+	if p.VM != nil && p.VM.Guest != nil {
+		for _, f := range p.VM.Guest.Files {
+			if !filepath.IsLocal(f.Name) || !strings.HasPrefix(f.Name, FilesDir+string(filepath.Separator)) {
+				return fmt.Errorf("a file for the guests, %q, is not in the campaign's %s/", f.Name, FilesDir)
+			}
+			if err := vm.CheckGuestPath(f.Guest); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -241,17 +252,31 @@ func (e Expect) String() string {
 	return strings.Join(s, ", ")
 }
 
-// WritePlan creates the campaign directory dir with plan p. It refuses a
-// directory that already holds a plan.
-func WritePlan(dir string, p *Plan) error {
+// WritePlan creates the campaign directory dir with plan p and the files
+// of its guests (a --vm plan's VMPlan.Files, from the host's). It refuses
+// a directory that already holds a plan; a directory it made is removed
+// again when it fails.
+func WritePlan(dir string, p *Plan) (err error) {
 	if _, err := os.Stat(filepath.Join(dir, PlanFile)); err == nil {
 		return fmt.Errorf("%s already holds a campaign (%s): choose a new directory", dir, PlanFile)
 	}
+	_, serr := os.Lstat(dir)
+	made := errors.Is(serr, os.ErrNotExist)
 	if err := os.MkdirAll(filepath.Join(dir, BootsDir), 0o755); err != nil {
 		return fmt.Errorf("cannot create campaign directory %s: %w", dir, err)
 	}
+	defer func() {
+		if err != nil && made {
+			os.RemoveAll(dir)
+		}
+	}()
 	if err := CheckDir(dir); err != nil {
 		return err
+	}
+	if p.VM != nil {
+		if err := p.VM.Guest.copyFiles(dir); err != nil {
+			return err
+		}
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {

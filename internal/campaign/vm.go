@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,22 @@ type VMOptions struct {
 	// HostCPUs and HostMemMiB are the host's, for the ranges; 0: this
 	// machine's.
 	HostCPUs, HostMemMiB int
+	// Files are files of the host every guest gets (a will-it-scale
+	// test and its compiled objects: 'contend reproduce --run'): copied
+	// into the campaign directory by WritePlan, put into each guest by
+	// RunVM. Env are NAME=VALUE words added to the command's
+	// environment in the guest.
+	Files []GuestFile
+	Env   []string
 }
+
+// GuestFile is a file of the host (Host) and its path in the guest
+// (Guest, vm.CheckGuestPath).
+type GuestFile struct{ Host, Guest string }
+
+// FilesDir holds, in a campaign directory, the files its guests get
+// (VMPlan.Files).
+const FilesDir = "files"
 
 // DefaultVMCPUs is the vCPUs of a guest whose options name none (fewer
 // when the host has fewer).
@@ -49,6 +65,26 @@ type VMPlan struct {
 	Timeout    Duration `json:"timeout"`
 	Accel      string   `json:"accel"`
 	SkipFaults bool     `json:"skip_faults,omitempty"`
+	// Guest is what every guest gets beside the command (files, the
+	// environment); nil: nothing. A pointer: a VMPlan stays comparable.
+	Guest *GuestSetup `json:"guest,omitempty"`
+}
+
+// GuestSetup is what every guest of a plan gets beside its command:
+// Files, each Name in the campaign directory (under FilesDir) at its
+// Guest path; Env, words added to the command's environment.
+type GuestSetup struct {
+	Files []VMFile `json:"files,omitempty"`
+	Env   []string `json:"env,omitempty"`
+	// hosts are the host files of Files that WritePlan copies (NewPlan).
+	hosts []string
+}
+
+// VMFile is a file every guest of a campaign gets: Name, relative to
+// the campaign directory, at Guest.
+type VMFile struct {
+	Name  string `json:"name"`
+	Guest string `json:"guest"`
 }
 
 // VMKernel is the kernel a side boots in a virtual machine.
@@ -108,7 +144,100 @@ func (v VMOptions) Check() (*VMPlan, error) {
 	default:
 		return nil, refuse("--vm-accel: %q is not accepted; accepted: auto, kvm, tcg", v.Accel)
 	}
-	return &VMPlan{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: Duration(v.Timeout), Accel: v.Accel, SkipFaults: v.SkipFaults}, nil
+	p := &VMPlan{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: Duration(v.Timeout), Accel: v.Accel, SkipFaults: v.SkipFaults}
+	if len(v.Files) > 0 || len(v.Env) > 0 {
+		p.Guest = &GuestSetup{}
+		if err := p.Guest.add(v.Files, v.Env); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// add checks the files and environment words of the guests (each a
+// regular file of the host, at a distinct guest path outside what the
+// guest's init owns; NAME=VALUE words) and adds them to p.
+func (p *GuestSetup) add(files []GuestFile, env []string) error {
+	seen := map[string]bool{}
+	for i, f := range files {
+		host, err := regularFile(f.Host)
+		if err != nil {
+			return refuse("a file for the guests: %q is not a regular file", f.Host)
+		}
+		if err := vm.CheckGuestPath(f.Guest); err != nil {
+			return refuse("a file for the guests: %v", err)
+		}
+		if seen[f.Guest] {
+			return refuse("a file for the guests: two files for %s", f.Guest)
+		}
+		seen[f.Guest] = true
+		p.Files = append(p.Files, VMFile{Name: filepath.Join(FilesDir, fmt.Sprintf("%02d-%s", i+1, filepath.Base(f.Guest))), Guest: f.Guest})
+		p.hosts = append(p.hosts, host)
+	}
+	for _, e := range env {
+		if k, _, ok := strings.Cut(e, "="); !ok || !envName(k) {
+			return refuse("an environment word for the guests: %q is not NAME=VALUE", e)
+		}
+	}
+	p.Env = slices.Clone(env)
+	return nil
+}
+
+// envName tells whether k is a variable's name: letters, digits and _,
+// not starting with a digit.
+func envName(k string) bool {
+	for i, c := range k {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// copyFiles copies the host files of p's guests into the campaign
+// directory dir (WritePlan).
+func (p *GuestSetup) copyFiles(dir string) error {
+	if p == nil || len(p.hosts) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, FilesDir), 0o755); err != nil {
+		return err
+	}
+	for i, f := range p.Files {
+		b, err := os.ReadFile(p.hosts[i])
+		if err != nil {
+			return fmt.Errorf("a file for the guests: %v", err)
+		}
+		fi, err := os.Stat(p.hosts[i])
+		if err != nil {
+			return fmt.Errorf("a file for the guests: %v", err)
+		}
+		if err := safefile.WriteFile(filepath.Join(dir, f.Name), b, fi.Mode().Perm()|0o400); err != nil {
+			return fmt.Errorf("a file for the guests: %v", err)
+		}
+	}
+	return nil
+}
+
+// env returns the environment words of p's guests.
+func (p *GuestSetup) env() []string {
+	if p == nil {
+		return nil
+	}
+	return p.Env
+}
+
+// guestFiles returns the files of p's guests as vm.Command's, in the
+// campaign directory dir.
+func (p *GuestSetup) guestFiles(dir string) []vm.File {
+	var out []vm.File
+	if p == nil {
+		return nil
+	}
+	for _, f := range p.Files {
+		out = append(out, vm.File{Host: filepath.Join(dir, f.Name), Guest: f.Guest})
+	}
+	return out
 }
 
 // vmSide returns side i of a --vm plan: its kernel image (a bzImage),
@@ -311,7 +440,7 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
 	args := RunArgs(p, slot, label, vm.GuestOut)
 	booted := time.Now().UTC()
-	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Files: p.VM.Guest.guestFiles(dir), Env: p.VM.Guest.env()})
 	stop := func(ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
 		ev.Slot, ev.Side, ev.Message = slot, string(label), msg

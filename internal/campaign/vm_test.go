@@ -46,7 +46,7 @@ func TestNewPlanVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.VM == nil || *p.VM != (VMPlan{CPUs: 2, MemMiB: vm.DefaultMemMiB, Timeout: Duration(vm.DefaultTimeout), Accel: vm.AccelAuto}) {
+	if p.VM == nil || p.VM.CPUs != 2 || p.VM.MemMiB != vm.DefaultMemMiB || p.VM.Timeout != Duration(vm.DefaultTimeout) || p.VM.Accel != vm.AccelAuto || p.VM.SkipFaults || p.VM.Guest != nil {
 		t.Errorf("vm plan %+v", p.VM)
 	}
 	for i, r := range []string{"6.1.0-kA", "6.1.0-kB"} {
@@ -134,6 +134,7 @@ type fakeBoots struct {
 	n      int
 	got    []string // the release of every kernel booted
 	args   [][]string
+	cmds   []vm.Command
 }
 
 func (f *fakeBoots) boot(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error) {
@@ -145,6 +146,7 @@ func (f *fakeBoots) boot(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Res
 	}
 	f.got = append(f.got, r)
 	f.args = append(f.args, c.Args)
+	f.cmds = append(f.cmds, c)
 	os.WriteFile(filepath.Join(g.Dir, "console.log"), []byte("Linux version "+r+"\n"), 0o644)
 	if err := f.faults[i]; err != nil {
 		return nil, err
@@ -218,6 +220,92 @@ func TestRunVM(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "campaign complete: 4 boots done") {
 		t.Errorf("log: %s", log.String())
+	}
+}
+
+// TestVMFiles checks the files every guest gets: refused when a host
+// file is missing, a guest path is the guest's own or taken twice, or an
+// environment word is not NAME=VALUE; copied into the campaign directory
+// by WritePlan (which removes a directory it made when a copy fails);
+// read back with the plan; handed to every boot with the environment.
+func TestVMFiles(t *testing.T) {
+	base := t.TempDir()
+	src := filepath.Join(base, "futex4.c")
+	if err := os.WriteFile(src, []byte("void testcase(void) {}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withFiles := func(files []GuestFile, env ...string) Options {
+		o := vmOptions(t, t.TempDir())
+		o.Boots = 2
+		o.VM.Files, o.VM.Env = files, env
+		return o
+	}
+	for _, c := range []struct {
+		files []GuestFile
+		env   []string
+		want  string
+	}{
+		{[]GuestFile{{Host: filepath.Join(base, "none.c"), Guest: "/w/none.c"}}, nil, "is not a regular file"},
+		{[]GuestFile{{Host: base, Guest: "/w/d"}}, nil, "is not a regular file"},
+		{[]GuestFile{{Host: src, Guest: "/proc/x.c"}}, nil, "the guest's own"},
+		{[]GuestFile{{Host: src, Guest: "w/x.c"}}, nil, "an absolute, clean path"},
+		{[]GuestFile{{Host: src, Guest: "/w/x.c"}, {Host: src, Guest: "/w/x.c"}}, nil, "two files for /w/x.c"},
+		{nil, []string{"NOEQUALS"}, `"NOEQUALS" is not NAME=VALUE`},
+		{nil, []string{"1X=y"}, "is not NAME=VALUE"},
+	} {
+		_, err := NewPlan(withFiles(c.files, c.env...))
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v %v: error %v, want a one-line OptionError with %q", c.files, c.env, err, c.want)
+		}
+	}
+	o := withFiles([]GuestFile{{Host: src, Guest: "/contend-wis/futex4.c"}}, "CONTEND_WIS_OBJECTS=/contend-wis")
+	p, err := NewPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePlan(p.Dir, p); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(p.Dir, FilesDir, "01-futex4.c")); err != nil || string(b) != "void testcase(void) {}" {
+		t.Errorf("the copy: %q, %v", b, err)
+	}
+	rp, err := ReadPlan(p.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := rp.VM.Guest; g == nil || len(g.Files) != 1 || g.Files[0] != (VMFile{Name: filepath.Join(FilesDir, "01-futex4.c"), Guest: "/contend-wis/futex4.c"}) || strings.Join(g.Env, " ") != "CONTEND_WIS_OBJECTS=/contend-wis" {
+		t.Errorf("read back: %+v", rp.VM.Guest)
+	}
+	f := &fakeBoots{t: t}
+	if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot, Load: func() float64 { return 0 }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.cmds) != 4 {
+		t.Fatalf("%d boots", len(f.cmds))
+	}
+	for i, c := range f.cmds {
+		if len(c.Files) != 1 || c.Files[0] != (vm.File{Host: filepath.Join(p.Dir, FilesDir, "01-futex4.c"), Guest: "/contend-wis/futex4.c"}) || strings.Join(c.Env, " ") != "CONTEND_WIS_OBJECTS=/contend-wis" {
+			t.Errorf("boot %d: files %+v, env %v", i+1, c.Files, c.Env)
+		}
+	}
+	// A plan whose file names leave the campaign's files/ is corrupt.
+	rp.VM.Guest.Files[0].Name = "../x"
+	if err := rp.Check(); err == nil {
+		t.Error("a file outside files/ was accepted")
+	}
+	// A copy that fails leaves no directory behind.
+	o = withFiles([]GuestFile{{Host: src, Guest: "/contend-wis/futex4.c"}})
+	p, err = NewPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(src)
+	if err := WritePlan(p.Dir, p); err == nil {
+		t.Fatal("WritePlan copied a file that is gone")
+	}
+	if _, err := os.Stat(p.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed plan's directory is there: %v", err)
 	}
 }
 

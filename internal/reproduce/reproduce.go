@@ -39,6 +39,9 @@ type Options struct {
 	Alpha, Power float64
 	// Duration of each repetition's measured interval ("5s").
 	Duration string
+	// Kernels are the user's two kernels (--a-kernel, --b-kernel), for
+	// the plan's campaign in VMs; empty: none given.
+	Kernels [2]string
 }
 
 // Plan is a report mapped onto this machine.
@@ -65,7 +68,19 @@ type Plan struct {
 	// Commands are the contend commands of the plan, in order, each with
 	// a line saying what it is for.
 	Commands []Command
-	cpus     int
+	// Switch, for a block whose sides are one kernel with a switch (the
+	// robot's compare key is not commit), is the arguments of 'contend
+	// ab' that run it here, without -n, --out and --format; SwitchFiles
+	// the test files it needs. Nil when the switch cannot be set here:
+	// SwitchWhy says why.
+	Switch      []string
+	SwitchFiles []string
+	SwitchWhy   string
+	// Kernels are the two kernels the user gave (--a-kernel,
+	// --b-kernel), booted in VMs by the plan's campaign; empty: the
+	// plan names them A and B for the user to build.
+	Kernels [2]string
+	cpus    int
 }
 
 // Command is one step of the plan.
@@ -85,7 +100,7 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 	if len(rep.Blocks) == 0 {
 		return nil, errors.New("the report has no comparison block")
 	}
-	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat, cpus: m.CPUs}
+	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat, cpus: m.CPUs, Kernels: opt.Kernels}
 	p.Reported, p.HasRow = p.Block.Row(p.Stat)
 	if !p.HasRow && len(p.Block.Rows) > 0 {
 		p.Reported, p.HasRow, p.Stat = p.Block.Rows[0], true, p.Block.Rows[0].Stat
@@ -231,8 +246,18 @@ func (p *Plan) plan(m Machine, opt Options) {
 		return
 	}
 	boots := "B"
-	if p.Runs > 0 {
-		boots = strconv.Itoa(max(2, min(p.Runs, 10)))
+	if b := p.Boots(); b > 0 {
+		boots = strconv.Itoa(b)
+	}
+	if p.Kernels[0] != "" {
+		p.Commands = append(p.Commands,
+			Command{"two kernels: " + what + "; yours, " + p.Kernels[0] + " and " + p.Kernels[1] + ", each booted in a fresh QEMU guest per boot, " + boots + " boots a side (or: contend reproduce MAIL --run with the same --a-kernel and --b-kernel)",
+				fmt.Sprintf("contend campaign init repro-%s --vm --a-kernel %s --b-kernel %s --boots %s -- run %s -n %s",
+					short(next.ID), p.Kernels[0], p.Kernels[1], boots, strings.TrimPrefix(wis, "contend run "), runs)},
+			Command{"the boots", fmt.Sprintf("contend campaign run repro-%s", short(next.ID))},
+			Command{"the answer, in the robot's layout", fmt.Sprintf("contend campaign report repro-%s --format lkml", short(next.ID))},
+		)
+		return
 	}
 	p.Commands = append(p.Commands,
 		Command{"two kernels: " + what + "; build both (" + cmp(p.Block.Axis("kconfig"), "your config") + "), install them, then a campaign across reboots (kexec; or in VMs, one guest boot per side's boot) of " + boots + " boots a side",
@@ -255,20 +280,37 @@ func (p *Plan) switchPlan(key string, a, b robotmail.Side, runs string) {
 		}
 	}
 	base := "contend ab wis " + strings.Join(shared, " ")
-	var line string
+	var line, va, vb string
 	switch {
 	case flag == "--tasks":
-		line = fmt.Sprintf("%s --a '--tasks %s' --b '--tasks %s' -n %s --format lkml", base, tasksFor(a.ID, p), tasksFor(b.ID, p), runs)
+		va, vb = "--tasks "+tasksFor(a.ID, p), "--tasks "+tasksFor(b.ID, p)
 	case flag == "--test":
 		dir := filepath.Dir(p.TestFile)
-		line = fmt.Sprintf("%s --a '--test %s' --b '--test %s' -n %s --format lkml", base, filepath.Join(dir, a.ID+".c"), filepath.Join(dir, b.ID+".c"), runs)
+		fa, fb := filepath.Join(dir, a.ID+".c"), filepath.Join(dir, b.ID+".c")
+		va, vb = "--test "+fa, "--test "+fb
+		p.SwitchFiles = []string{fa, fb}
 	case flag != "":
-		line = fmt.Sprintf("%s --a '%s %s' --b '%s %s' -n %s --format lkml", base, flag, a.ID, flag, b.ID, runs)
-	default:
+		va, vb = flag+" "+a.ID, flag+" "+b.ID
+	}
+	if va != "" {
+		line = fmt.Sprintf("%s --a '%s' --b '%s' -n %s --format lkml", base, va, vb, runs)
+		p.Switch = append(append([]string{"wis"}, shared...), "--a", va, "--b", vb)
+	} else {
 		line = fmt.Sprintf("%s --a-prepare 'SET %s=%s' --b-prepare 'SET %s=%s' -n %s --format lkml", base, key, a.ID, key, b.ID, runs)
 		p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s: the sides differ in it; write the commands that set it (SET ...)", key))
+		p.SwitchWhy = fmt.Sprintf("the sides differ in %s (%s against %s), which contend cannot set here", key, a.ID, b.ID)
 	}
 	p.Commands = append(p.Commands, Command{fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID), line})
+}
+
+// Boots is the boots a side of the plan's campaign: from the runs the
+// reported change takes at the noise measured here (2 to 10), 0 when the
+// noise is not known.
+func (p *Plan) Boots() int {
+	if p.Runs <= 0 {
+		return 0
+	}
+	return max(2, min(p.Runs, 10))
 }
 
 // tasksFor maps an nr_task value onto the CPUs the plan mapped for.

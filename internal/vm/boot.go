@@ -89,7 +89,16 @@ type Guest struct {
 type Command struct {
 	Args []string
 	Out  string
+	// Files are put into the guest's root before the command runs (a
+	// will-it-scale test and its objects compiled on the host); Env are
+	// NAME=VALUE words added to the command's environment.
+	Files []File
+	Env   []string
 }
+
+// File is a file of the host (Host) put into the guest at Guest, an
+// absolute path outside what the guest's init mounts or owns.
+type File struct{ Host, Guest string }
 
 // Result is what one boot brought back.
 type Result struct {
@@ -337,11 +346,11 @@ func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, pro
 	for _, p := range []string{console, port, qlog} {
 		os.Remove(p)
 	}
-	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: vmEnv(accel, r.version, g.CPUs, g.MemMiB, r.host)})
+	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: vmEnv(accel, r.version, g.CPUs, g.MemMiB, r.host), Vars: c.Env})
 	if err != nil {
 		return nil, err
 	}
-	if err := r.writeInitrd(initrd, g.Initrd, job); err != nil {
+	if err := r.writeInitrd(initrd, g.Initrd, job, c.Files); err != nil {
 		return nil, err
 	}
 	defer os.Remove(initrd)
@@ -460,8 +469,8 @@ func (r *Runner) verdict(res *Result, cons []byte, port, qlog string, exit error
 }
 
 // writeInitrd writes the boot's initrd: the user's (padded to 4 bytes),
-// contend's initramfs, the job.
-func (r *Runner) writeInitrd(path, user string, job []byte) error {
+// contend's initramfs, the job and its files.
+func (r *Runner) writeInitrd(path, user string, job []byte, files []File) error {
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
@@ -491,7 +500,7 @@ func (r *Runner) writeInitrd(path, user string, job []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := writeJob(out, job); err != nil {
+	if err := writeJob(out, job, files); err != nil {
 		return err
 	}
 	return out.Close()

@@ -15,12 +15,14 @@ import (
 )
 
 // Job is what a guest's init runs: the contend arguments (without the
-// program name) and the result file they write, handed back; Env is added
-// to the command's environment.
+// program name) and the result file they write, handed back; Env (the
+// facts about the virtual machine, as EnvVar) and Vars (NAME=VALUE words,
+// Command.Env) are added to the command's environment.
 type Job struct {
 	Args []string          `json:"args"`
 	Out  string            `json:"out"`
 	Env  map[string]string `json:"env,omitempty"`
+	Vars []string          `json:"vars,omitempty"`
 }
 
 // Report is what the guest's init sends back about its boot and the run,
@@ -125,6 +127,7 @@ func guestRun(port *os.File, say func(string, ...any)) Report {
 		e, _ := json.Marshal(job.Env)
 		cmd.Env = append(cmd.Env, EnvVar+"="+string(e))
 	}
+	cmd.Env = append(cmd.Env, job.Vars...)
 	t := time.Now()
 	WriteFrame(port, frameStarted, []byte(rep.BootID))
 	err = cmd.Run()

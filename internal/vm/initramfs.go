@@ -152,6 +152,9 @@ func WriteInitramfs(w io.Writer, exe string) ([]string, error) {
 	if err := c.Symlink("init", strings.TrimPrefix(GuestBinary, "/")); err != nil {
 		return nil, err
 	}
+	if len(libs) > 0 {
+		libs = append(libs, dlopened(libs)...)
+	}
 	for _, l := range libs {
 		if err := add(l, l, 0o755); err != nil {
 			return nil, err
@@ -160,11 +163,92 @@ func WriteInitramfs(w io.Writer, exe string) ([]string, error) {
 	return libs, c.Close()
 }
 
-// writeJob writes the job archive: one file, jobFile, holding job.
-func writeJob(w io.Writer, job []byte) error {
+// runtimeLibs are the libraries glibc loads with dlopen at run time, which
+// no DT_NEEDED names: libgcc_s.so.1, for pthread_cancel and unwinding (a
+// will-it-scale test's threads are cancelled at the end; without it glibc
+// aborts: "libgcc_s.so.1 must be installed for pthread_cancel to work").
+var runtimeLibs = []string{"libgcc_s.so.1"}
+
+// dlopened returns the runtimeLibs found beside the libraries libs (a
+// dynamic binary's) or in libDirs, that libs does not hold yet.
+func dlopened(libs []string) []string {
+	var out []string
+	dirs := []string{}
+	for _, l := range libs {
+		if d := filepath.Dir(l); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	dirs = append(dirs, libDirs...)
+	for _, name := range runtimeLibs {
+		for _, d := range dirs {
+			p := filepath.Join(d, name)
+			if slices.Contains(libs, p) {
+				break
+			}
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// writeJob writes the job archive: jobFile holding job, then files, each
+// at its guest path (its directories made) with its host file's
+// permissions.
+func writeJob(w io.Writer, job []byte, files []File) error {
 	c := NewCPIOWriter(w)
 	if err := c.File(jobFile, 0o600, job); err != nil {
 		return err
 	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if err := CheckGuestPath(f.Guest); err != nil {
+			return err
+		}
+		var parts []string
+		for d := path.Dir(f.Guest); d != "/"; d = path.Dir(d) {
+			parts = append(parts, d)
+		}
+		for i := len(parts) - 1; i >= 0; i-- {
+			if !dirs[parts[i]] {
+				dirs[parts[i]] = true
+				if err := c.Dir(parts[i], 0o755); err != nil {
+					return err
+				}
+			}
+		}
+		fi, err := os.Stat(f.Host)
+		if err != nil {
+			return fmt.Errorf("a file for the guest: %w", err)
+		}
+		b, err := os.ReadFile(f.Host)
+		if err != nil {
+			return fmt.Errorf("a file for the guest: %w", err)
+		}
+		if err := c.File(f.Guest, uint32(fi.Mode().Perm()), b); err != nil {
+			return err
+		}
+	}
 	return c.Close()
+}
+
+// guestOwned are the guest's paths a file put into it must stay out of:
+// what its init mounts, contend and its libraries, the job.
+var guestOwned = []string{"/proc", "/sys", "/dev", "/run", "/tmp", "/init", GuestBinary, "/" + jobFile, "/lib", "/lib64", "/usr"}
+
+// CheckGuestPath refuses a guest path for a file (Command.Files) that is
+// not absolute and clean, or lies in what the guest's init owns.
+func CheckGuestPath(p string) error {
+	if !path.IsAbs(p) || path.Clean(p) != p || p == "/" {
+		return fmt.Errorf("%q is not accepted as a file's path in the guest: an absolute, clean path such as /contend-wis/futex4.c", p)
+	}
+	for _, o := range guestOwned {
+		if p == o || strings.HasPrefix(p, o+"/") {
+			return fmt.Errorf("%q is not accepted as a file's path in the guest: %s is the guest's own", p, o)
+		}
+	}
+	return nil
 }

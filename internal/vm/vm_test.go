@@ -36,8 +36,10 @@ func TestCPIORoundTrip(t *testing.T) {
 	if b.Len()%4 != 0 {
 		t.Errorf("archive of %d bytes, not a multiple of 4", b.Len())
 	}
-	// A second archive appended, as the job is.
-	must(writeJob(&b, []byte(`{"args":["run"]}`)))
+	// A second archive appended, as the job is, with a file of the host.
+	host := filepath.Join(t.TempDir(), "t.c")
+	must(os.WriteFile(host, []byte("void testcase(void) {}"), 0o640))
+	must(writeJob(&b, []byte(`{"args":["run"]}`), []File{{Host: host, Guest: "/contend-wis/t.c"}}))
 	got, err := ReadCPIO(&b)
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +50,8 @@ func TestCPIORoundTrip(t *testing.T) {
 		{Name: "init", Mode: modeLink | 0o777, Data: []byte("bin/contend")},
 		{Name: "dev/console", Mode: 0o020600, Data: []byte{}, RMajor: 5, RMinor: 1},
 		{Name: jobFile, Mode: modeFile | 0o600, Data: []byte(`{"args":["run"]}`)},
+		{Name: "contend-wis", Mode: modeDir | 0o755, Data: []byte{}},
+		{Name: "contend-wis/t.c", Mode: modeFile | 0o640, Data: []byte("void testcase(void) {}")},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries read back, want %d: %+v", len(got), len(want), got)
@@ -69,6 +73,25 @@ func TestCPIORoundTrip(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != "x/y" {
 			t.Errorf("cpio -t: %q, %v", out, err)
 		}
+	}
+}
+
+// TestCheckGuestPath checks the paths a file may take in the guest: not
+// relative or unclean, not in what the guest's init mounts or owns.
+func TestCheckGuestPath(t *testing.T) {
+	for _, p := range []string{"/contend-wis/futex4.c", "/root/x", "/opt/a/b"} {
+		if err := CheckGuestPath(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"", "/", "x/y", "/a/../b", "/a/", "/proc/x", "/tmp/t.c", "/init", GuestBinary, "/" + jobFile, "/lib/x86_64-linux-gnu/libc.so.6", "/dev"} {
+		if err := CheckGuestPath(p); err == nil {
+			t.Errorf("%q accepted", p)
+		}
+	}
+	var b bytes.Buffer
+	if err := writeJob(&b, []byte("{}"), []File{{Host: "/nonexistent", Guest: "/proc/x"}}); err == nil || !strings.Contains(err.Error(), "the guest's own") {
+		t.Errorf("a file for /proc: %v", err)
 	}
 }
 
@@ -155,6 +178,16 @@ func TestWriteInitramfs(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatalf("ldd named no library: %s", out)
+	}
+	// glibc's dlopen'ed libgcc_s (pthread_cancel), where this machine has it.
+	if len(dlopened(nil)) > 0 {
+		found := false
+		for name, e := range have {
+			found = found || strings.HasSuffix(name, "/libgcc_s.so.1") && e.Mode&0o170000 == modeFile
+		}
+		if !found {
+			t.Errorf("libgcc_s.so.1 (dlopen'ed by glibc) is not in the archive: %v", libs)
+		}
 	}
 }
 

@@ -34,6 +34,13 @@ import (
 // environment.
 const DirEnv = "CONTEND_WIS_DIR"
 
+// ObjectsEnv names a directory of tests compiled beforehand (KEY.so and
+// KEY.run, as Build names them): a machine without a compiler, such as
+// the QEMU guest of a campaign that 'contend reproduce --run' fills
+// (internal/reproduce), runs the objects found there for a test's bytes
+// instead of compiling it. Build and Object look there before compiling.
+const ObjectsEnv = "CONTEND_WIS_OBJECTS"
+
 // MaxSource is the largest test file accepted (will-it-scale's are 1-4 KiB).
 const MaxSource = 1 << 20
 
@@ -127,6 +134,9 @@ func Build(path string) (Built, error) {
 		return Built{}, err
 	}
 	key := Key(src)
+	if b, ok := prebuilt(key); ok {
+		return b, nil
+	}
 	state.Lock()
 	defer state.Unlock()
 	if b, ok := state.done[key]; ok {
@@ -153,6 +163,22 @@ func builtIn(dir, key string) Built {
 	return Built{SO: filepath.Join(dir, key+".so"), Exe: filepath.Join(dir, key+".run")}
 }
 
+// prebuilt returns the objects of key in $CONTEND_WIS_OBJECTS, when both
+// are regular files there.
+func prebuilt(key string) (Built, bool) {
+	dir := os.Getenv(ObjectsEnv)
+	if dir == "" {
+		return Built{}, false
+	}
+	b := builtIn(dir, key)
+	for _, p := range []string{b.SO, b.Exe} {
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			return Built{}, false
+		}
+	}
+	return b, true
+}
+
 // Cleanup removes the directory Build made, if any. contend calls it on
 // its way out.
 func Cleanup() {
@@ -166,9 +192,10 @@ func Cleanup() {
 }
 
 // Object returns the compiled test at path in a child: the one the parent
-// built for its present bytes ($CONTEND_WIS_DIR), else one compiled now
-// into a temporary directory (a child started without the parent's Build,
-// as in tests), with the function that removes it.
+// built for its present bytes ($CONTEND_WIS_DIR, then
+// $CONTEND_WIS_OBJECTS), else one compiled now into a temporary directory
+// (a child started without the parent's Build, as in tests), with the
+// function that removes it.
 func Object(path string) (Built, func(), error) {
 	src, err := ReadTest(path)
 	if err != nil {
@@ -180,7 +207,13 @@ func Object(path string) (Built, func(), error) {
 		if fi, err := os.Lstat(b.SO); err == nil && fi.Mode().IsRegular() {
 			return b, func() {}, nil
 		}
+		if b, ok := prebuilt(key); ok {
+			return b, func() {}, nil
+		}
 		return Built{}, nil, fmt.Errorf("--test %s changed since the run compiled it: run again", path)
+	}
+	if b, ok := prebuilt(key); ok {
+		return b, func() {}, nil
 	}
 	d, err := os.MkdirTemp("", "contend-wis-")
 	if err != nil {

@@ -114,6 +114,37 @@ func TestBuildOnceAndCleanup(t *testing.T) {
 	}
 }
 
+// TestPrebuiltObjects checks $CONTEND_WIS_OBJECTS, a machine without a
+// compiler: Build and a child's Object take the objects found there for
+// the test's bytes (no compile: no private directory), and a test whose
+// objects are not there is compiled as before.
+func TestPrebuiltObjects(t *testing.T) {
+	t.Setenv(DirEnv, "")
+	objs := t.TempDir()
+	dir := t.TempDir()
+	p := write(t, dir, "ok.c", okTest)
+	key := Key([]byte(okTest))
+	for _, n := range []string{key + ".so", key + ".run"} {
+		write(t, objs, n, "an object compiled elsewhere")
+	}
+	t.Setenv(ObjectsEnv, objs)
+	t.Cleanup(Cleanup)
+	b, err := Build(p)
+	if err != nil || b != builtIn(objs, key) || os.Getenv(DirEnv) != "" {
+		t.Errorf("Build = %v, %v, $%s %q; want the objects of $%s, nothing compiled", b, err, DirEnv, os.Getenv(DirEnv), ObjectsEnv)
+	}
+	got, done, err := Object(p)
+	if err != nil || got != builtIn(objs, key) {
+		t.Errorf("Object = %v, %v", got, err)
+	} else {
+		done()
+	}
+	other := write(t, dir, "other.c", okTest+"\n/* another */\n")
+	if b, err := Build(other); err != nil || filepath.Dir(b.SO) == objs {
+		t.Errorf("a test not prebuilt: %v, %v; want it compiled", b, err)
+	}
+}
+
 // TestKeyDependsOnContent checks that the object's name follows the bytes.
 func TestKeyDependsOnContent(t *testing.T) {
 	a1, a2, b := Key([]byte("a")), Key([]byte("a")), Key([]byte("b"))
