@@ -3,18 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
 	"contend/internal/reproduce"
-	"contend/internal/results"
 	"contend/internal/robotmail"
 	"contend/internal/value"
 	"contend/internal/vm"
@@ -30,24 +26,15 @@ type reproduceFlags struct {
 	boots value.Int
 }
 
-// kernelFlags are the flags of campaign init that reproduce takes.
-var kernelFlags = []string{"a-kernel", "a-initrd", "a-append", "b-kernel", "b-initrd", "b-append", "vm-cpus", "vm-mem", "vm-timeout", "vm-accel", "vm-skip-faults"}
-
-// pickFlags returns the flags of fl named in names.
-func pickFlags(fl []cli.Flag, names []string) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range fl {
-		if slices.Contains(names, f.Names()[0]) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func reproduceCommand() *cli.Command {
 	f := &reproduceFlags{boots: value.Int{N: campaign.DefaultBoots, Min: campaign.MinBoots, Max: campaign.MaxBoots}}
 	side := append(sideFlags("a", &f.opt.Sides[0]), sideFlags("b", &f.opt.Sides[1])...)
-	kernels := pickFlags(append(vmInitFlags(&f.vm, &f.opt), side...), kernelFlags)
+	var kernels []cli.Flag
+	for _, fl := range append(vmInitFlags(&f.vm, &f.opt), side...) {
+		if slices.Contains(reproduce.KernelFlags, fl.Names()[0]) {
+			kernels = append(kernels, fl)
+		}
+	}
 	return &cli.Command{
 		Name:        "reproduce",
 		Usage:       "map a kernel test robot report onto this machine: the plan, and with --run what can run here",
@@ -108,10 +95,8 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		return err
 	}
 	if !c.Bool("run") {
-		for _, n := range append([]string{"runs", "out", "boots"}, kernelFlags...) {
-			if c.IsSet(n) && !strings.HasSuffix(n, "-kernel") {
-				return usagef("--%s goes with --run (without it the plan is printed, naming only the kernels)", n)
-			}
+		if err := reproduce.CheckPlanOnly(c.IsSet); err != nil {
+			return err
 		}
 		plan.Write(c.App.Writer)
 		return nil
@@ -137,17 +122,8 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 // checks them; with kernels, m's CPUs become the guest's vCPUs (what
 // nr_task maps onto).
 func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine) (bool, error) {
-	a, b := c.IsSet("a-kernel"), c.IsSet("b-kernel")
-	if a != b {
-		return false, usagef("--a-kernel and --b-kernel go together: give both, the base kernel and the new one (such as the robot's parent commit and the commit, built)")
-	}
-	if !a {
-		for _, n := range append(kernelFlags, "boots") {
-			if c.IsSet(n) {
-				return false, usagef("--%s goes with --a-kernel and --b-kernel (the two kernels, booted in VMs)", n)
-			}
-		}
-		return false, nil
+	if given, err := reproduce.CheckKernelFlags(c.IsSet); !given || err != nil {
+		return false, err
 	}
 	for i, s := range []string{"a", "b"} {
 		if _, err := vm.KernelRelease(f.opt.Sides[i].Kernel); err != nil {
@@ -167,9 +143,8 @@ func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine) (bool, er
 }
 
 // runReproduceAB runs the test A/A on this kernel, or the block's switch,
-// through 'contend ab' (its own lock, evidence and file), then answers in
-// the robot's layout with the reported row quoted and the verdict
-// (reproduce.Answer).
+// through 'contend ab' (reproduce.RunAB), then answers in the robot's
+// layout with the reported row quoted and the verdict (reproduce.Answer).
 func runReproduceAB(c *cli.Context, rep *robotmail.Report, plan *reproduce.Plan, m reproduce.Machine, kind reproduce.RunKind) error {
 	out := c.String("out")
 	if out == "" {
@@ -179,67 +154,37 @@ func runReproduceAB(c *cli.Context, rep *robotmail.Report, plan *reproduce.Plan,
 	if err != nil {
 		return err
 	}
-	args := plan.ABArgs(kind, c.Value("runs").(int), out)
-	fmt.Fprintf(c.App.ErrWriter, "reproduce: contend %s\n", strings.Join(args, " "))
-	cmd := exec.Command(exe, args...)
-	cmd.Stdout, cmd.Stderr = io.Discard, c.App.ErrWriter
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("reproduce: the run failed (%v): see above; its file is %s", err, out)
-	}
-	f, err := results.Read(out)
+	f, err := reproduce.RunAB(exe, plan.ABArgs(kind, c.Value("runs").(int), out), out, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
 	return reproduce.Answer(c.App.Writer, f, rep, plan, m, c.Args().First(), kind)
 }
 
-// runReproduceKernels runs the plan's campaign of the two kernels, each
-// boot a fresh QEMU guest ('campaign init --vm' and 'campaign run' in one),
-// then answers from its boot-level comparison (reproduce.AnswerBoots).
-// Every refusal comes before the campaign directory is made.
+// runReproduceKernels runs the plan's campaign of the two kernels in VMs
+// (reproduce.RunKernels), then answers from its boot-level comparison
+// (reproduce.AnswerBoots). Every refusal comes before the campaign
+// directory is made.
 func runReproduceKernels(c *cli.Context, f *reproduceFlags, rep *robotmail.Report, plan *reproduce.Plan) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	dir := c.String("out")
-	if dir == "" {
-		dir = reproduce.DefaultCampaignDir(rep, time.Now().Format("20060102-150405"))
+	k := reproduce.KernelRun{Dir: c.String("out"), Sides: f.opt.Sides, VM: *f.opt.VM, Runs: c.Value("runs").(int)}
+	if k.Dir == "" {
+		k.Dir = reproduce.DefaultCampaignDir(rep, time.Now().Format("20060102-150405"))
 	}
-	k := reproduce.KernelRun{Dir: dir, Sides: f.opt.Sides, VM: *f.opt.VM, Runs: c.Value("runs").(int)}
 	if c.IsSet("boots") {
 		k.Boots = f.boots.N
 	}
-	cr, err := plan.CampaignOptions(k)
-	if err != nil {
-		return err
-	}
-	o := cr.Options
-	o.Contend, o.Workloads, o.Volatile = exe, workload.Names(), volatileFS
-	// The command as the host would run it (the test at its host path):
-	// what the guests run, checked before anything is written.
-	o.CheckCommand = func(p *campaign.Plan) error {
-		hp := *p
-		hp.Command = cr.HostCommand
-		return validatePlanCommand(c, &hp)
-	}
-	p, err := campaign.NewPlan(o)
-	if err != nil {
-		return optionUsage(err)
-	}
-	if err := campaign.WritePlan(p.Dir, p); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "reproduce: campaign %s: %d boots (%s), %d a side (%s), each a fresh guest (%d vCPUs, %d MiB) running 'contend %s'\n",
-		p.Dir, len(p.Order), p.Order, cr.Boots, cr.BootsFrom, p.VM.CPUs, p.VM.MemMiB, strings.Join(p.Command, " "))
 	ctx, stop := campaign.WithSignals(c.Context)
 	defer stop()
-	t := time.Now()
-	err = campaign.RunVM(ctx, p.Dir, campaign.RunVMOptions{Log: c.App.ErrWriter})
+	dir, err := plan.RunKernels(ctx, k, reproduce.KernelEnv{Contend: exe, Workloads: workload.Names(), Volatile: volatileFS, Log: c.App.ErrWriter,
+		CheckCommand: func(p *campaign.Plan) error { return validatePlanCommand(c, p) }})
 	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
-		return cli.Exit(fmt.Sprintf("%v (after %s; the campaign is %s: 'contend campaign run %s' goes on, 'contend campaign report %s --format lkml' answers)", err, time.Since(t).Round(time.Second), p.Dir, p.Dir, p.Dir), exitFailure)
+		return cli.Exit(err.Error(), exitFailure)
 	} else if err != nil {
-		return err
+		return optionUsage(err)
 	}
-	return reproduce.AnswerBoots(c.App.Writer, p.Dir, rep, plan)
+	return reproduce.AnswerBoots(c.App.Writer, dir, rep, plan)
 }

@@ -1,0 +1,49 @@
+package reproduce
+
+import (
+	"strings"
+	"testing"
+)
+
+func setOf(names ...string) func(string) bool {
+	return func(n string) bool {
+		for _, m := range names {
+			if m == n {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func TestCheckKernelFlags(t *testing.T) {
+	for _, c := range []struct {
+		set   []string
+		given bool
+		err   string
+	}{
+		{nil, false, ""},
+		{[]string{"a-kernel", "b-kernel", "vm-cpus", "boots"}, true, ""},
+		{[]string{"a-kernel"}, false, "--a-kernel and --b-kernel go together"},
+		{[]string{"b-kernel", "b-initrd"}, false, "--a-kernel and --b-kernel go together"},
+		{[]string{"vm-mem"}, false, "--vm-mem goes with --a-kernel and --b-kernel"},
+		{[]string{"boots"}, false, "--boots goes with --a-kernel and --b-kernel"},
+	} {
+		given, err := CheckKernelFlags(setOf(c.set...))
+		if given != c.given || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v: got %v, %v; want %v, %q", c.set, given, err, c.given, c.err)
+		}
+	}
+}
+
+func TestCheckPlanOnly(t *testing.T) {
+	if err := CheckPlanOnly(setOf("a-kernel", "b-kernel")); err != nil {
+		t.Errorf("the kernels without --run: %v (the plan names them)", err)
+	}
+	for _, n := range []string{"runs", "out", "boots", "a-initrd", "vm-accel"} {
+		err := CheckPlanOnly(setOf("a-kernel", "b-kernel", n))
+		if err == nil || !strings.Contains(err.Error(), "--"+n+" goes with --run") {
+			t.Errorf("--%s without --run: %v", n, err)
+		}
+	}
+}
