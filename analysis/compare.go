@@ -180,6 +180,30 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	if err := checkSample("B", b); err != nil {
 		return Comparison{}, err
 	}
+	return compareChecked(a, b, Sorted(a), Sorted(b), opt)
+}
+
+// CompareSorted is Compare of a and b given with their values sorted, sa
+// = Sorted(a) and sb = Sorted(b), which it only reads: the same numbers,
+// for a caller that sorted the samples once for other statistics too
+// (comparison.Build: the outliers, HighScores). It returns the errors of
+// Compare, and one for a sorted sample of another length.
+func CompareSorted(a, b, sa, sb []float64, opt CompareOptions) (Comparison, error) {
+	if err := checkSample("A", a); err != nil {
+		return Comparison{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return Comparison{}, err
+	}
+	if len(sa) != len(a) || len(sb) != len(b) {
+		return Comparison{}, fmt.Errorf("analysis: CompareSorted: %d and %d sorted values for samples of %d and %d", len(sa), len(sb), len(a), len(b))
+	}
+	return compareChecked(a, b, sa, sb, opt)
+}
+
+// compareChecked is Compare of checked samples a and b, sorted in sa and
+// sb.
+func compareChecked(a, b, sa, sb []float64, opt CompareOptions) (Comparison, error) {
 	if err := opt.fill(); err != nil {
 		return Comparison{}, err
 	}
@@ -194,8 +218,9 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	// Each sample sorted once, for the summaries, the test, the effect
 	// size and the change: the same numbers as each sorting its own copy
 	// (TestCompareSameAsBefore), several times faster for large samples.
-	sa, sb := Sorted(a), Sorted(b)
-	var scratch []float64 // the scaled values of each summary in turn
+	// Two arrays serve in turn: the scaled values of each summary, the
+	// logarithms of each sample for the change, then for the noise.
+	var scratch, scratchB []float64
 	c.SummaryA = summarizeSorted(sa, opt.Confidence, &scratch)
 	c.SummaryB = summarizeSorted(sb, opt.Confidence, &scratch)
 	for _, w := range c.SummaryA.Warnings {
@@ -242,7 +267,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	if opt.Points {
 		rel = pointsChange(a, b, opt.Confidence)
 	} else {
-		rel = relativeChange(a, b, sa, sb, opt.Confidence, &scratch) // scratch: the logarithms of A
+		rel = relativeChange(a, b, sa, sb, opt.Confidence, &scratch, &scratchB) // the logarithms of A and B
 	}
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
@@ -252,7 +277,7 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	c.CliffsDelta = cliffsDeltaSorted(sa, sb)
 	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
 
-	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test)
+	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test, sa, &scratch, &scratchB)
 	c.setMDE()
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(

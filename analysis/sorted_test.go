@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -381,7 +382,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 	}
 	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
 
-	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test)
+	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test, nil, nil, nil)
 	c.setMDE()
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
@@ -522,7 +523,20 @@ func TestCompareSameAsBefore(t *testing.T) {
 		opt := CompareOptions{Test: Test(rng.IntN(2)), Better: Direction(rng.IntN(3)), Threshold: []float64{0, 0.02}[rng.IntN(2)]}
 		got, gerr := Compare(a, b, opt)
 		want, werr := compareBefore(a, b, opt)
-		checkSame(t, fmt.Sprintf("trial %d Compare(%d values of kind %d, %d of kind %d, %+v)", trial, len(a), ka, len(b), kb, opt), got, want, gerr, werr)
+		what := fmt.Sprintf("trial %d Compare(%d values of kind %d, %d of kind %d, %+v)", trial, len(a), ka, len(b), kb, opt)
+		checkSame(t, what, got, want, gerr, werr)
+		if len(a) > 0 && len(b) > 0 {
+			sa, sb := Sorted(a), Sorted(b)
+			ca, cb := slices.Clone(sa), slices.Clone(sb)
+			got, gerr := CompareSorted(a, b, sa, sb, opt)
+			checkSame(t, what+" CompareSorted", got, want, gerr, werr)
+			if !slices.Equal(sa, ca) || !slices.Equal(sb, cb) {
+				t.Fatalf("%s: CompareSorted changed the sorted samples", what)
+			}
+		}
+	}
+	if _, err := CompareSorted([]float64{1, 2}, []float64{3}, []float64{1}, []float64{3}, CompareOptions{}); err == nil {
+		t.Errorf("CompareSorted with a sorted sample of another length: no error")
 	}
 }
 
