@@ -205,7 +205,10 @@ func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs
 	for i, m := range f.Metrics {
 		names[i] = m.Name
 	}
-	d := &repDst{cols: newColumns(nlines, names)}
+	// A file of one configuration (an import, a run) most likely numbers
+	// its rows 0, 1, 2...: their index, configuration and round are
+	// left implicit, not decoded into columns compact would drop.
+	d := &repDst{cols: newColumns(nlines, names, len(f.Configs) > 1)}
 	var others []otherLine
 	valid := true
 	window := buf[:0]
@@ -236,7 +239,7 @@ func readColumns(fh *os.File, head []byte, size, nlines int, buf []byte, outputs
 		return nil, errNotUTF8
 	}
 	c := d.cols
-	c.merge(d.extras)
+	c.merge(d.found)
 	var ranges [][2]int
 	if _, err := f.assembleLines(nlines, others, size, func(from, to int) { ranges = append(ranges, [2]int{from, to}) }); err != nil {
 		return nil, err
