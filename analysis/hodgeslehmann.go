@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 )
@@ -194,7 +195,10 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	}
 	below := 0 // differences smaller than every candidate
 	left := n * m
-	limit := max(n+m, kthSortMin)
+	// Candidates are sampled again until an eighth of n+m are left
+	// (one round more than at n+m for 2 x 100,000 samples, a round of
+	// walks cheaper than 900 kB of candidates to gather and fault in).
+	limit := max((n+m)/8, kthSortMin)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
 	for left > limit {
 		// A stratified sample of the candidates left: one drawn from each
@@ -340,10 +344,36 @@ var kthSortMin = 1 << 12
 // the candidates (a-indices [hi[j], lo[j])) no longer exceed p: the first
 // index with b_j - a_i <= p, and the first with b_j - a_i < p. It puts
 // the first of the two in bound[j] when le is true, else the second, and
-// returns the numbers of candidates <= p and < p.
+// returns the numbers of candidates <= p and < p. Many rows are split in
+// two halves at once, one on another goroutine (each row's walk starts
+// from its own bounds, so the halves are independent).
 func splitRows(a, b []float64, p float64, hi, lo, bound []int32, le bool) (nle, nlt int) {
+	m := len(b)
+	if m < splitParallelMin || runtime.GOMAXPROCS(0) < 2 {
+		return splitRange(a, b, p, hi, lo, bound, le, 0, m)
+	}
+	var nle2, nlt2 int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nle2, nlt2 = splitRange(a, b, p, hi, lo, bound, le, m/2, m)
+	}()
+	nle, nlt = splitRange(a, b, p, hi, lo, bound, le, 0, m/2)
+	<-done
+	return nle + nle2, nlt + nlt2
+}
+
+// splitParallelMin is the number of rows from which splitRows splits
+// them in two halves at once (a variable for the tests).
+var splitParallelMin = 1 << 14
+
+// splitRange is splitRows of the rows j0 to j1-1. The first difference
+// <= p (and < p) of a row is at or after that of the row before: one walk
+// through a.
+func splitRange(a, b []float64, p float64, hi, lo, bound []int32, le bool, j0, j1 int) (nle, nlt int) {
 	i, k := 0, 0
-	for j, y := range b {
+	for j := j0; j < j1; j++ {
+		y := b[j]
 		end := int(lo[j])
 		i = max(i, int(hi[j]))
 		for i < end && y-a[i] > p {

@@ -533,10 +533,15 @@ func TestCompareSameAsBefore(t *testing.T) {
 			if !slices.Equal(sa, ca) || !slices.Equal(sb, cb) {
 				t.Fatalf("%s: CompareSorted changed the sorted samples", what)
 			}
+			got, gerr = CompareSortedScratch(a, b, sa, sb, opt)
+			checkSame(t, what+" CompareSortedScratch", got, want, gerr, werr)
 		}
 	}
 	if _, err := CompareSorted([]float64{1, 2}, []float64{3}, []float64{1}, []float64{3}, CompareOptions{}); err == nil {
 		t.Errorf("CompareSorted with a sorted sample of another length: no error")
+	}
+	if _, err := CompareSortedScratch([]float64{1, 2}, []float64{3}, []float64{1, 2}, nil, CompareOptions{}); err == nil {
+		t.Errorf("CompareSortedScratch with a sorted sample of another length: no error")
 	}
 }
 
@@ -587,7 +592,7 @@ func TestFastPathsSameAsBefore(t *testing.T) {
 // down to a few candidates and near the middle of large ones, with ties
 // and zeros of both signs.
 func TestKthPairwiseDiffsPairs(t *testing.T) {
-	defer func(old int) { kthSortMin = old }(kthSortMin)
+	defer func(old, par int) { kthSortMin, splitParallelMin = old, par }(kthSortMin, splitParallelMin)
 	rng := rand.New(rand.NewPCG(25, 26))
 	gen := func(n int) []float64 {
 		x := make([]float64, n)
@@ -615,15 +620,17 @@ func TestKthPairwiseDiffsPairs(t *testing.T) {
 			}
 		}
 	}
-	for range 60 {
+	for trial := range 60 {
 		kthSortMin = 1
+		splitParallelMin = []int{1 << 14, 1, 2, 7}[trial%4] // rows split in halves (splitRows), odd and even counts
 		a, b := gen(1+rng.IntN(25)), gen(1+rng.IntN(25))
 		for k := 1; k < len(a)*len(b); k++ {
 			check(a, b, k)
 		}
 	}
 	kthSortMin = 1 << 12
-	for range 6 {
+	for trial := range 6 {
+		splitParallelMin = []int{1 << 14, 1}[trial%2]
 		a, b := gen(1000+rng.IntN(2000)), gen(1000+rng.IntN(2000))
 		nn := len(a) * len(b)
 		for _, k := range []int{1, nn/2 - 1, nn / 2, nn / 3, nn - 1} {
