@@ -3,6 +3,7 @@ package comparison
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -234,10 +235,10 @@ func (r *Comparison) checkPart(first, p Part) error {
 // (analysis.CompareOptions.Points).
 //
 // It goes a metric at a time: each side's values sorted once, for the
-// comparisons (analysis.CompareSorted) and the outliers
-// (analysis.HighScores), which are found on another goroutine beside
-// the comparisons (both only read the values and their sorted copies),
-// then dropped: at most one sorted copy of each side is held.
+// outliers (analysis.HighScores), then for the comparisons, which take
+// the sorted copies as their scratch arrays
+// (analysis.CompareSortedScratch; the baseline's copied for each pair
+// but the last): at most one sorted copy of each side is held.
 func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison, err error) {
 	base := r.Options.Analysis()
 	nm, ns := len(r.Metrics), len(r.Sides)
@@ -249,17 +250,16 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 		for si := range r.Sides {
 			sorted[si] = analysis.Sorted(r.Sides[si].Values(m.Name))
 		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for si := range r.Sides {
-				outs[si*nm+mi] = metricOutliers(&r.Sides[si], si, m, sorted[si])
-			}
-		}()
-		for b := 1; b < ns; b++ {
-			rows[b*nm+mi], errs[b*nm+mi] = r.compareMetric(b, m, sorted[0], sorted[b], base)
+		for si := range r.Sides {
+			outs[si*nm+mi] = metricOutliers(&r.Sides[si], si, m, sorted[si])
 		}
-		<-done
+		for b := 1; b < ns; b++ {
+			sa := sorted[0]
+			if b < ns-1 {
+				sa = slices.Clone(sa)
+			}
+			rows[b*nm+mi], errs[b*nm+mi] = r.compareMetric(b, m, sa, sorted[b], base)
+		}
 	}
 	for si := range r.Sides {
 		for mi := range r.Metrics {
@@ -295,7 +295,7 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 }
 
 // compareMetric is the row of metric m of side b against side 0, whose
-// values sorted are sa and sb.
+// values sorted are sa and sb, its scratch arrays.
 func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, base analysis.CompareOptions) (MetricRow, error) {
 	xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
 	row := MetricRow{Metric: m, Direction: direction(m.Better)}
@@ -306,7 +306,7 @@ func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, ba
 	o := base
 	o.Better = row.Direction
 	o.Points = m.Unit == "%"
-	c, err := analysis.CompareSorted(xa, xb, sa, sb, o)
+	c, err := analysis.CompareSortedScratch(xa, xb, sa, sb, o)
 	if err != nil {
 		return row, fmt.Errorf("%s: %v", m.Name, err)
 	}
