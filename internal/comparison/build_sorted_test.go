@@ -3,7 +3,10 @@ package comparison
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"contend/analysis"
@@ -109,4 +112,52 @@ func exactly(c analysis.Comparison) string {
 	mw, w := c.MannWhitney, c.Welch
 	c.MannWhitney, c.Welch = nil, nil
 	return fmt.Sprintf("%#v %#v %#v", c, mw, w)
+}
+
+// TestBuildMemoryPerSample bounds what Build allocates for two sides of
+// 100,000 samples of one metric (bytes counted by the runtime, not
+// timed): each side's values sorted once and the Hodges-Lehmann
+// selection's row bounds, about 15 bytes a sample; it was 50 when
+// Compare and the outliers each sorted their own copies and the
+// logarithms had arrays of their own.
+func TestBuildMemoryPerSample(t *testing.T) {
+	const n = 100000
+	rng := rand.New(rand.NewPCG(83, 84))
+	vals := [][]float64{make([]float64, n), make([]float64, n)}
+	for c := range vals {
+		for i := range vals[c] {
+			vals[c][i] = float64(1000000 + 10000*c + rng.IntN(50000))
+		}
+	}
+	ms := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}
+	// Two files of one configuration, read as compare reads them: into
+	// columns (results.AsColumns).
+	var sides []Side
+	for c, name := range []string{"a", "b"} {
+		b, err := results.MarshalLines(file("x", ms, []string{name}, map[string][][]float64{"time": {vals[c]}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), name+".jsonl")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := results.Read(path, results.WithoutOutputs, results.AsColumns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides = append(sides, FileSide(name, f))
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, err := Build(sides, Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil || len(r.Pairs) != 1 || r.Pairs[0].Rows[0].Cmp == nil {
+		t.Fatalf("Build: %v", err)
+	}
+	perSample := float64(after.TotalAlloc-before.TotalAlloc) / (2 * n)
+	t.Logf("Build allocates %.1f bytes a sample", perSample)
+	if perSample > 24 {
+		t.Errorf("Build of 2 x %d samples allocates %.1f bytes a sample, want at most 24", n, perSample)
+	}
 }
