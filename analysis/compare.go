@@ -180,6 +180,48 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	if err := checkSample("B", b); err != nil {
 		return Comparison{}, err
 	}
+	return compareChecked(a, b, Sorted(a), Sorted(b), opt, true)
+}
+
+// CompareSorted is Compare of a and b given with their values sorted, sa
+// = Sorted(a) and sb = Sorted(b), which it only reads: the same numbers,
+// for a caller that sorted the samples once for other statistics too
+// (comparison.Build: the outliers, HighScores). It returns the errors of
+// Compare, and one for a sorted sample of another length.
+func CompareSorted(a, b, sa, sb []float64, opt CompareOptions) (Comparison, error) {
+	if err := checkSample("A", a); err != nil {
+		return Comparison{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return Comparison{}, err
+	}
+	if len(sa) != len(a) || len(sb) != len(b) {
+		return Comparison{}, fmt.Errorf("analysis: CompareSorted: %d and %d sorted values for samples of %d and %d", len(sa), len(sb), len(a), len(b))
+	}
+	return compareChecked(a, b, sa, sb, opt, false)
+}
+
+// CompareSortedScratch is CompareSorted for sorted samples the caller
+// gives up: sa and sb serve as its scratch arrays once it has read them
+// (the logarithms of the change, then of the noise, are written over
+// them), which saves two arrays of the samples' length. Their contents
+// are undefined after.
+func CompareSortedScratch(a, b, sa, sb []float64, opt CompareOptions) (Comparison, error) {
+	if err := checkSample("A", a); err != nil {
+		return Comparison{}, err
+	}
+	if err := checkSample("B", b); err != nil {
+		return Comparison{}, err
+	}
+	if len(sa) != len(a) || len(sb) != len(b) {
+		return Comparison{}, fmt.Errorf("analysis: CompareSortedScratch: %d and %d sorted values for samples of %d and %d", len(sa), len(sb), len(a), len(b))
+	}
+	return compareChecked(a, b, sa, sb, opt, true)
+}
+
+// compareChecked is Compare of checked samples a and b, sorted in sa and
+// sb, which it may write over once read when own is true.
+func compareChecked(a, b, sa, sb []float64, opt CompareOptions, own bool) (Comparison, error) {
 	if err := opt.fill(); err != nil {
 		return Comparison{}, err
 	}
@@ -194,8 +236,9 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 	// Each sample sorted once, for the summaries, the test, the effect
 	// size and the change: the same numbers as each sorting its own copy
 	// (TestCompareSameAsBefore), several times faster for large samples.
-	sa, sb := Sorted(a), Sorted(b)
-	var scratch []float64 // the scaled values of each summary in turn
+	// Two arrays serve in turn: the scaled values of each summary, the
+	// logarithms of each sample for the change, then for the noise.
+	var scratch, scratchB []float64
 	c.SummaryA = summarizeSorted(sa, opt.Confidence, &scratch)
 	c.SummaryB = summarizeSorted(sb, opt.Confidence, &scratch)
 	for _, w := range c.SummaryA.Warnings {
@@ -238,21 +281,29 @@ func Compare(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, tooFewWarning(opt.Test, n1, n2, opt.Alpha))
 	}
 
+	// Cliff's delta before the change: the change may write over the
+	// sorted samples.
+	c.CliffsDelta = cliffsDeltaSorted(sa, sb)
+	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
+
+	// The logarithms of A and B for the change, then for the noise: in
+	// two arrays of their own, or in the sorted samples when owned.
+	logA, logB, noiseA, noiseB := &scratch, &scratchB, &scratch, &scratchB
+	if own {
+		logA, logB, noiseA, noiseB = &sa, &sb, &sa, &sb
+	}
 	var rel RelChange
 	if opt.Points {
 		rel = pointsChange(a, b, opt.Confidence)
 	} else {
-		rel = relativeChange(a, b, sa, sb, opt.Confidence, &scratch) // scratch: the logarithms of A
+		rel = relativeChange(a, b, sa, sb, opt.Confidence, logA, logB)
 	}
 	c.Change, c.Estimate, c.ChangeLo, c.ChangeHi = rel.Change, rel.Estimate, rel.Lo, rel.Hi
 	c.HasChangeCI, c.ChangeMethod = rel.HasCI, rel.Method
 	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI
 	c.Warnings = append(c.Warnings, rel.Warnings...)
 
-	c.CliffsDelta = cliffsDeltaSorted(sa, sb)
-	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
-
-	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test)
+	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test, sa, noiseA, noiseB)
 	c.setMDE()
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 )
@@ -143,15 +144,13 @@ func kthPairwiseDiff(a, b []float64, k int) float64 {
 }
 
 // kthScratch holds the arrays of kthPairwiseDiffs, for the next call on
-// samples of the same sizes: each is one int per row, which for 100,000
-// values is 400 or 800 kB of fresh memory, pages that cost more to fault
-// in than the selection to fill. The bounds of the rows are indexes into
-// a (int32: a sample of 2^31 values would not fit in memory); cum counts
-// candidates, up to len(a)·len(b).
+// samples of the same sizes: each is one int32 per row, which for 100,000
+// values is 400 kB of fresh memory, pages that cost more to fault in than
+// the selection to fill. The bounds of the rows are indexes into a (int32:
+// a sample of 2^31 values would not fit in memory).
 type kthScratch struct {
-	hi, lo, le, lt []int32
-	cum, ts        []int
-	d, sample      []float64
+	hi, lo, next []int32
+	d, sample    []float64
 }
 
 // ints returns *p with length n, reallocated when too short (a buffer
@@ -177,7 +176,8 @@ func ints[T int | int32 | float64](p *[]T, n int) []T {
 // differences, of its rank exactly, a zero with the sign the bisection on
 // the bit patterns of float64 used before gave it (kthPairwiseDiffBisect
 // in the tests, zeroSign). Two neighbouring ranks (the middle of an even
-// number of differences) cost one selection.
+// number of differences) cost one selection. The sample only picks the
+// pivots: which differences it draws changes the work, never the result.
 func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	n, m := len(a), len(b)
 	smallest := b[0] - a[n-1]
@@ -185,54 +185,58 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 	first, last := 0, len(out)
 	// Candidates of row j are a-indices [hi[j], lo[j]): before hi[j] the
 	// differences are larger than every candidate, from lo[j] on smaller.
-	hi, lo := ints(&sc.hi, m), ints(&sc.lo, m)
+	// A pivot's walk puts the new bounds of each row in next, which then
+	// takes the place of hi or lo.
+	hi, lo, next := ints(&sc.hi, m), ints(&sc.lo, m), ints(&sc.next, m)
+	sample := sc.sample[:0]
+	defer func() { sc.hi, sc.lo, sc.next, sc.sample = hi, lo, next, sample }() // kept for the next call
 	for j := range lo {
 		hi[j], lo[j] = 0, int32(n)
 	}
-	le, lt := ints(&sc.le, m), ints(&sc.lt, m)
 	below := 0 // differences smaller than every candidate
 	left := n * m
-	limit := max(n+m, kthSortMin)
+	// Candidates are sampled again until an eighth of n+m are left
+	// (one round more than at n+m for 2 x 100,000 samples, a round of
+	// walks cheaper than 900 kB of candidates to gather and fault in).
+	limit := max((n+m)/8, kthSortMin)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
-	cum := ints(&sc.cum, m+1)
-	cum[0] = 0
-	sample := sc.sample[:0]
 	for left > limit {
-		// A sample of the candidates left, with replacement.
-		for j := range m {
-			cum[j+1] = cum[j] + int(lo[j]-hi[j])
-		}
-		// The positions drawn are sorted and the rows walked once, not
-		// searched for each: the same values (the sample is sorted after),
-		// read in the order of the rows.
+		// A stratified sample of the candidates left: one drawn from each
+		// of s equal ranges of their positions (the rows in order, each
+		// row's candidates in order), so that the positions come in order
+		// and the rows are walked once, with no array of positions or of
+		// counts per row.
 		s := min(left, 1<<14)
-		ts := sc.ts[:0]
-		for range s {
-			ts = append(ts, rng.IntN(left))
-		}
-		slices.Sort(ts)
-		sc.ts = ts
 		sample = sample[:0]
-		j := 0
-		for _, t := range ts {
-			for cum[j+1] <= t {
+		j, before := 0, 0 // the row of a position, the candidates of the rows before it
+		for i := range s {
+			from, to := i*left/s, (i+1)*left/s
+			t := from + rng.IntN(to-from)
+			for before+int(lo[j]-hi[j]) <= t {
+				before += int(lo[j] - hi[j])
 				j++
 			}
-			sample = append(sample, b[j]-a[int(hi[j])+t-cum[j]])
+			sample = append(sample, b[j]-a[int(hi[j])+t-before])
 		}
 		sortFloats(sample)
 		// A rank r is the (r-below)-th of the candidates: its place in the
 		// sample is about s·(r-below)/left, give or take 3 standard
-		// deviations of a binomial.
+		// deviations of a binomial (more than a stratified sample strays).
 		place := func(r int, side float64) int {
 			f := float64(r-below) / float64(left)
 			return int(float64(s)*f + side*3*math.Sqrt(float64(s)*f*(1-f)+1))
 		}
 		pivots := [2]float64{sample[max(0, place(k+first, -1))], sample[min(s-1, place(k+last-1, 1))]}
-		for _, p := range pivots {
-			nle, nlt := splitRows(a, b, p, hi, lo, le, lt)
+		for pi, p := range pivots {
+			// The walk keeps one of the two bounds of each row: for the
+			// lower pivot the first difference <= p (the ranks wanted
+			// are most likely above it), for the upper the first < p; a
+			// second walk finds the other when it is the one needed.
+			keptLE := pi == 0
+			nle, nlt := splitRows(a, b, p, hi, lo, next, keptLE)
 			less, notMore := below+nlt, below+nle // differences < p, <= p
 			r1, r2 := k+first, k+last-1           // the ranks still wanted
+			var wantLE bool
 			switch {
 			case less < r1 && r2 <= notMore:
 				for i := first; i < last; i++ {
@@ -240,34 +244,38 @@ func (sc *kthScratch) kthPairwiseDiffs(a, b []float64, k int, out []float64) {
 				}
 				return
 			case r2 <= less:
-				copy(hi, lt) // all smaller than p: keep the candidates below
+				// All smaller than p: keep the candidates below.
 			case r1 > notMore:
-				copy(lo, le) // all larger: keep those above
+				wantLE = true // all larger: keep those above
 			case r2 <= notMore:
 				// Smaller ones, then ones equal to p: those are found.
 				for ; k+last-1 > less; last-- {
 					out[last-1] = zeroSign(p, smallest)
 				}
-				copy(hi, lt)
 			default:
 				// Ones equal to p, then larger ones (no difference lies
 				// between two neighbouring ranks).
 				for ; k+first <= notMore; first++ {
 					out[first] = zeroSign(p, smallest)
 				}
-				copy(lo, le)
+				wantLE = true
 			}
-			below, left = 0, 0
-			for j := range m {
-				below += n - int(lo[j])
-				left += int(lo[j] - hi[j])
+			if wantLE != keptLE {
+				splitRows(a, b, p, hi, lo, next, wantLE)
+			}
+			if wantLE {
+				// The candidates <= p go below the others.
+				lo, next = next, lo
+				below, left = below+nle, left-nle
+			} else {
+				hi, next = next, hi
+				left = nlt
 			}
 			if k+last-1 <= less {
 				break // the second pivot is above every candidate
 			}
 		}
 	}
-	sc.sample = sample
 	if cap(sc.d) < left {
 		sc.d = make([]float64, 0, left) // at once, not by doubling
 	}
@@ -333,12 +341,39 @@ func selectKth(xs []float64, k int) float64 {
 var kthSortMin = 1 << 12
 
 // splitRows finds, for every row j of the differences b_j - a_i, where
-// the candidates (a-indices [hi[j], lo[j])) no longer exceed p: le[j] is
-// the first index with b_j - a_i <= p, lt[j] the first with b_j - a_i < p.
-// It returns the numbers of candidates <= p and < p.
-func splitRows(a, b []float64, p float64, hi, lo, le, lt []int32) (nle, nlt int) {
+// the candidates (a-indices [hi[j], lo[j])) no longer exceed p: the first
+// index with b_j - a_i <= p, and the first with b_j - a_i < p. It puts
+// the first of the two in bound[j] when le is true, else the second, and
+// returns the numbers of candidates <= p and < p. Many rows are split in
+// two halves at once, one on another goroutine (each row's walk starts
+// from its own bounds, so the halves are independent).
+func splitRows(a, b []float64, p float64, hi, lo, bound []int32, le bool) (nle, nlt int) {
+	m := len(b)
+	if m < splitParallelMin || runtime.GOMAXPROCS(0) < 2 {
+		return splitRange(a, b, p, hi, lo, bound, le, 0, m)
+	}
+	var nle2, nlt2 int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nle2, nlt2 = splitRange(a, b, p, hi, lo, bound, le, m/2, m)
+	}()
+	nle, nlt = splitRange(a, b, p, hi, lo, bound, le, 0, m/2)
+	<-done
+	return nle + nle2, nlt + nlt2
+}
+
+// splitParallelMin is the number of rows from which splitRows splits
+// them in two halves at once (a variable for the tests).
+var splitParallelMin = 1 << 14
+
+// splitRange is splitRows of the rows j0 to j1-1. The first difference
+// <= p (and < p) of a row is at or after that of the row before: one walk
+// through a.
+func splitRange(a, b []float64, p float64, hi, lo, bound []int32, le bool, j0, j1 int) (nle, nlt int) {
 	i, k := 0, 0
-	for j, y := range b {
+	for j := j0; j < j1; j++ {
+		y := b[j]
 		end := int(lo[j])
 		i = max(i, int(hi[j]))
 		for i < end && y-a[i] > p {
@@ -348,7 +383,11 @@ func splitRows(a, b []float64, p float64, hi, lo, le, lt []int32) (nle, nlt int)
 		for k < end && y-a[k] >= p {
 			k++
 		}
-		le[j], lt[j] = int32(i), int32(k)
+		if le {
+			bound[j] = int32(i)
+		} else {
+			bound[j] = int32(k)
+		}
 		nle += end - i
 		nlt += end - k
 	}
@@ -529,12 +568,13 @@ func RelativeChange(a, b []float64, confidence float64) (RelChange, error) {
 		return RelChange{}, err
 	}
 	checkLevel("confidence", confidence)
-	return relativeChange(a, b, nil, nil, confidence, nil), nil
+	return relativeChange(a, b, nil, nil, confidence, nil, nil), nil
 }
 
 // relativeChange is RelativeChange of checked samples a and b; sortedA and
-// sortedB are them sorted, or nil.
-func relativeChange(a, b, sortedA, sortedB []float64, confidence float64, scratch *[]float64) RelChange {
+// sortedB are them sorted, or nil. bufA and bufB, when not nil, are
+// arrays it may use and grow for the logarithms of A and B.
+func relativeChange(a, b, sortedA, sortedB []float64, confidence float64, bufA, bufB *[]float64) RelChange {
 	// Relative quantities do not depend on the unit: compute them on the
 	// values divided by 2^k (exact), where no difference overflows.
 	k := scaleExp(a, b)
@@ -561,7 +601,7 @@ func relativeChange(a, b, sortedA, sortedB []float64, confidence float64, scratc
 	}
 	if positive {
 		r.Method = RelLogShift
-		hl := hodgesLehmannScaled(logsInto(scratch, a), logs(b), confidence)
+		hl := hodgesLehmannScaled(logsInto(bufA, a), logsInto(bufB, b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)
 		r.HasCI, r.Coverage, r.Warnings = hl.HasCI, hl.Coverage, hl.Warnings
 		if hl.HasCI {

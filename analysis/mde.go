@@ -229,7 +229,7 @@ func mwShiftSimulated(n1, n2 int, alpha, power float64) (float64, bool) {
 // power at these sizes, or the noise is undefined (fewer than 3 values,
 // a zero median or mean).
 func MinDetectableChange(a, b []float64, alpha, power float64, test Test) (up, down float64, ok bool) {
-	noise, kind, ok := noiseOf(a, b, test)
+	noise, kind, ok := noiseOf(a, b, test, nil, nil, nil)
 	if !ok {
 		return math.NaN(), math.NaN(), false
 	}
@@ -303,8 +303,10 @@ var inflationCache struct {
 }
 
 // noiseOf returns the noise of a and b that MinDetectableChange uses for
-// test, and its kind; ok is false when it is undefined.
-func noiseOf(a, b []float64, test Test) (noise float64, kind noiseKind, ok bool) {
+// test, and its kind; ok is false when it is undefined. sortedA is
+// Sorted(a), or nil; bufA and bufB, when not nil, are arrays it may use
+// and grow (pooledSDInto).
+func noiseOf(a, b []float64, test Test, sortedA []float64, bufA, bufB *[]float64) (noise float64, kind noiseKind, ok bool) {
 	n1, n2 := len(a), len(b)
 	if n1+n2 < 3 || n1 == 0 || n2 == 0 {
 		return math.NaN(), 0, false
@@ -317,11 +319,14 @@ func noiseOf(a, b []float64, test Test) (noise float64, kind noiseKind, ok bool)
 	}
 	switch {
 	case positive && test == TestMannWhitney:
-		return pooledSD(a, b, math.Log), noiseLog, true
+		return pooledSDInto(a, b, math.Log, bufA, bufB), noiseLog, true
 	case positive && test == TestWelch:
 		return pooledSD(a, b, nil) / scaledMean(a), noiseCV, true
 	}
-	m := math.Abs(Median(a))
+	if sortedA == nil {
+		sortedA = Sorted(a)
+	}
+	m := math.Abs(medianSorted(sortedA))
 	if m == 0 {
 		return math.NaN(), 0, false
 	}
@@ -410,12 +415,22 @@ func solveScaled(k2 float64, n1, n2, sign int) (float64, bool) {
 // values when f is not nil), computed on values divided by the largest
 // magnitude so that no square overflows.
 func pooledSD(a, b []float64, f func(float64) float64) float64 {
+	return pooledSDInto(a, b, f, nil, nil)
+}
+
+// pooledSDInto is pooledSD with the values f gives put in *bufA and *bufB
+// (grown when short; nil: new arrays).
+func pooledSDInto(a, b []float64, f func(float64) float64, bufA, bufB *[]float64) float64 {
 	var sides [2][]float64
 	top := 0.0
 	for k, xs := range [][]float64{a, b} {
 		ys := xs
 		if f != nil {
-			ys = make([]float64, len(xs))
+			buf := [2]*[]float64{bufA, bufB}[k]
+			if buf == nil {
+				buf = new([]float64)
+			}
+			ys = ints(buf, len(xs))
 			for i, x := range xs {
 				ys[i] = f(x)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -381,7 +382,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 	}
 	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
 
-	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test)
+	c.mdeNoise, c.mdeKind, c.mdeOK = noiseOf(a, b, opt.Test, nil, nil, nil)
 	c.setMDE()
 	if opt.Threshold > 0 && c.MDE > opt.Threshold {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
@@ -522,7 +523,25 @@ func TestCompareSameAsBefore(t *testing.T) {
 		opt := CompareOptions{Test: Test(rng.IntN(2)), Better: Direction(rng.IntN(3)), Threshold: []float64{0, 0.02}[rng.IntN(2)]}
 		got, gerr := Compare(a, b, opt)
 		want, werr := compareBefore(a, b, opt)
-		checkSame(t, fmt.Sprintf("trial %d Compare(%d values of kind %d, %d of kind %d, %+v)", trial, len(a), ka, len(b), kb, opt), got, want, gerr, werr)
+		what := fmt.Sprintf("trial %d Compare(%d values of kind %d, %d of kind %d, %+v)", trial, len(a), ka, len(b), kb, opt)
+		checkSame(t, what, got, want, gerr, werr)
+		if len(a) > 0 && len(b) > 0 {
+			sa, sb := Sorted(a), Sorted(b)
+			ca, cb := slices.Clone(sa), slices.Clone(sb)
+			got, gerr := CompareSorted(a, b, sa, sb, opt)
+			checkSame(t, what+" CompareSorted", got, want, gerr, werr)
+			if !slices.Equal(sa, ca) || !slices.Equal(sb, cb) {
+				t.Fatalf("%s: CompareSorted changed the sorted samples", what)
+			}
+			got, gerr = CompareSortedScratch(a, b, sa, sb, opt)
+			checkSame(t, what+" CompareSortedScratch", got, want, gerr, werr)
+		}
+	}
+	if _, err := CompareSorted([]float64{1, 2}, []float64{3}, []float64{1}, []float64{3}, CompareOptions{}); err == nil {
+		t.Errorf("CompareSorted with a sorted sample of another length: no error")
+	}
+	if _, err := CompareSortedScratch([]float64{1, 2}, []float64{3}, []float64{1, 2}, nil, CompareOptions{}); err == nil {
+		t.Errorf("CompareSortedScratch with a sorted sample of another length: no error")
 	}
 }
 
@@ -573,7 +592,7 @@ func TestFastPathsSameAsBefore(t *testing.T) {
 // down to a few candidates and near the middle of large ones, with ties
 // and zeros of both signs.
 func TestKthPairwiseDiffsPairs(t *testing.T) {
-	defer func(old int) { kthSortMin = old }(kthSortMin)
+	defer func(old, par int) { kthSortMin, splitParallelMin = old, par }(kthSortMin, splitParallelMin)
 	rng := rand.New(rand.NewPCG(25, 26))
 	gen := func(n int) []float64 {
 		x := make([]float64, n)
@@ -601,15 +620,17 @@ func TestKthPairwiseDiffsPairs(t *testing.T) {
 			}
 		}
 	}
-	for range 60 {
+	for trial := range 60 {
 		kthSortMin = 1
+		splitParallelMin = []int{1 << 14, 1, 2, 7}[trial%4] // rows split in halves (splitRows), odd and even counts
 		a, b := gen(1+rng.IntN(25)), gen(1+rng.IntN(25))
 		for k := 1; k < len(a)*len(b); k++ {
 			check(a, b, k)
 		}
 	}
 	kthSortMin = 1 << 12
-	for range 6 {
+	for trial := range 6 {
+		splitParallelMin = []int{1 << 14, 1}[trial%2]
 		a, b := gen(1000+rng.IntN(2000)), gen(1000+rng.IntN(2000))
 		nn := len(a) * len(b)
 		for _, k := range []int{1, nn/2 - 1, nn / 2, nn / 3, nn - 1} {

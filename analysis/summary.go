@@ -225,16 +225,30 @@ func summarizeSorted(s []float64, confidence float64, scratch *[]float64) Summar
 	// (tiny and subnormal values), and the coefficient of variation is
 	// taken before scaling back.
 	k := scaleExp(s)
-	if scratch == nil {
-		scratch = new([]float64)
-	}
-	sc := ints(scratch, len(s))
-	for i, x := range s {
-		sc[i] = math.Ldexp(x, -k)
-	}
-	mean, sd := sc[0], 0.0
-	if len(s) > 1 {
-		mean, sd = stat.MeanStdDev(sc, nil)
+	var mean, sd float64 // of the values divided by 2^k
+	if s[0] >= 0x1p-200 && s[len(s)-1] <= 0x1p200 {
+		// Positive values of moderate size (times, counts): no sum,
+		// difference or square of them, or of them divided by 2^k,
+		// overflows or is subnormal, so each step rounds alike on both
+		// scales and the values give the same numbers, without their
+		// scaled copy (TestCompareSameAsBefore).
+		m, d := s[0], 0.0
+		if len(s) > 1 {
+			m, d = stat.MeanStdDev(s, nil)
+		}
+		mean, sd = math.Ldexp(m, -k), math.Ldexp(d, -k)
+	} else {
+		if scratch == nil {
+			scratch = new([]float64)
+		}
+		sc := ints(scratch, len(s))
+		for i, x := range s {
+			sc[i] = math.Ldexp(x, -k)
+		}
+		mean, sd = sc[0], 0.0
+		if len(s) > 1 {
+			mean, sd = stat.MeanStdDev(sc, nil)
+		}
 	}
 	sum.Mean, sum.StdDev = math.Ldexp(mean, k), math.Ldexp(sd, k)
 	if mean != 0 {

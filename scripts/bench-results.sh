@@ -113,6 +113,17 @@ END {
 		printf "  scaling %d -> %d samples (x%.0f): compare wall x%.1f, CPU x%.1f, max RSS x%.1f; import + compare x%.1f (goal: linear)\n", n, n2, n2 / n, W[c2] / W[c1], C[c2] / C[c1], rss[c2] / rss[c1], total[1] / total[0]
 	}
 }' "$tmp/times"
+# The binaries' loaded segments (file bytes): their pages, once touched, count in max
+# RSS (a freshly linked binary sits in large folios of the page cache,
+# mapped whole), so they bound from below what each can take.
+if command -v readelf >/dev/null; then
+	loaded() { # the file bytes of its LOAD segments
+		local sum=0 size
+		for size in $(readelf -lW "$1" | awk '$1 == "LOAD" { print $5 }'); do sum=$((sum + size)); done
+		awk -v s="$sum" 'BEGIN { printf "%.1f MB", s / 1048576 }'
+	}
+	echo "  loaded segments: contend $(loaded "$tmp/contend"), benchstat $(loaded "$benchstat") (file-backed pages in max RSS)"
+fi
 echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (uptime; the machine is shared: times taken under load are noise)"
 echo "appending one repetition (ns/op; goal: after=10 and after=10000 the same):"
 go test -run '^$' -bench 'BenchmarkAppend' -benchtime "${BENCHTIME:-200x}" ./internal/results | grep '^Benchmark'

@@ -3,6 +3,7 @@ package comparison
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -178,21 +179,10 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	r.Causes = envCauses(r.EnvDiffs, r.Sides)
 	r.Causes = append(r.Causes, vmNotes(sides)...) // vm.go
 
-	// The outliers are found on another goroutine while the sides are
-	// compared (a tenth of compare's time for 2 x 100,000 values): both
-	// only read the sides, whose values are made here, before either.
-	for si := range r.Sides {
-		for _, m := range r.Metrics {
-			r.Sides[si].Values(m.Name)
-		}
-	}
-	outliers := make(chan []Outlier, 1) // never blocks: an early return leaves it
-	go func() { outliers <- r.outliers() }()
 	head, rest, ev, prof, err := r.comparePairs()
 	if err != nil {
 		return nil, err
 	}
-	r.Outliers = <-outliers
 	for _, fam := range [][]*analysis.Comparison{head, rest, ev, prof} {
 		if err := analysis.AdjustHolm(fam); err != nil {
 			return nil, err
@@ -247,31 +237,53 @@ func (r *Comparison) checkPart(first, p Part) error {
 }
 
 // comparePairs compares every side after the first with the first, metric
-// by metric, and returns the comparisons of each Holm family: the
-// headline metric's, the other metrics', the evidence metrics', the
-// profile's (all in rest with OneFamily). Metrics of unit "%" are
-// compared in percentage points (analysis.CompareOptions.Points).
+// by metric, finds the outliers of every side (r.Outliers), and returns
+// the comparisons of each Holm family: the headline metric's, the other
+// metrics', the evidence metrics', the profile's (all in rest with
+// OneFamily). Metrics of unit "%" are compared in percentage points
+// (analysis.CompareOptions.Points).
+//
+// It goes a metric at a time: each side's values sorted once, for the
+// outliers (analysis.HighScores), then for the comparisons, which take
+// the sorted copies as their scratch arrays
+// (analysis.CompareSortedScratch; the baseline's copied for each pair
+// but the last): at most one sorted copy of each side is held.
 func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison, err error) {
 	base := r.Options.Analysis()
-	for b := 1; b < len(r.Sides); b++ {
+	nm, ns := len(r.Metrics), len(r.Sides)
+	rows := make([]MetricRow, ns*nm) // side b's row of metric mi at b*nm+mi (b >= 1)
+	errs := make([]error, ns*nm)
+	outs := make([][]Outlier, ns*nm) // side si's outliers of metric mi at si*nm+mi
+	for mi, m := range r.Metrics {
+		sorted := make([][]float64, ns)
+		for si := range r.Sides {
+			sorted[si] = analysis.Sorted(r.Sides[si].Values(m.Name))
+		}
+		for si := range r.Sides {
+			outs[si*nm+mi] = metricOutliers(&r.Sides[si], si, m, sorted[si])
+		}
+		for b := 1; b < ns; b++ {
+			sa := sorted[0]
+			if b < ns-1 {
+				sa = slices.Clone(sa)
+			}
+			rows[b*nm+mi], errs[b*nm+mi] = r.compareMetric(b, m, sa, sorted[b], base)
+		}
+	}
+	for si := range r.Sides {
+		for mi := range r.Metrics {
+			r.Outliers = append(r.Outliers, outs[si*nm+mi]...)
+		}
+	}
+	for b := 1; b < ns; b++ {
 		pr := PairReport{A: 0, B: b}
-		for _, m := range r.Metrics {
-			xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
-			row := MetricRow{Metric: m, Direction: direction(m.Better)}
-			if allEqual(xa, xb) {
-				row.Identical = true
-				pr.Rows = append(pr.Rows, row)
-				continue
+		for mi, m := range r.Metrics {
+			if err := errs[b*nm+mi]; err != nil {
+				return nil, nil, nil, nil, err
 			}
-			o := base
-			o.Better = row.Direction
-			o.Points = m.Unit == "%"
-			c, err := analysis.Compare(xa, xb, o)
-			if err != nil {
-				return nil, nil, nil, nil, fmt.Errorf("%s: %v", m.Name, err)
-			}
-			row.Cmp = &c
+			row := rows[b*nm+mi]
 			switch {
+			case row.Identical:
 			case r.Options.OneFamily:
 				rest = append(rest, row.Cmp)
 			case m.Name == r.Headline:
@@ -289,6 +301,26 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 		r.Pairs = append(r.Pairs, pr)
 	}
 	return head, rest, ev, prof, nil
+}
+
+// compareMetric is the row of metric m of side b against side 0, whose
+// values sorted are sa and sb, its scratch arrays.
+func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, base analysis.CompareOptions) (MetricRow, error) {
+	xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
+	row := MetricRow{Metric: m, Direction: direction(m.Better)}
+	if allEqual(xa, xb) {
+		row.Identical = true
+		return row, nil
+	}
+	o := base
+	o.Better = row.Direction
+	o.Points = m.Unit == "%"
+	c, err := analysis.CompareSortedScratch(xa, xb, sa, sb, o)
+	if err != nil {
+		return row, fmt.Errorf("%s: %v", m.Name, err)
+	}
+	row.Cmp = &c
+	return row, nil
 }
 
 func sideLabel(i int) string {

@@ -38,42 +38,40 @@ type Outlier struct {
 	Z      float64
 }
 
-// outliers returns the outliers of every side, side by side.
-func (r *Comparison) outliers() []Outlier {
-	var out []Outlier
-	for si := range r.Sides {
-		out = append(out, sideOutliers(&r.Sides[si], si, r.Metrics)...)
-	}
-	return out
-}
-
 // sideOutliers returns the outliers of side s (index si) in metrics.
 func sideOutliers(s *SideReport, si int, metrics []results.Metric) []Outlier {
 	var out []Outlier
 	for _, m := range metrics {
-		xs := s.Values(m.Name)
-		if len(xs) < OutlierMinN {
-			continue
+		if xs := s.Values(m.Name); len(xs) >= OutlierMinN {
+			out = append(out, metricOutliers(s, si, m, analysis.Sorted(xs))...)
 		}
-		z, err := analysis.ModifiedZScores(xs)
-		if err != nil {
-			continue
-		}
-		med := math.NaN() // sorted for only when a score is high
-		for i, zi := range z {
-			if math.Abs(zi) <= analysis.OutlierThreshold {
-				continue
-			}
-			if math.IsNaN(med) {
-				med = analysis.Median(xs)
-			}
-			if math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
-				o := s.origin(m.Name, i)
-				out = append(out, Outlier{
-					Side: si, Metric: m.Name, Part: s.Parts[o.part],
-					Rep: int(o.rep), Ord: int(o.ord), Value: xs[i], Z: zi,
-				})
-			}
+	}
+	return out
+}
+
+// metricOutliers returns the outliers of side s (index si) in metric m,
+// whose values sorted are sorted (analysis.Sorted).
+func metricOutliers(s *SideReport, si int, m results.Metric, sorted []float64) []Outlier {
+	xs := s.Values(m.Name)
+	if len(xs) < OutlierMinN {
+		return nil
+	}
+	idx, z, err := analysis.HighScores(xs, sorted, analysis.OutlierThreshold)
+	if err != nil {
+		return nil
+	}
+	var out []Outlier
+	if len(idx) == 0 {
+		return nil
+	}
+	med := analysis.MedianSorted(sorted)
+	for j, i := range idx {
+		if math.Abs(xs[i]-med) >= OutlierMinShift*math.Abs(med) {
+			o := s.origin(m.Name, i)
+			out = append(out, Outlier{
+				Side: si, Metric: m.Name, Part: s.Parts[o.part],
+				Rep: int(o.rep), Ord: int(o.ord), Value: xs[i], Z: z[j],
+			})
 		}
 	}
 	return out

@@ -7,26 +7,26 @@ package hints
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/cliargs"
 	"contend/internal/external"
+	"contend/internal/lazyre"
 	"contend/internal/results"
 	"contend/internal/suggest"
 	"contend/internal/workload"
 )
 
 var (
-	unknownFlagRE = regexp.MustCompile(`^unknown flag -{1,2}([^ ;]+); see --help$`)
-	noCommandRE   = regexp.MustCompile(`^no command "([^"]+)"`)
-	noWorkloadRE  = regexp.MustCompile(`no workload "([^"]+)"`)
-	helpTopicRE   = regexp.MustCompile(`^help: no command or workload "([^"]+)"`)
-	sideParamRE   = regexp.MustCompile(`^--(a|b): (\S+) has no parameter --(\S+); `)
-	positionalRE  = regexp.MustCompile(`takes no positional arguments \(got "([^"]*)"\)`)
-	compareOneRE  = regexp.MustCompile(`^compare needs a baseline and at least one other result file, got 1 `)
+	unknownFlagRE = lazyre.New(`^unknown flag -{1,2}([^ ;]+); see --help$`)
+	noCommandRE   = lazyre.New(`^no command "([^"]+)"`)
+	noWorkloadRE  = lazyre.New(`no workload "([^"]+)"`)
+	helpTopicRE   = lazyre.New(`^help: no command or workload "([^"]+)"`)
+	sideParamRE   = lazyre.New(`^--(a|b): (\S+) has no parameter --(\S+); `)
+	positionalRE  = lazyre.New(`takes no positional arguments \(got "([^"]*)"\)`)
+	compareOneRE  = lazyre.New(`^compare needs a baseline and at least one other result file, got 1 `)
 )
 
 // Hint returns msg, the message of a usage error of the command line
@@ -34,26 +34,26 @@ var (
 // commands and the workloads. A message with no hint is returned as it is.
 func Hint(app *cli.App, args []string, msg string, topics []string) string {
 	cmds := commandPath(app, args)
-	if m := unknownFlagRE.FindStringSubmatch(msg); m != nil {
+	if m := unknownFlagRE().FindStringSubmatch(msg); m != nil {
 		return unknownFlagHint(cmds, args, m[1])
 	}
-	if m := noCommandRE.FindStringSubmatch(msg); m != nil {
+	if m := noCommandRE().FindStringSubmatch(msg); m != nil {
 		return noCommandHint(app, cmds, m[1], msg)
 	}
-	if m := helpTopicRE.FindStringSubmatchIndex(msg); m != nil {
+	if m := helpTopicRE().FindStringSubmatchIndex(msg); m != nil {
 		words := append(append(cliargs.VisibleNames(app.Commands), workload.Names()...), topics...)
 		return didYouMean(msg, m, words)
 	}
-	if m := noWorkloadRE.FindStringSubmatchIndex(msg); m != nil {
+	if m := noWorkloadRE().FindStringSubmatchIndex(msg); m != nil {
 		return didYouMean(msg, m, workload.Names())
 	}
-	if m := sideParamRE.FindStringSubmatch(msg); m != nil {
+	if m := sideParamRE().FindStringSubmatch(msg); m != nil {
 		return sideParamHint(cmds, args, m[1], m[2], m[3], msg)
 	}
-	if m := positionalRE.FindStringSubmatch(msg); m != nil {
+	if m := positionalRE().FindStringSubmatch(msg); m != nil {
 		return appendHint(msg, quoteSideHint(args, m[1]))
 	}
-	if compareOneRE.MatchString(msg) {
+	if compareOneRE().MatchString(msg) {
 		return appendHint(msg, compareOneHint(args))
 	}
 	return msg

@@ -1,10 +1,10 @@
 package lkml
 
 import (
-	"regexp"
 	"strings"
 
 	"contend/internal/evidence"
+	"contend/internal/lazyre"
 )
 
 // vmstatFields are /proc/vmstat fields contend's system evidence records
@@ -64,7 +64,7 @@ func RobotName(workload, metric string) (string, float64) {
 
 // lkpSymbolSuffix is what lkp-tests' perf-profile parser strips from a
 // symbol (fixup_symbol_name): the compiler's clone suffixes.
-var lkpSymbolSuffix = regexp.MustCompile(`\.(isra|constprop|part)\.[0-9]+`)
+var lkpSymbolSuffix = lazyre.New(`\.(isra|constprop|part)\.[0-9]+`)
 
 // ProfileName returns the robot's name of a profile share of contend
 // (k.profile.self.SYMBOL, k.profile.children.SYMBOL) sampled with perf
@@ -92,5 +92,5 @@ func ProfileName(metric, event string) (string, bool) {
 	default:
 		return "", false
 	}
-	return "perf-profile." + kind + "." + event + "." + lkpSymbolSuffix.ReplaceAllString(sym, ""), true
+	return "perf-profile." + kind + "." + event + "." + lkpSymbolSuffix().ReplaceAllString(sym, ""), true
 }

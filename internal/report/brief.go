@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"contend/analysis"
 	"contend/internal/comparison"
+	"contend/internal/lazyre"
 	"contend/internal/plural"
 	"contend/internal/textfmt"
 )
@@ -199,9 +199,9 @@ const (
 
 var (
 	// verdictAtEnd is the verdict that ends a table row.
-	verdictAtEnd = regexp.MustCompile(`  (faster|better|slower|worse)(\s*)$`)
+	verdictAtEnd = lazyre.New(`  (faster|better|slower|worse)(\s*)$`)
 	// verdictOfHeadline is the verdict after a headline's test.
-	verdictOfHeadline = regexp.MustCompile(`\): (faster|better|slower|worse)\b`)
+	verdictOfHeadline = lazyre.New(`\): (faster|better|slower|worse)\b`)
 )
 
 // Colour colours the verdicts of a line of a text comparison for a
@@ -216,11 +216,11 @@ func Colour(line string) string {
 		}
 		return c + word + colourReset
 	}
-	line = verdictAtEnd.ReplaceAllStringFunc(line, func(m string) string {
-		sub := verdictAtEnd.FindStringSubmatch(m)
+	line = verdictAtEnd().ReplaceAllStringFunc(line, func(m string) string {
+		sub := verdictAtEnd().FindStringSubmatch(m)
 		return "  " + paint(sub[1]) + sub[2]
 	})
-	return verdictOfHeadline.ReplaceAllStringFunc(line, func(m string) string {
-		return "): " + paint(verdictOfHeadline.FindStringSubmatch(m)[1])
+	return verdictOfHeadline().ReplaceAllStringFunc(line, func(m string) string {
+		return "): " + paint(verdictOfHeadline().FindStringSubmatch(m)[1])
 	})
 }

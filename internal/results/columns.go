@@ -21,11 +21,15 @@ import (
 type Columns struct {
 	n int
 	// index, config and round are nil when compact found them to tell
-	// nothing (see Index, Config, Round).
+	// nothing (see Index, Config, Round). implicit: they are not made
+	// yet, every row being its index, of configuration 0 and of round 0
+	// or its index (flagRoundIndex), but the rows the decoders found
+	// otherwise (colFound.ids): merge makes them then.
 	index        []int32
 	config       []int32
 	round        []int32
 	roundIsIndex bool
+	implicit     bool
 	flags        []uint8
 	// names are the metric names, sorted; vals[k] and has[k] are metric
 	// names[k]'s column.
@@ -46,6 +50,10 @@ const (
 	flagWarmup  = 0x08
 	flagMetrics = 0x10
 	flagWide    = 0x20 // index, config or round beyond 32 bits: in extra
+	// flagRoundIndex: the round is the index (not 0), in a row of
+	// implicit Columns whose index, configuration and round are not in
+	// colFound.ids.
+	flagRoundIndex = 0x40
 )
 
 // statusCodes are the statuses held as a code; statusOther (and an empty
@@ -65,6 +73,20 @@ type repExtra struct {
 	index, config, round int
 }
 
+// colFound is what decoders found beyond the dense columns, merged into
+// the Columns after they end: the rare fields of rows, and the index,
+// configuration and round of rows of implicit Columns that are not
+// their row, 0 and 0 or the index.
+type colFound struct {
+	extras []colExtra
+	ids    []rowIDs
+}
+
+// rowIDs is the index, configuration and round of a row.
+type rowIDs struct {
+	row, index, config, round int32
+}
+
 // colExtra is what a decoder found of repetition row beyond the dense
 // columns, merged into the Columns after the decoders end.
 type colExtra struct {
@@ -75,9 +97,14 @@ type colExtra struct {
 	x     *repExtra
 }
 
-// newColumns returns n empty repetitions with the metrics of names.
-func newColumns(n int, names []string) *Columns {
-	c := &Columns{n: n, index: make([]int32, n), config: make([]int32, n), round: make([]int32, n), flags: make([]uint8, n)}
+// newColumns returns n empty repetitions with the metrics of names; their
+// index, configuration and round are implicit (see Columns) unless dense:
+// a file of several configurations.
+func newColumns(n int, names []string, dense bool) *Columns {
+	c := &Columns{n: n, flags: make([]uint8, n), implicit: !dense}
+	if dense {
+		c.index, c.config, c.round = make([]int32, n), make([]int32, n), make([]int32, n)
+	}
 	names = slices.Clone(names)
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -114,12 +141,12 @@ func ColumnsOf(reps []Rep) *Columns {
 			}
 		}
 	}
-	c := newColumns(len(reps), names)
-	var extras []colExtra
+	c := newColumns(len(reps), names, true)
+	var found colFound
 	for i := range reps {
-		c.setRow(i, &reps[i], &extras, true)
+		c.setRow(i, &reps[i], &found, true)
 	}
-	c.merge(extras)
+	c.merge(found)
 	c.compact()
 	return c
 }
@@ -128,11 +155,11 @@ func ColumnsOf(reps []Rep) *Columns {
 func fits32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 
 // setRow sets row i to r; what is beyond the dense columns goes to
-// extras. Rows are independent: decoders set different rows at once.
+// found. Rows are independent: decoders set different rows at once.
 // false means r has a metric without a column and add is false: the
 // caller reads the file the other way (new columns cannot be added while
 // decoders run).
-func (c *Columns) setRow(i int, r *Rep, extras *[]colExtra, add bool) bool {
+func (c *Columns) setRow(i int, r *Rep, found *colFound, add bool) bool {
 	for _, v := range r.Metrics {
 		if _, ok := c.column(v.Name); !ok {
 			if !add {
@@ -142,10 +169,19 @@ func (c *Columns) setRow(i int, r *Rep, extras *[]colExtra, add bool) bool {
 		}
 	}
 	wide := !fits32(r.Index) || !fits32(r.Config) || !fits32(r.Round)
+	var ids rowIDs // 0, 0, 0 for a wide row (its own in extra)
 	if !wide {
-		c.index[i], c.config[i], c.round[i] = int32(r.Index), int32(r.Config), int32(r.Round)
-	} else {
-		c.index[i], c.config[i], c.round[i] = 0, 0, 0
+		ids = rowIDs{int32(i), int32(r.Index), int32(r.Config), int32(r.Round)}
+	}
+	roundIndex := false
+	switch {
+	case !c.implicit:
+		c.index[i], c.config[i], c.round[i] = ids.index, ids.config, ids.round
+	case !wide && r.Index == i && r.Config == 0 && (r.Round == 0 || r.Round == r.Index):
+		roundIndex = r.Round != 0
+	default:
+		ids.row = int32(i)
+		found.ids = append(found.ids, ids)
 	}
 	code := uint8(statusOther)
 	for k, s := range statusCodes {
@@ -163,6 +199,9 @@ func (c *Columns) setRow(i int, r *Rep, extras *[]colExtra, add bool) bool {
 	}
 	if wide {
 		f |= flagWide
+	}
+	if roundIndex {
+		f |= flagRoundIndex
 	}
 	c.flags[i] = f
 	for k := range c.names {
@@ -182,13 +221,22 @@ func (c *Columns) setRow(i int, r *Rep, extras *[]colExtra, add bool) bool {
 				e.x.status = r.Status
 			}
 		}
-		*extras = append(*extras, e)
+		found.extras = append(found.extras, e)
 	}
 	return true
 }
 
-// merge puts what the decoders found beyond the dense columns in place.
-func (c *Columns) merge(extras []colExtra) {
+// merge puts what the decoders found beyond the dense columns in place:
+// the index, configuration and round columns of implicit Columns made
+// when some row is not implicit.
+func (c *Columns) merge(found colFound) {
+	if c.implicit && len(found.ids) > 0 {
+		c.makeIDs()
+		for _, x := range found.ids {
+			c.index[x.row], c.config[x.row], c.round[x.row] = x.index, x.config, x.round
+		}
+	}
+	extras := found.extras
 	for _, e := range extras {
 		if !e.start.IsZero() && c.start == nil {
 			c.start = make([]time.Time, c.n)
@@ -221,9 +269,29 @@ func (c *Columns) merge(extras []colExtra) {
 	}
 }
 
+// makeIDs makes the index, configuration and round columns of implicit
+// Columns, each row's implicit values.
+func (c *Columns) makeIDs() {
+	c.index, c.config, c.round = make([]int32, c.n), make([]int32, c.n), make([]int32, c.n)
+	for i := range c.n {
+		c.index[i] = int32(i)
+		if c.flags[i]&flagRoundIndex != 0 {
+			c.round[i] = int32(i)
+		}
+	}
+	c.implicit = false
+}
+
 // keep leaves only the rows of ranges (each [from, to), in order), moved
 // to the front.
 func (c *Columns) keep(ranges [][2]int) {
+	at := 0
+	for _, r := range ranges {
+		if r[0] != at && c.implicit {
+			c.makeIDs() // a row moves: its index is no longer its row
+		}
+		at = r[1]
+	}
 	n := 0
 	var moved map[int]*repExtra
 	if c.extra != nil {
@@ -231,9 +299,11 @@ func (c *Columns) keep(ranges [][2]int) {
 	}
 	for _, r := range ranges {
 		from, to := r[0], r[1]
-		copy(c.index[n:], c.index[from:to])
-		copy(c.config[n:], c.config[from:to])
-		copy(c.round[n:], c.round[from:to])
+		if !c.implicit {
+			copy(c.index[n:], c.index[from:to])
+			copy(c.config[n:], c.config[from:to])
+			copy(c.round[n:], c.round[from:to])
+		}
 		copy(c.flags[n:], c.flags[from:to])
 		for k := range c.names {
 			copy(c.vals[k][n:], c.vals[k][from:to])
@@ -262,7 +332,10 @@ func (c *Columns) keep(ranges [][2]int) {
 // truncate keeps the first n rows.
 func (c *Columns) truncate(n int) {
 	c.n = n
-	c.index, c.config, c.round, c.flags = c.index[:n:n], c.config[:n:n], c.round[:n:n], c.flags[:n:n]
+	if !c.implicit {
+		c.index, c.config, c.round = c.index[:n:n], c.config[:n:n], c.round[:n:n]
+	}
+	c.flags = c.flags[:n:n]
 	for k := range c.names {
 		c.vals[k], c.has[k] = c.vals[k][:n:n], c.has[k][:n:n]
 	}
@@ -320,6 +393,30 @@ func (c *Columns) Round(i int) int {
 // then costs 10 bytes a repetition of one metric). No row may be set
 // after.
 func (c *Columns) compact() {
+	if c.implicit {
+		// Every index its row, every configuration 0: only the rounds
+		// may tell something.
+		c.implicit = false
+		round, roundIndex := true, true
+		for i := range c.n {
+			ri := c.flags[i]&flagRoundIndex != 0
+			round = round && !ri
+			roundIndex = roundIndex && (ri || i == 0)
+		}
+		switch {
+		case round:
+		case roundIndex:
+			c.roundIsIndex = true
+		default:
+			c.round = make([]int32, c.n)
+			for i := range c.n {
+				if c.flags[i]&flagRoundIndex != 0 {
+					c.round[i] = int32(i)
+				}
+			}
+		}
+		return
+	}
 	index, config, round, roundIndex := true, true, true, true
 	for i := range c.n {
 		if c.flags[i]&flagWide != 0 {
@@ -488,6 +585,10 @@ const AsColumns ReadOption = 2
 func (f *File) checkColumns() error {
 	c := f.cols
 	names := f.metricNames()
+	known := make([]bool, len(c.names)) // each column's metric is described
+	for k, name := range c.names {
+		known[k] = names.has(name)
+	}
 	for i := 0; i < c.n; i++ {
 		code := c.flags[i] & flagStatus
 		bad := c.flags[i]&flagWide != 0 || code == 0 || code == statusOther
@@ -496,7 +597,7 @@ func (f *File) checkColumns() error {
 		}
 		for k := range c.names {
 			if c.has[k][i] {
-				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !names.has(c.names[k]) {
+				if x := c.vals[k][i]; math.IsNaN(x) || math.IsInf(x, 0) || !known[k] {
 					bad = true
 				}
 			}

@@ -176,13 +176,39 @@ func decodeRecordBefore(s *repScanner, line []byte, r *record, rep *Rep) error {
 func testFiles(t *testing.T, rng *rand.Rand, trial int) [][]byte {
 	f := sampleFile()
 	f.Metrics = append(f.Metrics, Metric{Name: "k.ctx"}, Metric{Name: "x<y"}, Metric{Name: "é"})
-	f.Configs = append(f.Configs, Config{Name: "b"}, Config{Name: "c"})
+	// A third of the files have one configuration, as an import or a
+	// run: read AsColumns, their index, configuration and round are
+	// implicit but in the rows that are not 0, 1, 2..., 0, 0 or the
+	// index (Columns.implicit).
+	single := trial%3 == 1
+	if !single {
+		f.Configs = append(f.Configs, Config{Name: "b"}, Config{Name: "c"})
+	}
+	rounds := rng.IntN(3) // 0, the index, or random
 	n := rng.IntN(40)
-	if trial%50 == 0 {
+	if trial%50 == 0 || trial%50 == 1 {
 		n = 3000 + rng.IntN(3000) // several ranges
 	}
 	for i := range n {
-		f.Reps = append(f.Reps, randomRep(rng, i))
+		r := randomRep(rng, i)
+		if single {
+			r.Config = 0
+			switch rounds {
+			case 0:
+				r.Round = 0
+			case 1:
+				r.Round = i
+			}
+			switch rng.IntN(400) {
+			case 0:
+				r.Config = 1 // a configuration the file lacks
+			case 1, 2, 3:
+				r.Index = i + 1 + rng.IntN(3) // not its row
+			case 4:
+				r.Index, r.Round = 1<<40, 1<<40 // beyond 32 bits
+			}
+		}
+		f.Reps = append(f.Reps, r)
 	}
 	if rng.IntN(3) == 0 && n > 0 {
 		f.Appends = []Segment{{Command: []string{"contend", "run"}, FirstRep: rng.IntN(n)}}

@@ -731,11 +731,11 @@ type repDst struct {
 	reps []Rep
 	cols *Columns
 	base int
-	// extras holds what the decoders found beyond cols' dense columns
+	// found is what the decoders found beyond cols' dense columns
 	// (Columns.merge); other is true when a repetition has a metric cols
 	// has no column for: the file must be read the other way.
-	extras []colExtra
-	other  bool
+	found colFound
+	other bool
 }
 
 // decodeInto is decodeRanges of the nlines lines of body into d.
@@ -746,7 +746,7 @@ func decodeInto(body []byte, nlines int, d *repDst, outputs bool) (others []othe
 		start, end, first int
 		others            []otherLine
 		valid             bool
-		extras            []colExtra
+		found             colFound
 		other             bool
 	}
 	parts := make([]part, 0, workers)
@@ -782,7 +782,7 @@ func decodeInto(body []byte, nlines int, d *repDst, outputs bool) (others []othe
 			var scratch Rep
 			s.reuse = d.cols != nil
 			put := func(i int, r *Rep) {
-				if d.cols != nil && !d.cols.setRow(d.base+i, r, &p.extras, false) {
+				if d.cols != nil && !d.cols.setRow(d.base+i, r, &p.found, false) {
 					p.other = true
 				}
 			}
@@ -823,7 +823,8 @@ func decodeInto(body []byte, nlines int, d *repDst, outputs bool) (others []othe
 	for _, p := range parts {
 		others = append(others, p.others...)
 		valid = valid && p.valid
-		d.extras = append(d.extras, p.extras...)
+		d.found.extras = append(d.found.extras, p.found.extras...)
+		d.found.ids = append(d.found.ids, p.found.ids...)
 		d.other = d.other || p.other
 	}
 	return others, valid

@@ -18,9 +18,10 @@ import (
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net/mail"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"contend/internal/lazyre"
 )
 
 // MaxSize is the largest mail read (robot reports are 10-60 KiB).
@@ -233,18 +234,18 @@ func decode(r io.Reader, enc string) ([]byte, error) {
 }
 
 var (
-	reSubject  = regexp.MustCompile(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
-	reNoticed  = regexp.MustCompile(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
-	reCommit   = regexp.MustCompile(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
-	reRule     = regexp.MustCompile(`^={40,}\s*$`)
-	reIDRule   = regexp.MustCompile(`^-{16} -{27}`)
-	reParam    = regexp.MustCompile(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
-	reMachine  = regexp.MustCompile(`^([A-Za-z0-9_.-]+): (\d+ threads .*)$`)
-	reSideLine = regexp.MustCompile(`^  (\S+)(?: \("(.*)"\))?\s*$`)
+	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
+	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
+	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
+	reRule     = lazyre.New(`^={40,}\s*$`)
+	reIDRule   = lazyre.New(`^-{16} -{27}`)
+	reParam    = lazyre.New(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
+	reMachine  = lazyre.New(`^([A-Za-z0-9_.-]+): (\d+ threads .*)$`)
+	reSideLine = lazyre.New(`^  (\S+)(?: \("(.*)"\))?\s*$`)
 )
 
 func (rep *Report) parseSubject() {
-	m := reSubject.FindStringSubmatch(rep.Subject)
+	m := reSubject().FindStringSubmatch(rep.Subject)
 	if m == nil {
 		return
 	}
@@ -263,11 +264,11 @@ func (rep *Report) parseBody(body string) error {
 	desc := ""
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
-		if m := reNoticed.FindStringSubmatch(l); m != nil && rep.Change.Stat == "" {
+		if m := reNoticed().FindStringSubmatch(l); m != nil && rep.Change.Stat == "" {
 			pc, _ := strconv.ParseFloat(m[1], 64)
 			rep.Change = Headline{Stat: strings.TrimSuffix(m[3], ","), Percent: pc, Kind: m[2]}
 		}
-		if m := reCommit.FindStringSubmatch(l); m != nil && rep.Commit == "" {
+		if m := reCommit().FindStringSubmatch(l); m != nil && rep.Commit == "" {
 			rep.Commit, rep.CommitSubject = m[1], m[2]
 			continue
 		}
@@ -296,7 +297,7 @@ func (rep *Report) parseBody(body string) error {
 			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
 			}
 			for ; i < len(lines); i++ {
-				m := reParam.FindStringSubmatch(lines[i])
+				m := reParam().FindStringSubmatch(lines[i])
 				if m == nil {
 					break
 				}
@@ -309,10 +310,10 @@ func (rep *Report) parseBody(body string) error {
 			i = rep.parseImpact(lines, i)
 			continue
 		}
-		if m := reMachine.FindStringSubmatch(l); m != nil {
+		if m := reMachine().FindStringSubmatch(l); m != nil {
 			desc = l
 		}
-		if reRule.MatchString(l) {
+		if reRule().MatchString(l) {
 			b, next, err := parseBlock(lines, i+1)
 			if err != nil {
 				return err
@@ -400,7 +401,7 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 	}
 	b.CompareKey = strings.TrimSuffix(strings.TrimSpace(lines[i]), ":")
 	for i++; i < len(lines); i++ {
-		m := reSideLine.FindStringSubmatch(lines[i])
+		m := reSideLine().FindStringSubmatch(lines[i])
 		if m == nil {
 			break
 		}
@@ -409,8 +410,8 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 	if len(b.Sides) < 2 {
 		return b, i, fmt.Errorf("line %d: a comparison block with %d sides under %q", i+1, len(b.Sides), b.CompareKey)
 	}
-	for i < len(lines) && !reIDRule.MatchString(lines[i]) {
-		if reRule.MatchString(lines[i]) || i > 0 && strings.Contains(lines[i], "%stddev") {
+	for i < len(lines) && !reIDRule().MatchString(lines[i]) {
+		if reRule().MatchString(lines[i]) || i > 0 && strings.Contains(lines[i], "%stddev") {
 			return b, i, fmt.Errorf("line %d: a comparison block without its id columns and rule", i+1)
 		}
 		i++

@@ -6,19 +6,20 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"contend/internal/lazyre"
 )
 
 // MinQEMU is the oldest QEMU Boot uses (-accel with thread=multi,
 // -nodefaults and file serial ports as used here).
 var MinQEMU = [2]int{4, 2}
 
-var qemuVersionRE = regexp.MustCompile(`version (\d+)\.(\d+)(\.\d+)?`)
+var qemuVersionRE = lazyre.New(`version (\d+)\.(\d+)(\.\d+)?`)
 
 // qemuVersion runs 'qemu -version' and returns the version ("7.2.22"),
 // refusing a QEMU older than MinQEMU or one that cannot be run.
@@ -33,7 +34,7 @@ func qemuVersion(ctx context.Context, qemu string) (string, error) {
 	if err != nil {
 		return "", &Fault{Kind: FaultQEMU, Msg: fmt.Sprintf("QEMU %s does not run: '%s -version' failed (%v)", path, path, err)}
 	}
-	m := qemuVersionRE.FindStringSubmatch(string(out))
+	m := qemuVersionRE().FindStringSubmatch(string(out))
 	if m == nil {
 		return "", &Fault{Kind: FaultQEMU, Msg: fmt.Sprintf("QEMU %s: '-version' says no version (%q)", path, firstLine(string(out)))}
 	}
