@@ -12,6 +12,7 @@ import (
 	"contend/internal/ab"
 	"contend/internal/cliflag"
 	"contend/internal/export"
+	"contend/internal/limits"
 	"contend/internal/lkmlblock"
 	"contend/internal/run"
 	"contend/internal/value"
@@ -109,7 +110,7 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	if err != nil {
 		return err
 	}
-	m := machine()
+	m := limits.Checked()
 	m.Force = opt.force
 	sides, warns, err := p.Sides(w, shared, [2]string{c.String("a"), c.String("b")}, m)
 	if err != nil {

@@ -95,8 +95,16 @@ func campaignCommand() *cli.Command {
 		Flags:       initFlagList,
 		Action:      func(c *cli.Context) error { return campaignInit(c, initf) },
 	}
-	dirOnly := func(name, usage, desc string, action cli.ActionFunc, flags ...cli.Flag) *cli.Command {
-		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "DIR", Description: desc, Flags: flags, Action: action}
+	// dirOnly is a subcommand whose one argument is the campaign's DIR
+	// (campaignDir), which action is given.
+	dirOnly := func(name, usage, desc string, action func(*cli.Context, string) error, flags ...cli.Flag) *cli.Command {
+		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "DIR", Description: desc, Flags: flags, Action: func(c *cli.Context) error {
+			dir, err := campaignDir(c)
+			if err != nil {
+				return err
+			}
+			return action(c, dir)
+		}}
 	}
 	return &cli.Command{
 		Name:        "campaign",
@@ -111,9 +119,11 @@ func campaignCommand() *cli.Command {
 			dirOnly("arm", "allow the campaign's steps to reboot the machine", "", campaignArm),
 			dirOnly("disarm", "stop the campaign's steps from rebooting", "", campaignDisarm),
 			dirOnly("unit", "write the systemd oneshot unit that runs the step at boot",
-				`Writes DIR/contend-campaign.service (or --out) and prints how to install it.`, campaignUnit,
+				`Writes DIR/contend-campaign.service (or --out) and prints how to install it.`, func(c *cli.Context, dir string) error {
+					return optionUsage(campaign.WriteUnitFile(c.App.Writer, dir, c.String("out")))
+				},
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "unit file to write (default DIR/contend-campaign.service)"}),
-			dirOnly("status", "show a campaign's progress", "", campaignStatus),
+			dirOnly("status", "show a campaign's progress", "", func(c *cli.Context, dir string) error { return campaign.ShowStatus(c.App.Writer, dir) }),
 			dirOnly("report", "the boot-level comparison of a campaign (also 'contend compare DIR')",
 				"The comparison of 'contend compare' with the boot as the unit (headline, verdicts, per-boot table; the pooled runs as a description); --plot draws each boot's runs, A and B coloured.", campaignReportAction,
 				append([]cli.Flag{&cli.StringFlag{Name: "plot", Usage: "also draw each boot's runs to this .svg or .png"},
@@ -197,11 +207,7 @@ func validatePlanCommand(c *cli.Context, p *campaign.Plan) error {
 	return usagef("campaign init: the command 'contend %s' would fail in every boot: %v", strings.Join(p.Command, " "), err)
 }
 
-func campaignStep(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
+func campaignStep(c *cli.Context, dir string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -218,11 +224,7 @@ func campaignStep(c *cli.Context) error {
 	return err
 }
 
-func campaignArm(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
+func campaignArm(c *cli.Context, dir string) error {
 	if err := campaign.Arm(dir); err != nil {
 		return err
 	}
@@ -230,11 +232,7 @@ func campaignArm(c *cli.Context) error {
 	return nil
 }
 
-func campaignDisarm(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
+func campaignDisarm(c *cli.Context, dir string) error {
 	if err := campaign.Disarm(dir, "campaign disarm"); err != nil {
 		return err
 	}
@@ -242,32 +240,7 @@ func campaignDisarm(c *cli.Context) error {
 	return nil
 }
 
-func campaignUnit(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
-	return optionUsage(campaign.WriteUnitFile(c.App.Writer, dir, c.String("out")))
-}
-
-func campaignStatus(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
-	return campaign.ShowStatus(c.App.Writer, dir)
-}
-
-// campaignReport makes 'contend compare DIR' the campaign report.
-func campaignReport(c *cli.Context, dir string, opt comparison.Options, format string) error {
-	return writeCampaignReport(c, dir, opt, format, "")
-}
-
-func campaignReportAction(c *cli.Context) error {
-	dir, err := campaignDir(c)
-	if err != nil {
-		return err
-	}
+func campaignReportAction(c *cli.Context, dir string) error {
 	format := c.String("format") // one of report.CompareFormats (its value.Enum)
 	plot := c.String("plot")
 	if plot != "" {
@@ -279,7 +252,8 @@ func campaignReportAction(c *cli.Context) error {
 }
 
 // writeCampaignReport writes the campaign report of dir in format and,
-// when plot is set, draws each boot's runs to it.
+// when plot is set, draws each boot's runs to it ('campaign report', and
+// 'contend compare DIR' with no plot).
 func writeCampaignReport(c *cli.Context, dir string, opt comparison.Options, format, plot string) error {
 	r, err := campaignreport.Build(dir, opt)
 	var rf *campaignreport.Refusal

@@ -52,7 +52,7 @@ func runCompare(c *cli.Context) error {
 	specs, dir, err := compareSpecs(c)
 	if err != nil || dir != "" {
 		if dir != "" {
-			return campaignReport(c, dir, opt, format)
+			return writeCampaignReport(c, dir, opt, format, "")
 		}
 		return err
 	}

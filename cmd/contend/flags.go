@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -56,20 +55,9 @@ func givenParams(c *cli.Context, w *workload.Workload) (map[string]string, error
 // resolve turns the user's texts into checked values of w, with the
 // warnings the machine check produced.
 func resolve(w *workload.Workload, given map[string]string, force bool) (workload.Values, []string, error) {
-	m := machine()
+	m := limits.Checked()
 	m.Force = force
 	return w.ResolveOn(given, m)
-}
-
-// machine returns the limits checked before runs. CONTEND_FAKE_LIMITS
-// ("threads-max=100,semmsl=10") overrides some of them, for tests of the
-// limit checks on a machine with large limits.
-func machine() limits.Machine {
-	m := limits.Read()
-	if s := os.Getenv("CONTEND_FAKE_LIMITS"); s != "" {
-		m = m.Override(s)
-	}
-	return m
 }
 
 // DefaultRuns is the default -n: the smallest number of repetitions whose

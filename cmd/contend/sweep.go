@@ -10,6 +10,7 @@ import (
 	"contend/internal/cliflag"
 	"contend/internal/comparison"
 	"contend/internal/harness"
+	"contend/internal/limits"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/sweep"
@@ -89,7 +90,7 @@ func parseSweep(c *cli.Context, w *workload.Workload) (*sweepplan.Spec, repOptio
 	if err != nil {
 		return nil, opt, err
 	}
-	m := machine()
+	m := limits.Checked()
 	m.Force = opt.force
 	s, err := sweepplan.New(w, sweepplan.Options{
 		Params: c.Generic("param").(*paramListFlag).items, Texts: flagTexts(c, w),

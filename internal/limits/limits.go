@@ -298,6 +298,18 @@ func (m Machine) CheckSemSet(flag string, asked, nsems int64) error {
 	return nil
 }
 
+// Checked returns the limits checked before runs: Read, with
+// CONTEND_FAKE_LIMITS ("threads-max=100,semmsl=10", as Override takes)
+// overriding some of them, for tests of the limit checks on a machine
+// with large limits.
+func Checked() Machine {
+	m := Read()
+	if s := os.Getenv("CONTEND_FAKE_LIMITS"); s != "" {
+		m = m.Override(s)
+	}
+	return m
+}
+
 // Override returns m with limits replaced from a spec such as
 // "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824,
 // stack-min=65536,address-gap=1099511627776".

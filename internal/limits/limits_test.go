@@ -89,3 +89,15 @@ ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]
 		t.Errorf("this process's largest gap %d is not inside the user address space", g)
 	}
 }
+
+func TestCheckedReadsFakeLimits(t *testing.T) {
+	t.Setenv("CONTEND_FAKE_LIMITS", "threads-max=100,semmsl=10")
+	m := Checked()
+	if m.ThreadsMax != 100 || m.SemMSL != 10 {
+		t.Errorf("Checked with CONTEND_FAKE_LIMITS: threads-max %d, semmsl %d; want 100, 10", m.ThreadsMax, m.SemMSL)
+	}
+	t.Setenv("CONTEND_FAKE_LIMITS", "")
+	if got, want := Checked().ThreadsMax, Read().ThreadsMax; got != want {
+		t.Errorf("Checked without CONTEND_FAKE_LIMITS: threads-max %d, Read's %d", got, want)
+	}
+}
