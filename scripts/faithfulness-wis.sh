@@ -8,7 +8,9 @@
 # process mode, at --tasks = the online CPUs: one `contend verify wis`, RUNS
 # repetitions a side (default 10), contend and the original alternating
 # (ABBA). The original runs TEST_{threads,processes} -t N -s 2 (its fixed
-# 6 s warmup, then 2 s measured); contend --warmup-time 1s --duration 2s.
+# 6 s warmup, then 2 s measured); contend the same: --warmup-time 6s
+# --duration 2s (WARMUP=1s for a quicker pass). TESTS="pthread_mutex1 ..."
+# runs some of the four.
 # The summary line of each: the medians of the per-task ops (the robot's
 # per_thread_ops / per_process_ops; the original's is its average: / N)
 # and their ratio contend/original, which should lie in 0.95-1.05, and
@@ -33,7 +35,16 @@ stamp=$(date +%Y%m%d-%H%M%S)
 mkdir -p results
 tasks=$(getconf _NPROCESSORS_ONLN)
 summary=$tmp/summary
-for t in futex4 page_fault1 pthread_mutex1 sched_yield; do
+warmup=${WARMUP:-6s}
+if [[ ! $warmup =~ ^[0-9]+(ms|s)$ ]]; then
+	echo "faithfulness-wis.sh: WARMUP '$warmup': accepted: a duration such as 6s or 500ms" >&2
+	exit 2
+fi
+for t in ${TESTS:-futex4 page_fault1 pthread_mutex1 sched_yield}; do
+	if [[ ! -f $src/tests/$t.c ]]; then
+		echo "faithfulness-wis.sh: TESTS: no test $t in $src/tests" >&2
+		exit 2
+	fi
 	# will-it-scale's Makefile, by hand: -DTHREADS and -pthread for _threads.
 	gcc -DTHREADS -Wall -O2 -g "$src/main.c" "$src/tests/$t.c" -pthread -lhwloc -o "$tmp/${t}_threads"
 	gcc -Wall -O2 -g "$src/main.c" "$src/tests/$t.c" -lhwloc -o "$tmp/${t}_processes"
@@ -42,7 +53,7 @@ for t in futex4 page_fault1 pthread_mutex1 sched_yield; do
 		[[ $mode == process ]] && prog=$tmp/${t}_processes
 		out=results/verify-wis-$t-$mode-$stamp.jsonl
 		./bin/contend verify wis --test "$src/tests/$t.c" --mode "$mode" --tasks "$tasks" \
-			--warmup-time 1s --duration 2s -n "$runs" --out "$out" -- "$prog" -t "$tasks" -s 2 >"$tmp/report" 2>&1 || true
+			--warmup-time "$warmup" --duration 2s -n "$runs" --out "$out" -- "$prog" -t "$tasks" -s 2 >"$tmp/report" 2>&1 || true
 		verdict=$(awk '/^verdict on /{getline; sub(/^ +/, ""); sub(/:.*/, ""); print; exit}' "$tmp/report")
 		/usr/bin/python3 - "$out" "$t" "$mode" "$tasks" "$runs" "$(cut -d' ' -f1 /proc/loadavg)" "$verdict" >>"$summary" <<'PY'
 import json, statistics, sys
