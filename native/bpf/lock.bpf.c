@@ -1,7 +1,9 @@
 /* lock.bpf.c: kernel lock contention of contend's child and its
  * descendants, aggregated in the kernel per lock and per call stack, as
  * `perf lock contention -b` does: lock:contention_begin stores the time,
- * the kernel stack id and the lock's class per (task, lock address);
+ * the kernel stack id and the lock's class (the mmap_lock or the
+ * siglock of the task's own process, told through the kernel's BTF) per
+ * (task, lock address);
  * lock:contention_end adds the wait to the (lock, stack, flags) entry. */
 #include "common.h"
 #include <bpf/bpf_core_read.h>
@@ -15,8 +17,15 @@ struct rw_semaphore {
 struct mm_struct {
 	struct rw_semaphore mmap_lock;
 } __attribute__((preserve_access_index));
+struct spinlock {
+	int lock;
+};
+struct sighand_struct {
+	struct spinlock siglock;
+} __attribute__((preserve_access_index));
 struct task_struct {
 	struct mm_struct *mm;
+	struct sighand_struct *sighand;
 } __attribute__((preserve_access_index));
 
 /* lock/contention_begin: lock_addr at 8, flags at 16; contention_end:
@@ -32,8 +41,11 @@ struct end_rec {
 	__s32 ret;
 };
 
-/* Classes of locks found by their place (class in the key; addr 0). */
+/* Classes of locks found by their place (class in the key; addr 0):
+ * the mmap_lock of the task's mm, the siglock of its process's
+ * sighand_struct (shared by its threads). */
 #define CLASS_MMAP_LOCK 1
+#define CLASS_SIGLOCK 2
 
 struct start_key {
 	__u32 tid;
@@ -93,6 +105,9 @@ int on_begin(struct begin_rec *ctx)
 	struct mm_struct *mm = BPF_CORE_READ(t, mm);
 	if (mm && (__u64)__builtin_preserve_access_index(&mm->mmap_lock) == ctx->lock_addr)
 		v.class = CLASS_MMAP_LOCK;
+	struct sighand_struct *sh = BPF_CORE_READ(t, sighand);
+	if (!v.class && sh && (__u64)__builtin_preserve_access_index(&sh->siglock) == ctx->lock_addr)
+		v.class = CLASS_SIGLOCK;
 	if (bpf_map_update_elem(&starts, &k, &v, BPF_ANY))
 		count_lost();
 	return 0;
