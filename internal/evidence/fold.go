@@ -18,6 +18,7 @@ import (
 // tools read them ("root;...;leaf" -> period).
 type Profile struct {
 	Samples  int
+	Lost     int // samples perf lost (its buffer full), of the whole recording
 	Total    float64
 	Self     map[string]float64
 	Children map[string]float64
@@ -27,7 +28,8 @@ type Profile struct {
 // foldScript reads `perf script -F comm,pid,tid,period,ip,sym,dso`
 // output with call chains (a header line per sample, "comm pid/tid
 // period", then its frames, leaf first, indented, then a blank line) and
-// folds it. With root > 0 it keeps only the samples of process root and
+// folds it, counting the samples perf says it lost
+// (--show-lost-events). With root > 0 it keeps only the samples of process root and
 // of the processes forked from it, and from them: the script then has
 // perf's task events (--show-task-events), whose fork lines
 // ("PERF_RECORD_FORK(pid:tid):(ppid:ptid)") come before the new
@@ -84,6 +86,7 @@ func foldScript(r io.Reader, root int) (*Profile, error) {
 				if root > 0 {
 					forked(line[i:], tree)
 				}
+				p.Lost += lostRecord(line[i:])
 				continue
 			}
 			var pid int
@@ -128,6 +131,21 @@ func forked(event string, tree map[int]bool) {
 	if tree[ppid] {
 		tree[pid] = true
 	}
+}
+
+// lostRecord is the number of samples a PERF_RECORD_LOST or
+// PERF_RECORD_LOST_SAMPLES line of perf script --show-lost-events says
+// were lost (its last number), 0 for another record.
+func lostRecord(event string) int {
+	if !strings.HasPrefix(event, "PERF_RECORD_LOST") {
+		return 0
+	}
+	f := strings.Fields(event)
+	n, err := strconv.Atoi(f[len(f)-1])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // sampleTask is the command name and process id of a sample's header

@@ -86,6 +86,7 @@ swapper     0/0     1000
 	ffffffff81000007 default_idle ([kernel.kallsyms])
 
 worker  501/501  PERF_RECORD_EXIT(501:501):(500:500)
+:-1  -1/-1  PERF_RECORD_LOST lost 12
 `
 
 // TestFoldScriptKeepsTheChildsProcesses: a system-wide recording is
@@ -97,8 +98,8 @@ func TestFoldScriptKeepsTheChildsProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Samples != 4 || p.Total != 4000 {
-		t.Errorf("samples %d total %v, want the child's 4 (4000)", p.Samples, p.Total)
+	if p.Samples != 4 || p.Total != 4000 || p.Lost != 12 {
+		t.Errorf("samples %d total %v lost %d, want the child's 4 (4000), 12 lost", p.Samples, p.Total, p.Lost)
 	}
 	for _, s := range []string{"child_main", "child_thread", "child_worker", "grandchild"} {
 		if p.Self[s] != 25 {

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -401,7 +402,7 @@ func (p *profile) Stop() (map[string]float64, []string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := []string{"script", "-i", rec.data, "-F", "comm,pid,tid,period,ip,sym,dso"}
+	args := []string{"script", "-i", rec.data, "-F", "comm,pid,tid,period,ip,sym,dso", "--show-lost-events"}
 	root := 0
 	if p.wide {
 		args = append(args, "--show-task-events")
@@ -427,6 +428,9 @@ func (p *profile) Stop() (map[string]float64, []string, error) {
 	}
 	m := map[string]float64{ProfileSamples: float64(prof.Samples)}
 	var notes []string
+	if prof.Lost > 0 {
+		notes = append(notes, fmt.Sprintf("evidence profile: perf lost %s (its buffer was full): the shares are of those it kept", plural.N(prof.Lost, "sample", "samples")))
+	}
 	if prof.Samples == 0 {
 		notes = append(notes, "evidence profile: no samples (the repetition ran shorter than a sampling period?)")
 		return m, notes, nil
