@@ -84,7 +84,7 @@ func foldScript(r io.Reader, root int) (*Profile, error) {
 			flush()
 			if i := strings.Index(line, "PERF_RECORD_"); i >= 0 {
 				if root > 0 {
-					forked(line[i:], tree)
+					forked(line[i:], tree, root)
 				}
 				p.Lost += lostRecord(line[i:])
 				continue
@@ -120,16 +120,23 @@ func foldedFrame(f string) string {
 var forkRecord = regexp.MustCompile(`^PERF_RECORD_FORK\((\d+):(\d+)\):\((\d+):(\d+)\)`)
 
 // forked adds the process a fork event creates to tree when it is forked
-// from a process of tree (a new thread's pid is its process's already).
-func forked(event string, tree map[int]bool) {
+// from a process of tree (a new thread's pid is its process's already),
+// and takes it out when not: a pid of the tree that ended and was given
+// to another process. The root stays (perf's records of the processes
+// there when it started name the child with its parent, contend; the
+// child is reaped only after perf stops).
+func forked(event string, tree map[int]bool, root int) {
 	m := forkRecord.FindStringSubmatch(event)
 	if m == nil {
 		return
 	}
 	pid, _ := strconv.Atoi(m[1])
 	ppid, _ := strconv.Atoi(m[3])
-	if tree[ppid] {
+	switch {
+	case tree[ppid]:
 		tree[pid] = true
+	case pid != ppid && pid != root:
+		delete(tree, pid)
 	}
 }
 

@@ -56,7 +56,8 @@ func TestFoldScript(t *testing.T) {
 // started with process 500 (the child) stopped; 500 forks 501 (a
 // process) and a thread 500/502; 501 forks 503; an unrelated 900 forks
 // 901. Samples of 500, 502's thread, 501 and 503 are the child's; 900's
-// and 901's, and the idle task's, are not.
+// and 901's, and the idle task's, are not; nor, once 501 has ended, those
+// of the process 900 forks with its pid.
 const wideSample = `swapper     0/0     PERF_RECORD_FORK(500:500):(400:400)
 contend     0/0     PERF_RECORD_COMM: contend:500/500
 contend  500/500  PERF_RECORD_FORK(501:501):(500:500)
@@ -87,6 +88,10 @@ swapper     0/0     1000
 
 worker  501/501  PERF_RECORD_EXIT(501:501):(500:500)
 :-1  -1/-1  PERF_RECORD_LOST lost 12
+other  900/900  PERF_RECORD_FORK(501:501):(900:900)
+other  501/501     1000 
+	ffffffff81000008 reused_pid ([kernel.kallsyms])
+
 `
 
 // TestFoldScriptKeepsTheChildsProcesses: a system-wide recording is
@@ -106,7 +111,7 @@ func TestFoldScriptKeepsTheChildsProcesses(t *testing.T) {
 			t.Errorf("self %s = %v, want 25", s, p.Self[s])
 		}
 	}
-	for _, s := range []string{"not_ours", "not_ours_either", "default_idle"} {
+	for _, s := range []string{"not_ours", "not_ours_either", "default_idle", "reused_pid"} {
 		if _, ok := p.Self[s]; ok {
 			t.Errorf("%s (not the child's) was kept", s)
 		}
@@ -122,8 +127,8 @@ func TestFoldScriptKeepsTheChildsProcesses(t *testing.T) {
 	}
 	// Without a root every sample is kept.
 	all, err := foldScript(strings.NewReader(wideSample), 0)
-	if err != nil || all.Samples != 7 {
-		t.Errorf("no root: %d samples (%v), want 7", all.Samples, err)
+	if err != nil || all.Samples != 8 {
+		t.Errorf("no root: %d samples (%v), want 8", all.Samples, err)
 	}
 }
 
