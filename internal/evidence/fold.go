@@ -122,9 +122,10 @@ var forkRecord = regexp.MustCompile(`^PERF_RECORD_FORK\((\d+):(\d+)\):\((\d+):(\
 // forked adds the process a fork event creates to tree when it is forked
 // from a process of tree (a new thread's pid is its process's already),
 // and takes it out when not: a pid of the tree that ended and was given
-// to another process. The root stays (perf's records of the processes
-// there when it started name the child with its parent, contend; the
-// child is reaped only after perf stops).
+// to another process. The root stays: perf's records of the processes
+// there when it started name the child with its parent (contend), and
+// its pid is free again only from its reap, just before perf is told to
+// stop.
 func forked(event string, tree map[int]bool, root int) {
 	m := forkRecord.FindStringSubmatch(event)
 	if m == nil {
