@@ -8,9 +8,8 @@
 # primary metric's median ratio B/A and the Hodges-Lehmann change with its
 # 95% interval, and the load average before and after. The target
 # (14): the defaults move the primary metric by less than 1%. Run it on a
-# quiet machine; about 20 minutes there (RUNS pairs per workload, default
-# 30; CRUNS pairs per collector, default 20; perf record takes about 1.4 s
-# to start for each profiled repetition, while the child is held).
+# quiet machine; about 15 minutes there (RUNS pairs per workload, default
+# 30; CRUNS pairs per collector, default 20).
 #
 #   make bench        or   RUNS=40 scripts/bench-evidence.sh
 set -euo pipefail
