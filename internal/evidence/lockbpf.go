@@ -57,10 +57,12 @@ func lockKindOf(flags uint32) string {
 
 // The lock program's classes (CLASS_* in native/bpf/lock.bpf.c): the
 // mmap_lock of the current task's mm, the siglock of its process's
-// sighand_struct.
+// sighand_struct, a bucket's lock of its process's private futex hash
+// (mm->futex_phash, Linux 6.16 on).
 const (
-	classMmapLock = 1
-	classSiglock  = 2
+	classMmapLock    = 1
+	classSiglock     = 2
+	classFutexBucket = 3
 )
 
 // lockBPF is the lock collector with identity: a BPF program on
@@ -134,7 +136,7 @@ func (l *lockBPF) Metrics() []results.Metric {
 		ms[i].Desc = strings.Replace(ms[i].Desc, "(contention_begin to _end, microsecond timestamps)", "(contention_begin to _end, BPF, nanoseconds)", 1)
 	}
 	return append(ms,
-		results.Metric{Name: LockContended + "*", Unit: "count", Better: "lower", Desc: "contended acquisitions of the kernel lock by the child's tasks (BPF on lock:contention_begin; a static lock by its symbol, one in a per-CPU area by its per-CPU symbol (runqueues: a run queue's lock), mmap_lock of the task's mm, siglock of its process, else KIND@CALLER)"},
+		results.Metric{Name: LockContended + "*", Unit: "count", Better: "lower", Desc: "contended acquisitions of the kernel lock by the child's tasks (BPF on lock:contention_begin; a static lock by its symbol, one in a per-CPU area by its per-CPU symbol (runqueues: a run queue's lock), mmap_lock of the task's mm, siglock of its process, futex_hash_bucket its futex hash's buckets, else KIND@CALLER)"},
 		results.Metric{Name: LockWait + "*", Unit: "ns", Better: "lower", Desc: "total wait on the contended kernel lock (contention_begin to _end)"},
 		results.Metric{Name: LockMaxWait + "*", Unit: "ns", Better: "lower", Desc: "longest wait on the contended kernel lock"},
 		results.Metric{Name: LockAvgWait + "*", Unit: "ns", Better: "lower", Desc: "average wait on the contended kernel lock (0 where a repetition had none)"},
@@ -213,6 +215,8 @@ func (l *lockBPF) lockName(class uint32, addr uint64) string {
 		return "mmap_lock"
 	case classSiglock:
 		return "siglock"
+	case classFutexBucket:
+		return "futex_hash_bucket"
 	}
 	if l.perCPU != nil && l.perCPU.rqLocks[addr] {
 		return "runqueues"

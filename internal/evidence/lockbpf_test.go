@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
 )
 
 // TestLockKindOf: the flags of lock:contention_begin map to the kinds the
@@ -165,6 +167,7 @@ func TestLockNameByClass(t *testing.T) {
 	}{
 		{classMmapLock, 0, "mmap_lock"},
 		{classSiglock, 0, "siglock"},
+		{classFutexBucket, 0, "futex_hash_bucket"},
 		{0, 0x10008, "jiffies_lock+0x8"},
 		{0, 0xffff888000040000, "runqueues"},     // by the per-CPU symbol
 		{0, 0xffff888077c2a000, "runqueues"},     // by the run queue's lock
@@ -350,4 +353,88 @@ func TestLockBPFNamesTheRunQueues(t *testing.T) {
 		}
 	})
 	t.Logf("BPF: %v", lockMetrics(m))
+}
+
+// futexC has 8 threads take and release one pthread mutex 100,000 times
+// each: the waiters sleep in futex_wait and the unlockers wake them,
+// both under the lock of the futex's hash bucket, so they contend for
+// it.
+const futexMutexC = `
+#include <pthread.h>
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static volatile long n;
+static void *run(void *a)
+{
+	for (int i = 0; i < 100000; i++) {
+		pthread_mutex_lock(&mu);
+		n++;
+		pthread_mutex_unlock(&mu);
+	}
+	return a;
+}
+int main(void)
+{
+	pthread_t t[8];
+	for (int i = 0; i < 8; i++)
+		pthread_create(&t[i], 0, run, 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+`
+
+// TestLockBPFNamesTheFutexBuckets: threads that contend for a pthread
+// mutex contend in the kernel for its futex hash bucket's lock, which
+// the collector names futex_hash_bucket where the process has a hash of
+// its own (Linux 6.16 on: its BTF has mm_struct.futex_phash), never by
+// the futex functions that take it.
+func TestLockBPFNamesTheFutexBuckets(t *testing.T) {
+	needBPF(t)
+	if !kernelHasField("mm_struct", "futex_phash") {
+		t.Skip("no private futex hash in this kernel (mm_struct.futex_phash)")
+	}
+	bin := buildC(t, "futexmutex", futexMutexC)
+	m := runLockUntil(t, bin, "futex_hash_bucket", func(m map[string]float64) {
+		for k := range m {
+			if c, ok := strings.CutPrefix(k, LockContended); ok && strings.HasPrefix(c, "spinlock@futex_") {
+				t.Errorf("a futex bucket's lock is named by its caller (%s), not futex_hash_bucket", c)
+			}
+		}
+	})
+	t.Logf("BPF: %v", lockMetrics(m))
+}
+
+// kernelHasField tells whether the kernel's BTF has struct s with a
+// member named field (in it or in an anonymous member of it).
+func kernelHasField(s, field string) bool {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return false
+	}
+	var st *btf.Struct
+	if spec.TypeByName(s, &st) != nil {
+		return false
+	}
+	var has func(ms []btf.Member) bool
+	has = func(ms []btf.Member) bool {
+		for _, m := range ms {
+			if m.Name == field {
+				return true
+			}
+			if m.Name == "" {
+				switch a := m.Type.(type) {
+				case *btf.Struct:
+					if has(a.Members) {
+						return true
+					}
+				case *btf.Union:
+					if has(a.Members) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return has(st.Members)
 }
