@@ -355,21 +355,21 @@ func TestLockBPFNamesTheRunQueues(t *testing.T) {
 	t.Logf("BPF: %v", lockMetrics(m))
 }
 
-// futexC has 8 threads take and release one pthread mutex 100,000 times
-// each: the waiters sleep in futex_wait and the unlockers wake them,
-// both under the lock of the futex's hash bucket, so they contend for
-// it.
-const futexMutexC = `
+// futexWaitC has 8 threads call FUTEX_WAIT 200,000 times each on one
+// futex word with a value it never has: every call takes the lock of
+// the word's hash bucket to read the word, and returns at once, so the
+// threads contend for that lock whenever two run at once (as a pthread
+// mutex's waiters and wakers do, without needing the mutex contended).
+const futexWaitC = `
+#include <linux/futex.h>
 #include <pthread.h>
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static volatile long n;
+#include <sys/syscall.h>
+#include <unistd.h>
+static int word;
 static void *run(void *a)
 {
-	for (int i = 0; i < 100000; i++) {
-		pthread_mutex_lock(&mu);
-		n++;
-		pthread_mutex_unlock(&mu);
-	}
+	for (int i = 0; i < 200000; i++)
+		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, 0, 0, 0);
 	return a;
 }
 int main(void)
@@ -383,17 +383,17 @@ int main(void)
 }
 `
 
-// TestLockBPFNamesTheFutexBuckets: threads that contend for a pthread
-// mutex contend in the kernel for its futex hash bucket's lock, which
-// the collector names futex_hash_bucket where the process has a hash of
-// its own (Linux 6.16 on: its BTF has mm_struct.futex_phash), never by
-// the futex functions that take it.
+// TestLockBPFNamesTheFutexBuckets: threads that wait on one futex
+// contend for its hash bucket's lock, which the collector names
+// futex_hash_bucket where the process has a hash of its own (Linux 6.16
+// on: its BTF has mm_struct.futex_phash), never by the futex functions
+// that take it.
 func TestLockBPFNamesTheFutexBuckets(t *testing.T) {
 	needBPF(t)
 	if !kernelHasField("mm_struct", "futex_phash") {
 		t.Skip("no private futex hash in this kernel (mm_struct.futex_phash)")
 	}
-	bin := buildC(t, "futexmutex", futexMutexC)
+	bin := buildC(t, "futexwait", futexWaitC)
 	m := runLockUntil(t, bin, "futex_hash_bucket", func(m map[string]float64) {
 		for k := range m {
 			if c, ok := strings.CutPrefix(k, LockContended); ok && strings.HasPrefix(c, "spinlock@futex_") {
