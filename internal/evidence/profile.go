@@ -114,7 +114,8 @@ func openProfile() (*profile, error) {
 	if _, err := openPerf("hw", hardwareCounters[:1]); err == nil {
 		event = "cycles"
 	}
-	dir, err := os.MkdirTemp("", "contend-profile-")
+	removeStaleProfiles(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profileDirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +147,41 @@ func openProfile() (*profile, error) {
 		return nil, fmt.Errorf("perf record cannot sample here: %v", err)
 	}
 	return p, nil
+}
+
+// profileDirPrefix starts the name of a profile's private directory of
+// recordings, followed by the pid of the contend that made it.
+const profileDirPrefix = "contend-profile-"
+
+// removeStaleProfiles removes the directories of recordings that a
+// contend killed with SIGKILL left in dir (Close removes them
+// otherwise): those of this user named for a process that is gone. A
+// link, another user's directory, or one of a live process is left.
+func removeStaleProfiles(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), profileDirPrefix)
+		if !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		st, err := os.Lstat(path)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Geteuid() {
+			continue
+		}
+		os.RemoveAll(path)
+	}
 }
 
 // recordArgs are perf record's options up to its target: quiet, no

@@ -110,7 +110,8 @@ func TestProfileReaderIsNotTheChildsLeftover(t *testing.T) {
 
 // TestProfileLeavesNoPerfAfterKill: a process recording a profile killed
 // with SIGKILL leaves no perf record behind (Pdeathsig of the thread that
-// started it).
+// started it), and its directory of recordings is removed by the next
+// profile opened.
 func TestProfileLeavesNoPerfAfterKill(t *testing.T) {
 	if os.Getenv("CONTEND_PROFILE_HELPER") == "1" {
 		profileHelper()
@@ -162,6 +163,18 @@ func TestProfileLeavesNoPerfAfterKill(t *testing.T) {
 	if !gone(perfPID) {
 		syscall.Kill(perfPID, syscall.SIGKILL)
 		t.Errorf("perf record %d outlived the contend that started it", perfPID)
+	}
+	// Its directory of recordings is removed by the next profile opened.
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-*", profileDirPrefix, helper.Process.Pid)))
+	if len(left) != 1 {
+		t.Errorf("the killed helper's directory: %v, want one", left)
+	}
+	again := Open([]string{"profile"})
+	again.Close()
+	for _, d := range left {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s left after another profile was opened", d)
+		}
 	}
 	syscall.Kill(-childPID, syscall.SIGKILL) // the helper's child (sleep) is not the collector's
 }
