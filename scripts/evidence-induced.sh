@@ -18,13 +18,24 @@
 # perf (perf_event_paranoid <= 1) for the profile; a collector that
 # cannot run is said so in the file and the run goes on.
 #
+# The size: N pairs a side (default 10) of faultme with 2 threads over
+# MEM (default 512MiB). Both checks test many metrics at once (the
+# evidence, or the profile's shares: a hundred or more) with Holm, and an
+# exact Mann-Whitney test of n against n can go no lower than
+# 2/C(2n, n): 0.002 at n=6 (nothing survives a hundred tests), 1.1e-5 at
+# n=10 (complete separation survives thousands). 512 MiB makes each
+# repetition tens to hundreds of milliseconds (the zero page or not), so
+# that the hog's share of CPU 0 is seen, not a start-up. About 2-5
+# minutes quiet (the profile's repetitions start and end perf).
+#
 # Takes the machine lock; NOLOCK=1 runs beside whatever else runs (the
 # figures are then noise: say so with the load).
 #
-#   scripts/evidence-induced.sh        N=10 NOLOCK=1 scripts/evidence-induced.sh
+#   scripts/evidence-induced.sh        N=12 MEM=1GiB NOLOCK=1 scripts/evidence-induced.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${N:-8}
+n=${N:-10}
+mem=${MEM:-512MiB}
 lock=()
 if [ -n "${NOLOCK:-}" ]; then lock=(--no-lock); fi
 tmp=$(mktemp -d)
@@ -33,9 +44,10 @@ kill_hog="if [ -s $hog ]; then kill \$(cat $hog) 2>/dev/null || true; rm -f $hog
 trap 'sh -c "$kill_hog"; rm -rf "$tmp"' EXIT
 go build -tags urfave_cli_no_docs -o "$tmp/contend" ./cmd/contend
 echo "uptime: $(uptime)"
+start=$(date +%s)
 
-echo "== 1. a CPU hog on CPU 0 beside faultme on side B (n=$n, --evidence sched,system,offcpu)"
-"$tmp/contend" ab faultme --threads 2 --mem 128MiB -n "$n" -q "${lock[@]}" \
+echo "== 1. a CPU hog on CPU 0 beside faultme on side B (n=$n, --mem $mem, --evidence sched,system,offcpu)"
+"$tmp/contend" ab faultme --threads 2 --mem "$mem" -n "$n" -q "${lock[@]}" \
 	--evidence sched,system,offcpu \
 	--a-prepare "$kill_hog" \
 	--b-prepare "$kill_hog; taskset -c 0 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 & echo \$! > $hog" \
@@ -44,8 +56,9 @@ echo "== 1. a CPU hog on CPU 0 beside faultme on side B (n=$n, --evidence sched,
 "$tmp/contend" compare --all "$tmp/hog.jsonl:a" "$tmp/hog.jsonl:b"
 
 echo
-echo "== 2. faultme THP never (A) against huge (B) (n=$n, --evidence profile)"
-"$tmp/contend" ab faultme --threads 2 --mem 128MiB -n "$n" -q "${lock[@]}" \
+echo "== 2. faultme THP never (A) against huge (B) (n=$n, --mem $mem, --evidence profile)"
+"$tmp/contend" ab faultme --threads 2 --mem "$mem" -n "$n" -q "${lock[@]}" \
 	--evidence sched,system,profile --a '--thp never' --b '--thp huge' \
 	-o "$tmp/thp.jsonl" >/dev/null
 "$tmp/contend" compare --all "$tmp/thp.jsonl:a" "$tmp/thp.jsonl:b"
+echo "uptime: $(uptime); took $(($(date +%s) - start)) s"

@@ -157,6 +157,7 @@ func badInputCases() []badCase {
 		badCase{"show missing file", []string{"show", "nosuch.json"}, "nosuch.json"},
 		badCase{"show directory", []string{"show", "."}, "directory"},
 		badCase{"show bad format", []string{"show", "--format", "xml", "testdata/seeds/rostedt-with.json"}, "--format"},
+		badCase{"show --all of json", []string{"show", "--all", "--format", "json", "testdata/seeds/rostedt-with.json"}, "--all: goes with --format text"},
 		badCase{"plot bad extension", []string{"plot", "testdata/seeds/rostedt-with.json", "--out", "x.bmp"}, "--out"},
 		badCase{"plot missing file", []string{"plot", "nosuch.json", "--out", "x.svg"}, "nosuch.json"},
 		badCase{"exec no program", []string{"exec", "-n", "1"}, "program"},

@@ -18,6 +18,7 @@ func showCommand() *cli.Command {
 		Description: helpText("show"),
 		Flags: []cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
+			&cli.BoolFlag{Name: "all", Usage: "text: every symbol of a profile (--evidence profile), not only the 10 largest"},
 		},
 		Action: showAction,
 	}
@@ -34,6 +35,9 @@ func showAction(c *cli.Context) error {
 	}
 	if format == "csv" && f.Kind != "sweep" {
 		return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", path, aKind(f.Kind))
+	}
+	if c.Bool("all") && format != "text" {
+		return usagef("--all: goes with --format text (the other formats always hold every metric), got --format %s", format)
 	}
 	w := c.App.Writer
 	switch format {
@@ -53,5 +57,5 @@ func showAction(c *cli.Context) error {
 		}
 		return sweep.WriteCSV(w, a)
 	}
-	return summary.Show(w, path, f)
+	return summary.Show(w, path, f, summary.Options{All: c.Bool("all")})
 }

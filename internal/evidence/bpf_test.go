@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+
+	"contend/internal/tracejournal"
 )
 
 // mmapC has 8 threads map, touch and unmap a page 20,000 times each:
@@ -257,6 +259,12 @@ func TestBPFHelperKilled(t *testing.T) {
 		return
 	}
 	needBPF(t)
+	// The programs attach to tracepoints, whose ids are read from
+	// tracefs: without it neither collector loads any (they are "not
+	// available", which other tests check).
+	if _, err := tracejournal.FindRoot(); err != nil {
+		t.Skip(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestBPFHelperKilled$")
 	cmd.Env = append(os.Environ(), "CONTEND_TEST_BPF_HELPER=1")
 	out, err := cmd.StdoutPipe()

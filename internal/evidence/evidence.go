@@ -259,7 +259,8 @@ func (s *Set) Close() error {
 }
 
 // injected tells whether the test-only variable CONTEND_TEST_EVIDENCE
-// (a comma list) names what: no-perf, no-hw, no-taskstats, no-delayacct,
+// (a comma list) names what: no-perf, no-perf-wide (the profile not
+// system-wide), no-hw, no-taskstats, no-delayacct,
 // no-tracefs make the matching probe fail as the kernel would.
 func injected(what string) bool {
 	for _, x := range strings.Split(os.Getenv("CONTEND_TEST_EVIDENCE"), ",") {

@@ -19,6 +19,13 @@ type kallsyms struct {
 	// __sched_text_start.._end): a caller outside them took the lock.
 	lockText, schedText [2]uint64
 	stext, end          uint64 // the kernel image
+	// perCPU is the per-CPU section (__per_cpu_start.._end): the
+	// template of every CPU's per-CPU area, where a per-CPU symbol
+	// (runqueues) is; perCPUOffset is the address of the array of the
+	// CPUs' offsets (__per_cpu_offset): CPU c's copy of a per-CPU symbol
+	// is at its address plus __per_cpu_offset[c].
+	perCPU       [2]uint64
+	perCPUOffset uint64
 }
 
 // readKallsyms reads /proc/kallsyms; it fails when the addresses are
@@ -63,6 +70,12 @@ func readKallsyms() (*kallsyms, error) {
 			k.stext = a
 		case "_end":
 			k.end = a
+		case "__per_cpu_start":
+			k.perCPU[0] = a
+		case "__per_cpu_end":
+			k.perCPU[1] = a
+		case "__per_cpu_offset":
+			k.perCPUOffset = a
 		}
 		kind := fs[1][0] | 0x20 // lower case: local and global alike
 		if len(fs) > 3 {
@@ -123,6 +136,37 @@ func (k *kallsyms) data(a uint64) string {
 	}
 	return fmt.Sprintf("%s+0x%x", k.names[i], off)
 }
+
+// perCPUData names a lock at address a in a CPU's per-CPU area, given
+// the CPUs' per-CPU offsets: the per-CPU symbol it is in ("runqueues"
+// for a run queue's rq->__lock, the first field of struct rq;
+// "name+0x40" further in), the same for every CPU; "" when a is in no
+// CPU's area (or the section or offsets are unknown).
+func (k *kallsyms) perCPUData(a uint64, offsets []uint64) string {
+	if k.perCPU[1] <= k.perCPU[0] {
+		return ""
+	}
+	for _, off := range offsets {
+		r := a - off
+		if r < k.perCPU[0] || r >= k.perCPU[1] {
+			continue
+		}
+		i, o, ok := k.find(r)
+		if !ok || k.addrs[i] < k.perCPU[0] || o >= maxPerCPUOffset {
+			return ""
+		}
+		if o == 0 {
+			return k.names[i]
+		}
+		return fmt.Sprintf("%s+0x%x", k.names[i], o)
+	}
+	return ""
+}
+
+// maxPerCPUOffset is the farthest into a per-CPU symbol a lock is named
+// after it: per-CPU structures are large (struct rq is several KiB) and
+// the section holds nothing but named per-CPU variables.
+const maxPerCPUOffset = 64 << 10
 
 // lockFunctions start the names of the functions that take and wait for
 // locks, besides those in the lock and sched text sections (inlined

@@ -55,21 +55,33 @@ func lockKindOf(flags uint32) string {
 	return lockKind(strings.Join(fs, "|"))
 }
 
-// classMmapLock is the lock program's class of the mmap_lock of the
-// current task's mm (CLASS_MMAP_LOCK in native/bpf/lock.bpf.c).
-const classMmapLock = 1
+// The lock program's classes (CLASS_* in native/bpf/lock.bpf.c): the
+// mmap_lock of the current task's mm, the siglock of its process's
+// sighand_struct, a bucket's lock of its process's private futex hash
+// (mm->futex_phash, Linux 6.16 on).
+const (
+	classMmapLock    = 1
+	classSiglock     = 2
+	classFutexBucket = 3
+)
 
 // lockBPF is the lock collector with identity: a BPF program on
 // lock:contention_begin/end aggregates, in the kernel, the contentions
 // of the child and its descendants per lock address (or class) and
 // kernel stack; Stop names each lock (a static one by its symbol in
-// /proc/kallsyms, the mmap_lock of a task's own mm as mmap_lock, any
-// other as KIND@CALLER) and each stack by its first caller outside the
-// locking functions.
+// /proc/kallsyms, a run queue's as runqueues, one in a per-CPU area by
+// its per-CPU symbol where kallsyms lists those, the mmap_lock of a
+// task's own mm as mmap_lock and its process's siglock as siglock, any
+// other as KIND@CALLER) and each stack by its first caller
+// outside the locking functions.
 type lockBPF struct {
 	objs  bpfobj.LockObjects
 	syms  *kallsyms
 	links []link.Link
+	// perCPU locates the CPUs' per-CPU data (run-queue locks,
+	// offsets); perCPUWhy says what of it could not be found.
+	perCPU    *perCPU
+	perCPUWhy string
 }
 
 func openLockBPF() (*lockBPF, error) {
@@ -91,6 +103,9 @@ func openLockBPF() (*lockBPF, error) {
 		return nil, err
 	}
 	detach(ls)
+	if l.perCPU, err = readPerCPU(syms); err != nil {
+		l.perCPUWhy = err.Error()
+	}
 	return l, nil
 }
 
@@ -105,7 +120,11 @@ func (l *lockBPF) tracepoints() []tracepoint {
 func (l *lockBPF) Name() string { return "lock" }
 
 func (l *lockBPF) note() string {
-	return "BPF: lock:contention_begin/end aggregated in the kernel per lock and caller"
+	n := "BPF: lock:contention_begin/end aggregated in the kernel per lock and caller"
+	if l.perCPUWhy != "" {
+		n += "; run-queue locks are named by their callers: " + l.perCPUWhy
+	}
+	return n
 }
 
 // NeedsStop: the child's pid must be in the set before it forks.
@@ -117,7 +136,7 @@ func (l *lockBPF) Metrics() []results.Metric {
 		ms[i].Desc = strings.Replace(ms[i].Desc, "(contention_begin to _end, microsecond timestamps)", "(contention_begin to _end, BPF, nanoseconds)", 1)
 	}
 	return append(ms,
-		results.Metric{Name: LockContended + "*", Unit: "count", Better: "lower", Desc: "contended acquisitions of the kernel lock by the child's tasks (BPF on lock:contention_begin; a static lock by its symbol, mmap_lock of the task's mm, else KIND@CALLER)"},
+		results.Metric{Name: LockContended + "*", Unit: "count", Better: "lower", Desc: "contended acquisitions of the kernel lock by the child's tasks (BPF on lock:contention_begin; a static lock by its symbol, one in a per-CPU area by its per-CPU symbol (runqueues: a run queue's lock), mmap_lock of the task's mm, siglock of its process, futex_hash_bucket its futex hash's buckets, else KIND@CALLER)"},
 		results.Metric{Name: LockWait + "*", Unit: "ns", Better: "lower", Desc: "total wait on the contended kernel lock (contention_begin to _end)"},
 		results.Metric{Name: LockMaxWait + "*", Unit: "ns", Better: "lower", Desc: "longest wait on the contended kernel lock"},
 		results.Metric{Name: LockAvgWait + "*", Unit: "ns", Better: "lower", Desc: "average wait on the contended kernel lock (0 where a repetition had none)"},
@@ -171,13 +190,7 @@ func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 			}
 			callers[k.Stack] = caller
 		}
-		name := ""
-		switch {
-		case k.Class == classMmapLock:
-			name = "mmap_lock"
-		default:
-			name = l.syms.data(k.Addr)
-		}
+		name := l.lockName(k.Class, k.Addr)
 		if name == "" {
 			name = kind + "@" + caller
 		}
@@ -192,6 +205,29 @@ func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 		notes = append(notes, fmt.Sprintf("lock evidence: %s not recorded (a BPF map was full): counts are lower bounds", plural.N(int(n), "event", "events")))
 	}
 	return m, notes, nil
+}
+
+// lockName names the lock of a waits entry by its class or address: ""
+// when it can only be told by its caller.
+func (l *lockBPF) lockName(class uint32, addr uint64) string {
+	switch class {
+	case classMmapLock:
+		return "mmap_lock"
+	case classSiglock:
+		return "siglock"
+	case classFutexBucket:
+		return "futex_hash_bucket"
+	}
+	if l.perCPU != nil && l.perCPU.rqLocks[addr] {
+		return "runqueues"
+	}
+	if name := l.syms.data(addr); name != "" {
+		return name
+	}
+	if l.perCPU == nil {
+		return ""
+	}
+	return l.syms.perCPUData(addr, l.perCPU.offsets)
 }
 
 // aggregateLocks sums rows per kind (the tracefs collector's metrics),

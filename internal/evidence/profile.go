@@ -1,8 +1,8 @@
 package evidence
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/internal/plural"
 	"contend/internal/results"
 )
 
@@ -25,12 +26,29 @@ import (
 // CPU.
 const profileRate = 999
 
+// profileBuffer is perf record's ring buffer on each CPU in a
+// system-wide recording (-m): perf is woken when half of one is full, and
+// 999 samples a second of a few hundred bytes each (a call chain) fill
+// 4 MiB in seconds, where perf's default (512 KiB) filled half in under
+// a second; what is left is drained after the child ends. (The machine's
+// task records, comm, mmap and fork, wake it too: a 4 s recording at
+// load 14 woke it 8 times, against 12 with the default.)
+const profileBuffer = "8M"
+
+// profileNice is perf record's nice value while it records: when it
+// wakes, it takes a CPU from the child's tasks only when they leave one
+// idle (or nearly: a nice 19 task gets 1.5% against a nice 0 one).
+const profileNice = 19
+
 // Profile metric families: a symbol's share of the samples, self (the
 // sampled function) and children (anywhere on the stack), in percent.
 const (
 	ProfileSelf     = "k.profile.self."
 	ProfileChildren = "k.profile.children."
 )
+
+// ProfileSamples is the number of samples of a repetition's profile.
+const ProfileSamples = "k.profile.samples"
 
 // profileMin is the share (percent) below which a symbol is not kept in a
 // repetition's metrics, and profileMax the most symbols kept of each
@@ -42,26 +60,40 @@ const (
 )
 
 // profile samples the call graphs of the child and everything it starts
-// with `perf record` attached to the child stopped before its first
-// instruction (perf follows the threads and processes it creates), then
-// symbolises them with `perf script` (the kernel's from /proc/kallsyms,
-// user space's from the ELF symbol tables) and folds them per symbol
-// after the child is reaped.
+// with `perf record`, enabled while the child is stopped before its
+// first instruction, then symbolises them with `perf script` (the
+// kernel's from /proc/kallsyms, user space's from the ELF symbol tables)
+// and folds them per symbol after the child is reaped.
+//
+// Where perf may sample the whole machine (root, or
+// perf_event_paranoid <= 0), it does (-a: one sampling event per CPU)
+// and the samples of the child's processes are kept (the child's pid and
+// every process forked from one of them, from perf's fork records): a
+// per-CPU event costs the child's tasks nothing when they switch or
+// start threads, where an event attached to the child (-p) is inherited
+// by each of its threads and switched in and out with each of them
+// (mutex and osim switch hundreds of thousands of times a second).
+// Elsewhere it is attached to the child (-p), inherited as before.
 type profile struct {
-	perf  string // the perf binary
-	event string // cycles where a PMU counts them, else cpu-clock
-	dir   string // private directory of the recordings
-	n     int    // repetitions recorded
-	rec   *recording
+	perf   string // the perf binary
+	event  string // cycles where a PMU counts them, else cpu-clock
+	wide   bool   // system-wide (-a), filtered to the child's processes
+	why    string // why not wide
+	dir    string // private directory of the recordings
+	n      int    // repetitions recorded
+	rec    *recording
+	folded map[string]float64 // the last repetition's folded stacks
 }
 
 // recording is one repetition's perf record in flight.
 type recording struct {
 	cmd    *exec.Cmd
+	pid    int // the child
 	data   string
 	exited chan error
 	errf   string   // perf's standard error
 	ctl    *os.File // perf's control descriptor, held open while it records
+	ack    *os.File // and the read end of its answers
 }
 
 // stderr is the first line perf wrote to its standard error.
@@ -82,20 +114,89 @@ func openProfile() (*profile, error) {
 	if _, err := openPerf("hw", hardwareCounters[:1]); err == nil {
 		event = "cycles"
 	}
-	dir, err := os.MkdirTemp("", "contend-profile-")
+	removeStaleProfiles(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profileDirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
 	p := &profile{perf: bin, event: event, dir: dir}
-	// Probe: a recording of a process that ends at once, as the run's
-	// will be made (permission, events, the perf build).
-	probe := exec.Command(bin, "record", "-q", "-N", "-B", "-e", event, "-F", strconv.Itoa(profileRate), "-g", "-o", filepath.Join(dir, "probe.data"), "--", "true")
-	if out, err := probe.CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("perf record cannot sample here: %s", firstLineOr(string(out), err))
+	// Probes: a recording of a process that ends at once, as the run's
+	// will be made (permission, events, the perf build), system-wide
+	// first.
+	probe := func(target ...string) error {
+		data := filepath.Join(dir, "probe.data")
+		defer os.Remove(data)
+		args := append(p.recordArgs(data, len(target) > 0), target...)
+		out, err := exec.Command(bin, append(args, "--", "true")...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s", firstLineOr(string(out), err))
+		}
+		return nil
 	}
-	os.Remove(filepath.Join(dir, "probe.data"))
+	werr := fmt.Errorf("system-wide sampling not allowed (injected)")
+	if !injected("no-perf-wide") {
+		werr = probe("-a")
+	}
+	if werr == nil {
+		p.wide = true
+		return p, nil
+	}
+	p.why = werr.Error()
+	if err := probe(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("perf record cannot sample here: %v", err)
+	}
 	return p, nil
+}
+
+// profileDirPrefix starts the name of a profile's private directory of
+// recordings, followed by the pid of the contend that made it.
+const profileDirPrefix = "contend-profile-"
+
+// removeStaleProfiles removes the directories of recordings that a
+// contend killed with SIGKILL left in dir (Close removes them
+// otherwise): those of this user named for a process that is gone. A
+// link, another user's directory, or one of a live process is left.
+func removeStaleProfiles(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), profileDirPrefix)
+		if !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		st, err := os.Lstat(path)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Geteuid() {
+			continue
+		}
+		os.RemoveAll(path)
+	}
+}
+
+// recordArgs are perf record's options up to its target: quiet, no
+// build-id collection (-N -B: perf script reads the symbols from the
+// files as they are), no side-band thread for BPF programs' records
+// (--no-bpf-event: that thread polls with a 1 s time-out, and perf
+// record waited for it to end: 1.4 s for a recording of `true` at load
+// 13, 0.2-0.7 s without), the event and rate, frame-pointer call
+// chains; wide adds the larger ring buffer of a system-wide recording.
+func (p *profile) recordArgs(data string, wide bool) []string {
+	args := []string{"record", "-q", "-N", "-B", "--no-bpf-event", "-e", p.event, "-F", strconv.Itoa(profileRate), "-g", "-o", data}
+	if wide {
+		args = append(args, "-m", profileBuffer)
+	}
+	return args
 }
 
 func firstLineOr(out string, err error) string {
@@ -110,10 +211,14 @@ func firstLineOr(out string, err error) string {
 func (p *profile) Name() string { return "profile" }
 
 func (p *profile) note() string {
+	var n []string
 	if p.event == "cpu-clock" {
-		return "sampling cpu-clock (no hardware cycles counter here)"
+		n = append(n, "sampling cpu-clock (no hardware cycles counter here)")
 	}
-	return ""
+	if !p.wide {
+		n = append(n, "attached to the child (-p), its threads inherit the sampling: it costs each of their switches; system-wide sampling: "+p.why)
+	}
+	return strings.Join(n, "; ")
 }
 
 // NeedsStop: perf must be attached before the child's first instruction.
@@ -136,17 +241,20 @@ func ProfileEvent(desc string) string {
 
 func (p *profile) Metrics() []results.Metric {
 	return []results.Metric{
+		{Name: ProfileSamples, Unit: "count", Desc: "samples of the child's tasks the profile's shares are of (perf record, " + p.event + " at " + strconv.Itoa(profileRate) + " Hz)"},
 		{Name: ProfileSelf + "*", Unit: "%", Desc: "share of the " + p.event + " samples of the child's tasks taken in the symbol itself (perf record, self)"},
 		{Name: ProfileChildren + "*", Unit: "%", Desc: "share of the " + p.event + " samples of the child's tasks with the symbol on the stack (perf record, children)"},
 	}
 }
 
-// Start attaches perf record to the stopped child pid. perf is started
-// from a goroutine of its own, locked to its thread, never from the
-// caller's thread (the one that forks the child, where the perf
-// collector's inherited counters wait: they would count perf too); it
-// gets SIGKILL when that thread ends (contend killed), and a process
-// group of its own, out of the child's group kill.
+// Start starts perf record, system-wide or attached to the stopped child
+// pid, and enables its sampling before the child goes; perf then runs at
+// nice profileNice. perf is started from a goroutine of its own, locked
+// to its thread, never from the caller's thread (the one that forks the
+// child, where the perf collector's inherited counters wait: they would
+// count perf too); it gets SIGKILL when that thread ends (contend
+// killed), and a process group of its own, out of the child's group
+// kill.
 func (p *profile) Start(pid int) error {
 	p.n++
 	data := filepath.Join(p.dir, fmt.Sprintf("rep-%d.data", p.n))
@@ -160,15 +268,15 @@ func (p *profile) Start(pid int) error {
 		ctlW.Close()
 		return err
 	}
-	// perf ends the recording when its control descriptor closes: the
-	// write end is held until Stop.
+	// The control descriptor's write end and the answers' read end are
+	// held until Stop.
 	defer ctlR.Close()
 	defer ackW.Close()
-	defer ackR.Close()
 	keep := false
 	defer func() {
 		if !keep {
 			ctlW.Close()
+			ackR.Close()
 		}
 	}()
 	errf, err := os.Create(data + ".err")
@@ -176,8 +284,13 @@ func (p *profile) Start(pid int) error {
 		return err
 	}
 	defer errf.Close()
-	cmd := exec.Command(p.perf, "record", "-q", "-N", "-B", "-e", p.event, "-F", strconv.Itoa(profileRate), "-g",
-		"-D", "-1", "--control", "fd:3,4", "-p", strconv.Itoa(pid), "-o", data)
+	args := append(p.recordArgs(data, p.wide), "-D", "-1", "--control", "fd:3,4")
+	if p.wide {
+		args = append(args, "-a")
+	} else {
+		args = append(args, "-p", strconv.Itoa(pid))
+	}
+	cmd := exec.Command(p.perf, args...)
 	cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	cmd.Stderr = errf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -197,7 +310,7 @@ func (p *profile) Start(pid int) error {
 	}
 	ctlR.Close()
 	ackW.Close()
-	rec := &recording{cmd: cmd, data: data, exited: exited, errf: errf.Name(), ctl: ctlW}
+	rec := &recording{cmd: cmd, pid: pid, data: data, exited: exited, errf: errf.Name(), ctl: ctlW, ack: ackR}
 	// Enable sampling once perf has attached, and wait for its ack.
 	if _, err := ctlW.Write([]byte("enable\n")); err != nil {
 		rec.kill()
@@ -205,7 +318,7 @@ func (p *profile) Start(pid int) error {
 	}
 	ack := make(chan error, 1)
 	go func() {
-		line, err := bufio.NewReader(ackR).ReadString('\n')
+		line, err := readLine(ackR)
 		if err == nil && strings.TrimSpace(line) != "ack" {
 			err = fmt.Errorf("unexpected answer %q", line)
 		}
@@ -221,9 +334,22 @@ func (p *profile) Start(pid int) error {
 		rec.kill()
 		return fmt.Errorf("perf record did not attach within 30 s")
 	}
+	// perf record is one thread (no --threads): its nice is its
+	// process's.
+	unix.Setpriority(unix.PRIO_PROCESS, cmd.Process.Pid, profileNice)
 	p.rec = rec
 	keep = true
 	return nil
+}
+
+// endedBy tells whether err is a process's end by signal sig.
+func endedBy(err error, sig syscall.Signal) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
 }
 
 // waitNoReap waits until pid has exited and leaves it unreaped (the
@@ -246,42 +372,82 @@ func (p *profile) helperPIDs() []int {
 	return []int{p.rec.cmd.Process.Pid}
 }
 
+// readLine reads one line from f, a byte at a time (nothing after it is
+// taken from f: perf answers each command on the same pipe).
+func readLine(f *os.File) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for {
+		if _, err := f.Read(one); err != nil {
+			return string(b), err
+		}
+		b = append(b, one[0])
+		if one[0] == '\n' {
+			return string(b), nil
+		}
+	}
+}
+
 func (r *recording) kill() {
 	r.cmd.Process.Kill()
 	<-r.exited
 	r.cmd.Wait()
-	r.ctl.Close()
+	r.close()
 }
 
-// Stop waits for perf record to end (it ends when the child's last task
-// does; it is told to after 10 s), reaps it, and folds the recording.
+// close closes contend's ends of perf's control pipes.
+func (r *recording) close() {
+	r.ctl.Close()
+	r.ack.Close()
+}
+
+// Stop ends perf record (a system-wide one is told to at once, back at
+// nice 0 to write what it holds; one attached to the child ends with the
+// child's last task, or is told to after 10 s), reaps it, and folds the
+// recording: in a system-wide one, the samples of the child's processes.
 func (p *profile) Stop() (map[string]float64, []string, error) {
 	rec := p.rec
 	p.rec = nil
+	p.folded = nil
 	if rec == nil {
 		return nil, nil, nil
 	}
 	defer os.Remove(rec.data)
 	defer os.Remove(rec.errf)
+	if p.wide {
+		unix.Setpriority(unix.PRIO_PROCESS, rec.cmd.Process.Pid, 0)
+		rec.ctl.Write([]byte("stop\n"))
+	}
 	select {
 	case <-rec.exited:
 	case <-time.After(10 * time.Second):
 		rec.cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-rec.exited:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			rec.cmd.Process.Kill()
 			<-rec.exited
 		}
 	}
 	werr := rec.cmd.Wait()
-	rec.ctl.Close()
+	rec.close()
+	if endedBy(werr, syscall.SIGINT) {
+		// perf record ends on SIGINT by raising it again once its file
+		// is written.
+		werr = nil
+	}
 	if werr != nil {
 		return nil, nil, fmt.Errorf("perf record: %s", rec.stderr(werr))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	script := exec.CommandContext(ctx, p.perf, "script", "-i", rec.data, "-F", "comm,period,ip,sym,dso")
+	args := []string{"script", "-i", rec.data, "-F", "comm,pid,tid,period,ip,sym,dso", "--show-lost-events"}
+	root := 0
+	if p.wide {
+		args = append(args, "--show-task-events")
+		root = rec.pid
+	}
+	script := exec.CommandContext(ctx, p.perf, args...)
 	script.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := script.StdoutPipe()
 	if err != nil {
@@ -292,15 +458,18 @@ func (p *profile) Stop() (map[string]float64, []string, error) {
 	if err := script.Start(); err != nil {
 		return nil, nil, fmt.Errorf("perf script: %v", err)
 	}
-	prof, ferr := foldScript(out)
+	prof, ferr := foldScript(out, root)
 	if err := script.Wait(); err != nil {
 		return nil, nil, fmt.Errorf("perf script: %s", firstLineOr(serr.String(), err))
 	}
 	if ferr != nil {
 		return nil, nil, fmt.Errorf("perf script: %v", ferr)
 	}
-	m := map[string]float64{}
+	m := map[string]float64{ProfileSamples: float64(prof.Samples)}
 	var notes []string
+	if prof.Lost > 0 {
+		notes = append(notes, fmt.Sprintf("evidence profile: perf lost %s (its buffer was full): the shares are of those it kept", plural.N(prof.Lost, "sample", "samples")))
+	}
 	if prof.Samples == 0 {
 		notes = append(notes, "evidence profile: no samples (the repetition ran shorter than a sampling period?)")
 		return m, notes, nil
@@ -311,7 +480,16 @@ func (p *profile) Stop() (map[string]float64, []string, error) {
 	for _, s := range Top(prof.Children, profileMin, profileMax) {
 		m[ProfileChildren+metricSymbol(s)] = prof.Children[s]
 	}
+	p.folded = prof.Folded
 	return m, notes, nil
+}
+
+// TakeFolded returns the folded stacks of the last repetition stopped
+// (Folder), once.
+func (p *profile) TakeFolded() map[string]float64 {
+	f := p.folded
+	p.folded = nil
+	return f
 }
 
 // metricSymbol is symbol s as a metric name's last part: no white space
@@ -334,6 +512,7 @@ func metricSymbol(s string) string {
 }
 
 func (p *profile) Close() error {
+	p.folded = nil
 	if p.rec != nil {
 		p.rec.kill()
 		p.rec = nil

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -109,7 +110,8 @@ func TestProfileReaderIsNotTheChildsLeftover(t *testing.T) {
 
 // TestProfileLeavesNoPerfAfterKill: a process recording a profile killed
 // with SIGKILL leaves no perf record behind (Pdeathsig of the thread that
-// started it).
+// started it), and its directory of recordings is removed by the next
+// profile opened.
 func TestProfileLeavesNoPerfAfterKill(t *testing.T) {
 	if os.Getenv("CONTEND_PROFILE_HELPER") == "1" {
 		profileHelper()
@@ -162,6 +164,18 @@ func TestProfileLeavesNoPerfAfterKill(t *testing.T) {
 		syscall.Kill(perfPID, syscall.SIGKILL)
 		t.Errorf("perf record %d outlived the contend that started it", perfPID)
 	}
+	// Its directory of recordings is removed by the next profile opened.
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-*", profileDirPrefix, helper.Process.Pid)))
+	if len(left) != 1 {
+		t.Errorf("the killed helper's directory: %v, want one", left)
+	}
+	again := Open([]string{"profile"})
+	again.Close()
+	for _, d := range left {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s left after another profile was opened", d)
+		}
+	}
 	syscall.Kill(-childPID, syscall.SIGKILL) // the helper's child (sleep) is not the collector's
 }
 
@@ -177,4 +191,99 @@ func profileHelper() {
 	}
 	fmt.Printf("recording %d %d\n", ev.Helpers()[0], cmd.Process.Pid)
 	time.Sleep(60 * time.Second)
+}
+
+// TestProfileKeepsTheChildsProcesses: a system-wide recording keeps the
+// samples of the child and of what it starts, never those of a process
+// outside it (a busy loop started beside it, in a function of a name
+// of its own), counts them (k.profile.samples), and keeps the child's
+// folded stacks for one TakeFolded, its command name first.
+func TestProfileKeepsTheChildsProcesses(t *testing.T) {
+	bin := buildSpin(t)
+	s := Open([]string{"profile"})
+	defer s.Close()
+	if !strings.HasPrefix(s.Avail["profile"], "available") {
+		t.Skipf("profile %s", s.Avail["profile"])
+	}
+	p := s.Active[0].(*profile)
+	if !p.wide {
+		t.Skipf("not system-wide here: %s", p.why)
+	}
+	// The other process: the same spin under another name, started
+	// before the child and outside it.
+	other := filepath.Join(t.TempDir(), "other-spin")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, bytes.ReplaceAll(b, []byte("contend_profile_spin"), []byte("contend_profile_else")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := exec.Command(other)
+	if err := o.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { o.Process.Kill(); o.Wait() }()
+	// The child: a shell that runs the spin as a process of its own.
+	cmd := exec.Command("/bin/sh", "-c", bin+"; :")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ev, err := Start(s, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	m, notes := ev.Stop()
+	for _, n := range notes {
+		t.Logf("note: %s", n)
+	}
+	if m[ProfileSelf+"contend_profile_spin"] < 50 {
+		t.Errorf("self share of the child's grandchild's contend_profile_spin = %.1f%%, want most: %v", m[ProfileSelf+"contend_profile_spin"], m)
+	}
+	for k := range m {
+		if strings.Contains(k, "contend_profile_else") {
+			t.Errorf("the other process's symbol was kept: %s", k)
+		}
+	}
+	if n := m[ProfileSamples]; n < 10 {
+		t.Errorf("k.profile.samples = %v, want the spin's many", n)
+	}
+	st := s.TakeFolded()
+	found := 0.0
+	for k, v := range st {
+		if strings.HasPrefix(k, "spin;") && strings.HasSuffix(k, ";contend_profile_spin") {
+			found += v
+		}
+		if strings.Contains(k, "contend_profile_else") {
+			t.Errorf("folded stack of the other process: %s", k)
+		}
+	}
+	if found == 0 {
+		t.Errorf("no folded stack spin;...;contend_profile_spin in %d stacks", len(st))
+	}
+	if again := s.TakeFolded(); again != nil {
+		t.Errorf("TakeFolded gave the stacks twice")
+	}
+}
+
+// TestProfileAttachedWhereNotWide: where system-wide sampling is not
+// allowed, perf record is attached to the child (inherited), says so in
+// the header, and still names the hot function.
+func TestProfileAttachedWhereNotWide(t *testing.T) {
+	t.Setenv("CONTEND_TEST_EVIDENCE", "no-perf-wide")
+	bin := buildSpin(t)
+	s := Open([]string{"profile"})
+	avail := s.Avail["profile"]
+	s.Close()
+	if !strings.HasPrefix(avail, "available") {
+		t.Skipf("profile %s", avail)
+	}
+	if !strings.Contains(avail, "attached to the child (-p)") || !strings.Contains(avail, "system-wide sampling not allowed (injected)") {
+		t.Errorf("header: %q", avail)
+	}
+	m, _, _ := runGated(t, []string{"profile"}, bin)
+	if m[ProfileSelf+"contend_profile_spin"] < 50 {
+		t.Errorf("self share of contend_profile_spin = %.1f%%: %v", m[ProfileSelf+"contend_profile_spin"], m)
+	}
 }

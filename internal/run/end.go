@@ -17,8 +17,8 @@ var ErrNoSuccess = errors.New("no repetition succeeded")
 // End ends a command that ran repetitions (outcome o): it names the
 // repetitions the file could not keep (even when quiet), warns of
 // unstable configurations (UnstableWarnings) and says where the results
-// are; it returns the run's error, or ErrNoSuccess when no repetition
-// succeeded.
+// and the profile's folded stacks are; it returns the run's error, or
+// ErrNoSuccess when no repetition succeeded.
 func End(stderr io.Writer, o Outcome, quiet bool) error {
 	wr := o.Out
 	if lost := wr.Unsaved(); len(lost) > 0 {
@@ -31,6 +31,9 @@ func End(stderr io.Writer, o Outcome, quiet bool) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
+		for _, p := range o.Folded {
+			fmt.Fprintf(stderr, "folded stacks (flamegraph.pl draws them): %s\n", p)
+		}
 	}
 	if o.Err != nil {
 		return o.Err

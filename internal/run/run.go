@@ -103,12 +103,15 @@ type Job struct {
 	Report func(o Outcome) error
 }
 
-// Outcome is a finished run: its result file (finished) and the error
+// Outcome is a finished run: its result file (finished), the error
 // that ended the repetitions (nil, harness.ErrInterrupted, a write or a
-// hook's error).
+// hook's error), and the folded-stack files written beside the result
+// file (the profile collector's, one per configuration that has one:
+// FoldedPath).
 type Outcome struct {
-	Out *results.Writer
-	Err error
+	Out    *results.Writer
+	Err    error
+	Folded []string
 }
 
 // UI is what a run tells its user. Notice lines are for the user (quiet
@@ -164,13 +167,19 @@ func Do(ctx context.Context, job Job, ui UI) (Outcome, error) {
 		ui.Notice("warning: " + x)
 	}
 	// ctx (from the command's) is cancelled by SIGINT and SIGTERM.
-	runErr := session(ctx, job, wr, views, ui)
+	stacks := foldedStacks{}
+	runErr := session(ctx, job, wr, views, ui, stacks)
 	ui.Done()
 	finished = true
 	if ferr := wr.Finish(time.Now(), runErr == nil); ferr != nil && runErr == nil {
 		runErr = ferr
 	}
 	o := Outcome{Out: wr, Err: runErr}
+	folded, ferr := stacks.write(wr.Path(), wr.File, job.Mode)
+	o.Folded = folded
+	if ferr != nil {
+		ui.Problem(fmt.Sprintf("contend: folded stacks: %v", ferr))
+	}
 	if job.Report != nil {
 		return o, job.Report(o)
 	}
@@ -290,10 +299,10 @@ func addEvidence(f *results.File, set *evidence.Set, job Job, ui UI) []*evidence
 }
 
 // session runs the planned repetitions and records each as soon as it
-// ends. It returns harness.ErrInterrupted after ctx was cancelled, an
-// error when a result could not be written or a Before step failed, and
-// nil otherwise.
-func session(ctx context.Context, job Job, wr *results.Writer, views []*evidence.Set, ui UI) error {
+// ends, adding the profile's folded stacks of each to stacks. It returns
+// harness.ErrInterrupted after ctx was cancelled, an error when a result
+// could not be written or a Before step failed, and nil otherwise.
+func session(ctx context.Context, job Job, wr *results.Writer, views []*evidence.Set, ui UI, stacks foldedStacks) error {
 	harness.BecomeSubreaper()
 	f := wr.File
 	for {
@@ -329,6 +338,7 @@ func session(ctx context.Context, job Job, wr *results.Writer, views []*evidence
 		if job.Derive != nil {
 			job.Derive(&o.Rep)
 		}
+		stacks.take(s.Evidence, slot.Config, o.Rep)
 		if err := wr.Add(o.Rep); err != nil {
 			return err
 		}

@@ -16,15 +16,16 @@ import (
 
 // writeEvidenceSummary writes the evidence metrics of f, tallied in tl, as a
 // table of its own after the workload's metrics, leaving out metrics
-// that are 0 in every repetition, and says which collectors were not
-// available.
-func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
+// that are 0 in every repetition, then the profile's symbols (every one
+// with all, else the top ProfileTop), and says which collectors were
+// not available.
+func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally, all bool) {
 	t := &textfmt.Table{}
 	t.AlignLeft(1)
 	t.Row("evidence", "unit", "n", "median", "95% CI of median", "min", "max")
 	rows, zero := 0, 0
 	for _, m := range f.Metrics {
-		if !evidence.IsEvidence(m.Name) {
+		if !evidence.IsEvidence(m.Name) || comparison.IsProfile(m.Name) {
 			continue
 		}
 		xs := tl.Values[m.Name]
@@ -49,7 +50,8 @@ func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
 		}
 	}
 	sort.Strings(na)
-	if rows == 0 && zero == 0 && len(na) == 0 {
+	profile := len(profileSymbols(tl)) > 0
+	if rows == 0 && zero == 0 && len(na) == 0 && !profile {
 		return
 	}
 	fmt.Fprintln(w)
@@ -60,6 +62,7 @@ func writeEvidenceSummary(w io.Writer, f *results.File, tl *results.Tally) {
 	if zero > 0 {
 		textfmt.WriteWrapped(w, plural.N(zero, "more evidence metric is", "more evidence metrics are")+" 0 in every repetition: not shown", "  ")
 	}
+	writeProfileSummary(w, f, tl, all)
 	for _, x := range na {
 		textfmt.WriteWrapped(w, "evidence "+x, "  ")
 	}

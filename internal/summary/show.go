@@ -13,8 +13,9 @@ import (
 // Show writes what 'contend show' prints of the result file f read from
 // path: its name, kind and start, whether it finished, then a sweep's
 // analysis, or the kernel and each configuration's summary and outliers,
-// and the file's warnings.
-func Show(w io.Writer, path string, f *results.File) error {
+// and the file's warnings; opt says what the summaries show beyond their
+// default (every symbol of a profile).
+func Show(w io.Writer, path string, f *results.File, opt Options) error {
 	fmt.Fprintln(w, textfmt.WrapRest(fmt.Sprintf("file: %s (%s, %s)", path, f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
 	if !f.Complete {
 		fmt.Fprintln(w, "note: the run did not finish (interrupted or still running)")
@@ -31,7 +32,7 @@ func Show(w io.Writer, path string, f *results.File) error {
 	fmt.Fprintf(w, "kernel: %s\n", env.Fingerprint(f.Env)["kernel.release"])
 	for i := range f.Configs {
 		fmt.Fprintln(w)
-		Summary(w, f, i)
+		SummaryWith(w, f, i, opt)
 		WriteOutliers(w, f, i)
 	}
 	WriteFileWarnings(w, f)

@@ -12,7 +12,7 @@ func TestShow(t *testing.T) {
 	f := file("faultme", evidenceMetrics[:1], []string{"threads=4"}, map[string][][]float64{"time": {{10, 11, 12, 10, 11, 12}}})
 	f.Kind, f.Complete, f.Start = "run", true, time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC)
 	var b strings.Builder
-	if err := Show(&b, "r.jsonl", f); err != nil {
+	if err := Show(&b, "r.jsonl", f, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var want strings.Builder
@@ -25,7 +25,7 @@ func TestShow(t *testing.T) {
 	}
 	f.Complete = false
 	b.Reset()
-	if err := Show(&b, "r.jsonl", f); err != nil || !strings.Contains(b.String(), "\nnote: the run did not finish") {
+	if err := Show(&b, "r.jsonl", f, Options{}); err != nil || !strings.Contains(b.String(), "\nnote: the run did not finish") {
 		t.Errorf("an unfinished file: %v\n%s", err, b.String())
 	}
 }

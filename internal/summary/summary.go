@@ -27,6 +27,16 @@ import (
 // by status, the notes the repetitions carried and warnings.
 func Summary(w io.Writer, f *results.File, c int) { SummaryOf(w, f, f.Tally(c)) }
 
+// Options say what a summary shows beyond its default.
+type Options struct {
+	// All shows every symbol of a profile (the default: the ProfileTop
+	// largest median self shares, and a line counting the others).
+	All bool
+}
+
+// SummaryWith is Summary with opt.
+func SummaryWith(w io.Writer, f *results.File, c int, opt Options) { summaryOf(w, f, f.Tally(c), opt) }
+
 // logSource says where an import's samples come from, by the
 // configuration's environment (log.path, log.lines, log.select): "log:
 // mail.txt, lines 51..60, records 1..5"; "" when it names no log.
@@ -48,7 +58,9 @@ func logSource(e map[string]string) string {
 // SummaryOf is Summary of the repetitions t tallies (config t.Config of
 // f): an import streams its records to the file and keeps only their
 // Tally.
-func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
+func SummaryOf(w io.Writer, f *results.File, t *results.Tally) { summaryOf(w, f, t, Options{}) }
+
+func summaryOf(w io.Writer, f *results.File, t *results.Tally, opt Options) {
 	c := t.Config
 	counts := t.Counts
 	total := 0
@@ -120,7 +132,7 @@ func SummaryOf(w io.Writer, f *results.File, t *results.Tally) {
 	loc.Write(w)
 	fmt.Fprintln(w)
 	spread.Write(w)
-	writeEvidenceSummary(w, f, t)
+	writeEvidenceSummary(w, f, t, opt.All)
 	notes := t.Notes
 	if len(notes) > 0 {
 		fmt.Fprintln(w)

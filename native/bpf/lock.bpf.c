@@ -1,7 +1,9 @@
 /* lock.bpf.c: kernel lock contention of contend's child and its
  * descendants, aggregated in the kernel per lock and per call stack, as
  * `perf lock contention -b` does: lock:contention_begin stores the time,
- * the kernel stack id and the lock's class per (task, lock address);
+ * the kernel stack id and the lock's class (the mmap_lock or the
+ * siglock of the task's own process, told through the kernel's BTF) per
+ * (task, lock address);
  * lock:contention_end adds the wait to the (lock, stack, flags) entry. */
 #include "common.h"
 #include <bpf/bpf_core_read.h>
@@ -12,11 +14,27 @@
 struct rw_semaphore {
 	long count;
 };
+struct spinlock {
+	int lock;
+};
+struct futex_hash_bucket {
+	int waiters;
+	struct spinlock lock;
+} __attribute__((preserve_access_index));
+struct futex_private_hash {
+	unsigned int hash_mask;
+	struct futex_hash_bucket queues[];
+} __attribute__((preserve_access_index));
 struct mm_struct {
 	struct rw_semaphore mmap_lock;
+	struct futex_private_hash *futex_phash;
+} __attribute__((preserve_access_index));
+struct sighand_struct {
+	struct spinlock siglock;
 } __attribute__((preserve_access_index));
 struct task_struct {
 	struct mm_struct *mm;
+	struct sighand_struct *sighand;
 } __attribute__((preserve_access_index));
 
 /* lock/contention_begin: lock_addr at 8, flags at 16; contention_end:
@@ -32,8 +50,15 @@ struct end_rec {
 	__s32 ret;
 };
 
-/* Classes of locks found by their place (class in the key; addr 0). */
+/* Classes of locks found by their place (class in the key; addr 0):
+ * the mmap_lock of the task's mm, the siglock of its process's
+ * sighand_struct (shared by its threads), the locks of its process's
+ * futex hash buckets. */
 #define CLASS_MMAP_LOCK 1
+#define CLASS_SIGLOCK 2
+/* A bucket's lock of the process's private futex hash (6.16 on: a
+ * threaded process gets its own, mm->futex_phash). */
+#define CLASS_FUTEX_BUCKET 3
 
 struct start_key {
 	__u32 tid;
@@ -93,6 +118,21 @@ int on_begin(struct begin_rec *ctx)
 	struct mm_struct *mm = BPF_CORE_READ(t, mm);
 	if (mm && (__u64)__builtin_preserve_access_index(&mm->mmap_lock) == ctx->lock_addr)
 		v.class = CLASS_MMAP_LOCK;
+	struct sighand_struct *sh = BPF_CORE_READ(t, sighand);
+	if (!v.class && sh && (__u64)__builtin_preserve_access_index(&sh->siglock) == ctx->lock_addr)
+		v.class = CLASS_SIGLOCK;
+	if (!v.class && mm && bpf_core_field_exists(mm->futex_phash)) {
+		struct futex_private_hash *ph = BPF_CORE_READ(mm, futex_phash);
+		if (ph) {
+			__u64 first = (__u64)__builtin_preserve_access_index(&ph->queues[0]);
+			__u64 size = bpf_core_type_size(struct futex_hash_bucket);
+			__u64 n = (__u64)BPF_CORE_READ(ph, hash_mask) + 1;
+			__u64 off = bpf_core_field_offset(struct futex_hash_bucket, lock);
+			__u64 a = ctx->lock_addr;
+			if (size && a >= first && a < first + n * size && (a - first) % size == off)
+				v.class = CLASS_FUTEX_BUCKET;
+		}
+	}
 	if (bpf_map_update_elem(&starts, &k, &v, BPF_ANY))
 		count_lost();
 	return 0;
