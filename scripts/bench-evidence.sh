@@ -12,6 +12,8 @@
 # 30; CRUNS pairs per collector, default 20).
 #
 #   make bench        or   RUNS=40 scripts/bench-evidence.sh
+#   ONLY='profile'    runs the comparisons whose name (faultme-profile,
+#                     osim-lock, ...) matches this extended regexp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-30}
@@ -25,6 +27,7 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 ab() {
 	local name=$1 n=$2 a=$3 b=$4
 	shift 4
+	[[ -z ${ONLY:-} || $name =~ $ONLY ]] || return 0
 	local before
 	before=$(load)
 	"$tmp/contend" ab "$@" --a-evidence "$a" --b-evidence "$b" --order abba -n "$n" \
