@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"time"
@@ -58,25 +57,13 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		return usagef("reproduce: give one MAIL (a robot report: a mail file or an mbox), got %d arguments", c.NArg())
 	}
 	path := c.Args().First()
-	data, err := reproduce.ReadMail(path)
+	rep, err := reproduce.ReadReport(path)
 	if err != nil {
 		return err
 	}
-	rep, err := robotmail.Parse(data)
+	opt, err := reproduce.NewOptions(c.String("tests"), c.Value("duration").(time.Duration), c.String("noise"))
 	if err != nil {
-		return usagef("reproduce %s: %v", path, err)
-	}
-	tests := c.String("tests")
-	if tests == "" {
-		tests = os.Getenv("CONTEND_WIS_TESTS")
-	}
-	opt := reproduce.Options{Tests: tests, Duration: c.Value("duration").(time.Duration).String()}
-	if n := c.String("noise"); n != "" {
-		noise, err := reproduce.ReadNoise(n)
-		if err != nil {
-			return err
-		}
-		opt.Noise = noise
+		return err
 	}
 	m := reproduce.ThisMachine()
 	kernels, err := f.kernels(c, &m)
@@ -101,18 +88,14 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		plan.Write(c.App.Writer)
 		return nil
 	}
-	if err := plan.CheckRun(rep, tests); err != nil {
+	if err := plan.CheckRun(rep, opt.Tests); err != nil {
 		return err
 	}
 	if kind == reproduce.RunKernels {
 		return runReproduceKernels(c, f, rep, plan)
 	}
-	if kind == reproduce.RunSwitch {
-		if err := plan.CheckSwitch(); err != nil {
-			return err
-		}
-	} else if plan.SwitchWhy != "" {
-		fmt.Fprintf(c.App.ErrWriter, "reproduce: %s: the A/A of the test instead\n", plan.SwitchWhy)
+	if err := plan.CheckAB(kind, c.App.ErrWriter); err != nil {
+		return err
 	}
 	return runReproduceAB(c, rep, plan, m, kind)
 }

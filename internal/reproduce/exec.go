@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"contend/internal/campaign"
 	"contend/internal/results"
+	"contend/internal/robotmail"
 	"contend/internal/workload"
 )
 
@@ -104,6 +106,51 @@ func CheckPlanOnly(isSet func(string) bool) error {
 		if isSet(n) && !strings.HasSuffix(n, "-kernel") {
 			return workload.Usagef("--%s goes with --run (without it the plan is printed, naming only the kernels)", n)
 		}
+	}
+	return nil
+}
+
+// ReadReport reads and parses the robot report at path (a mail file or
+// an mbox); a report it cannot parse is a usage error naming path.
+func ReadReport(path string) (*robotmail.Report, error) {
+	data, err := ReadMail(path)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := robotmail.Parse(data)
+	if err != nil {
+		return nil, workload.Usagef("reproduce %s: %v", path, err)
+	}
+	return rep, nil
+}
+
+// NewOptions returns the Options of --tests (default
+// $CONTEND_WIS_TESTS), --duration and --noise (a result file of the test
+// here, read by ReadNoise; none when empty).
+func NewOptions(tests string, duration time.Duration, noise string) (Options, error) {
+	if tests == "" {
+		tests = os.Getenv("CONTEND_WIS_TESTS")
+	}
+	opt := Options{Tests: tests, Duration: duration.String()}
+	if noise != "" {
+		n, err := ReadNoise(noise)
+		if err != nil {
+			return opt, err
+		}
+		opt.Noise = n
+	}
+	return opt, nil
+}
+
+// CheckAB checks a --run of kind without kernels before it runs: a
+// switch block's switch (CheckSwitch), or, for the A/A, says on log why
+// the block's switch cannot run here.
+func (p *Plan) CheckAB(kind RunKind, log io.Writer) error {
+	if kind == RunSwitch {
+		return p.CheckSwitch()
+	}
+	if p.SwitchWhy != "" {
+		fmt.Fprintf(log, "reproduce: %s: the A/A of the test instead\n", p.SwitchWhy)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,30 @@ func TestCheckPlanOnly(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--"+n+" goes with --run") {
 			t.Errorf("--%s without --run: %v", n, err)
 		}
+	}
+}
+
+func TestNewOptionsTestsFromEnv(t *testing.T) {
+	t.Setenv("CONTEND_WIS_TESTS", "/wis/tests")
+	o, err := NewOptions("", 0, "")
+	if err != nil || o.Tests != "/wis/tests" || o.Noise != nil {
+		t.Errorf("NewOptions without --tests: %+v, %v; want the tests of $CONTEND_WIS_TESTS, no noise", o, err)
+	}
+	if o, _ := NewOptions("/mine", 0, ""); o.Tests != "/mine" {
+		t.Errorf("--tests /mine: %q", o.Tests)
+	}
+	if _, err := NewOptions("", 0, "/nonexistent/noise.jsonl"); err == nil {
+		t.Error("a --noise file that does not exist: no error")
+	}
+}
+
+func TestReadReportRefusesNonReport(t *testing.T) {
+	p := t.TempDir() + "/mail"
+	if err := os.WriteFile(p, []byte("Subject: hello\n\nnot a robot report\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadReport(p)
+	if err == nil || !strings.Contains(err.Error(), "reproduce "+p+":") {
+		t.Errorf("ReadReport of a mail that is no robot report: %v; want a usage error naming the file", err)
 	}
 }
