@@ -56,8 +56,7 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 	if c.NArg() != 1 {
 		return usagef("reproduce: give one MAIL (a robot report: a mail file or an mbox), got %d arguments", c.NArg())
 	}
-	path := c.Args().First()
-	rep, err := reproduce.ReadReport(path)
+	rep, err := reproduce.ReadReport(c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -66,27 +65,24 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		return err
 	}
 	m := reproduce.ThisMachine()
-	kernels, err := f.kernels(c, &m)
+	kernels, err := f.kernels(c, &m, &opt)
 	if err != nil {
 		return err
 	}
-	if kernels {
-		opt.Kernels = [2]string{f.opt.Sides[0].Kernel, f.opt.Sides[1].Kernel}
-	}
 	plan, err := reproduce.Make(rep, m, opt)
 	if err != nil {
-		return usagef("reproduce %s: %v", path, err)
+		return usagef("reproduce %s: %v", c.Args().First(), err)
 	}
 	kind, err := plan.Kind(kernels)
 	if err != nil {
 		return err
 	}
 	if !c.Bool("run") {
-		if err := reproduce.CheckPlanOnly(c.IsSet); err != nil {
-			return err
+		err := reproduce.CheckPlanOnly(c.IsSet)
+		if err == nil {
+			plan.Write(c.App.Writer)
 		}
-		plan.Write(c.App.Writer)
-		return nil
+		return err
 	}
 	if err := plan.CheckRun(rep, opt.Tests); err != nil {
 		return err
@@ -94,17 +90,14 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 	if kind == reproduce.RunKernels {
 		return runReproduceKernels(c, f, rep, plan)
 	}
-	if err := plan.CheckAB(kind, c.App.ErrWriter); err != nil {
-		return err
-	}
 	return runReproduceAB(c, rep, plan, m, kind)
 }
 
 // kernels checks the kernel and guest flags: both kernels or none, the
 // others only with them, the guests' options as 'campaign init --vm'
-// checks them; with kernels, m's CPUs become the guest's vCPUs (what
-// nr_task maps onto).
-func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine) (bool, error) {
+// checks them; with kernels, they are opt's and m's CPUs become the
+// guest's vCPUs (what nr_task maps onto).
+func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine, opt *reproduce.Options) (bool, error) {
 	if given, err := reproduce.CheckKernelFlags(c.IsSet); !given || err != nil {
 		return false, err
 	}
@@ -122,6 +115,7 @@ func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine) (bool, er
 		return false, optionUsage(err)
 	}
 	m.CPUs = vp.CPUs
+	opt.Kernels = [2]string{f.opt.Sides[0].Kernel, f.opt.Sides[1].Kernel}
 	return true, nil
 }
 
@@ -129,6 +123,9 @@ func (f *reproduceFlags) kernels(c *cli.Context, m *reproduce.Machine) (bool, er
 // through 'contend ab' (reproduce.RunAB), then answers in the robot's
 // layout with the reported row quoted and the verdict (reproduce.Answer).
 func runReproduceAB(c *cli.Context, rep *robotmail.Report, plan *reproduce.Plan, m reproduce.Machine, kind reproduce.RunKind) error {
+	if err := plan.CheckAB(kind, c.App.ErrWriter); err != nil {
+		return err
+	}
 	out := c.String("out")
 	if out == "" {
 		out = reproduce.DefaultOut(rep.Commit, time.Now())
