@@ -14,6 +14,9 @@ import (
 // --boots-per-probe, a --vm flag without --vm, a search without a build
 // or measuring an exec, a relative --contend.
 func TestBisectVMUsage(t *testing.T) {
+	// Beside the long parallel tests: refusals only, no repetition in
+	// this process.
+	t.Parallel()
 	repo := bisectRepo(t, 4, 2, 40, 10)
 	dir := filepath.Join(t.TempDir(), "bs")
 	base := []string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--dir", dir}

@@ -50,7 +50,10 @@ func TestBPFGoneAfterContendKilled(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("BPF needs root")
 	}
-	dir := chdirTemp(t)
+	// Beside the long parallel tests: its contend is a process of its
+	// own, and it looks only at that process's programs.
+	t.Parallel()
+	dir := t.TempDir()
 	cmd := contendCmd(t, "exec", "--evidence", "lock,offcpu", "-n", "3", "-q", "--out", filepath.Join(dir, "r.json"), "--", "/bin/sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

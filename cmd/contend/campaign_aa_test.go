@@ -135,6 +135,9 @@ type aaReport struct {
 // these campaigns) is tested beside the model:
 // internal/comparison's TestBootLevelAAFalsePositives.
 func TestCampaignAAReports(t *testing.T) {
+	// Beside the long parallel tests: reports of files in its own
+	// directory, no repetition.
+	t.Parallel()
 	const n = 10
 	root := t.TempDir()
 	for i := 0; i < n; i++ {

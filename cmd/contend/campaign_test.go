@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,7 +51,10 @@ func newCampaign(t *testing.T, command ...string) *campaignFixture {
 // command's log line when booting side A (thenA) or B (thenB).
 func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *campaignFixture {
 	t.Helper()
-	root := chdirTemp(t)
+	// A directory of its own, not the working directory (which a
+	// parallel test may not change): the campaign's paths are absolute,
+	// and its steps run there (step).
+	root := t.TempDir()
 	allowVolatileTemp(t, root)
 	f := &campaignFixture{t: t, root: root, dir: filepath.Join(root, "kc"), rebootLg: filepath.Join(root, "reboots.log")}
 	fake := `echo "$CONTEND_CAMPAIGN_SLOT $CONTEND_CAMPAIGN_SIDE" >> ` + f.rebootLg
@@ -76,6 +80,7 @@ func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *camp
 func (f *campaignFixture) step(boot, release string, extra ...string) (string, int) {
 	f.t.Helper()
 	cmd := contendCmd(f.t, append(append([]string{"campaign", "step"}, extra...), f.dir)...)
+	cmd.Dir = f.root
 	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID="+boot, "CONTEND_TEST_KERNEL_RELEASE="+release)
 	out, err := cmd.CombinedOutput()
 	code := 0
@@ -107,19 +112,43 @@ func (f *campaignFixture) events() []string {
 
 // allowVolatileTemp lets the campaigns of a test live under root, its
 // temporary directory, even where that is on tmpfs (some CI machines'
-// /tmp): elsewhere the real check stays.
+// /tmp): elsewhere the real check stays. Parallel tests add and remove
+// their roots; volatileFS, which reads them, is set once (init).
 func allowVolatileTemp(t *testing.T, root string) {
 	if _, v, _ := campaign.Volatile(root); !v {
 		return
 	}
-	old := volatileFS
+	volatileRoots.Lock()
+	volatileRoots.m[root] = true
+	volatileRoots.Unlock()
+	t.Cleanup(func() {
+		volatileRoots.Lock()
+		delete(volatileRoots.m, root)
+		volatileRoots.Unlock()
+	})
+}
+
+// volatileRoots are the temporary directories of the campaign tests
+// running now that are on tmpfs (allowVolatileTemp).
+var volatileRoots = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// Campaign init's check of the file system (volatileFS) passes the
+// directories under volatileRoots, set before any test runs.
+func init() {
+	check := volatileFS
 	volatileFS = func(dir string) (string, bool, error) {
-		if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
-			return "", false, nil
+		volatileRoots.Lock()
+		defer volatileRoots.Unlock()
+		for root := range volatileRoots.m {
+			if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+				return "", false, nil
+			}
 		}
-		return old(dir)
+		return check(dir)
 	}
-	t.Cleanup(func() { volatileFS = old })
 }
 
 func release(side byte) string { return "k" + string(side) }
@@ -254,6 +283,7 @@ func TestCampaignLoop(t *testing.T) {
 // TestCampaignWrongKernel: a boot of the wrong kernel stops the campaign
 // with a message naming both, disarms it and never reboots.
 func TestCampaignWrongKernel(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	runCLI(t, "campaign", "arm", f.dir)
 	out, code := f.step("boot-1", "kB")
@@ -278,6 +308,7 @@ func TestCampaignWrongKernel(t *testing.T) {
 // TestCampaignFailingStep: a run that fails disarms the campaign, without
 // a reboot; at-boot steps then do nothing; a manual disarm is respected.
 func TestCampaignFailingStep(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/false")
 	runCLI(t, "campaign", "arm", f.dir)
 	out, code := f.step("boot-1", "kA")
@@ -297,6 +328,7 @@ func TestCampaignFailingStep(t *testing.T) {
 // TestCampaignDisarm: after 'campaign disarm' a manual step measures its
 // boot but does not reboot.
 func TestCampaignDisarm(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	runCLI(t, "campaign", "arm", f.dir)
 	if r := runCLI(t, "campaign", "disarm", f.dir); r.code != 0 || campaign.IsArmed(f.dir) {
@@ -503,6 +535,7 @@ func TestCompareOneBoot(t *testing.T) {
 // TestCampaignStatusLatest: a boot whose run failed and was then redone
 // shows as done, and status no longer reports the failure as the last stop.
 func TestCampaignStatusLatest(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	okFile := filepath.Join(t.TempDir(), "ok")
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/sh", "-c", "test -e "+okFile)
 	if out, code := f.step("boot-1", "kA"); code != 1 {
@@ -544,6 +577,7 @@ func campaignProcs(s string) []string {
 // is refused, naming the holder, and leaves the ledger alone; a SIGKILLed
 // step leaves no run behind.
 func TestCampaignStepLock(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "1", "--", "/bin/sleep", "60")
 	first := contendCmd(t, "campaign", "step", f.dir)
 	first.Env = append(first.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
@@ -614,6 +648,7 @@ func TestCampaignInitValidatesCommand(t *testing.T) {
 // its boot measured again. On the old code the second step failed ("an
 // existing --out file is never overwritten") and so did every later one.
 func TestCampaignEmptiedLedger(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	ledger := filepath.Join(f.dir, campaign.LedgerFile)
 	if out, code := f.step("boot-1", "kA"); code != 0 {
@@ -720,6 +755,7 @@ func (f *campaignFixture) lastEvent() campaign.Event {
 // boot whose step already ran (its reboot pending) does nothing, and so
 // leaves the campaign armed: the next boot's step (--at-boot) runs.
 func TestCampaignStepAlreadyRanKeepsArming(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	runCLI(t, "campaign", "arm", f.dir)
 	if out, code := f.step("boot-1", "kA", "--at-boot"); code != 0 || !campaign.IsArmed(f.dir) {
@@ -768,6 +804,7 @@ func reapLater(t *testing.T, file string) {
 // the step exits 0, the ledger says so with the signal's name, the
 // campaign stays armed and the next boot's step continues it.
 func TestCampaignRebootSurvivesShutdown(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	for _, c := range []struct {
 		name, then, want string
 	}{
@@ -816,6 +853,7 @@ func TestCampaignRebootSurvivesShutdown(t *testing.T) {
 // a 'failed' line in the ledger naming the signal, disarmed, no reboot,
 // and the run stopped with it.
 func TestCampaignSignalBeforeReboot(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {
 		name := campaign.SignalName(sig)
 		t.Run(name, func(t *testing.T) {
@@ -919,6 +957,7 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 // no longer shows, and a finished campaign's status says "complete"
 // without advice from an earlier stop.
 func TestCampaignFailedReboot(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaignBoot(t, "", "exit 3", "exec", "-n", "2", "--", "/bin/true")
 	runCLI(t, "campaign", "arm", f.dir)
 	out, code := f.step("boot-1", "kA")
@@ -957,6 +996,7 @@ func TestCampaignFailedReboot(t *testing.T) {
 // made a result file is redone, and the redo event names no file; one
 // interrupted after names the file it kept aside, which exists.
 func TestCampaignRedoNamesOnlyRealFiles(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
 	if err := campaign.Append(f.dir, campaign.Event{Event: campaign.EvStart, Slot: 0, Side: "A", BootID: "boot-1", Result: campaign.ResultName(0, 'A')}); err != nil {
 		t.Fatal(err)
@@ -1004,6 +1044,7 @@ func TestCampaignRedoNamesOnlyRealFiles(t *testing.T) {
 // (nohup) does not start catching it: a SIGHUP during its run changes
 // nothing, and the boot is done.
 func TestCampaignNohupKeepsSIGHUPIgnored(t *testing.T) {
+	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
 	f := newCampaign(t, "exec", "-n", "40", "--", "/bin/sleep", "0.02")
 	exe, err := os.Executable()
 	if err != nil {

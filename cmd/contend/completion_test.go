@@ -155,6 +155,9 @@ func enumSites(cs []*cli.Command, path []string) []enumSite {
 // was refused by ab); a wrong word is refused before the command runs,
 // with one line naming the flag and its words, exit 2.
 func TestEnumFlagsCompleteTheirWords(t *testing.T) {
+	// Beside the long parallel tests: completion and refusals in this
+	// process, no repetition, no file.
+	t.Parallel()
 	app := newApp(io.Discard, io.Discard)
 	sites := enumSites(app.Commands, nil)
 	union := map[string][]string{} // every word some flag of the name takes

@@ -48,12 +48,16 @@ func TestWisLKMLAxes(t *testing.T) {
 	if _, err := os.Stat(test); err != nil {
 		t.Skip("no will-it-scale snapshot")
 	}
+	// Beside the long parallel tests: its runs are processes of their
+	// own (a run in this process would sweep, as leftovers of its
+	// repetitions, the processes other tests start meanwhile).
+	t.Parallel()
 	dir := t.TempDir()
 	for _, side := range []string{"a", "b"} {
-		r := runCLI(t, "run", "wis", "--test", test, "--tasks", "1", "--mode", "process", "--duration", "100ms",
+		run := contendCmd(t, "run", "wis", "--test", test, "--tasks", "1", "--mode", "process", "--duration", "100ms",
 			"--warmup-time", "10ms", "-n", "3", "-q", "--out", filepath.Join(dir, side+".json"))
-		if r.code != 0 {
-			t.Fatalf("run wis: exit %d: %s", r.code, r.stderr)
+		if out, err := run.CombinedOutput(); err != nil {
+			t.Fatalf("run wis: %v: %s", err, out)
 		}
 	}
 	r := runCLI(t, "compare", "--format", "lkml", "--all", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"))

@@ -79,14 +79,18 @@ func TestMain(m *testing.M) {
 		os.Setenv("CONTEND_TEST_AS_MAIN", "1")
 		// The parallel tests (the bisects, the fault trials, the
 		// README's examples, the build of TestEnvRecordsBuild, the runs
-		// of TestShowFits80Columns) mostly wait on processes of their
-		// own: four at a time, not GOMAXPROCS at a time, unless
-		// -parallel says otherwise (docs/testing.md).
+		// of TestShowFits80Columns, and 21 short ones beside them)
+		// mostly wait on processes of their own: all of them at once
+		// (64, more than there are), not GOMAXPROCS at a time, unless
+		// -parallel says otherwise (docs/testing.md). The fault trials,
+		// which take CONTEND_FAULT_BUDGET whatever runs beside them,
+		// then wait for no slot (at four, the phase was their budget
+		// after up to two bisects; at eight, after the short tests).
 		flag.Parse()
 		given := false
 		flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 		if !given {
-			flag.Set("test.parallel", "4")
+			flag.Set("test.parallel", "64")
 		}
 		return m.Run()
 	}()

@@ -107,6 +107,7 @@ func TestPlotBadUsage(t *testing.T) {
 // TestMainBinaryHasNoPlot guards the repetition child's start-up: the
 // contend binary must not link gonum/plot (its init parses fonts).
 func TestMainBinaryHasNoPlot(t *testing.T) {
+	t.Parallel() // go list only, beside the long parallel tests
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
@@ -126,6 +127,7 @@ func TestMainBinaryHasNoPlot(t *testing.T) {
 // files, so it must link neither cgo nor the C workloads, nor the packages
 // that run repetitions (workload, harness).
 func TestPlotHelperLinksNoC(t *testing.T) {
+	t.Parallel() // go list only, beside the long parallel tests
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
