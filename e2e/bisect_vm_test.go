@@ -37,11 +37,8 @@ func TestVMBisect(t *testing.T) {
 	}
 	work := filepath.Join(workDir(t), "bisectvm")
 	os.MkdirAll(work, 0o755)
-	out, err := exec.Command(filepath.Join(repo, "scripts/e2e/kernels.sh")).Output()
-	if err != nil {
-		t.Fatalf("scripts/e2e/kernels.sh: %v", err)
-	}
-	kernel := filepath.Join(strings.TrimSpace(string(out)), "vmlinuz-a")
+	kdir, _ := debianKernels(t, repo)
+	kernel := filepath.Join(kdir, "vmlinuz-a")
 	bin := filepath.Join(work, "contend")
 	if b, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "../cmd/contend").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)

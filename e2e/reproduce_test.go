@@ -32,12 +32,7 @@ func TestVMReproduce(t *testing.T) {
 	work := filepath.Join(workDir(t), "reproduce")
 	os.RemoveAll(work)
 	os.MkdirAll(work, 0o755)
-	out, err := exec.Command(filepath.Join(repo, "scripts/e2e/kernels.sh")).Output()
-	if err != nil {
-		t.Fatalf("scripts/e2e/kernels.sh: %v", err)
-	}
-	kdir := strings.TrimSpace(string(out))
-	k := readKernels(t, filepath.Join(kdir, "kernels.env"))
+	kdir, k := debianKernels(t, repo)
 	bin := filepath.Join(work, "contend")
 	if b, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "../cmd/contend").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)

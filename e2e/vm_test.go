@@ -38,12 +38,7 @@ func TestVMCampaigns(t *testing.T) {
 	}
 	work := filepath.Join(workDir(t), "vm")
 	os.MkdirAll(work, 0o755)
-	out, err := exec.Command(filepath.Join(repo, "scripts/e2e/kernels.sh")).Output()
-	if err != nil {
-		t.Fatalf("scripts/e2e/kernels.sh: %v", err)
-	}
-	kdir := strings.TrimSpace(string(out))
-	k := readKernels(t, filepath.Join(kdir, "kernels.env"))
+	kdir, k := debianKernels(t, repo)
 	ka, kb := filepath.Join(kdir, "vmlinuz-a"), filepath.Join(kdir, "vmlinuz-b")
 	bin := filepath.Join(work, "contend")
 	if b, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "../cmd/contend").CombinedOutput(); err != nil {
@@ -230,6 +225,18 @@ func TestVMCampaigns(t *testing.T) {
 			t.Fatalf("QEMU %v outlived the SIGKILLed 'campaign run' by 10 s (killed now)", left)
 		}
 	})
+}
+
+// debianKernels returns the directory of Debian's two 6.1 kernels
+// (vmlinuz-a generic, vmlinuz-b PREEMPT_RT: scripts/e2e/kernels.sh, which
+// fetches them once) and their releases.
+func debianKernels(t *testing.T, repo string) (string, kernels) {
+	out, err := exec.Command(filepath.Join(repo, "scripts/e2e/kernels.sh")).Output()
+	if err != nil {
+		t.Fatalf("scripts/e2e/kernels.sh: %v", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	return dir, readKernels(t, filepath.Join(dir, "kernels.env"))
 }
 
 // readKernels reads KA and KB of a kernels.env.
