@@ -38,8 +38,8 @@ type WisParams struct {
 	WarmupNs   Nanos   `param:"warmup-time" default:"1s" min:"10ms" max:"1h" unit:"ns" usage:"the tasks run this long before the measured interval (will-it-scale: 6 s)"`
 	Pin        Bool    `param:"pin" default:"true" usage:"pin task i to the i-th allowed CPU, modulo (will-it-scale's default; false is its -n)"`
 	ReportFD   int32
-	SO         CString // thread mode: the compiled test, a shared object (set by the workload's run)
-	Exe        CString // process mode: the compiled leader, an executable (set by the workload's run)
+	SO         CString // thread mode: the compiled test, a shared object read for its description (set by the workload's run)
+	Exe        CString // the compiled leader, an executable that runs the tasks (set by the workload's run)
 	PerTask    *uint64 // out: each task's count in the interval (set by Wis)
 }
 

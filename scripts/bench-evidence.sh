@@ -70,18 +70,28 @@ ab osim-perf "$cruns" default perf osim 2 4 400000 0 0
 # defaults; the target (31): at most 2% on the primary metric.
 # Each B repetition's profile is k.profile.samples samples of the child:
 # printed after the comparison, as the median over the side.
-ab faultme-profile "$cruns" default profile faultme --threads 4 --mem 256MiB
+# faultme over 4 GiB (about half a second a repetition, hundreds of
+# samples): over 256 MiB a repetition is 30 ms and 60 samples, and the
+# comparison measures start-up noise more than the sampling.
+ab faultme-profile "$cruns" default profile faultme --threads 4 --mem 4GiB
 ab mutex-profile "$cruns" default profile mutex --threads 100 --locks 100000
 ab osim-profile "$cruns" default profile osim 2 4 400000 0 0
 # Kernel lock contention on top of the defaults, with BPF (lock: aggregated
 # in the kernel) and with tracefs (locktrace: every event through the trace
 # buffer); the target (31): lock cheaper than locktrace. And the
 # off-CPU times (offcpu, BPF on every context switch of the child's tasks).
-ab faultme-lock "$cruns" default lock faultme --threads 4 --mem 256MiB
-ab faultme-locktrace "$cruns" default locktrace faultme --threads 4 --mem 256MiB
+# faultme over 4 GiB, as for the profile.
+ab faultme-lock "$cruns" default lock faultme --threads 4 --mem 4GiB
+ab faultme-locktrace "$cruns" default locktrace faultme --threads 4 --mem 4GiB
 ab mutex-lock "$cruns" default lock mutex --threads 100 --locks 100000
 ab mutex-locktrace "$cruns" default locktrace mutex --threads 100 --locks 100000
 ab osim-lock "$cruns" default lock osim 2 4 400000 0 0
 ab osim-locktrace "$cruns" default locktrace osim 2 4 400000 0 0
+# The two lock collectors head to head (A tracefs, B BPF): the same
+# tracepoints enabled on both sides, so what differs is what each does
+# with an event (tracefs: a record in the ring buffer, read and parsed
+# by contend; BPF: two map updates and a kernel stack in the kernel).
+ab faultme-lock-vs-locktrace "$cruns" locktrace lock faultme --threads 4 --mem 4GiB
+ab mutex-lock-vs-locktrace "$cruns" locktrace lock mutex --threads 100 --locks 100000
 ab osim-offcpu "$cruns" default offcpu osim 2 4 400000 0 0
 echo "uptime: $(uptime)"

@@ -11,8 +11,12 @@
 #     move; on a VM the hog can also move steal, and the comparison says
 #     so before the headline when it does.
 #  2. THP off against on for faultme (--a '--thp never' --b '--thp huge'):
-#     the profile's fault-path symbols (k.profile.self.*: clear_page_*,
-#     the huge-page fault path) move, largest change in points first.
+#     the profile's fault-path symbols (the 4 KiB read-fault path against
+#     the huge zero page's) move, largest change in points first. Over
+#     MEM_THP (default 16GiB: read faults map the zero page, nothing is
+#     allocated): with THP a repetition takes one fault per 2 MiB, and
+#     over 512 MiB that was 5 samples of the child (a share of 0, 20 or
+#     40%, too coarse for any test); over 16 GiB it is tens.
 #
 # Prints each comparison (compare --all). Needs root for offcpu and
 # perf (perf_event_paranoid <= 1) for the profile; a collector that
@@ -36,6 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${N:-10}
 mem=${MEM:-512MiB}
+mem_thp=${MEM_THP:-16GiB}
 lock=()
 if [ -n "${NOLOCK:-}" ]; then lock=(--no-lock); fi
 tmp=$(mktemp -d)
@@ -56,8 +61,8 @@ echo "== 1. a CPU hog on CPU 0 beside faultme on side B (n=$n, --mem $mem, --evi
 "$tmp/contend" compare --all "$tmp/hog.jsonl:a" "$tmp/hog.jsonl:b"
 
 echo
-echo "== 2. faultme THP never (A) against huge (B) (n=$n, --mem $mem, --evidence profile)"
-"$tmp/contend" ab faultme --threads 2 --mem "$mem" -n "$n" -q "${lock[@]}" \
+echo "== 2. faultme THP never (A) against huge (B) (n=$n, --mem $mem_thp, --evidence profile)"
+"$tmp/contend" ab faultme --threads 2 --mem "$mem_thp" -n "$n" -q "${lock[@]}" \
 	--evidence sched,system,profile --a '--thp never' --b '--thp huge' \
 	-o "$tmp/thp.jsonl" >/dev/null
 "$tmp/contend" compare --all "$tmp/thp.jsonl:a" "$tmp/thp.jsonl:b"

@@ -5,7 +5,7 @@
 # --no-children` beside the medians of k.profile.self.* over N
 # repetitions of `contend run --evidence profile`, like with like:
 #
-#  - perf's side is `perf record -g` (cpu-clock, 999 Hz, as contend) of
+#  - perf's side is `perf record -g` (cpu-clock, 499 Hz, as contend) of
 #    `contend run ... -n N --evidence none`, perf report's shares per
 #    thread and symbol (--sort pid,sym) summed over the threads of the
 #    processes the run started (found from perf script's fork records),
@@ -36,7 +36,7 @@ check() {
 	# perf's own recording of the whole run (inherited by every process
 	# it starts); the threads of the processes the run started, from
 	# perf script's fork records and samples.
-	perf record -q -N -B -e cpu-clock -F 999 -g -o "$tmp/$name.data" -- \
+	perf record -q -N -B -e cpu-clock -F 499 -g -o "$tmp/$name.data" -- \
 		"$tmp/contend" run "$@" -n "$n" --evidence none --no-lock -o "$tmp/$name-perf.jsonl" -q >/dev/null
 	perf script -i "$tmp/$name.data" --show-task-events -F pid,tid 2>/dev/null >"$tmp/$name.tasks"
 	# perf report's own attribution per thread and symbol (its --pid and

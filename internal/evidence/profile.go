@@ -21,15 +21,18 @@ import (
 )
 
 // profileRate is the sampling frequency (samples a second on each CPU a
-// task of the child runs on): perf's default is 4000; at 999 the
-// sampling's interrupts and the recorder's own work stay near 1% of a
-// CPU.
-const profileRate = 999
+// task of the child runs on): perf's default is 4000. On this project's
+// 2-CPU VM (cpu-clock: an hrtimer interrupt and a call-chain walk a
+// sample) 999 cost faultme over 4 GiB +1.6 to +5.4% of its time in three
+// A/Bs of 20 + 20, 499 +1.0 and +1.4% (the target: at most 2%);
+// a half-second repetition still has about 400 samples
+// (docs/measurements.md).
+const profileRate = 499
 
 // profileBuffer is perf record's ring buffer on each CPU in a
 // system-wide recording (-m): perf is woken when half of one is full, and
-// 999 samples a second of a few hundred bytes each (a call chain) fill
-// 4 MiB in seconds, where perf's default (512 KiB) filled half in under
+// 499 samples a second of a few hundred bytes each (a call chain) fill
+// 4 MiB in tens of seconds, where perf's default (512 KiB) filled half in under
 // a second; what is left is drained after the child ends. (The machine's
 // task records, comm, mmap and fork, wake it too: a 4 s recording at
 // load 14 woke it 8 times, against 12 with the default.)

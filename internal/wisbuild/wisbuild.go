@@ -52,9 +52,10 @@ var Flags = []string{"-O2", "-g", "-Wall", "-fPIC", "-shared", "-pthread"}
 // shimFiles are the sources of the shim, from contend's embedded native/.
 var shimFiles = []string{"wis_shim.c", "wis_proc.c", "wis.h", "contend.h"}
 
-// Built is a compiled test: SO, the shared object thread mode loads; Exe,
-// the executable process mode's leader runs (wis_proc.c: a process that
-// never had a second thread, as will-it-scale's runner).
+// Built is a compiled test: Exe, the tasks' leader (wis_proc.c: a small
+// C process that runs the tasks as its threads or forks them, as
+// will-it-scale's runner); SO, the shared object thread mode loads for
+// the test's description.
 type Built struct{ SO, Exe string }
 
 // ReadTest reads the test at path: a regular file, not a symbolic link,

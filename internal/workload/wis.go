@@ -20,20 +20,21 @@ var Wis = &Workload{
 	Provenance: "will-it-scale (Anton Blanchard, github.com/antonblanchard/will-it-scale), the kernel test robot's contention probe; its test API, on a runner and shim of contend's own",
 	Doc: `Compiles --test, a will-it-scale test file (testcase(), optionally
 testcase_prepare(), testcase_cleanup(), testcase_description, new_task()),
-as it is, with contend's shim (gcc -O2 -g -Wall -pthread: a shared object
-for threads, an executable leader for processes), in a private temporary
+as it is, with contend's shim (gcc -O2 -g -Wall -pthread: an executable
+leader that runs the tasks, and for threads a shared object read for the
+test's description), in a private temporary
 directory removed when contend ends; a compile error is reported in one
 line. Each repetition runs --tasks tasks, threads or processes (--mode
 thread|process: will-it-scale's _threads and _processes builds), pinned to
 the allowed CPUs in turn (--pin, the default, as will-it-scale's runner),
 held at a start gate until all exist, each with its own iteration counter in
-a 256-byte slot. Threads run in the repetition's child, are cancelled
-asynchronously at the end (the tests are written for it), and
-testcase_prepare/testcase_cleanup run around them there. Processes are
-forked by a leader the child starts with exec, a process that never had a
-second thread, as will-it-scale's runner is (glibc's single-threaded paths
-in the tasks); it runs testcase_prepare before forking them (they inherit
-what it made) and testcase_cleanup after killing them. The counts are taken
+a 256-byte slot. The tasks run in the leader, a small C process the
+repetition's child starts with exec, never in contend's Go child, as
+will-it-scale's runner starts them: threads of the leader (cancelled
+asynchronously at the end: the tests are written for it), or processes it
+forks while it has no second thread (glibc's single-threaded paths in the
+tasks). It runs testcase_prepare before starting them (process tasks
+inherit what it made) and testcase_cleanup after ending them. The counts are taken
 after --warmup-time and after --duration. docs/will-it-scale.md.
 
 Metrics: ops_per_sec, all tasks' iterations per second of the interval

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -181,5 +182,49 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 	}
 	if s.Metrics["per_process_ops"] <= 0 {
 		t.Errorf("metrics %v", s.Metrics)
+	}
+}
+
+// TestWisThreadTasksInTheLeader checks that thread-mode tasks run as
+// will-it-scale's do: threads of a small C process (the leader), not of
+// the Go process that runs the repetition, whose runtime threads they
+// would share the process with (3-8% slower there); and that a crashing
+// task thread fails the repetition naming the signal.
+func TestWisThreadTasksInTheLeader(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "threads.log")
+	test := filepath.Join(dir, "threads.c")
+	src := `#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
+void testcase_prepare(unsigned long n) {
+	int threads = 0;
+	DIR *d = opendir("/proc/self/task");
+	while (d && readdir(d)) threads++;
+	FILE *f = fopen("` + log + `", "w"); fprintf(f, "%d %d\n", (int)getpid(), threads - 2); fclose(f);
+}
+void testcase(unsigned long long *iterations, unsigned long nr) {
+	for (;;) (*(volatile unsigned long long *)iterations)++;
+}
+`
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runWis(wisParams(t, test, bind.WisThread, 2), Runtime{ReportFD: -1}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(log)
+	var pid, threads int
+	if _, err := fmt.Sscanf(string(b), "%d %d", &pid, &threads); err != nil {
+		t.Fatalf("the test's log %q: %v", b, err)
+	}
+	if pid == os.Getpid() || threads != 1 {
+		t.Errorf("testcase_prepare ran in pid %d with %d threads; want another process than this one (%d), with its main thread only", pid, threads, os.Getpid())
+	}
+	die := filepath.Join(dir, "die.c")
+	os.WriteFile(die, []byte("#include <assert.h>\nvoid testcase(unsigned long long *it, unsigned long nr) { (*it)++; assert(nr != 1); for (;;) (*it)++; }\n"), 0o644)
+	_, err := runWis(wisParams(t, die, bind.WisThread, 2), Runtime{ReportFD: -1})
+	if err == nil || !strings.Contains(err.Error(), "the tasks' process was killed by SIGABRT") {
+		t.Errorf("a crashing task thread: %v, want it named with SIGABRT", err)
 	}
 }
