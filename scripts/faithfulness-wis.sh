@@ -10,7 +10,7 @@
 # (ABBA). The original runs TEST_{threads,processes} -t N -s 2 (its fixed
 # 6 s warmup, then 2 s measured); contend the same: --warmup-time 6s
 # --duration 2s (WARMUP=1s for a quicker pass). TESTS="pthread_mutex1 ..."
-# runs some of the four.
+# runs some of the four, MODES="process" one of the modes.
 # The summary line of each: the medians of the per-task ops (the robot's
 # per_thread_ops / per_process_ops; the original's is its average: / N)
 # and their ratio contend/original, which should lie in 0.95-1.05, and
@@ -48,7 +48,11 @@ for t in ${TESTS:-futex4 page_fault1 pthread_mutex1 sched_yield}; do
 	# will-it-scale's Makefile, by hand: -DTHREADS and -pthread for _threads.
 	gcc -DTHREADS -Wall -O2 -g "$src/main.c" "$src/tests/$t.c" -pthread -lhwloc -o "$tmp/${t}_threads"
 	gcc -Wall -O2 -g "$src/main.c" "$src/tests/$t.c" -lhwloc -o "$tmp/${t}_processes"
-	for mode in thread process; do
+	for mode in ${MODES:-thread process}; do
+		if [[ $mode != thread && $mode != process ]]; then
+			echo "faithfulness-wis.sh: MODES: '$mode': accepted: thread, process" >&2
+			exit 2
+		fi
 		prog=$tmp/${t}_threads
 		[[ $mode == process ]] && prog=$tmp/${t}_processes
 		out=results/verify-wis-$t-$mode-$stamp.jsonl

@@ -23,9 +23,9 @@ import (
 // profileRate is the sampling frequency (samples a second on each CPU a
 // task of the child runs on): perf's default is 4000. On this project's
 // 2-CPU VM (cpu-clock: an hrtimer interrupt and a call-chain walk a
-// sample) 999 cost faultme over 4 GiB +1.6 to +5.4% of its time in three
-// A/Bs of 20 + 20, 499 +1.0 and +1.4% (the target: at most 2%);
-// a half-second repetition still has about 400 samples
+// sample) 999 cost faultme over 4 GiB +5.4, +1.6 and +3.3% of its time
+// in three A/Bs of 20 + 20, 499 +1.0, +1.4 and +2.7% (about half, within
+// this VM's noise); a half-second repetition still has about 450 samples
 // (docs/measurements.md).
 const profileRate = 499
 
