@@ -137,8 +137,9 @@ static int wis_stop(struct wis *w)
 	if (WIFSIGNALED(st))
 		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process was killed by %s (in testcase_cleanup?)",
 			       ct_signame(WTERMSIG(st), sig, sizeof(sig)));
-	if (WEXITSTATUS(st) == 4)
-		return ct_fail(&w->r->status, ETIMEDOUT, "pthread_cancel", "a task thread did not end within 10 s of its cancellation");
+	if (WEXITSTATUS(st) == CT_WIS_EXIT_LATE)
+		return ct_fail(&w->r->status, ETIMEDOUT, "pthread_cancel", "a task thread did not end within %d s of its cancellation",
+			       CT_WIS_JOIN_S);
 	if (WEXITSTATUS(st) != 0)
 		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process exited with status %d", WEXITSTATUS(st));
 	return 0;

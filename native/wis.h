@@ -27,6 +27,11 @@ struct ct_wis_control {
 	int extra_err;    /* a new_task fork failed: its errno */
 };
 
+/* The leader's exit status when a cancelled task thread did not end
+ * within CT_WIS_JOIN_S seconds (testcase_cleanup is then not run). */
+#define CT_WIS_JOIN_S 10
+#define CT_WIS_EXIT_LATE 4
+
 struct ct_wis_params {
 	const char *test;     /* the test's C file (for messages; the parent compiled it) */
 	int tasks;            /* tasks counted: threads, or processes with processes */

@@ -45,7 +45,6 @@
 #include "wis.h"
 
 #define WIS_MAX_EXTRA 4096 /* threads a test may start with new_task */
-#define WIS_JOIN_S 10      /* a cancelled thread must end within this */
 
 extern void testcase(unsigned long long *iterations, unsigned long nr);
 extern void testcase_prepare(unsigned long nr_tasks);
@@ -168,7 +167,7 @@ static unsigned start_threads(pthread_t *th, unsigned n, const int *cpus, unsign
 }
 
 /* stop_threads cancels and joins the tasks and the extra threads: exit
- * status 4 when one did not end within WIS_JOIN_S. */
+ * status CT_WIS_EXIT_LATE when one did not end within CT_WIS_JOIN_S. */
 static int stop_threads(pthread_t *th, unsigned n)
 {
 	struct timespec dl;
@@ -182,12 +181,12 @@ static int stop_threads(pthread_t *th, unsigned n)
 		pthread_cancel(xthreads[i]);
 	pthread_mutex_unlock(&xlock);
 	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += WIS_JOIN_S;
+	dl.tv_sec += CT_WIS_JOIN_S;
 	for (i = 0; i < n; i++)
 		late |= pthread_timedjoin_np(th[i], NULL, &dl) != 0;
 	for (i = 0; i < nx; i++)
 		late |= pthread_timedjoin_np(xthreads[i], NULL, &dl) != 0;
-	return late ? 4 : 0;
+	return late ? CT_WIS_EXIT_LATE : 0;
 }
 
 /* start_processes forks n task processes; their pids in pids. */
