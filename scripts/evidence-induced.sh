@@ -16,7 +16,9 @@
 #     MEM_THP (default 16GiB: read faults map the zero page, nothing is
 #     allocated): with THP a repetition takes one fault per 2 MiB, and
 #     over 512 MiB that was 5 samples of the child (a share of 0, 20 or
-#     40%, too coarse for any test); over 16 GiB it is tens.
+#     40%, too coarse for any test); over 16 GiB it is tens. Where read
+#     faults cannot map the zero page, faultme refuses a --mem above the
+#     available memory in one line: set MEM_THP lower there.
 #
 # Prints each comparison (compare --all). Needs root for offcpu and
 # perf (perf_event_paranoid <= 1) for the profile; a collector that
