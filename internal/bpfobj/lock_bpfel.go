@@ -37,12 +37,12 @@ type LockStartKey struct {
 }
 
 type LockStartVal struct {
-	_     structs.HostLayout
-	Ts    uint64
-	Stack int32
-	Flags uint32
-	Class uint32
-	Pad   uint32
+	_       structs.HostLayout
+	Ts      uint64
+	Stack   int32
+	Flags   uint32
+	Class   uint32
+	Sampled uint32
 }
 
 // LoadLock returns the embedded CollectionSpec for Lock.
@@ -96,17 +96,20 @@ type LockProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type LockMapSpecs struct {
-	Lost   *ebpf.MapSpec `ebpf:"lost"`
-	Stacks *ebpf.MapSpec `ebpf:"stacks"`
-	Starts *ebpf.MapSpec `ebpf:"starts"`
-	Tgids  *ebpf.MapSpec `ebpf:"tgids"`
-	Waits  *ebpf.MapSpec `ebpf:"waits"`
+	Callers *ebpf.MapSpec `ebpf:"callers"`
+	Lost    *ebpf.MapSpec `ebpf:"lost"`
+	Stacks  *ebpf.MapSpec `ebpf:"stacks"`
+	Starts  *ebpf.MapSpec `ebpf:"starts"`
+	Tgids   *ebpf.MapSpec `ebpf:"tgids"`
+	Tick    *ebpf.MapSpec `ebpf:"tick"`
+	Waits   *ebpf.MapSpec `ebpf:"waits"`
 }
 
 // LockVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type LockVariableSpecs struct {
+	StackEvery *ebpf.VariableSpec `ebpf:"stack_every"`
 }
 
 // LockObjects contains all objects after they have been loaded into the kernel.
@@ -129,19 +132,23 @@ func (o *LockObjects) Close() error {
 //
 // It can be passed to LoadLockObjects or ebpf.CollectionSpec.LoadAndAssign.
 type LockMaps struct {
-	Lost   *ebpf.Map `ebpf:"lost"`
-	Stacks *ebpf.Map `ebpf:"stacks"`
-	Starts *ebpf.Map `ebpf:"starts"`
-	Tgids  *ebpf.Map `ebpf:"tgids"`
-	Waits  *ebpf.Map `ebpf:"waits"`
+	Callers *ebpf.Map `ebpf:"callers"`
+	Lost    *ebpf.Map `ebpf:"lost"`
+	Stacks  *ebpf.Map `ebpf:"stacks"`
+	Starts  *ebpf.Map `ebpf:"starts"`
+	Tgids   *ebpf.Map `ebpf:"tgids"`
+	Tick    *ebpf.Map `ebpf:"tick"`
+	Waits   *ebpf.Map `ebpf:"waits"`
 }
 
 func (m *LockMaps) Close() error {
 	return _LockClose(
+		m.Callers,
 		m.Lost,
 		m.Stacks,
 		m.Starts,
 		m.Tgids,
+		m.Tick,
 		m.Waits,
 	)
 }
@@ -150,6 +157,7 @@ func (m *LockMaps) Close() error {
 //
 // It can be passed to LoadLockObjects or ebpf.CollectionSpec.LoadAndAssign.
 type LockVariables struct {
+	StackEvery *ebpf.Variable `ebpf:"stack_every"`
 }
 
 // LockPrograms contains all programs after they have been loaded into the kernel.

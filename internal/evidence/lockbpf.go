@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -29,6 +30,14 @@ const (
 // lockTop is the most locks, and the most callers, kept per repetition
 // (the largest total wait first): every kept one is a metric of its own.
 const lockTop = 10
+
+// lockStackEvery is the sample of contentions whose kernel stack the
+// lock program walks, on each CPU (stack_every in native/bpf/lock.bpf.c),
+// besides the first contention of each lock: a walk costs microseconds
+// an event (2-13 us measured on a 2-CPU VM, depth 16), the rest of the
+// program about one. Each lock's count and waits are exact; its
+// callers' are its own scaled by their share of its sampled contentions.
+const lockStackEvery = 16
 
 // The flags of lock:contention_begin (LCB_F_* in
 // include/trace/events/lock.h).
@@ -93,7 +102,14 @@ func openLockBPF() (*lockBPF, error) {
 		return nil, fmt.Errorf("cannot name locks and callers: %v", err)
 	}
 	l := &lockBPF{syms: syms}
-	if err := bpfobj.LoadLockObjects(&l.objs, nil); err != nil {
+	spec, err := bpfobj.LoadLock()
+	if err != nil {
+		return nil, bpfLoadError(err)
+	}
+	if err := spec.Variables["stack_every"].Set(uint32(lockStackEvery)); err != nil {
+		return nil, fmt.Errorf("cannot set the lock program's sample: %v", err)
+	}
+	if err := spec.LoadAndAssign(&l.objs, nil); err != nil {
 		return nil, bpfLoadError(err)
 	}
 	// Probe the attachment as the repetitions will make it.
@@ -120,7 +136,7 @@ func (l *lockBPF) tracepoints() []tracepoint {
 func (l *lockBPF) Name() string { return "lock" }
 
 func (l *lockBPF) note() string {
-	n := "BPF: lock:contention_begin/end aggregated in the kernel per lock and caller"
+	n := fmt.Sprintf("BPF: lock:contention_begin/end aggregated in the kernel per lock and caller (callers from the stacks of each lock's first contention and one in %d)", lockStackEvery)
 	if l.perCPUWhy != "" {
 		n += "; run-queue locks are named by their callers: " + l.perCPUWhy
 	}
@@ -140,11 +156,17 @@ func (l *lockBPF) Metrics() []results.Metric {
 		results.Metric{Name: LockWait + "*", Unit: "ns", Better: "lower", Desc: "total wait on the contended kernel lock (contention_begin to _end)"},
 		results.Metric{Name: LockMaxWait + "*", Unit: "ns", Better: "lower", Desc: "longest wait on the contended kernel lock"},
 		results.Metric{Name: LockAvgWait + "*", Unit: "ns", Better: "lower", Desc: "average wait on the contended kernel lock (0 where a repetition had none)"},
-		results.Metric{Name: LockCallerContended + "*", Unit: "count", Better: "lower", Desc: "contended kernel lock acquisitions from the caller (first frame of the kernel stack outside the locking functions)"},
-		results.Metric{Name: LockCallerWait + "*", Unit: "ns", Better: "lower", Desc: "total wait on contended kernel locks taken from the caller"},
-		results.Metric{Name: LockCallerMaxWait + "*", Unit: "ns", Better: "lower", Desc: "longest wait on a contended kernel lock taken from the caller"},
-		results.Metric{Name: LockCallerAvgWait + "*", Unit: "ns", Better: "lower", Desc: "average wait on contended kernel locks taken from the caller (0 where a repetition had none)"},
+		results.Metric{Name: LockCallerContended + "*", Unit: "count", Better: "lower", Desc: callerSampled("contended kernel lock acquisitions from the caller (first frame of the kernel stack outside the locking functions)")},
+		results.Metric{Name: LockCallerWait + "*", Unit: "ns", Better: "lower", Desc: callerSampled("total wait on contended kernel locks taken from the caller")},
+		results.Metric{Name: LockCallerMaxWait + "*", Unit: "ns", Better: "lower", Desc: callerSampled("longest wait on a contended kernel lock taken from the caller, of the sampled contentions (a lower bound)")},
+		results.Metric{Name: LockCallerAvgWait + "*", Unit: "ns", Better: "lower", Desc: callerSampled("average wait on contended kernel locks taken from the caller (0 where a repetition had none)")},
 	)
+}
+
+// callerSampled adds to a caller metric's description how it is
+// estimated.
+func callerSampled(desc string) string {
+	return fmt.Sprintf("%s; estimated: the stacks of each lock's first contention and one in %d of the rest on each CPU are walked, and each lock's exact count and wait are shared out by its callers' shares of them", desc, lockStackEvery)
 }
 
 // Start empties the maps, puts the stopped child in the set and attaches
@@ -161,25 +183,33 @@ func (l *lockBPF) Start(pid int) error {
 	return nil
 }
 
-// lockAgg is one row of the lock program's waits map, named.
+// lockAgg is one lock's contentions (exact, from the waits map), or one
+// caller's of one lock (estimated from the callers map): its name, its
+// first caller outside the locking functions and its kind.
 type lockAgg struct {
 	lock, caller, kind string
-	count, total, max  uint64
+	count, total, max  float64
+}
+
+// lockKey is a lock of the program's maps: its address (0 when its class
+// names it), flags and class.
+type lockKey struct {
+	addr         uint64
+	flags, class uint32
 }
 
 // Stop detaches the programs and names and sums what they aggregated.
 func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 	detach(l.links)
 	l.links = nil
-	defer clearMaps(l.objs.Tgids, l.objs.Starts, l.objs.Waits, l.objs.Stacks, l.objs.Lost)
-	var rows []lockAgg
+	defer clearMaps(l.objs.Tgids, l.objs.Starts, l.objs.Waits, l.objs.Callers, l.objs.Stacks, l.objs.Lost)
 	var k bpfobj.LockAggKey
 	var v bpfobj.LockAggVal
-	it := l.objs.Waits.Iterate()
-	callers := map[int32]string{}
+	names := map[int32]string{}
+	sampled := map[lockKey][]lockAgg{}
+	it := l.objs.Callers.Iterate()
 	for it.Next(&k, &v) {
-		kind := lockKindOf(k.Flags)
-		caller, ok := callers[k.Stack]
+		caller, ok := names[k.Stack]
 		if !ok {
 			caller = "unknown"
 			if k.Stack >= 0 {
@@ -188,23 +218,83 @@ func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 					caller = l.syms.caller(st[:])
 				}
 			}
-			callers[k.Stack] = caller
+			names[k.Stack] = caller
 		}
-		name := l.lockName(k.Class, k.Addr)
-		if name == "" {
-			name = kind + "@" + caller
+		lk := lockKey{k.Addr, k.Flags, k.Class}
+		sampled[lk] = append(sampled[lk], lockAgg{caller: caller, count: float64(v.Count), total: float64(v.Total), max: float64(v.Max)})
+	}
+	if err := it.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cannot read the BPF map of callers: %v", err)
+	}
+	var locks, callers []lockAgg
+	it = l.objs.Waits.Iterate()
+	for it.Next(&k, &v) {
+		lk := lockKey{k.Addr, k.Flags, k.Class}
+		lock := lockAgg{kind: lockKindOf(k.Flags), count: float64(v.Count), total: float64(v.Total), max: float64(v.Max)}
+		cs := shareCallers(lock, sampled[lk])
+		lock.lock = l.lockName(k.Class, k.Addr)
+		if lock.lock == "" {
+			lock.lock = lock.kind + "@" + cs[0].caller
 		}
-		rows = append(rows, lockAgg{name, caller, kind, v.Count, v.Total, v.Max})
+		for i := range cs {
+			cs[i].lock, cs[i].kind = lock.lock, lock.kind
+		}
+		locks = append(locks, lock)
+		callers = append(callers, cs...)
 	}
 	if err := it.Err(); err != nil {
 		return nil, nil, fmt.Errorf("cannot read the BPF map of waits: %v", err)
 	}
-	m := aggregateLocks(rows)
+	m := aggregateLocks(locks, callers)
 	var notes []string
 	if n := lostCount(l.objs.Lost); n > 0 {
 		notes = append(notes, fmt.Sprintf("lock evidence: %s not recorded (a BPF map was full): counts are lower bounds", plural.N(int(n), "event", "events")))
 	}
 	return m, notes, nil
+}
+
+// shareCallers shares one lock's exact count and total wait out among
+// the callers of its sampled contentions (sampled: one row a stack, its
+// caller named; callers may repeat), in proportion to their sampled
+// count and wait; a caller's max is its sampled one. The callers come
+// out merged, the most sampled contentions first (then by name); a
+// lock with no sampled contention has one caller, unknown.
+func shareCallers(lock lockAgg, sampled []lockAgg) []lockAgg {
+	by := map[string]*lockAgg{}
+	var n, w float64
+	for _, s := range sampled {
+		a := by[s.caller]
+		if a == nil {
+			a = &lockAgg{caller: s.caller}
+			by[s.caller] = a
+		}
+		a.count += s.count
+		a.total += s.total
+		a.max = math.Max(a.max, s.max)
+		n += s.count
+		w += s.total
+	}
+	if n == 0 {
+		return []lockAgg{{caller: "unknown", count: lock.count, total: lock.total, max: lock.max}}
+	}
+	out := make([]lockAgg, 0, len(by))
+	for _, a := range by {
+		c := *a
+		c.count = a.count * lock.count / n
+		if w > 0 {
+			c.total = a.total * lock.total / w
+		} else {
+			c.total = a.count * lock.total / n
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if by[out[i].caller].count != by[out[j].caller].count {
+			return by[out[i].caller].count > by[out[j].caller].count
+		}
+		return out[i].caller < out[j].caller
+	})
+	return out
 }
 
 // lockName names the lock of a waits entry by its class or address: ""
@@ -230,9 +320,10 @@ func (l *lockBPF) lockName(class uint32, addr uint64) string {
 	return l.syms.perCPUData(addr, l.perCPU.offsets)
 }
 
-// aggregateLocks sums rows per kind (the tracefs collector's metrics),
-// per lock and per caller (the lockTop largest total waits of each).
-func aggregateLocks(rows []lockAgg) map[string]float64 {
+// aggregateLocks sums the locks per kind (the tracefs collector's
+// metrics) and per lock, and the callers per caller (the lockTop largest
+// total waits of each).
+func aggregateLocks(locks, callers []lockAgg) map[string]float64 {
 	m := map[string]float64{}
 	kinds := map[string]*waitAgg{}
 	for _, k := range lockKinds {
@@ -246,15 +337,15 @@ func aggregateLocks(rows []lockAgg) map[string]float64 {
 			a = &waitAgg{}
 			to[key] = a
 		}
-		a.count += float64(r.count)
-		a.total += float64(r.total)
-		if float64(r.max) > a.max {
-			a.max = float64(r.max)
-		}
+		a.count += r.count
+		a.total += r.total
+		a.max = math.Max(a.max, r.max)
 	}
-	for _, r := range rows {
+	for _, r := range locks {
 		sum(kinds, r.kind, r)
 		sum(byLock, metricSymbol(r.lock), r)
+	}
+	for _, r := range callers {
 		sum(byCaller, metricSymbol(r.caller), r)
 	}
 	for k, a := range kinds {
