@@ -202,15 +202,19 @@ func semIDs(t *testing.T) map[string]bool {
 // the runs' contend processes journaled (internal/ipcown: the entry
 // PID-KEY.json is written before the child makes its set under KEY),
 // seen with inotify on the journal directory. A run of this test is this
-// process or a descendant of it; an entry whose process is already gone
-// when its event is read counts as this test's, so that a leak is never
-// missed. If the inotify queue overflowed, every new set counts.
+// process or a descendant of it (journaledByUs): told from /proc while the
+// entry's process lives, else from the ancestors the entry recorded; an
+// entry that cannot tell (gone, torn, of an older contend) counts as this
+// test's, so that a leak is never missed. If the inotify queue
+// overflowed, every new set counts.
 type semWatch struct {
 	before   map[int]bool // set ids listed at the start
+	dir      string       // the journal directory
 	fd       *os.File     // the inotify instance
 	mu       sync.Mutex
-	keys     map[int32]int // journaled by this test's runs: key -> pid
-	foreign  map[int32]int // journaled by other processes
+	keys     map[int32]int    // journaled by this test's runs: key -> pid
+	why      map[int32]string // how each key of keys was told this test's
+	foreign  map[int32]int    // journaled by other processes
 	overflow bool
 	done     chan struct{}
 }
@@ -232,7 +236,7 @@ func semSet(t *testing.T) *semWatch {
 		unix.Close(fd)
 		t.Fatalf("inotify on %s: %v", dir, err)
 	}
-	w := &semWatch{before: map[int]bool{}, fd: os.NewFile(uintptr(fd), "inotify"), keys: map[int32]int{}, foreign: map[int32]int{}, done: make(chan struct{})}
+	w := &semWatch{before: map[int]bool{}, dir: dir, fd: os.NewFile(uintptr(fd), "inotify"), keys: map[int32]int{}, why: map[int32]string{}, foreign: map[int32]int{}, done: make(chan struct{})}
 	sets, err := ipcown.Sets()
 	if err != nil {
 		t.Fatal(err)
@@ -268,10 +272,11 @@ func (w *semWatch) read() {
 			if !ok {
 				continue
 			}
-			ours := ownProcess(pid)
+			ours, why := journaledByUs(os.Getpid(), pid, filepath.Join(w.dir, name))
 			w.mu.Lock()
 			if ours {
 				w.keys[key] = pid
+				w.why[key] = why
 			} else {
 				w.foreign[key] = pid
 			}
@@ -293,24 +298,63 @@ func journalName(name string) (pid int, key int32, ok bool) {
 	return pid, int32(uint32(u)), err1 == nil && err2 == nil
 }
 
-// ownProcess tells whether pid is this process or one of its
-// descendants; a pid that is gone cannot be told and counts as ours.
-func ownProcess(pid int) bool {
-	self := os.Getpid()
-	for i := 0; i < 64; i++ {
+// journaledByUs tells whether the journal entry at path, of process pid,
+// was written by process self or a descendant of it, and how that was
+// told. While pid lives, /proc tells (ownProcess). Once it is gone (or an
+// ancestor of it exited while /proc was read), the ancestors the entry
+// recorded tell (ipcown.Entry.Descends): a process that journaled a set
+// in the same directory and exited quickly is a run of self only if self
+// is among them (go test runs packages at once; with CONTEND_IPC_DIR
+// given to all of them, another package's test process journals here).
+// An entry that cannot tell (removed already, torn, of a contend that
+// recorded no ancestors, or whose line of ancestors was cut short)
+// counts as self's, so that a leak is never missed.
+func journaledByUs(self, pid int, path string) (ours bool, why string) {
+	if ours, known := ownProcess(self, pid); known {
+		if ours {
+			return true, "a descendant of this process"
+		}
+		return false, "a live process outside this process's tree"
+	}
+	gone := "gone"
+	if _, ok := procStat(pid); ok {
+		gone = "its line of parents broke in /proc"
+	}
+	e, err := ipcown.ReadEntry(path)
+	switch {
+	case err != nil:
+		return true, fmt.Sprintf("%s, its entry unreadable (%v): counted as this process's", gone, err)
+	case e.PID != pid:
+		return true, fmt.Sprintf("%s, its entry names pid %d: counted as this process's", gone, e.PID)
+	}
+	descends, known := e.Descends(self)
+	switch {
+	case descends:
+		return true, fmt.Sprintf("%s, a descendant of this process by its entry (ancestors %v)", gone, e.Ancestors)
+	case !known:
+		return true, fmt.Sprintf("%s, its entry cannot tell (ancestors %v): counted as this process's", gone, e.Ancestors)
+	}
+	return false, fmt.Sprintf("%s, not a descendant of this process by its entry (ancestors %v)", gone, e.Ancestors)
+}
+
+// ownProcess tells whether pid is self or one of its descendants, from
+// /proc; known is false when pid is gone, or an ancestor of it exited
+// during the walk (then /proc cannot tell).
+func ownProcess(self, pid int) (ours, known bool) {
+	for i := 0; i < ipcown.MaxAncestors; i++ {
 		if pid == self {
-			return true
+			return true, true
 		}
 		p, ok := procStat(pid)
 		if !ok {
-			return i == 0
+			return false, false
 		}
 		if p.ppid <= 1 {
-			return false
+			return false, true
 		}
 		pid = p.ppid
 	}
-	return false
+	return false, true
 }
 
 // procStat reads /proc/PID/stat.
@@ -380,13 +424,17 @@ func assertNoNewSems(t *testing.T, w *semWatch) {
 		return
 	}
 	var ids []string
-	for _, s := range left {
-		ids = append(ids, fmt.Sprintf("%d (key %#x, journaled by pid %d)", s.ID, uint32(s.Key), w.keys[s.Key]))
-	}
-	sort.Strings(ids)
 	w.mu.Lock()
+	for _, s := range left {
+		if pid, ok := w.keys[s.Key]; ok {
+			ids = append(ids, fmt.Sprintf("%d (key %#x, journaled by pid %d: %s)", s.ID, uint32(s.Key), pid, w.why[s.Key]))
+		} else {
+			ids = append(ids, fmt.Sprintf("%d (key %#x, no entry seen)", s.ID, uint32(s.Key)))
+		}
+	}
 	overflow := w.overflow
 	w.mu.Unlock()
+	sort.Strings(ids)
 	if overflow {
 		t.Logf("the inotify queue of the journal directory overflowed: every new set was counted")
 	}

@@ -3,8 +3,8 @@
 //
 // Before a repetition child starts, the parent picks a key that is free
 // right now (semget(key, 0, 0) fails with ENOENT) and writes a journal
-// Entry (a small file in Dir) naming itself, the key, the set's size and
-// the time. The child creates its set with IPC_CREAT|IPC_EXCL on that key
+// Entry (a small file in Dir) naming itself and its ancestors, the key,
+// the set's size and the time. The child creates its set with IPC_CREAT|IPC_EXCL on that key
 // and never adopts an existing one. A set counts as contend's only if it
 // matches its entry (Entry.Matches): the key (or IPC_PRIVATE for an id the
 // child reported), the number of semaphores, mode 0600, creator uid =
@@ -66,6 +66,13 @@ type Entry struct {
 	// ctime, which has a resolution of one second and so cannot tell a set
 	// made in the entry's second from one made before it.
 	Taken int `json:"taken,omitempty"`
+	// Ancestors is the writer's line of ancestors as /proc showed it
+	// when the entry was written: its parent, that one's parent and so
+	// on, ending with 1 when the walk reached init (Ancestors). It says
+	// whose run the entry was ("journaled by pid N, a descendant of M")
+	// after the writer is gone (Descends). Absent in entries of older
+	// versions.
+	Ancestors []int `json:"ancestors,omitempty"`
 
 	path string
 }
@@ -123,6 +130,7 @@ func Begin(nsems int, timeout time.Duration) (*Entry, error) {
 		e.Deadline = e.Time + int64(timeout/time.Second) + 1 + deadlineMargin
 	}
 	e.Start, _ = ProcStart(e.PID)
+	e.Ancestors = Ancestors(e.PID)
 	if s := os.Getenv(TestKeyEnv); s != "" {
 		k, err := strconv.ParseInt(s, 0, 64)
 		if err != nil || k == 0 || k != int64(int32(k)) && k != int64(uint32(k)) {
@@ -281,21 +289,88 @@ func keyFree(k int32) bool {
 // /proc/PID/stat, 0 when unreadable) and its state (field 3): with the pid
 // and the boot, what names one process for the journals.
 func ProcStart(pid int) (uint64, string) {
+	st, state, _ := procStat(pid)
+	return st, state
+}
+
+// procStat reads the start time, the state and the parent (field 4) of
+// process pid from /proc/PID/stat; state "" when it cannot be read.
+func procStat(pid int) (start uint64, state string, ppid int) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, ""
+		return 0, "", 0
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, ""
+		return 0, "", 0
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 20 {
-		return 0, ""
+		return 0, "", 0
 	}
-	st, _ := strconv.ParseUint(f[19], 10, 64)
-	return st, f[0]
+	start, _ = strconv.ParseUint(f[19], 10, 64)
+	ppid, _ = strconv.Atoi(f[1])
+	return start, f[0], ppid
+}
+
+// MaxAncestors bounds the line of ancestors an entry records.
+const MaxAncestors = 64
+
+// Ancestors returns the line of ancestors of process pid from /proc: its
+// parent, that one's parent and so on up to init (1, the last element
+// then), at most MaxAncestors of them. The line is cut short (and so
+// does not end with 1) where an ancestor cannot be read, or where the
+// pid read as a parent started after its child: the parent exited
+// during the walk and its pid went to another process.
+func Ancestors(pid int) []int {
+	var out []int
+	start, state, ppid := procStat(pid)
+	for state != "" && ppid > 0 && len(out) < MaxAncestors {
+		pstart, pstate, pppid := procStat(ppid)
+		if pstate == "" || pstart > start {
+			break
+		}
+		out = append(out, ppid)
+		if ppid == 1 {
+			break
+		}
+		start, state, ppid = pstart, pstate, pppid
+	}
+	return out
+}
+
+// Descends tells whether the entry was written by process pid or by a
+// descendant of it (pid among its Ancestors), and whether the entry
+// can tell: it cannot when pid is not there and the line of ancestors
+// does not reach init (an entry of an older version, which recorded
+// none, or a line cut short).
+func (e *Entry) Descends(pid int) (descends, known bool) {
+	if e.PID == pid {
+		return true, true
+	}
+	for _, a := range e.Ancestors {
+		if a == pid {
+			return true, true
+		}
+	}
+	n := len(e.Ancestors)
+	return false, n > 0 && e.Ancestors[n-1] == 1
+}
+
+// ReadEntry reads the journal entry at path, as StaleEntries does (no
+// symbolic link, a file of this user). An entry of an older version
+// reads with the fields it did not record left zero.
+func ReadEntry(path string) (Entry, error) {
+	var e Entry
+	b, err := safefile.ReadFile(path, safefile.Self)
+	if err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		return Entry{}, fmt.Errorf("the journal entry %s: %v", path, err)
+	}
+	return e, nil
 }
 
 // IPCNS returns the inode of this process's IPC namespace

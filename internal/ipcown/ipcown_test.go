@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -328,5 +329,118 @@ func TestForcedKeyOfAnExistingSet(t *testing.T) {
 	}
 	if exists, ours := e.Owned(id); !exists || ours {
 		t.Errorf("Owned(%d) = %v, %v: want it to exist and not be ours", id, exists, ours)
+	}
+}
+
+// TestBeginRecordsAncestors: the entry names the writer's ancestors, its
+// parent first, up to init, so that once the writer is gone the entry
+// still tells whose descendant it was (Descends).
+func TestBeginRecordsAncestors(t *testing.T) {
+	e, err := Begin(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Done()
+	got, err := ReadEntry(e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ancestors) == 0 || got.Ancestors[0] != os.Getppid() || got.Ancestors[len(got.Ancestors)-1] != 1 {
+		t.Fatalf("ancestors %v, want this process's parent %d first and 1 last", got.Ancestors, os.Getppid())
+	}
+	for i, a := range got.Ancestors[1:] {
+		if _, _, ppid := procStat(got.Ancestors[i]); ppid != a {
+			t.Errorf("ancestors %v: the parent of %d is %d, not %d", got.Ancestors, got.Ancestors[i], ppid, a)
+		}
+	}
+	for _, pid := range []int{os.Getpid(), os.Getppid(), 1} {
+		if d, known := got.Descends(pid); !d || !known {
+			t.Errorf("Descends(%d) = %v, %v: want a descendant", pid, d, known)
+		}
+	}
+	if d, known := got.Descends(0x3ffffff2); d || !known {
+		t.Errorf("Descends of a pid that cannot exist = %v, %v: want known not to be", d, known)
+	}
+}
+
+// TestAncestorsOfAChild: a child's line is this process and this
+// process's line; a process that is gone has none.
+func TestAncestorsOfAChild(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start sleep: %v", err)
+	}
+	pid := cmd.Process.Pid
+	got := Ancestors(pid)
+	want := append([]int{os.Getpid()}, Ancestors(os.Getpid())...)
+	if !slices.Equal(got, want) {
+		t.Errorf("Ancestors(child) = %v, want %v", got, want)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := Ancestors(pid); len(got) != 0 {
+		t.Errorf("Ancestors of a reaped child = %v, want none", got)
+	}
+}
+
+// TestEntryAncestorsFormat: entries with and without the ancestors (an
+// older contend's) both read; one without cannot tell whose it is, nor
+// can one whose line was cut short; a link at an entry's name is
+// refused, as for every journal file.
+func TestEntryAncestorsFormat(t *testing.T) {
+	const dead = 0x3ffffff3
+	now := time.Now().Unix()
+	withLine := writeEntry(t, Entry{PID: dead, Boot: BootID(), Key: 0x0c0ffe10, NSems: 1, UID: os.Geteuid(), Time: now, Ancestors: []int{4242, 17, 1}})
+	e, err := ReadEntry(withLine)
+	if err != nil || !slices.Equal(e.Ancestors, []int{4242, 17, 1}) || e.PID != dead {
+		t.Fatalf("ReadEntry = %+v, %v", e, err)
+	}
+	if b, _ := os.ReadFile(withLine); !strings.Contains(string(b), `"ancestors":[4242,17,1]`) {
+		t.Errorf("the entry's file %s does not hold its ancestors as \"ancestors\"", b)
+	}
+	for pid, want := range map[int][2]bool{dead: {true, true}, 17: {true, true}, 4242: {true, true}, 18: {false, true}} {
+		if d, known := e.Descends(pid); d != want[0] || known != want[1] {
+			t.Errorf("Descends(%d) = %v, %v, want %v", pid, d, known, want)
+		}
+	}
+	// An older contend's entry, as it wrote it: no "ancestors".
+	dir, _ := Dir()
+	old := filepath.Join(dir, fmt.Sprintf("%d-0c0ffe11.json", dead))
+	text := fmt.Sprintf(`{"pid":%d,"start":5,"boot":%q,"key":202374673,"nsems":1,"uid":%d,"time":%d,"exe":"/usr/bin/contend","ipcns":%d}`+"\n", dead, BootID(), os.Geteuid(), now, IPCNS())
+	if err := os.WriteFile(old, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(old) })
+	e, err = ReadEntry(old)
+	if err != nil || e.PID != dead || e.Key != 0x0c0ffe11 || e.Ancestors != nil {
+		t.Fatalf("ReadEntry of an older entry = %+v, %v", e, err)
+	}
+	if d, known := e.Descends(os.Getpid()); d || known {
+		t.Errorf("an entry without ancestors: Descends = %v, %v, want unknown", d, known)
+	}
+	if s, ok := staleFile(t, old); !ok || s.Set.ID != -1 {
+		t.Errorf("the older entry is not listed stale as before: %+v %v", s, ok)
+	}
+	cut := Entry{PID: dead, Ancestors: []int{4242, 17}}
+	if d, known := cut.Descends(os.Getpid()); d || known {
+		t.Errorf("a line cut short: Descends = %v, %v, want unknown", d, known)
+	}
+	// A link at an entry's name is not followed.
+	link := filepath.Join(dir, fmt.Sprintf("%d-0c0ffe12.json", dead))
+	if err := os.Symlink(withLine, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(link) })
+	if _, err := ReadEntry(link); err == nil {
+		t.Errorf("ReadEntry followed a symbolic link")
+	}
+	if _, err := ReadEntry(filepath.Join(dir, "nosuch.json")); !os.IsNotExist(err) {
+		t.Errorf("ReadEntry of a missing entry: %v, want not-exist", err)
+	}
+	torn := filepath.Join(dir, fmt.Sprintf("%d-0c0ffe13.json", dead))
+	os.WriteFile(torn, []byte(`{"pid":`), 0o600)
+	t.Cleanup(func() { os.Remove(torn) })
+	if _, err := ReadEntry(torn); err == nil {
+		t.Errorf("ReadEntry of a torn entry: no error")
 	}
 }
