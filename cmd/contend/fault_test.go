@@ -48,8 +48,8 @@ func TestFaultInjection(t *testing.T) {
 	}
 	// Beside the other parallel tests: its trials mostly wait (the
 	// delays, the signals, the reaps), and each checks only what its own
-	// contend leaves (its processes, its journal entries and sets, its
-	// tracefs).
+	// contend leaves (its processes, its journal entries and sets: the
+	// watch is scoped to its contend, semWatch.under; its tracefs).
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CONTEND_FAULT_SEED"); s != "" {
@@ -137,6 +137,12 @@ func faultTrial(t *testing.T, wl []string, action string, delay, pause time.Dura
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The leak check counts only the sets this contend (or a process
+	// below it) journaled: the tests beside this one (TestREADMEExamples'
+	// osim examples, TestRunSemopMultiFormatOriginal...) descend from the
+	// test process too, and their sets in flight are not this trial's.
+	// Named before the wait below can reap it.
+	before.under(t, cmd.Process.Pid)
 	w := watchRun(cmd.Process.Pid)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()

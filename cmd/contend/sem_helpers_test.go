@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,23 +199,29 @@ func semIDs(t *testing.T) map[string]bool {
 
 // semWatch tells the SysV semaphore sets a test's own runs could have
 // made from those of anything else on the machine (other test suites,
-// other contends): the sets listed before the runs, and the keys that
-// the runs' contend processes journaled (internal/ipcown: the entry
-// PID-KEY.json is written before the child makes its set under KEY),
-// seen with inotify on the journal directory. A run of this test is this
-// process or a descendant of it (journaledByUs): told from /proc while the
-// entry's process lives, else from the ancestors the entry recorded; an
-// entry that cannot tell (gone, torn, of an older contend) counts as this
-// test's, so that a leak is never missed. If the inotify queue
-// overflowed, every new set counts.
+// other contends, the runs of other tests of this process running beside
+// it): the sets listed before the runs, and the keys that the runs'
+// contend processes journaled (internal/ipcown: the entry PID-KEY.json is
+// written before the child makes its set under KEY), seen with inotify
+// on the journal directory. Whose run an entry was is told against the
+// watch's roots: this test process unless the test named others with
+// under (its own contend: a trial of TestFaultInjection, which runs
+// beside other tests of this process that make sets, names its contend,
+// so that their sets in flight are not its leaks). An entry belongs to a
+// root if its writer is the root or a descendant of it (journaled.under):
+// told from /proc when the watch reads the entry's event, with start
+// times (a reused pid is not the root), else from the ancestors the
+// entry recorded; an entry that cannot tell (its writer gone and the
+// entry removed, torn, of an older contend) counts as the root's, so
+// that a leak is never missed. If the inotify queue overflowed, every
+// new set counts.
 type semWatch struct {
 	before   map[int]bool // set ids listed at the start
 	dir      string       // the journal directory
 	fd       *os.File     // the inotify instance
 	mu       sync.Mutex
-	keys     map[int32]int    // journaled by this test's runs: key -> pid
-	why      map[int32]string // how each key of keys was told this test's
-	foreign  map[int32]int    // journaled by other processes
+	roots    []procRef             // named with under; none: this process
+	seen     map[int32][]journaled // the entries read, by key
 	overflow bool
 	done     chan struct{}
 }
@@ -236,7 +243,7 @@ func semSet(t *testing.T) *semWatch {
 		unix.Close(fd)
 		t.Fatalf("inotify on %s: %v", dir, err)
 	}
-	w := &semWatch{before: map[int]bool{}, dir: dir, fd: os.NewFile(uintptr(fd), "inotify"), keys: map[int32]int{}, why: map[int32]string{}, foreign: map[int32]int{}, done: make(chan struct{})}
+	w := &semWatch{before: map[int]bool{}, dir: dir, fd: os.NewFile(uintptr(fd), "inotify"), seen: map[int32][]journaled{}, done: make(chan struct{})}
 	sets, err := ipcown.Sets()
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +254,25 @@ func semSet(t *testing.T) *semWatch {
 	go w.read()
 	t.Cleanup(func() { w.fd.Close(); <-w.done })
 	return w
+}
+
+// under scopes the watch to process pid, a contend the test started
+// after semSet, and its descendants: from then on the watch's sets (ours
+// with 0, leaked, assertNoNewSems) are those whose key that process or a
+// descendant of it journaled, the entries read before the call included.
+// pid must still exist (running, or a zombie not yet reaped: call it
+// right after the start): its start time is read now, and the process is
+// known by the pair from then on, after it is reaped and its pid is
+// reused too. Called again, it adds a root.
+func (w *semWatch) under(t *testing.T, pid int) {
+	t.Helper()
+	r := procRefOf(pid)
+	if r.start == 0 {
+		t.Fatalf("the watch's root %d does not exist", pid)
+	}
+	w.mu.Lock()
+	w.roots = append(w.roots, r)
+	w.mu.Unlock()
 }
 
 // read records the journal entries created while the watch runs.
@@ -272,14 +298,9 @@ func (w *semWatch) read() {
 			if !ok {
 				continue
 			}
-			ours, why := journaledByUs(os.Getpid(), pid, filepath.Join(w.dir, name))
+			j := observe(pid, filepath.Join(w.dir, name))
 			w.mu.Lock()
-			if ours {
-				w.keys[key] = pid
-				w.why[key] = why
-			} else {
-				w.foreign[key] = pid
-			}
+			w.seen[key] = append(w.seen[key], j)
 			w.mu.Unlock()
 		}
 	}
@@ -298,63 +319,146 @@ func journalName(name string) (pid int, key int32, ok bool) {
 	return pid, int32(uint32(u)), err1 == nil && err2 == nil
 }
 
-// journaledByUs tells whether the journal entry at path, of process pid,
-// was written by process self or a descendant of it, and how that was
-// told. While pid lives, /proc tells (ownProcess). Once it is gone (or an
-// ancestor of it exited while /proc was read), the ancestors the entry
-// recorded tell (ipcown.Entry.Descends): a process that journaled a set
-// in the same directory and exited quickly is a run of self only if self
-// is among them (go test runs packages at once; with CONTEND_IPC_DIR
-// given to all of them, another package's test process journals here).
-// An entry that cannot tell (removed already, torn, of a contend that
-// recorded no ancestors, or whose line of ancestors was cut short)
-// counts as self's, so that a leak is never missed.
-func journaledByUs(self, pid int, path string) (ours bool, why string) {
-	if ours, known := ownProcess(self, pid); known {
-		if ours {
-			return true, "a descendant of this process"
-		}
-		return false, "a live process outside this process's tree"
+// procRef names one process: a pid is reused, the pid with the start
+// time (clock ticks after boot, /proc/PID/stat) is not.
+type procRef struct {
+	pid   int
+	start uint64 // 0: not known
+}
+
+// procRefOf returns pid with its start time from /proc, 0 when it is
+// gone.
+func procRefOf(pid int) procRef {
+	p, _ := procStat(pid)
+	return procRef{pid: pid, start: p.start}
+}
+
+// is tells whether r and o are the same process: the same pid, and the
+// same start unless one is not known.
+func (r procRef) is(o procRef) bool {
+	return r.pid == o.pid && (r.start == 0 || o.start == 0 || r.start == o.start)
+}
+
+func (r procRef) String() string {
+	if r.pid == os.Getpid() {
+		return "this process"
 	}
-	gone := "gone"
-	if _, ok := procStat(pid); ok {
-		gone = "its line of parents broke in /proc"
-	}
+	return "pid " + strconv.Itoa(r.pid)
+}
+
+// journaled is what a semWatch learned of one journal entry when it read
+// its event, the writer possibly gone already: enough to tell afterwards
+// whether the writer was a given root or a descendant of it (under),
+// whatever became of the processes since.
+type journaled struct {
+	writer procRef   // the entry's pid; its start from /proc, else from the entry
+	alive  bool      // the writer lived when the event was read
+	line   []procRef // its ancestors in /proc then (alive only)
+	whole  bool      // line reached the top (init, or a process without a parent)
+	entry  *ipcown.Entry
+	note   string // how the writer was found ("" alive, with a whole line), and why the entry is not used
+}
+
+// observe reads the entry at path, of process pid, and pid's line of
+// ancestors from /proc (journaled).
+func observe(pid int, path string) journaled {
+	j := journaled{writer: procRef{pid: pid}}
+	var entryNote string
 	e, err := ipcown.ReadEntry(path)
 	switch {
 	case err != nil:
-		return true, fmt.Sprintf("%s, its entry unreadable (%v): counted as this process's", gone, err)
+		entryNote = fmt.Sprintf("its entry unreadable (%v)", err)
 	case e.PID != pid:
-		return true, fmt.Sprintf("%s, its entry names pid %d: counted as this process's", gone, e.PID)
+		entryNote = fmt.Sprintf("its entry names pid %d", e.PID)
+	default:
+		j.entry = &e
 	}
-	descends, known := e.Descends(self)
+	j.writer.start, j.line, j.whole = liveLine(pid)
+	j.alive = j.writer.start != 0
 	switch {
-	case descends:
-		return true, fmt.Sprintf("%s, a descendant of this process by its entry (ancestors %v)", gone, e.Ancestors)
-	case !known:
-		return true, fmt.Sprintf("%s, its entry cannot tell (ancestors %v): counted as this process's", gone, e.Ancestors)
+	case j.alive && j.entry != nil && j.entry.Start != 0 && j.entry.Start != j.writer.start:
+		j.alive, j.line, j.whole = false, nil, false
+		j.note = "gone, its pid another process's now"
+	case !j.alive:
+		j.note = "gone"
+	case !j.whole:
+		j.note = "its line of parents broke in /proc"
 	}
-	return false, fmt.Sprintf("%s, not a descendant of this process by its entry (ancestors %v)", gone, e.Ancestors)
+	if !j.alive && j.entry != nil {
+		j.writer.start = j.entry.Start
+	}
+	if entryNote != "" {
+		j.note = strings.TrimPrefix(j.note+", "+entryNote, ", ")
+	}
+	return j
 }
 
-// ownProcess tells whether pid is self or one of its descendants, from
-// /proc; known is false when pid is gone, or an ancestor of it exited
-// during the walk (then /proc cannot tell).
-func ownProcess(self, pid int) (ours, known bool) {
-	for i := 0; i < ipcown.MaxAncestors; i++ {
-		if pid == self {
-			return true, true
-		}
-		p, ok := procStat(pid)
-		if !ok {
-			return false, false
-		}
-		if p.ppid <= 1 {
-			return false, true
-		}
-		pid = p.ppid
+// liveLine returns the start time of process pid (0 when it is gone) and
+// its ancestors in /proc, each with its start time, and whether the line
+// reached the top (init, or a process without a parent in this pid
+// namespace); the line breaks where an ancestor exited during the walk,
+// or where the pid read as a parent started after its child (that parent
+// exited and its pid went to another process).
+func liveLine(pid int) (start uint64, line []procRef, whole bool) {
+	p, ok := procStat(pid)
+	if !ok {
+		return 0, nil, false
 	}
-	return false, true
+	for c := p; len(line) < ipcown.MaxAncestors; {
+		if c.ppid == 0 {
+			return p.start, line, true
+		}
+		q, ok := procStat(c.ppid)
+		if !ok || q.start > c.start {
+			break
+		}
+		line = append(line, procRef{pid: q.pid, start: q.start})
+		if q.pid == 1 {
+			return p.start, line, true
+		}
+		c = q
+	}
+	return p.start, line, false
+}
+
+// under tells whether the entry's writer was process r or a descendant
+// of it, and how that was told: by /proc when the event was read (start
+// times compared: a reused pid is another process); else, or besides (a
+// descendant reparented to a subreaper after it journaled), by the
+// ancestors the entry recorded, which name r's pid only: a writer that
+// started before r cannot be r's (that pid was an older process's). So
+// only an entry whose writer was gone when it was read, started after r,
+// and names r's pid can be wrongly r's: r's pid reused, after r was
+// reaped, by an ancestor of that writer (erring towards a leak reported,
+// never one missed). Not r's only when a whole line (/proc's or the
+// entry's) leaves r out; an entry that cannot tell counts as r's, so
+// that a leak is never missed.
+func (j journaled) under(r procRef) (ours bool, why string) {
+	state := j.note
+	if state == "" {
+		state = "alive"
+	}
+	if j.writer.is(r) {
+		return true, fmt.Sprintf("%s itself (%s)", r, state)
+	}
+	for _, a := range j.line {
+		if a.is(r) {
+			return true, fmt.Sprintf("%s, a descendant of %s", state, r)
+		}
+	}
+	e := j.entry
+	if e != nil && slices.Contains(e.Ancestors, r.pid) && (j.writer.start == 0 || r.start == 0 || j.writer.start >= r.start) {
+		return true, fmt.Sprintf("%s, a descendant of %s by its entry (ancestors %v)", state, r, e.Ancestors)
+	}
+	switch {
+	case j.alive && j.whole:
+		return false, fmt.Sprintf("a live process outside %s's tree", r)
+	case e != nil && len(e.Ancestors) > 0 && e.Ancestors[len(e.Ancestors)-1] == 1:
+		return false, fmt.Sprintf("%s, not a descendant of %s by its entry (ancestors %v)", state, r, e.Ancestors)
+	case e != nil:
+		return true, fmt.Sprintf("%s, its entry cannot tell (ancestors %v): counted as %s's", state, e.Ancestors, r)
+	}
+	return true, fmt.Sprintf("%s: counted as %s's", state, r)
 }
 
 // procStat reads /proc/PID/stat.
@@ -369,17 +473,52 @@ func procStat(pid int) (proc, bool) {
 		return proc{}, false
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 3 {
+	if len(f) < 20 {
 		return proc{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
-	return proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]}, true
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0], start: start}, true
+}
+
+// scope returns the roots a set is judged by: process pid (0: the
+// watch's roots, this process without any). w.mu is held.
+func (w *semWatch) scope(pid int) []procRef {
+	switch {
+	case pid != 0:
+		for _, r := range w.roots {
+			if r.pid == pid {
+				return []procRef{r}
+			}
+		}
+		return []procRef{procRefOf(pid)}
+	case len(w.roots) > 0:
+		return w.roots
+	}
+	return []procRef{procRefOf(os.Getpid())}
+}
+
+// owner tells whether key was journaled by one of roots (or a
+// descendant), by which pid and how that was told; seen is false for a
+// key the watch read no entry of. w.mu is held.
+func (w *semWatch) owner(key int32, roots []procRef) (pid int, why string, ours, seen bool) {
+	for _, j := range w.seen[key] {
+		for _, r := range roots {
+			if ours, why := j.under(r); ours {
+				return j.writer.pid, why, true, true
+			} else if !seen {
+				pid, seen = j.writer.pid, true
+			}
+		}
+	}
+	return pid, "", false, seen
 }
 
 // ours lists the sets that exist now, were not listed at the start and
-// are under a key this test's runs journaled (with pid: only the keys of
-// that contend process). After an inotify overflow every new set counts.
+// are under a key journaled by a process of the watch's roots (with pid:
+// by process pid or a descendant of it). After an inotify overflow every
+// new set counts for the watch's roots.
 func (w *semWatch) ours(t *testing.T, pid int) []ipcown.Set {
 	t.Helper()
 	sets, err := ipcown.Sets()
@@ -388,20 +527,20 @@ func (w *semWatch) ours(t *testing.T, pid int) []ipcown.Set {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	roots := w.scope(pid)
 	var out []ipcown.Set
 	for _, s := range sets {
 		if w.before[s.ID] {
 			continue
 		}
-		by, journaled := w.keys[s.Key]
-		if journaled && (pid == 0 || by == pid) || w.overflow && pid == 0 && s.Key != 0 {
+		if _, _, mine, _ := w.owner(s.Key, roots); mine || w.overflow && pid == 0 && s.Key != 0 {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// leaked lists the sets of this test's runs still there after a few
+// leaked lists the sets of the watch's runs still there after a few
 // seconds (a run's set goes away with its repetition; a leaked one never
 // does).
 func (w *semWatch) leaked(t *testing.T) []ipcown.Set {
@@ -414,9 +553,10 @@ func (w *semWatch) leaked(t *testing.T) []ipcown.Set {
 	}
 }
 
-// assertNoNewSems fails if a semaphore set of this test's runs (see
-// semWatch) is left. Sets of other programs on the machine, which may
-// come and go at the same time, are not looked at.
+// assertNoNewSems fails if a semaphore set of the watch's runs (see
+// semWatch) is left. Sets of other programs on the machine, and of the
+// runs of other tests when the watch names its roots, which may come and
+// go at the same time, are not looked at.
 func assertNoNewSems(t *testing.T, w *semWatch) {
 	t.Helper()
 	left := w.leaked(t)
@@ -425,11 +565,12 @@ func assertNoNewSems(t *testing.T, w *semWatch) {
 	}
 	var ids []string
 	w.mu.Lock()
+	roots := w.scope(0)
 	for _, s := range left {
-		if pid, ok := w.keys[s.Key]; ok {
-			ids = append(ids, fmt.Sprintf("%d (key %#x, journaled by pid %d: %s)", s.ID, uint32(s.Key), pid, w.why[s.Key]))
+		if pid, why, ours, _ := w.owner(s.Key, roots); ours {
+			ids = append(ids, fmt.Sprintf("%d (key %#x, journaled by pid %d: %s)", s.ID, uint32(s.Key), pid, why))
 		} else {
-			ids = append(ids, fmt.Sprintf("%d (key %#x, no entry seen)", s.ID, uint32(s.Key)))
+			ids = append(ids, fmt.Sprintf("%d (key %#x, no entry of its runs seen)", s.ID, uint32(s.Key)))
 		}
 	}
 	overflow := w.overflow

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func putJournal(t *testing.T, dir string, e ipcown.Entry) string {
 	return p
 }
 
-// TestSemWatchGoneWriters: semWatch's decision (journaledByUs) for the
+// TestSemWatchGoneWriters: semWatch's decision (journaled.under) for the
 // entry of a process that is gone when its event is read goes by the
 // ancestors the entry recorded: another process's (a sibling of this
 // test process, such as another package's test binary under go test)
@@ -64,6 +66,7 @@ func TestSemWatchGoneWriters(t *testing.T) {
 		t.Skipf("this process's ancestors %v do not reach init", line)
 	}
 	sibling := line
+	me := procRefOf(self)
 	descendant := append([]int{goneWriter + 1, self}, line...) // a contend of this test, under a parent that exited too
 	entry := func(key int32, ancestors []int) ipcown.Entry {
 		return ipcown.Entry{PID: goneWriter, Boot: ipcown.BootID(), Key: key, NSems: 1, UID: os.Geteuid(),
@@ -104,26 +107,26 @@ func TestSemWatchGoneWriters(t *testing.T) {
 		{"gone, the entry of another pid", misnamed, true},
 		{"gone, a link at the entry's name", link, true},
 	} {
-		ours, why := journaledByUs(self, goneWriter, c.path)
+		ours, why := observe(goneWriter, c.path).under(me)
 		if ours != c.ours || why == "" {
-			t.Errorf("%s: journaledByUs = %v (%s), want %v", c.name, ours, why, c.ours)
+			t.Errorf("%s: under = %v (%s), want %v", c.name, ours, why, c.ours)
 		}
 	}
 	// Live writers: /proc tells, whatever an entry says.
 	sibl := putJournal(t, dir, entry(0x0c5e000b, sibling))
-	if ours, why := journaledByUs(self, self, sibl); !ours {
-		t.Errorf("this process: journaledByUs = false (%s)", why)
+	if ours, why := observe(self, sibl).under(me); !ours {
+		t.Errorf("this process: under = false (%s)", why)
 	}
-	if ours, why := journaledByUs(self, 1, putJournal(t, dir, entry(0x0c5e000c, descendant))); ours {
-		t.Errorf("init, alive: journaledByUs = true (%s)", why)
+	if ours, why := observe(1, putJournal(t, dir, entry(0x0c5e000c, descendant))).under(me); ours {
+		t.Errorf("init, alive: under = true (%s)", why)
 	}
 	child := exec.Command("sleep", "60")
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { child.Process.Kill(); child.Wait() }()
-	if ours, why := journaledByUs(self, child.Process.Pid, sibl); !ours {
-		t.Errorf("a live child: journaledByUs = false (%s)", why)
+	if ours, why := observe(child.Process.Pid, sibl).under(me); !ours {
+		t.Errorf("a live child: under = false (%s)", why)
 	}
 
 	// Through the watch: the entries appear in the journal directory
@@ -133,41 +136,17 @@ func TestSemWatchGoneWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var foreignKey, ourKey int32
-	var foreignID, ourID int
-	for i := 0; i < 100 && (foreignKey == 0 || ourKey == 0); i++ {
-		k := int32(rand.Uint32()&0x00ffffff | 0x0c000000)
-		if foreignKey == 0 {
-			if id, ok := foreignSet(t, uint32(k), 1); ok {
-				foreignKey, foreignID = k, id
-			}
-		} else if id, ok := foreignSet(t, uint32(k), 1); ok {
-			ourKey, ourID = k, id
-		}
-	}
-	if foreignKey == 0 || ourKey == 0 {
-		t.Fatal("no free keys for the two sets")
-	}
+	k, ids := randomSets(t, 2)
+	foreignKey, ourKey, foreignID, ourID := k[0], k[1], ids[0], ids[1]
 	putJournal(t, jdir, entry(foreignKey, sibling))
 	putJournal(t, jdir, entry(ourKey, descendant))
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		w.mu.Lock()
-		_, f := w.foreign[foreignKey]
-		_, o := w.keys[ourKey]
-		w.mu.Unlock()
-		if f && o {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the watch did not read both entries: foreign %v, ours %v", f, o)
-		}
-	}
+	waitSeen(t, w, foreignKey, ourKey)
 	w.mu.Lock()
 	if w.overflow {
 		w.mu.Unlock()
 		t.Skip("the inotify queue overflowed: every new set counts")
 	}
-	why := w.why[ourKey]
+	_, why, _, _ := w.owner(ourKey, w.scope(0))
 	w.mu.Unlock()
 	var got []int
 	for _, s := range w.ours(t, 0) {
@@ -185,4 +164,187 @@ func TestSemWatchGoneWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertNoNewSems(t, w)
+}
+
+// randomSets makes n sets of one semaphore under random free keys, as
+// another program would (foreignSet), and returns the keys and ids.
+func randomSets(t *testing.T, n int) (keys []int32, ids []int) {
+	t.Helper()
+	for i := 0; i < 100*n && len(keys) < n; i++ {
+		k := int32(rand.Uint32()&0x00ffffff | 0x0c000000)
+		if id, ok := foreignSet(t, uint32(k), 1); ok {
+			keys, ids = append(keys, k), append(ids, id)
+		}
+	}
+	if len(keys) < n {
+		t.Fatalf("no %d free keys", n)
+	}
+	return keys, ids
+}
+
+// waitSeen waits until the watch has read an entry under each of keys.
+func waitSeen(t *testing.T, w *semWatch, keys ...int32) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		w.mu.Lock()
+		n := 0
+		for _, k := range keys {
+			if len(w.seen[k]) > 0 {
+				n++
+			}
+		}
+		w.mu.Unlock()
+		if n == len(keys) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch read entries under %d of the keys %#x", n, keys)
+		}
+	}
+}
+
+// setIDs lists the ids of sets.
+func setIDs(sets []ipcown.Set) []int {
+	var ids []int
+	for _, s := range sets {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// TestSemWatchUnderRoot: a watch scoped to a run's root (under, as a
+// fault trial names its contend) counts a set journaled by a live
+// descendant of the root, and not one journaled by a live process that
+// descends from this test process but not from the root (the run of
+// another test beside it: the flake "semaphore sets leaked: ...
+// journaled by pid N" on a faultme trial, which makes no set); the
+// whole-process scope counts both. The decisions stand once the writers
+// and the root are gone (they were taken from what the watch read, with
+// start times), and the leak check passes with the other run's set
+// there. Then, on made-up observations: a root whose pid was reused is
+// not the process in a line of /proc, and a writer that started before
+// the root is not the root's whatever pid its entry's ancestors name.
+func TestSemWatchUnderRoot(t *testing.T) {
+	self := os.Getpid()
+	// The trial's root (a shell) with a writer below it, and a writer
+	// beside it, a child of this process.
+	root := exec.Command("sh", "-c", "sleep 60 & wait")
+	if err := root.Start(); err != nil {
+		t.Fatal(err)
+	}
+	beside := exec.Command("sleep", "60")
+	if err := beside.Start(); err != nil {
+		root.Process.Kill()
+		root.Wait()
+		t.Fatal(err)
+	}
+	below := 0
+	stop := func() {
+		if below != 0 {
+			syscall.Kill(below, syscall.SIGKILL) // the shell's wait returns, and it exits
+		}
+		beside.Process.Kill()
+		beside.Wait()
+		root.Process.Kill()
+		root.Wait()
+	}
+	defer stop()
+	for deadline := time.Now().Add(20 * time.Second); below == 0; time.Sleep(5 * time.Millisecond) {
+		for _, p := range descendants(procs(), root.Process.Pid) {
+			if p.state != "Z" {
+				below = p.pid
+			}
+		}
+		if below == 0 && time.Now().After(deadline) {
+			t.Fatalf("the shell %d started no child", root.Process.Pid)
+		}
+	}
+	w := semSet(t)
+	w.under(t, root.Process.Pid)
+	rootRef := procRefOf(root.Process.Pid)
+	jdir, err := ipcown.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, ids := randomSets(t, 2)
+	belowKey, besideKey, belowID, besideID := keys[0], keys[1], ids[0], ids[1]
+	entryOf := func(pid int, key int32) ipcown.Entry {
+		start, _ := ipcown.ProcStart(pid)
+		return ipcown.Entry{PID: pid, Start: start, Boot: ipcown.BootID(), Key: key, NSems: 1, UID: os.Geteuid(),
+			Time: time.Now().Unix(), IPCNS: ipcown.IPCNS(), Ancestors: ipcown.Ancestors(pid)}
+	}
+	putJournal(t, jdir, entryOf(below, belowKey))
+	putJournal(t, jdir, entryOf(beside.Process.Pid, besideKey))
+	waitSeen(t, w, belowKey, besideKey)
+	w.mu.Lock()
+	overflow := w.overflow
+	w.mu.Unlock()
+	if overflow {
+		t.Skip("the inotify queue overflowed: every new set counts")
+	}
+	check := func(when string) {
+		t.Helper()
+		got := setIDs(w.ours(t, 0))
+		if !slices.Contains(got, belowID) || slices.Contains(got, besideID) {
+			t.Errorf("%s: sets of the root's run %v: want %d (journaled below the root) and not %d (beside it)", when, got, belowID, besideID)
+		}
+		whole := setIDs(w.ours(t, self))
+		if !slices.Contains(whole, belowID) || !slices.Contains(whole, besideID) {
+			t.Errorf("%s: sets of this process's runs %v: want both %d and %d", when, whole, belowID, besideID)
+		}
+		w.mu.Lock()
+		_, why, _, _ := w.owner(belowKey, w.scope(0))
+		_, whyNot := w.seen[besideKey][0].under(rootRef)
+		w.mu.Unlock()
+		if !strings.Contains(why, "a descendant of pid "+strconv.Itoa(root.Process.Pid)) {
+			t.Errorf("%s: why the set below the root is its: %q", when, why)
+		}
+		if !strings.Contains(whyNot, "outside pid "+strconv.Itoa(root.Process.Pid)+"'s tree") {
+			t.Errorf("%s: why the set beside the root is not its: %q", when, whyNot)
+		}
+	}
+	check("alive")
+	stop()
+	below = 0
+	check("gone")
+	// The leak check of the root's run: passes once its set is gone,
+	// with the set of the run beside it still there.
+	if err := ipcown.Remove(belowID); err != nil {
+		t.Fatal(err)
+	}
+	assertNoNewSems(t, w)
+
+	// Made-up observations.
+	line := ipcown.Ancestors(self)
+	if len(line) == 0 || line[len(line)-1] != 1 {
+		t.Skipf("this process's ancestors %v do not reach init", line)
+	}
+	r := procRef{pid: goneWriter - 1, start: 2000}
+	live := journaled{writer: procRef{pid: goneWriter, start: 3000}, alive: true, whole: true,
+		line: []procRef{{pid: r.pid, start: r.start}, {pid: 1, start: 1}}}
+	reused := live
+	reused.line = []procRef{{pid: r.pid, start: 2500}, {pid: 1, start: 1}}
+	gone := func(start uint64) journaled {
+		return journaled{writer: procRef{pid: goneWriter, start: start}, note: "gone",
+			entry: &ipcown.Entry{PID: goneWriter, Start: start, Ancestors: append([]int{r.pid}, line...)}}
+	}
+	for _, c := range []struct {
+		name string
+		j    journaled
+		r    procRef
+		ours bool
+	}{
+		{"live, below the root", live, r, true},
+		{"live, below another process with the root's pid", reused, r, false},
+		{"the root itself", journaled{writer: r, alive: true, whole: true, line: []procRef{{pid: 1, start: 1}}}, r, true},
+		{"the root's pid, another process", journaled{writer: procRef{pid: r.pid, start: 2600}, alive: true, whole: true, line: []procRef{{pid: 1, start: 1}}}, r, false},
+		{"gone, started after the root, its pid in the entry's line", gone(3000), r, true},
+		{"gone, started before the root, its pid in the entry's line", gone(1000), r, false},
+		{"gone, its start unknown, the root's pid in the entry's line", gone(0), r, true},
+		{"gone, the entry's line without the root", gone(3000), procRef{pid: goneWriter - 2, start: 2000}, false},
+	} {
+		if ours, why := c.j.under(c.r); ours != c.ours || why == "" {
+			t.Errorf("%s: under = %v (%s), want %v", c.name, ours, why, c.ours)
+		}
+	}
 }
