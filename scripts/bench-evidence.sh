@@ -90,8 +90,10 @@ ab osim-locktrace "$cruns" default locktrace osim 2 4 400000 0 0
 # The two lock collectors head to head (A tracefs, B BPF): the same
 # tracepoints enabled on both sides, so what differs is what each does
 # with an event (tracefs: a record in the ring buffer, read and parsed
-# by contend; BPF: two map updates and a kernel stack in the kernel).
+# by contend; BPF: map updates in the kernel, and the kernel stack of
+# each lock's first contention and one in 16).
 ab faultme-lock-vs-locktrace "$cruns" locktrace lock faultme --threads 4 --mem 4GiB
 ab mutex-lock-vs-locktrace "$cruns" locktrace lock mutex --threads 100 --locks 100000
+ab osim-lock-vs-locktrace "$cruns" locktrace lock osim 2 4 400000 0 0
 ab osim-offcpu "$cruns" default offcpu osim 2 4 400000 0 0
 echo "uptime: $(uptime)"
