@@ -95,5 +95,15 @@ ab osim-locktrace "$cruns" default locktrace osim 2 4 400000 0 0
 ab faultme-lock-vs-locktrace "$cruns" locktrace lock faultme --threads 4 --mem 4GiB
 ab mutex-lock-vs-locktrace "$cruns" locktrace lock mutex --threads 100 --locks 100000
 ab osim-lock-vs-locktrace "$cruns" locktrace lock osim 2 4 400000 0 0
+# faultme, mutex and osim contend little in the kernel on a guest without
+# paravirt spinlocks (docs/evidence.md), so the two collectors are also
+# compared where the kernel's locks are contended: will-it-scale's mmap1
+# in thread mode (the mmap_lock taken for writing by each mmap and
+# munmap), where the unmodified snapshot is there (WIS_SRC).
+wis=${WIS_SRC:-../shared/will-it-scale}
+if [[ -f $wis/tests/mmap1.c ]]; then
+	ab wis-mmap1-lock-vs-locktrace "$cruns" locktrace lock wis --test "$wis/tests/mmap1.c" --mode thread \
+		--tasks "$(getconf _NPROCESSORS_ONLN)" --duration 2s --warmup-time 500ms
+fi
 ab osim-offcpu "$cruns" default offcpu osim 2 4 400000 0 0
 echo "uptime: $(uptime)"

@@ -34,7 +34,7 @@ const lockTop = 10
 // lockStackEvery is the sample of contentions whose kernel stack the
 // lock program walks, on each CPU (stack_every in native/bpf/lock.bpf.c),
 // besides the first contention of each lock: a walk costs microseconds
-// an event (2-13 us measured on a 2-CPU VM, depth 16), the rest of the
+// an event (3-13 us measured on 2-CPU VMs, depth 16), the rest of the
 // program about one. Each lock's count and waits are exact; its
 // callers' are its own scaled by their share of its sampled contentions.
 const lockStackEvery = 16

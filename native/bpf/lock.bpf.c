@@ -4,7 +4,7 @@
  * and the lock's class (the mmap_lock or the siglock of the task's own
  * process, told through the kernel's BTF) per (task, lock address);
  * lock:contention_end adds the wait to the (lock, flags) entry, exact.
- * A kernel stack walk costs microseconds (2-13 us an event measured on
+ * A kernel stack walk costs microseconds (3-13 us an event measured on
  * a 2-CPU VM, against about 1 us for the rest), so the stack is walked
  * on a sample: the first contention of each lock, and one in
  * stack_every of the others on each CPU; the sampled contentions are
