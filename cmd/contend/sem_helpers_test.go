@@ -394,31 +394,14 @@ func observe(pid int, path string) journaled {
 }
 
 // liveLine returns the start time of process pid (0 when it is gone) and
-// its ancestors in /proc, each with its start time, and whether the line
-// reached the top (init, or a process without a parent in this pid
-// namespace); the line breaks where an ancestor exited during the walk,
-// or where the pid read as a parent started after its child (that parent
-// exited and its pid went to another process).
+// its ancestors in /proc with their start times, and whether the line
+// reached the top (ipcown.Line).
 func liveLine(pid int) (start uint64, line []procRef, whole bool) {
-	p, ok := procStat(pid)
-	if !ok {
-		return 0, nil, false
+	start, ps, whole := ipcown.Line(pid)
+	for _, p := range ps {
+		line = append(line, procRef{pid: p.PID, start: p.Start})
 	}
-	for c := p; len(line) < ipcown.MaxAncestors; {
-		if c.ppid == 0 {
-			return p.start, line, true
-		}
-		q, ok := procStat(c.ppid)
-		if !ok || q.start > c.start {
-			break
-		}
-		line = append(line, procRef{pid: q.pid, start: q.start})
-		if q.pid == 1 {
-			return p.start, line, true
-		}
-		c = q
-	}
-	return p.start, line, false
+	return start, line, whole
 }
 
 // under tells whether the entry's writer was process r or a descendant

@@ -3,6 +3,7 @@ package evidence
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,9 +140,20 @@ func TestLockBPFNamesTheMmapLock(t *testing.T) {
 	if a := m[LockAvgWait+"mmap_lock"]; a <= 0 || a > m[LockMaxWait+"mmap_lock"] {
 		t.Errorf("mmap_lock average wait %v outside (0, max %v]", a, m[LockMaxWait+"mmap_lock"])
 	}
-	callers := 0
-	for k := range m {
+	// The callers, estimated from the sampled stacks, share out the
+	// locks' exact counts and waits: where no more than lockTop callers
+	// and locks were kept, they add up to the same totals.
+	callers, locks := 0, 0
+	var locksN, locksW, callersN, callersW float64
+	for k, v := range m {
+		if _, ok := strings.CutPrefix(k, LockContended); ok {
+			locks++
+			locksN += v
+			locksW += m[LockWait+strings.TrimPrefix(k, LockContended)]
+		}
 		if c, ok := strings.CutPrefix(k, LockCallerContended); ok {
+			callersN += v
+			callersW += m[LockCallerWait+c]
 			callers++
 			for _, p := range []string{"rwsem_", "down_", "_raw_", "queued_"} {
 				if strings.HasPrefix(c, p) {
@@ -152,6 +164,10 @@ func TestLockBPFNamesTheMmapLock(t *testing.T) {
 	}
 	if callers == 0 {
 		t.Errorf("no callers: %v", lockMetrics(m))
+	}
+	kept := callers < lockTop && locks < lockTop
+	if kept && (math.Abs(callersN-locksN) > 1e-6*locksN || math.Abs(callersW-locksW) > 1e-6*locksW) {
+		t.Errorf("callers share out %v contentions and %v ns, the locks have %v and %v: %v", callersN, callersW, locksN, locksW, lockMetrics(m))
 	}
 	t.Logf("BPF: %v", lockMetrics(m))
 	// The tracefs collector on the same workload: counts of the same

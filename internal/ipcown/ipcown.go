@@ -317,25 +317,50 @@ func procStat(pid int) (start uint64, state string, ppid int) {
 // MaxAncestors bounds the line of ancestors an entry records.
 const MaxAncestors = 64
 
-// Ancestors returns the line of ancestors of process pid from /proc: its
-// parent, that one's parent and so on up to init (1, the last element
-// then), at most MaxAncestors of them. The line is cut short (and so
-// does not end with 1) where an ancestor cannot be read, or where the
-// pid read as a parent started after its child: the parent exited
-// during the walk and its pid went to another process.
-func Ancestors(pid int) []int {
-	var out []int
+// Proc names one process: a pid is reused, the pid with its start time
+// (clock ticks after boot, /proc/PID/stat) is not.
+type Proc struct {
+	PID   int
+	Start uint64
+}
+
+// Line returns the start time of process pid (0 when it is gone) and its
+// line of ancestors from /proc: its parent, that one's parent and so on,
+// each with its start time, at most MaxAncestors of them; whole tells
+// whether the line reached the top (init, 1, then its last element, or a
+// process without a parent in this pid namespace). The line is cut short
+// where an ancestor cannot be read, or where the pid read as a parent
+// started after its child: the parent exited during the walk and its pid
+// went to another process.
+func Line(pid int) (start uint64, line []Proc, whole bool) {
 	start, state, ppid := procStat(pid)
-	for state != "" && ppid > 0 && len(out) < MaxAncestors {
+	if state == "" {
+		return 0, nil, false
+	}
+	for cstart := start; len(line) < MaxAncestors; {
+		if ppid == 0 {
+			return start, line, true
+		}
 		pstart, pstate, pppid := procStat(ppid)
-		if pstate == "" || pstart > start {
+		if pstate == "" || pstart > cstart {
 			break
 		}
-		out = append(out, ppid)
+		line = append(line, Proc{ppid, pstart})
 		if ppid == 1 {
-			break
+			return start, line, true
 		}
-		start, state, ppid = pstart, pstate, pppid
+		cstart, ppid = pstart, pppid
+	}
+	return start, line, false
+}
+
+// Ancestors returns the pids of process pid's line of ancestors (Line):
+// ending with 1 when the walk reached init, cut short otherwise.
+func Ancestors(pid int) []int {
+	_, line, _ := Line(pid)
+	var out []int
+	for _, p := range line {
+		out = append(out, p.PID)
 	}
 	return out
 }

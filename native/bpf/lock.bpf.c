@@ -85,14 +85,15 @@ struct agg_key {
 	__u32 pad;
 };
 
-/* stack_every: one in stack_every contentions on a CPU has its stack
- * walked (besides each lock's first); set by contend at load. */
-volatile const __u32 stack_every = 16;
 struct agg_val {
 	__u64 count;
 	__u64 total;
 	__u64 max;
 };
+
+/* stack_every: one in stack_every contentions on a CPU has its stack
+ * walked (besides each lock's first); set by contend at load. */
+volatile const __u32 stack_every = 16;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
