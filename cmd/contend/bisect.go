@@ -48,9 +48,9 @@ func newBisectFlags() (*bisectFlags, []cli.Flag) {
 		newFlag("calibrate-max", &f.calMax, "most repetitions of each end in the calibration (up to 200)"),
 		newFlag("confidence", &f.confidence, "stop when one commit is the culprit with this probability"),
 		newFlag("alpha", &f.alpha, "significance level of the calibration and of the verification"),
-		newFlag("budget-runs", &f.budgetRuns, "stop before the runs of calibration and probes exceed this (0: no budget)"),
+		newFlag("budget-runs", &f.budgetRuns, "stop, saying no culprit was found, before the runs (calibration, probes, the ends beside them, verification) exceed this (0: the default, 2 x --calibrate-max + 2 x --runs x (8 per halving of the range + 8) + 10 x --verify-runs)"),
 		newFlag("budget-time", &f.budgetTime, "stop once the search has taken this long (0: no budget)"),
-		newFlag("verify-runs", &f.verifyRuns, "repetitions of each side of the final A/B of the culprit's parent against it (0: none)"),
+		newFlag("verify-runs", &f.verifyRuns, "least repetitions of each side of the verification, the culprit's parent beside it in blocks until a sequential test decides (at most 5 times this; 0: none)"),
 		formatFlag("text, markdown, json or csv", bisect.Formats...),
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 	}, newBisectVMFlags(&f.vm)...)

@@ -53,7 +53,7 @@ func TestStartRefuses(t *testing.T) {
 		{func(r *Request) { r.Build = "make\x1b[2J" }, "--build"},
 		{func(r *Request) { r.Measure = append(r.Measure, "a\x07") }, "the measurement"},
 		{func(r *Request) { r.Prior = prior }, `--prior: line 1: weight "x" is not accepted`},
-		{func(r *Request) { r.Options.BudgetRuns = 50 }, "--budget-runs: 50 is not accepted; accepted: 0 (none) or at least 125"},
+		{func(r *Request) { r.Options.BudgetRuns = 50 }, "--budget-runs: 50 is not accepted; accepted: 0 (the default, from the range's size) or at least 130"},
 		{func(r *Request) { r.Options.CalibrateMin, r.Options.CalibrateMax = 30, 20 }, "--calibrate-max: 20 is below --calibrate 30"},
 		{func(r *Request) { r.Stray = "vm-cpus" }, "--vm-cpus goes with --vm"},
 		{vmReq(func(v *VMRequest) { v.RunsSet = true }), "--runs: with --vm the repetitions are boots"},

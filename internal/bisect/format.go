@@ -114,12 +114,16 @@ func writeText(w io.Writer, r *Result, md bool) error {
 		line("nothing to bisect: the change between the ends is %s%s, not told from noise; run more (--calibrate-max) or check the range and the metric", pct(c.Change), interval(c.Lo, c.Hi))
 	case len(r.Top) > 0:
 		t := r.Top[0]
-		if r.Stop == "" {
+		switch r.Stop {
+		case "":
 			line("most probable culprit so far: %s, P %s (the search has not ended; asked for %.3g)", name(t.Commit), eqProb(t.P), r.Confidence)
-		} else {
+		case StopConfident:
 			line("culprit: %s, P %s (stopped: %s; asked for %.3g)", name(t.Commit), eqProb(t.P), r.StopText, r.Confidence)
+		default:
+			line("%s; asked for %.3g", r.StopText, r.Confidence)
+			line("the range may hold no single step: no change, several smaller ones, or a level that moved in a way the blocks could not absorb; the most probable commit, %s at P %s, is not an answer", short(t.Hash), eqProb(t.P))
 		}
-		if len(t.Skipped) > 0 {
+		if len(t.Skipped) > 0 && r.Stop != "" && r.Stop == StopConfident {
 			var hs []string
 			for _, s := range t.Skipped {
 				hs = append(hs, short(s.Hash))
@@ -140,12 +144,12 @@ func writeText(w io.Writer, r *Result, md bool) error {
 		}
 	}
 	if v := r.Verify; v != nil {
-		verdict := "verified"
+		verdict := fmt.Sprintf("verified: it differs from its parent by the step between the ends (likelihood ratio %.3g against no difference) and kept its P with these blocks counted", math.Exp(v.LogLR))
 		if !v.Verified {
 			verdict = "NOT verified: " + v.Note
 		}
-		line("verification (parent %s against culprit %s, interleaved ABBA, %d and %d %s): change %s%s, p = %s, %s: %s",
-			short(v.Parent.Hash), short(v.Culprit.Hash), v.NParent, v.NCulprit, r.unit(), pct(v.Change), interval(v.Lo, v.Hi), pval(v.P), v.Verdict, verdict)
+		line("verification (parent %s beside candidate %s in %s, %d and %d %s): change %s%s: %s",
+			short(v.Parent.Hash), short(v.Culprit.Hash), plural.N(v.Blocks, "block", "blocks"), v.NParent, v.NCulprit, r.unit(), pct(v.Change), interval(v.Lo, v.Hi), verdict)
 	} else if r.Stop != "" && r.Stop != StopNoDifference {
 		line("verification: none")
 	}
@@ -153,8 +157,8 @@ func writeText(w io.Writer, r *Result, md bool) error {
 	if r.Where != "" {
 		where = " " + r.Where
 	}
-	line("%s: %d calibration + %d probes + %d verification = %d%s; %s of %s; %s",
-		r.unit(), r.Runs.Calibration, r.Runs.Probes, r.Runs.Verify, r.Runs.Total, where, plural.N(r.Probes, "probe", "probes"), plural.N(r.Probed, "commit", "commits"), time3(r.Elapsed))
+	line("%s: %d calibration + %d probes + %d of the ends beside them + %d verification = %d%s; %s of %s; %s",
+		r.unit(), r.Runs.Calibration, r.Runs.Probes, r.Runs.Ends, r.Runs.Verify, r.Runs.Total, where, plural.N(r.Probes, "probe", "probes"), plural.N(r.Probed, "commit", "commits"), time3(r.Elapsed))
 	if len(r.Skipped) > 0 {
 		mass := 0.0
 		for _, s := range r.Skipped {
@@ -198,7 +202,7 @@ func nanFree(r Result) jsonResultNull {
 	out := jsonResultNull{Result: r}
 	out.Calibration = calNull{c, opt(c.Change), opt(c.Lo), opt(c.Hi), opt(c.P), opt(c.SDs)}
 	if v := r.Verify; v != nil {
-		out.Verify = &verNull{*v, opt(v.Change), opt(v.Lo), opt(v.Hi), opt(v.P)}
+		out.Verify = &verNull{*v, opt(v.Change), opt(v.Lo), opt(v.Hi), opt(v.P), opt(v.LogLR)}
 	}
 	return out
 }
@@ -225,6 +229,7 @@ type verNull struct {
 	Lo     *float64 `json:"change_lo"`
 	Hi     *float64 `json:"change_hi"`
 	P      *float64 `json:"p"`
+	LogLR  *float64 `json:"log_lr"`
 }
 
 type jsonResultNull struct {
@@ -237,7 +242,7 @@ type jsonResultNull struct {
 // top three (none when the ends do not differ: one row with rank 0),
 // each with the search's summary.
 var CSVHeader = []string{"rank", "index", "hash", "subject", "p", "p_own", "skipped_before", "stop", "confidence", "metric",
-	"runs_total", "runs_calibration", "runs_probes", "runs_verify", "probes", "skipped",
+	"runs_total", "runs_calibration", "runs_probes", "runs_ends", "runs_verify", "probes", "skipped",
 	"calibration_change", "calibration_p", "calibration_differ", "verified", "verify_change", "verify_p"}
 
 func writeCSV(w io.Writer, r *Result) error {
@@ -254,7 +259,7 @@ func writeCSV(w io.Writer, r *Result) error {
 		ver, vc, vp = strconv.FormatBool(v.Verified), f(v.Change), f(v.P)
 	}
 	common := []string{r.Stop, f(r.Confidence), r.Metric.Name, strconv.Itoa(r.Runs.Total), strconv.Itoa(r.Runs.Calibration),
-		strconv.Itoa(r.Runs.Probes), strconv.Itoa(r.Runs.Verify), strconv.Itoa(r.Probes), strconv.Itoa(len(r.Skipped)),
+		strconv.Itoa(r.Runs.Probes), strconv.Itoa(r.Runs.Ends), strconv.Itoa(r.Runs.Verify), strconv.Itoa(r.Probes), strconv.Itoa(len(r.Skipped)),
 		f(r.Calibration.Change), f(r.Calibration.P), strconv.FormatBool(r.Calibration.Differ), ver, vc, vp}
 	if len(r.Top) == 0 {
 		cw.Write(append([]string{"0", "", "", "", "", "", ""}, common...))

@@ -86,8 +86,11 @@ type Candidate struct {
 type Runs struct {
 	Calibration int `json:"calibration"`
 	Probes      int `json:"probes"`
-	Verify      int `json:"verify"`
-	Total       int `json:"total"`
+	// Ends are the runs of the ends measured beside the probes, one batch
+	// of an end in each probe's block.
+	Ends   int `json:"ends"`
+	Verify int `json:"verify"`
+	Total  int `json:"total"`
 }
 
 // Skipped is a commit that could not be measured.
@@ -100,7 +103,8 @@ type Skipped struct {
 	P float64 `json:"p"`
 }
 
-// Verify is the final A/B of the culprit's parent against the culprit.
+// Verify is the verification of the culprit: its parent and it measured
+// side by side in blocks once it reached the confidence asked for.
 type Verify struct {
 	Parent   Commit  `json:"parent"`
 	Culprit  Commit  `json:"culprit"`
@@ -111,17 +115,24 @@ type Verify struct {
 	Hi       float64 `json:"change_hi"`
 	P        float64 `json:"p"`
 	Verdict  string  `json:"verdict"`
-	// Verified: the culprit differs from its parent, in the direction of
-	// the change between the ends.
+	// Blocks is the number of blocks of the pair; LogLR the log
+	// likelihood ratio of the blocks since the last probe for a
+	// difference of the ends' step against none (the sequential test
+	// that decides the verification: at least log(c/(1-c)) for
+	// confidence c).
+	Blocks int     `json:"blocks"`
+	LogLR  float64 `json:"log_lr"`
+	// Verified: the candidate kept the confidence asked for with these
+	// blocks counted in its probability, and the search ended on it.
 	Verified bool   `json:"verified"`
 	Note     string `json:"note,omitempty"`
 }
 
 var stopTexts = map[string]string{
 	StopConfident:    "a culprit reached the confidence asked for",
-	StopBudgetRuns:   "the budget of runs is spent: the answer is below the confidence asked for",
-	StopBudgetTime:   "the budget of time is spent: the answer is below the confidence asked for",
-	StopExhausted:    "every commit that can be measured has been: the answer is below the confidence asked for",
+	StopBudgetRuns:   "no culprit: the budget of runs was spent before a commit reached the confidence asked for and kept it through its verification",
+	StopBudgetTime:   "no culprit: the budget of time was spent before a commit reached the confidence asked for and kept it through its verification",
+	StopExhausted:    "no culprit: every commit that can be measured has been, and none reached the confidence asked for",
 	StopNoDifference: "the ends do not differ: nothing to bisect",
 	"":               "the search has not ended",
 }
@@ -133,7 +144,7 @@ func (s *Search) Result(stop string) *Result {
 	r := &Result{Stop: stop, StopText: stopTexts[stop], Confidence: s.Opt.Confidence, Commits: n, Good: s.Commits[0], Bad: s.Commits[n]}
 	r.Calibration = s.calibrationResult()
 	p := s.m.posterior()
-	if stop != StopNoDifference {
+	if _, ok := stepGrid(s.m.contrasts()); ok && stop != StopNoDifference {
 		for _, g := range top(s.m.groups(p), 3) {
 			c := Candidate{Commit: s.Commits[g.last], Index: g.last, P: g.p, POwn: p[g.last]}
 			for _, k := range g.skipped {
@@ -143,18 +154,20 @@ func (s *Search) Result(stop string) *Result {
 		}
 	}
 	probed := map[int]bool{}
-	for _, b := range s.m.batches {
-		probed[b.commit] = true
+	for _, e := range s.events {
+		if e.Event == EvProbe {
+			r.Probes++
+			probed[e.Commit] = true
+		}
 	}
-	r.Probes, r.Probed = len(s.m.batches), len(probed)
-	r.Runs.Calibration, r.Runs.Probes, r.Runs.Verify = s.runs()
-	r.Runs.Total = r.Runs.Calibration + r.Runs.Probes + r.Runs.Verify
+	r.Probed = len(probed)
+	r.Runs = s.runs()
 	for _, e := range s.events {
 		if e.Event == EvSkip {
 			r.Skipped = append(r.Skipped, Skipped{Commit: s.Commits[e.Commit], Index: e.Commit, Reason: e.Reason, P: p[e.Commit]})
 		}
 	}
-	r.Verify = s.verifyResult()
+	r.Verify = s.verifyResult(stop, r.Top)
 	el := s.elapsed
 	if !s.started.IsZero() {
 		el += s.Opt.Now().Sub(s.started)
@@ -167,7 +180,7 @@ func (s *Search) Result(stop string) *Result {
 
 func (s *Search) calibrationResult() Calibration {
 	n := s.m.n
-	a, b := s.values(EvCalibrate, 0, ""), s.values(EvCalibrate, n, "")
+	a, b := s.calibrationValues()
 	c := Calibration{NGood: len(a), NBad: len(b), Change: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), SDs: math.NaN()}
 	seq, err := s.calibration()
 	if err == nil {
@@ -186,51 +199,66 @@ func (s *Search) calibrationResult() Calibration {
 			c.Lo, c.Hi = rel.Lo, rel.Hi
 		}
 	}
-	ga, gb := s.m.ends[0], s.m.ends[1]
+	ga, gb := analysis.MomentsOf(a), analysis.MomentsOf(b)
 	if ga.N > 1 && gb.N > 1 {
 		pooled := math.Sqrt((ga.M2 + gb.M2) / float64(ga.N+gb.N-2))
 		c.SDs = (gb.Mean - ga.Mean) / pooled
 	}
+	_ = n
 	return c
 }
 
-func (s *Search) verifyResult() *Verify {
-	var parent, culprit int = -1, -1
+// verifyResult describes the last verification: the pair of its last
+// block, its complete blocks' values, and whether the search ended on
+// its culprit.
+func (s *Search) verifyResult(stop string, top []Candidate) *Verify {
+	last := 0
 	for _, e := range s.events {
-		if e.Event != EvVerify {
-			continue
-		}
-		if e.Side == "parent" {
-			parent = e.Commit
-		} else {
-			culprit = e.Commit
+		if e.Event == EvVerify && s.m.blocks[e.Block] != nil && s.m.blocks[e.Block].complete() {
+			last = e.Block
 		}
 	}
-	if parent < 0 || culprit < 0 {
+	if last == 0 {
 		return nil
 	}
-	a, b := s.values(EvVerify, parent, "parent"), s.values(EvVerify, culprit, "culprit")
-	v := &Verify{Parent: s.Commits[parent], Culprit: s.Commits[culprit], NParent: len(a), NCulprit: len(b),
+	parent, culprit := s.m.blocks[last].lo, s.m.blocks[last].hi
+	var a, b []float64
+	blocks := 0
+	seen := map[int]bool{}
+	for _, e := range s.events {
+		bl := s.m.blocks[e.Block]
+		if e.Event != EvVerify || bl == nil || !bl.complete() || bl.lo != parent || bl.hi != culprit {
+			continue
+		}
+		if !seen[e.Block] {
+			seen[e.Block] = true
+			blocks++
+		}
+		if e.Commit == parent {
+			a = append(a, e.Values...)
+		} else {
+			b = append(b, e.Values...)
+		}
+	}
+	v := &Verify{Parent: s.Commits[parent], Culprit: s.Commits[culprit], NParent: len(a), NCulprit: len(b), Blocks: blocks,
 		Change: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN()}
-	c, err := analysis.Compare(a, b, analysis.CompareOptions{Alpha: s.Opt.Alpha})
-	if err != nil {
-		v.Note = err.Error()
-		return v
+	if c, err := analysis.Compare(a, b, analysis.CompareOptions{Alpha: s.Opt.Alpha}); err == nil {
+		v.Change, v.P, v.Verdict = c.Change, c.P, string(c.Verdict)
+		if c.HasChangeCI {
+			v.Lo, v.Hi = c.ChangeLo, c.ChangeHi
+		}
 	}
-	v.Change, v.P, v.Verdict = c.Change, c.P, string(c.Verdict)
-	if c.HasChangeCI {
-		v.Lo, v.Hi = c.ChangeLo, c.ChangeHi
-	}
-	ends := s.m.ends[1].Mean - s.m.ends[0].Mean
-	v.Verified = c.Significant() && c.Sign != 0 && float64(c.Sign)*ends > 0
+	v.LogLR = s.pairLogLR(parent, culprit)
+	onTop := len(top) > 0 && top[0].Index == culprit
+	v.Verified = stop == StopConfident && onTop
 	switch {
 	case v.Verified:
-	case c.Significant():
-		v.Note = "the culprit differs from its parent in the other direction than the bad end from the good one"
-	case !c.CanReachAlpha:
-		v.Note = "too few runs to decide"
+	case stop == "":
+		v.Note = "under way"
+	case onTop:
+		v.Note = "the search ended before the culprit kept the confidence asked for through its verification"
 	default:
-		v.Note = "the culprit does not differ from its parent: the change may be spread over several commits, or the answer is wrong"
+		v.Note = "the candidate did not keep the confidence asked for, or did not differ from its parent by the step between the ends: the change may be spread over several commits, or the machine's level moved"
 	}
 	return v
 }

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"contend/analysis"
-	"contend/internal/ab"
 )
 
 // Commit is one commit of the range, oldest first.
@@ -70,15 +69,19 @@ type Options struct {
 	// Confidence is the posterior probability of one candidate that
 	// ends the search: 0.95.
 	Confidence float64
-	// BudgetRuns stops the search before a batch would take the runs
-	// (calibration and probes) above it; 0: no budget.
+	// BudgetRuns stops the search before a block would take the runs
+	// (calibration, probes, the ends beside them, verification) above
+	// it; 0: DefaultBudgetRuns for the step the calibration measured.
 	BudgetRuns int
 	// BudgetTime stops the search once this much time has passed since
 	// it started (counted over every session of a resumed search); 0:
 	// no budget.
 	BudgetTime time.Duration
-	// VerifyRuns is the number of repetitions of each side of the final
-	// A/B of the culprit's parent against it: 10; negative: no check.
+	// VerifyRuns is the number of repetitions of each side of the
+	// verification, the culprit's parent beside the culprit in blocks
+	// once the culprit reaches Confidence: 10; negative: none. Its
+	// blocks count in the posterior: the search ends with a culprit only
+	// when it still holds Confidence after them.
 	VerifyRuns int
 	// Prior weighs the commits 1..n of the range (Prior[j] for commit
 	// j; Prior[0] unused); nil: uniform.
@@ -128,15 +131,15 @@ func (o Options) Check() error {
 	case o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 0.5):
 		return fmt.Errorf("--alpha: %v is not accepted; accepted: 0 < alpha < 0.5", o.Alpha)
 	case o.BudgetRuns < 0:
-		return fmt.Errorf("--budget-runs: %d is not accepted; accepted: 0 (none) or more", o.BudgetRuns)
+		return fmt.Errorf("--budget-runs: %d is not accepted; accepted: 0 (the default, from the range's size) or more", o.BudgetRuns)
 	case o.BudgetTime < 0:
 		return fmt.Errorf("--budget-time: %v is not accepted; accepted: 0 (none) or a positive duration", o.BudgetTime)
 	case o.VerifyRuns < -1 || o.VerifyRuns > 1000:
 		return fmt.Errorf("--verify-runs: %d is not accepted; accepted: 0 (none) to 1000", o.VerifyRuns)
 	}
 	o.fill()
-	if o.BudgetRuns > 0 && o.BudgetRuns < 2*o.CalibrateMax+o.Runs {
-		return fmt.Errorf("--budget-runs: %d is not accepted; accepted: 0 (none) or at least %d (the calibration's most, 2 x --calibrate-max, and one probe)", o.BudgetRuns, 2*o.CalibrateMax+o.Runs)
+	if o.BudgetRuns > 0 && o.BudgetRuns < 2*o.CalibrateMax+2*o.Runs {
+		return fmt.Errorf("--budget-runs: %d is not accepted; accepted: 0 (the default, from the range's size) or at least %d (the calibration's most, 2 x --calibrate-max, and one probe's block)", o.BudgetRuns, 2*o.CalibrateMax+2*o.Runs)
 	}
 	if _, err := analysis.NewSequentialSpending(o.Alpha, o.CalibrateMin, o.CalibrateMax, 0, analysis.SpendOBrienFleming); err != nil {
 		return fmt.Errorf("--calibrate %d and --calibrate-max %d: %v", o.CalibrateMin, o.CalibrateMax, err)
@@ -146,20 +149,24 @@ func (o Options) Check() error {
 
 // Event kinds of the ledger.
 const (
-	EvCalibrate = "calibrate" // values of an end (Commit 0 or n)
+	EvCalibrate = "calibrate" // values of an end (Commit 0 or n) in a block of the two ends
 	EvProbe     = "probe"     // values of a probed commit
+	EvRef       = "reference" // values of an end measured beside a probe, in its block
 	EvSkip      = "skip"      // a commit that could not be measured
-	EvVerify    = "verify"    // values of the final A/B (Side parent or culprit)
+	EvVerify    = "verify"    // values of the parent or the culprit (Side) measured beside each other
 	EvSession   = "session"   // a session of the search began
 	EvEnd       = "end"       // the search ended: Stop says why
 )
 
-// Event is one line of the ledger.
+// Event is one line of the ledger. The events with values come in
+// blocks (Block, from 1): two commits measured one batch each, one
+// right after the other; only differences within a block inform.
 type Event struct {
 	Time   time.Time `json:"time"`
 	Event  string    `json:"event"`
 	Commit int       `json:"commit"` // index in the range: 0 good end, n bad end
 	Hash   string    `json:"hash,omitempty"`
+	Block  int       `json:"block,omitempty"`
 	Side   string    `json:"side,omitempty"`
 	Values []float64 `json:"values,omitempty"`
 	Reason string    `json:"reason,omitempty"`
@@ -179,12 +186,40 @@ func (m *Memory) Append(e Event) error { m.Events = append(m.Events, e); return 
 
 // Stop reasons.
 const (
-	StopConfident    = "confident"     // a candidate reached Confidence
-	StopBudgetRuns   = "budget-runs"   // the next batch would exceed BudgetRuns
+	StopConfident    = "confident"     // a candidate reached Confidence, and kept it through its verification
+	StopBudgetRuns   = "budget-runs"   // the next block would exceed BudgetRuns
 	StopBudgetTime   = "budget-time"   // BudgetTime passed
 	StopExhausted    = "exhausted"     // no commit left to probe
 	StopNoDifference = "no-difference" // the ends do not differ: nothing to bisect
 )
+
+// DefaultBudgetRuns is the budget of runs of a search of n commits when
+// none is given, for a step of sds noise SDs between the ends: the
+// calibration's most, then 8 blocks per halving of the range and 8
+// more, each of two batches, times (1/sds)^2 between 1 and 4 (the blocks
+// a probe needs grow so as the step shrinks; NaN: 1), and five
+// verifications' least. A search that finds no culprit within it ends
+// saying so: a range with no single step (no change, several small
+// ones, a drift) never makes a search confident, and without a budget it
+// would never end.
+func DefaultBudgetRuns(n int, o Options, sds float64) int {
+	o.fill()
+	halvings := int(math.Ceil(math.Log2(float64(max(n, 2)))))
+	f := 1.0
+	if sds = math.Abs(sds); sds > 0 {
+		f = min(max(1/(sds*sds), 1), 4)
+	}
+	return 2*o.CalibrateMax + int(math.Ceil(f*float64(2*o.Runs*(8*halvings+8)))) + 10*max(o.VerifyRuns, 0)
+}
+
+// budget returns BudgetRuns, or DefaultBudgetRuns for the step the
+// calibration measured.
+func (s *Search) budget() int {
+	if s.Opt.BudgetRuns > 0 {
+		return s.Opt.BudgetRuns
+	}
+	return DefaultBudgetRuns(s.m.n, s.Opt, s.calibrationResult().SDs)
+}
 
 // Search is one bisection: the range, its options, the events so far.
 type Search struct {
@@ -199,6 +234,9 @@ type Search struct {
 	order   []int // of built, least recently used first
 	started time.Time
 	elapsed time.Duration // of earlier sessions
+	// lastMeasured is the commit measure was last asked for: the one a
+	// *SkipError is about.
+	lastMeasured int
 }
 
 // New returns the search over commits (good end first, at least three:
@@ -206,7 +244,7 @@ type Search struct {
 // new search).
 func New(commits []Commit, opt Options, store Store, prober Prober, events []Event) (*Search, error) {
 	if len(commits) < 3 {
-		return nil, fmt.Errorf("the range has %d commits after the good one: nothing to bisect (the culprit is the bad end)", len(commits)-1)
+		return nil, fmt.Errorf("the range has %d commits after the good one: nothing to bisect (the culprit is the bad end)", max(len(commits)-1, 0))
 	}
 	opt.fill()
 	n := len(commits) - 1
@@ -214,9 +252,9 @@ func New(commits []Commit, opt Options, store Store, prober Prober, events []Eve
 		return nil, fmt.Errorf("the prior has %d weights for %d commits", len(opt.Prior)-1, n)
 	}
 	s := &Search{Commits: commits, Opt: opt, Store: store, Prober: prober, m: newModel(n, opt.Prior), built: map[int]Built{}}
-	for _, e := range events {
+	for k, e := range events {
 		if err := s.apply(e); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("ledger: event %d: %w", k+1, err)
 		}
 	}
 	return s, nil
@@ -225,32 +263,38 @@ func New(commits []Commit, opt Options, store Store, prober Prober, events []Eve
 // apply adds e to the evidence.
 func (s *Search) apply(e Event) error {
 	n := s.m.n
+	if _, ok := s.ended(); ok {
+		return fmt.Errorf("%q after the end of the search: the ledger was written to after the search ended", e.Event)
+	}
 	if e.Commit < 0 || e.Commit > n {
-		return fmt.Errorf("ledger: event %q names commit %d outside 0..%d", e.Event, e.Commit, n)
+		return fmt.Errorf("%q names commit %d outside 0..%d", e.Event, e.Commit, n)
 	}
 	if e.Hash != "" && e.Hash != s.Commits[e.Commit].Hash {
-		return fmt.Errorf("ledger: event %q names commit %d as %s, but the range has %s there", e.Event, e.Commit, e.Hash, s.Commits[e.Commit].Hash)
+		return fmt.Errorf("%q names commit %d as %s, but the range has %s there", e.Event, e.Commit, e.Hash, s.Commits[e.Commit].Hash)
 	}
 	for _, x := range e.Values {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("ledger: event %q of commit %d has the value %v", e.Event, e.Commit, x)
+			return fmt.Errorf("%q of commit %d has the value %v", e.Event, e.Commit, x)
 		}
 	}
 	switch e.Event {
-	case EvCalibrate:
-		switch e.Commit {
-		case 0:
-			s.m.ends[0] = s.m.ends[0].Merge(analysis.MomentsOf(e.Values))
-		case n:
-			s.m.ends[1] = s.m.ends[1].Merge(analysis.MomentsOf(e.Values))
-		default:
-			return fmt.Errorf("ledger: calibration values of commit %d, not an end", e.Commit)
+	case EvCalibrate, EvRef:
+		if e.Commit != 0 && e.Commit != n {
+			return fmt.Errorf("%q values of commit %d, not an end", e.Event, e.Commit)
 		}
-	case EvProbe:
-		s.m.batches = append(s.m.batches, batch{commit: e.Commit, m: analysis.MomentsOf(e.Values)})
+		if err := s.addToBlock(e); err != nil {
+			return err
+		}
+	case EvProbe, EvVerify:
+		if e.Event == EvProbe && (e.Commit == 0 || e.Commit == n) {
+			return fmt.Errorf("%q of the end %d", e.Event, e.Commit)
+		}
+		if err := s.addToBlock(e); err != nil {
+			return err
+		}
 	case EvSkip:
 		if e.Commit == 0 || e.Commit == n {
-			return fmt.Errorf("ledger: the end %s is skipped", s.Commits[e.Commit].Hash)
+			return fmt.Errorf("the end %s is skipped", s.Commits[e.Commit].Hash)
 		}
 		s.m.skipped[e.Commit] = e.Reason
 	case EvSession:
@@ -258,12 +302,49 @@ func (s *Search) apply(e Event) error {
 			// Time of the previous session: up to its last event.
 			s.elapsed += s.lastTime().Sub(s.sessionStart())
 		}
-	case EvVerify, EvEnd:
+	case EvEnd:
 	default:
-		return fmt.Errorf("ledger: unknown event %q", e.Event)
+		return fmt.Errorf("unknown event %q", e.Event)
 	}
 	s.events = append(s.events, e)
 	return nil
+}
+
+// addToBlock adds the values of e to its block.
+func (s *Search) addToBlock(e Event) error {
+	if e.Block <= 0 {
+		return fmt.Errorf("%q of commit %d is in no block: the ledger was written by a contend before 2026-12 (one batch at a time, judged against the ends measured once), which this one cannot read; start the search again in another --dir", e.Event, e.Commit)
+	}
+	if len(e.Values) == 0 {
+		return fmt.Errorf("%q of commit %d has no values", e.Event, e.Commit)
+	}
+	b := s.m.blocks[e.Block]
+	switch {
+	case b == nil:
+		s.m.blocks[e.Block] = &block{lo: e.Commit, hi: -1, xs: [2][]float64{e.Values}}
+	case b.lo == e.Commit:
+		b.xs[0] = append(b.xs[0], e.Values...)
+	case b.hi == e.Commit:
+		b.xs[1] = append(b.xs[1], e.Values...)
+	case b.hi < 0:
+		b.hi, b.xs[1] = e.Commit, e.Values
+		if b.hi < b.lo {
+			b.lo, b.hi = b.hi, b.lo
+			b.xs[0], b.xs[1] = b.xs[1], b.xs[0]
+		}
+	default:
+		return fmt.Errorf("block %d has commits %d and %d, and %q adds commit %d", e.Block, b.lo, b.hi, e.Event, e.Commit)
+	}
+	return nil
+}
+
+// nextBlock returns the number of the next block.
+func (s *Search) nextBlock() int {
+	mx := 0
+	for k := range s.m.blocks {
+		mx = max(mx, k)
+	}
+	return mx + 1
 }
 
 func (s *Search) sessionStart() time.Time {
@@ -336,18 +417,13 @@ func (s *Search) Run(ctx context.Context) (res *Result, err error) {
 			return nil, err
 		}
 	}
-	if stop != StopNoDifference && s.Opt.VerifyRuns > 0 {
-		if err := s.verify(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if err := s.record(Event{Event: EvEnd, Commit: 0, Stop: stop}); err != nil {
 		return nil, err
 	}
 	return s.Result(stop), nil
 }
 
-// count returns the values recorded by events of kind ev (and side).
+// values returns the values recorded by events of kind ev (and side).
 func (s *Search) values(ev string, commit int, side string) []float64 {
 	var xs []float64
 	for _, e := range s.events {
@@ -363,9 +439,21 @@ func (s *Search) calibration() (*analysis.Sequential, error) {
 	return analysis.NewSequentialSpending(s.Opt.Alpha, s.Opt.CalibrateMin, s.Opt.CalibrateMax, 0, analysis.SpendOBrienFleming)
 }
 
-// calibrate measures both ends, batches in ABBA order, until the
-// group-sequential test decides whether they differ. It returns
-// StopNoDifference when they do not.
+// calibrationValues returns the values of the ends in complete
+// calibration blocks.
+func (s *Search) calibrationValues() (good, bad []float64) {
+	for _, num := range s.m.sortedBlocks() {
+		b := s.m.blocks[num]
+		if b.complete() && b.lo == 0 && b.hi == s.m.n {
+			good, bad = append(good, b.xs[0]...), append(bad, b.xs[1]...)
+		}
+	}
+	return good, bad
+}
+
+// calibrate measures both ends in blocks (one batch each, the good end
+// first in odd blocks: ABBA), until the group-sequential test decides
+// whether they differ. It returns StopNoDifference when they do not.
 func (s *Search) calibrate(ctx context.Context) (string, error) {
 	seq, err := s.calibration()
 	if err != nil {
@@ -373,9 +461,9 @@ func (s *Search) calibrate(ctx context.Context) (string, error) {
 	}
 	n := s.m.n
 	for {
-		a, b := s.values(EvCalibrate, 0, ""), s.values(EvCalibrate, n, "")
-		if len(a) == len(b) && len(a) > 0 {
-			d, err := seq.Decide(min(len(a), seq.MaxRuns), a, b)
+		a, b := s.calibrationValues()
+		if len(a) > 0 && len(b) > 0 {
+			d, err := seq.Decide(min(len(a), len(b), seq.MaxRuns), a, b)
 			if err != nil {
 				return "", err
 			}
@@ -386,36 +474,54 @@ func (s *Search) calibrate(ctx context.Context) (string, error) {
 				return "", nil
 			}
 		}
-		// The next batch: the end with fewer values, the good end first
-		// at a tie, except every other round (ABBA).
-		end := 0
-		switch {
-		case len(b) < len(a):
-			end = n
-		case len(a) == len(b) && (len(a)/s.Opt.Runs)%2 == 1:
-			end = n
-		}
-		got := len(a)
-		if end == n {
-			got = len(b)
-		}
-		k := min(s.Opt.Runs, seq.MaxRuns-got)
+		k := min(s.Opt.Runs, seq.MaxRuns-min(len(a), len(b)))
 		if k <= 0 {
 			k = s.Opt.Runs
 		}
-		xs, err := s.measure(ctx, end, k)
-		var se *SkipError
-		if errors.As(err, &se) {
-			return "", fmt.Errorf("the %s end %s cannot be measured: %s", endName(end, n), short(s.Commits[end].Hash), se.Reason)
-		}
-		if err != nil {
+		if err := s.measureBlock(ctx, EvCalibrate, 0, EvCalibrate, n, k); err != nil {
 			return "", err
 		}
-		if err := s.record(Event{Event: EvCalibrate, Commit: end, Values: xs}); err != nil {
-			return "", err
-		}
-		s.say("calibration: %s end %s: %d values", endName(end, n), short(s.Commits[end].Hash), len(xs))
+		s.say("calibration: block %d of the good end %s and the bad end %s", s.nextBlock()-1, short(s.Commits[0].Hash), short(s.Commits[n].Hash))
 	}
+}
+
+// measureBlock measures commit a (event kind ea) and commit b (eb), k
+// values each, one right after the other, as one new block: a first in
+// odd blocks, b first in even ones, so that a level moving steadily
+// within blocks favours neither. A commit that cannot be measured
+// returns its *SkipError (the batch measured before it stays in the
+// ledger, in a block that tells nothing).
+func (s *Search) measureBlock(ctx context.Context, ea string, a int, eb string, b, k int) error {
+	num := s.nextBlock()
+	type side struct {
+		ev     string
+		commit int
+	}
+	order := []side{{ea, a}, {eb, b}}
+	if num%2 == 0 {
+		order[0], order[1] = order[1], order[0]
+	}
+	for _, sd := range order {
+		xs, err := s.measure(ctx, sd.commit, k)
+		if err != nil {
+			var se *SkipError
+			if errors.As(err, &se) && (sd.commit == 0 || sd.commit == s.m.n) {
+				return fmt.Errorf("the %s end %s cannot be measured: %s", endName(sd.commit, s.m.n), short(s.Commits[sd.commit].Hash), se.Reason)
+			}
+			return err
+		}
+		e := Event{Event: sd.ev, Commit: sd.commit, Block: num, Values: xs}
+		if sd.ev == EvVerify {
+			e.Side = "culprit"
+			if sd.commit == min(a, b) {
+				e.Side = "parent"
+			}
+		}
+		if err := s.record(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func endName(end, n int) string {
@@ -425,57 +531,185 @@ func endName(end, n int) string {
 	return "bad"
 }
 
-// runs returns the repetitions of calibration, probes and verification.
-func (s *Search) runs() (cal, probes, verify int) {
+// runs returns the repetitions of calibration, probes, the ends beside
+// the probes, and verification.
+func (s *Search) runs() (r Runs) {
 	for _, e := range s.events {
 		switch e.Event {
 		case EvCalibrate:
-			cal += len(e.Values)
+			r.Calibration += len(e.Values)
 		case EvProbe:
-			probes += len(e.Values)
+			r.Probes += len(e.Values)
+		case EvRef:
+			r.Ends += len(e.Values)
 		case EvVerify:
-			verify += len(e.Values)
+			r.Verify += len(e.Values)
 		}
 	}
-	return
+	r.Total = r.Calibration + r.Probes + r.Ends + r.Verify
+	return r
 }
 
-// probe probes commits at the posterior median until a stop rule holds.
+// probe probes commits at the posterior median, each beside an end (the
+// good and the bad one in turn), until a candidate reaches Confidence
+// and keeps it through VerifyRuns of its verification, or a stop rule
+// holds.
 func (s *Search) probe(ctx context.Context) (string, error) {
+	n := s.m.n
 	for {
 		p := s.m.posterior()
-		if s.m.best(p) >= s.Opt.Confidence {
-			return StopConfident, nil
+		best := top(s.m.groups(p), 1)[0]
+		verify := false
+		if best.p >= s.Opt.Confidence {
+			if s.Opt.VerifyRuns <= 0 {
+				return StopConfident, nil
+			}
+			switch s.pairVerdict(s.parent(best), best.last) {
+			case pairDiffers:
+				return StopConfident, nil
+			case pairUndecided:
+				verify = true
+			}
+			// pairSame: the candidate does not differ from its parent by
+			// the step; probe on (its blocks lowered its probability).
 		}
-		cal, pr, _ := s.runs()
-		if s.Opt.BudgetRuns > 0 && cal+pr+s.Opt.Runs > s.Opt.BudgetRuns {
+		if s.runs().Total+2*s.Opt.Runs > s.budget() {
 			return StopBudgetRuns, nil
 		}
 		if s.Opt.BudgetTime > 0 && s.elapsed+s.Opt.Now().Sub(s.started) >= s.Opt.BudgetTime {
 			return StopBudgetTime, nil
 		}
+		if verify {
+			parent := s.parent(best)
+			k := s.Opt.Runs
+			err := s.measureBlock(ctx, EvVerify, parent, EvVerify, best.last, k)
+			if err := s.skipOr(err); err != nil {
+				return "", err
+			}
+			s.say("verification: parent %s beside culprit %s (P %.3f before)", short(s.Commits[parent].Hash), short(s.Commits[best.last].Hash), best.p)
+			continue
+		}
 		i := s.m.next(p)
 		if i < 0 {
 			return StopExhausted, nil
 		}
-		xs, err := s.measure(ctx, i, s.Opt.Runs)
-		var se *SkipError
-		if errors.As(err, &se) {
-			s.drop(i)
-			if err := s.record(Event{Event: EvSkip, Commit: i, Reason: se.Reason}); err != nil {
-				return "", err
-			}
-			s.say("skip %s: %s", short(s.Commits[i].Hash), se.Reason)
-			continue
+		end := 0
+		if s.probeBlocks()%2 == 1 {
+			end = n
 		}
-		if err != nil {
+		err := s.measureBlock(ctx, EvRef, end, EvProbe, i, s.Opt.Runs)
+		if err := s.skipOr(err); err != nil {
 			return "", err
 		}
-		if err := s.record(Event{Event: EvProbe, Commit: i, Values: xs}); err != nil {
-			return "", err
-		}
-		s.say("probe %s (P(bad) before %.3f): %d values", short(s.Commits[i].Hash), cdf(p, i), len(xs))
+		s.say("probe %s beside the %s end (P(bad) before %.3f)", short(s.Commits[i].Hash), endName(end, n), cdf(p, i))
 	}
+}
+
+// skipOr records the skip that err is, if it is one of a commit that
+// is not an end, and returns nil; any other err is returned.
+func (s *Search) skipOr(err error) error {
+	var se *SkipError
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	i := s.lastMeasured
+	if i <= 0 || i >= s.m.n {
+		return err
+	}
+	s.drop(i)
+	if err := s.record(Event{Event: EvSkip, Commit: i, Reason: se.Reason}); err != nil {
+		return err
+	}
+	s.say("skip %s: %s", short(s.Commits[i].Hash), se.Reason)
+	return nil
+}
+
+// probeBlocks returns the number of blocks with a probe.
+func (s *Search) probeBlocks() int {
+	k := 0
+	for _, e := range s.events {
+		if e.Event == EvProbe {
+			k++
+		}
+	}
+	return k
+}
+
+// Outcomes of pairVerdict.
+const (
+	pairUndecided = iota
+	pairDiffers
+	pairSame
+)
+
+// pairVerdict is the verification of culprit against parent as it
+// stands: the blocks of that pair since the last probe, a sequential
+// probability ratio test (Wald 1945) of a difference of the step between
+// the ends (endsStep) against none, with the bounds
+// Confidence/(1-Confidence) x k(k+1) for the k-th verification of the
+// search (verifications) and Confidence/(1-Confidence)'s inverse, after
+// at least VerifyRuns of each side and at most 5 x VerifyRuns (then
+// pairSame: not shown).
+// It checks the candidate on the pair alone, so that a range that the
+// one-step model does not fit (two smaller steps, a level the blocks
+// could not absorb) does not end with a culprit its neighbours made.
+func (s *Search) pairVerdict(parent, culprit int) int {
+	llr, n := s.pairEvidence(parent, culprit)
+	k := float64(s.verifications())
+	bound := math.Log(s.Opt.Confidence / (1 - s.Opt.Confidence) * k * (k + 1))
+	switch {
+	case n < s.Opt.VerifyRuns:
+		return pairUndecided
+	case llr >= bound:
+		return pairDiffers
+	case llr <= -bound || n >= 5*s.Opt.VerifyRuns:
+		return pairSame
+	}
+	return pairUndecided
+}
+
+// verifications returns the number of the verification under way: one
+// more than the verifications that a probe ended (each a run of
+// verification events). The k-th is accepted only at a likelihood ratio
+// of c/(1-c) x k(k+1): over any number of them, the chance that one
+// accepts a pair that does not differ stays below (1-c)/c, as the sum of
+// 1/(k(k+1)) is 1.
+func (s *Search) verifications() int {
+	k, in := 1, false
+	for _, e := range s.events {
+		switch e.Event {
+		case EvVerify:
+			in = true
+		case EvProbe, EvRef:
+			if in {
+				k++
+			}
+			in = false
+		}
+	}
+	return k
+}
+
+// pairLogLR is the log likelihood ratio of pairVerdict.
+func (s *Search) pairLogLR(parent, culprit int) float64 {
+	llr, _ := s.pairEvidence(parent, culprit)
+	return llr
+}
+
+// pairEvidence returns the log likelihood ratio of the pair's blocks
+// since the last probe and the values of its fewer side.
+func (s *Search) pairEvidence(parent, culprit int) (float64, int) {
+	nums := map[int]bool{}
+	for k := len(s.events) - 1; k >= 0; k-- {
+		e := s.events[k]
+		if e.Event == EvProbe || e.Event == EvRef {
+			break
+		}
+		if b := s.m.blocks[e.Block]; e.Event == EvVerify && b != nil && b.lo == parent && b.hi == culprit {
+			nums[e.Block] = true
+		}
+	}
+	return s.m.pairLR(nums, s.m.endsStep())
 }
 
 func cdf(p []float64, i int) float64 {
@@ -484,49 +718,6 @@ func cdf(p []float64, i int) float64 {
 		c += p[j]
 	}
 	return c
-}
-
-// verify runs the culprit's parent against the culprit, interleaved in
-// ABBA order of batches (Pinpoint's sandwich), VerifyRuns each.
-func (s *Search) verify(ctx context.Context) error {
-	best := top(s.m.groups(s.m.posterior()), 1)
-	if len(best) == 0 {
-		return nil
-	}
-	culprit, parent := best[0].last, s.parent(best[0])
-	sides := [2]int{parent, culprit}
-	names := [2]string{"parent", "culprit"}
-	per := s.Opt.Runs
-	pairs := (s.Opt.VerifyRuns + per - 1) / per
-	order := ab.OrderABBA.Sequence(pairs, 0)
-	// Batches already in the ledger (a resumed verification) count.
-	have := [2]int{len(s.values(EvVerify, parent, "parent")), len(s.values(EvVerify, culprit, "culprit"))}
-	done := [2]int{}
-	for _, side := range order {
-		if done[side]+per <= have[side] {
-			done[side] += per
-			continue
-		}
-		k := min(per, s.Opt.VerifyRuns-have[side])
-		if k <= 0 {
-			continue
-		}
-		xs, err := s.measure(ctx, sides[side], k)
-		var se *SkipError
-		if errors.As(err, &se) {
-			s.say("verification: %s %s cannot be measured: %s", names[side], short(s.Commits[sides[side]].Hash), se.Reason)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.record(Event{Event: EvVerify, Commit: sides[side], Side: names[side], Values: xs}); err != nil {
-			return err
-		}
-		have[side] += len(xs)
-		done[side] = have[side]
-	}
-	return nil
 }
 
 // parent returns the last testable commit before group g.
@@ -539,12 +730,13 @@ func (s *Search) parent(g group) int {
 	return 0
 }
 
-// measure builds commit i (or takes its build from the cache of the last
-// four) and measures k repetitions.
+// measure builds commit i (or takes its build from the cache: the ends
+// and the last four others) and measures k repetitions.
 func (s *Search) measure(ctx context.Context, i, k int) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.lastMeasured = i
 	b, ok := s.built[i]
 	if !ok {
 		s.say("build %s", short(s.Commits[i].Hash))
@@ -553,15 +745,8 @@ func (s *Search) measure(ctx context.Context, i, k int) ([]float64, error) {
 			return nil, err
 		}
 		s.built[i] = b
-		if len(s.order) >= 4 {
-			old := s.order[0]
-			s.order = s.order[1:]
-			if ob := s.built[old]; ob != nil {
-				delete(s.built, old)
-				if err := ob.Close(); err != nil {
-					return nil, err
-				}
-			}
+		if err := s.evict(); err != nil {
+			return nil, err
 		}
 	} else {
 		for j, c := range s.order {
@@ -585,6 +770,32 @@ func (s *Search) measure(ctx context.Context, i, k int) ([]float64, error) {
 		}
 	}
 	return xs, nil
+}
+
+// evict closes the least recently used build that is not an end while
+// more than four others are kept: the ends are measured throughout.
+func (s *Search) evict() error {
+	others := 0
+	for _, c := range s.order {
+		if c != 0 && c != s.m.n {
+			others++
+		}
+	}
+	for k, c := range s.order {
+		if others < 4 {
+			break
+		}
+		if c == 0 || c == s.m.n {
+			continue
+		}
+		s.order = append(s.order[:k], s.order[k+1:]...)
+		if ob := s.built[c]; ob != nil {
+			delete(s.built, c)
+			return ob.Close()
+		}
+		return nil
+	}
+	return nil
 }
 
 // drop closes and forgets the build of commit i.

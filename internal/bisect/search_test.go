@@ -35,7 +35,7 @@ func TestBudgetStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != StopBudgetRuns || res.Runs.Calibration+res.Runs.Probes > 70 || res.StopText == "" {
+	if res.Stop != StopBudgetRuns || res.Runs.Total > 70 || res.StopText == "" {
 		t.Fatalf("stop %q (%s), runs %+v: want budget-runs within 70", res.Stop, res.StopText, res.Runs)
 	}
 	clock := time.Unix(0, 0)
@@ -204,8 +204,6 @@ func TestPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newModel(10, w)
-	m.ends[0] = MomentsOfForTest(1, 2, 3)
-	m.ends[1] = MomentsOfForTest(11, 12, 13)
 	p := m.posterior()
 	if math.Abs(p[4]-7.0/17) > 1e-12 || math.Abs(p[9]-2.0/17) > 1e-12 || math.Abs(p[1]-1.0/17) > 1e-12 {
 		t.Fatalf("posterior %v, want the prior 1,1,1,7,1,1,1,1,2,1 over 17", p)
@@ -238,12 +236,118 @@ func TestAAStopsAtCalibration(t *testing.T) {
 	if err := Write(&b, res, "text"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"the ends do not differ", "nothing to bisect", "10 and 10 runs", "runs: 20 calibration + 0 probes + 0 verification = 20"} {
+	for _, want := range []string{"the ends do not differ", "nothing to bisect", "10 and 10 runs", "runs: 20 calibration + 0 probes + 0 of the ends beside them + 0 verification = 20"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
 	}
 	if strings.Contains(b.String(), "culprit") {
 		t.Errorf("an A/A range names a culprit:\n%s", b.String())
+	}
+}
+
+// flakyProber fails the measurements of commit bad from its (after+1)-th
+// on, and of the good end when endFails: a machine that breaks during the
+// verification.
+type flakyProber struct {
+	*simProber
+	bad, after, calls int
+}
+
+type flakyBuilt struct {
+	Built
+	p *flakyProber
+	i int
+}
+
+func (f *flakyProber) Build(ctx context.Context, c Commit) (Built, error) {
+	b, err := f.simProber.Build(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &flakyBuilt{b, f, f.index[c.Hash]}, nil
+}
+
+func (b *flakyBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
+	if b.i == b.p.bad {
+		b.p.calls++
+		if b.p.calls > b.p.after {
+			return nil, &SkipError{Reason: "the runs failed (simulated)"}
+		}
+	}
+	return b.Built.Measure(ctx, n)
+}
+
+// TestVerificationFailureGoesOn: the culprit's parent fails in the
+// middle of its verification (before 2026-12 this ended the search with
+// "verification: none", exit 0, and resume never redid it): the parent is
+// skipped, the search goes on, verifies the culprit against the commit
+// before the parent and ends with the culprit, the skipped parent named
+// before it.
+func TestVerificationFailureGoesOn(t *testing.T) {
+	s, p := simSearch(t, 11, 64, 30, 2, Options{}, &Memory{}, nil)
+	fp := &flakyProber{simProber: p, bad: 29}
+	s.Prober = fp
+	// The parent's batches before its verification: count its probes in
+	// a first search of the same seed with nothing failing.
+	ref, _ := simSearch(t, 11, 64, 30, 2, Options{}, &Memory{}, nil)
+	res, err := ref.Run(context.Background())
+	if err != nil || res.Verify == nil || res.Verify.Parent.Hash != "c0029" {
+		t.Fatalf("reference search: %v, %+v", err, res.Verify)
+	}
+	for _, e := range ref.events {
+		if e.Event == EvProbe && e.Commit == 29 {
+			fp.after++
+		}
+	}
+	fp.after++ // and one block of its verification
+	res, err = s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopConfident || res.Top[0].Index != 30 || len(res.Top[0].Skipped) != 1 || res.Top[0].Skipped[0].Hash != "c0029" {
+		t.Fatalf("stop %q, top %+v: want 30 with the skipped 29 before it", res.Stop, res.Top)
+	}
+	if res.Verify == nil || !res.Verify.Verified || res.Verify.Parent.Hash != "c0028" {
+		t.Fatalf("verification %+v: want 28 beside 30, verified", res.Verify)
+	}
+}
+
+// TestEndFailureStopsResumably: an end that cannot be measured during the
+// search stops it with an error naming the end; resumed with a machine
+// that works, it ends as a search does.
+func TestEndFailureStopsResumably(t *testing.T) {
+	mem := &Memory{}
+	s, p := simSearch(t, 12, 64, 30, 2, Options{}, mem, nil)
+	s.Prober = &flakyProber{simProber: p, bad: 0, after: 6}
+	if _, err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "the good end c0000 cannot be measured") {
+		t.Fatalf("err %v, want the good end named", err)
+	}
+	s, _ = simSearch(t, 13, 64, 30, 2, Options{}, mem, append([]Event(nil), mem.Events...))
+	res, err := s.Run(context.Background())
+	if err != nil || res.Stop != StopConfident || res.Top[0].Index != 30 {
+		t.Fatalf("resumed: %v, %+v", err, res)
+	}
+}
+
+// TestLedgerRefusals: what the ledger's reader refuses, each in one line
+// naming the event: a line after the end, an event of a batch without a
+// block (a ledger of the search before 2026-12), a block of three commits.
+func TestLedgerRefusals(t *testing.T) {
+	cs, _ := simCommits(8)
+	for _, c := range []struct {
+		evs  []Event
+		want string
+	}{
+		{[]Event{{Event: EvEnd, Stop: StopBudgetRuns}, {Event: EvSession}}, "after the end"},
+		{[]Event{{Event: EvCalibrate, Commit: 0, Values: []float64{1}}}, "in no block"},
+		{[]Event{{Event: EvCalibrate, Commit: 0, Block: 1, Values: []float64{1}}, {Event: EvCalibrate, Commit: 8, Block: 1, Values: []float64{1}},
+			{Event: EvProbe, Commit: 3, Block: 1, Values: []float64{1}}}, "block 1 has commits 0 and 8"},
+		{[]Event{{Event: EvProbe, Commit: 8, Block: 1, Values: []float64{1}}}, "of the end 8"},
+	} {
+		_, err := New(cs, Options{}, &Memory{}, nil, c.evs)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v, want one line with %q", c.evs, err, c.want)
+		}
 	}
 }

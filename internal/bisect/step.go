@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"contend/analysis"
 )
 
 // Verdicts of Classify, with the exit status of 'git bisect run'.
@@ -29,13 +27,13 @@ type Verdict struct {
 }
 
 // Classify decides whether commit i of the range is good or bad: the
-// ends are calibrated first (once: their values stay in the ledger for
-// the next commit), then commit i is measured in batches until the
-// probability that it is bad, from its values against the ends' (the
-// split likelihood of the posterior, with i on one side or the other),
-// is at least Confidence or at most 1-Confidence, or maxRuns are spent
-// (then the verdict is skip: a forced answer is how git bisect goes
-// wrong).
+// ends are calibrated first (once: their blocks stay in the ledger for
+// the next commit), then commit i is measured in blocks beside the good
+// and the bad end in turn until the probability that it is bad (1/2
+// prior; the posterior's block likelihood with the culprit at i or after
+// it) is at least Confidence or at most 1-Confidence, or maxRuns of it
+// are spent (then the verdict is skip: a forced answer is how git bisect
+// goes wrong).
 func (s *Search) Classify(ctx context.Context, i, maxRuns int) (v Verdict, err error) {
 	defer func() {
 		if cerr := s.closeAll(); cerr != nil && err == nil {
@@ -56,12 +54,15 @@ func (s *Search) Classify(ctx context.Context, i, maxRuns int) (v Verdict, err e
 	if stop == StopNoDifference {
 		return Verdict{Verdict: VerdictSkip, PBad: math.NaN(), Stop: stop, Reason: "the ends do not differ: nothing to bisect (stop the bisect: git bisect reset)"}, nil
 	}
-	var mine analysis.Moments
 	runs := 0
 	pbad := math.NaN()
-	for runs < maxRuns {
+	for blocks := 0; runs < maxRuns; blocks++ {
 		k := min(s.Opt.Runs, maxRuns-runs)
-		xs, err := s.measure(ctx, i, k)
+		end := 0
+		if blocks%2 == 1 {
+			end = s.m.n
+		}
+		err := s.measureBlock(ctx, EvRef, end, EvProbe, i, k)
 		var se *SkipError
 		if errors.As(err, &se) {
 			if err := s.record(Event{Event: EvSkip, Commit: i, Reason: se.Reason}); err != nil {
@@ -72,20 +73,13 @@ func (s *Search) Classify(ctx context.Context, i, maxRuns int) (v Verdict, err e
 		if err != nil {
 			return Verdict{}, err
 		}
-		if err := s.record(Event{Event: EvProbe, Commit: i, Values: xs}); err != nil {
-			return Verdict{}, err
-		}
-		runs += len(xs)
-		mine = mine.Merge(analysis.MomentsOf(xs))
-		g, b := s.m.ends[0], s.m.ends[1]
-		lg := splitLikelihood(floored(g.Merge(mine), b))
-		lb := splitLikelihood(floored(g, b.Merge(mine)))
-		pbad = 1 / (1 + math.Exp(lg-lb))
+		runs += k
+		pbad = s.m.pBad(i)
 		switch {
 		case pbad >= s.Opt.Confidence:
-			return Verdict{Verdict: VerdictBad, PBad: pbad, Runs: runs, Reason: "its values are the bad end's"}, nil
+			return Verdict{Verdict: VerdictBad, PBad: pbad, Runs: runs, Reason: "it differs from the good end as the bad end does"}, nil
 		case pbad <= 1-s.Opt.Confidence:
-			return Verdict{Verdict: VerdictGood, PBad: pbad, Runs: runs, Reason: "its values are the good end's"}, nil
+			return Verdict{Verdict: VerdictGood, PBad: pbad, Runs: runs, Reason: "it differs from the bad end as the good end does"}, nil
 		}
 	}
 	return Verdict{Verdict: VerdictSkip, PBad: pbad, Runs: runs, Reason: fmt.Sprintf("undecided after %d runs", runs)}, nil
