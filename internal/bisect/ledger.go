@@ -1,7 +1,6 @@
 package bisect
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"contend/internal/jsonl"
 	"contend/internal/safefile"
 )
 
@@ -120,59 +120,27 @@ func Open(dir string) (*Plan, []Event, error) {
 }
 
 // Ledger is the Store of a search's directory: DIR/ledger.jsonl, one
-// event a line, appended with O_APPEND and fsynced before the search
-// goes on, so that a kill or a power cut loses at most the line being
-// written (ReadLedger skips a torn last line).
+// event a line (internal/jsonl: appended with O_APPEND and fsynced
+// before the search goes on, so that a kill or a power cut loses at most
+// the line being written; a torn line is skipped, any other damage
+// refused).
 type Ledger struct{ Dir string }
 
 // Append appends e.
 func (l Ledger) Append(e Event) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(l.Dir, LedgerFile)
-	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR|os.O_APPEND, 0o644, safefile.Self)
-	if err != nil {
-		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			b = append([]byte{'\n'}, b...) // after a torn line
-		}
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("cannot sync the ledger %s: %w", path, err)
-	}
-	return nil
+	return jsonl.Append(filepath.Join(l.Dir, LedgerFile), e)
 }
 
-// ReadLedger reads the events of dir's ledger, skipping torn lines.
+// ReadLedger reads the events of dir's ledger, skipping torn lines and
+// refusing a line that is not an event.
 func ReadLedger(dir string) ([]Event, error) {
-	b, err := safefile.ReadFile(filepath.Join(dir, LedgerFile), safefile.Self)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var evs []Event
-	for _, line := range bytes.Split(b, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	evs, _, err := jsonl.Read(filepath.Join(dir, LedgerFile), safefile.Self, func(e Event) error {
+		if e.Event == "" {
+			return errors.New("no event")
 		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil || e.Event == "" {
-			continue
-		}
-		evs = append(evs, e)
-	}
-	return evs, nil
+		return nil
+	})
+	return evs, err
 }
 
 // LockFile is the file a running search holds locked (flock), so that

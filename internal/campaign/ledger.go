@@ -1,16 +1,12 @@
 package campaign
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"contend/internal/env"
-
+	"contend/internal/jsonl"
 	"contend/internal/safefile"
 )
 
@@ -58,70 +54,36 @@ type SettleRecord struct {
 	Settled bool     `json:"settled"`
 }
 
-// Append writes e as one line at the end of the ledger of dir, with
-// O_APPEND and fsync: a power cut loses at most the line being written,
-// and ReadLedger skips a torn last line.
+// Append writes e as one line at the end of the ledger of dir
+// (internal/jsonl: O_APPEND and fsync; a power cut loses at most the line
+// being written, and ReadLedger skips a torn line).
 func Append(dir string, e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, LedgerFile)
-	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR|os.O_APPEND, 0o644, safefile.Self) // read: the last byte
-	if err != nil {
-		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		// A torn line from a power cut does not end in a newline: start
-		// a fresh line so that this event stays readable.
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			b = append([]byte{'\n'}, b...)
-		}
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot append to the ledger %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot sync the ledger %s: %w", path, err)
-	}
-	return f.Close()
+	return jsonl.Append(filepath.Join(dir, LedgerFile), e)
 }
 
-// Ledger is the events of a campaign, with the lines that could not be
-// read (a torn line from a power cut).
+// Ledger is the events of a campaign, with the number of torn lines
+// skipped (a line cut short by a power cut).
 type Ledger struct {
 	Events []Event
 	Torn   int
 }
 
-// ReadLedger reads the ledger of dir; a missing ledger is empty.
+// ReadLedger reads the ledger of dir; a missing ledger is empty, and a
+// line that is neither an event nor a torn one refuses it.
 func ReadLedger(dir string) (*Ledger, error) {
-	b, err := safefile.ReadFile(filepath.Join(dir, LedgerFile), safefile.SelfOrRoot)
-	if errors.Is(err, os.ErrNotExist) {
-		return &Ledger{}, nil
-	}
+	evs, torn, err := jsonl.Read(filepath.Join(dir, LedgerFile), safefile.SelfOrRoot, func(e Event) error {
+		if e.Event == "" {
+			return errors.New("no event")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{}
-	for _, line := range bytes.Split(b, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil || e.Event == "" {
-			l.Torn++
-			continue
-		}
-		l.Events = append(l.Events, e)
-	}
-	return l, nil
+	return &Ledger{Events: evs, Torn: torn}, nil
 }
 
 // Done returns the done event of every finished boot of the plan, by slot.
