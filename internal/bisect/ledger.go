@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"contend/internal/jsonl"
+	"contend/internal/lock"
 	"contend/internal/safefile"
 )
 
@@ -150,17 +148,13 @@ const LockFile = ".lock"
 // Lock takes the lock of the search in dir; the returned function gives
 // it back. A search running elsewhere is refused with its pid.
 func Lock(dir string) (func(), error) {
-	path := filepath.Join(dir, LockFile)
-	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
+	f, err := lock.TryFile(filepath.Join(dir, LockFile), fmt.Sprintf("pid %d", os.Getpid()))
+	var held *lock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("the search in %s is running in another contend (%s): wait for it, or stop it", dir, held.Holder)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		pid, _ := os.ReadFile(path)
-		f.Close()
-		return nil, fmt.Errorf("the search in %s is running in another contend (pid %s): wait for it, or stop it", dir, strings.TrimSpace(string(pid)))
-	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Close() }, nil
 }

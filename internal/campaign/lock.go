@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"contend/internal/lock"
-
-	"contend/internal/safefile"
 )
 
 // LockFile is the lock a step holds on its campaign directory.
@@ -28,25 +25,19 @@ type stepLock struct {
 // lockDir takes the lock of campaign dir without waiting; when another
 // step holds it the error (ErrBusy) names the holder's pids.
 func lockDir(dir string) (*stepLock, error) {
-	path := filepath.Join(dir, LockFile)
-	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the campaign lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			holder := lock.Recorded(path)
-			if holder == "" {
-				holder = "another step"
-			}
-			return nil, fmt.Errorf("%w: %s is in use by %s: wait for it to finish, or stop it ('contend campaign status %s' shows the progress)", ErrBusy, dir, holder, dir)
+	f, err := lock.TryFile(filepath.Join(dir, LockFile), fmt.Sprintf("step pid %d", os.Getpid()))
+	var held *lock.HeldError
+	if errors.As(err, &held) {
+		holder := held.Holder
+		if holder == "" {
+			holder = "another step"
 		}
-		return nil, fmt.Errorf("cannot lock the campaign %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %s is in use by %s: wait for it to finish, or stop it ('contend campaign status %s' shows the progress)", ErrBusy, dir, holder, dir)
 	}
-	l := &stepLock{f: f}
-	l.note(fmt.Sprintf("step pid %d", os.Getpid()))
-	return l, nil
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock the campaign %s: %w", dir, err)
+	}
+	return &stepLock{f: f}, nil
 }
 
 // note records who holds the lock, for the message of a refused step.

@@ -334,3 +334,43 @@ func Acquire(ctx context.Context, path string, argv []string, opt Options) (*Loc
 	}
 	return l, nil
 }
+
+// HeldError says that a directory's lock (TryFile) is held, and by whom
+// as its holder recorded it ("" when it wrote nothing yet).
+type HeldError struct {
+	Path   string
+	Holder string
+}
+
+func (e *HeldError) Error() string {
+	h := e.Holder
+	if h == "" {
+		h = "a process that has not written its name yet"
+	}
+	return fmt.Sprintf("%s is held by %s", e.Path, h)
+}
+
+func (e *HeldError) Unwrap() error { return ErrBusy }
+
+// TryFile takes the lock of a directory of contend's (a campaign's, a
+// search's): an exclusive flock on the file at path (created when
+// missing; this user's, never through a symbolic link), without waiting,
+// with holder recorded in it for whoever finds it held (Record). When
+// another process holds it, the error is a *HeldError with that
+// process's record. Closing the file (or the death of the holder and of
+// every process that inherited it) releases the lock.
+func TryFile(path, holder string) (*os.File, error) {
+	f, _, err := safefile.OpenOrCreate(path, os.O_RDWR, 0o644, safefile.Self)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, &HeldError{Path: path, Holder: Recorded(path)}
+		}
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	Record(f, holder+"\n")
+	return f, nil
+}
