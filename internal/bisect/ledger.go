@@ -110,11 +110,30 @@ func Open(dir string) (*Plan, []Event, error) {
 	if err := json.Unmarshal(b, &p); err != nil || p.Format != PlanFormat {
 		return nil, nil, fmt.Errorf("%s is not a plan of contend bisect", filepath.Join(dir, PlanFile))
 	}
+	if err := p.check(); err != nil {
+		return nil, nil, fmt.Errorf("the plan %s is damaged: %v", filepath.Join(dir, PlanFile), err)
+	}
 	evs, err := ReadLedger(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	return &p, evs, nil
+}
+
+// check refuses a plan that no search could have written.
+func (p *Plan) check() error {
+	if len(p.Commits) < 3 {
+		return fmt.Errorf("it names %d commits; a search has the good end, a commit and the bad end at least", len(p.Commits))
+	}
+	for i, c := range p.Commits {
+		if c.Hash == "" {
+			return fmt.Errorf("commit %d has no hash", i)
+		}
+	}
+	if err := p.Options.Options().Check(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Ledger is the Store of a search's directory: DIR/ledger.jsonl, one

@@ -351,3 +351,21 @@ func TestLedgerRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRefusesDamagedPlan: a plan with too few commits, or options no
+// search accepts, is refused in one line naming the plan (it once gave
+// "-1 commits after the good one").
+func TestOpenRefusesDamagedPlan(t *testing.T) {
+	for _, c := range []struct{ plan, want string }{
+		{`{"format":"contend-bisect","commits":[]}`, "names 0 commits"},
+		{`{"format":"contend-bisect","commits":[{"hash":"a"},{"hash":""},{"hash":"c"}]}`, "commit 1 has no hash"},
+		{`{"format":"contend-bisect","commits":[{"hash":"a"},{"hash":"b"},{"hash":"c"}],"options":{"runs":-3}}`, "--runs"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, PlanFile), []byte(c.plan), 0o644)
+		_, _, err := Open(dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "damaged") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.plan, err, c.want)
+		}
+	}
+}
