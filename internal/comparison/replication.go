@@ -63,7 +63,7 @@ func (r *Comparison) ReplicationNamed(p PairReport, la, lb string) (Replication,
 		return ReplicationBoots, fmt.Sprintf("%s and %s ran in %d and %d boots, but the boot level was not analysed (%s): the p-value takes the runs of every boot as independent",
 			la, lb, na, nb, strings.TrimPrefix(b.Reason, "analysis: "))
 	case !r.BootUnit():
-		return ReplicationBoots, fmt.Sprintf("%s and %s ran in %d and %d boots: the p-value takes the runs of every boot as independent; the boot level has the boot as the unit",
+		return ReplicationBoots, fmt.Sprintf("%s and %s ran in %d and %d boots: the p-value takes the runs of every boot as independent (the full report has the boot level, the boot as the unit)",
 			la, lb, na, nb)
 	}
 	return ReplicationBoots, ""

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"contend/internal/comparison"
+	"contend/internal/results"
 )
 
 // TestReplicationInEveryFormat checks that the default (brief) report
@@ -104,5 +105,42 @@ func TestReplicationInEveryFormat(t *testing.T) {
 		if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Pairs) != 1 || doc.Pairs[0].Replication != string(c.unit) || doc.Pairs[0].ReplicationNote != c.note {
 			t.Errorf("%s: json's replication (want %q, %q): %v %+v", c.name, c.unit, c.note, err, doc.Pairs)
 		}
+	}
+}
+
+// TestReplicationThreeSides: A and B span three boots each, C one: the
+// report is not the boot level's (C cannot have one), so the A-B pair says
+// its p-value takes the runs of every boot as independent, and A-C that
+// one boot of C cannot separate the boots from the change.
+func TestReplicationThreeSides(t *testing.T) {
+	v := []float64{100, 101, 102, 103, 104, 100, 101, 102, 103}
+	three := func(p string) *results.File {
+		return bootFile(map[string][]float64{p + "1": v[:3], p + "2": v[3:6], p + "3": v[6:]}, p+"1", p+"2", p+"3")
+	}
+	c := bootFile(map[string][]float64{"c": v}, "c")
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", three("a")), comparison.FileSide("b", three("b")), comparison.FileSide("c", c)}, comparison.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BootUnit() || len(r.Pairs) != 2 {
+		t.Fatalf("boot unit %v, %d pairs", r.BootUnit(), len(r.Pairs))
+	}
+	for i, want := range []struct {
+		unit comparison.Replication
+		note string
+	}{
+		{comparison.ReplicationBoots, "A and B ran in 3 and 3 boots: the p-value takes the runs of every boot as independent (the full report has the boot level, the boot as the unit)"},
+		{comparison.ReplicationUneven, "C ran in one boot, A in 3: the difference includes boot-to-boot variance, which one boot of C cannot separate; run a campaign (two or more boots a side)"},
+	} {
+		if u, note := r.ReplicationOf(r.Pairs[i]); u != want.unit || note != want.note {
+			t.Errorf("pair %d: %q %q, want %q %q", i, u, note, want.unit, want.note)
+		}
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, r, Brief); err != nil {
+		t.Fatal(err)
+	}
+	if flat := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(flat, "A and B ran in 3 and 3 boots") || !strings.Contains(flat, "C ran in one boot, A in 3") {
+		t.Errorf("brief:\n%s", out.String())
 	}
 }
