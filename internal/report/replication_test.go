@@ -68,7 +68,9 @@ func TestReplicationInEveryFormat(t *testing.T) {
 		} else if !strings.Contains(flat(head), "): slower") {
 			t.Errorf("%s: headline:\n%s", c.name, brief.String())
 		}
-		noted := func(s string) bool { return strings.Contains(s, " ran within one boot") || strings.Contains(s, " ran in ") }
+		noted := func(s string) bool {
+			return strings.Contains(s, " ran within one boot") || strings.Contains(s, " ran in ")
+		}
 		if got := flat(head); !strings.Contains(got, c.note) || noted(got) != (c.note != "") {
 			t.Errorf("%s: brief headline lines lack %q (or say another):\n%s", c.name, c.note, brief.String())
 		}
