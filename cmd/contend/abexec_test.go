@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"contend/internal/ab"
+	"contend/internal/env"
 	"contend/internal/results"
 	"contend/internal/summary"
 )
@@ -82,6 +83,12 @@ func TestABExecTwoCommands(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// The sides of an ab ran in one boot: said under the headline.
+	_, head, _ := strings.Cut(r.stdout, "exec:faultme time: ")
+	head, _, _ = strings.Cut(head, "\n\n")
+	if env.BootID() != "" && !strings.Contains(strings.Join(strings.Fields(head), " "), "A and B ran within one boot: the p-value covers this boot, not boot-to-boot variance") {
+		t.Errorf("the headline does not say the sides ran within one boot:\n%s", r.stdout)
 	}
 	if s := runCLI(t, "show", out); s.code != 0 || !strings.Contains(s.stdout, "exec:faultme  b") {
 		t.Errorf("show: %d\n%s%s", s.code, s.stdout, s.stderr)

@@ -96,6 +96,10 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 		b.Family = "Holm over " + plural.N(tested, "test", "tests")
 	}
 	lkmlBoots(&b, r)
+	// The unit of replication: what the p-values cover.
+	if _, note := r.ReplicationNamed(r.Pairs[0], "the base", "the new side"); note != "" {
+		b.Notes = append(b.Notes, note)
+	}
 	return b, nil
 }
 

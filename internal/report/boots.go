@@ -47,15 +47,14 @@ func pluralBoots(n int) string {
 	return fmt.Sprintf("%d boots", n)
 }
 
-// writeBoots renders the boot-level lines of the text report: one line
-// when a side spans one boot, else the boot-level section.
+// writeBoots renders the boot-level section of the text report for the
+// pairs whose sides span two or more boots each (a side of one boot is
+// said under the headline, writeReplication).
 func writeBoots(r *comparison.Comparison, w io.Writer) {
 	for _, b := range r.Boots {
 		la, lb := r.Sides[b.A].Label, r.Sides[b.B].Label
 		if b.OneBoot() {
-			textfmt.WriteWrapped(w, fmt.Sprintf("Boots: %s ran in %s, %s in %s: boot-to-boot variance is not measured and the p-value covers this boot only.",
-				la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB))), "  ")
-			continue
+			continue // said under the headline (writeReplication)
 		}
 		fmt.Fprintln(w)
 		if b.Cmp == nil {

@@ -34,7 +34,7 @@ func TestBootLevelOneBoot(t *testing.T) {
 	if err := Compare(&out, []comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, comparison.Options{}, "text"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "Boots: A ran in one boot, B in one boot: boot-to-boot variance is not measured and the p-value covers this boot only.") {
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "A and B ran within one boot: the p-value covers this boot, not boot-to-boot variance") {
 		t.Errorf("no one-boot line:\n%s", out.String())
 	}
 	// Without boot ids (older files), nothing is said.
@@ -92,7 +92,7 @@ func TestBootLevelSeveralBoots(t *testing.T) {
 	if !strings.Contains(md.String(), "boot level +8.6% [+3.3%, +14.0%], p=0.0098") || !strings.Contains(md.String(), "| time | 101.3 ns | 110.0 ns | +8.6% [+3.3%, +14.0%] | 0.0098 | slower |") {
 		t.Errorf("markdown lacks the boot level:\n%s", md.String())
 	}
-	if lines := strings.Split(cs.String(), "\n"); !strings.HasSuffix(lines[0], ",unit_of_analysis,boots_a,boots_b,pooled_change,pooled_change_lo,pooled_change_hi,pooled_p,pooled_p_adjusted,pooled_verdict") ||
+	if lines := strings.Split(cs.String(), "\n"); !strings.HasSuffix(lines[0], ",unit_of_analysis,boots_a,boots_b,pooled_change,pooled_change_lo,pooled_change_hi,pooled_p,pooled_p_adjusted,pooled_verdict,replication") ||
 		!strings.Contains(lines[1], ",Student t on per-boot means,") || !strings.Contains(lines[1], ",slower,") || !strings.Contains(lines[1], ",boot,3,3,") {
 		t.Errorf("csv lacks the boot level:\n%s", cs.String())
 	}

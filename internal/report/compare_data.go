@@ -59,10 +59,16 @@ type jsonSide struct {
 }
 
 type jsonPair struct {
-	A        string       `json:"a"`
-	B        string       `json:"b"`
-	Headline string       `json:"headline"`
-	Metrics  []MetricJSON `json:"metrics"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	Headline string `json:"headline"`
+	// Replication is the unit of replication (comparison.Replication:
+	// one_boot, two_boots, uneven_boots, boots; absent when the
+	// repetitions record no boot), ReplicationNote what it means for the
+	// p-value, as the text says it under the headline.
+	Replication     comparison.Replication `json:"replication,omitempty"`
+	ReplicationNote string                 `json:"replication_note,omitempty"`
+	Metrics         []MetricJSON           `json:"metrics"`
 	// OnlyA and OnlyB are the evidence metrics only that side has
 	// values of, not compared (evidence.go).
 	OnlyA []string `json:"evidence_only_a,omitempty"`
@@ -202,6 +208,7 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 		if boot {
 			jp.Headline = bootHeadline(r, p)
 		}
+		jp.Replication, jp.ReplicationNote = r.ReplicationOf(p)
 		for _, row := range p.Rows {
 			j := RowJSON(r, p, row)
 			if boot {
@@ -248,6 +255,8 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 		// level's; the pooled runs' follow (bootunit.go).
 		head = append(head, bootCSVHeader...)
 	}
+	// The unit of replication of the pair (comparison.Replication).
+	head = append(head, "replication")
 	cw.Write(head)
 	for _, p := range r.Pairs {
 		for _, row := range p.Rows {
@@ -257,6 +266,8 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 				j = bootMetricData(r, p, j)
 				extra = bootCSVCells(j)
 			}
+			unit, _ := r.ReplicationOf(p)
+			extra = append(extra, string(unit))
 			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
 				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
@@ -344,6 +355,9 @@ func writeMarkdown(r *comparison.Comparison, w io.Writer) error {
 func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
 		fmt.Fprintf(w, "- **%s**\n", mdCell(HeadlineFor(r, p)))
+		if _, note := r.ReplicationOf(p); note != "" {
+			fmt.Fprintf(w, "  - %s\n", mdCell(note))
+		}
 	}
 	for _, p := range r.Pairs {
 		a, b := r.Sides[p.A], r.Sides[p.B]

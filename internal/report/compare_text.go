@@ -143,17 +143,8 @@ func writeTextNotes(r *comparison.Comparison, w io.Writer) {
 // boots), with their legend.
 func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
-		h := HeadlineFor(r, p)
-		if utf8.RuneCountInString(h) > textfmt.Width {
-			// Break before the test's parenthesis, where a reader
-			// pauses anyway.
-			if i := strings.LastIndex(h, " ("); i > 0 && utf8.RuneCountInString(h[:i]) <= textfmt.Width {
-				fmt.Fprintln(w, h[:i])
-				textfmt.WriteWrapped(w, "  "+h[i+1:], "  ")
-				continue
-			}
-		}
-		textfmt.WriteWrapped(w, h, "  ")
+		writeHeadlineText(w, HeadlineFor(r, p))
+		writeReplication(r, w, p)
 	}
 	// Next to the headline, so that "+867.5% slower" is read with
 	// "threads A 40, B 400" in view.

@@ -51,12 +51,12 @@ func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m M
 	if cm == nil || cm.Cmp == nil {
 		fmt.Fprintf(w, "\nverdict: none: no comparison of %s (identical values?)\n", plan.Metric)
 	} else {
-		v := Judge(plan.Reported.Change/100, cm.Cmp.Estimate, cm.Cmp.AdjustedP, Alpha, cm.Cmp.MDEUp, cm.Cmp.MDEDown)
-		what := ""
+		judge := Judge
 		if kind == RunAA {
-			what = " (of an A/A: this kernel against itself, not the commit)"
+			judge = JudgeAA
 		}
-		fmt.Fprintf(w, "\nverdict: %s%s: %s\n", v.Word, what, v.Line)
+		v := judge(plan.Reported.Change/100, cm.Cmp.Estimate, cm.Cmp.AdjustedP, Alpha, cm.Cmp.MDEUp, cm.Cmp.MDEDown)
+		fmt.Fprintf(w, "\nverdict: %s: %s\n", v.Word, v.Line)
 	}
 	if kind == RunSwitch {
 		fmt.Fprintf(w, "  the switch (%s: %s against %s) ran here as an A/B, interleaved, on one kernel (%s); n in runs\n",

@@ -395,7 +395,7 @@ func num(v float64) string {
 
 // Verdict compares contend's change with the reported one.
 type Verdict struct {
-	Word string // "reproduced", "not reproduced", "opposite"
+	Word string // "reproduced", "not reproduced", "opposite"; of an A/A, AASame or AADiffers
 	Line string // one line of reasons
 }
 
@@ -425,4 +425,39 @@ func Judge(reported, estimate, p, alpha, mdeUp, mdeDown float64) Verdict {
 		}
 	}
 	return Verdict{"not reproduced", line}
+}
+
+// The words of an A/A's verdict (JudgeAA): an A/A cannot reproduce a
+// commit, only show whether the machine's noise lets a run test it.
+const (
+	AASame    = "no change here (as expected of an A/A)"
+	AADiffers = "the A/A itself differs"
+)
+
+// JudgeAA returns the verdict of an A/A (this kernel against itself) on
+// the reported change (a fraction, signed as in the block) given the A/A's
+// change: its estimate, adjusted p-value and the smallest increase and
+// decrease its runs detect. A significant A/A is a false positive or a
+// machine too noisy for the test, never the commit: AADiffers says that
+// this noise cannot test the reported change; otherwise AASame with the
+// change these runs detect and whether the reported one is within it.
+func JudgeAA(reported, estimate, p, alpha, mdeUp, mdeDown float64) Verdict {
+	if !math.IsNaN(p) && p < alpha {
+		return Verdict{AADiffers, fmt.Sprintf("this machine's noise (the kernel against itself: %+.1f%%, p %.2g) cannot test %+.1f%%; "+
+			"quiet the machine ('contend check') and run the A/A again", 100*estimate, p, 100*reported)}
+	}
+	mde := mdeUp
+	if reported < 0 {
+		mde = mdeDown
+	}
+	line := fmt.Sprintf("p %.2g, estimate %+.1f%%", p, 100*estimate)
+	if !math.IsNaN(mde) && mde > 0 {
+		line += fmt.Sprintf("; these runs detect a change of %s%.1f%% or more with power 0.8", map[bool]string{true: "-", false: "+"}[reported < 0], 100*mde)
+		if math.Abs(reported) >= mde {
+			line += fmt.Sprintf(": the reported %+.1f%% is within reach of this machine's noise", 100*reported)
+		} else {
+			line += fmt.Sprintf(": the reported %+.1f%% is below that: more runs", 100*reported)
+		}
+	}
+	return Verdict{AASame, line}
 }

@@ -115,6 +115,27 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeAA checks an A/A's two verdicts: significant (either sign) is
+// the A/A differing, never the commit reproduced; not significant says
+// whether the reported change is within these runs' reach.
+func TestJudgeAA(t *testing.T) {
+	for _, est := range []float64{-0.113, 0.113} {
+		v := JudgeAA(-0.12, est, 0.041, 0.05, 0.1, 0.1)
+		if v.Word != AADiffers || !strings.Contains(v.Line, "cannot test -12.0%") || !strings.Contains(v.Line, "p 0.041") {
+			t.Errorf("estimate %g: %+v", est, v)
+		}
+	}
+	if v := JudgeAA(-0.12, -0.01, 0.6, 0.05, 0.08, 0.07); v.Word != AASame || !strings.HasSuffix(v.Line, "-7.0% or more with power 0.8: the reported -12.0% is within reach of this machine's noise") {
+		t.Errorf("within reach: %+v", v)
+	}
+	if v := JudgeAA(-0.02, -0.01, 0.6, 0.05, 0.08, 0.07); v.Word != AASame || !strings.HasSuffix(v.Line, "the reported -2.0% is below that: more runs") {
+		t.Errorf("below reach: %+v", v)
+	}
+	if v := JudgeAA(-0.12, math.NaN(), math.NaN(), 0.05, math.NaN(), math.NaN()); v.Word != AASame {
+		t.Errorf("no p: %+v", v)
+	}
+}
+
 // TestPlanSwitch plans a block whose sides are one kernel with a switch
 // (the robot's compare key nr_task): ab with the two task counts, no
 // campaign.

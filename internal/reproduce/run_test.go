@@ -299,17 +299,25 @@ func TestAnswerBoots(t *testing.T) {
 }
 
 // TestAnswerAB checks the answer from an ab file: the A/A says what it
-// means (the noise here, not the commit, and how to run the kernels); the
-// switch says it ran the switch; both quote the robot's row.
+// means (the noise here, not the commit, and how to run the kernels) in an
+// A/A's words whatever its outcome (no change here; the A/A itself
+// differs, of either sign: never "reproduced" or "opposite"); the switch
+// says it ran the switch; both quote the robot's row.
 func TestAnswerAB(t *testing.T) {
-	f := &results.File{Kind: "ab", Workload: "wis", Complete: true, Primary: "ops_per_sec",
-		Metrics: []results.Metric{{Name: "ops_per_sec", Unit: "ops/s", Better: "higher"}, {Name: "per_task_ops", Unit: "ops/s", Better: "higher"}, {Name: "per_thread_ops", Unit: "ops/s", Better: "higher"}},
-		Configs: []results.Config{{Name: "a", Params: []results.Param{{Name: "tasks", Value: "2"}}}, {Name: "b", Params: []results.Param{{Name: "tasks", Value: "2"}}}},
-		Env:     map[string]string{"cpu.online": "2"}}
-	for i := 0; i < 16; i++ {
-		x := 1000 + float64(i%4)*5
-		f.Reps = append(f.Reps, results.Rep{Index: i, Config: i % 2, Status: results.StatusOK,
-			Metrics: results.ValuesOf(map[string]float64{"ops_per_sec": 2 * x, "per_task_ops": x, "per_thread_ops": x})})
+	abFile := func(scale float64) *results.File {
+		f := &results.File{Kind: "ab", Workload: "wis", Complete: true, Primary: "ops_per_sec",
+			Metrics: []results.Metric{{Name: "ops_per_sec", Unit: "ops/s", Better: "higher"}, {Name: "per_task_ops", Unit: "ops/s", Better: "higher"}, {Name: "per_thread_ops", Unit: "ops/s", Better: "higher"}},
+			Configs: []results.Config{{Name: "a", Params: []results.Param{{Name: "tasks", Value: "2"}}}, {Name: "b", Params: []results.Param{{Name: "tasks", Value: "2"}}}},
+			Env:     map[string]string{"cpu.online": "2"}}
+		for i := 0; i < 16; i++ {
+			x := 1000 + float64(i%4)*5
+			if i%2 == 1 {
+				x *= scale
+			}
+			f.Reps = append(f.Reps, results.Rep{Index: i, Config: i % 2, Status: results.StatusOK,
+				Metrics: results.ValuesOf(map[string]float64{"ops_per_sec": 2 * x, "per_task_ops": x, "per_thread_ops": x})})
+		}
+		return f
 	}
 	rep := mail(t, "linus-futex4.mail")
 	plan, err := Make(rep, Machine{CPUs: 2}, Options{Tests: "/w"})
@@ -317,26 +325,39 @@ func TestAnswerAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := Machine{CPUs: 2, Kernel: "6.18.0-test"}
-	var sb strings.Builder
-	if err := Answer(&sb, f, rep, plan, m, "r.mail", RunAA); err != nil {
-		t.Fatal(err)
-	}
-	out := sb.String()
-	for _, w := range []string{"A/A: kernel 6.18.0-test", ">   21428413", "verdict: not reproduced (of an A/A: this kernel against itself, not the commit): ", "the run measures the noise here, not the\n  commit",
-		"'contend reproduce r.mail --run --a-kernel BASE --b-kernel NEW'", "runs a side detect the reported -98.3%"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("A/A: no %q in:\n%s", w, out)
+	for _, c := range []struct {
+		name  string
+		scale float64 // of side b
+		want  []string
+	}{
+		{"no change", 1, []string{"verdict: no change here (as expected of an A/A): p 0.093, estimate +0.5%; these runs detect a change of -0.9% or more with power 0.8: the reported -98.3% is within reach of this machine's noise\n"}},
+		{"differs, the reported sign", 0.89, []string{"verdict: the A/A itself differs: this machine's noise (the kernel against itself: -10.6%, p 0.00", "cannot test -98.3%; quiet the machine"}},
+		{"differs, the other sign", 1.12, []string{"verdict: the A/A itself differs: this machine's noise (the kernel against itself: +12.6%, p 0.00", "cannot test -98.3%"}},
+	} {
+		var sb strings.Builder
+		if err := Answer(&sb, abFile(c.scale), rep, plan, m, "r.mail", RunAA); err != nil {
+			t.Fatal(err)
+		}
+		out := sb.String()
+		for _, w := range append(c.want, "A/A: kernel 6.18.0-test", ">   21428413", "the run measures the noise here, not the\n  commit",
+			"'contend reproduce r.mail --run --a-kernel BASE --b-kernel NEW'", "runs a side detect the reported -98.3%") {
+			if !strings.Contains(out, w) {
+				t.Errorf("A/A, %s: no %q in:\n%s", c.name, w, out)
+			}
+		}
+		if strings.Count(out, "verdict: ") != 1 || strings.Contains(out, "reproduced") || strings.Contains(out, "opposite") {
+			t.Errorf("A/A, %s: not one verdict in an A/A's words:\n%s", c.name, out)
 		}
 	}
 	tasks, err := Make(switchMail(t, "nr_task", "50%", "100%"), Machine{CPUs: 2}, Options{Tests: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb.Reset()
-	if err := Answer(&sb, f, tasks.Report, tasks, m, "r.mail", RunSwitch); err != nil {
+	var sb strings.Builder
+	if err := Answer(&sb, abFile(1), tasks.Report, tasks, m, "r.mail", RunSwitch); err != nil {
 		t.Fatal(err)
 	}
-	out = sb.String()
+	out := sb.String()
 	if !strings.Contains(out, "the switch (nr_task: 50% against 100%) ran here as an A/B, interleaved, on one kernel (6.18.0-test)") || strings.Contains(out, "A/A") || !strings.Contains(out, ">   21428413") {
 		t.Errorf("switch:\n%s", out)
 	}
