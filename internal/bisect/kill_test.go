@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"contend/internal/lock"
+	"contend/internal/vm"
 )
 
 // TestKilledSearchKillsItsBuild: a search SIGKILLed while a build runs
@@ -77,4 +80,33 @@ func processAlive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// TestVMProberHoldsTheLock: every guest of bisect --vm runs holding the
+// machine-wide benchmark lock, as a --vm campaign's and a host run do,
+// so that a search and a campaign, or two searches, do not run at once.
+func TestVMProberHoldsTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	t.Setenv("CONTEND_LOCK", path)
+	repo, cs := kernelRepo(t, 1, 1)
+	f := &fakeGuest{t: t}
+	p := vmProber(t, repo, f)
+	unlocked := 0
+	p.Boot = func(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error) {
+		if h, held := lock.Current(path); !held || h.Pid != os.Getpid() {
+			unlocked++
+		}
+		return f.Boot(ctx, g, c)
+	}
+	b, err := p.Build(context.Background(), cs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Measure(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if f.boots != 2 || unlocked != 0 {
+		t.Errorf("%d boots, %d of them without the benchmark lock %s", f.boots, unlocked, path)
+	}
 }
