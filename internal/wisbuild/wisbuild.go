@@ -3,8 +3,9 @@
 // into a shared object that native/wis.c loads in each repetition's child.
 //
 // The parent compiles once per test content (Build, from the workload's
-// Check) into a private temporary directory (mode 0700, os.MkdirTemp) that
-// Cleanup removes when contend ends, and names the directory in the
+// Check) into a private temporary directory (mode 0700, internal/tmpdir)
+// that Cleanup removes when contend ends (and the next contend, or
+// `contend cleanup`, when it was killed), and names the directory in the
 // environment ($CONTEND_WIS_DIR) that the children inherit; a child finds
 // its object there by the hash of the test's bytes, compiler and shim
 // (Object), so that the compiler never runs inside a repetition and its
@@ -28,6 +29,7 @@ import (
 	"contend"
 	"contend/internal/esc"
 	"contend/internal/safefile"
+	"contend/internal/tmpdir"
 )
 
 // DirEnv names the directory of the compiled tests in the children's
@@ -122,6 +124,7 @@ func Key(src []byte) string {
 var state struct {
 	sync.Mutex
 	dir  string
+	td   *tmpdir.Dir
 	done map[string]Built
 }
 
@@ -144,11 +147,12 @@ func Build(path string) (Built, error) {
 		return b, nil
 	}
 	if state.dir == "" {
-		d, err := os.MkdirTemp("", "contend-wis-")
+		td, err := tmpdir.New(tmpdir.WIS, "")
 		if err != nil {
 			return Built{}, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 		}
-		state.dir = d
+		d := td.Path
+		state.dir, state.td = d, td
 		state.done = map[string]Built{}
 		os.Setenv(DirEnv, d)
 	}
@@ -186,9 +190,9 @@ func Cleanup() {
 	state.Lock()
 	defer state.Unlock()
 	if state.dir != "" {
-		os.RemoveAll(state.dir)
+		state.td.Close()
 		os.Unsetenv(DirEnv)
-		state.dir, state.done = "", nil
+		state.dir, state.td, state.done = "", nil, nil
 	}
 }
 
@@ -216,16 +220,16 @@ func Object(path string) (Built, func(), error) {
 	if b, ok := prebuilt(key); ok {
 		return b, func() {}, nil
 	}
-	d, err := os.MkdirTemp("", "contend-wis-")
+	td, err := tmpdir.New(tmpdir.WIS, "")
 	if err != nil {
 		return Built{}, nil, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 	}
-	b, err := compile(path, src, d, key)
+	b, err := compile(path, src, td.Path, key)
 	if err != nil {
-		os.RemoveAll(d)
+		td.Close()
 		return Built{}, nil, err
 	}
-	return b, func() { os.RemoveAll(d) }, nil
+	return b, func() { td.Close() }, nil
 }
 
 // compile writes src and the shim into dir and runs the compiler twice:
