@@ -350,6 +350,9 @@ func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
 		}
 		r, err := vm.NewRunner(ctx, cfg)
 		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: stopped by %s before the first boot; 'contend campaign run %s' goes on", ErrStopped, interruptionOr(ctx), dir)
+			}
 			return fmt.Errorf("%w: %v", ErrStopped, err)
 		}
 		defer r.Close()

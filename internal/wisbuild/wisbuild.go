@@ -26,8 +26,11 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"contend"
 	"contend/internal/esc"
+	"contend/internal/lazyre"
 	"contend/internal/safefile"
 	"contend/internal/tmpdir"
 )
@@ -277,11 +280,50 @@ func compile(path string, src []byte, dir, key string) (Built, error) {
 		cmd.Env = append(os.Environ(), "LC_ALL=C")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
+			if k := killed(path, cc, err, string(out)); k != nil {
+				return Built{}, k
+			}
 			msg := strings.ReplaceAll(string(out), sub+"/", "")
 			return Built{}, fmt.Errorf("--test %s does not compile: %s", path, FirstError(msg, name, path))
 		}
 	}
 	return b, nil
+}
+
+// KilledError is a compile that a signal ended (the compiler or one of
+// its programs killed: the OOM killer, a Ctrl-C): no fault of the test.
+type KilledError struct {
+	Path string         // the test
+	Prog string         // the program killed: gcc, or the one gcc names (cc1)
+	Sig  syscall.Signal // 0: gcc did not say which
+	Line string         // gcc's line saying so, when it was one of its programs
+}
+
+func (e *KilledError) Error() string {
+	how := "by a signal (" + e.Line + ")"
+	if e.Sig != 0 {
+		how = fmt.Sprintf("by signal %d (%s)", int(e.Sig), unix.SignalName(e.Sig))
+	}
+	return fmt.Sprintf("--test %s: the compiler was interrupted: %s was killed %s; nothing says the test is wrong: run again", e.Path, e.Prog, how)
+}
+
+// gccKilledRE is gcc's line when a program it ran died of a signal:
+// "gcc: fatal error: Killed signal terminated program cc1".
+var gccKilledRE = lazyre.New(`(?m)^.*signal terminated program (\S+).*$`)
+
+// killed returns the *KilledError of a compile that a signal ended (the
+// compiler cc itself, or a program it ran, as its output says), else nil.
+func killed(path, cc string, err error, out string) *KilledError {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return &KilledError{Path: path, Prog: filepath.Base(cc), Sig: ws.Signal()}
+		}
+	}
+	if m := gccKilledRE().FindStringSubmatch(out); m != nil {
+		return &KilledError{Path: path, Prog: m[1], Line: strings.TrimSpace(m[0])}
+	}
+	return nil
 }
 
 // FirstError returns the compiler's first error line of out (else its
