@@ -66,9 +66,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	var ue *usageError
 	var we *workload.UsageError
+	var ke *wisbuild.KilledError
 	switch {
 	case errors.Is(err, harness.ErrInterrupted):
 		fmt.Fprintln(stderr, "contend: interrupted; finished repetitions are saved")
+		return exitInterrupted
+	case errors.As(err, &ke) && ctx.Err() != nil: // Ctrl-C reached the compiler too
+		fmt.Fprintf(stderr, "contend: interrupted: %s\n", err)
 		return exitInterrupted
 	case errors.As(err, &ue), errors.As(err, &we):
 		fmt.Fprintf(stderr, "contend: %s\n", err)

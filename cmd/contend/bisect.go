@@ -147,6 +147,8 @@ func bisectStatus(c *cli.Context) error {
 func bisectWrite(c *cli.Context, res *bisect.Result, err error) error {
 	var st *bisect.Stopped
 	switch {
+	case errors.Is(err, bisect.ErrInterrupted):
+		return cli.Exit(err.Error(), exitInterrupted)
 	case bisect.IsInput(err):
 		return usagef("%v", err)
 	case errors.As(err, &st):

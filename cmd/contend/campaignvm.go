@@ -137,8 +137,15 @@ func campaignRun(c *cli.Context) error {
 	defer stop()
 	t := time.Now()
 	err = campaign.RunVM(ctx, dir, campaign.RunVMOptions{Log: c.App.Writer})
+	code := exitFailure
+	if err != nil && ctx.Err() != nil {
+		code = exitInterrupted // Ctrl-C, SIGTERM, SIGHUP: as run and bisect
+	}
 	if errors.Is(err, campaign.ErrStopped) || errors.Is(err, campaign.ErrBusy) {
-		return cli.Exit(fmt.Sprintf("%v (after %s)", err, time.Since(t).Round(time.Second)), exitFailure)
+		return cli.Exit(fmt.Sprintf("%v (after %s)", err, time.Since(t).Round(time.Second)), code)
+	}
+	if err != nil && code == exitInterrupted {
+		return cli.Exit(fmt.Sprintf("campaign run: interrupted: %v", err), code)
 	}
 	return err
 }

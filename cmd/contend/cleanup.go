@@ -12,7 +12,7 @@ import (
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "cleanup",
-		Usage:       "remove SysV semaphore sets and restore tracefs settings left by contend runs that were killed",
+		Usage:       "remove SysV semaphore sets, restore tracefs settings and remove temporary directories left by contend runs that were killed",
 		Description: desc("cleanup"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list the sets, remove nothing"},

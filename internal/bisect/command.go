@@ -54,6 +54,19 @@ func (e *Stopped) Error() string {
 	return fmt.Sprintf("bisect: stopped; every finished batch is in %s: continue with 'contend bisect resume %s'", e.Dir, e.Dir)
 }
 
+// ErrInterrupted is the error of a search whose context ended (Ctrl-C,
+// SIGTERM) before it was created: what failed then (a git command
+// killed) is the interruption's doing, not the input's.
+var ErrInterrupted = errors.New("bisect: interrupted before the search began; nothing was created")
+
+// interrupted is ErrInterrupted when ctx has ended, else err.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	return err
+}
+
 // Output is where a search says what it does: Progress (nil: quiet)
 // takes one line at a time, Log takes the guests' boot lines of a
 // kernel search while Progress is set.
@@ -148,7 +161,7 @@ func Start(ctx context.Context, r Request, out Output) (*Result, error) {
 	}
 	commits, err := Range(ctx, r.Repo, r.Good, r.Bad)
 	if err != nil {
-		return nil, refuse("bisect: %v", err)
+		return nil, interrupted(ctx, refuse("bisect: %v", err))
 	}
 	if len(commits) < 3 {
 		return nil, refuse("bisect: --bad is the only commit after --good: it is the culprit, nothing to bisect")
@@ -163,6 +176,9 @@ func Start(ctx context.Context, r Request, out Output) (*Result, error) {
 		}
 	}
 	plan := r.plan(commits, vmp)
+	if err := ctx.Err(); err != nil {
+		return nil, ErrInterrupted
+	}
 	if err := Create(r.Dir, plan); err != nil {
 		return nil, err
 	}
@@ -187,6 +203,9 @@ func run(ctx context.Context, dir string, plan *Plan, events []Event, out Output
 	defer unlock()
 	p, done, err := NewProber(ctx, dir, plan, out)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Stopped{Dir: dir}
+		}
 		return nil, err
 	}
 	defer done()
@@ -293,11 +312,11 @@ func Step(ctx context.Context, r Request, maxRuns int) (v Verdict, hash string, 
 func stepPosition(ctx context.Context, repo, good, bad string) ([]Commit, int, error) {
 	commits, err := Range(ctx, repo, good, bad)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, interrupted(ctx, err)
 	}
 	head, err := Head(ctx, repo)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, interrupted(ctx, err)
 	}
 	for i, cm := range commits {
 		if cm.Hash == head {

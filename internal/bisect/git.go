@@ -9,8 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"contend/internal/external"
 )
 
 // git runs git -C repo args and returns its standard output.
@@ -125,34 +126,14 @@ func RemoveWorktrees(repo, dir string) error {
 	return nil
 }
 
-// runGroup runs cmd in a process group of its own; a cancelled ctx sends
-// the group SIGTERM (a contend run then stops after the repetition in
-// flight) and, 30 s later, SIGKILL. The command is killed when contend
-// is (SIGKILL: a parent death signal), so that no measurement outlives
-// the search that wanted it.
+// runGroup runs cmd in a process group of its own under the launcher
+// (external.RunGroup): a cancelled ctx sends the group SIGTERM (a contend
+// run then stops after the repetition in flight) and, 30 s later,
+// SIGKILL; the group is killed when the command ends, and when contend
+// dies (SIGKILL included), so that no build or measurement outlives the
+// search that wanted it.
 func runGroup(ctx context.Context, cmd *exec.Cmd) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-		case <-done:
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	// Whatever the command left in its group goes with it.
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	return err
+	return external.RunGroup(ctx, cmd, 30*time.Second)
 }
 
 // Head returns the commit checked out in repo.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/safefile"
 )
@@ -134,6 +135,10 @@ func buildAt(ctx context.Context, repo, work, logs, build string, c Commit, out 
 }
 
 func exitText(err error) string {
+	var xe *external.ExitError
+	if errors.As(err, &xe) {
+		return xe.Error()
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ee.ExitCode() >= 0 {
@@ -172,7 +177,7 @@ func (b *built) Measure(ctx context.Context, n int) ([]float64, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	var ee *exec.ExitError
+	var ee *external.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 2 {
 		return nil, fmt.Errorf("the measurement 'contend %s' was refused: %s", strings.Join(args, " "), strings.TrimSpace(errb.String()))
 	}

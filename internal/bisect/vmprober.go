@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"contend/internal/campaign"
 	"contend/internal/esc"
 	"contend/internal/results"
 	"contend/internal/safefile"
@@ -68,7 +69,8 @@ type VM struct {
 	// Progress, when set, is told of each boot in one line.
 	Progress func(string)
 
-	seq int
+	seq  int
+	boot campaign.BootFunc // Boot holding the benchmark lock
 }
 
 // VMKernel is what a kernel commit's build named.
@@ -177,7 +179,8 @@ func BootValue(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// Measure boots n fresh guests one after the other and returns one value
+// Measure boots n fresh guests one after the other, each holding the
+// machine-wide benchmark lock (campaign.LockedBoot), and returns one value
 // a boot. A fault of a guest (panic, hang, no console, death) or a
 // command that fails inside is a *SkipError in one line; QEMU's own
 // failure, a measurement refused as a usage error, or a missing metric
@@ -202,7 +205,10 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 			return nil, err
 		}
 		g := vm.Guest{Kernel: b.k.Kernel, Initrd: b.k.Initrd, Append: b.k.Append, CPUs: p.Plan.CPUs, MemMiB: p.Plan.MemMiB, Timeout: p.Plan.Timeout, Dir: gdir}
-		res, err := p.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+		if p.boot == nil {
+			p.boot = campaign.LockedBoot(p.Boot, p.Progress)
+		}
+		res, err := p.boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

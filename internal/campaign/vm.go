@@ -318,7 +318,8 @@ const ConsoleDir = "vm"
 // boot id. A guest that runs another kernel than its side's, a command
 // that fails, or (without SkipFaults) a boot that goes wrong stops the
 // campaign (ErrStopped, one line); 'campaign run' again goes on from the
-// boot that stopped.
+// boot that stopped. Each guest runs holding the machine-wide benchmark
+// lock (LockedBoot).
 func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
 	p, err := ReadPlan(dir)
 	if err != nil {
@@ -349,11 +350,15 @@ func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
 		}
 		r, err := vm.NewRunner(ctx, cfg)
 		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: stopped by %s before the first boot; 'contend campaign run %s' goes on", ErrStopped, interruptionOr(ctx), dir)
+			}
 			return fmt.Errorf("%w: %v", ErrStopped, err)
 		}
 		defer r.Close()
 		o.Boot = r.Boot
 	}
+	o.Boot = LockedBoot(o.Boot, func(s string) { fmt.Fprintln(o.Log, s) })
 	if err := os.MkdirAll(filepath.Join(dir, ConsoleDir), 0o755); err != nil {
 		return err
 	}

@@ -1,14 +1,19 @@
 // Package cleanup removes what killed contend runs left: the SysV
-// semaphore sets their journal entries prove contend's (ipcown) and the
-// tracefs settings they changed (tracejournal). It is `contend cleanup`.
+// semaphore sets their journal entries prove contend's (ipcown), the
+// tracefs settings they changed (tracejournal) and their private
+// temporary directories whose owner is provably gone (tmpdir). It is
+// `contend cleanup`.
 package cleanup
 
 import (
 	"fmt"
 	"io"
+	"os"
 
+	"contend/internal/esc"
 	"contend/internal/ipcown"
 	"contend/internal/plural"
+	"contend/internal/tmpdir"
 	"contend/internal/tracejournal"
 )
 
@@ -49,11 +54,30 @@ func Run(w io.Writer, o Options) error {
 		}
 		fmt.Fprintln(w, "restored the "+e.Describe())
 	}
+	if o.Only == "" { // a directory does not name its executable
+		tempDirs(w, o)
+	}
 	if otherExe > 0 {
 		fmt.Fprintf(w, "left alone: %s of killed runs of other contend executables than %s (or of older versions)\n",
 			plural.N(otherExe, "journal entry", "journal entries"), o.Only)
 	}
 	return nil
+}
+
+// tempDirs removes (or lists) the temporary directories of contends that
+// are gone (the VM runner's, the will-it-scale compile's, the profile's):
+// only those whose owner's lock is free, whatever PID namespace the owner
+// runs in.
+func tempDirs(w io.Writer, o Options) {
+	if o.DryRun {
+		for _, d := range tmpdir.Stale(os.TempDir(), tmpdir.Kinds...) {
+			fmt.Fprintf(w, "temporary directory %s (left by a contend that is gone)\n", esc.Line(d))
+		}
+		return
+	}
+	for _, d := range tmpdir.RemoveStale(os.TempDir(), tmpdir.Kinds...) {
+		fmt.Fprintf(w, "removed the temporary directory %s (left by a contend that is gone)\n", esc.Line(d))
+	}
 }
 
 // sets removes (or lists) the semaphore sets of the stale entries and

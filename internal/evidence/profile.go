@@ -18,6 +18,7 @@ import (
 
 	"contend/internal/plural"
 	"contend/internal/results"
+	"contend/internal/tmpdir"
 )
 
 // profileRate is the sampling frequency (samples a second on each CPU a
@@ -78,12 +79,13 @@ const (
 // (mutex and osim switch hundreds of thousands of times a second).
 // Elsewhere it is attached to the child (-p), inherited as before.
 type profile struct {
-	perf   string // the perf binary
-	event  string // cycles where a PMU counts them, else cpu-clock
-	wide   bool   // system-wide (-a), filtered to the child's processes
-	why    string // why not wide
-	dir    string // private directory of the recordings
-	n      int    // repetitions recorded
+	perf   string      // the perf binary
+	event  string      // cycles where a PMU counts them, else cpu-clock
+	wide   bool        // system-wide (-a), filtered to the child's processes
+	why    string      // why not wide
+	dir    string      // private directory of the recordings
+	td     *tmpdir.Dir // dir, owned (internal/tmpdir)
+	n      int         // repetitions recorded
 	rec    *recording
 	folded map[string]float64 // the last repetition's folded stacks
 }
@@ -117,12 +119,14 @@ func openProfile() (*profile, error) {
 	if _, err := openPerf("hw", hardwareCounters[:1]); err == nil {
 		event = "cycles"
 	}
-	removeStaleProfiles(os.TempDir())
-	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profileDirPrefix, os.Getpid()))
+	// Named for the pid, to tell whose it is; stale when its owner
+	// file is not locked (internal/tmpdir).
+	td, err := tmpdir.New(tmpdir.Profile, fmt.Sprintf("%d-", os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
-	p := &profile{perf: bin, event: event, dir: dir}
+	dir := td.Path
+	p := &profile{perf: bin, event: event, dir: dir, td: td}
 	// Probes: a recording of a process that ends at once, as the run's
 	// will be made (permission, events, the perf build), system-wide
 	// first.
@@ -146,7 +150,7 @@ func openProfile() (*profile, error) {
 	}
 	p.why = werr.Error()
 	if err := probe(); err != nil {
-		os.RemoveAll(dir)
+		td.Close()
 		return nil, fmt.Errorf("perf record cannot sample here: %v", err)
 	}
 	return p, nil
@@ -154,38 +158,7 @@ func openProfile() (*profile, error) {
 
 // profileDirPrefix starts the name of a profile's private directory of
 // recordings, followed by the pid of the contend that made it.
-const profileDirPrefix = "contend-profile-"
-
-// removeStaleProfiles removes the directories of recordings that a
-// contend killed with SIGKILL left in dir (Close removes them
-// otherwise): those of this user named for a process that is gone. A
-// link, another user's directory, or one of a live process is left.
-func removeStaleProfiles(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), profileDirPrefix)
-		if !ok {
-			continue
-		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		st, err := os.Lstat(path)
-		if err != nil || !st.IsDir() {
-			continue
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Geteuid() {
-			continue
-		}
-		os.RemoveAll(path)
-	}
-}
+const profileDirPrefix = tmpdir.Profile
 
 // recordArgs are perf record's options up to its target: quiet, no
 // build-id collection (-N -B: perf script reads the symbols from the
@@ -520,5 +493,5 @@ func (p *profile) Close() error {
 		p.rec.kill()
 		p.rec = nil
 	}
-	return os.RemoveAll(p.dir)
+	return p.td.Close()
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"contend/internal/tmpdir"
 )
 
 // spinC spends its time in one function of a name no library has (built
@@ -103,8 +105,8 @@ func TestProfileReaderIsNotTheChildsLeftover(t *testing.T) {
 		t.Errorf("perf record %d still there after Stop", h[0])
 	}
 	ents, _ := os.ReadDir(s.Active[0].(*profile).dir)
-	if len(ents) != 0 {
-		t.Errorf("recordings left: %v", ents)
+	if len(ents) != 1 || ents[0].Name() != tmpdir.OwnerFile {
+		t.Errorf("recordings left: %v, want only the owner file", ents)
 	}
 }
 
@@ -285,5 +287,45 @@ func TestProfileAttachedWhereNotWide(t *testing.T) {
 	m, _, _ := runGated(t, []string{"profile"}, bin)
 	if m[ProfileSelf+"contend_profile_spin"] < 50 {
 		t.Errorf("self share of contend_profile_spin = %.1f%%: %v", m[ProfileSelf+"contend_profile_spin"], m)
+	}
+}
+
+// TestLiveProfileDirKeptFromAnotherPIDNamespace: a contend in another PID
+// namespace (a container, unshare -p) cannot see a live run's pid; its
+// profile must not take the run's directory of recordings for stale and
+// delete it. The directory is stale only when its owner's lock is free
+// (internal/tmpdir).
+func TestLiveProfileDirKeptFromAnotherPIDNamespace(t *testing.T) {
+	if os.Getenv("CONTEND_PROFILE_NS_HELPER") == "1" {
+		// The contend in the other namespace: opening a profile
+		// removes the stale directories it finds.
+		Open([]string{"profile"}).Close()
+		os.Exit(0)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("unshare -p needs root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare (util-linux) on PATH")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s := Open([]string{"profile"})
+	defer s.Close()
+	if !strings.HasPrefix(s.Avail["profile"], "available") {
+		t.Skipf("profile %s", s.Avail["profile"])
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, profileDirPrefix+"*"))
+	if len(dirs) != 1 {
+		t.Fatalf("the live profile's directories: %v, want one", dirs)
+	}
+	cmd := exec.Command(unshare, "-p", "--fork", "-m", "--mount-proc", os.Args[0], "-test.run=^TestLiveProfileDirKeptFromAnotherPIDNamespace$")
+	cmd.Env = append(os.Environ(), "CONTEND_PROFILE_NS_HELPER=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("unshare -p --fork -m --mount-proc does not work here: %v: %s", err, bytes.TrimSpace(out))
+	}
+	if _, err := os.Stat(dirs[0]); err != nil {
+		t.Errorf("a contend in another PID namespace removed the live profile's %s: %v", dirs[0], err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"contend/internal/esc"
+	"contend/internal/tmpdir"
 )
 
 // Defaults and ranges of a guest.
@@ -164,6 +165,7 @@ type Runner struct {
 	version string
 	host    string
 	dir     string // the runner's scratch directory
+	td      *tmpdir.Dir
 	base    string // contend's initramfs
 
 	mu    sync.Mutex
@@ -208,9 +210,10 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.Accel != AccelAuto {
 		r.accel = cfg.Accel
 	}
-	if r.dir, err = os.MkdirTemp("", "contend-vm-"); err != nil {
+	if r.td, err = tmpdir.New(tmpdir.VM, ""); err != nil {
 		return nil, err
 	}
+	r.dir = r.td.Path
 	r.base = filepath.Join(r.dir, "initramfs.cpio")
 	f, err := os.Create(r.base)
 	if err == nil {
@@ -227,7 +230,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 }
 
 // Close removes the runner's files.
-func (r *Runner) Close() error { return os.RemoveAll(r.dir) }
+func (r *Runner) Close() error { return r.td.Close() }
 
 // QEMUVersion returns the version of the runner's QEMU.
 func (r *Runner) QEMUVersion() string { return r.version }

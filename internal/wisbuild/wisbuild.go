@@ -3,8 +3,9 @@
 // into a shared object that native/wis.c loads in each repetition's child.
 //
 // The parent compiles once per test content (Build, from the workload's
-// Check) into a private temporary directory (mode 0700, os.MkdirTemp) that
-// Cleanup removes when contend ends, and names the directory in the
+// Check) into a private temporary directory (mode 0700, internal/tmpdir)
+// that Cleanup removes when contend ends (and the next contend, or
+// `contend cleanup`, when it was killed), and names the directory in the
 // environment ($CONTEND_WIS_DIR) that the children inherit; a child finds
 // its object there by the hash of the test's bytes, compiler and shim
 // (Object), so that the compiler never runs inside a repetition and its
@@ -25,9 +26,13 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"contend"
 	"contend/internal/esc"
+	"contend/internal/lazyre"
 	"contend/internal/safefile"
+	"contend/internal/tmpdir"
 )
 
 // DirEnv names the directory of the compiled tests in the children's
@@ -122,6 +127,7 @@ func Key(src []byte) string {
 var state struct {
 	sync.Mutex
 	dir  string
+	td   *tmpdir.Dir
 	done map[string]Built
 }
 
@@ -144,11 +150,12 @@ func Build(path string) (Built, error) {
 		return b, nil
 	}
 	if state.dir == "" {
-		d, err := os.MkdirTemp("", "contend-wis-")
+		td, err := tmpdir.New(tmpdir.WIS, "")
 		if err != nil {
 			return Built{}, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 		}
-		state.dir = d
+		d := td.Path
+		state.dir, state.td = d, td
 		state.done = map[string]Built{}
 		os.Setenv(DirEnv, d)
 	}
@@ -186,9 +193,9 @@ func Cleanup() {
 	state.Lock()
 	defer state.Unlock()
 	if state.dir != "" {
-		os.RemoveAll(state.dir)
+		state.td.Close()
 		os.Unsetenv(DirEnv)
-		state.dir, state.done = "", nil
+		state.dir, state.td, state.done = "", nil, nil
 	}
 }
 
@@ -216,16 +223,16 @@ func Object(path string) (Built, func(), error) {
 	if b, ok := prebuilt(key); ok {
 		return b, func() {}, nil
 	}
-	d, err := os.MkdirTemp("", "contend-wis-")
+	td, err := tmpdir.New(tmpdir.WIS, "")
 	if err != nil {
 		return Built{}, nil, fmt.Errorf("--test %s: cannot make a directory to compile it in: %v", path, err)
 	}
-	b, err := compile(path, src, d, key)
+	b, err := compile(path, src, td.Path, key)
 	if err != nil {
-		os.RemoveAll(d)
+		td.Close()
 		return Built{}, nil, err
 	}
-	return b, func() { os.RemoveAll(d) }, nil
+	return b, func() { td.Close() }, nil
 }
 
 // compile writes src and the shim into dir and runs the compiler twice:
@@ -273,11 +280,50 @@ func compile(path string, src []byte, dir, key string) (Built, error) {
 		cmd.Env = append(os.Environ(), "LC_ALL=C")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
+			if k := killed(path, cc, err, string(out)); k != nil {
+				return Built{}, k
+			}
 			msg := strings.ReplaceAll(string(out), sub+"/", "")
 			return Built{}, fmt.Errorf("--test %s does not compile: %s", path, FirstError(msg, name, path))
 		}
 	}
 	return b, nil
+}
+
+// KilledError is a compile that a signal ended (the compiler or one of
+// its programs killed: the OOM killer, a Ctrl-C): no fault of the test.
+type KilledError struct {
+	Path string         // the test
+	Prog string         // the program killed: gcc, or the one gcc names (cc1)
+	Sig  syscall.Signal // 0: gcc did not say which
+	Line string         // gcc's line saying so, when it was one of its programs
+}
+
+func (e *KilledError) Error() string {
+	how := "by a signal (" + e.Line + ")"
+	if e.Sig != 0 {
+		how = fmt.Sprintf("by signal %d (%s)", int(e.Sig), unix.SignalName(e.Sig))
+	}
+	return fmt.Sprintf("--test %s: the compiler was interrupted: %s was killed %s; nothing says the test is wrong: run again", e.Path, e.Prog, how)
+}
+
+// gccKilledRE is gcc's line when a program it ran died of a signal:
+// "gcc: fatal error: Killed signal terminated program cc1".
+var gccKilledRE = lazyre.New(`(?m)^.*signal terminated program (\S+).*$`)
+
+// killed returns the *KilledError of a compile that a signal ended (the
+// compiler cc itself, or a program it ran, as its output says), else nil.
+func killed(path, cc string, err error, out string) *KilledError {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return &KilledError{Path: path, Prog: filepath.Base(cc), Sig: ws.Signal()}
+		}
+	}
+	if m := gccKilledRE().FindStringSubmatch(out); m != nil {
+		return &KilledError{Path: path, Prog: m[1], Line: strings.TrimSpace(m[0])}
+	}
+	return nil
 }
 
 // FirstError returns the compiler's first error line of out (else its

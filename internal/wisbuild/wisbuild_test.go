@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"contend/internal/tmpdir"
 )
 
 func write(t *testing.T, dir, name, src string) string {
@@ -102,8 +104,14 @@ func TestBuildOnceAndCleanup(t *testing.T) {
 		t.Errorf("Object of an edited test = %v, want it refused", err)
 	}
 	entries, _ := os.ReadDir(d)
-	if len(entries) != 2 {
-		t.Errorf("the directory holds %d entries, want only the two objects (sources removed)", len(entries))
+	var names []string
+	for _, e := range entries {
+		if e.Name() != tmpdir.OwnerFile {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) != 2 {
+		t.Errorf("the directory holds %v besides its owner file, want only the two objects (sources removed)", names)
 	}
 	Cleanup()
 	if _, err := os.Stat(d); !os.IsNotExist(err) {
@@ -186,5 +194,31 @@ func TestReadTestRefusesForeignFileInSharedDir(t *testing.T) {
 	}
 	if _, err := ReadTest(p); err != nil {
 		t.Errorf("ReadTest(another user's file in a private directory) = %v, want it read", err)
+	}
+}
+
+// TestKilledCompilerIsNotTheTests: a compiler killed by a signal (the
+// OOM killer, a Ctrl-C), or a program of gcc's killed (gcc then says
+// "Killed signal terminated program cc1"), is reported as such, with
+// the signal: not as a test that does not compile.
+func TestKilledCompilerIsNotTheTests(t *testing.T) {
+	t.Setenv(ObjectsEnv, "")
+	for i, c := range []struct{ gcc, want string }{
+		{"#!/bin/sh\nkill -KILL $$\n", "the compiler was interrupted: gcc was killed by signal 9 (SIGKILL)"},
+		{"#!/bin/sh\necho 'gcc: fatal error: Killed signal terminated program cc1' >&2\necho 'compilation terminated.' >&2\nexit 1\n",
+			"the compiler was interrupted: cc1 was killed by a signal (gcc: fatal error: Killed signal terminated program cc1)"},
+	} {
+		bin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bin, "gcc"), []byte(c.gcc), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+		dir := t.TempDir()
+		// A test of its own content: not one compiled before.
+		p := write(t, dir, "ok.c", okTest+"/* killed "+string(rune('a'+i))+" */\n")
+		_, err := Build(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "does not compile") {
+			t.Errorf("case %d: %v, want %q", i, err, c.want)
+		}
 	}
 }

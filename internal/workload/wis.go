@@ -95,6 +95,10 @@ func WisTaskMetric(mode bind.WisMode) string {
 
 func checkWis(p *bind.WisParams, m limits.Machine) ([]string, error) {
 	if _, err := wisbuild.Build(p.Test.String()); err != nil {
+		var k *wisbuild.KilledError
+		if errors.As(err, &k) {
+			return nil, err // not the user's test: exit 1, or 130 when interrupted
+		}
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
