@@ -56,6 +56,9 @@ type Report struct {
 	// line number: the parse goes on without them (only the headline's
 	// row is needed).
 	Skipped []string
+	// Bare is a block without the mail around it (contend's --format
+	// lkml): Testcase is its testcase axis, Commit its new side.
+	Bare bool
 	// skippedStat maps the stat of a skipped row to its note.
 	skippedStat map[string]string
 }
@@ -340,6 +343,7 @@ var (
 	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
 	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
 	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
+	reSHA      = lazyre.New(`^[0-9a-f]{7,40}$`)
 	reRule     = lazyre.New(`^={40,}\s*$`)
 	reIDRule   = lazyre.New(`^-{16} -{27}`)
 	reParam    = lazyre.New(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
@@ -434,11 +438,27 @@ func (rep *Report) parseBody(body string) error {
 			i = next - 1
 		}
 	}
+	if rep.Testcase == "" && rep.Commit == "" && len(rep.Blocks) > 0 {
+		// A block without the mail around it (contend's own --format
+		// lkml, a block quoted alone): its testcase axis and its new side.
+		b := rep.Blocks[0]
+		rep.Testcase = b.Axis("testcase")
+		if b.CompareKey == "commit" {
+			s := b.Sides[len(b.Sides)-1]
+			rep.Commit, rep.CommitSubject = s.ID, s.Subject
+		}
+		if rep.Commit == "" {
+			rep.Commit = b.Sides[len(b.Sides)-1].ID
+		}
+		rep.Bare = true
+	}
 	switch {
 	case rep.Testcase == "":
 		return errors.New("not a kernel test robot report: no 'testcase:' line")
 	case rep.Commit == "":
 		return errors.New("not a kernel test robot report: no 'commit: SHA' line")
+	case !rep.Bare && !reSHA().MatchString(rep.Commit):
+		return fmt.Errorf("commit %q is not a commit id", rep.Commit)
 	case len(rep.Blocks) == 0:
 		return errors.New("not a kernel test robot report: no comparison block (a '=====' line, the axes, 'commit:', the id columns, '%stddev')")
 	}
