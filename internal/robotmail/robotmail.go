@@ -6,7 +6,12 @@
 // compiler:, test machine:, the parameters: list, the table of the other
 // tests the commit changed, and the comparison blocks of the details
 // (lkp-tests' compare layout, one per test machine): their axes, the
-// commits compared and the rows of the %stddev section.
+// commits compared and the rows of the %stddev section (a deviation as
+// lkp-tests prints it, " ±%3d%%": "± 12%" or "±190%"). A detail row it
+// cannot read is skipped with a note (Report.Skipped); bodies in base64,
+// quoted-printable or iso-8859-1, and nested multiparts are decoded; a
+// control character in a name or value refuses the mail. A block without
+// its mail (contend's --format lkml) is read as a Bare report.
 package robotmail
 
 import (
