@@ -66,6 +66,7 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 	if err != nil {
 		return err
 	}
+	opt.Workloads = workload.Names()
 	m := reproduce.ThisMachine()
 	kernels, err := f.kernels(c, &m, &opt)
 	if err != nil {

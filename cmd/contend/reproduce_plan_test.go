@@ -107,10 +107,15 @@ func TestReproducePlanCommandsValid(t *testing.T) {
 	if r.code != 0 || os.WriteFile(lkmlOut, []byte(r.stdout), 0o644) != nil {
 		t.Fatalf("compare --format lkml: exit %d %s", r.code, r.stderr)
 	}
+	mutexOut := filepath.Join(root, "contend-lkml-mutex.txt")
+	r = runCLI(t, "compare", "--format", "lkml", seeds+"mitake-ab.json:a", seeds+"mitake-ab.json:b")
+	if r.code != 0 || os.WriteFile(mutexOut, []byte(r.stdout), 0o644) != nil {
+		t.Fatalf("compare --format lkml: exit %d %s", r.code, r.stderr)
+	}
 	real := "../../internal/robotmail/testdata/real/"
 	mails := []string{robotMails + "linus-futex4.mail", real + "will-it-scale-tlb_flush3-375700bab5.mail", real + "stress-ng-seek-3d04e89a11.mail",
 		real + "vm-scalability-d2136d749d.mail", real + "netperf-sctp-5cde54f822.mail", real + "hackbench-85e511df3c.mail",
-		"../../internal/lkml/testdata/golden.txt", lkmlOut}
+		"../../internal/lkml/testdata/golden.txt", lkmlOut, mutexOut}
 	for i, mail := range mails {
 		for k, line := range planLines(t, mail, "--tests", tests) {
 			args := words(t, line)[1:]
@@ -154,7 +159,8 @@ func TestReproducePlanCommandsValid(t *testing.T) {
 
 // TestReproduceReadsContendLKML feeds contend's own --format lkml output
 // to reproduce: it is read as a block without its mail, every row as the
-// block prints it, and planned.
+// block prints it, and planned as the workload it came from (its
+// parameters as run's flags).
 func TestReproduceReadsContendLKML(t *testing.T) {
 	r := runCLI(t, "compare", "--format", "lkml", "--all", seeds+"mitake-ab.json:a", seeds+"mitake-ab.json:b")
 	if r.code != 0 {
@@ -182,7 +188,9 @@ func TestReproduceReadsContendLKML(t *testing.T) {
 	f := filepath.Join(dir, "block.txt")
 	os.WriteFile(f, []byte(r.stdout), 0o644)
 	r = runCLI(t, "reproduce", f)
-	if r.code != 0 || !strings.Contains(r.stdout, "report: a block without its mail") || !strings.Contains(r.stdout, "plan:") {
+	if r.code != 0 || !strings.Contains(r.stdout, "report: a block without its mail") ||
+		!strings.Contains(r.stdout, "here: contend run mutex --locks 300000 --stack 32KiB --threads 1000; its metric ") ||
+		!strings.Contains(r.stdout, " -- run mutex --locks 300000 --stack 32KiB --threads 1000 -n N\n") {
 		t.Errorf("reproduce of contend's block: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

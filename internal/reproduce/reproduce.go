@@ -12,10 +12,12 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/lazyre"
 	"contend/internal/plural"
 	"contend/internal/robotmail"
 )
@@ -42,6 +44,10 @@ type Options struct {
 	// Kernels are the user's two kernels (--a-kernel, --b-kernel), for
 	// the plan's campaign in VMs; empty: none given.
 	Kernels [2]string
+	// Workloads are contend's workloads (workload.Names): a testcase
+	// contend-WORKLOAD of one of them (contend's own --format lkml) is
+	// planned as 'run WORKLOAD' with the block's parameters as flags.
+	Workloads []string
 }
 
 // Plan is a report mapped onto this machine.
@@ -59,6 +65,10 @@ type Plan struct {
 	TestFile   string
 	// WisArgs are the flags of 'contend run wis' for the test here.
 	WisArgs []string
+	// Workload and WorkloadArgs are contend's workload and its flags for
+	// a testcase contend-WORKLOAD (contend's own block); "" otherwise.
+	Workload     string
+	WorkloadArgs []string
 	// Unmapped says what of the report does not map onto this machine.
 	Unmapped []string
 	// Runs is the repetitions a side for the reported change at the
@@ -118,10 +128,13 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 		}
 		return p.Block.Axis(k)
 	}
-	if rep.Testcase != "will-it-scale" {
-		p.Unmapped = append(p.Unmapped, fmt.Sprintf("testcase %s: contend runs will-it-scale tests (contend run wis); the campaign below needs your own command for it", rep.Testcase))
-	} else {
+	switch w, ok := strings.CutPrefix(rep.Testcase, "contend-"); {
+	case rep.Testcase == "will-it-scale":
 		p.mapWis(param, m, opt)
+	case ok && slices.Contains(opt.Workloads, w):
+		p.mapContend(w)
+	default:
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("testcase %s: contend runs will-it-scale tests (contend run wis); the campaign below needs your own command for it", rep.Testcase))
 	}
 	if g := param("cpufreq_governor"); g != "" {
 		here := m.Governor
@@ -197,6 +210,35 @@ func (p *Plan) mapWis(param func(string) string, m Machine, opt Options) {
 	p.WisArgs = []string{"--test", p.TestFile, "--mode", p.Mode, "--tasks", strconv.Itoa(p.Tasks), "--duration", opt.Duration}
 }
 
+// robotAxes are the axes of a block that are not a workload's parameters.
+var robotAxes = map[string]bool{"compiler": true, "cpufreq_governor": true, "tbox_group": true, "testcase": true, "kconfig": true, "rootfs": true}
+
+var (
+	reFlagName  = lazyre.New(`^[a-z][a-z0-9-]{0,40}$`)
+	reFlagValue = lazyre.New(`^[A-Za-z0-9._%+:-]{1,100}$`)
+)
+
+// mapContend maps a block of contend's own (testcase contend-w) onto
+// 'run w': each axis of its parameters a flag --KEY VALUE, as lkmlblock
+// wrote them (a '/' of a value was made '-'); an axis that cannot be a
+// flag is said.
+func (p *Plan) mapContend(w string) {
+	p.Workload, p.WorkloadArgs = w, []string{}
+	for _, a := range p.Block.Axes {
+		if robotAxes[a.Key] || a.Key == p.Block.CompareKey {
+			continue
+		}
+		if !reFlagName().MatchString(a.Key) || !reFlagValue().MatchString(a.Value) {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("parameter %s=%s: not a flag of contend run %s", a.Key, a.Value, w))
+			continue
+		}
+		p.WorkloadArgs = append(p.WorkloadArgs, "--"+a.Key, a.Value)
+	}
+	if s, ok := strings.CutPrefix(p.Stat, "contend."+w+"."); ok {
+		p.Metric = s
+	}
+}
+
 // RunsFor returns the repetitions a side that detect a relative change of
 // change (a fraction) with power at level alpha (Mann-Whitney U) when
 // one repetition's coefficient of variation is cv: the smallest n whose
@@ -232,7 +274,11 @@ func (p *Plan) plan(m Machine, opt Options) {
 	// command under 'contend exec' (-n before its --).
 	inner := append(append([]string{"run", "wis"}, p.WisArgs...), "-n", runs)
 	aa := "contend ab wis --aa " + strings.Join(p.WisArgs, " ") + " -n 10 --format lkml"
-	if p.WisArgs == nil {
+	switch {
+	case p.Workload != "":
+		inner = append(append([]string{"run", p.Workload}, p.WorkloadArgs...), "-n", runs)
+		aa = strings.Join(append(append([]string{"contend", "ab", p.Workload, "--aa"}, p.WorkloadArgs...), "-n", "10", "--format", "lkml"), " ")
+	case p.WisArgs == nil:
 		inner = []string{"exec", "-n", runs, "--", "YOUR-COMMAND"}
 		aa = "contend ab exec --aa -n 10 --format lkml -- YOUR-COMMAND"
 	}
@@ -244,13 +290,19 @@ func (p *Plan) plan(m Machine, opt Options) {
 	}
 	if len(opt.Noise) < 3 {
 		why := "the noise of the test here (A/A, this kernel on both sides), which sets the runs (or: contend reproduce MAIL --run)"
-		if p.WisArgs == nil {
+		if p.Workload != "" {
+			why = "the noise of the test here (A/A, this kernel on both sides): its CV and the reported change set the runs (--noise reads wis files only)"
+		} else if p.WisArgs == nil {
 			why = "the noise of your command here (A/A, this kernel on both sides): its CV and the reported change set the runs (--noise reads wis files only)"
 		}
 		p.Commands = append(p.Commands, Command{why, aa})
 	}
 	if key := p.Block.CompareKey; key != "" && key != "commit" && p.WisArgs != nil {
 		p.switchPlan(key, base, next, runs)
+		return
+	}
+	if key := p.Block.CompareKey; key != "" && key != "commit" && p.Workload != "" {
+		p.workloadSwitch(key, base, next, runs)
 		return
 	}
 	boots := "B"
@@ -312,6 +364,19 @@ func (p *Plan) switchPlan(key string, a, b robotmail.Side, runs string) {
 	p.Commands = append(p.Commands, Command{fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID), line})
 }
 
+// workloadSwitch is the plan of contend's own block whose sides differ in
+// a parameter (ab --a '--KEY A' --b '--KEY B'): that ab again.
+func (p *Plan) workloadSwitch(key string, a, b robotmail.Side, runs string) {
+	base := strings.Join(append([]string{"contend", "ab", p.Workload}, p.WorkloadArgs...), " ")
+	why := fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID)
+	if !reFlagName().MatchString(key) || !reFlagValue().MatchString(a.ID) || !reFlagValue().MatchString(b.ID) {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s: the sides differ in it (%s against %s); write the commands that set it (SET ...)", key, a.ID, b.ID))
+		p.Commands = append(p.Commands, Command{why, fmt.Sprintf("%s --a-prepare 'SET A' --b-prepare 'SET B' -n %s --format lkml", base, runs)})
+		return
+	}
+	p.Commands = append(p.Commands, Command{why, fmt.Sprintf("%s --a '--%s %s' --b '--%s %s' -n %s --format lkml", base, key, a.ID, key, b.ID, runs)})
+}
+
 // Boots is the boots a side of the plan's campaign: from the runs the
 // reported change takes at the noise measured here (2 to 10), 0 when the
 // noise is not known.
@@ -349,7 +414,7 @@ func safeName(id string) string {
 			b[i] = '_'
 		}
 	}
-	return strings.TrimLeft(string(b), ".")
+	return strings.Trim(string(b), ".")
 }
 
 func cmp(s, def string) string {
@@ -394,6 +459,8 @@ func (p *Plan) Write(w io.Writer) {
 	fmt.Fprintf(w, "\nhere: ")
 	if p.WisArgs != nil {
 		fmt.Fprintf(w, "will-it-scale %s, %s mode, %s (nr_task %s); contend's metric %s\n", p.Test, p.Mode, plural.N(p.Tasks, "task", "tasks"), p.paramOr("nr_task"), p.Metric)
+	} else if p.Workload != "" {
+		fmt.Fprintf(w, "contend run %s %s; its metric %s\n", p.Workload, strings.Join(p.WorkloadArgs, " "), cmp(p.Metric, p.Stat))
 	} else {
 		fmt.Fprintf(w, "testcase %s is not mapped\n", r.Testcase)
 	}
@@ -404,6 +471,8 @@ func (p *Plan) Write(w io.Writer) {
 		fmt.Fprintf(w, "  noise here: CV %.1f%% a run: no number of runs up to 1000 detects the reported change\n", 100*p.CV)
 	case p.WisArgs != nil:
 		fmt.Fprintf(w, "  noise here: not measured yet (the first command): the runs follow from it (--noise FILE)\n")
+	case p.Workload != "":
+		fmt.Fprintf(w, "  noise here: not measured yet (the first command): choose the runs from its CV\n")
 	default:
 		fmt.Fprintf(w, "  noise here: not measured yet (the first command, with your command): choose the runs from its CV\n")
 	}

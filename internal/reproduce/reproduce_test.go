@@ -214,3 +214,51 @@ func TestChangeBounded(t *testing.T) {
 		t.Errorf("verdict %d bytes: %.120s", len(v.Line), v.Line)
 	}
 }
+
+// contendBlock is a block of contend's --format lkml of workload faultme,
+// its sides differing in key (commit: two files).
+func contendBlock(key, a, b, threads string) string {
+	axes, vals := "mem/stride/tbox_group/testcase/threads", "10GiB/4KiB/host/contend-faultme/"+threads
+	if threads == "" {
+		axes, vals = "mem/stride/tbox_group/testcase", "10GiB/4KiB/host/contend-faultme"
+	}
+	return "=========================================================================================\n" +
+		axes + ":\n  " + vals + "\n\n" +
+		key + ": \n  " + a + "\n  " + b + "\n\n" +
+		"               a                           b \n---------------- --------------------------- \n" +
+		"         %stddev     %change         %stddev\n             \\          |                \\  \n" +
+		"     11.29           -46.9%       6.00 ± 19%  contend.faultme.time\n\n"
+}
+
+// TestPlanContendBlock plans contend's own block as the workload it came
+// from: its parameters run's flags (one that cannot be a flag is said),
+// an ab of the parameter its sides differ in.
+func TestPlanContendBlock(t *testing.T) {
+	plan := func(block string) (*Plan, string) {
+		t.Helper()
+		r, err := robotmail.Parse([]byte(block))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Make(r, Machine{CPUs: 2}, Options{Workloads: []string{"faultme", "wis"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		p.Write(&sb)
+		return p, sb.String()
+	}
+	p, out := plan(contendBlock("commit", "a.json", "b.json", "400"))
+	if p.Workload != "faultme" || strings.Join(p.WorkloadArgs, " ") != "--mem 10GiB --stride 4KiB --threads 400" || p.Metric != "time" ||
+		!strings.HasSuffix(p.Commands[1].Line, "-- run faultme --mem 10GiB --stride 4KiB --threads 400 -n N") {
+		t.Errorf("workload %q %q metric %q\n%s", p.Workload, p.WorkloadArgs, p.Metric, out)
+	}
+	p, out = plan(contendBlock("commit", "a.json", "b.json", "4;reboot"))
+	if strings.Contains(out, "reboot -n") || !strings.Contains(out, "parameter threads=4;reboot: not a flag of contend run faultme") {
+		t.Errorf("a value that is no flag's:\n%s", out)
+	}
+	p, out = plan(contendBlock("threads", "1", "2", ""))
+	if len(p.Commands) != 2 || p.Commands[1].Line != "contend ab faultme --mem 10GiB --stride 4KiB --a '--threads 1' --b '--threads 2' -n N --format lkml" {
+		t.Errorf("the sides' switch: %q\n%s", p.Commands, out)
+	}
+}
