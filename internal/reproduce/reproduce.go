@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/esc"
 	"contend/internal/lazyre"
 	"contend/internal/plural"
 	"contend/internal/robotmail"
@@ -450,6 +451,13 @@ func (p *Plan) Write(w io.Writer) {
 	for _, im := range r.Also {
 		fmt.Fprintf(w, "  also reported: %s, on %s (%s)\n", im.Change, im.Machine, paramList(im.Params))
 	}
+	for i, n := range r.Skipped {
+		if i == maxSkippedShown {
+			fmt.Fprintf(w, "  and %d more rows skipped\n", len(r.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(w, "  note: %s\n", esc.Line(n))
+	}
 	for i, b := range r.Blocks[1:] {
 		if i == 0 {
 			fmt.Fprintf(w, "  the blocks of the other tests (not planned here; a smaller machine may map one of them better):\n")
@@ -487,6 +495,9 @@ func (p *Plan) Write(w io.Writer) {
 		fmt.Fprintf(w, "  %d. %s:\n       %s\n", i+1, c.Why, c.Line)
 	}
 }
+
+// maxSkippedShown is how many notes of skipped rows the plan prints.
+const maxSkippedShown = 5
 
 // Change prints a change in percent (pct) or points with one decimal, in
 // at most 8 significant digits: 1e308% is "+1e+308%", not 309 digits.

@@ -262,3 +262,23 @@ func TestPlanContendBlock(t *testing.T) {
 		t.Errorf("the sides' switch: %q\n%s", p.Commands, out)
 	}
 }
+
+// TestPlanNotesSkippedRows: a detail row the parse skipped is a note of
+// the plan, which goes on.
+func TestPlanNotesSkippedRows(t *testing.T) {
+	block := strings.Replace(contendBlock("commit", "a.json", "b.json", "400"), "  contend.faultme.time\n",
+		"  contend.faultme.time\n      1.00 ± x%      +1.0%       1.01        contend.faultme.pages\n", 1)
+	r, err := robotmail.Parse([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(r, Machine{CPUs: 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	if !strings.Contains(sb.String(), "  note: line 14 skipped: ") || !strings.Contains(sb.String(), "contend.faultme.pages") || !strings.Contains(sb.String(), "\nplan:\n") {
+		t.Errorf("no note of the skipped row:\n%s", sb.String())
+	}
+}
