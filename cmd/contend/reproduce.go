@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/lock"
 	"contend/internal/reproduce"
 	"contend/internal/robotmail"
 	"contend/internal/value"
@@ -43,7 +44,8 @@ func reproduceCommand() *cli.Command {
 			&cli.StringFlag{Name: "tests", Usage: "will-it-scale's tests directory (DIR/futex4.c; default $CONTEND_WIS_TESTS)"},
 			&cli.StringFlag{Name: "noise", Usage: "a result file of the test here (contend run wis ...): its noise sets the runs of the plan"},
 			&cli.BoolFlag{Name: "run", Usage: "run it and answer in --format lkml with the verdict: the two kernels in VMs (--a-kernel, --b-kernel), the switch of one kernel, else the test A/A"},
-			newFlag("runs", &value.Int{N: 10, Min: 4, Max: 1000}, "with --run: repetitions a side (a boot with kernels), 4 to 1000 (-n)"),
+			newFlag("runs", &value.Int{N: 10, Min: 4, Max: 1000}, "with --run: repetitions a side (a boot with kernels), 4 to 1000", "n"),
+			&cli.BoolFlag{Name: "no-wait", Usage: "with --run: when another benchmark holds the machine-wide lock, refuse (exit status 3) instead of waiting"},
 			newFlag("duration", &value.Duration{D: 2 * time.Second, Min: 100 * time.Millisecond, Max: time.Hour}, "each repetition's measured interval, 100ms to 1h"),
 			&cli.StringFlag{Name: "out", Usage: "with --run: the result file (default results/reproduce-COMMIT-DATE.jsonl), or with kernels the campaign directory (default results/reproduce-COMMIT-DATE)"},
 			newFlag("boots", &f.boots, "with --a-kernel and --b-kernel: boots a side, 2 to 100 (default: from the noise, --noise, else 3)"),
@@ -64,6 +66,7 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 	if err != nil {
 		return err
 	}
+	opt.Workloads = workload.Names()
 	m := reproduce.ThisMachine()
 	kernels, err := f.kernels(c, &m, &opt)
 	if err != nil {
@@ -88,6 +91,9 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 		return err
 	}
 	if kind == reproduce.RunKernels {
+		if c.IsSet("no-wait") {
+			return usagef("--no-wait: with --a-kernel and --b-kernel the runs are in the guests, not under this machine's lock; drop it")
+		}
 		return runReproduceKernels(c, f, rep, plan)
 	}
 	return runReproduceAB(c, rep, plan, m, kind)
@@ -134,8 +140,14 @@ func runReproduceAB(c *cli.Context, rep *robotmail.Report, plan *reproduce.Plan,
 	if err != nil {
 		return err
 	}
-	f, err := reproduce.RunAB(exe, plan.ABArgs(kind, c.Value("runs").(int), out), out, c.App.ErrWriter)
-	if err != nil {
+	args := plan.ABArgs(kind, c.Value("runs").(int), out)
+	if c.Bool("no-wait") {
+		args = append(args, "--no-wait")
+	}
+	f, err := reproduce.RunAB(exe, args, out, lock.Path(), c.App.ErrWriter)
+	if errors.Is(err, reproduce.ErrBusy) {
+		return cli.Exit(err.Error(), exitBusy)
+	} else if err != nil {
 		return err
 	}
 	return reproduce.Answer(c.App.Writer, f, rep, plan, m, c.Args().First(), kind)

@@ -46,6 +46,9 @@ func TestReproduceRefuses(t *testing.T) {
 		{[]string{"reproduce", robotMails + "linus-futex4.mail", "--run"}, "--run: which will-it-scale? give --tests DIR"},
 		{[]string{"reproduce", robotMails + "linus-futex4.mail", "--run", "--tests", dir}, "no futex4.c there"},
 		{[]string{"reproduce", robotMails + "linus-futex4.mail", "--runs", "2"}, "--runs"},
+		{[]string{"reproduce", robotMails + "linus-futex4.mail", "-n", "10"}, "--runs goes with --run"},
+		{[]string{"reproduce", robotMails + "linus-futex4.mail", "-n", "2", "--run"}, "--runs: 2 is out of range"},
+		{[]string{"reproduce", robotMails + "linus-futex4.mail", "--no-wait"}, "--no-wait goes with --run"},
 		{[]string{"reproduce", robotMails + "linus-futex4.mail", "--noise", prose}, "--noise"},
 	}
 	for _, c := range cases {

@@ -47,8 +47,10 @@ type Side struct {
 	Unit  string // "runs" or "boots"
 }
 
-// Stats are one side's figures of one row: the mean and the sample
-// standard deviation (n-1), as the robot computes them.
+// Stats are one side's figures of one row: the mean, the sample standard
+// deviation (n-1, as contend's summaries have it) and the sample's size.
+// The "± N%" column is the robot's: lkp-tests' standard_deviation divides
+// by n (lib/statistics.rb), so the column converts (stddev).
 type Stats struct {
 	Mean, StdDev float64
 	N            int
@@ -223,9 +225,19 @@ func mean(v float64) string {
 }
 
 // stddev is " ± N%" of s when its relative standard deviation is above 2%,
-// else ERRWidth spaces.
+// else ERRWidth spaces. The deviation is lkp-tests' (lib/statistics.rb):
+// divided by n, not n-1, so StdDev (n-1) is scaled by sqrt((n-1)/n) where
+// N is known (0: a figure taken as it is, a quoted robot row); a side of
+// one run has none (lkp-tests: many? false). lkp-tests prints it with
+// " ±%3d%%": from 100% on there is no space after ±.
 func stddev(s Stats) string {
 	sd := s.StdDev
+	switch {
+	case s.N == 1 || math.IsNaN(sd):
+		return strings.Repeat(" ", ERRWidth)
+	case s.N >= 2:
+		sd *= math.Sqrt(float64(s.N-1) / float64(s.N))
+	}
 	if s.Mean != 0 {
 		sd = 100 * sd / s.Mean
 	}

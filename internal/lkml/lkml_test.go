@@ -37,11 +37,14 @@ func robotBlock() Block {
 		Test:  "Mann-Whitney U",
 		Alpha: 0.05, Family: "Holm over 7 tests",
 	}
+	// The robot's deviations are lkp-tests' (divided by n): as sample
+	// deviations (n-1) of 10 runs they are sqrt(10/9) larger.
+	n1 := math.Sqrt(10.0 / 9)
 	for i, r := range robotRows {
 		b.Rows = append(b.Rows, Row{
 			Stat:    r.stat,
-			Base:    Stats{Mean: r.a, StdDev: r.asd / 100 * r.a, N: 10},
-			New:     Stats{Mean: r.b, StdDev: r.bsd / 100 * r.b, N: 10},
+			Base:    Stats{Mean: r.a, StdDev: r.asd / 100 * r.a * n1, N: 10},
+			New:     Stats{Mean: r.b, StdDev: r.bsd / 100 * r.b * n1, N: 10},
 			Percent: PercentStat(r.stat),
 			Changed: i != 3,
 			P:       1e-5, AdjustedP: 7e-5,
@@ -137,6 +140,23 @@ func TestFormats(t *testing.T) {
 	}
 	if got := stddev(Stats{Mean: 100, StdDev: 2.9}); got != " ±  2%" {
 		t.Errorf("stddev at 2.9%% = %q, want ' ±  2%%' (truncated as Ruby's %%d)", got)
+	}
+	// lkp-tests' deviation divides by n: {0, 0, 0, 4} has mean 1, the
+	// n-1 deviation 2 (200%), lkp's sqrt(3) (173%), printed without a
+	// space after ± from 100% on; one run has none.
+	xs := []float64{0, 0, 0, 4}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - 1) * (x - 1)
+	}
+	if got := stddev(Stats{Mean: 1, StdDev: math.Sqrt(ss / 3), N: 4}); got != " ±173%" {
+		t.Errorf("stddev of {0,0,0,4} = %q, want lkp-tests' ' ±173%%' (n, not n-1)", got)
+	}
+	if got := stddev(Stats{Mean: 1, StdDev: math.Sqrt(ss / 3)}); got != " ±200%" {
+		t.Errorf("stddev without n = %q, want the figure as given, ' ±200%%'", got)
+	}
+	if got := stddev(Stats{Mean: 1, StdDev: 0.5, N: 1}); got != "      " {
+		t.Errorf("stddev of one run = %q, want blank", got)
 	}
 	r := FormatRow(Row{Stat: "x", Base: Stats{Mean: 10}, New: Stats{Mean: 10}})
 	if !strings.Contains(r, "      +0.0% ") {

@@ -64,11 +64,17 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 		b.Base.ID, b.New.ID = strings.Join(va, "/"), strings.Join(vb, "/")
 		b.Base.Label, b.New.Label = sides[0].Name, sides[1].Name
 	}
-	tested := 0
+	tested, seconds := 0, 0
 	for _, row := range r.Pairs[0].Rows {
 		name, scale := lkml.RobotName(r.Workload, row.Metric.Name)
 		if pn, ok := lkml.ProfileName(row.Metric.Name, evidence.ProfileEvent(row.Metric.Desc)); ok {
 			name = pn
+		}
+		if f, ok := toSeconds[row.Metric.Unit]; ok && scale == 1 {
+			// The robot's time rows are seconds (time.elapsed_time):
+			// contend's times in ns are printed so too.
+			scale = f
+			seconds++
 		}
 		lr := lkml.Row{Stat: name, Percent: lkml.PercentStat(name) || row.Metric.Unit == "%"}
 		if row.Cmp == nil { // identical on both sides
@@ -95,6 +101,9 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 	if b.Family == "" {
 		b.Family = "Holm over " + plural.N(tested, "test", "tests")
 	}
+	if seconds > 0 {
+		b.Notes = append(b.Notes, "times in seconds, as the robot's time rows are (contend's files keep ns)")
+	}
 	lkmlBoots(&b, r)
 	// The unit of replication: what the p-values cover.
 	if _, note := r.ReplicationNamed(r.Pairs[0], "the base", "the new side"); note != "" {
@@ -102,6 +111,9 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 	}
 	return b, nil
 }
+
+// toSeconds are the factors from contend's time units to seconds.
+var toSeconds = map[string]float64{"ns": 1e-9, "us": 1e-6, "ms": 1e-3}
 
 // lkmlBoots makes the boot the unit of the headline row where the sides
 // span two or more boots each (a campaign): n in boots, Student's t on the

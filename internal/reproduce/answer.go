@@ -198,7 +198,7 @@ func writeRunsAtNoise(w io.Writer, f *results.File, rep *robotmail.Report, plan 
 	}
 	p2, err := Make(rep, m, Options{Tests: filepath.Dir(plan.TestFile), Noise: noise})
 	if err == nil && p2.Runs > 0 {
-		fmt.Fprintf(w, "  at this noise (CV %.1f%% a run) %d runs a side detect the reported %+.1f%%\n", 100*p2.CV, p2.Runs, plan.Reported.Change)
+		fmt.Fprintf(w, "  at this noise (CV %.1f%% a run) %d runs a side detect the reported %s\n", 100*p2.CV, p2.Runs, Change(plan.Reported.Change, !plan.Reported.AbsoluteChange))
 	}
 }
 

@@ -8,25 +8,93 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"contend/internal/campaign"
+	"contend/internal/lock"
 	"contend/internal/results"
 	"contend/internal/robotmail"
 	"contend/internal/workload"
 )
 
+// ErrBusy is the error of a --run --no-wait that found the machine-wide
+// lock held (the inner run's exit status 3).
+var ErrBusy = errors.New("reproduce: another benchmark holds the machine-wide lock")
+
+// lockPoll is how often RunAB looks at the lock while the run waits.
+const lockPoll = 200 * time.Millisecond
+
 // RunAB runs contend (exe) with args (Plan.ABArgs: the block's switch as
 // an interleaved ab, or the test A/A), its own lock, evidence and file
-// out, its progress and errors to log; then reads out back.
-func RunAB(exe string, args []string, out string, log io.Writer) (*results.File, error) {
+// out, its progress and errors to log; then reads out back. The run is
+// quiet (-q), so while it waits for the machine-wide lock (lockPath; ""
+// none) RunAB says on log who holds it, once per holder: the lock's
+// record names its pid and command. A run refused by --no-wait is
+// ErrBusy.
+func RunAB(exe string, args []string, out, lockPath string, log io.Writer) (*results.File, error) {
 	fmt.Fprintf(log, "reproduce: contend %s\n", strings.Join(args, " "))
+	log = &syncWriter{w: log} // the run's errors and the lock's lines, one at a time
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = io.Discard, log
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("reproduce: the run did not start: %v", err)
+	}
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if lockPath != "" {
+			watchLock(lockPath, cmd.Process.Pid, done, log)
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-watched
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 3 {
+		return nil, fmt.Errorf("%w (--no-wait): nothing ran; see above", ErrBusy)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("reproduce: the run failed (%v): see above; its file is %s", err, out)
 	}
 	return results.Read(out)
+}
+
+// syncWriter serializes the writes of the run's stderr and of watchLock.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// watchLock says on log who holds the lock at path while the run (pid)
+// waits for it: once per holder other than the run, until the run holds
+// it or done is closed.
+func watchLock(path string, pid int, done <-chan struct{}, log io.Writer) {
+	var seen lock.Holder
+	t := time.NewTicker(lockPoll)
+	defer t.Stop()
+	for {
+		h, held := lock.Current(path)
+		switch {
+		case held && h.Pid == pid:
+			return
+		case held && h.Pid != 0 && h != seen:
+			seen = h
+			fmt.Fprintf(log, "reproduce: waiting: another benchmark holds %s: %s (--no-wait to refuse)\n", path, h)
+		}
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // KernelEnv is what the campaign of a KernelRun takes from the command
@@ -102,7 +170,7 @@ func CheckKernelFlags(isSet func(string) bool) (bool, error) {
 // CheckPlanOnly refuses, when only the plan is printed (no --run), the
 // flags that go with --run: all but the two kernels, which the plan names.
 func CheckPlanOnly(isSet func(string) bool) error {
-	for _, n := range append([]string{"runs", "out", "boots"}, KernelFlags...) {
+	for _, n := range append([]string{"runs", "out", "boots", "no-wait"}, KernelFlags...) {
 		if isSet(n) && !strings.HasSuffix(n, "-kernel") {
 			return workload.Usagef("--%s goes with --run (without it the plan is printed, naming only the kernels)", n)
 		}

@@ -1,9 +1,16 @@
 package reproduce
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"contend/internal/lock"
 )
 
 func setOf(names ...string) func(string) bool {
@@ -71,5 +78,41 @@ func TestReadReportRefusesNonReport(t *testing.T) {
 	_, err := ReadReport(p)
 	if err == nil || !strings.Contains(err.Error(), "reproduce "+p+":") {
 		t.Errorf("ReadReport of a mail that is no robot report: %v; want a usage error naming the file", err)
+	}
+}
+
+// fakeContend writes a script that stands for contend in RunAB: script is
+// its body.
+func fakeContend(t *testing.T, script string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "contend")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunABSaysWhoHoldsTheLock: the run is quiet, so RunAB says who holds
+// the machine-wide lock while it waits (pid and command, from the lock's
+// record), once; a run refused by --no-wait (exit status 3) is ErrBusy.
+func TestRunABSaysWhoHoldsTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "contend.lock")
+	held, err := lock.Acquire(context.Background(), path, []string{"contend", "run", "the-holder"}, lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	var log bytes.Buffer
+	// The stand-in ends without a result file: the error says so; what
+	// is checked is the line about the lock written meanwhile.
+	_, err = RunAB(fakeContend(t, "sleep 1"), []string{"ab", "wis"}, filepath.Join(t.TempDir(), "out.json"), path, &log)
+	want := fmt.Sprintf("reproduce: waiting: another benchmark holds %s: pid %d (contend run the-holder)", path, os.Getpid())
+	if err == nil || strings.Count(log.String(), want) != 1 {
+		t.Errorf("err %v, log:\n%s\nwant one %q", err, log.String(), want)
+	}
+	log.Reset()
+	_, err = RunAB(fakeContend(t, "echo busy >&2; exit 3"), []string{"ab", "wis", "--no-wait"}, filepath.Join(t.TempDir(), "out.json"), path, &log)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(log.String(), "busy") {
+		t.Errorf("--no-wait refused: %v, log %q", err, log.String())
 	}
 }

@@ -12,10 +12,13 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"contend/analysis"
+	"contend/internal/esc"
+	"contend/internal/lazyre"
 	"contend/internal/plural"
 	"contend/internal/robotmail"
 )
@@ -42,6 +45,10 @@ type Options struct {
 	// Kernels are the user's two kernels (--a-kernel, --b-kernel), for
 	// the plan's campaign in VMs; empty: none given.
 	Kernels [2]string
+	// Workloads are contend's workloads (workload.Names): a testcase
+	// contend-WORKLOAD of one of them (contend's own --format lkml) is
+	// planned as 'run WORKLOAD' with the block's parameters as flags.
+	Workloads []string
 }
 
 // Plan is a report mapped onto this machine.
@@ -59,6 +66,10 @@ type Plan struct {
 	TestFile   string
 	// WisArgs are the flags of 'contend run wis' for the test here.
 	WisArgs []string
+	// Workload and WorkloadArgs are contend's workload and its flags for
+	// a testcase contend-WORKLOAD (contend's own block); "" otherwise.
+	Workload     string
+	WorkloadArgs []string
 	// Unmapped says what of the report does not map onto this machine.
 	Unmapped []string
 	// Runs is the repetitions a side for the reported change at the
@@ -118,10 +129,13 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 		}
 		return p.Block.Axis(k)
 	}
-	if rep.Testcase != "will-it-scale" {
-		p.Unmapped = append(p.Unmapped, fmt.Sprintf("testcase %s: contend runs will-it-scale tests (contend run wis); the campaign below needs your own command for it", rep.Testcase))
-	} else {
+	switch w, ok := strings.CutPrefix(rep.Testcase, "contend-"); {
+	case rep.Testcase == "will-it-scale":
 		p.mapWis(param, m, opt)
+	case ok && slices.Contains(opt.Workloads, w):
+		p.mapContend(w)
+	default:
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("testcase %s: contend runs will-it-scale tests (contend run wis); the campaign below needs your own command for it", rep.Testcase))
 	}
 	if g := param("cpufreq_governor"); g != "" {
 		here := m.Governor
@@ -197,6 +211,35 @@ func (p *Plan) mapWis(param func(string) string, m Machine, opt Options) {
 	p.WisArgs = []string{"--test", p.TestFile, "--mode", p.Mode, "--tasks", strconv.Itoa(p.Tasks), "--duration", opt.Duration}
 }
 
+// robotAxes are the axes of a block that are not a workload's parameters.
+var robotAxes = map[string]bool{"compiler": true, "cpufreq_governor": true, "tbox_group": true, "testcase": true, "kconfig": true, "rootfs": true}
+
+var (
+	reFlagName  = lazyre.New(`^[a-z][a-z0-9-]{0,40}$`)
+	reFlagValue = lazyre.New(`^[A-Za-z0-9._%+:-]{1,100}$`)
+)
+
+// mapContend maps a block of contend's own (testcase contend-w) onto
+// 'run w': each axis of its parameters a flag --KEY VALUE, as lkmlblock
+// wrote them (a '/' of a value was made '-'); an axis that cannot be a
+// flag is said.
+func (p *Plan) mapContend(w string) {
+	p.Workload, p.WorkloadArgs = w, []string{}
+	for _, a := range p.Block.Axes {
+		if robotAxes[a.Key] || a.Key == p.Block.CompareKey {
+			continue
+		}
+		if !reFlagName().MatchString(a.Key) || !reFlagValue().MatchString(a.Value) {
+			p.Unmapped = append(p.Unmapped, fmt.Sprintf("parameter %s=%s: not a flag of contend run %s", a.Key, a.Value, w))
+			continue
+		}
+		p.WorkloadArgs = append(p.WorkloadArgs, "--"+a.Key, a.Value)
+	}
+	if s, ok := strings.CutPrefix(p.Stat, "contend."+w+"."); ok {
+		p.Metric = s
+	}
+}
+
 // RunsFor returns the repetitions a side that detect a relative change of
 // change (a fraction) with power at level alpha (Mann-Whitney U) when
 // one repetition's coefficient of variation is cv: the smallest n whose
@@ -228,42 +271,61 @@ func (p *Plan) plan(m Machine, opt Options) {
 	if p.Runs > 0 {
 		runs = strconv.Itoa(max(p.Runs, 6))
 	}
-	wis := "contend run wis " + strings.Join(p.WisArgs, " ")
-	if p.WisArgs == nil {
-		wis = "contend exec -- YOUR-COMMAND"
+	// inner is the command every boot runs: run wis, or the user's
+	// command under 'contend exec' (-n before its --).
+	inner := append(append([]string{"run", "wis"}, p.WisArgs...), "-n", runs)
+	aa := "contend ab wis --aa " + strings.Join(p.WisArgs, " ") + " -n 10 --format lkml"
+	switch {
+	case p.Workload != "":
+		inner = append(append([]string{"run", p.Workload}, p.WorkloadArgs...), "-n", runs)
+		aa = strings.Join(append(append([]string{"contend", "ab", p.Workload, "--aa"}, p.WorkloadArgs...), "-n", "10", "--format", "lkml"), " ")
+	case p.WisArgs == nil:
+		inner = []string{"exec", "-n", runs, "--", "YOUR-COMMAND"}
+		aa = "contend ab exec --aa -n 10 --format lkml -- YOUR-COMMAND"
 	}
 	sides := p.Block.Sides
 	base, next := sides[0], sides[len(sides)-1]
-	what := fmt.Sprintf("kernel %s (%s) against %s (%s)", base.ID, base.Subject, next.ID, next.Subject)
+	what := fmt.Sprintf("kernel %s against %s", described(base), described(next))
 	if p.Report.PatchLink != "" {
 		what += fmt.Sprintf("; the new one is the patch %s applied on %s", p.Report.PatchLink, p.Report.Base)
 	}
-	if len(opt.Noise) < 3 && p.WisArgs != nil {
-		p.Commands = append(p.Commands, Command{"the noise of the test here (A/A, this kernel on both sides), which sets the runs", "contend ab wis --aa " + strings.Join(p.WisArgs, " ") + " -n 10 --format lkml   (or: contend reproduce MAIL --run)"})
+	if len(opt.Noise) < 3 {
+		why := "the noise of the test here (A/A, this kernel on both sides), which sets the runs (or: contend reproduce MAIL --run)"
+		if p.Workload != "" {
+			why = "the noise of the test here (A/A, this kernel on both sides): its CV and the reported change set the runs (--noise reads wis files only)"
+		} else if p.WisArgs == nil {
+			why = "the noise of your command here (A/A, this kernel on both sides): its CV and the reported change set the runs (--noise reads wis files only)"
+		}
+		p.Commands = append(p.Commands, Command{why, aa})
 	}
 	if key := p.Block.CompareKey; key != "" && key != "commit" && p.WisArgs != nil {
 		p.switchPlan(key, base, next, runs)
+		return
+	}
+	if key := p.Block.CompareKey; key != "" && key != "commit" && p.Workload != "" {
+		p.workloadSwitch(key, base, next, runs)
 		return
 	}
 	boots := "B"
 	if b := p.Boots(); b > 0 {
 		boots = strconv.Itoa(b)
 	}
+	name := "repro-" + safeName(short(next.ID))
 	if p.Kernels[0] != "" {
 		p.Commands = append(p.Commands,
 			Command{"two kernels: " + what + "; yours, " + p.Kernels[0] + " and " + p.Kernels[1] + ", each booted in a fresh QEMU guest per boot, " + boots + " boots a side (or: contend reproduce MAIL --run with the same --a-kernel and --b-kernel)",
-				fmt.Sprintf("contend campaign init repro-%s --vm --a-kernel %s --b-kernel %s --boots %s -- run %s -n %s",
-					short(next.ID), p.Kernels[0], p.Kernels[1], boots, strings.TrimPrefix(wis, "contend run "), runs)},
-			Command{"the boots", fmt.Sprintf("contend campaign run repro-%s", short(next.ID))},
-			Command{"the answer, in the robot's layout", fmt.Sprintf("contend campaign report repro-%s --format lkml", short(next.ID))},
+				fmt.Sprintf("contend campaign init %s --vm --a-kernel %s --b-kernel %s --boots %s -- %s",
+					name, p.Kernels[0], p.Kernels[1], boots, strings.Join(inner, " "))},
+			Command{"the boots", "contend campaign run " + name},
+			Command{"the answer, in the robot's layout", "contend campaign report " + name + " --format lkml"},
 		)
 		return
 	}
 	p.Commands = append(p.Commands,
 		Command{"two kernels: " + what + "; build both (" + cmp(p.Block.Axis("kconfig"), "your config") + "), install them, then a campaign across reboots (kexec; or in VMs, one guest boot per side's boot) of " + boots + " boots a side",
-			fmt.Sprintf("contend campaign init repro-%s --a-kexec /boot/vmlinuz-A --a-release A-RELEASE --b-kexec /boot/vmlinuz-B --b-release B-RELEASE --boots %s -- run %s -n %s",
-				short(next.ID), boots, strings.TrimPrefix(wis, "contend run "), runs)},
-		Command{"the answer, in the robot's layout", fmt.Sprintf("contend campaign report repro-%s --format lkml", short(next.ID))},
+			fmt.Sprintf("contend campaign init %s --a-kexec /boot/vmlinuz-A --a-release A-RELEASE --b-kexec /boot/vmlinuz-B --b-release B-RELEASE --boots %s -- %s",
+				name, boots, strings.Join(inner, " "))},
+		Command{"the answer, in the robot's layout", "contend campaign report " + name + " --format lkml"},
 	)
 }
 
@@ -303,6 +365,19 @@ func (p *Plan) switchPlan(key string, a, b robotmail.Side, runs string) {
 	p.Commands = append(p.Commands, Command{fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID), line})
 }
 
+// workloadSwitch is the plan of contend's own block whose sides differ in
+// a parameter (ab --a '--KEY A' --b '--KEY B'): that ab again.
+func (p *Plan) workloadSwitch(key string, a, b robotmail.Side, runs string) {
+	base := strings.Join(append([]string{"contend", "ab", p.Workload}, p.WorkloadArgs...), " ")
+	why := fmt.Sprintf("one kernel, a switch (%s: %s against %s): an A/B run, interleaved, in one boot", key, a.ID, b.ID)
+	if !reFlagName().MatchString(key) || !reFlagValue().MatchString(a.ID) || !reFlagValue().MatchString(b.ID) {
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("%s: the sides differ in it (%s against %s); write the commands that set it (SET ...)", key, a.ID, b.ID))
+		p.Commands = append(p.Commands, Command{why, fmt.Sprintf("%s --a-prepare 'SET A' --b-prepare 'SET B' -n %s --format lkml", base, runs)})
+		return
+	}
+	p.Commands = append(p.Commands, Command{why, fmt.Sprintf("%s --a '--%s %s' --b '--%s %s' -n %s --format lkml", base, key, a.ID, key, b.ID, runs)})
+}
+
 // Boots is the boots a side of the plan's campaign: from the runs the
 // reported change takes at the noise measured here (2 to 10), 0 when the
 // noise is not known.
@@ -322,6 +397,27 @@ func tasksFor(nr string, p *Plan) string {
 	return nr
 }
 
+// described is a side as the commit: lines give it: its id and, where it
+// has one, its subject ("v6.12-rc1" alone: a tag has none).
+func described(s robotmail.Side) string {
+	if s.Subject == "" {
+		return s.ID
+	}
+	return s.ID + " (" + s.Subject + ")"
+}
+
+// safeName makes id a campaign directory's name: letters, digits, '.',
+// '_' and '-'; anything else '_'.
+func safeName(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return strings.Trim(string(b), ".")
+}
+
 func cmp(s, def string) string {
 	if s == "" {
 		return def
@@ -339,26 +435,54 @@ func short(id string) string {
 // Write prints the plan.
 func (p *Plan) Write(w io.Writer) {
 	r := p.Report
-	fmt.Fprintf(w, "report: %s\n", r.Subject)
+	switch {
+	case r.Bare:
+		fmt.Fprintf(w, "report: a block without its mail (contend's --format lkml, or a quoted block): testcase %s\n", r.Testcase)
+	default:
+		fmt.Fprintf(w, "report: %s\n", r.Subject)
+	}
 	if r.PatchLink != "" {
 		fmt.Fprintf(w, "  patch %s\n  (%s, on %s)\n", r.PatchLink, r.URL, r.Base)
 	}
-	fmt.Fprintf(w, "  commit %s (%s)\n", r.Commit, r.CommitSubject)
+	fmt.Fprintf(w, "  commit %s\n", described(robotmail.Side{ID: r.Commit, Subject: r.CommitSubject}))
 	if p.HasRow {
-		fmt.Fprintf(w, "  reported on %s: %s %+.1f%s (%s -> %s)\n", p.Block.Machine, p.Stat, p.Reported.Change, pctSign(p.Reported), num(p.Reported.Base), num(p.Reported.New))
+		fmt.Fprintf(w, "  reported on %s: %s %s (%s -> %s)\n", p.Block.Machine, p.Stat, Change(p.Reported.Change, !p.Reported.AbsoluteChange), num(p.Reported.Base), num(p.Reported.New))
+	}
+	for _, im := range r.Also {
+		fmt.Fprintf(w, "  also reported: %s, on %s (%s)\n", im.Change, im.Machine, paramList(im.Params))
+	}
+	for i, n := range r.Skipped {
+		if i == maxSkippedShown {
+			fmt.Fprintf(w, "  and %d more rows skipped\n", len(r.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(w, "  note: %s\n", esc.Line(n))
+	}
+	for i, b := range r.Blocks[1:] {
+		if i == 0 {
+			fmt.Fprintf(w, "  the blocks of the other tests (not planned here; a smaller machine may map one of them better):\n")
+		}
+		fmt.Fprintf(w, "    %s: testcase %s%s\n", b.Machine, b.Axis("testcase"), axesOf(b))
 	}
 	fmt.Fprintf(w, "\nhere: ")
 	if p.WisArgs != nil {
 		fmt.Fprintf(w, "will-it-scale %s, %s mode, %s (nr_task %s); contend's metric %s\n", p.Test, p.Mode, plural.N(p.Tasks, "task", "tasks"), p.paramOr("nr_task"), p.Metric)
+	} else if p.Workload != "" {
+		fmt.Fprintf(w, "contend run %s %s; its metric %s\n", p.Workload, strings.Join(p.WorkloadArgs, " "), cmp(p.Metric, p.Stat))
 	} else {
 		fmt.Fprintf(w, "testcase %s is not mapped\n", r.Testcase)
 	}
-	if p.Runs > 0 {
+	switch {
+	case p.Runs > 0:
 		fmt.Fprintf(w, "  noise here: CV %.1f%% a run: %d runs a side detect the reported change (Mann-Whitney U, alpha 0.05, power 0.8)\n", 100*p.CV, p.Runs)
-	} else if p.CV > 0 {
+	case p.CV > 0:
 		fmt.Fprintf(w, "  noise here: CV %.1f%% a run: no number of runs up to 1000 detects the reported change\n", 100*p.CV)
-	} else {
-		fmt.Fprintf(w, "  noise here: not measured yet (the first command): the runs follow from it\n")
+	case p.WisArgs != nil:
+		fmt.Fprintf(w, "  noise here: not measured yet (the first command): the runs follow from it (--noise FILE)\n")
+	case p.Workload != "":
+		fmt.Fprintf(w, "  noise here: not measured yet (the first command): choose the runs from its CV\n")
+	default:
+		fmt.Fprintf(w, "  noise here: not measured yet (the first command, with your command): choose the runs from its CV\n")
 	}
 	if len(p.Unmapped) > 0 {
 		fmt.Fprintf(w, "\nnot mapped:\n")
@@ -372,18 +496,54 @@ func (p *Plan) Write(w io.Writer) {
 	}
 }
 
+// maxSkippedShown is how many notes of skipped rows the plan prints.
+const maxSkippedShown = 5
+
+// Change prints a change in percent (pct) or points with one decimal, in
+// at most 8 significant digits: 1e308% is "+1e+308%", not 309 digits.
+func Change(v float64, pct bool) string {
+	unit := ""
+	if pct {
+		unit = "%"
+	}
+	if math.Abs(v) >= 1e7 || math.IsInf(v, 0) || math.IsNaN(v) {
+		g := strconv.FormatFloat(v, 'g', 4, 64)
+		if v > 0 && !math.IsInf(v, 1) {
+			g = "+" + g
+		}
+		return g + unit
+	}
+	return fmt.Sprintf("%+.1f%s", v, unit)
+}
+
+func paramList(ps []robotmail.Param) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Key+"="+p.Value)
+	}
+	return strings.Join(s, " ")
+}
+
+func axesOf(b robotmail.Block) string {
+	var s []string
+	for _, a := range b.Axes {
+		switch a.Key {
+		case "testcase", "tbox_group", "rootfs", "kconfig", "compiler":
+			continue
+		}
+		s = append(s, a.Key+"="+a.Value)
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(s, " ")
+}
+
 func (p *Plan) paramOr(k string) string {
 	if v, ok := p.Report.Param(k); ok {
 		return v
 	}
 	return p.Block.Axis(k)
-}
-
-func pctSign(r robotmail.Row) string {
-	if r.AbsoluteChange {
-		return ""
-	}
-	return "%"
 }
 
 func num(v float64) string {
@@ -407,15 +567,15 @@ func Judge(reported, estimate, p, alpha, mdeUp, mdeDown float64) Verdict {
 	same := (reported < 0) == (estimate < 0)
 	switch {
 	case sig && same:
-		return Verdict{"reproduced", fmt.Sprintf("contend's change %+.1f%% (p %.2g) has the reported sign (%+.1f%%)", 100*estimate, p, 100*reported)}
+		return Verdict{"reproduced", fmt.Sprintf("contend's change %s (p %.2g) has the reported sign (%s)", Change(100*estimate, true), p, Change(100*reported, true))}
 	case sig:
-		return Verdict{"opposite", fmt.Sprintf("contend's change %+.1f%% (p %.2g) goes against the reported %+.1f%%", 100*estimate, p, 100*reported)}
+		return Verdict{"opposite", fmt.Sprintf("contend's change %s (p %.2g) goes against the reported %s", Change(100*estimate, true), p, Change(100*reported, true))}
 	}
 	mde := mdeUp
 	if reported < 0 {
 		mde = mdeDown
 	}
-	line := fmt.Sprintf("no significant change (p %.2g, estimate %+.1f%%)", p, 100*estimate)
+	line := fmt.Sprintf("no significant change (p %.2g, estimate %s)", p, Change(100*estimate, true))
 	if !math.IsNaN(mde) && mde > 0 {
 		line += fmt.Sprintf("; these runs detect a change of %s%.1f%% or more with power 0.8", map[bool]string{true: "-", false: "+"}[reported < 0], 100*mde)
 		if math.Abs(reported) >= mde {

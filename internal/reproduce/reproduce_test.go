@@ -159,3 +159,147 @@ func TestPlanSwitch(t *testing.T) {
 		t.Errorf("commands %+v", p.Commands)
 	}
 }
+
+// TestPlanRealMails writes the plans of real mails: a tag as the base is
+// named alone ("v6.5-rc1", once "v6.5-rc1 ()"); the other tests of "In
+// addition to that" are named with their machines and parameters, and
+// the other blocks' machines; a test other than will-it-scale has the
+// A/A of the user's command as its noise step, and its campaign runs
+// 'exec -n N -- YOUR-COMMAND'.
+func TestPlanRealMails(t *testing.T) {
+	m := Machine{CPUs: 2, Governor: "performance"}
+	p, err := Make(mail(t, "real/stress-ng-seek-3d04e89a11.mail"), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	out := sb.String()
+	if strings.Contains(out, "()") || !strings.Contains(out, "kernel v6.5-rc1 against 3d04e89a11 (file: don't optimize for f_count equal 1)") {
+		t.Errorf("a tag as the base:\n%s", out)
+	}
+	if len(p.Commands) != 3 || p.Commands[0].Line != "contend ab exec --aa -n 10 --format lkml -- YOUR-COMMAND" ||
+		!strings.HasSuffix(p.Commands[1].Line, " -- exec -n N -- YOUR-COMMAND") || !strings.Contains(out, "noise here: not measured yet (the first command, with your command)") {
+		t.Errorf("commands %q\n%s", p.Commands, out)
+	}
+	p, err = Make(mail(t, "real/aim7-disk_src-f4818881c4.mail"), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Reset()
+	p.Write(&sb)
+	out = sb.String()
+	for _, w := range []string{
+		"also reported: netperf: netperf.Throughput_Mbps  1.8% regression, on 128 threads 2 sockets Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz (Ice Lake) with 256G memory (cluster=cs-localhost cpufreq_governor=performance ip=ipv4 nr_threads=200% runtime=300s test=UDP_STREAM)",
+		"    lkp-icl-2sp2: testcase netperf, cluster=cs-localhost cpufreq_governor=performance ip=ipv4 nr_threads=200% runtime=300s test=UDP_STREAM",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in:\n%s", w, out)
+		}
+	}
+}
+
+// TestChangeBounded prints changes: one decimal, and at most a few
+// significant digits for huge ones (a 1e308% change once printed 309
+// digits).
+func TestChangeBounded(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		pct  bool
+		want string
+	}{{-98.3, true, "-98.3%"}, {2.5, false, "+2.5"}, {1e308, true, "+1e+308%"}, {-1.2345678e9, true, "-1.235e+09%"}, {math.Inf(1), true, "+Inf%"}} {
+		if got := Change(c.v, c.pct); got != c.want {
+			t.Errorf("Change(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	r := mail(t, "linus-futex4.mail")
+	r.Blocks[0].Rows[0].Change = 1e308
+	for i := range r.Blocks[0].Rows {
+		if r.Blocks[0].Rows[i].Stat == r.Change.Stat {
+			r.Blocks[0].Rows[i].Change = 1e308
+		}
+	}
+	p, err := Make(r, Machine{CPUs: 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	for _, l := range strings.Split(sb.String(), "\n") {
+		if len(l) > 400 || strings.Contains(l, "00000000000000000000") {
+			t.Errorf("an unbounded line: %.120s...", l)
+		}
+	}
+	v := Judge(1e306, 1e306, 0.001, 0.05, 0.1, 0.1)
+	if len(v.Line) > 200 {
+		t.Errorf("verdict %d bytes: %.120s", len(v.Line), v.Line)
+	}
+}
+
+// contendBlock is a block of contend's --format lkml of workload faultme,
+// its sides differing in key (commit: two files).
+func contendBlock(key, a, b, threads string) string {
+	axes, vals := "mem/stride/tbox_group/testcase/threads", "10GiB/4KiB/host/contend-faultme/"+threads
+	if threads == "" {
+		axes, vals = "mem/stride/tbox_group/testcase", "10GiB/4KiB/host/contend-faultme"
+	}
+	return "=========================================================================================\n" +
+		axes + ":\n  " + vals + "\n\n" +
+		key + ": \n  " + a + "\n  " + b + "\n\n" +
+		"               a                           b \n---------------- --------------------------- \n" +
+		"         %stddev     %change         %stddev\n             \\          |                \\  \n" +
+		"     11.29           -46.9%       6.00 ± 19%  contend.faultme.time\n\n"
+}
+
+// TestPlanContendBlock plans contend's own block as the workload it came
+// from: its parameters run's flags (one that cannot be a flag is said),
+// an ab of the parameter its sides differ in.
+func TestPlanContendBlock(t *testing.T) {
+	plan := func(block string) (*Plan, string) {
+		t.Helper()
+		r, err := robotmail.Parse([]byte(block))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Make(r, Machine{CPUs: 2}, Options{Workloads: []string{"faultme", "wis"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		p.Write(&sb)
+		return p, sb.String()
+	}
+	p, out := plan(contendBlock("commit", "a.json", "b.json", "400"))
+	if p.Workload != "faultme" || strings.Join(p.WorkloadArgs, " ") != "--mem 10GiB --stride 4KiB --threads 400" || p.Metric != "time" ||
+		!strings.HasSuffix(p.Commands[1].Line, "-- run faultme --mem 10GiB --stride 4KiB --threads 400 -n N") {
+		t.Errorf("workload %q %q metric %q\n%s", p.Workload, p.WorkloadArgs, p.Metric, out)
+	}
+	p, out = plan(contendBlock("commit", "a.json", "b.json", "4;reboot"))
+	if strings.Contains(out, "reboot -n") || !strings.Contains(out, "parameter threads=4;reboot: not a flag of contend run faultme") {
+		t.Errorf("a value that is no flag's:\n%s", out)
+	}
+	p, out = plan(contendBlock("threads", "1", "2", ""))
+	if len(p.Commands) != 2 || p.Commands[1].Line != "contend ab faultme --mem 10GiB --stride 4KiB --a '--threads 1' --b '--threads 2' -n N --format lkml" {
+		t.Errorf("the sides' switch: %q\n%s", p.Commands, out)
+	}
+}
+
+// TestPlanNotesSkippedRows: a detail row the parse skipped is a note of
+// the plan, which goes on.
+func TestPlanNotesSkippedRows(t *testing.T) {
+	block := strings.Replace(contendBlock("commit", "a.json", "b.json", "400"), "  contend.faultme.time\n",
+		"  contend.faultme.time\n      1.00 ± x%      +1.0%       1.01        contend.faultme.pages\n", 1)
+	r, err := robotmail.Parse([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(r, Machine{CPUs: 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	if !strings.Contains(sb.String(), "  note: line 14 skipped: ") || !strings.Contains(sb.String(), "contend.faultme.pages") || !strings.Contains(sb.String(), "\nplan:\n") {
+		t.Errorf("no note of the skipped row:\n%s", sb.String())
+	}
+}

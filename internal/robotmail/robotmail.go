@@ -6,20 +6,29 @@
 // compiler:, test machine:, the parameters: list, the table of the other
 // tests the commit changed, and the comparison blocks of the details
 // (lkp-tests' compare layout, one per test machine): their axes, the
-// commits compared and the rows of the %stddev section.
+// commits compared and the rows of the %stddev section (a deviation as
+// lkp-tests prints it, " ±%3d%%": "± 12%" or "±190%"). A detail row it
+// cannot read is skipped with a note (Report.Skipped); bodies in base64,
+// quoted-printable or iso-8859-1, and nested multiparts are decoded; a
+// control character in a name or value refuses the mail. A block without
+// its mail (contend's --format lkml) is read as a Bare report.
 package robotmail
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"contend/internal/lazyre"
 )
@@ -48,6 +57,15 @@ type Report struct {
 	// that..."): each with its machine and parameters.
 	Also   []Impact
 	Blocks []Block
+	// Skipped are the detail rows that could not be read, each with its
+	// line number: the parse goes on without them (only the headline's
+	// row is needed).
+	Skipped []string
+	// Bare is a block without the mail around it (contend's --format
+	// lkml): Testcase is its testcase axis, Commit its new side.
+	Bare bool
+	// skippedStat maps the stat of a skipped row to its note.
+	skippedStat map[string]string
 }
 
 // Headline is the change the subject and the first paragraph announce.
@@ -202,41 +220,135 @@ func parseMessage(m []byte) (*Report, error) {
 		return nil, err
 	}
 	rep.parseSubject()
+	if err := rep.check(); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
-// textBody returns the text of msg: its body decoded, or its first
-// text/plain part.
-func textBody(msg *mail.Message) ([]byte, error) {
-	ct := msg.Header.Get("Content-Type")
-	mt, params, _ := mime.ParseMediaType(ct)
-	if strings.HasPrefix(mt, "multipart/") {
-		mr := multipart.NewReader(msg.Body, params["boundary"])
-		for {
-			p, err := mr.NextPart()
-			if err != nil {
-				return nil, errors.New("a multipart mail without a text/plain part")
-			}
-			pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-			if pt == "" || pt == "text/plain" {
-				return decode(p, p.Header.Get("Content-Transfer-Encoding"))
+// check refuses what the robot does not write: a control character in a
+// name or value that reaches a command line or a terminal (a NUL in the
+// test's name), and an unreadable row of the headline's stat.
+func (rep *Report) check() error {
+	bad := func(what, v string) error {
+		if !plain(v) {
+			return fmt.Errorf("%s %q has a control character: not the robot's; refused", what, v)
+		}
+		return nil
+	}
+	errs := []error{bad("testcase", rep.Testcase), bad("the headline's stat", rep.Change.Stat), bad("test machine", rep.Machine), bad("commit", rep.Commit)}
+	for _, p := range rep.Params {
+		errs = append(errs, bad("parameter "+strconv.Quote(p.Key), p.Key+p.Value))
+	}
+	for _, im := range rep.Also {
+		for _, p := range im.Params {
+			errs = append(errs, bad("parameter "+strconv.Quote(p.Key)+" of another test", p.Key+p.Value))
+		}
+	}
+	for _, b := range rep.Blocks {
+		for _, a := range b.Axes {
+			errs = append(errs, bad("axis "+strconv.Quote(a.Key), a.Key+a.Value))
+		}
+		for _, s := range b.Sides {
+			errs = append(errs, bad("commit", s.ID))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if st := rep.Change.Stat; st != "" && len(rep.Blocks) > 0 {
+		if _, ok := rep.Blocks[0].Row(st); !ok {
+			if line, ok := rep.skippedStat[st]; ok {
+				return fmt.Errorf("the headline's row (%s) is unreadable: %s", st, line)
 			}
 		}
 	}
-	return decode(msg.Body, msg.Header.Get("Content-Transfer-Encoding"))
+	return nil
 }
 
-func decode(r io.Reader, enc string) ([]byte, error) {
-	if strings.EqualFold(strings.TrimSpace(enc), "quoted-printable") {
-		r = quotedprintable.NewReader(r)
+// maxDepth is how deeply multipart parts may nest (a robot mail is
+// text/plain; a forwarded one a few levels).
+const maxDepth = 8
+
+// textBody returns the text of msg: its body decoded, or its first
+// text/plain part (nested multiparts searched depth first).
+func textBody(msg *mail.Message) ([]byte, error) {
+	return partText(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body, 0)
+}
+
+func partText(ct, enc string, r io.Reader, depth int) ([]byte, error) {
+	mt, params, _ := mime.ParseMediaType(ct)
+	if !strings.HasPrefix(mt, "multipart/") {
+		return decode(r, enc, params["charset"])
 	}
-	return io.ReadAll(r)
+	if depth >= maxDepth {
+		return nil, fmt.Errorf("multipart parts nested more than %d deep: not a robot report", maxDepth)
+	}
+	if params["boundary"] == "" {
+		return nil, errors.New("a multipart mail without a boundary: not a robot report")
+	}
+	mr := multipart.NewReader(r, params["boundary"])
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			return nil, errors.New("a multipart mail without a text/plain part: not a robot report")
+		}
+		pct := p.Header.Get("Content-Type")
+		pt, pp, _ := mime.ParseMediaType(pct)
+		switch {
+		case pt == "" || pt == "text/plain":
+			return decode(p, p.Header.Get("Content-Transfer-Encoding"), pp["charset"])
+		case strings.HasPrefix(pt, "multipart/"):
+			if b, err := partText(pct, "", p, depth+1); err == nil {
+				return b, nil
+			}
+		}
+	}
+}
+
+// decode undoes a body's Content-Transfer-Encoding (quoted-printable and
+// base64; 7bit, 8bit and binary are as they are) and its charset: the
+// robot's mails are iso-8859-1, its "±" one byte (0xB1), made UTF-8 here.
+func decode(r io.Reader, enc, charset string) ([]byte, error) {
+	switch strings.ToLower(strings.TrimSpace(enc)) {
+	case "quoted-printable":
+		r = quotedprintable.NewReader(r)
+	case "base64":
+		r = base64.NewDecoder(base64.StdEncoding, r) // skips the line breaks
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("the body's %s encoding does not decode: %v", strings.TrimSpace(enc), err)
+	}
+	switch strings.ToLower(charset) {
+	case "iso-8859-1", "latin1", "iso8859-1", "windows-1252", "us-ascii":
+		if !utf8.Valid(b) {
+			u := make([]rune, len(b))
+			for i, c := range b {
+				u[i] = rune(c)
+			}
+			b = []byte(string(u))
+		}
+	}
+	return b, nil
+}
+
+// plain tells whether s has no control character (a tab aside): a
+// parameter, an axis or a stat that has one is not the robot's.
+func plain(s string) bool {
+	for _, r := range s {
+		if r != '\t' && (unicode.IsControl(r) || r == unicode.ReplacementChar) {
+			return false
+		}
+	}
+	return true
 }
 
 var (
 	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
 	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
 	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
+	reSHA      = lazyre.New(`^[0-9a-f]{7,40}$`)
 	reRule     = lazyre.New(`^={40,}\s*$`)
 	reIDRule   = lazyre.New(`^-{16} -{27}`)
 	reParam    = lazyre.New(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
@@ -314,9 +426,16 @@ func (rep *Report) parseBody(body string) error {
 			desc = l
 		}
 		if reRule().MatchString(l) {
-			b, next, err := parseBlock(lines, i+1)
+			b, next, skipped, err := parseBlock(lines, i+1)
 			if err != nil {
 				return err
+			}
+			for _, sk := range skipped {
+				rep.Skipped = append(rep.Skipped, sk.note)
+				if rep.skippedStat == nil {
+					rep.skippedStat = map[string]string{}
+				}
+				rep.skippedStat[sk.stat] = sk.note
 			}
 			b.Describe = desc
 			desc = ""
@@ -324,11 +443,27 @@ func (rep *Report) parseBody(body string) error {
 			i = next - 1
 		}
 	}
+	if rep.Testcase == "" && rep.Commit == "" && len(rep.Blocks) > 0 {
+		// A block without the mail around it (contend's own --format
+		// lkml, a block quoted alone): its testcase axis and its new side.
+		b := rep.Blocks[0]
+		rep.Testcase = b.Axis("testcase")
+		if b.CompareKey == "commit" {
+			s := b.Sides[len(b.Sides)-1]
+			rep.Commit, rep.CommitSubject = s.ID, s.Subject
+		}
+		if rep.Commit == "" {
+			rep.Commit = b.Sides[len(b.Sides)-1].ID
+		}
+		rep.Bare = true
+	}
 	switch {
 	case rep.Testcase == "":
 		return errors.New("not a kernel test robot report: no 'testcase:' line")
 	case rep.Commit == "":
 		return errors.New("not a kernel test robot report: no 'commit: SHA' line")
+	case !rep.Bare && !reSHA().MatchString(rep.Commit):
+		return fmt.Errorf("commit %q is not a commit id", rep.Commit)
 	case len(rep.Blocks) == 0:
 		return errors.New("not a kernel test robot report: no comparison block (a '=====' line, the axes, 'commit:', the id columns, '%stddev')")
 	}
@@ -338,6 +473,15 @@ func (rep *Report) parseBody(body string) error {
 		}
 	}
 	return nil
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func set(dst *string, v string) {
@@ -375,18 +519,23 @@ func (rep *Report) parseImpact(lines []string, i int) int {
 	return i
 }
 
+// skip is an unreadable row: the note on it and its last field (its stat,
+// if it has one).
+type skip struct{ note, stat string }
+
 // parseBlock reads a comparison block from line i (after its '=' rule):
 // the axes, the compare key and its sides, the id columns, then the
 // sections until a blank line; it returns the line after it.
-func parseBlock(lines []string, i int) (Block, int, error) {
+func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 	var b Block
+	var skipped []skip
 	if i+1 >= len(lines) || !strings.HasSuffix(strings.TrimSpace(lines[i]), ":") {
-		return b, i, fmt.Errorf("line %d: a comparison block without its axes line", i+1)
+		return b, i, nil, fmt.Errorf("line %d: a comparison block without its axes line", i+1)
 	}
 	keys := strings.Split(strings.TrimSuffix(strings.TrimSpace(lines[i]), ":"), "/")
 	vals := strings.Split(strings.TrimSpace(lines[i+1]), "/")
 	if len(keys) != len(vals) {
-		return b, i, fmt.Errorf("line %d: %d axes but %d values", i+2, len(keys), len(vals))
+		return b, i, nil, fmt.Errorf("line %d: %d axes but %d values", i+2, len(keys), len(vals))
 	}
 	for j := range keys {
 		b.Axes = append(b.Axes, Param{keys[j], vals[j]})
@@ -397,7 +546,7 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 		i++
 	}
 	if i >= len(lines) || !strings.HasSuffix(strings.TrimRight(lines[i], " "), ":") {
-		return b, i, fmt.Errorf("line %d: a comparison block without its 'commit:' line", i+1)
+		return b, i, nil, fmt.Errorf("line %d: a comparison block without its 'commit:' line", i+1)
 	}
 	b.CompareKey = strings.TrimSuffix(strings.TrimSpace(lines[i]), ":")
 	for i++; i < len(lines); i++ {
@@ -408,11 +557,11 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 		b.Sides = append(b.Sides, Side{m[1], m[2]})
 	}
 	if len(b.Sides) < 2 {
-		return b, i, fmt.Errorf("line %d: a comparison block with %d sides under %q", i+1, len(b.Sides), b.CompareKey)
+		return b, i, nil, fmt.Errorf("line %d: a comparison block with %d sides under %q", i+1, len(b.Sides), b.CompareKey)
 	}
 	for i < len(lines) && !reIDRule().MatchString(lines[i]) {
 		if reRule().MatchString(lines[i]) || i > 0 && strings.Contains(lines[i], "%stddev") {
-			return b, i, fmt.Errorf("line %d: a comparison block without its id columns and rule", i+1)
+			return b, i, nil, fmt.Errorf("line %d: a comparison block without its id columns and rule", i+1)
 		}
 		i++
 	}
@@ -421,7 +570,7 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 		l := strings.TrimRight(lines[i], " \t")
 		switch {
 		case l == "":
-			return b, i + 1, nil
+			return b, i + 1, skipped, nil
 		case strings.Contains(l, "%stddev"):
 			perf = true
 			continue
@@ -436,11 +585,13 @@ func parseBlock(lines []string, i int) (Block, int, error) {
 		}
 		r, err := parseRow(l)
 		if err != nil {
-			return b, i, fmt.Errorf("line %d: %v", i+1, err)
+			f := strings.Fields(l)
+			skipped = append(skipped, skip{fmt.Sprintf("line %d skipped: %v", i+1, err), f[len(f)-1]})
+			continue
 		}
 		b.Rows = append(b.Rows, r)
 	}
-	return b, i, nil
+	return b, i, skipped, nil
 }
 
 // parseRow reads one %stddev row: base [± N%] change new [± N%] stat.
@@ -448,15 +599,28 @@ func parseRow(l string) (Row, error) {
 	t := strings.Fields(l)
 	r := Row{Line: l}
 	num := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-	pct := func() float64 {
-		if len(t) >= 2 && t[0] == "±" {
-			v, _ := strconv.ParseFloat(strings.TrimSuffix(t[1], "%"), 64)
-			t = t[2:]
-			return v
-		}
-		return 0
-	}
 	bad := fmt.Errorf("%q is not a row of the robot's block (base [± N%%] change new [± N%%] stat)", l)
+	// pct reads a deviation: "± 12%", or "±190%" (lkp-tests prints
+	// " ±%3d%%": from 100% on there is no space after ±).
+	pct := func() (float64, error) {
+		if len(t) == 0 || !strings.HasPrefix(t[0], "±") {
+			return 0, nil
+		}
+		v := strings.TrimPrefix(t[0], "±")
+		n := 1
+		if v == "" && len(t) >= 2 {
+			v, n = t[1], 2
+		}
+		if !strings.HasSuffix(v, "%") {
+			return 0, bad
+		}
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) {
+			return 0, bad
+		}
+		t = t[n:]
+		return f, nil
+	}
 	if len(t) < 4 {
 		return r, bad
 	}
@@ -465,7 +629,9 @@ func parseRow(l string) (Row, error) {
 		return r, bad
 	}
 	t = t[1:]
-	r.BaseSD = pct()
+	if r.BaseSD, err = pct(); err != nil {
+		return r, err
+	}
 	if len(t) < 3 {
 		return r, bad
 	}
@@ -478,8 +644,10 @@ func parseRow(l string) (Row, error) {
 		return r, bad
 	}
 	t = t[2:]
-	r.NewSD = pct()
-	if len(t) != 1 {
+	if r.NewSD, err = pct(); err != nil {
+		return r, err
+	}
+	if len(t) != 1 || !finite(r.Base, r.New, r.Change) {
 		return r, bad
 	}
 	r.Stat = t[0]
