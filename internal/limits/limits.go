@@ -20,7 +20,9 @@ import (
 // Machine is a snapshot of the limits. A zero field means "unknown" and is
 // not checked.
 type Machine struct {
-	CPUs int // online CPUs
+	// CPUs is the CPUs this process and its repetitions may run on (the
+	// affinity mask's count, runtime.NumCPU): what tasks spread over.
+	CPUs int
 
 	// Tasks: the most threads or processes one more task group can have,
 	// and where each limit comes from.
