@@ -87,8 +87,9 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	if stride > mem {
 		return nil, Usagef("--stride: %s is larger than --mem %s; accepted: 1 byte to --mem", FormatSize(stride), FormatSize(mem))
 	}
-	if err := m.CheckTasks("threads", threads); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	warns, err := checkThreads("threads", threads, m.ThreadStack, m)
+	if err != nil {
+		return nil, err
 	}
 	// Every thread reserves a stack of the default size (ulimit -s)
 	// besides the mapping itself.
@@ -99,7 +100,6 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	if m.AddressGap > 0 && mem > m.AddressGap {
 		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))
 	}
-	var warns []string
 	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
 		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))
 	}

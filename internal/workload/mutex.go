@@ -84,6 +84,20 @@ and bash's time lines, so a log looks like the mails'.`,
 
 func init() { Register(Mutex) }
 
+// checkThreads checks n threads of one process with stacks of stack bytes
+// against the machine's task limits and what their stacks and mappings
+// need (limits.Machine.CheckTasks, CheckThreads); flag asked for them.
+func checkThreads(flag string, n, stack int64, m limits.Machine) ([]string, error) {
+	if err := m.CheckTasks(flag, n); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	warns, err := m.CheckThreads(flag, n, stack)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	return warns, nil
+}
+
 // checkStack validates a thread stack size of flag for n threads.
 func checkStack(flag string, stack, n int64, m limits.Machine) error {
 	min := max(m.StackMin, bind.ThreadStackMin())
@@ -107,7 +121,7 @@ func checkMutex(p *bind.MutexParams, m limits.Machine) ([]string, error) {
 	if err := checkStack("stack", int64(p.Stack), threads, m); err != nil {
 		return nil, err
 	}
-	return nil, nil
+	return checkThreads("threads", threads, int64(p.Stack), m)
 }
 
 func runMutex(p *bind.MutexParams, rt Runtime) (Sample, error) {

@@ -107,8 +107,9 @@ func init() { Register(SemopMulti) }
 
 func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, error) {
 	threads, sems := int64(p.Threads), int64(p.Sems)
-	if err := m.CheckTasks("threads", threads); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	warns, err := checkThreads("threads", threads, m.ThreadStack, m)
+	if err != nil {
+		return nil, err
 	}
 	if err := m.CheckSemSet("sems", sems, sems); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
@@ -119,7 +120,6 @@ func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, erro
 		return nil, Usagef("--threads: %d threads on %d semaphores put up to %d on one semaphore, above SEMVMX = %d (the kernel's largest semaphore value, a compile-time constant); accepted: at most %d threads per semaphore",
 			threads, sems, semopMultiInit+perSem, m.SemVMX, m.SemVMX-semopMultiInit)
 	}
-	var warns []string
 	if sems > threads {
 		warns = append(warns, fmt.Sprintf("--sems %d is more than --threads %d: %s never used", sems, threads, plural.N(int(sems-threads), "semaphore is", "semaphores are")))
 	}

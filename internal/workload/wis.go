@@ -97,10 +97,14 @@ func checkWis(p *bind.WisParams, m limits.Machine) ([]string, error) {
 	if _, err := wisbuild.Build(p.Test.String()); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	if p.Mode == bind.WisProcess {
+		if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		return nil, nil
 	}
-	return nil, nil
+	// The tasks are threads of the leader, with default stacks.
+	return checkThreads("tasks", int64(p.Tasks), m.ThreadStack, m)
 }
 
 func runWis(p *bind.WisParams, rt Runtime) (Sample, error) {
