@@ -39,7 +39,14 @@ madvise(MADV_NOHUGEPAGE) fails with EINVAL, there being no huge pages to
 refuse, and each repetition runs and notes "thp: not built" (the
 fingerprint's thp.enabled says "not built" too). Without --thp, a kernel
 with THP set to always maps the huge zero page on read faults (one fault per
-2 MiB): compare such kernels with --thp never.`,
+2 MiB): compare such kernels with --thp never.
+
+Default --threads 400 is the original's, kept for faithfulness: 400
+readers pile up on mmap_lock even on 2 CPUs, as in the original's figures.
+It does not follow the CPUs: on a machine of more than 400 CPUs it leaves
+CPUs idle, so give --threads at the CPU count or more there (contend sweep
+faultme --threads 1..N). The threads' tasks, stacks and mappings are
+checked against the machine's limits before the run.`,
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},

@@ -48,7 +48,14 @@ check) is reported in the result and as a warning; the threads then run on
 the default stack, as the original's did.
 
 --format original prints, per repetition, "contended:N" (trylock variant)
-and bash's time lines, so a log looks like the mails'.`,
+and bash's time lines, so a log looks like the mails'.
+
+Default --threads 1000 is the original's, kept for faithfulness: below 1000
+CPUs the threads outnumber the CPUs, so waiters sleep and are woken, which is
+what the variants differ in, at 2 CPUs as at 512. It does not follow the
+CPUs: above 1000 CPUs give --threads a multiple of them (mmtests runs such
+tests up to 64 times the CPUs). The threads' tasks, --stack stacks and
+mappings are checked against the machine's limits before the run.`,
 	Metrics: []Metric{
 		{Name: "threads_time", Unit: "ns", Better: Lower, Desc: "threads phase inside C: gate unlock to last join"},
 		{Name: "lock_time", Unit: "ns", Better: Lower, Desc: "threads_time / (threads x locks): wall time per lock/unlock pair"},
