@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"contend/internal/cpuset"
 	"contend/internal/ipcown"
+	"contend/internal/results"
 )
 
 // holdThreads starts n threads that wait, says "ready" and returns once
@@ -107,5 +110,47 @@ func TestNprocRefusedBeforeTheRun(t *testing.T) {
 	t.Logf("exit %d: %s", code, stderr.String())
 	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
 		t.Error("a refused run left a result file")
+	}
+}
+
+// TestRunUnderTaskset runs faultme with 2 threads restricted to one CPU
+// (taskset -c): the result file records the machine's online CPUs and the
+// one allowed CPU apart, and the run is warned of its oversubscription
+// over the CPU it may use. cpu.online was runtime.NumCPU, 1 here.
+func TestRunUnderTaskset(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset")
+	}
+	allowed, err1 := cpuset.Affinity(0)
+	online, err2 := cpuset.Online("/")
+	if err1 != nil || err2 != nil {
+		t.Skip("CPUs unreadable:", err1, err2)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	one := strconv.Itoa(allowed[0])
+	exe, _ := os.Executable()
+	cmd := exec.Command(taskset, "-c", one, exe, "run", "faultme", "--threads", "2", "--mem", "1MiB", "-n", "1", "--out", out)
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_AS_MAIN=1")
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("taskset -c %s contend run: %v\n%s", one, err, b)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"cpu.online": strconv.Itoa(len(online)), "cpu.affinity": "1", "cpu.affinity_list": one} {
+		if f.Env[k] != want {
+			t.Errorf("%s = %q, want %q", k, f.Env[k], want)
+		}
+	}
+	want := "2 threads on 1 online CPU:"
+	if len(online) > 1 {
+		want = "2 threads on 1 CPU this run may use (affinity " + one + " of " + strconv.Itoa(len(online)) + " online)"
+	}
+	if !strings.Contains(string(b), want) || !slices.ContainsFunc(f.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("the run's output and file lack the warning %q:\n%s\nfile: %q", want, b, f.Warnings)
 	}
 }
