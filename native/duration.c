@@ -14,7 +14,10 @@
  *     once) and joins; with no duration the flag is set from the start and
  *     main waits for the workers to return (a plugin's fixed mode);
  *   - workers return when asked, never cancelled; a worker's error is
- *     returned, not exit()ed.
+ *     returned, not exit()ed;
+ *   - --pin reads the allowed CPUs with a mask as large as the kernel's
+ *     and pins with sets as large as the CPU's number (CPU_ALLOC), not
+ *     cpu_set_t's fixed 1024 CPUs.
  *
  * Timed: from opening the gate to the last worker's return (elapsed_ns)
  * and to the last join (joined_ns). Not timed: allocation, thread
@@ -53,17 +56,49 @@ void ct_slots_sum(void *slots, unsigned n, uint64_t *per_thread, struct ct_slot 
 	}
 }
 
-int ct_allowed_cpus(int *cpus, struct ct_status *st)
+int ct_allowed_cpus(int **cpus, struct ct_status *st)
 {
-	cpu_set_t allowed;
-	int c, n = 0;
+	cpu_set_t *set = NULL;
+	size_t size = 0;
+	int c, n = 0, ncpu;
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+	/* Sized as the kernel's mask, whatever CPU_SETSIZE says: grown until
+	 * sched_getaffinity stops refusing a mask shorter than nr_cpu_ids. */
+	for (ncpu = CPU_SETSIZE; ncpu <= CT_MAX_CPUS; ncpu *= 2) {
+		if (!(set = CPU_ALLOC(ncpu)))
+			return -ct_fail(st, ENOMEM, "CPU_ALLOC", "of %d CPUs for --pin", ncpu);
+		size = CPU_ALLOC_SIZE(ncpu);
+		if (sched_getaffinity(0, size, set) == 0)
+			break;
+		CPU_FREE(set);
+		set = NULL;
+		if (errno != EINVAL)
+			break;
+	}
+	if (!set)
 		return -ct_fail(st, errno, "sched_getaffinity", "for --pin");
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[n++] = c;
+	*cpus = calloc((size_t)CPU_COUNT_S(size, set) + 1, sizeof(**cpus));
+	if (!*cpus) {
+		CPU_FREE(set);
+		return -ct_fail(st, ENOMEM, "malloc", "for the allowed CPUs (--pin)");
+	}
+	for (c = 0; c < (int)(size * 8); c++)
+		if (CPU_ISSET_S(c, size, set))
+			(*cpus)[n++] = c;
+	CPU_FREE(set);
 	return n;
+}
+
+cpu_set_t *ct_cpu_one(int cpu, size_t *size)
+{
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+
+	*size = CPU_ALLOC_SIZE(cpu + 1);
+	if (set) {
+		CPU_ZERO_S(*size, set);
+		CPU_SET_S(cpu, *size, set);
+	}
+	return set;
 }
 
 /* The gate and the finish line, shared by main and the workers. */
@@ -122,7 +157,7 @@ int ct_duration_run(struct ct_duration *d, struct ct_status *st)
 	pthread_t *tid;
 	void *block = NULL, *slots;
 	volatile int *stop;
-	int cpus[CPU_SETSIZE];
+	int *cpus = NULL;
 	unsigned i, n = d->n;
 	int ncpus = 0, err = 0;
 	uint64_t start;
@@ -132,7 +167,7 @@ int ct_duration_run(struct ct_duration *d, struct ct_status *st)
 	memset(&d->total, 0, sizeof(d->total));
 	if (n < 1)
 		return ct_fail(st, EINVAL, "runner", "needs at least one worker");
-	if (d->pin && (ncpus = ct_allowed_cpus(cpus, st)) < 0)
+	if (d->pin && (ncpus = ct_allowed_cpus(&cpus, st)) < 0)
 		return -ncpus;
 	t = calloc(n, sizeof(*t));
 	tid = calloc(n, sizeof(*tid));
@@ -165,11 +200,12 @@ int ct_duration_run(struct ct_duration *d, struct ct_status *st)
 		t[i].w.stop = stop;
 		pthread_attr_init(&attr);
 		if (t[i].w.cpu >= 0) {
-			cpu_set_t one;
+			size_t size;
+			cpu_set_t *one = ct_cpu_one(t[i].w.cpu, &size);
 
-			CPU_ZERO(&one);
-			CPU_SET(t[i].w.cpu, &one);
-			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+			if (one)
+				pthread_attr_setaffinity_np(&attr, size, one);
+			CPU_FREE(one);
 		}
 		if ((d->inject & CT_INJECT_FORK_EAGAIN) && i == n / 2)
 			err = EAGAIN;
@@ -220,6 +256,7 @@ out_free:
 	free(block);
 	free(tid);
 	free(t);
+	free(cpus);
 	return err;
 }
 

@@ -84,10 +84,21 @@ struct ct_slot *ct_slot_at(void *slots, unsigned i);
  * per_thread (n entries, or NULL). */
 void ct_slots_sum(void *slots, unsigned n, uint64_t *per_thread, struct ct_slot *total);
 
-/* ct_allowed_cpus fills cpus (CPU_SETSIZE entries) with the CPUs this
- * thread may run on, in order, and returns their number; -errno with st
- * filled if they cannot be read. Worker i is pinned to cpus[i % count]. */
-int ct_allowed_cpus(int *cpus, struct ct_status *st);
+/* CT_MAX_CPUS is the largest CPU number + 1 a mask is grown to (the
+ * kernel's NR_CPUS is at most 8192 today). */
+#define CT_MAX_CPUS (1 << 20)
+
+/* ct_allowed_cpus sets *cpus to a malloc'ed array of the CPUs this thread
+ * may run on, in order, and returns their number; -errno with st filled
+ * if they cannot be read. The mask is as large as the kernel's (CPU_ALLOC,
+ * not cpu_set_t's 1024 CPUs). Worker i is pinned to cpus[i % count]. */
+int ct_allowed_cpus(int **cpus, struct ct_status *st);
+
+#ifdef CPU_ALLOC /* <sched.h> under _GNU_SOURCE: the C files, not cgo's preambles */
+/* ct_cpu_one returns a CPU_ALLOC'ed set of the one CPU cpu, its size in
+ * *size (CPU_FREE it), or NULL. */
+cpu_set_t *ct_cpu_one(int cpu, size_t *size);
+#endif
 
 /* The probe: the runner with workers that record what they were given,
  * for bind's tests of the runner (bind/duration_test.go). */

@@ -216,12 +216,11 @@ proc_worker(const struct procs *pr, unsigned i, pid_t parent)
 
 	worker_thread_init(run, i, worker_cpu(run, i), s, &t, pr->stop);
 	if (t.cpu >= 0) {
-		cpu_set_t one;
+		size_t size;
+		cpu_set_t *one = ct_cpu_one(t.cpu, &size);
 
-		CPU_ZERO(&one);
-		CPU_SET(t.cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) != 0) {
-			s->err = errno;
+		if (!one || sched_setaffinity(0, size, one) != 0) {
+			s->err = one ? errno : ENOMEM;
 			_exit(1);
 		}
 	}
@@ -503,7 +502,7 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 	struct sigaction dfl, saved[NCRASH];
 	struct run run;
 	struct ct_slot total;
-	int cpus[CPU_SETSIZE];
+	int *cpus = NULL;
 	unsigned i, n = (unsigned)p->threads;
 	size_t shm_len = 0;
 	char *shm = NULL;
@@ -514,7 +513,6 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 	run.p = p;
 	run.r = r;
 	run.n = n;
-	run.cpus = cpus;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (i = 0; i < NCRASH; i++)
@@ -528,10 +526,11 @@ int ct_plugin_run(const struct ct_plugin_params *p, struct ct_plugin_result *r)
 	if (err)
 		goto out_signals;
 	if (p->processes) {
-		if (p->pin && (run.ncpus = ct_allowed_cpus(cpus, &r->status)) < 0) {
+		if (p->pin && (run.ncpus = ct_allowed_cpus(&cpus, &r->status)) < 0) {
 			err = -run.ncpus;
 			goto out_signals;
 		}
+		run.cpus = cpus;
 		/* The stop slot, the control slot, then the workers' slots. */
 		shm_len = (size_t)(n + 2) * CT_SLOT;
 		shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -567,6 +566,7 @@ out_free:
 	if (shm)
 		munmap(shm, shm_len);
 out_signals:
+	free(cpus);
 	/* The plugin stays loaded: the child exits right after. */
 	for (i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &saved[i], NULL);

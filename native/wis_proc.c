@@ -25,7 +25,9 @@
  * process that dies (which, how; a crashing thread kills the leader,
  * which the runner names). Then it ends the tasks (processes: killed and
  * reaped; threads: cancelled, they are asynchronously cancellable, and
- * joined), runs testcase_cleanup() and says done.
+ * joined), runs testcase_cleanup() and says done. Its CPU sets are
+ * CPU_ALLOC'ed as large as the kernel's (will-it-scale's cpu_set_t stops
+ * at CPU 1023).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -139,6 +141,49 @@ static void *task_thread(void *arg)
 	return NULL;
 }
 
+/* one_cpu returns a CPU_ALLOC'ed set of CPU cpu (CPU_FREE it), its size
+ * in *size: as large as the CPU's number needs, not cpu_set_t's 1024. */
+static cpu_set_t *one_cpu(int cpu, size_t *size)
+{
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+
+	*size = CPU_ALLOC_SIZE(cpu + 1);
+	if (set) {
+		CPU_ZERO_S(*size, set);
+		CPU_SET_S(cpu, *size, set);
+	}
+	return set;
+}
+
+/* allowed_cpus returns the CPUs this thread may run on (malloc'ed, their
+ * number in *n), reading a mask grown until it is as large as the
+ * kernel's; NULL if they cannot be read. */
+static int *allowed_cpus(unsigned *n)
+{
+	cpu_set_t *set = NULL;
+	size_t size = 0;
+	int c, ncpu, *cpus = NULL;
+
+	*n = 0;
+	for (ncpu = CPU_SETSIZE; ncpu <= (1 << 20) && !set; ncpu *= 2) {
+		if (!(set = CPU_ALLOC(ncpu)))
+			return NULL;
+		size = CPU_ALLOC_SIZE(ncpu);
+		if (sched_getaffinity(0, size, set) != 0) {
+			CPU_FREE(set);
+			set = NULL;
+			if (errno != EINVAL)
+				return NULL;
+		}
+	}
+	if (set && (cpus = calloc((size_t)CPU_COUNT_S(size, set) + 1, sizeof(*cpus))))
+		for (c = 0; c < (int)(size * 8); c++)
+			if (CPU_ISSET_S(c, size, set))
+				cpus[(*n)++] = c;
+	CPU_FREE(set);
+	return cpus;
+}
+
 /* start_threads starts n task threads, task i pinned to cpus[i % ncpus]
  * when ncpus > 0; it returns how many it started (an error in fork_err). */
 static unsigned start_threads(pthread_t *th, unsigned n, const int *cpus, unsigned ncpus)
@@ -147,17 +192,16 @@ static unsigned start_threads(pthread_t *th, unsigned n, const int *cpus, unsign
 
 	for (i = 0; i < n; i++) {
 		pthread_attr_t attr;
-		cpu_set_t set;
+		cpu_set_t *set = NULL;
+		size_t size;
 		int err;
 
 		pthread_attr_init(&attr);
-		if (ncpus > 0) {
-			CPU_ZERO(&set);
-			CPU_SET(cpus[i % ncpus], &set);
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		}
+		if (ncpus > 0 && (set = one_cpu(cpus[i % ncpus], &size)))
+			pthread_attr_setaffinity_np(&attr, size, set);
 		err = pthread_create(&th[i], &attr, task_thread, (void *)(uintptr_t)i);
 		pthread_attr_destroy(&attr);
+		CPU_FREE(set);
 		if (err) {
 			ctl->fork_err = err;
 			return i;
@@ -201,11 +245,11 @@ static unsigned start_processes(pid_t *pids, unsigned n, const int *cpus, unsign
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(5);
 			if (ncpus > 0) {
-				cpu_set_t set;
+				size_t size;
+				cpu_set_t *set = one_cpu(cpus[i % ncpus], &size);
 
-				CPU_ZERO(&set);
-				CPU_SET(cpus[i % ncpus], &set);
-				sched_setaffinity(0, sizeof(set), &set);
+				if (set)
+					sched_setaffinity(0, size, set);
 			}
 			gate_wait();
 			testcase(count_of(i), i);
@@ -254,11 +298,10 @@ static void stop_processes(pid_t *pids, unsigned n)
 
 int main(int argc, char **argv)
 {
-	unsigned i, n, ncpus = 0;
-	int pin, procs, cpus[CPU_SETSIZE], status = 0;
+	unsigned n, ncpus = 0;
+	int pin, procs, *cpus = NULL, status = 0;
 	pthread_t *th;
 	pid_t *pids;
-	cpu_set_t set;
 
 	if (argc != 4)
 		return 2;
@@ -273,10 +316,8 @@ int main(int argc, char **argv)
 		return 3;
 	ctl = (struct ct_wis_control *)shm;
 	ct_wis_shim.new_task = procs ? proc_new_task : thread_new_task;
-	if (pin && sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				cpus[ncpus++] = (int)i;
+	if (pin)
+		cpus = allowed_cpus(&ncpus);
 	testcase_prepare(n);
 	if (procs) {
 		n = start_processes(pids, n, cpus, ncpus);

@@ -29,6 +29,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CONTEND_LOCK") == "" {
 		os.Setenv("CONTEND_LOCK", "off")
 	}
+	if os.Getenv("CONTEND_TEST_HOLD_THREADS") != "" {
+		// Tasks of a user, for TestNprocRefusedBeforeTheRun.
+		os.Exit(holdThreads(os.Getenv("CONTEND_TEST_HOLD_THREADS")))
+	}
 	if len(os.Args) > 1 && os.Args[1] == harness.ChildArg {
 		os.Exit(harness.ChildMain(os.Args[2:]))
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"contend"
+	"contend/internal/cpuset"
 	"contend/internal/tune"
 )
 
@@ -52,7 +53,7 @@ func (f Fingerprint) Keys() []string {
 
 var keyOrder = []string{
 	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline", "kernel.boot_id",
-	"cpu.model", "cpu.online", "cpu.governor", "smt", "virt",
+	"cpu.model", "cpu.online", "cpu.possible", "cpu.affinity", "cpu.affinity_list", "cpu.governor", "smt", "virt",
 	"vm.accel", "vm.timing", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
@@ -77,7 +78,7 @@ func Capture(native Fingerprint) Fingerprint {
 	f["kernel.cmdline"] = read("/proc/cmdline")
 	f["kernel.boot_id"] = BootID()
 	f["cpu.model"] = cpuModel()
-	f["cpu.online"] = strconv.Itoa(runtime.NumCPU())
+	cpuFacts(f, tune.Root())
 	if g := read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); g != "" {
 		f["cpu.governor"] = g
 	} else {
@@ -131,6 +132,25 @@ func Capture(native Fingerprint) Fingerprint {
 		}
 	}
 	return f
+}
+
+// cpuFacts records the CPUs three ways, which differ under taskset, a
+// cpuset or CPU hotplug: cpu.online and cpu.possible count the machine's
+// (sys/devices/system/cpu under root), cpu.affinity counts the CPUs this
+// process may run on and cpu.affinity_list lists them (sched_getaffinity,
+// inherited by the repetitions; runtime.NumCPU is this count, not the
+// online CPUs).
+func cpuFacts(f Fingerprint, root string) {
+	if l, err := cpuset.Online(root); err == nil {
+		f["cpu.online"] = strconv.Itoa(len(l))
+	}
+	if l, err := cpuset.Possible(root); err == nil {
+		f["cpu.possible"] = strconv.Itoa(len(l))
+	}
+	if l, err := cpuset.Affinity(0); err == nil {
+		f["cpu.affinity"] = strconv.Itoa(len(l))
+		f["cpu.affinity_list"] = cpuset.Format(l)
+	}
 }
 
 // Build returns how this binary was built, from debug.ReadBuildInfo: every

@@ -4,9 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"contend/internal/cpuset"
 	"contend/internal/testutil"
 )
 
@@ -184,5 +187,74 @@ func TestTHPFingerprint(t *testing.T) {
 	thpFingerprint(f, root)
 	if f["thp.enabled"] != "always" || f["thp.use_zero_page"] != "1" {
 		t.Errorf("THP: %v", f)
+	}
+}
+
+// TestDiagnoseOversubscribedByAffinity: the threads spread over the CPUs
+// the run may use, not the machine's online CPUs; the load is per online
+// CPU.
+func TestDiagnoseOversubscribedByAffinity(t *testing.T) {
+	f := Fingerprint{"cpu.online": "4", "cpu.affinity": "1", "cpu.affinity_list": "0", "loadavg": "3.00 1 1"}
+	got := strings.Join(Diagnose(f, 2, true), "\n")
+	for _, want := range []string{"2 threads on 1 CPU this run may use (affinity 0 of 4 online): the run is oversubscribed", "load average 3.00 on 4 CPUs"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Diagnose under an affinity of 1 CPU lacks %q:\n%s", want, got)
+		}
+	}
+	f["cpu.affinity"], f["cpu.affinity_list"] = "4", "0-3"
+	if got := strings.Join(Diagnose(f, 4, true), "\n"); strings.Contains(got, "oversubscribed") {
+		t.Errorf("4 threads on 4 allowed CPUs warned: %s", got)
+	}
+	if got := strings.Join(Diagnose(f, 5, true), "\n"); !strings.Contains(got, "5 threads on 4 online CPUs:") {
+		t.Errorf("5 threads on 4 CPUs, all allowed: %s", got)
+	}
+}
+
+// TestCPUFactsFromSysfs reads the online and possible CPUs of a fake
+// machine (CONTEND_SYSROOT's tree).
+func TestCPUFactsFromSysfs(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys/devices/system/cpu")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "online"), []byte("0-3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "possible"), []byte("0-2047\n"), 0o644)
+	f := Fingerprint{}
+	cpuFacts(f, root)
+	if f["cpu.online"] != "4" || f["cpu.possible"] != "2048" || f["cpu.affinity"] == "" || f["cpu.affinity_list"] == "" {
+		t.Errorf("cpu facts %v, want online 4, possible 2048 and the affinity", f)
+	}
+}
+
+// TestCPUFactsUnderTaskset captures the fingerprint in a child restricted
+// to one CPU (taskset -c): cpu.online stays the machine's online CPUs
+// (runtime.NumCPU, which it was, is the affinity's count), cpu.affinity
+// and cpu.affinity_list say the one CPU.
+func TestCPUFactsUnderTaskset(t *testing.T) {
+	if os.Getenv("CONTEND_TEST_CPU_FACTS") == "1" {
+		f := Capture(nil)
+		os.Stdout.WriteString(f["cpu.online"] + " " + f["cpu.possible"] + " " + f["cpu.affinity"] + " " + f["cpu.affinity_list"] + "\n")
+		return
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset")
+	}
+	allowed, err1 := cpuset.Affinity(0)
+	online, err2 := cpuset.Online("/")
+	possible, err3 := cpuset.Possible("/")
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Skip("CPUs unreadable:", err1, err2, err3)
+	}
+	one := strconv.Itoa(allowed[0])
+	cmd := exec.Command(taskset, "-c", one, os.Args[0], "-test.run=^TestCPUFactsUnderTaskset$")
+	cmd.Env = append(os.Environ(), "CONTEND_TEST_CPU_FACTS=1", "CONTEND_SYSROOT=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("taskset -c %s: %v", one, err)
+	}
+	got := strings.Fields(string(out))
+	want := []string{strconv.Itoa(len(online)), strconv.Itoa(len(possible)), "1", one}
+	if len(got) < 4 || !slices.Equal(got[:4], want) {
+		t.Errorf("under taskset -c %s: cpu.online, cpu.possible, cpu.affinity, cpu.affinity_list = %q, want %q", one, got, want)
 	}
 }

@@ -16,7 +16,9 @@ const LoadThreshold = 0.5
 // Diagnose returns warnings about conditions of this machine that add
 // noise to measurements: a cpufreq governor other than performance, load
 // from other work, other runnable processes, a virtual machine, SMT, THP
-// set to always, and more threads than CPUs when the workload cares.
+// set to always, and more threads than the CPUs the run may use (its
+// affinity mask, cpu.affinity) when the workload cares; the load is per
+// online CPU (cpu.online), the machine's.
 // threads is the largest thread or task count of the run (0 if none).
 func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string {
 	var w []string
@@ -41,8 +43,17 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 	if f["thp.enabled"] == "always" {
 		w = append(w, "transparent huge pages are 'always': page-fault workloads take one fault per 2 MiB unless told otherwise (--thp never)")
 	}
-	if oversubscribeMatters && cpus > 0 && threads > int64(cpus) {
-		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, plural.N(cpus, "online CPU", "online CPUs")))
+	// The threads spread over the CPUs the run may use: its affinity
+	// mask (taskset, a cpuset); the online CPUs in files without it.
+	use, what := cpus, plural.N(cpus, "online CPU", "online CPUs")
+	if a, _ := strconv.Atoi(f["cpu.affinity"]); a > 0 && a != cpus {
+		use, what = a, plural.N(a, "CPU", "CPUs")+" this run may use (affinity "+f["cpu.affinity_list"]+")"
+		if cpus > 0 {
+			what = fmt.Sprintf("%s this run may use (affinity %s of %d online)", plural.N(a, "CPU", "CPUs"), f["cpu.affinity_list"], cpus)
+		}
+	}
+	if oversubscribeMatters && use > 0 && threads > int64(use) {
+		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, what))
 	}
 	return w
 }

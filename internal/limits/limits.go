@@ -20,7 +20,9 @@ import (
 // Machine is a snapshot of the limits. A zero field means "unknown" and is
 // not checked.
 type Machine struct {
-	CPUs int // online CPUs
+	// CPUs is the CPUs this process and its repetitions may run on (the
+	// affinity mask's count, runtime.NumCPU): what tasks spread over.
+	CPUs int
 
 	// Tasks: the most threads or processes one more task group can have,
 	// and where each limit comes from.
@@ -29,6 +31,14 @@ type Machine struct {
 	PidMax     int64 // kernel.pid_max
 	PidsCgroup int64 // pids.max of this process's cgroup, 0 when unlimited
 	Root       bool  // RLIMIT_NPROC does not bind root
+	// What exists now, counted against those limits: the tasks
+	// (threads) of the machine (/proc/loadavg; pid_max and threads-max
+	// count them), of this real user (RLIMIT_NPROC counts them; read
+	// only when it binds) and of this cgroup (pids.current).
+	TasksNow, UserTasks, PidsCurrent int64
+	// MaxMapCount is vm.max_map_count, the mappings one process may
+	// have: each thread's stack is two (the stack and its guard page).
+	MaxMapCount int64
 
 	// SysV semaphores (kernel.sem): SEMMSL SEMMNS SEMOPM SEMMNI.
 	SemMSL, SemMNS, SemOPM, SemMNI int64
@@ -72,7 +82,15 @@ func Read() Machine {
 	}
 	m.ThreadsMax = readInt("/proc/sys/kernel/threads-max")
 	m.PidMax = readInt("/proc/sys/kernel/pid_max")
-	m.PidsCgroup = pidsCgroupMax()
+	m.PidsCgroup, m.PidsCurrent = pidsCgroup()
+	m.MaxMapCount = readInt("/proc/sys/vm/max_map_count")
+	if la := strings.Fields(readString("/proc/loadavg")); len(la) >= 4 {
+		_, total, _ := strings.Cut(la[3], "/")
+		m.TasksNow, _ = strconv.ParseInt(total, 10, 64)
+	}
+	if m.NProc > 0 && !m.Root {
+		m.UserTasks = userTasks(os.Getuid())
+	}
 	if f := fields("/proc/sys/kernel/sem"); len(f) == 4 {
 		m.SemMSL, m.SemMNS, m.SemOPM, m.SemMNI = f[0], f[1], f[2], f[3]
 	}
@@ -94,26 +112,42 @@ func Read() Machine {
 	return m
 }
 
-// CheckTasks returns an error naming the binding limit when n more threads
-// or processes (beyond this process's own) cannot be had, or nil. flag names
-// the flag that asked for them.
-func (m Machine) CheckTasks(flag string, n int64) error {
-	type lim struct {
-		v    int64
-		what string
-	}
-	ls := []lim{
-		{m.ThreadsMax, "kernel.threads-max"},
-		{m.PidMax, "kernel.pid_max"},
-		{m.PidsCgroup, "the pids cgroup limit (pids.max)"},
+// TaskHeadroom is the tasks kept for contend itself beyond what exists
+// now: the repetition child's runtime threads, the collectors', the
+// launcher's.
+const TaskHeadroom = 64
+
+// taskLimit is one limit on the tasks: its value, the tasks it counts now,
+// its name and how to raise it.
+type taskLimit struct {
+	v, used   int64
+	what, how string
+}
+
+func (m Machine) taskLimits() []taskLimit {
+	ls := []taskLimit{
+		{m.ThreadsMax, m.TasksNow, "kernel.threads-max", "sysctl -w kernel.threads-max=%d"},
+		{m.PidMax, m.TasksNow, "kernel.pid_max", "sysctl -w kernel.pid_max=%d (at most 4194304)"},
+		{m.PidsCgroup, m.PidsCurrent, "the pids cgroup limit (pids.max)", "write %d to the cgroup's pids.max (systemd: TasksMax=)"},
 	}
 	if !m.Root {
-		ls = append(ls, lim{m.NProc, "RLIMIT_NPROC (ulimit -u)"})
+		ls = append(ls, taskLimit{m.NProc, m.UserTasks, "RLIMIT_NPROC (ulimit -u)", "ulimit -u %d (limits.conf: nproc)"})
 	}
-	for _, l := range ls {
-		// Keep head room for everything else running as this user.
-		if l.v > 0 && n > l.v-64 {
-			return fmt.Errorf("--%s: %d threads or processes exceed %s = %d; accepted: at most %d here", flag, n, l.what, l.v, max(l.v-64, 1))
+	return ls
+}
+
+// CheckTasks returns an error naming the binding limit, what exists now and
+// how to raise the limit when n more threads or processes (beyond what
+// exists now and TaskHeadroom) cannot be had, or nil. flag names the flag
+// that asked for them.
+func (m Machine) CheckTasks(flag string, n int64) error {
+	for _, l := range m.taskLimits() {
+		if l.v <= 0 {
+			continue
+		}
+		if left := l.v - l.used - TaskHeadroom; n > left {
+			return fmt.Errorf("--%s: %d threads or processes exceed %s = %d (%d tasks counted against it now, %d kept for contend); accepted: at most %d here, or raise it: "+l.how,
+				flag, n, l.what, l.v, l.used, TaskHeadroom, max(left, 0), l.used+n+TaskHeadroom)
 		}
 	}
 	return nil
@@ -122,15 +156,50 @@ func (m Machine) CheckTasks(flag string, n int64) error {
 // MaxTasks returns the largest task count CheckTasks accepts, 0 if unknown.
 func (m Machine) MaxTasks() int64 {
 	best := int64(0)
-	for _, v := range []int64{m.ThreadsMax, m.PidMax, m.PidsCgroup} {
-		if v > 0 && (best == 0 || v-64 < best) {
-			best = v - 64
+	for _, l := range m.taskLimits() {
+		if left := max(l.v-l.used-TaskHeadroom, 1); l.v > 0 && (best == 0 || left < best) {
+			best = left
 		}
 	}
-	if !m.Root && m.NProc > 0 && (best == 0 || m.NProc-64 < best) {
-		best = m.NProc - 64
-	}
 	return best
+}
+
+// ThreadRAM is the memory one more thread takes at least, whatever its
+// stack size: its kernel stack (16 KiB on x86-64), task_struct, the
+// pages of its stack it touches.
+const ThreadRAM = 32 << 10
+
+// ProcessMaps is the mappings a repetition child has before its threads.
+const ProcessMaps = 1024
+
+// CheckThreads checks n threads of one process, each with a stack of stack
+// bytes: their mappings against vm.max_map_count, their stacks against
+// RLIMIT_AS and, under vm.overcommit_memory=2, the commit limit, and
+// ThreadRAM each against the available memory (a warning under Force). It
+// returns the warnings and an error naming the limit and how to raise it.
+func (m Machine) CheckThreads(flag string, n, stack int64) ([]string, error) {
+	if m.MaxMapCount > 0 && 2*n+ProcessMaps > m.MaxMapCount {
+		return nil, fmt.Errorf("--%s: %d threads need %d mappings (a stack and its guard page each, %d for the process), more than vm.max_map_count = %d; accepted: at most %d here, or raise it: sysctl -w vm.max_map_count=%d",
+			flag, n, 2*n+ProcessMaps, ProcessMaps, m.MaxMapCount, max((m.MaxMapCount-ProcessMaps)/2, 0), 2*n+ProcessMaps)
+	}
+	stacks := n * stack
+	if m.AddressSpace > 0 && stacks > m.AddressSpace {
+		return nil, fmt.Errorf("--%s: %d thread stacks of %s (%s in all) exceed RLIMIT_AS (ulimit -v) = %s; accepted: at most %d here, or raise it: ulimit -v unlimited, or lower the stack size (ulimit -s)",
+			flag, n, FormatSize(stack), FormatSize(stacks), FormatSize(m.AddressSpace), m.AddressSpace/max(stack, 1))
+	}
+	if m.Overcommit == 2 && m.CommitLimit > 0 && stacks > m.CommitLimit-m.Committed {
+		left := max(m.CommitLimit-m.Committed, 0)
+		return nil, fmt.Errorf("--%s: %d thread stacks of %s (%s in all) exceed what vm.overcommit_memory=2 leaves to commit (CommitLimit - Committed_AS = %s); accepted: at most %d here, or lower the stack size (ulimit -s) or raise vm.overcommit_ratio",
+			flag, n, FormatSize(stack), FormatSize(stacks), FormatSize(left), left/max(stack, 1))
+	}
+	if need := n * ThreadRAM; m.MemAvailable > 0 && need > m.MemAvailable {
+		msg := fmt.Sprintf("--%s: %d threads need at least %s of memory (%s each: kernel stack, task, stack pages), more than the %s available", flag, n, FormatSize(need), FormatSize(ThreadRAM), FormatSize(m.MemAvailable))
+		if m.Force {
+			return []string{msg + " (--force given)"}, nil
+		}
+		return nil, fmt.Errorf("%s; accepted: at most %d here, or free memory, or give --force", msg, m.MemAvailable/ThreadRAM)
+	}
+	return nil, nil
 }
 
 // UserSpace is the x86-64 and arm64 user address space with 4-level page
@@ -173,6 +242,15 @@ func LargestGap(maps string) int64 {
 		best = UserSpace - prev
 	}
 	return best
+}
+
+// readString returns the trimmed text of a file, "" when unreadable.
+func readString(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func readInt(path string) int64 {
@@ -232,28 +310,50 @@ func meminfo() map[string]int64 {
 	return out
 }
 
-// pidsCgroupMax reads pids.max of this process's cgroup (v2), 0 when
-// unlimited or unknown.
-func pidsCgroupMax() int64 {
-	b, err := os.ReadFile("/proc/self/cgroup")
+// pidsCgroup reads pids.max (0 when unlimited or unknown) and
+// pids.current of this process's cgroup (v2).
+func pidsCgroup() (limit, current int64) {
+	for _, line := range strings.Split(readString("/proc/self/cgroup"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			dir := "/sys/fs/cgroup" + rest
+			if s := readString(dir + "/pids.max"); s != "max" {
+				limit, _ = strconv.ParseInt(s, 10, 64)
+			}
+			return limit, readInt(dir + "/pids.current")
+		}
+	}
+	return 0, 0
+}
+
+// userTasks counts the tasks (threads) whose real user is uid, as
+// RLIMIT_NPROC does, from /proc/PID/status.
+func userTasks(uid int) int64 {
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			v, err := os.ReadFile("/sys/fs/cgroup" + rest + "/pids.max")
-			if err != nil {
-				return 0
+	want := strconv.Itoa(uid)
+	var n int64
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		var real, threads string
+		for _, line := range strings.Split(readString("/proc/"+e.Name()+"/status"), "\n") {
+			if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+				if f := strings.Fields(v); len(f) > 0 {
+					real = f[0]
+				}
+			} else if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+				threads = strings.TrimSpace(v)
 			}
-			s := strings.TrimSpace(string(v))
-			if s == "max" {
-				return 0
-			}
-			n, _ := strconv.ParseInt(s, 10, 64)
-			return n
+		}
+		if real == want {
+			t, _ := strconv.ParseInt(threads, 10, 64)
+			n += t
 		}
 	}
-	return 0
+	return n
 }
 
 // semUsage counts the SysV semaphore sets that exist and their semaphores.
@@ -313,8 +413,12 @@ func Checked() Machine {
 // Override returns m with limits replaced from a spec such as
 // "threads-max=100,semmsl=10,semmni=4,sem-sets=4,nproc=50,memavailable=1073741824,
 // stack-min=65536,address-gap=1099511627776".
-// Unknown keys are ignored. It exists to test limit checks.
+// Unknown keys are ignored. A task limit given (threads-max, pid-max,
+// pids-max, nproc) counts no task now unless its count is given too
+// (tasks-now, pids-current, user-tasks), so that a fake limit does not
+// depend on what runs on the machine. It exists to test limit checks.
 func (m Machine) Override(spec string) Machine {
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -359,7 +463,55 @@ func (m Machine) Override(spec string) Machine {
 			m.StackMin = n
 		case "cpus":
 			m.CPUs = int(n)
+		case "tasks-now":
+			m.TasksNow = n
+		case "user-tasks":
+			m.UserTasks = n
+		case "pids-current":
+			m.PidsCurrent = n
+		case "max-map-count":
+			m.MaxMapCount = n
+		case "overcommit":
+			m.Overcommit = int(n)
+		case "commit-limit":
+			m.CommitLimit = n
+		case "committed":
+			m.Committed = n
 		}
+		seen[k] = true
+	}
+	if (seen["threads-max"] || seen["pid-max"]) && !seen["tasks-now"] {
+		m.TasksNow = 0
+	}
+	if seen["pids-max"] && !seen["pids-current"] {
+		m.PidsCurrent = 0
+	}
+	if seen["nproc"] && !seen["user-tasks"] {
+		m.UserTasks = 0
 	}
 	return m
+}
+
+// FormatSize renders n bytes with the largest binary unit that divides it
+// exactly, or with two decimals of the largest unit below it.
+func FormatSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	if n < 1024 {
+		return fmt.Sprintf("%dB", n)
+	}
+	i, v := 0, n
+	for v%1024 == 0 && i < len(units)-1 && v >= 1024 {
+		v /= 1024
+		i++
+	}
+	if v < 1024 {
+		return fmt.Sprintf("%d%s", v, units[i])
+	}
+	f := float64(n)
+	i = 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.2f%s", f, units[i])
 }

@@ -101,3 +101,93 @@ func TestCheckedReadsFakeLimits(t *testing.T) {
 		t.Errorf("Checked without CONTEND_FAKE_LIMITS: threads-max %d, Read's %d", got, want)
 	}
 }
+
+// TestCheckTasksCountsWhatExists: a limit binds on what exists now plus the
+// run (the old check kept 64 tasks of head room whatever ran), and the
+// refusal says how to raise it.
+func TestCheckTasksCountsWhatExists(t *testing.T) {
+	m := Machine{ThreadsMax: 100000, TasksNow: 99500, PidMax: 4194304, NProc: 5000, UserTasks: 4500}
+	err := m.CheckTasks("threads", 600)
+	if err == nil || !strings.Contains(err.Error(), "--threads: 600 threads or processes exceed kernel.threads-max = 100000 (99500 tasks counted against it now, 64 kept for contend); accepted: at most 436 here, or raise it: sysctl -w kernel.threads-max=100164") {
+		t.Errorf("600 threads with 99500 of 100000 in use: %v", err)
+	}
+	m.ThreadsMax = 0
+	err = m.CheckTasks("tasks", 600)
+	if err == nil || !strings.Contains(err.Error(), "RLIMIT_NPROC (ulimit -u) = 5000 (4500 tasks") || !strings.Contains(err.Error(), "at most 436 here, or raise it: ulimit -u 5164") {
+		t.Errorf("600 tasks with 4500 of ulimit -u 5000 in use: %v", err)
+	}
+	if err := m.CheckTasks("tasks", 436); err != nil {
+		t.Errorf("436 tasks refused: %v", err)
+	}
+	if got := m.MaxTasks(); got != 436 {
+		t.Errorf("MaxTasks = %d, want 436", got)
+	}
+	m.Root = true
+	if err := m.CheckTasks("tasks", 600); err != nil {
+		t.Errorf("root, whom RLIMIT_NPROC does not bind: %v", err)
+	}
+	m = Machine{PidMax: 32768, TasksNow: 32000}
+	if err := m.CheckTasks("threads", 1000); err == nil || !strings.Contains(err.Error(), "sysctl -w kernel.pid_max=33064") {
+		t.Errorf("pid_max: %v", err)
+	}
+	m = Machine{PidsCgroup: 1000, PidsCurrent: 900}
+	if err := m.CheckTasks("threads", 100); err == nil || !strings.Contains(err.Error(), "pids.max) = 1000 (900 tasks") {
+		t.Errorf("pids cgroup: %v", err)
+	}
+}
+
+func TestCheckThreads(t *testing.T) {
+	m := Machine{MaxMapCount: 65530, MemAvailable: 4 << 30}
+	if w, err := m.CheckThreads("threads", 24576, 8<<20); err != nil || w != nil {
+		t.Errorf("24576 threads of 8 MiB stacks with 65530 mappings and 4 GiB: %v %v", w, err)
+	}
+	_, err := m.CheckThreads("threads", 40000, 8<<20)
+	if err == nil || !strings.Contains(err.Error(), "--threads: 40000 threads need 81024 mappings") || !strings.Contains(err.Error(), "vm.max_map_count = 65530; accepted: at most 32253 here, or raise it: sysctl -w vm.max_map_count=81024") {
+		t.Errorf("40000 threads: %v", err)
+	}
+	m = Machine{AddressSpace: 1 << 30}
+	if _, err := m.CheckThreads("threads", 1000, 8<<20); err == nil || !strings.Contains(err.Error(), "exceed RLIMIT_AS (ulimit -v) = 1GiB; accepted: at most 128 here, or raise it: ulimit -v unlimited") {
+		t.Errorf("1000 stacks of 8 MiB under ulimit -v 1 GiB: %v", err)
+	}
+	m = Machine{Overcommit: 2, CommitLimit: 2 << 30, Committed: 1 << 30}
+	if _, err := m.CheckThreads("threads", 200, 8<<20); err == nil || !strings.Contains(err.Error(), "vm.overcommit_memory=2 leaves to commit (CommitLimit - Committed_AS = 1GiB); accepted: at most 128 here") {
+		t.Errorf("overcommit 2: %v", err)
+	}
+	m.Overcommit = 0
+	if _, err := m.CheckThreads("threads", 200, 8<<20); err != nil {
+		t.Errorf("overcommit 0 counts no stack: %v", err)
+	}
+	m = Machine{MemAvailable: 64 << 20}
+	if _, err := m.CheckThreads("threads", 4096, 8<<20); err == nil || !strings.Contains(err.Error(), "4096 threads need at least 128MiB of memory (32KiB each") || !strings.Contains(err.Error(), "at most 2048 here") {
+		t.Errorf("4096 threads in 64 MiB: %v", err)
+	}
+	m.Force = true
+	if w, err := m.CheckThreads("threads", 4096, 8<<20); err != nil || len(w) != 1 || !strings.Contains(w[0], "--force given") {
+		t.Errorf("--force: %v %v", w, err)
+	}
+}
+
+// TestOverrideFakeLimitsCountNothing: a fake task limit counts no task of
+// the machine unless told.
+func TestOverrideFakeLimitsCountNothing(t *testing.T) {
+	m := Machine{TasksNow: 300, UserTasks: 200, PidsCurrent: 50}.Override("threads-max=100,nproc=150,pids-max=90")
+	if m.TasksNow != 0 || m.UserTasks != 0 || m.PidsCurrent != 0 {
+		t.Errorf("counts %d %d %d, want 0 under fake limits", m.TasksNow, m.UserTasks, m.PidsCurrent)
+	}
+	m = Machine{}.Override("nproc=200,user-tasks=120,max-map-count=1000,overcommit=2,commit-limit=5,committed=4")
+	if m.NProc != 200 || m.UserTasks != 120 || m.MaxMapCount != 1000 || m.Overcommit != 2 || m.CommitLimit != 5 || m.Committed != 4 {
+		t.Errorf("Override: %+v", m)
+	}
+}
+
+// TestReadCountsTasks: Read counts the machine's tasks, and this user's
+// when RLIMIT_NPROC binds (at least this process's threads).
+func TestReadCountsTasks(t *testing.T) {
+	m := Read()
+	if m.TasksNow < 1 || m.MaxMapCount < 1 {
+		t.Errorf("TasksNow %d, MaxMapCount %d: want both read", m.TasksNow, m.MaxMapCount)
+	}
+	if n := userTasks(os.Getuid()); n < 2 {
+		t.Errorf("userTasks = %d, want at least this test's threads", n)
+	}
+}

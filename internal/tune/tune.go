@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"contend/internal/cpuset"
 )
 
 // Status is what Apply did (or Plan would do) to one setting.
@@ -142,60 +144,11 @@ func exists(root, rel string) bool {
 // OnlineCPUs returns the online CPUs of the machine under root (from
 // sys/devices/system/cpu/online), or nil.
 func OnlineCPUs(root string) []int {
-	s, err := read(root, "sys/devices/system/cpu/online")
-	if err != nil {
-		return nil
-	}
-	cpus, err := ParseList(s)
+	cpus, err := cpuset.Online(root)
 	if err != nil {
 		return nil
 	}
 	return cpus
-}
-
-// ParseList parses a kernel CPU list such as "0-3,6".
-func ParseList(s string) ([]int, error) {
-	var out []int
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%q is not a CPU list such as 1-3,5", s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("%q is not a CPU list such as 1-3,5", s)
-			}
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	sort.Ints(out)
-	return out, nil
-}
-
-// FormatList writes cpus as a kernel CPU list ("0-3,6").
-func FormatList(cpus []int) string {
-	var parts []string
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(cpus[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
 }
 
 // Settings returns the settings of opt on the machine under root, each
@@ -285,8 +238,8 @@ func irqSetting(root string, bench []int) Setting {
 		s.NotAvail = "--cpus names every online CPU: no CPU left for IRQs"
 		return s
 	}
-	want := FormatList(house)
-	s.What = "IRQs to CPU " + want + ", away from benchmark CPUs " + FormatList(bench)
+	want := cpuset.Format(house)
+	s.What = "IRQs to CPU " + want + ", away from benchmark CPUs " + cpuset.Format(bench)
 	files, _ := filepath.Glob(filepath.Join(root, "proc/irq/[0-9]*/smp_affinity_list"))
 	sort.Strings(files)
 	for _, f := range files {
@@ -342,11 +295,11 @@ func refused(err error) string {
 	return err.Error()
 }
 
-// BenchCPUs parses --cpus (s), the benchmark CPUs: a list (ParseList) of
+// BenchCPUs parses --cpus (s), the benchmark CPUs: a list (cpuset.Parse) of
 // CPUs online under root (every CPU up to runtime.NumCPU when root says
 // nothing). Its errors are the flag's usage errors.
 func BenchCPUs(root, s string) ([]int, error) {
-	cpus, err := ParseList(s)
+	cpus, err := cpuset.Parse(s)
 	if err != nil || len(cpus) == 0 {
 		return nil, fmt.Errorf("--cpus: %q is not accepted; accepted: a list of online CPUs such as 1-3,5", s)
 	}
@@ -358,7 +311,7 @@ func BenchCPUs(root, s string) ([]int, error) {
 	}
 	for _, x := range cpus {
 		if !slices.Contains(online, x) {
-			return nil, fmt.Errorf("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, FormatList(online))
+			return nil, fmt.Errorf("--cpus: CPU %d is not online; accepted: a list of online CPUs (%s)", x, cpuset.Format(online))
 		}
 	}
 	return cpus, nil

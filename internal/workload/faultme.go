@@ -39,7 +39,14 @@ madvise(MADV_NOHUGEPAGE) fails with EINVAL, there being no huge pages to
 refuse, and each repetition runs and notes "thp: not built" (the
 fingerprint's thp.enabled says "not built" too). Without --thp, a kernel
 with THP set to always maps the huge zero page on read faults (one fault per
-2 MiB): compare such kernels with --thp never.`,
+2 MiB): compare such kernels with --thp never.
+
+Default --threads 400 is the original's, kept for faithfulness: 400
+readers pile up on mmap_lock even on 2 CPUs, as in the original's figures.
+It does not follow the CPUs: on a machine of more than 400 CPUs it leaves
+CPUs idle, so give --threads at the CPU count or more there (contend sweep
+faultme --threads 1..N). The threads' tasks, stacks and mappings are
+checked against the machine's limits before the run.`,
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: start barrier to stop barrier, read by main"},
 		{Name: "pages", Unit: "count", Better: Either, Desc: "pages read by all threads (= ceil(mem/stride))"},
@@ -87,8 +94,9 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	if stride > mem {
 		return nil, Usagef("--stride: %s is larger than --mem %s; accepted: 1 byte to --mem", FormatSize(stride), FormatSize(mem))
 	}
-	if err := m.CheckTasks("threads", threads); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	warns, err := checkThreads("threads", threads, m.ThreadStack, m)
+	if err != nil {
+		return nil, err
 	}
 	// Every thread reserves a stack of the default size (ulimit -s)
 	// besides the mapping itself.
@@ -99,7 +107,6 @@ func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	if m.AddressGap > 0 && mem > m.AddressGap {
 		return nil, Usagef("--mem: %s does not fit in the address space: the largest free range a process can count on here is %s, and the mapping must be one range; lower --mem", FormatSize(mem), FormatSize(m.AddressGap))
 	}
-	var warns []string
 	if m.Overcommit == 2 && m.CommitLimit > 0 && mem > m.CommitLimit-m.Committed {
 		return nil, Usagef("--mem: %s is more than the memory left to commit (%s; vm.overcommit_memory=2)", FormatSize(mem), FormatSize(m.CommitLimit-m.Committed))
 	}

@@ -49,7 +49,13 @@ forever: here the set's id is reported to contend before anything is timed,
 and a dead repetition's set is removed and its workers killed.
 
 Default --timeout: a minute plus 10 ms per task plus 100 us per loop (plus
-10 ns per busy-loop increment), about ten times what a 2-vCPU virtual machine needs.`,
+10 ns per busy-loop increment), about ten times what a 2-vCPU virtual machine needs.
+
+Default --tasks 256 is the original's command line (osim 64 256 ...), kept
+for faithfulness: 256 processes on 64 semaphores queue on every lock at 2
+CPUs as at 256. It does not follow the CPUs: above 256 CPUs give --tasks at
+the CPU count or more. The processes are checked against the task limits
+before the run.`,
 	Positional: []string{"sems", "tasks", "loops", "busy-in", "busy-out"},
 	Metrics: []Metric{
 		{Name: "time", Unit: "ns", Better: Lower, Desc: "timed region: just before SETALL until the wait-for-zero returned"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"contend/internal/limits"
 	"contend/internal/value"
 )
 
@@ -236,29 +237,9 @@ func ParseSize(s string) (int64, error) {
 	return 0, fmt.Errorf("%q is not a size", s)
 }
 
-// FormatSize renders n bytes with the largest binary unit that divides it
-// exactly, or with two decimals of the largest unit below it.
-func FormatSize(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	if n < 1024 {
-		return fmt.Sprintf("%dB", n)
-	}
-	i, v := 0, n
-	for v%1024 == 0 && i < len(units)-1 && v >= 1024 {
-		v /= 1024
-		i++
-	}
-	if v < 1024 {
-		return fmt.Sprintf("%d%s", v, units[i])
-	}
-	f := float64(n)
-	i = 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.2f%s", f, units[i])
-}
+// FormatSize renders n bytes as limits.FormatSize does (the parameters'
+// sizes and the limits' refusals read alike).
+func FormatSize(n int64) string { return limits.FormatSize(n) }
 
 // Resolve builds the complete Values of w from the user's given texts
 // (name -> text): each given value is parsed and checked against its

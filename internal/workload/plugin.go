@@ -212,10 +212,13 @@ func checkPlugin(p *bind.PluginParams, m limits.Machine) ([]string, error) {
 	if _, err := ReadPluginInfo(p.SO.String()); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	if err := m.CheckTasks("threads", int64(p.Threads)); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	if p.Processes == bind.WorkersProcesses {
+		if err := m.CheckTasks("threads", int64(p.Threads)); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		return nil, nil
 	}
-	return nil, nil
+	return checkThreads("threads", int64(p.Threads), m.ThreadStack, m)
 }
 
 func runPlugin(p *bind.PluginParams, rt Runtime) (Sample, error) {

@@ -3,14 +3,13 @@ package workload
 import (
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"contend/analysis"
 	"contend/bind"
+	"contend/internal/cpuset"
 	"contend/internal/limits"
 	"contend/internal/plural"
 )
@@ -55,7 +54,13 @@ number of seconds is printed with a fraction (the original could not run one).
 
 The set's id is reported to contend before anything is timed: if the
 repetition dies, contend removes the set. Default --timeout: twice the
-duration plus a minute plus 10 ms per thread.`,
+duration plus a minute plus 10 ms per thread.
+
+The defaults follow the machine: one thread per online CPU
+(sysconf(_SC_NPROCESSORS_ONLN), the "cpus" the original printed) at 2 CPUs
+as at 512, a quarter as many semaphores. Under taskset or a cpuset the
+threads may outnumber the CPUs they may use (the oversubscription warning
+says so).`,
 	Positional: []string{"threads", "sems"},
 	Metrics: []Metric{
 		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "as the original printed: total / nominal seconds, truncated"},
@@ -107,8 +112,9 @@ func init() { Register(SemopMulti) }
 
 func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, error) {
 	threads, sems := int64(p.Threads), int64(p.Sems)
-	if err := m.CheckTasks("threads", threads); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	warns, err := checkThreads("threads", threads, m.ThreadStack, m)
+	if err != nil {
+		return nil, err
 	}
 	if err := m.CheckSemSet("sems", sems, sems); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
@@ -119,7 +125,6 @@ func checkSemopMulti(p *bind.SemopMultiParams, m limits.Machine) ([]string, erro
 		return nil, Usagef("--threads: %d threads on %d semaphores put up to %d on one semaphore, above SEMVMX = %d (the kernel's largest semaphore value, a compile-time constant); accepted: at most %d threads per semaphore",
 			threads, sems, semopMultiInit+perSem, m.SemVMX, m.SemVMX-semopMultiInit)
 	}
-	var warns []string
 	if sems > threads {
 		warns = append(warns, fmt.Sprintf("--sems %d is more than --threads %d: %s never used", sems, threads, plural.N(int(sems-threads), "semaphore is", "semaphores are")))
 	}
@@ -185,26 +190,8 @@ func originalSemopMulti(p *bind.SemopMultiParams, s Sample, _ map[string]float64
 // onlineCPUs is sysconf(_SC_NPROCESSORS_ONLN), as the original used:
 // the CPUs in /sys/devices/system/cpu/online, else Go's count.
 func onlineCPUs() int {
-	b, err := os.ReadFile("/sys/devices/system/cpu/online")
-	if err != nil {
-		return runtime.NumCPU()
+	if l, err := cpuset.Online("/"); err == nil {
+		return len(l)
 	}
-	n := 0
-	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.Atoi(lo)
-		z := a
-		var err2 error
-		if isRange {
-			z, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || z < a {
-			return runtime.NumCPU()
-		}
-		n += z - a + 1
-	}
-	if n < 1 {
-		return runtime.NumCPU()
-	}
-	return n
+	return runtime.NumCPU()
 }

@@ -96,11 +96,15 @@ func checkSysbenchMutex(p *bind.SysbenchMutexParams, m limits.Machine) ([]string
 	if err := checkStack("thread-stack-size", int64(p.Stack), threads, m); err != nil {
 		return nil, err
 	}
+	warns, err := checkThreads("threads", threads, int64(p.Stack), m)
+	if err != nil {
+		return nil, err
+	}
 	need := int64(p.MutexNum) * 296
 	if m.MemAvailable > 0 && need > m.MemAvailable {
 		return nil, Usagef("--mutex-num: %d padded mutexes need %s, more than the available memory (%s)", p.MutexNum, FormatSize(need), FormatSize(m.MemAvailable))
 	}
-	return nil, nil
+	return warns, nil
 }
 
 func runSysbenchMutex(p *bind.SysbenchMutexParams, rt Runtime) (Sample, error) {

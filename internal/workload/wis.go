@@ -43,7 +43,12 @@ the original's; per_thread_ops or per_process_ops (by --mode; the robot's
 will-it-scale.per_thread_ops): ops_per_sec / tasks, so with the same --tasks
 its ratio between two sides is the primary's; fairness (fewest / most of one task);
 each task's count in the series. The tests' own defaults: --tasks is the
-online CPUs (the robot's nr_task: 100%).`,
+online CPUs (the robot's nr_task: 100%).
+
+Default --tasks is the online CPUs: the kernel test robot's nr_task 100%,
+one task per CPU at 2 and at 512 CPUs (will-it-scale's runtest.py goes up
+to the CPU count). Under taskset or a cpuset the tasks share the allowed
+CPUs, pinned modulo their count.`,
 	Metrics: []Metric{
 		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all tasks per second of the interval (will-it-scale's average)"},
 		{Name: "per_task_ops", Unit: "ops/s", Better: Higher, Desc: "iterations per task per second of the interval"},
@@ -101,10 +106,14 @@ func checkWis(p *bind.WisParams, m limits.Machine) ([]string, error) {
 		}
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	if p.Mode == bind.WisProcess {
+		if err := m.CheckTasks("tasks", int64(p.Tasks)); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		return nil, nil
 	}
-	return nil, nil
+	// The tasks are threads of the leader, with default stacks.
+	return checkThreads("tasks", int64(p.Tasks), m.ThreadStack, m)
 }
 
 func runWis(p *bind.WisParams, rt Runtime) (Sample, error) {

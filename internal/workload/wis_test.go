@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"contend/bind"
+	"contend/internal/cpuset"
 	"contend/internal/limits"
 	"contend/internal/wisbuild"
 )
@@ -226,5 +227,46 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 	_, err := runWis(wisParams(t, die, bind.WisThread, 2), Runtime{ReportFD: -1})
 	if err == nil || !strings.Contains(err.Error(), "the tasks' process was killed by SIGABRT") {
 		t.Errorf("a crashing task thread: %v, want it named with SIGABRT", err)
+	}
+}
+
+// TestWisTasksPinned checks in each task, with sched_getaffinity on a mask
+// as large as the kernel's, that task i runs on the i-th allowed CPU alone
+// (modulo), in both modes, as will-it-scale pins.
+func TestWisTasksPinned(t *testing.T) {
+	allowed, err := cpuset.Affinity(0)
+	if err != nil {
+		t.Skip(err)
+	}
+	var list []string
+	for _, c := range allowed {
+		list = append(list, strconv.Itoa(c))
+	}
+	dir := t.TempDir()
+	test := filepath.Join(dir, "pinned.c")
+	src := `#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+static const int allowed[] = {` + strings.Join(list, ",") + `};
+void testcase(unsigned long long *iterations, unsigned long nr) {
+	int want = allowed[nr % (sizeof(allowed) / sizeof(allowed[0]))];
+	cpu_set_t *set = CPU_ALLOC(65536);
+	size_t size = CPU_ALLOC_SIZE(65536);
+	if (!set || sched_getaffinity(0, size, set) != 0 || CPU_COUNT_S(size, set) != 1 || !CPU_ISSET_S(want, size, set))
+		abort();
+	for (;;) (*(volatile unsigned long long *)iterations)++;
+}
+`
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []bind.WisMode{bind.WisThread, bind.WisProcess} {
+		s, err := runWis(wisParams(t, test, mode, 3), Runtime{ReportFD: -1})
+		if err != nil {
+			t.Fatalf("mode %d: a task is not pinned to its CPU alone: %v", mode, err)
+		}
+		if it := s.Series["iterations"]; len(it) != 3 || it[0] <= 0 || it[2] <= 0 {
+			t.Errorf("mode %d: per-task counts %v, want 3 above 0", mode, it)
+		}
 	}
 }
