@@ -269,7 +269,7 @@ func TestVMPlanResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bs")
 	want := VMPlan{CPUs: 1, MemMiB: 1024, Timeout: 2 * time.Minute, Accel: vm.AccelTCG, RunsPerBoot: 3}
 	v := want
-	if err := Create(dir, &Plan{Repo: "/r", Commits: []Commit{{Hash: "a"}, {Hash: "b"}}, Measure: []string{"run", "faultme"}, VM: &v}); err != nil {
+	if err := Create(dir, &Plan{Repo: "/r", Commits: []Commit{{Hash: "a"}, {Hash: "b"}, {Hash: "c"}}, Measure: []string{"run", "faultme"}, VM: &v}); err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := Open(dir)
