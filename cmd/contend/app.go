@@ -89,7 +89,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:                 "contend",
 		Usage:                "faithful contention micro-benchmarks with honest statistics",
-		Version:              contend.Version + " (native " + contend.NativeHash() + ")",
+		Version:              contend.FullVersion() + " (native " + contend.NativeHash() + ")",
 		Description:          helpText("contend"),
 		Writer:               stdout,
 		ErrWriter:            stderr,

@@ -41,10 +41,22 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 	if f["thp.enabled"] == "always" {
 		w = append(w, "transparent huge pages are 'always': page-fault workloads take one fault per 2 MiB unless told otherwise (--thp never)")
 	}
-	if oversubscribeMatters && cpus > 0 && threads > int64(cpus) {
-		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, plural.N(cpus, "online CPU", "online CPUs")))
+	if oversubscribeMatters {
+		if x := Oversubscribed(f, threads); x != "" {
+			w = append(w, x)
+		}
 	}
 	return w
+}
+
+// Oversubscribed is Diagnose's warning about more threads than online
+// CPUs, or "" when threads fit.
+func Oversubscribed(f Fingerprint, threads int64) string {
+	cpus, _ := strconv.Atoi(f["cpu.online"])
+	if cpus <= 0 || threads <= int64(cpus) {
+		return ""
+	}
+	return fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, plural.N(cpus, "online CPU", "online CPUs"))
 }
 
 // runnable counts the other runnable threads for Diagnose.
