@@ -257,7 +257,7 @@ func headline(workload string, m results.Metric, s analysis.Summary) string {
 	if s.HasCI {
 		h += fmt.Sprintf(", 95%% CI [%s, %s]", sc.Num(s.MedianLo), sc.Num(s.MedianHi))
 	} else {
-		h += " (too few repetitions for a 95% interval)"
+		h += " (no interval: too few repetitions)"
 	}
 	h += fmt.Sprintf(", n=%d", s.N)
 	if s.N > 1 && s.Mean != 0 {
