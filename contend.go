@@ -14,11 +14,49 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
+	"runtime/debug"
 	"sort"
 )
 
-// Version is the contend release. Result files record it.
+// Version is the contend release; FullVersion adds the source revision
+// the binary was built from, which result files record.
 const Version = "0.1.0"
+
+// FullVersion is Version with the revision of the sources this binary
+// was built from and whether they had local changes, as the go command
+// stamped them (debug.ReadBuildInfo: vcs.revision, vcs.modified):
+// "0.1.0+fb1c8a9c1d2e" or "0.1.0+fb1c8a9c1d2e-dirty"; Version alone when
+// the build recorded no revision (a git worktree, -buildvcs=false, a copy
+// outside a checkout). Two builds of one release from different sources
+// then say different versions: compare's build differences name them.
+func FullVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	return versionOf(bi.Settings)
+}
+
+// versionOf is FullVersion of the build settings s.
+func versionOf(s []debug.BuildSetting) string {
+	var rev, modified string
+	for _, x := range s {
+		switch x.Key {
+		case "vcs.revision":
+			rev = x.Value
+		case "vcs.modified":
+			modified = x.Value
+		}
+	}
+	if rev == "" {
+		return Version
+	}
+	v := Version + "+" + rev[:min(len(rev), 12)]
+	if modified == "true" {
+		v += "-dirty"
+	}
+	return v
+}
 
 // Native holds native/*.c and native/*.h as compiled into bind.
 //

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,29 @@ func TestNativeHashStable(t *testing.T) {
 	h := NativeHash()
 	if len(h) != 16 || h != NativeHash() {
 		t.Errorf("NativeHash %q", h)
+	}
+}
+
+// TestFullVersion: the version names the revision and the local changes
+// the build stamped, so that results of two builds of one release from
+// different sources say different versions (it said "0.1.0" for every
+// build); without a stamp it is the release alone.
+func TestFullVersion(t *testing.T) {
+	rev := "fb1c8a9c1d2e3f405162738495a6b7c8d9e0f1a2"
+	for _, c := range []struct {
+		s    []debug.BuildSetting
+		want string
+	}{
+		{nil, Version},
+		{[]debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.modified", Value: "true"}}, Version},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, Version + "+fb1c8a9c1d2e"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}, Version + "+fb1c8a9c1d2e-dirty"},
+	} {
+		if got := versionOf(c.s); got != c.want {
+			t.Errorf("versionOf(%v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+	if v := FullVersion(); !strings.HasPrefix(v, Version) {
+		t.Errorf("FullVersion() = %q, not of release %s", v, Version)
 	}
 }

@@ -120,8 +120,12 @@ func runAB(c *cli.Context, w *workload.Workload) error {
 	f.Warnings = warns
 	job := run.Job{
 		File: f, Name: w.Name + "-ab",
-		Threads: max(w.Concurrency(sides[0]), w.Concurrency(sides[1])), Oversubscribe: w.OversubscribeWarn,
+		Threads: w.Concurrency(sides[0]), Oversubscribe: w.OversubscribeWarn,
 		Runner: run.Workload(w, sides[:], opt.timeout),
+	}
+	if ta, tb := w.Concurrency(sides[0]), w.Concurrency(sides[1]); ta != tb {
+		// The oversubscription warning names the side it concerns.
+		job.SideThreads = []int64{ta, tb}
 	}
 	return runABJob(c, opt, p, job)
 }
@@ -153,7 +157,7 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 			}
 		} else {
 			w, done := colourOut(c.App.Writer, os.Getenv)
-			ab.WriteReport(w, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision(), Detail: textDetail(c)})
+			ab.WriteReport(w, o.Out.File, ab.Report{Order: p.Order, Seed: p.Seed, Alpha: p.Alpha, Rule: r.Rule, Decision: decision(), Detail: opt.detail, WarningsShown: !opt.quiet})
 			done()
 		}
 		return endRun(c.App.ErrWriter, o, opt.quiet)

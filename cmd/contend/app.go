@@ -91,17 +91,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:                 "contend",
-		Usage:                "faithful contention micro-benchmarks with honest statistics",
-		Version:              contend.Version + " (native " + contend.NativeHash() + ")",
-		Description:          helpText("contend"),
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		HideHelpCommand:      false,
-		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         cliflag.OnUsageError,
-		Commands:             commands(),
+		Name:        "contend",
+		Usage:       "faithful contention micro-benchmarks with honest statistics",
+		Version:     contend.FullVersion() + " (native " + contend.NativeHash() + ")",
+		Description: helpText("contend"),
+		// The help of the app (contend --help, contend help) ends with
+		// the help topics.
+		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + topicsText(),
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		HideHelpCommand:       false,
+		EnableBashCompletion:  true,
+		ExitErrHandler:        func(*cli.Context, error) {},
+		OnUsageError:          cliflag.OnUsageError,
+		Commands:              commands(),
 		// Our own help command (help.go) stops urfave/cli from adding
 		// the --help flag by itself.
 		Flags: []cli.Flag{cli.HelpFlag},

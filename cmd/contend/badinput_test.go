@@ -135,6 +135,8 @@ func badInputCases() []badCase {
 		badCase{"osim positional and flag", []string{"run", "osim", "2", "8", "100", "0", "0", "--sems", "2"}, "--sems"},
 		badCase{"faultme positional", []string{"run", "faultme", "4"}, "positional"},
 		badCase{"sweep bad list", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", "1..x"}, "--threads"},
+		badCase{"sweep dash range", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", "1-4"}, `--threads: "1-4" is not an integer (did you mean the range 1..4?); accepted: a list such as 1,2,4,8; a range`},
+		badCase{"faultme bare mem", []string{"run", "faultme", "--mem", "64"}, "--mem: 64 bytes is less than one --stride (4KiB); did you mean 64MiB?"},
 		badCase{"sweep empty list", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", ""}, "--threads"},
 		badCase{"sweep unknown param", []string{"sweep", "faultme", "--param", "nosuch=1,2"}, "nosuch"},
 		badCase{"ab same sides", []string{"ab", "faultme", "--mem", "1MiB"}, "same configuration"},

@@ -408,14 +408,14 @@ func TestCompareArgs(t *testing.T) {
 }
 
 func TestShowOutliers(t *testing.T) {
-	r := runCLI(t, "show", seeds+"rostedt-with.json")
+	r := runCLI(t, "show", "--full", seeds+"rostedt-with.json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if !strings.Contains(r.stdout, "outliers (modified z-score above 3.5; kept, not dropped):\n  time 3.978 s: repetition 3, z = -11.7\n") {
 		t.Errorf("show lacks the outlier report:\n%s", r.stdout)
 	}
-	r = runCLI(t, "show", seeds+"rostedt-without.json")
+	r = runCLI(t, "show", "--full", seeds+"rostedt-without.json")
 	if !strings.Contains(r.stdout, "outliers: none") {
 		t.Errorf("show lacks 'outliers: none':\n%s", r.stdout)
 	}

@@ -74,7 +74,7 @@ func needEvidence(t *testing.T, f *results.File, names ...string) {
 // mutex on this machine's CPUs switch context and migrate, and the
 // evidence shows it in the file, in show, and in the header.
 func TestEvidenceMutexSwitchesAndMigrations(t *testing.T) {
-	f, r := runEvidence(t, "run", "mutex", "--threads", "16", "--locks", "20000", "--variant", "lock", "-n", "2")
+	f, r := runEvidence(t, "run", "mutex", "--threads", "16", "--locks", "20000", "--variant", "lock", "-n", "2", "--all")
 	needEvidence(t, f, "sched")
 	if _, ok := f.Evidence["perf"]; ok {
 		t.Errorf("perf counters are opt-in, yet in the default set: %v", f.Evidence)

@@ -35,7 +35,7 @@ func execCommand() *cli.Command {
 		Usage:       "repeat an unmodified external program, reading metrics from its output",
 		ArgsUsage:   "[flags] -- PROGRAM [ARGS]",
 		Description: strings.ReplaceAll(desc("exec"), "{{presets}}", strings.Join(external.ProgramPresetNames(), ", ")),
-		Flags:       append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
+		Flags:       append(append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...), summaryDetailFlags()...),
 		Action:      runExec,
 	}
 }

@@ -42,7 +42,7 @@ func TestExecPresetAndMetric(t *testing.T) {
 	dir := chdirTemp(t)
 	bin := buildC(t, fakeFaultme)
 	out := filepath.Join(dir, "e.json")
-	r := runCLI(t, "exec", "-n", "3", "--warmup", "1", "--preset", "faultme",
+	r := runCLI(t, "exec", "-n", "3", "--warmup", "1", "--preset", "faultme", "--all",
 		"--metric", `map=map=(\d+):B`, "--out", out, "--label", "fake", "--", bin, "2500")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

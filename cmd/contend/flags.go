@@ -9,6 +9,7 @@ import (
 
 	"contend/internal/cliflag"
 	"contend/internal/limits"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/value"
@@ -109,6 +110,7 @@ type repOptions struct {
 	label     string
 	timeout   time.Duration // 0: the workload's default
 	format    string
+	detail    report.Detail // --all, --full of a text report or summary
 	quiet     bool
 	verbose   bool
 	force     bool
@@ -142,6 +144,10 @@ func parseRepOptions(c *cli.Context) (repOptions, error) {
 		return o, err
 	}
 	o.format = c.String("format")
+	if err := checkDetail(c, o.format); err != nil {
+		return o, err
+	}
+	o.detail = textDetail(c)
 	return o, nil
 }
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/comparison"
+	"contend/internal/esc"
 	"contend/internal/fleet"
 	"contend/internal/plothelper"
 )
@@ -38,7 +41,10 @@ func runFleetCompare(c *cli.Context, opt comparison.Options, format string) erro
 		return err
 	}
 	if plotOut != "" {
-		return plotError(plothelper.Fleet(c.App.Writer, c.App.ErrWriter, fr, plotOut))
+		if err := plotError(plothelper.Fleet(c.App.Writer, c.App.ErrWriter, fr, plotOut)); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "\nplot: %s\n", esc.Line(plotOut))
 	}
 	return nil
 }

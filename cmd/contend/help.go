@@ -4,6 +4,8 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -23,7 +25,7 @@ func helpCommand() *cli.Command {
 		Description: helpText("help"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return cli.ShowAppHelp(c)
+				return cli.ShowAppHelp(c) // its template ends with topicsText
 			}
 			if c.NArg() > 1 {
 				return usagef("help takes one command or workload name")
@@ -55,6 +57,24 @@ func helpCommand() *cli.Command {
 var helpTopics = map[string]func(io.Writer){
 	"evidence": writeEvidenceHelp,
 	"maxrss":   writeMaxrssHelp,
+}
+
+// helpTopicUsage says in one line what each of helpTopics explains (the
+// TOPICS of `contend help` and `contend --help`).
+var helpTopicUsage = map[string]string{
+	"evidence": "kernel evidence per repetition: its collectors, metrics and costs",
+	"maxrss":   "what the maxrss process metric includes",
+}
+
+// topicsText lists the help topics, one a line, as `contend help` and
+// `contend --help` end (the app's help template, newApp).
+func topicsText() string {
+	var b strings.Builder
+	b.WriteString("TOPICS (contend help TOPIC; contend help WORKLOAD explains a workload):\n")
+	for _, k := range slices.Sorted(maps.Keys(helpTopics)) {
+		fmt.Fprintf(&b, "   %-10s %s\n", k, helpTopicUsage[k])
+	}
+	return b.String()
 }
 
 // writeMaxrssHelp prints `contend help maxrss`.

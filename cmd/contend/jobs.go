@@ -64,7 +64,7 @@ func jobError(err error) error {
 
 // summaryReport is the report of run and exec (run.Summary).
 func summaryReport(c *cli.Context, opt repOptions) func(run.Outcome) error {
-	return run.Summary(c.App.Writer, c.App.ErrWriter, opt.format, opt.quiet)
+	return run.Summary(c.App.Writer, c.App.ErrWriter, opt.format, opt.detail, opt.quiet)
 }
 
 // endRun ends a command that ran repetitions (run.End).

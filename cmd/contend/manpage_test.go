@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,9 +74,38 @@ func TestManPageNamesEverything(t *testing.T) {
 			}
 		}
 	}
-	for _, sec := range []string{".SH NAME", ".SH SYNOPSIS", ".SH COMMANDS", `.SH "WORKLOADS"`, `.SH "EXIT STATUS"`} {
+	for _, sec := range []string{".SH NAME", ".SH SYNOPSIS", ".SH COMMANDS", `.SH "WORKLOADS"`, `.SH "ENVIRONMENT"`, `.SH "EXIT STATUS"`} {
 		if !strings.Contains(page, sec) {
 			t.Errorf("no %s", sec)
+		}
+	}
+	// Every exit status of Main, the lock's 3 among them.
+	for _, code := range []int{exitOK, exitFailure, exitUsage, exitBusy, exitInterrupted} {
+		if !regexp.MustCompile(fmt.Sprintf(`\b%d (on|when|for)\b`, code)).MatchString(page) {
+			t.Errorf("EXIT STATUS lacks %d", code)
+		}
+	}
+	// Every CONTEND_ variable the sources read (the tests' own aside).
+	vars := map[string]bool{}
+	literal := regexp.MustCompile(`"(CONTEND_[A-Z_]+)"`)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range literal.FindAllSubmatch(b, -1) {
+			if v := string(m[1]); !strings.HasPrefix(v, "CONTEND_TEST_") {
+				vars[v] = true
+			}
+		}
+		return err
+	})
+	if err != nil || len(vars) < 5 {
+		t.Fatalf("the sources' variables: %v, %v", vars, err)
+	}
+	for v := range vars {
+		if !strings.Contains(page, v) {
+			t.Errorf("ENVIRONMENT does not name %s", v)
 		}
 	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/esc"
 	"contend/internal/plothelper"
+	"contend/internal/plural"
 )
 
 func plotCommand() *cli.Command {
@@ -40,7 +43,12 @@ func plotAction(c *cli.Context) error {
 	if metric != "" {
 		args = append(args, "--metric", metric)
 	}
-	return runPlotHelper(c, "plot", append(args, c.Args().Slice()...))
+	if err := runPlotHelper(c, "plot", append(args, c.Args().Slice()...)); err != nil {
+		return err
+	}
+	// Said as campaign report says its plot: what was written.
+	fmt.Fprintf(c.App.Writer, "plot: %s, from %s\n", esc.Line(out), plural.N(c.NArg(), "result file", "result files"))
+	return nil
 }
 
 // runPlotHelper runs contend-plot with args (plothelper.Run), its output

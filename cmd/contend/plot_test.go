@@ -34,8 +34,9 @@ func TestPlotSweepAndRun(t *testing.T) {
 	}
 	// Flags may follow the files.
 	svg := filepath.Join(dir, "s.svg")
-	if r := runCLI(t, "plot", sw, "--out", svg); r.code != 0 {
-		t.Fatalf("plot svg: %d %s", r.code, r.stderr)
+	// It says what it wrote (it said nothing).
+	if r := runCLI(t, "plot", sw, "--out", svg); r.code != 0 || r.stdout != "plot: "+svg+", from 1 result file\n" {
+		t.Fatalf("plot svg: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 	b, err := os.ReadFile(svg)
 	if err != nil {

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
+	"contend/internal/cliflag"
 	"contend/internal/lock"
 	"contend/internal/reproduce"
 	"contend/internal/robotmail"
@@ -35,6 +37,23 @@ func reproduceCommand() *cli.Command {
 			kernels = append(kernels, fl)
 		}
 	}
+	// campaign init's words say "with --vm"; reproduce has no --vm: its
+	// two kernels make the guests.
+	for _, fl := range kernels {
+		if d, ok := fl.(cli.DocGenerationFlag); ok && strings.HasPrefix(d.GetUsage(), "with --vm: ") {
+			u := strings.TrimPrefix(d.GetUsage(), "with --vm: ")
+			if n := fl.Names()[0]; n != "a-kernel" && n != "b-kernel" {
+				u = "with --a-kernel and --b-kernel: " + u
+			}
+			cliflag.SetUsage(kernels, fl.Names()[0], u)
+		}
+	}
+	for _, s := range []string{"a", "b"} { // nor a --S-kexec
+		cliflag.SetUsage(kernels, s+"-initrd", "the initrd of --"+s+"-kernel, unpacked before contend's own")
+		cliflag.SetUsage(kernels, s+"-append", "words added to the command line of --"+s+"-kernel")
+	}
+	boots := newFlag("boots", &f.boots, "with --a-kernel and --b-kernel: boots a side, 2 to 100")
+	boots.DefaultText = "from the noise, --noise, else 3"
 	return &cli.Command{
 		Name:        "reproduce",
 		Usage:       "map a kernel test robot report onto this machine: the plan, and with --run what can run here",
@@ -48,7 +67,7 @@ func reproduceCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-wait", Usage: "with --run: when another benchmark holds the machine-wide lock, refuse (exit status 3) instead of waiting"},
 			newFlag("duration", &value.Duration{D: 2 * time.Second, Min: 100 * time.Millisecond, Max: time.Hour}, "each repetition's measured interval, 100ms to 1h"),
 			&cli.StringFlag{Name: "out", Usage: "with --run: the result file (default results/reproduce-COMMIT-DATE.jsonl), or with kernels the campaign directory (default results/reproduce-COMMIT-DATE)"},
-			newFlag("boots", &f.boots, "with --a-kernel and --b-kernel: boots a side, 2 to 100 (default: from the noise, --noise, else 3)"),
+			boots,
 		}, kernels...),
 		Action: func(c *cli.Context) error { return runReproduce(c, f) },
 	}

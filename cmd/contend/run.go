@@ -43,7 +43,7 @@ func runWorkloadCommand(w *workload.Workload) *cli.Command {
 		Usage:       w.Summary,
 		ArgsUsage:   argsUsage,
 		Description: w.Doc + "\n\nProvenance: " + w.Provenance,
-		Flags:       append(paramFlags(w), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...),
+		Flags:       append(append(paramFlags(w), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...), summaryDetailFlags()...),
 		Action: func(c *cli.Context) error {
 			return runWorkload(c, w)
 		},

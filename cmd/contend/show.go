@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/export"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/summary"
 	"contend/internal/sweep"
@@ -16,10 +17,9 @@ func showCommand() *cli.Command {
 		Usage:       "summarise a result file",
 		ArgsUsage:   "FILE",
 		Description: helpText("show"),
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			formatFlag("text, json, original, or csv (a sweep's per-point table)", "text", "json", "original", "csv"),
-			&cli.BoolFlag{Name: "all", Usage: "text: every symbol of a profile (--evidence profile), not only the 10 largest"},
-		},
+		}, summaryDetailFlags()...),
 		Action: showAction,
 	}
 }
@@ -36,8 +36,8 @@ func showAction(c *cli.Context) error {
 	if format == "csv" && f.Kind != "sweep" {
 		return usagef("--format csv: %s is %s file; csv is the per-point table of a sweep file", path, aKind(f.Kind))
 	}
-	if c.Bool("all") && format != "text" {
-		return usagef("--all: goes with --format text (the other formats always hold every metric), got --format %s", format)
+	if err := checkDetail(c, format); err != nil {
+		return err
 	}
 	w := c.App.Writer
 	switch format {
@@ -57,5 +57,5 @@ func showAction(c *cli.Context) error {
 		}
 		return sweep.WriteCSV(w, a)
 	}
-	return summary.Show(w, path, f, summary.Options{All: c.Bool("all")})
+	return summary.Show(w, path, f, summary.Options{Detail: textDetail(c), All: textDetail(c) != report.Brief})
 }

@@ -65,7 +65,7 @@ func sweepWorkloadCommand(w *workload.Workload) *cli.Command {
 		enumFlag("order", &value.Enum{W: sweep.OrderShuffled, Words: []string{sweep.OrderShuffled, sweep.OrderFixed}}, "order of the points within a round: shuffled or fixed"),
 		seed,
 	)
-	flags = append(flags, repFlags(formatFlag("output: text, json or csv (the per-point table)", "text", "json", "csv"))...)
+	flags = append(append(flags, repFlags(formatFlag("output: text, json or csv (the per-point table)", "text", "json", "csv"))...), summaryDetailFlags()...)
 	cliflag.SetUsage(flags, "runs", "measured rounds: repetitions per point")
 	cliflag.SetUsage(flags, "warmup", "uncounted rounds run first (every point once per round)")
 	return &cli.Command{
@@ -135,7 +135,7 @@ func sweepWorkload(c *cli.Context, w *workload.Workload) error {
 // sweepReport prints the sweep's analysis: per point, the fits, or the
 // file (--format json) or the per-point table (csv) (sweep.WriteFormat).
 func sweepReport(c *cli.Context, opt repOptions, o run.Outcome) error {
-	if err := sweep.WriteFormat(c.App.Writer, o.Out.File, opt.format, opt.quiet); err != nil {
+	if err := sweep.WriteFormat(c.App.Writer, o.Out.File, opt.format, opt.detail, opt.quiet); err != nil {
 		return err
 	}
 	return endRun(c.App.ErrWriter, o, opt.quiet)

@@ -14,7 +14,7 @@ import (
 func TestSweepFaultmeSmall(t *testing.T) {
 	dir := chdirTemp(t)
 	out := filepath.Join(dir, "s.json")
-	r := runCLI(t, "sweep", "faultme", "--mem", "1MiB", "--threads", "1,2,4", "-n", "2", "--warmup", "1", "--seed", "7", "--out", out, "--label", "tiny")
+	r := runCLI(t, "sweep", "faultme", "--mem", "1MiB", "--threads", "1,2,4", "-n", "2", "--warmup", "1", "--seed", "7", "--out", out, "--label", "tiny", "--full")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -22,6 +22,17 @@ func detailFlags() []cli.Flag {
 	}
 }
 
+// summaryDetailFlags are the flags of how much a summary of one file
+// says, for run, exec, sweep and show: by default the headline, the
+// rows that matter and a line counting the others (summary.Options,
+// sweep.Report).
+func summaryDetailFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "all", Usage: "text: every metric (rusage, kernel evidence, every symbol of a profile), not only the primary metric and the workload's own"},
+		&cli.BoolFlag{Name: "full", Usage: "text: the full summary: every metric with its interval and spread (mean, stddev, CV, Q1, Q3), the evidence, the outliers; a sweep's fits in full"},
+	}
+}
+
 // textDetail is the detail --all and --full ask for.
 func textDetail(c *cli.Context) report.Detail {
 	switch {

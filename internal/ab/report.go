@@ -26,11 +26,18 @@ type Report struct {
 	// Detail is how much of the comparison the report says (0: all of
 	// it, report.Full).
 	Detail report.Detail
+	// WarningsShown says that the file's warnings were printed already
+	// (on stderr, as the run started): the report does not repeat them.
+	// Otherwise it prints them once, after the comparison, as the file
+	// says them: not as side A's, which the comparison of one file's
+	// two configurations would make them.
+	WarningsShown bool
 }
 
 // WriteReport prints the report of the A/B run in f: each side, the
 // order, the comparison of side B against side A (at ReportAlpha's
-// level), the adaptive decision, and the drift check of each side.
+// level), the adaptive decision, the drift check of each side, and the
+// file's warnings unless r.WarningsShown.
 func WriteReport(w io.Writer, f *results.File, r Report) {
 	for i := range f.Configs {
 		fmt.Fprintf(w, "side %s: %s\n", strings.ToUpper(f.Configs[i].Name), describeSide(f, i))
@@ -48,6 +55,9 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 	}
 	cmp, err := comparison.Build([]comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}, opt)
 	if err == nil {
+		// The file's warnings are the run's, both sides': said once,
+		// below or before the run, never under side A's name.
+		cmp.DropFileWarnings()
 		err = report.WriteText(w, cmp, r.Detail)
 	}
 	if err != nil {
@@ -59,6 +69,12 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 	}
 	for _, d := range driftWarnings(f, r.Alpha) {
 		fmt.Fprintln(w, "warning: "+d)
+	}
+	if !r.WarningsShown && len(f.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for _, x := range f.Warnings {
+			textfmt.WriteWrapped(w, "warning: "+x, "  ")
+		}
 	}
 }
 

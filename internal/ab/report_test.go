@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"contend/analysis"
+	"contend/internal/report"
 	"contend/internal/results"
 )
 
@@ -38,5 +39,32 @@ func TestWriteReport(t *testing.T) {
 	WriteReport(&b, f, Report{Order: OrderAB, Alpha: 0.05})
 	if out := b.String(); strings.Contains(out, "seed") || strings.Contains(out, "adaptive stop") {
 		t.Errorf("fixed ab run:\n%s", out)
+	}
+}
+
+// TestWriteReportSaysFileWarningsOnce: the file's warnings are the run's,
+// both sides': the report prints each once, as the file says it, at every
+// detail, or not at all when the run printed them already (on stderr, as
+// it started). They were printed again under side A's name ("warning: a:
+// 8 threads on 2 online CPUs" when side A had 2 threads).
+func TestWriteReportSaysFileWarningsOnce(t *testing.T) {
+	a := []float64{100, 101, 102, 103, 104, 105}
+	f := abFileOf(a, a)
+	f.Warnings = []string{"load average 3.10 on 2 CPUs: other work is running", "side B: 8 threads on 2 online CPUs: the run is oversubscribed"}
+	for _, d := range []report.Detail{report.Brief, report.BriefAll, report.Full} {
+		for _, shown := range []bool{false, true} {
+			var b strings.Builder
+			WriteReport(&b, f, Report{Order: OrderAB, Alpha: 0.05, Detail: d, WarningsShown: shown})
+			out := b.String()
+			for _, x := range f.Warnings {
+				want := 1
+				if shown {
+					want = 0
+				}
+				if n := strings.Count(out, x); n != want || strings.Contains(out, "a: "+x) {
+					t.Errorf("detail %d, shown %v: %q %d times (want %d), or under a:\n%s", d, shown, x, n, want, out)
+				}
+			}
+		}
 	}
 }

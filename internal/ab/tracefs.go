@@ -61,7 +61,7 @@ func NewTraceSwitch(spec string) (*TraceSwitch, error) {
 	// the state to restore is read.
 	claim, err := tracejournal.Take(root)
 	if errors.Is(err, tracejournal.ErrBusy) {
-		return nil, fmt.Errorf("--trace-events: another contend run is switching trace events in %s; wait for it to end", root)
+		return nil, fmt.Errorf("--trace-events: %v; wait for it to end", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--trace-events: %v", err)

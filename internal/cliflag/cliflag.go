@@ -140,6 +140,8 @@ func SetUsage(flags []cli.Flag, name, usage string) {
 		switch f := f.(type) {
 		case *cli.StringFlag:
 			f.Usage = usage
+		case *cli.BoolFlag:
+			f.Usage = usage
 		case *Flag:
 			f.Usage = usage
 		}

@@ -203,6 +203,14 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 	return r, nil
 }
 
+// DropFileWarnings removes the warnings of the files from r
+// (FileWarnings and their lines at the end of Warnings), for a report
+// whose run printed them already, or prints them as the file's own.
+func (r *Comparison) DropFileWarnings() {
+	r.Warnings = r.Warnings[:len(r.Warnings)-len(r.FileWarnings)]
+	r.FileWarnings = nil
+}
+
 // checkPart checks part p of a side: a file, configurations it has, and
 // the workload of the first part, first (or one whose results may be
 // compared with it, with a warning); the workload is r's from the first

@@ -114,7 +114,7 @@ func Capture(native Fingerprint) Fingerprint {
 	for k, v := range tune.Current(tune.Root()) {
 		f[k] = v
 	}
-	f["contend.version"] = contend.Version
+	f["contend.version"] = contend.FullVersion()
 	f["contend.native"] = contend.NativeHash()
 	f["go.version"] = runtime.Version()
 	for k, v := range native {

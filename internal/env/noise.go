@@ -43,8 +43,20 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 	if f["thp.enabled"] == "always" {
 		w = append(w, "transparent huge pages are 'always': page-fault workloads take one fault per 2 MiB unless told otherwise (--thp never)")
 	}
+	if oversubscribeMatters {
+		if x := Oversubscribed(f, threads); x != "" {
+			w = append(w, x)
+		}
+	}
+	return w
+}
+
+// Oversubscribed is Diagnose's warning about more threads than online
+// CPUs, or "" when threads fit.
+func Oversubscribed(f Fingerprint, threads int64) string {
 	// The threads spread over the CPUs the run may use: its affinity
 	// mask (taskset, a cpuset); the online CPUs in files without it.
+	cpus, _ := strconv.Atoi(f["cpu.online"])
 	use, what := cpus, plural.N(cpus, "online CPU", "online CPUs")
 	if a, _ := strconv.Atoi(f["cpu.affinity"]); a > 0 && a != cpus {
 		use, what = a, plural.N(a, "CPU", "CPUs")+" this run may use (affinity "+f["cpu.affinity_list"]+")"
@@ -52,10 +64,10 @@ func Diagnose(f Fingerprint, threads int64, oversubscribeMatters bool) []string 
 			what = fmt.Sprintf("%s this run may use (affinity %s of %d online)", plural.N(a, "CPU", "CPUs"), f["cpu.affinity_list"], cpus)
 		}
 	}
-	if oversubscribeMatters && use > 0 && threads > int64(use) {
-		w = append(w, fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, what))
+	if use <= 0 || threads <= int64(use) {
+		return ""
 	}
-	return w
+	return fmt.Sprintf("%d threads on %s: the run is oversubscribed and measures scheduling as much as contention", threads, what)
 }
 
 // runnable counts the other runnable threads for Diagnose.

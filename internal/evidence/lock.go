@@ -123,7 +123,7 @@ func openLockTrace(name string) (*lock, error) {
 	l.claim, err = tracejournal.Take(root)
 	switch {
 	case errors.Is(err, tracejournal.ErrBusy):
-		return nil, fmt.Errorf("another contend run is using tracefs in %s", root)
+		return nil, err // names the root and the holder
 	case errors.Is(err, tracejournal.ErrStuck):
 		return nil, fmt.Errorf("tracefs is in use: %v", err)
 	case err != nil:

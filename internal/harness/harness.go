@@ -125,21 +125,12 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	if rep.Status != results.StatusOK {
 		// Only the process metrics of a failed repetition mean anything.
 		for _, k := range rep.Metrics.Names() {
-			if _, own := w.Metric(k); own && !isProcessMetric(k) {
+			if _, own := w.Metric(k); own && !results.IsProcessMetric(k) {
 				rep.Metrics.Delete(k)
 			}
 		}
 	}
 	return Outcome{Rep: rep, Cleaned: e.Cleaned}
-}
-
-func isProcessMetric(name string) bool {
-	for _, m := range workload.ProcessMetrics {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func describeExit(err error, stderr string) string {

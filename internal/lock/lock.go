@@ -215,6 +215,15 @@ func holder(f *os.File) Holder {
 	if h.Pid != 0 {
 		return h
 	}
+	return FlockHolder(f)
+}
+
+// FlockHolder is the process that /proc/locks names as holding an flock
+// of the open file (or directory) f: its pid and command line; the zero
+// Holder when none is found. The tracefs claim (internal/tracejournal)
+// names its holder with it.
+func FlockHolder(f *os.File) Holder {
+	var h Holder
 	var st unix.Stat_t
 	if unix.Fstat(int(f.Fd()), &st) != nil {
 		return h

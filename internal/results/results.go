@@ -153,6 +153,32 @@ type Metric struct {
 	Desc   string `json:"desc,omitempty"`
 }
 
+// ProcessMetrics are measured by the parent for every repetition, from the
+// child's whole-process wall time and wait4 rusage, the way time(1) does;
+// a summary counts them apart from the workload's own metrics
+// (IsProcessMetric).
+var ProcessMetrics = []Metric{
+	{Name: "real", Unit: "ns", Better: "lower", Desc: "child process wall time, exec to exit (as time(1) real)"},
+	{Name: "user", Unit: "ns", Better: "lower", Desc: "child process user CPU time (rusage)"},
+	{Name: "sys", Unit: "ns", Better: "lower", Desc: "child process system CPU time (rusage)"},
+	{Name: "cpu", Unit: "ns", Better: "lower", Desc: "user + sys: compare this, not the split, for fault-heavy runs in a VM"},
+	{Name: "maxrss", Unit: "bytes", Better: "lower", Desc: "peak resident set size of the child (rusage)"},
+	{Name: "minflt", Unit: "count", Desc: "minor page faults of the child (rusage)"},
+	{Name: "majflt", Unit: "count", Desc: "major page faults of the child (rusage)"},
+	{Name: "vcsw", Unit: "count", Desc: "voluntary context switches of the child (rusage)"},
+	{Name: "ivcsw", Unit: "count", Desc: "involuntary context switches of the child (rusage)"},
+}
+
+// IsProcessMetric tells whether name is one of ProcessMetrics.
+func IsProcessMetric(name string) bool {
+	for _, m := range ProcessMetrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Config is one configuration of a workload.
 type Config struct {
 	Name   string  `json:"name"` // "", "a", "b", "threads=4"

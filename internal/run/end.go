@@ -7,6 +7,7 @@ import (
 
 	"contend/internal/export"
 	"contend/internal/plural"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/summary"
 )
@@ -46,8 +47,10 @@ func End(stderr io.Writer, o Outcome, quiet bool) error {
 
 // Summary is the report of run and exec in format (text, json or
 // original): the summary of every configuration on stdout (on stderr with
-// original, nowhere when quiet too), or the file as JSON; then End.
-func Summary(stdout, stderr io.Writer, format string, quiet bool) func(Outcome) error {
+// original, nowhere when quiet too) at detail d (report.Brief: the
+// headline, the workload's own metrics and a line counting the rest;
+// report.Full adds the outliers), or the file as JSON; then End.
+func Summary(stdout, stderr io.Writer, format string, d report.Detail, quiet bool) func(Outcome) error {
 	return func(o Outcome) error {
 		summaryTo := stdout
 		switch format {
@@ -68,7 +71,10 @@ func Summary(stdout, stderr io.Writer, format string, quiet bool) func(Outcome) 
 			if i > 0 {
 				fmt.Fprintln(summaryTo)
 			}
-			summary.Summary(summaryTo, o.Out.File, i)
+			summary.SummaryWith(summaryTo, o.Out.File, i, summary.Options{Detail: d, All: d != report.Brief})
+			if d == report.Full {
+				summary.WriteOutliers(summaryTo, o.Out.File, i)
+			}
 		}
 		return End(stderr, o, quiet)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"contend/internal/harness"
+	"contend/internal/report"
 	"contend/internal/results"
 )
 
@@ -27,7 +28,7 @@ func TestEndAndSummary(t *testing.T) {
 	} {
 		var stdout, stderr strings.Builder
 		job := newJob(t, &fakeRunner{})
-		job.Report = Summary(&stdout, &stderr, c.format, c.quiet)
+		job.Report = Summary(&stdout, &stderr, c.format, report.Brief, c.quiet)
 		if _, err := Do(context.Background(), job, &fakeUI{}); err != nil {
 			t.Fatalf("%s: %v", c.format, err)
 		}

@@ -18,7 +18,7 @@ func NewFile(kind string, w *workload.Workload, configs []workload.Values, names
 	f := &results.File{
 		Format:   results.FormatName,
 		Version:  results.FormatVersion,
-		Contend:  contend.Version,
+		Contend:  contend.FullVersion(),
 		Native:   contend.NativeHash(),
 		Kind:     kind,
 		Command:  os.Args,
@@ -61,7 +61,7 @@ func ExternalFile(kind, name string, specs []external.Spec, primary, label strin
 	f := &results.File{
 		Format:   results.FormatName,
 		Version:  results.FormatVersion,
-		Contend:  contend.Version,
+		Contend:  contend.FullVersion(),
 		Native:   contend.NativeHash(),
 		Kind:     kind,
 		Command:  os.Args,

@@ -82,6 +82,10 @@ type Job struct {
 	Env           func() env.Fingerprint
 	Threads       int64
 	Oversubscribe bool
+	// SideThreads, when set, is the thread count of each configuration
+	// of an A/B run, in place of Threads: the oversubscription warning
+	// names the side it concerns ("side B: 8 threads on 2 online CPUs").
+	SideThreads []int64
 	// Evidence is the collectors opened for the run; ConfigEvidence,
 	// when set, the collectors of each configuration (views of the set,
 	// which is then their union).
@@ -218,7 +222,16 @@ func start(ctx context.Context, job Job, ui UI, taken *stack) (*results.Writer, 
 	f.Start = time.Now()
 	if job.Env != nil {
 		f.Env = job.Env()
-		f.Warnings = append(f.Warnings, env.Diagnose(f.Env, job.Threads, job.Oversubscribe)...)
+		threads := job.Threads
+		if job.SideThreads != nil {
+			threads = 0
+		}
+		f.Warnings = append(f.Warnings, env.Diagnose(f.Env, threads, job.Oversubscribe)...)
+		for i, n := range job.SideThreads {
+			if x := env.Oversubscribed(f.Env, n); job.Oversubscribe && x != "" && i < len(f.Configs) {
+				f.Warnings = append(f.Warnings, "side "+strings.ToUpper(f.Configs[i].Name)+": "+x)
+			}
+		}
 	}
 	if x := Stale(); x != "" {
 		f.Warnings = append(f.Warnings, x)

@@ -193,6 +193,25 @@ func TestDoEnvironment(t *testing.T) {
 	}
 }
 
+// TestDoSideThreads: an A/B run whose sides differ in thread count
+// (Job.SideThreads) says the oversubscription of the side it concerns,
+// once, and not of the side that fits.
+func TestDoSideThreads(t *testing.T) {
+	job := newJob(t, &fakeRunner{})
+	job.Env = func() env.Fingerprint { return env.Fingerprint{"cpu.online": "2"} }
+	job.Threads, job.SideThreads, job.Oversubscribe = 8, []int64{2, 8}, true
+	env.OverrideRunnableForTest(0)
+	defer env.OverrideRunnableForTest(-1)
+	if _, err := Do(context.Background(), job, &fakeUI{}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := results.Read(job.Out)
+	want := "side B: 8 threads on 2 online CPUs: the run is oversubscribed and measures scheduling as much as contention"
+	if !slices.Equal(f.Warnings, []string{want}) {
+		t.Errorf("warnings %q, want %q", f.Warnings, want)
+	}
+}
+
 // TestDoEarlyErrors: a run that cannot start gives back what it took: a
 // hook whose Open fails leaves the hooks opened before it closed and the
 // ones after it unopened; an --out that exists closes every hook; the

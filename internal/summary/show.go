@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"contend/internal/env"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/sweep"
 	"contend/internal/textfmt"
@@ -12,9 +13,9 @@ import (
 
 // Show writes what 'contend show' prints of the result file f read from
 // path: its name, kind and start, whether it finished, then a sweep's
-// analysis, or the kernel and each configuration's summary and outliers,
-// and the file's warnings; opt says what the summaries show beyond their
-// default (every symbol of a profile).
+// analysis, or the kernel and each configuration's summary (and its
+// outliers at opt.Detail report.Full), and the file's warnings; opt says
+// how much the summaries show.
 func Show(w io.Writer, path string, f *results.File, opt Options) error {
 	fmt.Fprintln(w, textfmt.WrapRest(fmt.Sprintf("file: %s (%s, %s)", path, f.Kind, f.Start.Format("2006-01-02 15:04:05")), 74, "      "))
 	if !f.Complete {
@@ -26,6 +27,7 @@ func Show(w io.Writer, path string, f *results.File, opt Options) error {
 			return err
 		}
 		fmt.Fprintln(w)
+		a.Detail = opt.Detail
 		sweep.Report(w, a)
 		return nil
 	}
@@ -33,7 +35,9 @@ func Show(w io.Writer, path string, f *results.File, opt Options) error {
 	for i := range f.Configs {
 		fmt.Fprintln(w)
 		SummaryWith(w, f, i, opt)
-		WriteOutliers(w, f, i)
+		if opt.Detail == report.Full {
+			WriteOutliers(w, f, i)
+		}
 	}
 	WriteFileWarnings(w, f)
 	return nil

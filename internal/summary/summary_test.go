@@ -7,6 +7,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/comparison"
+	"contend/internal/report"
 	"contend/internal/results"
 )
 
@@ -66,5 +67,36 @@ func TestOutliersShow(t *testing.T) {
 	WriteOutliers(&buf, f, 0)
 	if buf.Len() != 0 || len(comparison.Outliers(f, 0)) != 0 {
 		t.Errorf("3 values checked: %q", buf.String())
+	}
+}
+
+// TestBriefOfAProgram: the brief summary of a program run by exec,
+// without metrics of its own: the headline of its primary metric (real),
+// its row and cpu's, then the count of the rest (user, the evidence);
+// with 3 repetitions the headline says there are too few for an
+// interval. BriefAll lists every metric and the evidence.
+func TestBriefOfAProgram(t *testing.T) {
+	ms := []results.Metric{{Name: "real", Unit: "ns"}, {Name: "user", Unit: "ns"}, {Name: "cpu", Unit: "ns"}, {Name: "k.csw", Unit: "count"}}
+	f := file("exec:p", ms, []string{""}, map[string][][]float64{
+		"real": {{1e6, 2e6, 3e6}}, "user": {{1e5, 1e5, 1e5}}, "cpu": {{2e5, 2e5, 3e5}}, "k.csw": {{4, 5, 6}}})
+	var b strings.Builder
+	SummaryWith(&b, f, 0, Options{Detail: report.Brief})
+	out := b.String()
+	for _, want := range []string{
+		"exec:p real: median 2.000 ms (no interval: too few repetitions), n=3, CV 50.0%\n",
+		"\nreal ", "\ncpu ",
+		"Not shown: 1 process metric, 1 kernel evidence metric, every metric's spread. --all lists the metrics; --full all of it.",
+	} {
+		if !strings.Contains(out, want) && !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("brief lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\nuser ") || strings.Contains(out, "k.csw") {
+		t.Errorf("brief shows user or k.csw:\n%s", out)
+	}
+	b.Reset()
+	SummaryWith(&b, f, 0, Options{Detail: report.BriefAll})
+	if out := b.String(); !strings.Contains(out, "\nuser ") || !strings.Contains(out, "k.csw") || !strings.Contains(strings.Join(strings.Fields(out), " "), "Not shown: every metric's spread (mean, stddev, CV, Q1, Q3). --full shows them.") {
+		t.Errorf("brief --all:\n%s", out)
 	}
 }

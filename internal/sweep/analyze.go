@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"contend/analysis"
+	"contend/internal/report"
 	"contend/internal/results"
 )
 
@@ -64,6 +65,12 @@ type Analysis struct {
 	// WarningsShown says that the file's warnings were printed already
 	// (on stderr, as the sweep started): Report does not repeat them.
 	WarningsShown bool
+	// Detail is how much Report says: report.Full (the zero value) every
+	// table and the fits in full; report.Brief the primary metric and
+	// the throughput per point, the fits in one line each and a line
+	// counting the rest; report.BriefAll adds the medians of every
+	// metric per point.
+	Detail report.Detail
 
 	USL       *analysis.USLFit
 	Amdahl    *analysis.AmdahlFit

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"contend/internal/report"
 )
 
 // TestWriteFormat checks each --format of a sweep: json is one document,
@@ -16,7 +18,7 @@ func TestWriteFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	var csv, want bytes.Buffer
-	if err := WriteFormat(&csv, f, "csv", false); err != nil {
+	if err := WriteFormat(&csv, f, "csv", report.Full, false); err != nil {
 		t.Fatal(err)
 	}
 	WriteCSV(&want, a)
@@ -24,11 +26,11 @@ func TestWriteFormat(t *testing.T) {
 		t.Errorf("csv:\n%s\nwant:\n%s", csv.String(), want.String())
 	}
 	var js bytes.Buffer
-	if err := WriteFormat(&js, f, "json", false); err != nil || !json.Valid(js.Bytes()) {
+	if err := WriteFormat(&js, f, "json", report.Full, false); err != nil || !json.Valid(js.Bytes()) {
 		t.Errorf("json: %v, valid %v", err, json.Valid(js.Bytes()))
 	}
 	var text bytes.Buffer
-	if err := WriteFormat(&text, f, "text", true); err != nil || !strings.Contains(text.String(), "threads") {
+	if err := WriteFormat(&text, f, "text", report.Brief, true); err != nil || !strings.Contains(text.String(), "threads") {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 }

@@ -11,13 +11,15 @@ import (
 	"contend/analysis"
 	"contend/internal/evidence"
 	"contend/internal/export"
+	"contend/internal/plural"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/textfmt"
 	"contend/internal/units"
 )
 
 // Report prints a sweep's per-point tables, fits and warnings to w, in
-// 80 columns.
+// 80 columns, at a.Detail.
 func Report(w io.Writer, a *Analysis) {
 	f := a.File
 	fmt.Fprintf(w, "%s sweep over %s\n", f.Workload, strings.Join(a.Swept, ", "))
@@ -111,17 +113,96 @@ func Report(w io.Writer, a *Analysis) {
 			others = append(others, m)
 		}
 	}
-	writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others)
-	writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev)
+	if a.Detail != report.Brief {
+		writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others)
+		writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev)
+	}
 
 	fmt.Fprintln(w)
-	WriteFits(w, a)
+	if a.Detail == report.Full {
+		WriteFits(w, a)
+	} else {
+		writeBriefFits(w, a)
+	}
 	if !a.WarningsShown {
 		for _, x := range f.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)
 		}
 	}
 	printFailures(w, f)
+	if a.Detail != report.Full {
+		fmt.Fprintln(w)
+		textfmt.WriteWrapped(w, briefCountText(a, len(others), len(ev)), "")
+	}
+}
+
+// briefCountText is the last line of a brief sweep report: what it left
+// out (the medians of others and of ev evidence metrics per point, the
+// fits in full) and the flags that show it.
+func briefCountText(a *Analysis, others, ev int) string {
+	var s string
+	if a.Detail == report.Brief && others+ev > 0 {
+		var what []string
+		if others > 0 {
+			what = append(what, plural.N(others, "other metric", "other metrics"))
+		}
+		if ev > 0 {
+			what = append(what, plural.N(ev, "kernel evidence metric", "kernel evidence metrics"))
+		}
+		s = "Not shown: the medians per point of " + strings.Join(what, " and ") + ". --all lists them; "
+	}
+	full := "--full adds"
+	if a.Detail == report.Brief && others+ev > 0 {
+		full += " them and"
+	}
+	if a.USL != nil || a.Amdahl != nil {
+		full += " the fits in full (parameters with their standard errors, warnings)"
+	} else {
+		full += " nothing more"
+	}
+	if s == "" {
+		return "With " + full + "."
+	}
+	return s + full + "."
+}
+
+// writeBriefFits writes each fit of a in one line (the USL's peak, or
+// Amdahl's limit without a USL fit, and R^2), and why a fit is missing.
+func writeBriefFits(w io.Writer, a *Analysis) {
+	poor := func(r2 float64, warns []string) string {
+		s := fmt.Sprintf("R^2 = %.2f", r2)
+		if math.IsNaN(r2) || r2 < analysis.FitPoorR2 {
+			s += " (poor fit)"
+		}
+		if len(warns) > 0 {
+			s += ", " + plural.N(len(warns), "warning", "warnings") + " (--full)"
+		}
+		return s
+	}
+	x := a.XParam.Name
+	if u := a.USL; u != nil {
+		var peak string
+		switch {
+		case u.Flat:
+			peak = "flat, throughput does not depend on " + x
+		case math.IsInf(u.PeakX, 1):
+			peak = "no peak, grows in proportion to " + x
+		case math.IsInf(u.PeakN, 1):
+			peak = "no peak, rises towards " + units.Human(a.Throughput.Unit, u.PeakX)
+		default:
+			peak = fmt.Sprintf("peak %s at %s = %.3g", units.Human(a.Throughput.Unit, u.PeakX), x, u.PeakN)
+		}
+		textfmt.WriteWrapped(w, fmt.Sprintf("USL fit: %s (sigma %.3g, kappa %.3g); %s", peak, u.Sigma, u.Kappa, poor(u.R2, u.Warnings)), "  ")
+	} else if m := a.Amdahl; m != nil {
+		limit := "flat, throughput does not depend on " + x
+		if !m.Flat {
+			limit = "limit " + units.Human(a.Throughput.Unit, m.Asymptote)
+		}
+		textfmt.WriteWrapped(w, fmt.Sprintf("Amdahl fit: %s (serial fraction %.3g); %s", limit, m.Sigma, poor(m.R2, m.Warnings)), "  ")
+	}
+	for _, n := range a.FitNotes {
+		textfmt.WriteWrapped(w, "note: "+n, "  ")
+	}
 }
 
 // writeMedians prints the medians of metrics per point under title, five
@@ -420,8 +501,8 @@ func singular(unit string) string {
 
 // WriteFormat writes the sweep of f in format: the file as show --format
 // json prints it (json), the per-point table (csv), else the report of
-// its analysis, with its warnings unless quiet.
-func WriteFormat(w io.Writer, f *results.File, format string, quiet bool) error {
+// its analysis at detail d, with its warnings unless quiet.
+func WriteFormat(w io.Writer, f *results.File, format string, d report.Detail, quiet bool) error {
 	a, err := Analyze(f)
 	if err != nil {
 		return err
@@ -436,7 +517,7 @@ func WriteFormat(w io.Writer, f *results.File, format string, quiet bool) error 
 	case "csv":
 		return WriteCSV(w, a)
 	default:
-		a.WarningsShown = !quiet
+		a.WarningsShown, a.Detail = !quiet, d
 		Report(w, a)
 	}
 	return nil

@@ -58,7 +58,13 @@ func ParseList(p workload.Param, text string) ([]string, error) {
 		if !isRange {
 			c, err := p.Parse(item)
 			if err != nil {
-				return nil, err
+				// The value's own reason, with what a list accepts:
+				// "1-4" is no integer, and no range either.
+				why, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--"+p.Name+": "), "; accepted:")
+				if a, b, ok := strings.Cut(item, "-"); ok && a != "" && b != "" && !strings.Contains(b, "-") {
+					why += fmt.Sprintf(" (did you mean the range %s..%s?)", a, b)
+				}
+				return nil, bad(why)
 			}
 			if err := add(c); err != nil {
 				return nil, err

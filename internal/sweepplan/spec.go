@@ -106,10 +106,13 @@ func sweptLists(w *workload.Workload, o Options) (map[string]string, []string, m
 			continue
 		}
 		isList := p.Kind != workload.Bool && (strings.Contains(text, ",") || strings.Contains(text, ".."))
+		_, perr := p.Parse(text)
 		switch {
-		case p.IsConcurrency() && isList:
+		case p.IsConcurrency() && (isList || perr != nil):
 			// A thread count takes a list directly; a single value
 			// is fixed (sweep mutex --param locks=... --threads 100).
+			// A wrong one is read as a list, whose refusal says that
+			// lists and ranges are accepted ("1-4").
 			lists[p.Name] = text
 			names = append(names, p.Name)
 		case isList:

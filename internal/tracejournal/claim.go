@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"contend/internal/esc"
+	"contend/internal/lock"
 )
 
 // TraceRoots are where tracefs is looked for, in order; the environment
@@ -55,6 +58,23 @@ var (
 	ErrStuck = errors.New("could not be restored")
 )
 
+// BusyError is Take's error when another process holds the tracefs
+// mount (it wraps ErrBusy): the holder as the machine-wide lock names
+// its own (pid and command, from /proc/locks).
+type BusyError struct {
+	Root   string
+	Holder lock.Holder
+}
+
+func (e *BusyError) Error() string {
+	if e.Holder.Pid == 0 {
+		return fmt.Sprintf("%v %s (its pid is not in /proc/locks)", ErrBusy, e.Root)
+	}
+	return fmt.Sprintf("%v %s: pid %d (%s)", ErrBusy, e.Root, e.Holder.Pid, esc.Line(e.Holder.Command))
+}
+
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
 // Claim is one run's hold on a tracefs mount: an flock on its directory,
 // so that two runs never save and restore each other's settings, and the
 // journal of the settings it saved.
@@ -68,7 +88,7 @@ type Claim struct {
 	journal   *Entry
 }
 
-// Take claims root without waiting (ErrBusy), then restores the settings
+// Take claims root without waiting (a *BusyError), then restores the settings
 // that runs killed with SIGKILL left in it (ErrStuck when it cannot).
 func Take(root string) (*Claim, error) {
 	fl, err := os.Open(root)
@@ -76,8 +96,9 @@ func Take(root string) (*Claim, error) {
 		return nil, fmt.Errorf("cannot open %s: %v", root, err)
 	}
 	if err := unix.Flock(int(fl.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		h := lock.FlockHolder(fl)
 		fl.Close()
-		return nil, ErrBusy
+		return nil, &BusyError{Root: root, Holder: h}
 	}
 	c := &Claim{Root: root, flock: fl}
 	c.Recovered, err = RecoverStale(root)

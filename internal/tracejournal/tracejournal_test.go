@@ -3,6 +3,7 @@ package tracejournal
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,8 +98,12 @@ func TestClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Take(root); !errors.Is(err, ErrBusy) {
-		t.Errorf("second Take: %v, want ErrBusy", err)
+	// The refusal names the holder, as the machine-wide lock does: here
+	// this process (/proc/locks names the pid of the open file's flock).
+	var be *BusyError
+	if _, err := Take(root); !errors.Is(err, ErrBusy) || !errors.As(err, &be) || be.Holder.Pid != os.Getpid() ||
+		!strings.Contains(err.Error(), fmt.Sprintf("%s: pid %d (%s", root, os.Getpid(), os.Args[0])) {
+		t.Errorf("second Take: %v, want ErrBusy naming pid %d (%s)", err, os.Getpid(), os.Args[0])
 	}
 	if err := c.Save([]string{"tracing_on"}); err != nil {
 		t.Fatal(err)

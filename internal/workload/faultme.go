@@ -91,6 +91,11 @@ func init() { Register(Faultme) }
 
 func checkFaultme(p *bind.FaultmeParams, m limits.Machine) ([]string, error) {
 	threads, mem, stride := int64(p.Threads), int64(p.Mem), int64(p.Stride)
+	if stride > mem && mem < 1<<20 {
+		// A bare number is bytes: --mem 64 is 64 bytes, less than one
+		// page, which no one maps on purpose.
+		return nil, Usagef("--mem: %d bytes is less than one --stride (%s); did you mean %dMiB? accepted: a size of --stride or more, such as 64MiB or 1GiB", mem, FormatSize(stride), mem)
+	}
 	if stride > mem {
 		return nil, Usagef("--stride: %s is larger than --mem %s; accepted: 1 byte to --mem", FormatSize(stride), FormatSize(mem))
 	}

@@ -37,12 +37,13 @@ tasks). It runs testcase_prepare before starting them (process tasks
 inherit what it made) and testcase_cleanup after ending them. The counts are taken
 after --warmup-time and after --duration. docs/will-it-scale.md.
 
-Metrics: ops_per_sec, all tasks' iterations per second of the interval
-(will-it-scale's "average:" line), the primary, which verify compares with
-the original's; per_thread_ops or per_process_ops (by --mode; the robot's
-will-it-scale.per_thread_ops): ops_per_sec / tasks, so with the same --tasks
-its ratio between two sides is the primary's; fairness (fewest / most of one task);
-each task's count in the series. The tests' own defaults: --tasks is the
+Metrics: ops_per_sec, the primary, all tasks' iterations per second of the
+interval (will-it-scale's "average:" line, which verify compares with the
+original's); per_task_ops, ops_per_sec / tasks (with the same --tasks its
+ratio between two sides is the primary's), recorded also under the robot's
+name for the mode: per_thread_ops (--mode thread) or per_process_ops (--mode
+process); fairness (fewest / most of one task); each task's count in the
+series. The tests' own defaults: --tasks is the
 online CPUs (the robot's nr_task: 100%).
 
 Default --tasks is the online CPUs: the kernel test robot's nr_task 100%,
@@ -51,7 +52,7 @@ to the CPU count). Under taskset or a cpuset the tasks share the allowed
 CPUs, pinned modulo their count.`,
 	Metrics: []Metric{
 		{Name: "ops_per_sec", Unit: "ops/s", Better: Higher, Desc: "iterations of all tasks per second of the interval (will-it-scale's average)"},
-		{Name: "per_task_ops", Unit: "ops/s", Better: Higher, Desc: "iterations per task per second of the interval"},
+		{Name: "per_task_ops", Unit: "ops/s", Better: Higher, Desc: "iterations per task per second of the interval; recorded also as per_thread_ops or per_process_ops (by --mode), the robot's name"},
 		{Name: "iterations", Unit: "count", Better: Either, Desc: "iterations of all tasks in the interval"},
 		{Name: "time", Unit: "ns", Better: Either, Desc: "the measured interval"},
 		{Name: "fairness", Unit: "ratio", Better: Higher, Desc: "fewest / most iterations of one task (1 = fair)"},

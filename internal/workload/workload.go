@@ -232,18 +232,15 @@ func (w *Workload) Param(name string) (Param, bool) {
 }
 
 // ProcessMetrics are measured by the parent for every repetition, from the
-// child's whole-process wall time and wait4 rusage, the way time(1) does.
-var ProcessMetrics = []Metric{
-	{Name: "real", Unit: "ns", Better: Lower, Desc: "child process wall time, exec to exit (as time(1) real)"},
-	{Name: "user", Unit: "ns", Better: Lower, Desc: "child process user CPU time (rusage)"},
-	{Name: "sys", Unit: "ns", Better: Lower, Desc: "child process system CPU time (rusage)"},
-	{Name: "cpu", Unit: "ns", Better: Lower, Desc: "user + sys: compare this, not the split, for fault-heavy runs in a VM"},
-	{Name: "maxrss", Unit: "bytes", Better: Lower, Desc: "peak resident set size of the child (rusage)"},
-	{Name: "minflt", Unit: "count", Better: Either, Desc: "minor page faults of the child (rusage)"},
-	{Name: "majflt", Unit: "count", Better: Either, Desc: "major page faults of the child (rusage)"},
-	{Name: "vcsw", Unit: "count", Better: Either, Desc: "voluntary context switches of the child (rusage)"},
-	{Name: "ivcsw", Unit: "count", Better: Either, Desc: "involuntary context switches of the child (rusage)"},
-}
+// child's whole-process wall time and wait4 rusage, the way time(1) does
+// (results.ProcessMetrics, as a workload describes its metrics).
+var ProcessMetrics = func() []Metric {
+	var ms []Metric
+	for _, m := range results.ProcessMetrics {
+		ms = append(ms, Metric{Name: m.Name, Unit: m.Unit, Better: Better(m.Better), Desc: m.Desc})
+	}
+	return ms
+}()
 
 var registry = map[string]*Workload{}
 
