@@ -16,6 +16,7 @@ import (
 	"contend/internal/evidence"
 	"contend/internal/lkml"
 	"contend/internal/plural"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -96,6 +97,9 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 		b.Family = "Holm over " + plural.N(tested, "test", "tests")
 	}
 	lkmlBoots(&b, r)
+	if n := report.InstabilityNote(r, r.Pairs[0]); n != "" {
+		b.Notes = append(b.Notes, "the headline is "+n)
+	}
 	return b, nil
 }
 

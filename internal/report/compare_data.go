@@ -242,7 +242,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	boot := r.BootUnit()
 	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"}
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down", "unstable"}
 	if boot {
 		// The boot is the unit: change, p, MDE and verdict are the boot
 		// level's; the pooled runs' follow (bootunit.go).
@@ -250,6 +250,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	}
 	cw.Write(head)
 	for _, p := range r.Pairs {
+		note := InstabilityNote(r, p) // of the headline metric's row
 		for _, row := range p.Rows {
 			j := RowJSON(r, p, row)
 			var extra []string
@@ -262,11 +263,19 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)}, extra...))
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown), headlineOnly(row, r.Headline, note)}, extra...))
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// headlineOnly is note on the headline metric's row, "" on the others.
+func headlineOnly(row comparison.MetricRow, headline, note string) string {
+	if row.Metric.Name != headline {
+		return ""
+	}
+	return note
 }
 
 // mdCell escapes a Markdown table cell.
