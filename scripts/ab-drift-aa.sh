@@ -14,7 +14,8 @@
 # headline calls a change (its U test) and how often the report's
 # "within pairs" signed-rank test does (p <= 0.05). Prints one line per
 # scenario and order, with the load before and after. CONTEND (default:
-# contend on PATH) is the binary.
+# contend on PATH) is the binary; SCENARIOS (default "drift switch1
+# switch3") and ORDERS (default "ab random") pick the lines.
 set -euo pipefail
 runs=${1:-40}
 pairs=${2:-20}
@@ -35,8 +36,8 @@ PROG
 chmod +x "$dir/prog.sh"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; $runs A/A runs of $pairs pairs per line"
 printf '%-9s %-7s %-22s %s\n' scenario order "headline (U test)" "within pairs (signed rank)"
-for sc in drift switch1 switch3; do
-	for order in ab random; do
+for sc in ${SCENARIOS:-drift switch1 switch3}; do
+	for order in ${ORDERS:-ab random}; do
 		head=0 paired=0 done=0
 		for i in $(seq "$runs"); do
 			export CNT="$dir/cnt" SCENARIO=$sc TOTAL=$((2 * pairs))

@@ -28,7 +28,7 @@ func TestABBlockSaysUnstable(t *testing.T) {
 	if err := WriteAB(&out, f, 0.05); err != nil {
 		t.Fatal(err)
 	}
-	want := "the headline is unstable: CV 46% (A), load 2.8 on 2 CPUs; check with an A/A (ab --aa)"
+	want := "the headline is unstable: CV 46% on A, load 2.8 on 2 CPUs; check with an A/A, ab --aa"
 	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
 		t.Errorf("the block does not say %q:\n%s", want, out.String())
 	}

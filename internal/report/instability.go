@@ -9,8 +9,9 @@ import (
 )
 
 // InstabilityNote is what makes pair p's headline doubtful, in the words
-// the headline prints beside its verdict ("unstable: CV 52% (A); check
-// with an A/A (ab --aa)"), or "" when nothing does: a side whose headline
+// the headline prints beside its verdict ("unstable: CV 52% on A; check
+// with an A/A, ab --aa"; no parenthesis, so that a long headline still
+// breaks before its test's), or "" when nothing does: a side whose headline
 // metric varies by more than analysis.UnstableCV, a load average above
 // the online CPUs (comparison.Instability).
 func InstabilityNote(r *comparison.Comparison, p comparison.PairReport) string {
@@ -21,7 +22,7 @@ func InstabilityNote(r *comparison.Comparison, p comparison.PairReport) string {
 	var parts, cvs []string
 	for k, s := range [2]int{p.A, p.B} {
 		if in.Unstable[k] {
-			cvs = append(cvs, fmt.Sprintf("%s (%s)", pctAbs(in.CV[k]), r.Sides[s].Label))
+			cvs = append(cvs, fmt.Sprintf("%s on %s", pctAbs(in.CV[k]), r.Sides[s].Label))
 		}
 	}
 	if len(cvs) > 0 {
@@ -30,5 +31,5 @@ func InstabilityNote(r *comparison.Comparison, p comparison.PairReport) string {
 	if in.Loaded {
 		parts = append(parts, fmt.Sprintf("load %.1f on %s", in.Load, plural.N(in.CPUs, "CPU", "CPUs")))
 	}
-	return "unstable: " + strings.Join(parts, ", ") + "; check with an A/A (ab --aa)"
+	return "unstable: " + strings.Join(parts, ", ") + "; check with an A/A, ab --aa"
 }

@@ -32,7 +32,7 @@ func unstableAB() *results.File {
 func TestHeadlineSaysUnstable(t *testing.T) {
 	f := unstableAB()
 	sides := []comparison.Side{comparison.FileSide("a", f, 0), comparison.FileSide("b", f, 1)}
-	want := "slower, unstable: CV 46% (A); check with an A/A (ab --aa)"
+	want := "slower, unstable: CV 46% on A; check with an A/A, ab --aa"
 	for _, format := range []string{"text", "markdown", "json"} {
 		var out bytes.Buffer
 		if err := Compare(&out, sides, comparison.Options{}, format); err != nil {
@@ -64,7 +64,7 @@ func TestHeadlineSaysUnstable(t *testing.T) {
 	if col < 0 {
 		t.Fatalf("csv: no unstable column: %q", recs[0])
 	}
-	if recs[0][col] != "unstable" || recs[1][2] != "time" || recs[1][col] != "unstable: CV 46% (A); check with an A/A (ab --aa)" || recs[2][col] != "" {
+	if recs[0][col] != "unstable" || recs[1][2] != "time" || recs[1][col] != "unstable: CV 46% on A; check with an A/A, ab --aa" || recs[2][col] != "" {
 		t.Errorf("csv: the unstable column is %q, %q (%s), %q", recs[0][col], recs[1][col], recs[1][2], recs[2][col])
 	}
 
@@ -74,7 +74,7 @@ func TestHeadlineSaysUnstable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := InstabilityNote(r, r.Pairs[0]), "unstable: CV 46% (A), load 2.5 on 2 CPUs; check with an A/A (ab --aa)"; got != want {
+	if got, want := InstabilityNote(r, r.Pairs[0]), "unstable: CV 46% on A, load 2.5 on 2 CPUs; check with an A/A, ab --aa"; got != want {
 		t.Errorf("note %q, want %q", got, want)
 	}
 	// A stable side at a load at the CPUs: nothing.
