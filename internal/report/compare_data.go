@@ -59,9 +59,12 @@ type jsonSide struct {
 }
 
 type jsonPair struct {
-	A        string       `json:"a"`
-	B        string       `json:"b"`
-	Headline string       `json:"headline"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	Headline string `json:"headline"`
+	// Unstable is the headline's InstabilityNote, "" (left out) when it
+	// has none.
+	Unstable string       `json:"unstable,omitempty"`
 	Metrics  []MetricJSON `json:"metrics"`
 	// OnlyA and OnlyB are the evidence metrics only that side has
 	// values of, not compared (evidence.go).
@@ -198,7 +201,7 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", perBootJSON(r), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
-		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p)}
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p), Unstable: InstabilityNote(r, p)}
 		if boot {
 			jp.Headline = bootHeadline(r, p)
 		}

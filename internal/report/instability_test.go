@@ -41,10 +41,13 @@ func TestHeadlineSaysUnstable(t *testing.T) {
 		s := out.String()
 		if format == "json" {
 			var doc struct {
-				Pairs []struct{ Headline string } `json:"pairs"`
+				Pairs []struct{ Headline, Unstable string } `json:"pairs"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Pairs) != 1 {
 				t.Fatalf("json: %v, %d pairs", err, len(doc.Pairs))
+			}
+			if doc.Pairs[0].Unstable != "unstable: CV 46% on A; check with an A/A, ab --aa" {
+				t.Errorf("json: unstable %q", doc.Pairs[0].Unstable)
 			}
 			s = doc.Pairs[0].Headline
 		}
