@@ -43,11 +43,13 @@ func abOrderSides(order string, n int, rng *rand.Rand) []int {
 
 // abDriftRates simulates sims A/A runs of n pairs in order under sc (unit
 // noise) and returns the false-positive rates at alpha of the unpaired
-// Mann-Whitney test on the sides and of the signed-rank test on the
-// pairs' differences (B - A within each pair).
-func abDriftRates(sc abDriftScenario, order string, n, sims int, alpha float64, seed uint64) (mw, paired float64) {
+// Mann-Whitney test on the sides, of the signed-rank test on the pairs'
+// differences (B - A within each pair), and of the sequential design of
+// ab --until (seq: its looks from 5 pairs to n, stopping only when it
+// decides a difference).
+func abDriftRates(sc abDriftScenario, order string, n, sims int, alpha float64, seed uint64, seq *Sequential) (mw, paired, sequential float64) {
 	rng := rand.New(rand.NewPCG(seed, 38))
-	var fpMW, fpSR int
+	var fpMW, fpSR, fpSeq int
 	for range sims {
 		sides := abOrderSides(order, n, rng)
 		var a, b, d []float64
@@ -65,8 +67,15 @@ func abDriftRates(sc abDriftScenario, order string, n, sims int, alpha float64, 
 		if r, err := SignedRank(d); err == nil && r.P <= alpha {
 			fpSR++
 		}
+		for k := seq.MinRuns; k <= n; k++ {
+			if dec, err := seq.Decide(k, a[:k], b[:k]); err == nil && dec.Significant {
+				fpSeq++
+				break
+			}
+		}
 	}
-	return float64(fpMW) / float64(sims), float64(fpSR) / float64(sims)
+	f := float64(sims)
+	return float64(fpMW) / f, float64(fpSR) / f, float64(fpSeq) / f
 }
 
 // TestABDriftAA measures the A/A false-positive rate of an A/B run's
@@ -80,17 +89,18 @@ func abDriftRates(sc abDriftScenario, order string, n, sims int, alpha float64, 
 //     pair, so with no effect each difference's sign is a fair coin
 //     whatever the machine did (a randomization test);
 //   - the unpaired U test holds it under linear drift in every order
-//     (drift widens both sides alike);
+//     (drift widens both sides alike), and so does the sequential design
+//     of ab --until (its looks at 5..20 pairs);
 //   - a deterministic order cannot be rescued by any analysis when the
 //     load switches in step with it: a level switching every run puts
 //     it on every B of order ab, and both tests then call the A/A a
 //     change in most runs; abba is in step with a level switching every
 //     2 runs from run 1.
 //
-// CONTEND_ABDRIFT_SIMS sets the runs per cell (400 by default; 4000 for
+// CONTEND_ABDRIFT_SIMS sets the runs per cell (200 by default; 4000 for
 // the figures in docs/ab-until.md); -v prints the table.
 func TestABDriftAA(t *testing.T) {
-	sims := 400
+	sims := 200
 	if s, _ := strconv.Atoi(os.Getenv("CONTEND_ABDRIFT_SIMS")); s > 0 {
 		sims = s
 	}
@@ -99,20 +109,24 @@ func TestABDriftAA(t *testing.T) {
 	}
 	const n, alpha = 20, 0.05
 	bound := alpha + 3*math.Sqrt(alpha*(1-alpha)/float64(sims))
-	t.Logf("A/A false positives at alpha %g, %d pairs, %d runs per cell: unpaired U test / signed-rank on the pairs", alpha, n, sims)
+	seq, err := NewSequential(alpha, 5, n, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("A/A false positives at alpha %g, %d pairs, %d runs per cell: unpaired U test / signed-rank on the pairs / sequential U test (5..%d pairs)", alpha, n, sims, n)
 	for si, sc := range abDriftScenarios {
 		row := fmt.Sprintf("%-42s", sc.name)
 		for oi, order := range []string{"ab", "abba", "random"} {
-			mw, sr := abDriftRates(sc, order, n, sims, alpha, uint64(100*si+oi+1))
-			row += fmt.Sprintf("  %s %5.1f%% / %5.1f%%", order, 100*mw, 100*sr)
+			mw, sr, sq := abDriftRates(sc, order, n, sims, alpha, uint64(100*si+oi+1), seq)
+			row += fmt.Sprintf("  %s %4.1f%% / %4.1f%% / %4.1f%%", order, 100*mw, 100*sr, 100*sq)
 			switch {
 			case order == "random" && sr > bound:
 				t.Errorf("%s, order random: the signed-rank test on the pairs calls %.1f%% of A/A runs a change, above %.1f%%", sc.name, 100*sr, 100*bound)
-			case si <= 2 && mw > bound:
-				t.Errorf("%s, order %s: the U test calls %.1f%% of A/A runs a change, above %.1f%%", sc.name, order, 100*mw, 100*bound)
+			case si <= 2 && (mw > bound || sq > bound):
+				t.Errorf("%s, order %s: the U test calls %.1f%% of A/A runs a change, the sequential design %.1f%%, above %.1f%%", sc.name, order, 100*mw, 100*sq, 100*bound)
 			case (sc.name == "switching 1 SD every run" && order == "ab") || (sc.name == "switching 1 SD every 2 runs, from run 1" && order == "abba"):
-				if mw < 0.3 || sr < 0.3 {
-					t.Errorf("%s, order %s: U test %.1f%%, signed rank %.1f%%: a load in step with the order should fool both (above 30%%)", sc.name, order, 100*mw, 100*sr)
+				if mw < 0.3 || sr < 0.3 || sq < 0.3 {
+					t.Errorf("%s, order %s: U test %.1f%%, signed rank %.1f%%, sequential %.1f%%: a load in step with the order should fool each (above 30%%)", sc.name, order, 100*mw, 100*sr, 100*sq)
 				}
 			}
 		}
