@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"contend/analysis"
 	"contend/internal/ab"
 	"contend/internal/env"
 	"contend/internal/results"
@@ -256,5 +259,42 @@ func TestABExecProgramArgs(t *testing.T) {
 	f, _ := results.Read(out)
 	if a, _ := f.ParamValue(0, "args"); a != "-n --until x" || f.Reps[0].Output != "--until x" {
 		t.Errorf("args %q output %q", a, f.Reps[0].Output)
+	}
+}
+
+// TestABExecAADrift runs an A/A of a program whose printed value climbs
+// by 1 at every run (a counter in a file: a machine that drifts), in
+// --order random, and checks the shape of the report under drift: the
+// headline's U test, the test within pairs with the p-value the
+// signed-rank test gives the file's pairs and what the order lets it
+// claim, and the drift warning of each side (issue 38).
+func TestABExecAADrift(t *testing.T) {
+	dir := chdirTemp(t)
+	cnt := filepath.Join(dir, "count")
+	prog := script(t, "drift", "c=$(cat "+cnt+" 2>/dev/null || echo 0); echo $((c+1)) > "+cnt+"; echo \"t=$((100+c))\"\n")
+	out := filepath.Join(dir, "drift.json")
+	r := runCLI(t, "ab", "exec", "--aa", "--order", "random", "--seed", "3", "-n", "6", "--metric", "t=t=([0-9]+):ms:lower", "--out", out, "--", prog)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rel := ab.PairDiffs(f, "t")
+	sr, err := analysis.SignedRank(d)
+	if err != nil || len(d) != 6 || !rel {
+		t.Fatalf("pairs: %v, %d differences (rel %v)", err, len(d), rel)
+	}
+	s := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		"(U test, n=6+6): ",
+		fmt.Sprintf("within pairs: t: B against A in each of 6 pairs, HL %+.1f%%, p=%.2g (Wilcoxon signed-rank); the sides' order was drawn in each pair", 100*math.Expm1(sr.Estimate), sr.P),
+		"warning: side A drifts over run order (t, Mann-Kendall tau 1.00",
+		"warning: side B drifts over run order (t, Mann-Kendall tau 1.00",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, r.stdout)
+		}
 	}
 }

@@ -236,7 +236,7 @@ func TestCompareSeedVerdicts(t *testing.T) {
 		t.Errorf("outliers %+v, want the 3.98 s run of the patched side", r.Outliers)
 	}
 	h := report.HeadlineFor(r, r.Pairs[0])
-	if want := "faultme time: 11.30 s -> 6.610 s, HL -41.5% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster"; h != want {
+	if want := "faultme time: 11.30 s -> 6.610 s, HL -41.5% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster, unstable: CV 23% on B; check with an A/A, ab --aa"; h != want {
 		t.Errorf("headline\n%s\nwant\n%s", h, want)
 	}
 

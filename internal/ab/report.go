@@ -3,6 +3,7 @@ package ab
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -63,9 +64,20 @@ func WriteReport(w io.Writer, f *results.File, r Report) {
 	if err != nil {
 		fmt.Fprintf(w, "no comparison: %v\n", err)
 	}
+	var pairsWarning string
+	if err == nil && r.Decision == nil {
+		var line string
+		if line, pairsWarning = pairsText(f, r.Order, opt.Alpha, headlineP(cmp)); line != "" {
+			fmt.Fprintln(w)
+			textfmt.WriteWrapped(w, line, "  ")
+		}
+	}
 	if r.Decision != nil {
 		fmt.Fprintf(w, "\nadaptive stop: %s\n", StopText(r.Decision, r.Rule))
 		textfmt.WriteWrapped(w, IntervalText(opt.Alpha), "  ")
+	}
+	if pairsWarning != "" {
+		fmt.Fprintln(w, "warning: "+pairsWarning)
 	}
 	for _, d := range driftWarnings(f, r.Alpha) {
 		fmt.Fprintln(w, "warning: "+d)
@@ -116,4 +128,18 @@ func driftWarnings(f *results.File, alpha float64) []string {
 func IntervalText(alpha float64) string {
 	return fmt.Sprintf("intervals at %s%%: the level of the test at this look (1 - its alpha %s: a repeated confidence interval), so that the headline's interval excludes no change when that test decides a change, and only then (exactly for the exact U test; nearly with ties)",
 		strconv.FormatFloat(100*(1-alpha), 'g', 4, 64), analysis.FormatAlpha(alpha))
+}
+
+// headlineP is the adjusted p-value of the headline metric of cmp's
+// first pair (NaN when it has none).
+func headlineP(cmp *comparison.Comparison) float64 {
+	if len(cmp.Pairs) == 0 {
+		return math.NaN()
+	}
+	for _, row := range cmp.Pairs[0].Rows {
+		if row.Metric.Name == cmp.Headline && row.Cmp != nil {
+			return row.Cmp.AdjustedP
+		}
+	}
+	return math.NaN()
 }

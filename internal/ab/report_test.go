@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -66,5 +67,64 @@ func TestWriteReportSaysFileWarningsOnce(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// pairsFileOf is an A/B file of pairs (a[i], b[i]) in round i, A first.
+func pairsFileOf(a, b []float64) *results.File {
+	f := &results.File{Kind: "ab", Workload: "w", Primary: "time", Metrics: []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}},
+		Configs: []results.Config{{Name: "a"}, {Name: "b"}}}
+	for i := range a {
+		f.Reps = append(f.Reps, results.Rep{Index: 2 * i, Config: 0, Round: i, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": a[i]})},
+			results.Rep{Index: 2*i + 1, Config: 1, Round: i, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": b[i]})})
+	}
+	return f
+}
+
+// TestReportPairs checks the A/B report's test within pairs (issue 38):
+// the differences of each round (a failed side and warm-ups left out),
+// the signed-rank p-value of them, what the order lets it claim, and the
+// warning when it and the headline's U test disagree: here every pair
+// is +1 ns slower on B while the sides spread over 90 ns, so the U test
+// sees nothing (SciPy: p 0.73 without the round whose B failed) and the
+// pairs see all ten (exact p 2/1024, scipy.stats.wilcoxon 0.001953125).
+func TestReportPairs(t *testing.T) {
+	a := []float64{100, 110, 120, 130, 140, 150, 160, 170, 180, 190}
+	b := make([]float64, len(a))
+	for i := range a {
+		b[i] = a[i] + 1
+	}
+	f := pairsFileOf(a, b)
+	f.Reps = append(f.Reps, results.Rep{Index: 20, Config: 0, Round: 10, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1})},
+		results.Rep{Index: 21, Config: 1, Round: 10, Status: results.StatusFailed},
+		results.Rep{Index: 22, Config: 0, Round: 0, Warmup: true, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1})})
+	d, rel := PairDiffs(f, "time")
+	if len(d) != 10 || !rel {
+		t.Fatalf("PairDiffs: %d differences (rel %v), want the 10 complete rounds", len(d), rel)
+	}
+	for i, x := range d {
+		if want := math.Log(b[i] / a[i]); math.Abs(x-want) > 1e-15 {
+			t.Errorf("difference %d: %g, want ln(b/a) %g", i, x, want)
+		}
+	}
+	var out strings.Builder
+	WriteReport(&out, f, Report{Order: OrderAB, Alpha: 0.05})
+	s := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{
+		"within pairs: time: B against A in each of 10 pairs, HL +0.7%, p=0.002 (Wilcoxon signed-rank); with --order random it would hold",
+		"and the pairs (p=0.002) disagree at alpha 0.05: the machine may have changed in step with the order of the sides",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	WriteReport(&out, f, Report{Order: OrderRandom, Seed: 1, Alpha: 0.05})
+	if s := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(s, "the sides' order was drawn in each pair, so this p-value holds whatever the machine did between pairs") {
+		t.Errorf("order random:\n%s", out.String())
+	}
+	// Values <= 0: differences b - a.
+	if d, rel := PairDiffs(pairsFileOf([]float64{0, 1}, []float64{2, 4}), "time"); rel || len(d) != 2 || d[0] != 2 || d[1] != 3 {
+		t.Errorf("PairDiffs with a 0: %v (rel %v), want [2 3]", d, rel)
 	}
 }

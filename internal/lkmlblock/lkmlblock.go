@@ -16,6 +16,7 @@ import (
 	"contend/internal/evidence"
 	"contend/internal/lkml"
 	"contend/internal/plural"
+	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/workload"
 )
@@ -108,6 +109,9 @@ func Build(sides []comparison.Side, r *comparison.Comparison, all bool) (lkml.Bl
 	// The unit of replication: what the p-values cover.
 	if _, note := r.ReplicationNamed(r.Pairs[0], "the base", "the new side"); note != "" {
 		b.Notes = append(b.Notes, note)
+	}
+	if n := report.InstabilityNote(r, r.Pairs[0]); n != "" {
+		b.Notes = append(b.Notes, "the headline is "+n)
 	}
 	return b, nil
 }

@@ -134,8 +134,10 @@ func rowScale(unit string, ma, mb float64) units.Scale {
 //
 //	faultme time: 11.30 s -> 6.61 s, HL -41.4% [-64.8%, -39.5%], p=0.016 (U test, n=5+4): faster
 //
-// When the change of the medians and the estimate or the test disagree
-// (see analysis.Comparison.Disagreement), the headline ends saying so.
+// A side that varies by more than analysis.UnstableCV, or a load above
+// the online CPUs, is said beside the verdict (InstabilityNote). When the
+// change of the medians and the estimate or the test disagree (see
+// analysis.Comparison.Disagreement), the headline ends saying so.
 func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 	var row comparison.MetricRow
 	for _, x := range p.Rows {
@@ -178,6 +180,9 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 	}
 	b.WriteString("): ")
 	b.WriteString(verdictPhrase(row))
+	if n := InstabilityNote(r, p); n != "" {
+		b.WriteString(", " + n)
+	}
 	if d := c.Disagreement(); d != "" {
 		b.WriteString("; " + d)
 	}

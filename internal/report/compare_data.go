@@ -68,7 +68,10 @@ type jsonPair struct {
 	// p-value, as the text says it under the headline.
 	Replication     comparison.Replication `json:"replication,omitempty"`
 	ReplicationNote string                 `json:"replication_note,omitempty"`
-	Metrics         []MetricJSON           `json:"metrics"`
+	// Unstable is the headline's InstabilityNote, "" (left out) when it
+	// has none.
+	Unstable string       `json:"unstable,omitempty"`
+	Metrics  []MetricJSON `json:"metrics"`
 	// OnlyA and OnlyB are the evidence metrics only that side has
 	// values of, not compared (evidence.go).
 	OnlyA []string `json:"evidence_only_a,omitempty"`
@@ -204,7 +207,7 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", perBootJSON(r), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
-		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p)}
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p), Unstable: InstabilityNote(r, p)}
 		if boot {
 			jp.Headline = bootHeadline(r, p)
 		}
@@ -249,7 +252,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	boot := r.BootUnit()
 	head := []string{"a", "b", "metric", "unit", "better", "n_a", "median_a", "median_a_lo", "median_a_hi",
 		"n_b", "median_b", "median_b_lo", "median_b_hi", "change", "change_lo", "change_hi",
-		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down"}
+		"p", "p_adjusted", "holm_family_size", "method", "mde", "verdict", "change_estimator", "median_change", "mde_up", "mde_down", "unstable"}
 	if boot {
 		// The boot is the unit: change, p, MDE and verdict are the boot
 		// level's; the pooled runs' follow (bootunit.go).
@@ -259,6 +262,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 	head = append(head, "replication")
 	cw.Write(head)
 	for _, p := range r.Pairs {
+		note := InstabilityNote(r, p) // of the headline metric's row
 		for _, row := range p.Rows {
 			j := RowJSON(r, p, row)
 			var extra []string
@@ -273,11 +277,19 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
 				csvNum(j.Change), csvNum(j.ChangeLo), csvNum(j.ChangeHi),
 				csvNum(j.P), csvNum(j.PAdjusted), strconv.Itoa(j.FamilySize), j.Method, csvNum(j.MDE), j.Verdict,
-				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown)}, extra...))
+				j.Estimator, csvNum(j.MedianChg), csvNum(j.MDEUp), csvNum(j.MDEDown), headlineOnly(row, r.Headline, note)}, extra...))
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// headlineOnly is note on the headline metric's row, "" on the others.
+func headlineOnly(row comparison.MetricRow, headline, note string) string {
+	if row.Metric.Name != headline {
+		return ""
+	}
+	return note
 }
 
 // mdCell escapes a Markdown table cell.

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"math"
 
+	"contend/analysis"
 	"contend/internal/results"
 )
 
 // UnstableCV is the dispersion above which a configuration's runs are
-// called unstable: the standard deviation of the primary metric above
-// 10% of its mean, pyperf's threshold for its "benchmark unstable"
-// warning.
-const UnstableCV = 0.10
+// called unstable (analysis.UnstableCV: the standard deviation of the
+// primary metric above 10% of its mean, pyperf's threshold); the
+// headline of a comparison says so too (comparison.Instability).
+const UnstableCV = analysis.UnstableCV
 
 // UnstableWarnings returns one warning per configuration of f whose
 // primary metric varies more than UnstableCV over 3 or more successful
