@@ -66,7 +66,7 @@ func abFlags(sideUsage [2]string) []cli.Flag {
 		&cli.StringFlag{Name: "trace-events", Usage: "tracefs events (GROUP or GROUP:EVENT) off for A, on for B; restored at the end", Category: cat},
 		&cli.StringFlag{Name: "a-evidence", Usage: "kernel evidence of side A only, in place of --evidence: default, none, or a list such as perf,sched (--a-evidence none measures what the collectors cost)", Category: cat},
 		&cli.StringFlag{Name: "b-evidence", Usage: "kernel evidence of side B only, in place of --evidence", Category: cat},
-		cliflag.WithCategory(enumFlag("order", &value.Enum{W: string(ab.OrderAB), Words: ab.OrderNames()}, "ab, abba, or random (each pair in random order, see --seed)"), cat),
+		cliflag.WithCategory(enumFlag("order", &value.Enum{W: string(ab.OrderRandom), Words: ab.OrderNames()}, "random (each pair in an order drawn from --seed: the test within pairs then holds whatever the machine did), ab or abba"), cat),
 		cliflag.WithCategory(newFlag("seed", &value.Int{N: 1, Min: 0, Max: math.MaxInt}, "seed of --order random"), cat),
 		&cli.BoolFlag{Name: "aa", Usage: "run the same configuration on both sides: a null control", Category: cat},
 		cliflag.WithCategory(newFlag("until", &value.Percent{}, "adaptive run: after each pair from --min-runs on, stop when the group-sequential test decides the primary metric changed, or when the half-width of the 95% interval of its change is at most X% (such as 5%), or at --max-runs; see 'contend help ab'"), cat),
