@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/env"
 	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
 // The boot id and kernel seen by a test binary running as contend come
@@ -80,6 +80,7 @@ func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *camp
 func (f *campaignFixture) step(boot, release string, extra ...string) (string, int) {
 	f.t.Helper()
 	cmd := contendCmd(f.t, append(append([]string{"campaign", "step"}, extra...), f.dir)...)
+	testutil.DefaultSignals(f.t, cmd) // as the boot unit starts it, SIGHUP not ignored even under nohup
 	cmd.Dir = f.root
 	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID="+boot, "CONTEND_TEST_KERNEL_RELEASE="+release)
 	out, err := cmd.CombinedOutput()
@@ -860,6 +861,7 @@ func TestCampaignSignalBeforeReboot(t *testing.T) {
 			f := newCampaign(t, "exec", "-n", "500", "--", "/bin/sleep", "0.02")
 			runCLI(t, "campaign", "arm", f.dir)
 			cmd := contendCmd(t, "campaign", "step", f.dir)
+			testutil.DefaultSignals(t, cmd) // SIGHUP not ignored even under nohup
 			cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -913,6 +915,7 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
 	cmd := contendCmd(t, "campaign", "step", dir)
+	testutil.DefaultSignals(t, cmd) // SIGHUP not ignored even under nohup
 	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -934,13 +937,8 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 		}
 		seen.Write(buf[:n])
 	}
-	// Under nohup the step leaves SIGHUP ignored, as it was given
-	// (campaign.WithSignals): then SIGTERM.
-	sig, name := syscall.SIGHUP, "SIGHUP"
-	if signal.Ignored(syscall.SIGHUP) {
-		sig, name = syscall.SIGTERM, "SIGTERM"
-	}
-	cmd.Process.Signal(sig)
+	name := "SIGHUP"
+	cmd.Process.Signal(syscall.SIGHUP)
 	go io.Copy(io.Discard, pr)
 	if err := cmd.Wait(); err == nil {
 		t.Error("the step stopped while settling exited 0")
