@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"contend/internal/testsize"
 )
 
 // seqOutcome sums simulated sequential A/B runs.
@@ -85,12 +87,9 @@ func TestSequentialFalsePositiveRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sims := 1500
-	if testing.Short() {
-		sims = 500
-	}
+	sims := testsize.Pick(500, 1500)
 	// Two standard errors of a rate alpha.
-	tol := 2 * math.Sqrt(alpha*(1-alpha)/float64(sims))
+	tol := testsize.Tolerance(alpha, sims, 2)
 	for i, sigma := range []float64{0.1, 1} {
 		o := simulateSequential(t, s, sigma, 0, sims, uint64(100+i))
 		rate := o.rate(o.increase + o.decrease)
@@ -114,10 +113,7 @@ func TestSequentialSavesRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sims := 1000
-	if testing.Short() {
-		sims = 300
-	}
+	sims := testsize.Pick(300, 1000)
 	o := simulateSequential(t, s, 0.1, 0.2, sims, 7)
 	t.Logf("+20%% at sigma 0.1: correct %.4f, wrong %.4f, mean pairs %.2f", o.rate(o.increase), o.rate(o.decrease), o.meanPairs())
 	if o.rate(o.increase) < 0.95 || o.decrease > 0 {
@@ -136,10 +132,7 @@ func TestSequentialPowerVsFixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sims := 1000
-	if testing.Short() {
-		sims = 300
-	}
+	sims := testsize.Pick(300, 1000)
 	o := simulateSequential(t, s, 0.2, 0.2, sims, 8)
 	n := int(math.Ceil(o.meanPairs()))
 	fixed := fixedPower(t, n, 0.2, 0.2, 0.05, sims, 9)

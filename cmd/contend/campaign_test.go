@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"contend/internal/campaign"
 	"contend/internal/env"
 	"contend/internal/results"
+	"contend/internal/testutil"
 )
 
 // The boot id and kernel seen by a test binary running as contend come
@@ -80,6 +80,7 @@ func newCampaignBoot(t *testing.T, thenA, thenB string, command ...string) *camp
 func (f *campaignFixture) step(boot, release string, extra ...string) (string, int) {
 	f.t.Helper()
 	cmd := contendCmd(f.t, append(append([]string{"campaign", "step"}, extra...), f.dir)...)
+	testutil.DefaultSignals(f.t, cmd) // as the boot unit starts it, SIGHUP not ignored even under nohup
 	cmd.Dir = f.root
 	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID="+boot, "CONTEND_TEST_KERNEL_RELEASE="+release)
 	out, err := cmd.CombinedOutput()
@@ -277,51 +278,6 @@ func TestCampaignLoop(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(f.root, "boots.svg"))
 	if err != nil || !strings.Contains(string(svg), "per boot") {
 		t.Errorf("boot plot: %v", err)
-	}
-}
-
-// TestCampaignWrongKernel: a boot of the wrong kernel stops the campaign
-// with a message naming both, disarms it and never reboots.
-func TestCampaignWrongKernel(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
-	runCLI(t, "campaign", "arm", f.dir)
-	out, code := f.step("boot-1", "kB")
-	if code != 1 || !strings.Contains(out, `expects side A (release kA), but this kernel has release "kB";`) || !strings.Contains(out, "no reboot") {
-		t.Errorf("wrong kernel: exit %d\n%s", code, out)
-	}
-	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
-		t.Errorf("armed %v, reboots %v after a wrong kernel", campaign.IsArmed(f.dir), f.reboots())
-	}
-	if ev := f.events(); ev[len(ev)-1] != campaign.EvMismatch {
-		t.Errorf("ledger %v does not end with the mismatch", ev)
-	}
-	if _, err := os.Stat(filepath.Join(f.dir, campaign.ResultName(0, 'A'))); err == nil {
-		t.Error("a wrong kernel was measured")
-	}
-	r := runCLI(t, "campaign", "status", f.dir)
-	if !strings.Contains(r.stdout, "last stop") || !strings.Contains(r.stdout, "not armed") {
-		t.Errorf("status after a mismatch:\n%s", r.stdout)
-	}
-}
-
-// TestCampaignFailingStep: a run that fails disarms the campaign, without
-// a reboot; at-boot steps then do nothing; a manual disarm is respected.
-func TestCampaignFailingStep(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/false")
-	runCLI(t, "campaign", "arm", f.dir)
-	out, code := f.step("boot-1", "kA")
-	if code != 1 || !strings.Contains(out, "failed") || !strings.Contains(out, "disarmed, no reboot") {
-		t.Errorf("failing run: exit %d\n%s", code, out)
-	}
-	if campaign.IsArmed(f.dir) || len(f.reboots()) != 0 {
-		t.Errorf("armed %v, reboots %v after a failure", campaign.IsArmed(f.dir), f.reboots())
-	}
-	n := len(f.events())
-	out, code = f.step("boot-2", "kA", "--at-boot")
-	if code != 0 || !strings.Contains(out, "not armed: nothing to do") || len(f.events()) != n {
-		t.Errorf("at-boot step of a disarmed campaign: %d %s", code, out)
 	}
 }
 
@@ -535,31 +491,6 @@ func TestCompareOneBoot(t *testing.T) {
 	}
 }
 
-// TestCampaignStatusLatest: a boot whose run failed and was then redone
-// shows as done, and status no longer reports the failure as the last stop.
-func TestCampaignStatusLatest(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	okFile := filepath.Join(t.TempDir(), "ok")
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/sh", "-c", "test -e "+okFile)
-	if out, code := f.step("boot-1", "kA"); code != 1 {
-		t.Fatalf("failing step: exit %d\n%s", code, out)
-	}
-	r := runCLI(t, "campaign", "status", f.dir)
-	if !strings.Contains(r.stdout, "last stop") || !strings.Contains(r.stdout, "stopped (failed") {
-		t.Errorf("status after a failed step lacks the stop:\n%s", r.stdout)
-	}
-	if err := os.WriteFile(okFile, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, code := f.step("boot-2", "kA"); code != 0 {
-		t.Fatalf("redone step: exit %d\n%s", code, out)
-	}
-	r = runCLI(t, "campaign", "status", f.dir)
-	if strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "boot 1  A  done in boot boot-2") {
-		t.Errorf("status after the boot was redone still shows the failure:\n%s", r.stdout)
-	}
-}
-
 // campaignProcs returns the pids of the processes whose command line holds s.
 func campaignProcs(s string) []string {
 	var out []string
@@ -643,75 +574,6 @@ func TestCampaignInitValidatesCommand(t *testing.T) {
 	}
 }
 
-// TestCampaignEmptiedLedger: with the ledger emptied after boot 1, the
-// next step takes boot 1's complete result file for what it is (recorded
-// as done, with its boot) instead of running into it and advising a redo
-// that fails the same way; the campaign goes on with boot 2. A result file
-// that is not a finished measurement (its end line lost) is set aside and
-// its boot measured again. On the old code the second step failed ("an
-// existing --out file is never overwritten") and so did every later one.
-func TestCampaignEmptiedLedger(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
-	ledger := filepath.Join(f.dir, campaign.LedgerFile)
-	if out, code := f.step("boot-1", "kA"); code != 0 {
-		t.Fatalf("step 1: exit %d\n%s", code, out)
-	}
-	if err := os.Truncate(ledger, 0); err != nil {
-		t.Fatal(err)
-	}
-	// Still in kernel A: boot 1 is recorded from its file, and boot 2
-	// wants side B.
-	out, code := f.step("boot-2", "kA")
-	if !strings.Contains(out, "the ledger had no record of boot 1, but boots/01-A.jsonl is its complete result (2 ok, boot boot-1): recorded as done") ||
-		code != 1 || !strings.Contains(out, "boot 2 of 6 expects side B") {
-		t.Errorf("step after the ledger was emptied: exit %d, want boot 1 recorded and boot 2 refused in kernel A\n%s", code, out)
-	}
-	l, err := campaign.ReadLedger(f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := l.Done(); len(d) != 1 || d[0].BootID != "boot-1" || d[0].OK != 2 {
-		t.Errorf("done events after the recovery: %+v, want boot 1 in boot-1 with 2 ok", d)
-	}
-	if out, code := f.step("boot-3", "kB"); code != 0 {
-		t.Fatalf("step of boot 2 in kernel B: exit %d\n%s", code, out)
-	}
-	if _, err := os.Stat(filepath.Join(f.dir, campaign.ResultName(1, 'B'))); err != nil {
-		t.Errorf("boot 2 not measured: %v", err)
-	}
-
-	// Boot 3 (B) measured, the ledger emptied again and the file's end
-	// line lost: set aside, measured again.
-	if out, code := f.step("boot-4", "kB"); code != 0 {
-		t.Fatalf("step of boot 3: exit %d\n%s", code, out)
-	}
-	if err := os.Truncate(ledger, 0); err != nil {
-		t.Fatal(err)
-	}
-	third := filepath.Join(f.dir, campaign.ResultName(2, 'B'))
-	b, err := os.ReadFile(third)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
-	if !strings.HasPrefix(lines[len(lines)-1], `{"end":`) {
-		t.Fatalf("last line of %s is not its end: %q", third, lines[len(lines)-1])
-	}
-	os.WriteFile(third, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
-	out, code = f.step("boot-5", "kB")
-	if code != 0 || !strings.Contains(out, "boots/03-B.jsonl is not a finished measurement of it (its run did not finish): set aside as boots/03-B.unrecorded-") {
-		t.Errorf("step with an unfinished, unrecorded file: exit %d\n%s", code, out)
-	}
-	l, _ = campaign.ReadLedger(f.dir)
-	if d := l.Done(); len(d) != 3 || d[2].BootID != "boot-5" || d[0].BootID != "boot-1" || d[1].BootID != "boot-3" {
-		t.Errorf("done events: %+v, want boots 1 and 2 recovered and boot 3 measured again in boot-5", d)
-	}
-	if g, _ := filepath.Glob(filepath.Join(f.dir, "boots", "03-B.unrecorded-*.jsonl")); len(g) != 1 {
-		t.Errorf("the unfinished file was not kept aside: %v", g)
-	}
-}
-
 // TestCampaignRefusesControlCharacters: a newline in the campaign
 // directory wrote a unit that ran /evil as root at every boot
 // ("campaign init $'/x/y\n[Service]\nExecStartPre=/evil\n'", then
@@ -752,38 +614,6 @@ func (f *campaignFixture) lastEvent() campaign.Event {
 		f.t.Fatal("empty ledger")
 	}
 	return l.Events[len(l.Events)-1]
-}
-
-// TestCampaignStepAlreadyRanKeepsArming: 'campaign step' typed again in a
-// boot whose step already ran (its reboot pending) does nothing, and so
-// leaves the campaign armed: the next boot's step (--at-boot) runs.
-func TestCampaignStepAlreadyRanKeepsArming(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
-	runCLI(t, "campaign", "arm", f.dir)
-	if out, code := f.step("boot-1", "kA", "--at-boot"); code != 0 || !campaign.IsArmed(f.dir) {
-		t.Fatalf("boot 1: exit %d, armed %v\n%s", code, campaign.IsArmed(f.dir), out)
-	}
-	n := len(f.events())
-	for _, extra := range [][]string{nil, {"--at-boot"}} {
-		out, code := f.step("boot-1", "kA", extra...)
-		if code != 0 || !strings.Contains(out, "already ran boot 1") || !strings.Contains(out, "stays armed") {
-			t.Errorf("step %v in the boot that ran: exit %d\n%s", extra, code, out)
-		}
-		if !campaign.IsArmed(f.dir) {
-			t.Fatalf("step %v in the boot that ran consumed the arming: the next boot would do nothing", extra)
-		}
-	}
-	if len(f.events()) != n {
-		t.Errorf("a step that did nothing wrote to the ledger: %v", f.events())
-	}
-	out, code := f.step("boot-2", "kB", "--at-boot")
-	if code != 0 || strings.Contains(out, "not armed") {
-		t.Fatalf("the next boot's step: exit %d\n%s", code, out)
-	}
-	if _, ok := mustLedger(t, f.dir).Done()[1]; !ok || !slices.Equal(f.reboots(), []string{"2-B", "3-B"}) {
-		t.Errorf("boot 2 not run, or reboots %v, want [2-B 3-B]", f.reboots())
-	}
 }
 
 // reapLater kills, at the end of the test, the process whose pid a fake
@@ -863,6 +693,7 @@ func TestCampaignSignalBeforeReboot(t *testing.T) {
 			f := newCampaign(t, "exec", "-n", "500", "--", "/bin/sleep", "0.02")
 			runCLI(t, "campaign", "arm", f.dir)
 			cmd := contendCmd(t, "campaign", "step", f.dir)
+			testutil.DefaultSignals(t, cmd) // SIGHUP not ignored even under nohup
 			cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -916,6 +747,7 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
 	cmd := contendCmd(t, "campaign", "step", dir)
+	testutil.DefaultSignals(t, cmd) // SIGHUP not ignored even under nohup
 	cmd.Env = append(cmd.Env, "CONTEND_TEST_BOOT_ID=boot-1", "CONTEND_TEST_KERNEL_RELEASE=kA")
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -937,13 +769,8 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 		}
 		seen.Write(buf[:n])
 	}
-	// Under nohup the step leaves SIGHUP ignored, as it was given
-	// (campaign.WithSignals): then SIGTERM.
-	sig, name := syscall.SIGHUP, "SIGHUP"
-	if signal.Ignored(syscall.SIGHUP) {
-		sig, name = syscall.SIGTERM, "SIGTERM"
-	}
-	cmd.Process.Signal(sig)
+	name := "SIGHUP"
+	cmd.Process.Signal(syscall.SIGHUP)
 	go io.Copy(io.Discard, pr)
 	if err := cmd.Wait(); err == nil {
 		t.Error("the step stopped while settling exited 0")
@@ -951,95 +778,6 @@ func TestCampaignSignalWhileSettling(t *testing.T) {
 	l := mustLedger(t, dir)
 	if len(l.Events) == 0 || l.Events[len(l.Events)-1].Event != campaign.EvFailed || !strings.Contains(l.Events[len(l.Events)-1].Message, "stopped by "+name+" while settling") {
 		t.Errorf("ledger %+v: want a 'failed' naming %s while settling", l.Events, name)
-	}
-}
-
-// TestCampaignFailedReboot: a reboot command that fails by itself is
-// filed under the boot it was to start (side B's boot 2), disarms the
-// campaign and shows in status; once that boot is done by hand the stop
-// no longer shows, and a finished campaign's status says "complete"
-// without advice from an earlier stop.
-func TestCampaignFailedReboot(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaignBoot(t, "", "exit 3", "exec", "-n", "2", "--", "/bin/true")
-	runCLI(t, "campaign", "arm", f.dir)
-	out, code := f.step("boot-1", "kA")
-	if code != 1 || !strings.Contains(out, "exit status 3") {
-		t.Fatalf("failed reboot: exit %d\n%s", code, out)
-	}
-	e := f.lastEvent()
-	if e.Event != campaign.EvFailed || e.Slot != 1 || e.Side != "B" {
-		t.Errorf("the failed reboot is filed as %+v: want 'failed' of boot 2 (slot 1, side B)", e)
-	}
-	if campaign.IsArmed(f.dir) {
-		t.Error("armed after a failed reboot")
-	}
-	r := runCLI(t, "campaign", "status", f.dir)
-	if !strings.Contains(r.stdout, "boot 1  A  done in boot boot-1") || !strings.Contains(r.stdout, "boot 2  B  stopped (failed in boot boot-1)") || !strings.Contains(r.stdout, "last stop") {
-		t.Errorf("status after a failed reboot:\n%s", r.stdout)
-	}
-	p, _ := campaign.ReadPlan(f.dir)
-	for i := 1; i < len(p.Order); i++ {
-		if out, code := f.step("boot-"+strconv.Itoa(i+1), release(p.Order[i])); code != 0 {
-			t.Fatalf("boot %d by hand: exit %d\n%s", i+1, code, out)
-		}
-		if i == 1 {
-			if r := runCLI(t, "campaign", "status", f.dir); strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "failed") {
-				t.Errorf("status after boot 2 was done still shows the failed reboot:\n%s", r.stdout)
-			}
-		}
-	}
-	r = runCLI(t, "campaign", "status", f.dir)
-	if !strings.Contains(r.stdout, "complete: all 6 boots done") || strings.Contains(r.stdout, "last stop") || strings.Contains(r.stdout, "arm' to allow") {
-		t.Errorf("status of a complete campaign:\n%s", r.stdout)
-	}
-}
-
-// TestCampaignRedoNamesOnlyRealFiles: a step interrupted before its run
-// made a result file is redone, and the redo event names no file; one
-// interrupted after names the file it kept aside, which exists.
-func TestCampaignRedoNamesOnlyRealFiles(t *testing.T) {
-	t.Parallel() // its steps are processes of their own (no repetition here); its files under its own root
-	f := newCampaign(t, "exec", "-n", "2", "--", "/bin/true")
-	if err := campaign.Append(f.dir, campaign.Event{Event: campaign.EvStart, Slot: 0, Side: "A", BootID: "boot-1", Result: campaign.ResultName(0, 'A')}); err != nil {
-		t.Fatal(err)
-	}
-	out, code := f.step("boot-2", "kA")
-	if code != 0 || !strings.Contains(out, "left no result file") {
-		t.Errorf("redo without a result file: exit %d\n%s", code, out)
-	}
-	for _, e := range mustLedger(t, f.dir).Events {
-		if e.Event != campaign.EvRedo {
-			continue
-		}
-		if e.Result != "" {
-			if _, err := os.Stat(filepath.Join(f.dir, e.Result)); err != nil {
-				t.Errorf("the redo event names %s: %v", e.Result, err)
-			}
-		}
-	}
-	// Interrupted after the run made its file: the file is kept aside
-	// and named.
-	if err := campaign.Append(f.dir, campaign.Event{Event: campaign.EvStart, Slot: 1, Side: "B", BootID: "boot-3", Result: campaign.ResultName(1, 'B')}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(f.dir, campaign.ResultName(1, 'B')), []byte("partial\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, code := f.step("boot-4", "kB"); code != 0 {
-		t.Fatalf("redo with a result file: exit %d\n%s", code, out)
-	}
-	var named []string
-	for _, e := range mustLedger(t, f.dir).Events {
-		if e.Event == campaign.EvRedo && e.Result != "" {
-			named = append(named, e.Result)
-			if b, err := os.ReadFile(filepath.Join(f.dir, e.Result)); err != nil || string(b) != "partial\n" {
-				t.Errorf("the redo event names %s: %v %q", e.Result, err, b)
-			}
-		}
-	}
-	if len(named) != 1 {
-		t.Errorf("redo events naming a file: %v, want one", named)
 	}
 }
 

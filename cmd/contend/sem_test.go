@@ -578,17 +578,13 @@ func TestOsimWorkerKilled(t *testing.T) {
 		t.Fatal("no worker")
 	}
 	worker := workers[len(workers)/2].pid
-	start := time.Now()
 	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	code := wait()
-	took := time.Since(start)
-	if code != 1 {
+	// A repetition that waited for the timeout would be a timeout (status,
+	// error), checked below; no bound on the time it took.
+	if code := wait(); code != 1 {
 		t.Errorf("exit %d, want 1; stderr %s", code, stderr)
-	}
-	if took > timeout/10 {
-		t.Errorf("the repetition ended %s after the worker died (timeout %s): it waited for the timeout", took, timeout)
 	}
 	f, err := results.Read(out)
 	if err != nil {

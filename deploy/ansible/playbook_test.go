@@ -5,6 +5,7 @@ package ansible
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,39 @@ import (
 	"contend/internal/testutil"
 )
 
+// testContext returns a context that ends before the test binary's
+// -timeout does (a tenth of the time left earlier, at most a minute), so
+// that a play that hangs is killed by the test, which then fails and
+// cleans up: a binary killed by its timeout runs no cleanup (at load 400
+// it left ansible-playbook running for 30 minutes).
+func testContext(t *testing.T) context.Context {
+	d, ok := t.Deadline()
+	if !ok {
+		return t.Context()
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), d.Add(-min(time.Until(d)/10, time.Minute)))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// command returns the command name with args in a process group of its
+// own, ended with testContext: when the context ends or the test does
+// (t.Cleanup), the whole group is killed (ansible-playbook's workers and
+// what they started), and the command itself if the test binary dies
+// first (Pdeathsig).
+func command(t *testing.T, ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second // for the output of what the group's death left holding the pipes
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	return cmd
+}
+
 // ansiblePlaybook finds ansible-playbook: absent, the test is skipped
 // with the reason, except in CI (CI=true), where it fails.
 func ansiblePlaybook(t *testing.T) string {
@@ -38,12 +72,13 @@ func ansiblePlaybook(t *testing.T) string {
 
 func TestPlaybookSyntax(t *testing.T) {
 	ap := ansiblePlaybook(t)
-	out, err := exec.Command(ap, "--syntax-check", "-i", "inventory.example.ini", "fleet.yml").CombinedOutput()
+	ctx := testContext(t)
+	out, err := command(t, ctx, ap, "--syntax-check", "-i", "inventory.example.ini", "fleet.yml").CombinedOutput()
 	if err != nil {
 		t.Fatalf("ansible-playbook --syntax-check: %v\n%s", err, out)
 	}
 	if lint, err := exec.LookPath("ansible-lint"); err == nil {
-		cmd := exec.Command(lint, "--offline", "fleet.yml")
+		cmd := command(t, ctx, lint, "--offline", "fleet.yml")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("ansible-lint: %v\n%s", err, out)
 		}
@@ -60,6 +95,7 @@ func TestPlaybookSyntax(t *testing.T) {
 // hosts without results, and nothing of contend is left running.
 func TestPlaybookLocalFleet(t *testing.T) {
 	ap := ansiblePlaybook(t)
+	ctx := testContext(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +178,14 @@ ansible_python_interpreter=/usr/bin/python3
 	os.MkdirAll(filepath.Dir(left), 0o755)
 	b, _ := os.ReadFile(testutil.BuildC(t, fakeContend))
 	os.WriteFile(left, b, 0o755)
-	leftover := exec.Command(left)
+	leftover := command(t, ctx, left)
 	if err := leftover.Start(); err != nil {
 		t.Fatal(err)
 	}
 	leftDone := make(chan error, 1)
 	go func() { leftDone <- leftover.Wait() }()
 	res := filepath.Join(tmp, "results")
-	cmd := exec.Command(ap, "-i", invPath, "fleet.yml",
+	cmd := command(t, ctx, ap, "-i", invPath, "fleet.yml",
 		"-e", "contend_results="+res, "-e", "contend_prebuilt="+bin,
 		"-e", "contend_controller_bin="+bin, "-e", "contend_src="+root)
 	cmd.Env = append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_HOST_KEY_CHECKING=False",
@@ -167,6 +203,9 @@ ansible_python_interpreter=/usr/bin/python3
 	out, err := cmd.CombinedOutput()
 	t.Cleanup(func() { killUnder(t, tmp) })
 	// An unreachable host makes ansible-playbook exit 4; the play goes on.
+	if ctx.Err() != nil {
+		t.Fatalf("ansible-playbook killed with its process group: the test's time, a tenth before its -timeout, ran out (%v)\n%s", err, out)
+	}
 	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 4) {
 		t.Fatalf("ansible-playbook: %v\n%s", err, out)
 	}
@@ -300,7 +339,7 @@ ansible_python_interpreter=/usr/bin/python3
 	// file and the report are written): the step refuses, this boot ran
 	// boot 1 already; the status file names camp alone (the hosts
 	// outside --limit did not run: they are not "unreachable").
-	cmd = exec.Command(ap, "-i", invPath, "fleet.yml", "--limit", "camp,localhost",
+	cmd = command(t, ctx, ap, "-i", invPath, "fleet.yml", "--limit", "camp,localhost",
 		"-e", "contend_results="+res, "-e", "contend_prebuilt="+bin,
 		"-e", "contend_controller_bin="+bin, "-e", "contend_src="+root)
 	cmd.Env = playEnv
@@ -355,6 +394,7 @@ func TestFleetCommandsRender(t *testing.T) {
 	if err != nil {
 		t.Skip("ansible is not installed")
 	}
+	ctx := testContext(t)
 	re := regexp.MustCompile(`(?:--threads|\.\.)\s*\{\{[^}]*\}\}`)
 	n := 0
 	for _, p := range []string{"../../README.md", "README.md", "roles/contend/defaults/main.yml", "inventory.example.ini"} {
@@ -365,7 +405,7 @@ func TestFleetCommandsRender(t *testing.T) {
 		for _, m := range re.FindAllString(string(b), -1) {
 			expr := m[strings.Index(m, "{{"):]
 			n++
-			out, err := exec.Command(ab, "localhost", "-c", "local", "-m", "ansible.builtin.debug", "-a", "msg={{ ["+strings.Trim(expr, "{} ")+"] }}",
+			out, err := command(t, ctx, ab, "localhost", "-c", "local", "-m", "ansible.builtin.debug", "-a", "msg={{ ["+strings.Trim(expr, "{} ")+"] }}",
 				"-e", "contend_cpus=2").CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s: %s: %v\n%s", p, expr, err, out)
@@ -453,7 +493,8 @@ func TestLeftoversScript(t *testing.T) {
 	os.WriteFile(setEvent, []byte("sched:sched_switch\n"), 0o644)
 	saved := filepath.Join(dir, "saved")
 	script := "roles/contend/files/contend-leftovers.sh"
-	save := exec.Command("sh", script, "--save-trace", saved)
+	ctx := testContext(t)
+	save := command(t, ctx, "sh", script, "--save-trace", saved)
 	save.Env = append(os.Environ(), "CONTEND_TRACEFS="+trace)
 	if out, err := save.CombinedOutput(); err != nil {
 		t.Fatalf("save: %v %s", err, out)
@@ -465,13 +506,13 @@ func TestLeftoversScript(t *testing.T) {
 	os.WriteFile(bin, b, 0o755)
 	other := filepath.Join(dir, "bin", "other")
 	os.WriteFile(other, b, 0o755)
-	theirs := exec.Command(other)
+	theirs := command(t, ctx, other)
 	if err := theirs.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { theirs.Process.Kill(); theirs.Wait() })
 	run := func(env ...string) (string, int) {
-		cmd := exec.Command("sh", script, bin, saved)
+		cmd := command(t, ctx, "sh", script, bin, saved)
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -485,7 +526,7 @@ func TestLeftoversScript(t *testing.T) {
 	// binary, a set that contend cleanup removes; a process of another
 	// binary must survive.
 	os.WriteFile(setEvent, []byte("sched:sched_switch\nlock:contention_begin\n"), 0o644)
-	mine := exec.Command(bin)
+	mine := command(t, ctx, bin)
 	if err := mine.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"contend/internal/testutil"
 )
 
 // TestKilledBy: a reboot command ended by a shutdown's signal (or a shell
@@ -23,7 +25,9 @@ func TestKilledBy(t *testing.T) {
 		{`exit 1`, ""},
 		{`kill -USR1 $$`, ""},
 	} {
-		err := exec.Command("/bin/sh", "-c", c.script).Run()
+		cmd := exec.Command("/bin/sh", "-c", c.script)
+		testutil.DefaultSignals(t, cmd) // the signals the script sends itself are not ignored (nohup, a background job)
+		err := cmd.Run()
 		got := ""
 		if s := killedBy(err); s != nil {
 			got = SignalName(s)

@@ -318,21 +318,28 @@ func TestStepAlreadyRan(t *testing.T) {
 			mustArm(t, dir)
 		}
 		n := len(events(t, dir))
-		m.log.Reset()
-		if err := Step(context.Background(), dir, m.options()); err != nil {
-			t.Fatal(err)
-		}
-		if len(m.runs) != 1 || len(events(t, dir)) != n || IsArmed(dir) != armed {
-			t.Errorf("armed %v: %d runs, %d new events, armed after %v", armed, len(m.runs), len(events(t, dir))-n, IsArmed(dir))
-		}
-		want := "this boot (boot1) already ran boot 1 of the campaign: nothing to do. "
-		if armed {
-			want += "The campaign stays armed: the step of the next boot runs boot 2 (side B)"
-		} else {
-			want += "Reboot into side B for boot 2 and run the step there (the campaign is not armed"
-		}
-		if !strings.Contains(m.log.String(), want) {
-			t.Errorf("armed %v: log %q lacks %q", armed, m.log.String(), want)
+		// Typed again, and (armed) as the boot unit would run it: an
+		// --at-boot step must not consume the arming either, or the
+		// next boot would do nothing.
+		for _, atBoot := range []bool{false, armed} {
+			m.log.Reset()
+			o := m.options()
+			o.AtBoot = atBoot
+			if err := Step(context.Background(), dir, o); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.runs) != 1 || len(events(t, dir)) != n || IsArmed(dir) != armed {
+				t.Errorf("armed %v, at boot %v: %d runs, %d new events, armed after %v", armed, atBoot, len(m.runs), len(events(t, dir))-n, IsArmed(dir))
+			}
+			want := "this boot (boot1) already ran boot 1 of the campaign: nothing to do. "
+			if armed {
+				want += "The campaign stays armed: the step of the next boot runs boot 2 (side B)"
+			} else {
+				want += "Reboot into side B for boot 2 and run the step there (the campaign is not armed"
+			}
+			if !strings.Contains(m.log.String(), want) {
+				t.Errorf("armed %v, at boot %v: log %q lacks %q", armed, atBoot, m.log.String(), want)
+			}
 		}
 	}
 }

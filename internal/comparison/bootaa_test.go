@@ -9,6 +9,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/testsize"
 )
 
 // aaCampaign returns the sides of a synthetic A/A campaign in the order
@@ -41,19 +42,20 @@ func aaCampaign(seed uint64, boots, runs int, bootSD, runSD float64) []Side {
 	return sides
 }
 
-// TestBootLevelAAFalsePositives: 300 synthetic A/A campaigns (4+4 boots
-// of 10 runs, each boot its own boot id and a log offset of SD 0.05, runs
-// SD 0.02; a workload metric and an evidence metric). The boot level, the
-// verdict of every metric of a campaign's report, calls a change at most
-// as often as alpha allows (the count is not above the 99% quantile of
-// Binomial(300, 0.05), 24), for the workload metric and for the evidence
-// metric; the pooled runs, kept as a description, call one in about half
-// of them. Before, the headline and the evidence verdicts were the pooled
+// TestBootLevelAAFalsePositives: 100 synthetic A/A campaigns (300 with
+// CONTEND_FULL_SIM=1; 4+4 boots of 10 runs, each boot its own boot id and
+// a log offset of SD 0.05, runs SD 0.02; a workload metric and an
+// evidence metric). The boot level, the verdict of every metric of a
+// campaign's report, calls a change at most as often as alpha allows (the
+// count is not above the 99% quantile of Binomial(n, 0.05): 11 of 100, 24
+// of 300), for the workload metric and for the evidence metric; the pooled
+// runs, kept as a description, call one in about half of them. Before, the headline and the evidence verdicts were the pooled
 // ones: 55 and 55 of 100. (Moved from cmd/contend's
 // TestCampaignAAFalsePositives, which ran the same campaigns through
 // files and the CLI; that test keeps the report's shape.)
 func TestBootLevelAAFalsePositives(t *testing.T) {
-	const n, bound = 300, 24
+	n := testsize.Pick(100, 300)
+	bound := testsize.BinomialQuantile(n, 0.05, 0.99)
 	var head, ev, pooled int
 	for i := 0; i < n; i++ {
 		c, err := Build(aaCampaign(uint64(i+1), 4, 10, 0.05, 0.02), Options{Alpha: 0.05})
@@ -78,7 +80,7 @@ func TestBootLevelAAFalsePositives(t *testing.T) {
 		}
 	}
 	t.Logf("A/A, %d campaigns of 4+4 boots x 10 runs: the boot level called a change in %d (%.1f%%), the evidence in %d, the pooled runs in %d (%.1f%%)",
-		n, head, 100*float64(head)/n, ev, pooled, 100*float64(pooled)/n)
+		n, head, 100*float64(head)/float64(n), ev, pooled, 100*float64(pooled)/float64(n))
 	if head > bound || ev > bound {
 		t.Errorf("A/A boot level %d, evidence %d of %d: above %d, the 99%% quantile of Binomial(%d, 0.05)", head, ev, n, bound, n)
 	}

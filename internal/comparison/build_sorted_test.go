@@ -11,6 +11,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/testsize"
 )
 
 // TestBuildSortedOnce: Build, which sorts each side's values once per
@@ -46,7 +47,7 @@ func TestBuildSortedOnce(t *testing.T) {
 		}
 		return vals
 	}
-	for trial := range 150 {
+	for trial := range testsize.Pick(51, 150) {
 		n := 3 + rng.IntN(30)
 		if trial%50 == 0 {
 			n = 1500 + rng.IntN(500) // beyond the sorted differences of the Hodges-Lehmann interval

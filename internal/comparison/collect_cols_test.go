@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"contend/internal/results"
+	"contend/internal/testsize"
 )
 
 // collectBefore is what collectSide found before it read columns: each
@@ -46,7 +47,7 @@ func TestCollectSideSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	dir := t.TempDir()
 	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "pages", Unit: "count"}, {Name: "k.sys.pgfault", Unit: "count"}}
-	for trial := range 300 {
+	for trial := range testsize.Pick(100, 300) {
 		var side, cside Side
 		for p := range 1 + rng.IntN(3) {
 			f := &results.File{Format: results.FormatName, Version: 2, Kind: "run", Workload: "faultme", Metrics: metrics, Primary: "time"}

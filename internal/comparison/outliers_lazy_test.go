@@ -8,6 +8,7 @@ import (
 
 	"contend/analysis"
 	"contend/internal/results"
+	"contend/internal/testsize"
 )
 
 // sideOutliersBefore is sideOutliers as it was before it took the median
@@ -43,7 +44,7 @@ func sideOutliersBefore(s *SideReport, si int, metrics []results.Metric) []Outli
 func TestOutliersSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	ms := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "faults", Unit: "count"}}
-	for trial := range 300 {
+	for trial := range testsize.Pick(100, 300) {
 		var vals, counts [2][]float64
 		for c := range vals {
 			for range 3 + rng.IntN(40) {

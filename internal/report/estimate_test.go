@@ -14,6 +14,7 @@ import (
 	"contend/analysis"
 	"contend/internal/comparison"
 	"contend/internal/results"
+	"contend/internal/testsize"
 	"contend/internal/textfmt"
 )
 
@@ -62,14 +63,14 @@ func drawSides(rng *rand.Rand, bimodal bool) (a, b []float64) {
 }
 
 // TestPrintedEstimateInsideInterval draws random and bimodal samples
-// (seeded) and reads the text, Markdown and JSON reports back: every
+// (seeded; 100 draws, 300 with CONTEND_FULL_SIM=1) and reads the text, Markdown and JSON reports back: every
 // printed change lies inside the interval printed beside it, and when the
 // change of the medians lies outside that interval, the headline says so.
 func TestPrintedEstimateInsideInterval(t *testing.T) {
 	rng := rand.New(rand.NewSource(20261130))
 	metrics := []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}, {Name: "x", Unit: "count"}}
 	bad, disagreements := 0, 0
-	const draws = 300
+	draws := testsize.Pick(100, 300)
 	for i := 0; i < draws; i++ {
 		ta, tb := drawSides(rng, i%2 == 1)
 		xa, xb := drawSides(rng, i%3 != 0)

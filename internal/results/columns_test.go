@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"contend/internal/testsize"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,7 +25,8 @@ func TestColumnsReadSameAsReps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	path := filepath.Join(t.TempDir(), "r.json")
 	direct, files := 0, 0
-	for trial := range 200 {
+	trials := testsize.Pick(60, 200)
+	for trial := range trials {
 		for k, b := range testFiles(t, rng, trial) {
 			// Pieces that hold the header, else the file is read at once.
 			readChunk, readWholeMax = bytes.IndexByte(b, '\n')+1+rng.IntN(600), rng.IntN(100)
@@ -77,7 +79,7 @@ func TestColumnsReadSameAsReps(t *testing.T) {
 			}
 		}
 	}
-	if direct < 100 || files < 300 {
+	if direct < trials/2 || files < 3*trials/2 {
 		t.Errorf("only %d of %d files read went straight into columns", direct, files)
 	}
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"contend/internal/testsize"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -40,7 +41,7 @@ func streamOf(reps []Rep) func(yield func(*Rep) bool) {
 func TestOpenFromSameAsOpen(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	dir := t.TempDir()
-	for trial := range 60 {
+	for trial := range testsize.Pick(20, 60) {
 		f := sampleFile()
 		f.Metrics = append(f.Metrics, Metric{Name: "k.ctx"}, Metric{Name: "x<y"}, Metric{Name: "é"})
 		f.Configs = append(f.Configs, Config{Name: "b"}, Config{Name: "c"})
