@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"contend/internal/testsize"
 )
 
 // simProber measures commit i as base plus the steps of the culprits at
@@ -220,10 +222,7 @@ func simSize() (count int, full bool) {
 	if v, err := strconv.Atoi(os.Getenv("CONTEND_BISECT_SIM")); err == nil && v > 0 {
 		return v, v >= 300
 	}
-	if os.Getenv("CONTEND_FULL_SIM") == "1" {
-		return 300, true
-	}
-	return 60, false
+	return testsize.Pick(60, 300), testsize.Full()
 }
 
 // TestSimulationScenarios: the real search, 64 commits, a step of one
