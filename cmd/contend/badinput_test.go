@@ -218,7 +218,7 @@ func badInputCases() []badCase {
 		badCase{"verify one pair", []string{"verify", "faultme", "--mem", "1MiB", "-n", "1", "--", "/bin/true"}, "at least 3"},
 		badCase{"verify two pairs", []string{"verify", "faultme", "--mem", "1MiB", "-n", "2", "--", "/bin/true"}, "--runs"},
 		badCase{"verify out directory", []string{"verify", "faultme", "--mem", "1MiB", "--out", "testdata", "--", "/bin/true"}, "is a directory"},
-		badCase{"ab seed without random", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--seed", "5"}, "--seed"},
+		badCase{"ab seed with order ab", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--order", "ab", "--seed", "5"}, "--seed"},
 		badCase{"ab exec seed with abba", []string{"ab", "exec", "--order", "abba", "--seed", "5", "--aa", "--", "/bin/true"}, "--seed"},
 		badCase{"ab prepare timeout 1ns", []string{"ab", "faultme", "--mem", "1MiB", "--aa", "--prepare-timeout", "1ns"}, "--prepare-timeout"},
 		badCase{"sweep seed with fixed order", []string{"sweep", "faultme", "--mem", "1MiB", "--threads", "1,2", "--order", "fixed", "--seed", "3"}, "--seed"},
