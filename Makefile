@@ -19,7 +19,7 @@ build: man
 	$(GO) build -o bin/contend-plot ./cmd/contend-plot
 
 # The man page, written from the command definitions by cmd/contend built
-# with -tags contend_man (internal/manpage: not in the contend binary).
+# with -tags contend_man (cmd/contend/internal/manpage: not in the contend binary).
 man:
 	@mkdir -p bin
 	$(GO) run -tags contend_man,urfave_cli_no_docs ./cmd/contend >bin/contend.1.tmp

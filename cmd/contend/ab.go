@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/analysis"
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/ab"
-	"contend/internal/cliflag"
 	"contend/internal/export"
 	"contend/internal/limits"
 	"contend/internal/lkmlblock"
@@ -24,7 +24,7 @@ func abCommand() *cli.Command {
 		Name:        "ab",
 		Usage:       "run two configurations interleaved in one boot and compare them",
 		ArgsUsage:   "WORKLOAD [parameters] [--a FLAGS] [--b FLAGS] | exec [flags] --a 'COMMAND A' --b 'COMMAND B' | exec [flags] -- PROGRAM [ARGS]",
-		Description: desc("ab"),
+		Description: helpText("ab"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("ab: which workload? one of: %s (or exec for external programs)", joinNames())

@@ -23,7 +23,7 @@ func abExecCommand() *cli.Command {
 		Name:        "exec",
 		Usage:       "A/B of external programs: two commands (--a, --b), or one program (after --) under two settings",
 		ArgsUsage:   "[flags] --a 'COMMAND A' --b 'COMMAND B' | [flags] -- PROGRAM [ARGS]",
-		Description: desc("ab-exec"),
+		Description: helpText("ab-exec"),
 		Flags:       append(append(flags, repFlags(abFormatFlag())...), detailFlags()...),
 		Action:      runABExec,
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliargs"
-	"contend/internal/cliflag"
+	"contend/cmd/contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/esc"
 	"contend/internal/harness"
 	"contend/internal/wisbuild"

@@ -85,7 +85,7 @@ func bisectCommand() *cli.Command {
 		Name:        "bisect",
 		Usage:       "find the commit that changed a metric: probabilistic bisection with a stated confidence",
 		ArgsUsage:   "--good REV --bad REV [--build CMD] [flags] -- run|exec ARGS...",
-		Description: desc("bisect"),
+		Description: helpText("bisect"),
 		Flags:       flags,
 		Action:      func(c *cli.Context) error { return bisectStart(c, f) },
 		Subcommands: []*cli.Command{
@@ -103,7 +103,7 @@ func bisectCommand() *cli.Command {
 			{
 				Name: "step", Usage: "for 'git bisect run': the verdict on the checked-out commit as exit status 0 good, 1 bad, 125 skip",
 				ArgsUsage:   "--good REV --bad REV [--build CMD] --dir DIR -- run|exec ARGS...",
-				Description: desc("bisect-step"),
+				Description: helpText("bisect-step"),
 				Flags:       append(stepFlags, newFlag("step-max-runs", &sf.stepMax, "most repetitions of the commit before the verdict is skip")),
 				Action: func(c *cli.Context) error {
 					code, err := bisectStep(c, sf)

@@ -13,7 +13,7 @@ func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "cleanup",
 		Usage:       "remove SysV semaphore sets, restore tracefs settings and remove temporary directories left by contend runs that were killed",
-		Description: desc("cleanup"),
+		Description: helpText("cleanup"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list the sets, remove nothing"},
 			&cli.StringFlag{Name: "binary", Usage: "only what runs of this contend executable left (a path)"},

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliargs"
-	"contend/internal/cliflag"
-	"contend/internal/completion"
+	"contend/cmd/contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliflag"
+	"contend/cmd/contend/internal/completion"
 	"contend/internal/workload"
 )
 

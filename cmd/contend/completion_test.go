@@ -14,7 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliflag"
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/evidence"
 	"contend/internal/value"
 	"contend/internal/workload"

@@ -21,7 +21,7 @@ func envCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "env",
 		Usage:       "print this machine's environment fingerprint",
-		Description: desc("env"),
+		Description: helpText("env"),
 		Flags: []cli.Flag{
 			formatFlag("text or json", "text", "json"),
 		},

@@ -26,7 +26,7 @@ func parseEvidence(c *cli.Context) ([]string, error) {
 
 // writeEvidenceHelp prints `contend help evidence`.
 func writeEvidenceHelp(w io.Writer) {
-	head, tail, _ := strings.Cut(desc("evidence")+"\n", "{{collectors}}\n")
+	head, tail, _ := strings.Cut(helpText("evidence")+"\n", "{{collectors}}\n")
 	fmt.Fprint(w, head)
 	for _, d := range evidence.Docs() {
 		tag := ""

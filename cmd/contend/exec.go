@@ -34,7 +34,7 @@ func execCommand() *cli.Command {
 		Name:        "exec",
 		Usage:       "repeat an unmodified external program, reading metrics from its output",
 		ArgsUsage:   "[flags] -- PROGRAM [ARGS]",
-		Description: strings.ReplaceAll(desc("exec"), "{{presets}}", strings.Join(external.ProgramPresetNames(), ", ")),
+		Description: strings.ReplaceAll(helpText("exec"), "{{presets}}", strings.Join(external.ProgramPresetNames(), ", ")),
 		Flags:       append(append(append(metricFlags(true), shellFlag("run the arguments with /bin/sh -c (joined with spaces)")), repFlags(formatFlag(runFormatUsage, "text", "json", "original"))...), summaryDetailFlags()...),
 		Action:      runExec,
 	}

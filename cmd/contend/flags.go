@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliflag"
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/limits"
 	"contend/internal/report"
 	"contend/internal/results"

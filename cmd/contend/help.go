@@ -80,7 +80,9 @@ func topicsText() string {
 // writeMaxrssHelp prints `contend help maxrss`.
 func writeMaxrssHelp(w io.Writer) { fmt.Fprintln(w, helpText("maxrss")) }
 
-// helpFiles are the longer descriptions of the commands, help/NAME.txt.
+// helpFiles are the longer descriptions of the commands and the topics,
+// help/NAME.txt: what --help and 'contend help NAME' print, one folder for
+// every command.
 //
 //go:embed help/*.txt
 var helpFiles embed.FS

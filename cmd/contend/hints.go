@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/hints"
+	"contend/cmd/contend/internal/hints"
 	"contend/internal/workload"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/manpage"
+	"contend/cmd/contend/internal/manpage"
 	"contend/internal/workload"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"contend"
-	"contend/internal/manpage"
+	"contend/cmd/contend/internal/manpage"
 )
 
 // The man page generator: 'go run -tags contend_man ./cmd/contend' writes

@@ -14,7 +14,7 @@ func portCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "port",
 		Usage:       "port a C test to contend: print the plugin header, write a template",
-		Description: desc("port"),
+		Description: helpText("port"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "header", Usage: "print the plugin header"},
 			&cli.StringFlag{Name: "template", Usage: "write NAME.c, a commented starting file"},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliargs"
 )
 
 // warnProgramFlags prints cliargs.ProgramFlagsWarning on stderr: the

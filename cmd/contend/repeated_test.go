@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliargs"
 )
 
 // TestRepeatedFlagPasses: what cliargs.Repeated must let through: repeatable

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/campaign"
-	"contend/internal/cliflag"
 	"contend/internal/lock"
 	"contend/internal/reproduce"
 	"contend/internal/robotmail"

@@ -19,7 +19,7 @@ func runCommand() *cli.Command {
 		Name:        "run",
 		Usage:       "repeat one configuration of a workload, each repetition in a fresh process",
 		ArgsUsage:   "WORKLOAD [parameters]",
-		Description: desc("run"),
+		Description: helpText("run"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("run: which workload? one of: %s (see 'contend list')", joinNames())

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliflag"
+	"contend/cmd/contend/internal/cliflag"
 	"contend/internal/comparison"
 	"contend/internal/harness"
 	"contend/internal/limits"
@@ -24,7 +24,7 @@ func sweepCommand() *cli.Command {
 		Name:        "sweep",
 		Usage:       "a scalability curve: one configuration per point, repetitions in rounds, USL fit",
 		ArgsUsage:   "WORKLOAD --threads LIST | --param NAME=LIST ...",
-		Description: desc("sweep"),
+		Description: helpText("sweep"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("sweep: which workload? one of: %s (see 'contend list')", joinNames())

@@ -14,7 +14,7 @@ func tuneCommand() *cli.Command {
 		Name:        "tune",
 		Usage:       "set what makes runs steadier (governor, turbo, ASLR, IRQs, ...); --reset puts it back",
 		ArgsUsage:   " ",
-		Description: desc("tune"),
+		Description: helpText("tune"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "reset", Usage: "put back every value saved by an earlier 'contend tune'"},
 			&cli.StringFlag{Name: "cpus", Usage: "benchmark CPUs as a list such as 1-3 (IRQs go to the others; default every CPU but the first)"},

@@ -17,7 +17,7 @@ func verifyCommand() *cli.Command {
 		Name:        "verify",
 		Usage:       "check a reproduction against its original program, alternating the two",
 		ArgsUsage:   "WORKLOAD [parameters] -- PROGRAM [ARGS]",
-		Description: desc("verify"),
+		Description: helpText("verify"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("verify: which workload? one of: %s", joinNames())

@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliargs"
 	"contend/internal/evidence"
 	"contend/internal/workload"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/hints"
+	"contend/cmd/contend/internal/hints"
 	"contend/internal/value"
 	"contend/internal/workload"
 )

@@ -11,11 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"contend/internal/cliargs"
+	"contend/cmd/contend/internal/cliargs"
+	"contend/cmd/contend/internal/suggest"
 	"contend/internal/external"
 	"contend/internal/lazyre"
 	"contend/internal/results"
-	"contend/internal/suggest"
 	"contend/internal/workload"
 )
 
