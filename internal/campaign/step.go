@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"contend/internal/env"
+	"contend/internal/esc"
 	"contend/internal/results"
 )
 
@@ -523,30 +524,23 @@ func BootCommands(b Boot) []string {
 		if reboot == "" {
 			reboot = "systemctl reboot"
 		}
-		return []string{"grub-reboot " + shellQuote(b.GrubEntry), reboot}
+		return []string{"grub-reboot " + esc.ShellQuote(b.GrubEntry), reboot}
 	case b.Kexec != nil:
 		if reboot == "" {
 			reboot = "systemctl kexec"
 		}
-		load := "kexec -l " + shellQuote(b.Kexec.Kernel)
+		load := "kexec -l " + esc.ShellQuote(b.Kexec.Kernel)
 		if b.Kexec.Initrd != "" {
-			load += " --initrd=" + shellQuote(b.Kexec.Initrd)
+			load += " --initrd=" + esc.ShellQuote(b.Kexec.Initrd)
 		}
 		if b.Kexec.Cmdline != "" {
-			load += " --command-line=" + shellQuote(b.Kexec.Cmdline)
+			load += " --command-line=" + esc.ShellQuote(b.Kexec.Cmdline)
 		} else {
 			load += " --reuse-cmdline"
 		}
 		return []string{load, reboot}
 	}
 	return []string{b.Command}
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func short(id string) string {

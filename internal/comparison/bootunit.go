@@ -49,17 +49,9 @@ func (b BootRow) Means() (a, bb float64) {
 		return math.NaN(), math.NaN()
 	}
 	if c.Shift {
-		return mean(c.MeansA), mean(c.MeansB)
+		return analysis.MomentsOf(c.MeansA).Mean, analysis.MomentsOf(c.MeansB).Mean
 	}
-	return math.Exp(mean(c.MeansA)), math.Exp(mean(c.MeansB))
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
+	return math.Exp(analysis.MomentsOf(c.MeansA).Mean), math.Exp(analysis.MomentsOf(c.MeansB).Mean)
 }
 
 // pairIndex returns the index of the pair of sides a and b in r.Pairs.

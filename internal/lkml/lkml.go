@@ -17,6 +17,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"contend/internal/plural"
 )
 
 // The robot's column widths (lib/compare.rb): a mean is ABSWidth wide, its
@@ -284,18 +286,11 @@ func writeFooter(sb *strings.Builder, b Block, hidden int) {
 		if alpha == 0 {
 			alpha = 0.05
 		}
-		fmt.Fprintf(sb, "  %d %s not changed at p < %g, not shown (--all shows them)\n", hidden, plural(hidden, "row", "rows"), alpha)
+		fmt.Fprintf(sb, "  %s not changed at p < %g, not shown (--all shows them)\n", plural.N(hidden, "row", "rows"), alpha)
 	}
 	for _, n := range b.Notes {
 		sb.WriteString("  " + n + "\n")
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func pval(p float64) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"contend"
+	"contend/internal/esc"
 	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/workload"
@@ -88,7 +89,7 @@ func ProgramConfig(name string, args []string, shell bool) results.Config {
 	if shell {
 		cfg.Params = []results.Param{{Name: "shell", Value: strings.Join(args, " ")}}
 	} else if len(args) > 1 {
-		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellQuote(args[1:])})
+		cfg.Params = append(cfg.Params, results.Param{Name: "args", Value: shellJoin(args[1:])})
 	}
 	if wd, err := os.Getwd(); err == nil {
 		cfg.Env = map[string]string{"cwd": wd}
@@ -96,16 +97,11 @@ func ProgramConfig(name string, args []string, shell bool) results.Config {
 	return cfg
 }
 
-func shellQuote(args []string) string {
-	var q []string
-	for _, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-		}) < 0 {
-			q = append(q, a)
-			continue
-		}
-		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+// shellJoin is args as one sh command line (esc.ShellQuote each).
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = esc.ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }
