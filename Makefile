@@ -117,7 +117,7 @@ fuzz:
 
 # The end-to-end campaign (e2e/, TestCampaignReboots): Debian 12 guests in
 # QEMU (TCG unless KVM boots), Debian's 6.1 generic and -rt kernels, the
-# README's campaign commands and real kexec reboots, without and with
+# campaign commands of docs/campaigns.md and real kexec reboots, without and with
 # logind, then a wrong kernel: 10 boots. As root; 13 minutes here at load
 # 7-17 (about 40 s to 75 s a boot under TCG), plus 2 to 6 minutes per guest
 # image the first time (cached in ~/.cache/contend-e2e or
@@ -140,7 +140,7 @@ e2e:
 bench-vm: build
 	./scripts/bench-vm.sh
 
-# Every output README.md shows (and docs/scaling-faultme.png), rewritten
+# Every output README.md, docs/commands.md and docs/vm.md show (and docs/scaling-faultme.png), rewritten
 # from small real runs on this machine, each block stamped with the date,
 # the machine and the load (under two minutes); readme-check checks the
 # blocks' format only (go test . -run TestReadmeOutputsFormat does too).

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // goNames indexes the Go identifiers of the module: per package name
@@ -117,7 +119,7 @@ func recvName(e ast.Expr) string {
 // TestHackingNames: every file path and Go identifier that
 // docs/HACKING.md names in backquotes exists (a name with the NAME
 // placeholder is a pattern, not checked), and every relative link of
-// README.md and docs/*.md leads to a file.
+// README.md, docs/*.md and notes/*.md leads to a file.
 func TestHackingNames(t *testing.T) {
 	text, err := os.ReadFile("docs/HACKING.md")
 	if err != nil {
@@ -211,7 +213,8 @@ func TestHackingNames(t *testing.T) {
 	t.Logf("%d names of docs/HACKING.md checked", checked)
 
 	docs, _ := filepath.Glob("docs/*.md")
-	for _, f := range append(docs, "README.md") {
+	notes, _ := filepath.Glob("notes/*.md")
+	for _, f := range append(append(docs, notes...), "README.md") {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -237,5 +240,72 @@ func TestReadmeOutputsFormat(t *testing.T) {
 	out, err := exec.Command("bash", "scripts/readme-outputs.sh", "--check").CombinedOutput()
 	if err != nil {
 		t.Fatalf("scripts/readme-outputs.sh --check: %v\n%s", err, out)
+	}
+}
+
+// TestNoFragments: no paragraph of the README or of the manual's pages
+// that took its text (docs/commands.md, docs/workloads.md) starts in lower
+// case or with a closing parenthesis: such a paragraph is the second half
+// of a sentence whose first half was lost (the README's "without), and the
+// change is ..." after its output blocks were regenerated). Code blocks,
+// headings, lists, tables, markers and images are not paragraphs.
+func TestNoFragments(t *testing.T) {
+	for _, f := range []string{"README.md", "docs/commands.md", "docs/workloads.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range fragments(string(b)) {
+			t.Errorf("%s:%d: a paragraph starts mid-sentence: %q", f, p.line, p.text)
+		}
+	}
+}
+
+// fragment is a paragraph that starts mid-sentence, at line.
+type fragment struct {
+	line int
+	text string
+}
+
+// lowerNames are the names written in lower case that may start a
+// paragraph.
+var lowerNames = map[string]bool{"contend": true, "faultme": true, "osim": true, "semop-multi": true, "mutex": true, "will-it-scale": true, "sysbench": true, "jq": true, "perf": true}
+
+// fragments returns the paragraphs of the Markdown text that start in
+// lower case (but for a name of lowerNames) or with ")".
+func fragments(text string) []fragment {
+	var out []fragment
+	fenced, prevBlank := false, true
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			prevBlank = false
+			continue
+		}
+		if fenced {
+			continue
+		}
+		first := prevBlank
+		prevBlank = strings.TrimSpace(l) == ""
+		if !first || prevBlank || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(l)
+		name := strings.TrimSuffix(strings.Fields(l)[0], "'s")
+		if (unicode.IsLower(r) && !lowerNames[strings.TrimRight(name, ",.:;")]) || r == ')' {
+			out = append(out, fragment{i + 1, l})
+		}
+	}
+	return out
+}
+
+// TestFragmentsFindsTheLostHalf: the check sees the README's old fragment
+// and lets a sentence that only continues after an example pass when it
+// starts as a sentence.
+func TestFragmentsFindsTheLostHalf(t *testing.T) {
+	text := "Intro.\n\n<!-- end -->\n\nwithout), and the change is somewhere between\n\n)\n\ncontend runs on Linux.\n\nThe patch is faster, p = 2/126 (no run\nwithout), and the change is\n\n    contend run x\n\n(`kernel.x` stands for the knob.)\n\n- a list\n\n| a | table |\n"
+	got := fragments(text)
+	if len(got) != 2 || got[0].line != 5 || got[1].line != 7 {
+		t.Errorf("fragments = %+v, want lines 5 and 7", got)
 	}
 }

@@ -107,7 +107,7 @@ func TestSequentialFalsePositiveRate(t *testing.T) {
 // sigma 0.1): the rule must decide it correctly in at least 95% of the runs
 // and use clearly fewer runs than a fixed 10+10 design. The Bonferroni rule
 // this replaces needed 9.9 pairs on average; the exact test's coarse
-// p-values at 5 and 6 runs put the floor near 7 (see the README).
+// p-values at 5 and 6 runs put the floor near 7 (see docs/commands.md).
 func TestSequentialSavesRuns(t *testing.T) {
 	s, err := NewSequential(0.05, 5, 30, 0)
 	if err != nil {
@@ -142,7 +142,7 @@ func TestSequentialPowerVsFixed(t *testing.T) {
 	}
 }
 
-// TestSequentialFigures prints the figures of the README with many
+// TestSequentialFigures prints the figures of docs/commands.md with many
 // simulations; it runs only with CONTEND_SEQ_SIMS set (such as 20000).
 func TestSequentialFigures(t *testing.T) {
 	sims, _ := strconv.Atoi(os.Getenv("CONTEND_SEQ_SIMS"))

@@ -38,7 +38,7 @@ type e2eCase struct {
 	logind  string // what 'systemctl is-active systemd-logind' must say in it
 }
 
-// TestCampaignReboots runs the README's campaign for real: it builds the
+// TestCampaignReboots runs the campaign of docs/campaigns.md for real: it builds the
 // Debian 12 guests (scripts/e2e/guest-image.sh, cached), boots kernel A
 // (6.1.0-NN-amd64) in QEMU, and in the guest's root shell on the serial
 // console runs 'campaign init --a-kexec ... --b-kexec ...', 'campaign

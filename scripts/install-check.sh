@@ -7,8 +7,10 @@
 # in a clean environment: HOME a new directory, PATH the login default,
 # no GOTOOLCHAIN, GOFLAGS or GOPATH from the caller. The module cache is
 # shared with the caller's (INSTALL_CHECK_FRESH=1: a new one, everything
-# downloaded). The distribution block installs packages: as root without
-# sudo, "sudo" runs the command itself. INSTALL_CHECK_SYSTEM=0 skips the
+# downloaded). The distribution block installs packages, as root or with
+# sudo, as the README's lines say ($SUDO: nothing for root, sudo for a
+# user; a minimal Debian has no sudo, and nothing here stands in for
+# it). INSTALL_CHECK_SYSTEM=0 skips the
 # distribution block (the Go already installed is used). Exit status: the
 # first failing command's; it is printed with its line in README.md.
 set -euo pipefail
@@ -41,9 +43,6 @@ modcache=$(go env GOMODCACHE 2>/dev/null || true)
 # The script run: each README line, echoed with its line number first.
 {
 	echo 'set -euo pipefail'
-	if [ "$(id -u)" = 0 ] && ! command -v sudo >/dev/null; then
-		echo 'sudo() { "$@"; }'
-	fi
 	emit() {
 		while IFS=$'\t' read -r n cmd; do
 			printf 'echo %q\n' "+ README.md:$n: $cmd"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # readme-outputs.sh [--check] - regenerate every command output README.md
-# shows, from real runs on this machine, and docs/scaling-faultme.png.
+# and the manual (docs/commands.md, docs/vm.md: the pages the README's
+# longer examples moved to) show, from real runs on this machine, and
+# docs/scaling-faultme.png.
 #
-# Each output sits in README.md between
+# Each output sits in its file between
 #
 #   <!-- output: NAME -->
 #   *Taken by scripts/readme-outputs.sh ...: the machine, the load.*
@@ -24,24 +26,31 @@
 # while another benchmark holds it (left out of the blocks, said on
 # stderr).
 #
-#   scripts/readme-outputs.sh            run everything, rewrite README.md and the PNG
-#   scripts/readme-outputs.sh --check    check README.md's blocks against this
+#   scripts/readme-outputs.sh            run everything, rewrite the files and the PNG
+#   scripts/readme-outputs.sh --check    check the files' blocks against this
 #                                        script (names, commands, stamp, shape;
 #                                        never the figures): make readme-check
 #
 # SEEDS (default ../shared/seeds beside the repository) holds the seed
-# mails the worked example imports. README=FILE writes another file.
+# mails the worked example imports. README=FILE writes another file in
+# place of README.md (the docs/ pages are this checkout's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 readme=${README:-$repo/README.md}
 seeds=${SEEDS:-$repo/../shared/seeds}
 
-# The blocks, in README order: NAME, then its commands (one a line, as
-# they appear after "$ " in the block), then which paragraphs of the last
-# command's output it shows (see keep below).
-names=(first-run rostedt run-faultme ab-mutex-trace ab-evidence vm-campaign sweep plugin)
-declare -A cmds paras
+# The blocks, in the order of pages (pages below) and within each page:
+# NAME, then its commands (one a line, as they appear after "$ " in the
+# block), then which paragraphs of the last command's output it shows
+# (see keep below). The commands run in this order in one directory.
+names=(first-run rostedt run-faultme ab-mutex-trace ab-evidence sweep plugin vm-campaign)
+declare -A cmds paras file
+# pages: the files that hold blocks, in order; file[NAME]: the block's.
+pages=("$readme" "$repo/docs/commands.md" "$repo/docs/vm.md")
+for n in first-run rostedt; do file[$n]=$readme; done
+for n in run-faultme ab-mutex-trace ab-evidence sweep plugin; do file[$n]=$repo/docs/commands.md; done
+file[vm-campaign]=$repo/docs/vm.md
 cmds[first-run]="contend run faultme --threads 2 --mem 64MiB -n 6 --out first.jsonl"
 paras[first-run]='^(warning|faultme) ^faultme[[:space:]]time ^metric ^note $'
 cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6.jsonl
@@ -72,12 +81,12 @@ paras[plugin]='^(warning|plugin) ^plugin[[:space:]] ^metric $'
 # stamp writes one.
 stamp_re='^\*Taken by `scripts/readme-outputs.sh` on [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9] UTC \(contend [^)]*\): .+, load average [0-9.]+ to [0-9.]+ (\(quiet\)|\(other work was running: the times are noise\))\.\*$'
 
-# blocks prints NAME<TAB>first line number of each block of the README.
+# blocks prints NAME<TAB>FILE:LINE of each block of the pages, in order.
 blocks() {
-	awk '/^<!-- output: [a-z0-9-]+ -->$/ { n = $3; print n "\t" NR }' "$readme"
+	awk '/^<!-- output: [a-z0-9-]+ -->$/ { n = $3; print n "\t" FILENAME ":" FNR }' "${pages[@]}"
 }
 
-# check: every block this script writes is in the README once, in order,
+# check: every block this script writes is in its page once, in order,
 # with a stamp, a blank line, its commands as "    $ " lines first, every
 # line of it indented, and nothing else between its markers.
 markers() {
@@ -85,7 +94,7 @@ markers() {
 	got=$(blocks | cut -f1 | tr '\n' ' ')
 	want="${names[*]} "
 	if [[ "$got" != "$want" ]]; then
-		echo "readme-outputs: $readme has blocks [${got% }], want [${want% }] (in this order, each once)" >&2
+		echo "readme-outputs: ${pages[*]} have blocks [${got% }], want [${want% }] (in this order, each once)" >&2
 		return 1
 	fi
 }
@@ -94,6 +103,11 @@ check() {
 	local fail=0
 	markers || return 1
 	for n in "${names[@]}"; do
+		if ! grep -qx "<!-- output: $n -->" "${file[$n]}"; then
+			echo "readme-outputs: block $n is not in ${file[$n]} (file[$n] in this script)" >&2
+			fail=1
+			continue
+		fi
 		NAME=$n CMDS=${cmds[$n]} STAMP=$stamp_re awk '
 			BEGIN { name = ENVIRON["NAME"]; stamp = ENVIRON["STAMP"]; nc = split(ENVIRON["CMDS"], c, "\n") }
 			$0 == "<!-- output: " name " -->" { on = 1; i = 0; next }
@@ -107,13 +121,13 @@ check() {
 			}
 			END { if (!done) bad("no <!-- end -->"); exit fail }
 			function bad(s) { print "readme-outputs: block " name ": " s > "/dev/stderr"; fail = 1 }
-		' "$readme" || fail=1
+		' "${file[$n]}" || fail=1
 	done
 	return $fail
 }
 
 if [[ "${1:-}" == --check ]]; then
-	check && echo "readme-outputs: the ${#names[@]} blocks of $readme are in the script's format"
+	check && echo "readme-outputs: the ${#names[@]} blocks of ${pages[*]} are in the script's format"
 	exit
 fi
 [[ -z "${1:-}" ]] || { echo "usage: readme-outputs.sh [--check]" >&2; exit 2; }
@@ -125,8 +139,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo" "$work/out"
 ln -s "$(cd "$seeds/.." && pwd)" "$work/shared" # the README's ../shared/seeds
-# The plugin's source is the README's C block.
-awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$readme" >"$work/repo/pthread_mutex1.c"
+# The plugin's source is the C block of the plugin's page.
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "${file[plugin]}" >"$work/repo/pthread_mutex1.c"
 export PATH="$repo/bin:$PATH" CONTEND_PLOT_HELPER="$repo/bin/contend-plot"
 
 rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -228,7 +242,9 @@ for n in "${names[@]}"; do
 done
 (cd "$work/repo" && contend plot sweep.jsonl --out "$repo/docs/scaling-faultme.png")
 
-# Replace what is between each block's markers (a block not run is kept).
+# Replace what is between each block's markers (a block not run is kept),
+# page by page.
+for page in "${pages[@]}"; do
 awk -v dir="$work/out" '
 	/^<!-- output: [a-z0-9-]+ -->$/ {
 		print; f = dir "/" $3
@@ -236,7 +252,8 @@ awk -v dir="$work/out" '
 		next
 	}
 	skip && $0 == "<!-- end -->" { skip = 0 }
-	!skip' "$readme" >"$work/README.md"
-cat "$work/README.md" >"$readme"
+	!skip' "$page" >"$work/page.md"
+cat "$work/page.md" >"$page"
+done
 check
-echo "readme-outputs: $readme and docs/scaling-faultme.png rewritten in $((SECONDS - start)) s ($machine)" >&2
+echo "readme-outputs: ${pages[*]} and docs/scaling-faultme.png rewritten in $((SECONDS - start)) s ($machine)" >&2

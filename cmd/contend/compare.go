@@ -29,7 +29,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "metric", Usage: "metrics to compare, comma-separated (default: every metric both sides have)"},
 			&cli.BoolFlag{Name: "one-family", Usage: "Holm-adjust the headline metric together with the other metrics"},
 			compareFormatFlag(),
-			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see 'Run on many machines' in the README) or by env.KEY, and compare B with A within each group"},
+			&cli.StringFlag{Name: "by", Usage: "a fleet: group the files by host (results/HOST/, see docs/fleet.md) or by env.KEY, and compare B with A within each group"},
 			&cli.StringFlag{Name: "hosts", Usage: "with --by: the fleet's status file (HOST STATUS REASON per line; default: fleet-status.txt in a directory given), to name the hosts without results"},
 			&cli.StringFlag{Name: "plot", Usage: "with --by: also draw the change of every group with its interval, one colour per group (.svg or .png)"},
 			newFlag("boot-cost", &value.Duration{Max: 24 * time.Hour}, "time one boot costs, for the boot-level recommendation of boots x runs (default: measured by a campaign, else 2m assumed)"),

@@ -12,18 +12,26 @@ import (
 	"time"
 )
 
-// readmeExample is one command of README.md, in the order it appears.
+// readmeExample is one command of README.md or of a page of
+// readmePages, in the order it appears.
 type readmeExample struct {
+	file string
 	line int
 	cmd  string
 }
 
-// readmeExamples returns the commands of the README's indented code
+// readmePages are the files whose examples TestREADMEExamples runs, in
+// this order, in one directory: the README's first, then the pages of
+// docs/ the README's longer examples moved to (docs/commands.md uses the
+// README's result files, docs/compare.md its import of Rostedt's mail).
+var readmePages = []string{"README.md", "docs/commands.md", "docs/compare.md"}
+
+// readmeExamples returns the commands of file's indented code
 // blocks: lines starting with "contend " or "$ " (continued by a trailing
 // backslash), without their trailing "  # comment". Synopses (with "[",
 // "..." or a FILE placeholder) are not commands. c is the text of the
-// README's C block (the plugin's source).
-func readmeExamples(text string) (ex []readmeExample, c string) {
+// fenced block (the plugin's source: docs/commands.md's C block).
+func readmeExamples(file, text string) (ex []readmeExample, c string) {
 	lines := strings.Split(text, "\n")
 	fenced := false
 	comment := regexp.MustCompile(`\s{2,}#\s.*$`)
@@ -54,7 +62,7 @@ func readmeExamples(text string) (ex []readmeExample, c string) {
 		if strings.Contains(t, " [") || strings.Contains(t, "...") || strings.Contains(t, "FILE.json") {
 			continue
 		}
-		ex = append(ex, readmeExample{start, t})
+		ex = append(ex, readmeExample{file, start, t})
 	}
 	return ex, c
 }
@@ -81,7 +89,8 @@ var readmeSmall = []struct{ re, to string }{
 // directory kc).
 var vmCampaign = regexp.MustCompile(`^contend campaign (init|run|report) kc\b`)
 
-// TestREADMEExamples runs every command of README.md in order, in a fresh
+// TestREADMEExamples runs every command of README.md and of the pages of
+// readmePages in order, in a fresh
 // directory, with the programs built by scripts/readme-programs.sh and the
 // seed mails where the README says (../shared/seeds beside the repository,
 // or $CONTEND_SEEDS). Each must exit 0. Skipped, and said: examples that
@@ -116,13 +125,18 @@ func TestREADMEExamples(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("no gcc")
 	}
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var examples []readmeExample
+	var csrc string
+	for _, f := range readmePages {
+		text, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, c := readmeExamples(f, string(text))
+		examples, csrc = append(examples, ex...), csrc+c
 	}
-	examples, csrc := readmeExamples(string(text))
 	if len(examples) < 30 {
-		t.Fatalf("found only %d examples in README.md", len(examples))
+		t.Fatalf("found only %d examples in %s", len(examples), strings.Join(readmePages, ", "))
 	}
 	sizes := os.Getenv("CONTEND_README_SIZES")
 	if sizes == "" {
@@ -166,19 +180,19 @@ func TestREADMEExamples(t *testing.T) {
 		}
 		if strings.Contains(cmd, "./osim") {
 			if _, err := os.Stat(filepath.Join(dir, "osim")); err != nil {
-				t.Logf("README.md:%d skipped (no ./osim; set OSIM_SRC): %s", e.line, e.cmd)
+				t.Logf("%s:%d skipped (no ./osim; set OSIM_SRC): %s", e.file, e.line, e.cmd)
 				continue
 			}
 		}
 		if vmCampaign.MatchString(cmd) {
 			// QEMU guests of Debian's kernels: scripts/readme-outputs.sh
 			// runs this block, make e2e the same campaign (TestVMCampaigns).
-			t.Logf("README.md:%d skipped (a campaign in VMs): %s", e.line, e.cmd)
+			t.Logf("%s:%d skipped (a campaign in VMs): %s", e.file, e.line, e.cmd)
 			continue
 		}
 		usesTrace := strings.Contains(cmd, "--trace-events") || regexp.MustCompile(`--(\w-)?evidence\s+\S*lock`).MatchString(cmd)
 		if usesTrace && machineTrace && (tracing != nil || os.Geteuid() != 0) {
-			t.Logf("README.md:%d skipped (no tracefs lock events, or not root): %s", e.line, e.cmd)
+			t.Logf("%s:%d skipped (no tracefs lock events, or not root): %s", e.file, e.line, e.cmd)
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -193,15 +207,15 @@ func TestREADMEExamples(t *testing.T) {
 		out, err := c.CombinedOutput()
 		cancel()
 		if err != nil {
-			t.Errorf("README.md:%d: %s\n(ran: %s)\n%v\n%s", e.line, e.cmd, cmd, err, out)
+			t.Errorf("%s:%d: %s\n(ran: %s)\n%v\n%s", e.file, e.line, e.cmd, cmd, err, out)
 			continue
 		}
 		if after := traceState(); !reflect.DeepEqual(after, traceBefore) {
-			t.Errorf("README.md:%d: %s\nleft the private tracefs changed:\nbefore %q\nafter  %q", e.line, e.cmd, traceBefore, after)
+			t.Errorf("%s:%d: %s\nleft the private tracefs changed:\nbefore %q\nafter  %q", e.file, e.line, e.cmd, traceBefore, after)
 			traceBefore = after
 		}
 		if usesTrace && !machineTrace {
-			t.Logf("README.md:%d ran against a private tracefs tree (CONTEND_README_TRACEFS=machine: the machine's): %s", e.line, e.cmd)
+			t.Logf("%s:%d ran against a private tracefs tree (CONTEND_README_TRACEFS=machine: the machine's): %s", e.file, e.line, e.cmd)
 		}
 		ran++
 	}
@@ -238,11 +252,12 @@ func readmeTracefs(t *testing.T) (string, func() map[string]string) {
 	}
 }
 
-// TestREADMESaysRealCarriesStartUp: where the README explains `real` and
-// `verify`, it says that `real` carries the child's start-up (about 2 ms),
-// so that verify on `real` of short runs shows it.
+// TestREADMESaysRealCarriesStartUp: where the manual (docs/commands.md,
+// once the README's) explains `real` and `verify`, it says that `real`
+// carries the child's start-up (about 2 ms), so that verify on `real` of
+// short runs shows it.
 func TestREADMESaysRealCarriesStartUp(t *testing.T) {
-	text, err := os.ReadFile("../../README.md")
+	text, err := os.ReadFile("../../docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,11 +268,11 @@ func TestREADMESaysRealCarriesStartUp(t *testing.T) {
 	} {
 		i := strings.Index(flat, want.where)
 		if i < 0 {
-			t.Fatalf("README.md has no %q", want.where)
+			t.Fatalf("docs/commands.md has no %q", want.where)
 		}
 		para := flat[i:min(len(flat), i+1500)]
 		if !strings.Contains(para, want.says) || !strings.Contains(para, "0.49 ms") || !strings.Contains(para, "2.3–2.6 ms") {
-			t.Errorf("README.md after %q does not say %q with the figures", want.where, want.says)
+			t.Errorf("docs/commands.md after %q does not say %q with the figures", want.where, want.says)
 		}
 	}
 }

@@ -134,7 +134,7 @@ ansible_connection=local
 [fleet:vars]
 ansible_python_interpreter=/usr/bin/python3
 `
-	// readme1 and readme2 run the fleet commands of README.md and
+	// readme1 and readme2 run the fleet commands of docs/fleet.md and
 	// deploy/ansible/README.md, word for word.
 	readmeCmds := readmeFleetCommands(t)
 	inv = strings.Replace(inv, "README1", readmeCmds[0], 1)
@@ -353,13 +353,13 @@ ansible_python_interpreter=/usr/bin/python3
 	}
 }
 
-// readmeFleetCommands returns the contend_command of README.md's fleet
+// readmeFleetCommands returns the contend_command of docs/fleet.md's fleet
 // example and of deploy/ansible/README.md's, as they are written there.
 func readmeFleetCommands(t *testing.T) []string {
 	t.Helper()
 	var cmds []string
 	for _, c := range []struct{ file, re string }{
-		{"../../README.md", `-e "contend_command=\\"(.+?)\\""`},
+		{"../../docs/fleet.md", `-e "contend_command=\\"(.+?)\\""`},
 		{"README.md", `-e "contend_command='(.+?)'"`},
 	} {
 		b, err := os.ReadFile(c.file)
@@ -397,7 +397,7 @@ func TestFleetCommandsRender(t *testing.T) {
 	ctx := testContext(t)
 	re := regexp.MustCompile(`(?:--threads|\.\.)\s*\{\{[^}]*\}\}`)
 	n := 0
-	for _, p := range []string{"../../README.md", "README.md", "roles/contend/defaults/main.yml", "inventory.example.ini"} {
+	for _, p := range []string{"../../docs/fleet.md", "README.md", "roles/contend/defaults/main.yml", "inventory.example.ini"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

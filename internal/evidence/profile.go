@@ -27,7 +27,7 @@ import (
 // sample) 999 cost faultme over 4 GiB +5.4, +1.6 and +3.3% of its time
 // in three A/Bs of 20 + 20, 499 +1.0, +1.4 and +2.7% (about half, within
 // this VM's noise); a half-second repetition still has about 450 samples
-// (docs/measurements.md).
+// (notes/measurements.md).
 const profileRate = 499
 
 // profileBuffer is perf record's ring buffer on each CPU in a

@@ -20,7 +20,7 @@ else
 fi
 
 # root, without a password, logged in on the serial console; its login
-# shell runs the scenario (guest.sh login) in the first boot: the README's
+# shell runs the scenario (guest.sh login) in the first boot: docs/campaigns.md's
 # commands typed at a root shell.
 chroot "$root" passwd -d root >/dev/null
 mkdir -p "$root/etc/systemd/system/serial-getty@ttyS0.service.d"

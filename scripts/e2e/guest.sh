@@ -5,7 +5,7 @@
 # with "contend-e2e: " and goes to the serial console.
 #
 #   login  root's login shell on ttyS0, in every boot: in the first boot
-#          only, runs the README's sequence (campaign init with
+#          only, runs docs/campaigns.md's sequence (campaign init with
 #          --a-kexec/--b-kexec, unit, install and enable it, arm, step).
 #   watch  contend-e2e-watch.service, in every boot after the campaign's
 #          unit: says which kernel is up; when the campaign is no longer
