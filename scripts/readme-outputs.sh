@@ -53,8 +53,8 @@ for n in run-faultme ab-mutex-trace ab-evidence sweep plugin; do file[$n]=$repo/
 file[vm-campaign]=$repo/docs/vm.md
 cmds[first-run]="contend run faultme --threads 2 --mem 64MiB -n 6 --out first.jsonl"
 paras[first-run]='^(warning|faultme) ^faultme[[:space:]]time ^metric ^note $'
-cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6.jsonl
-contend import --preset faultme --select 6..9 --label '+ rwsem_rt patch' ../shared/seeds/000_d7e92e058cbd48a1.txt --out rt6p.jsonl
+cmds[rostedt]="contend import --preset faultme --select 1..5 --label 3.4.0-rc7-rt6 examples/rostedt-faultme.txt --out rt6.jsonl
+contend import --preset faultme --select 6..9 --label '+ rwsem_rt patch' examples/rostedt-faultme.txt --out rt6p.jsonl
 contend compare rt6.jsonl rt6p.jsonl"
 paras[rostedt]='^import ^import:faultme ^metric $'
 cmds[run-faultme]="contend run faultme --threads 40 --mem 256MiB -n 6"
@@ -138,7 +138,8 @@ markers || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo" "$work/out"
-ln -s "$(cd "$seeds/.." && pwd)" "$work/shared" # the README's ../shared/seeds
+ln -s "$(cd "$seeds/.." && pwd)" "$work/shared" # the programs' seed mails
+ln -s "$repo/examples" "$work/repo/examples"       # the examples' inputs
 # The plugin's source is the C block of the plugin's page.
 awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "${file[plugin]}" >"$work/repo/pthread_mutex1.c"
 export PATH="$repo/bin:$PATH" CONTEND_PLOT_HELPER="$repo/bin/contend-plot"

@@ -159,6 +159,7 @@ func TestREADMEExamples(t *testing.T) {
 	dir := filepath.Join(work, "repo")
 	os.MkdirAll(dir, 0o755)
 	os.Symlink(filepath.Dir(seedsDir), filepath.Join(work, "shared"))
+	os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")) // the examples' inputs
 	write(filepath.Join(dir, "pthread_mutex1.c"), csrc, 0o644)
 	build := exec.Command(filepath.Join(root, "scripts", "readme-programs.sh"), dir)
 	build.Env = append(os.Environ(), "CONTEND_README_SIZES="+sizes, "SEEDS="+seedsDir)
