@@ -14,7 +14,11 @@
  * leader): the Go parent starts it with PR_SET_PDEATHSIG = SIGTERM, and when
  * contend dies the handler kills the whole group, so that a background
  * grandchild of the program does not outlive the repetition. The program
- * itself gets PR_SET_PDEATHSIG = SIGKILL towards the launcher.
+ * itself gets PR_SET_PDEATHSIG = SIGKILL towards the launcher. A SIGTERM
+ * while contend lives (the death of the thread that forked the launcher,
+ * which Linux also signals; a SIGTERM sent to the whole group to stop the
+ * program politely, as external.RunGroup does) is ignored: the program
+ * gets its own, and the launcher reports its end as usual.
  *
  * Reports on FD (close-on-exec, so the program never sees it), one line:
  *   exec-error ERRNO           (from the forked child when execve failed)
@@ -54,9 +58,18 @@ static void say(int fd, const char *s)
 	}
 }
 
-/* The parent (contend) died: end the repetition's whole process group. */
+/* contend, the launcher's parent when it started */
+static pid_t parent;
+
+/*
+ * SIGTERM: when the parent (contend) died (the launcher was handed to
+ * another reaper), end the repetition's whole process group; while it
+ * lives, ignore it.
+ */
 static void parent_died(int sig)
 {
+	if (getppid() == parent)
+		return;
 	kill(0, SIGKILL);
 	_exit(128 + sig);
 }
@@ -84,8 +97,10 @@ static void __attribute__((noreturn)) launch(int argc, char **argv, char **envp)
 	}
 	fd = atoi(argv[2]);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	parent = getppid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = parent_died;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	/* The Go parent set it too; set here so the launcher stands alone. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
