@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"contend/internal/esc"
+	"contend/internal/kbuild"
 	"contend/internal/results"
 	"contend/internal/safefile"
 	"contend/internal/vm"
@@ -67,6 +68,11 @@ type VM struct {
 	Boot func(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error)
 	// Progress, when set, is told of each boot in one line.
 	Progress func(string)
+	// Kernel, when set, builds each commit with internal/kbuild
+	// (--kernel-tree) instead of BuildCmd; Builds is the builds' ledger
+	// (BuildsFile).
+	Kernel *kbuild.Options
+	Builds string
 
 	seq int
 }
@@ -128,12 +134,18 @@ type vmBuilt struct {
 	dir  string
 	k    VMKernel
 	done bool
+	// facts are the kernel build's (kbuild.Kernel.Env), recorded in each
+	// boot's result file; nil for a --build kernel.
+	facts map[string]string
 }
 
 // Build makes the worktree of c, runs the build command in it and reads
 // the kernel it names. A build that fails or names no bootable image is
 // a *SkipError naming its log.
 func (p *VM) Build(ctx context.Context, c Commit) (Built, error) {
+	if p.Kernel != nil {
+		return p.kernelBuild(ctx, c)
+	}
 	var out bytes.Buffer
 	dir, logPath, err := buildAt(ctx, p.Repo, p.Work, p.Logs, p.BuildCmd, c, &out)
 	if err != nil {
@@ -202,7 +214,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 			return nil, err
 		}
 		g := vm.Guest{Kernel: b.k.Kernel, Initrd: b.k.Initrd, Append: b.k.Append, CPUs: p.Plan.CPUs, MemMiB: p.Plan.MemMiB, Timeout: p.Plan.Timeout, Dir: gdir}
-		res, err := p.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+		res, err := p.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Facts: b.facts})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -267,6 +279,9 @@ func (b *vmBuilt) Close() error {
 		return nil
 	}
 	b.done = true
+	if b.dir == "" {
+		return nil // a kbuild image: kept in the build directory
+	}
 	return removeWorktree(b.p.Repo, b.dir)
 }
 

@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -131,43 +130,14 @@ func (e *BuildError) Error() string {
 	return s
 }
 
-// Prepare checks o (the tree a git repository, the base one of the
-// bases or a readable file, each fragment a file of config lines),
-// creates its build directory and copies a file base (or the running
-// kernel's config) into it, so that every revision of the campaign or
-// search starts from the same base. It returns the warnings: a fragment
-// that turns off an option of Contention.
+// Prepare checks o (Check), creates its build directory and copies a
+// file base (or the running kernel's config) into it, so that every
+// revision of the campaign or search starts from the same base. It
+// returns Check's warnings.
 func Prepare(o Options) ([]string, error) {
-	if o.Tree == "" {
-		return nil, errors.New("--kernel-tree: give the kernel's source tree (a git repository)")
-	}
-	if err := esc.Check("--kernel-tree", o.Tree); err != nil {
-		return nil, err
-	}
-	if _, err := gitOut(o.Tree, "rev-parse", "--git-dir"); err != nil {
-		return nil, fmt.Errorf("--kernel-tree: %s is not a git repository: %v", o.Tree, err)
-	}
-	if _, err := os.Stat(filepath.Join(o.Tree, "Makefile")); err != nil {
-		return nil, fmt.Errorf("--kernel-tree: %s has no Makefile: not a kernel source tree", o.Tree)
-	}
-	base, err := readBase(o.Base)
+	warns, base, err := check(o)
 	if err != nil {
 		return nil, err
-	}
-	var warns []string
-	for _, f := range o.Fragments {
-		ls, err := readFragment(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range ls {
-			if l.val == "n" && slices.Contains(Contention, l.name) {
-				warns = append(warns, fmt.Sprintf("the fragment %s turns CONFIG_%s off: it changes what contention looks like (the kernels measured differ from a distribution's)", f, l.name))
-			}
-			if l.val == "n" && (slices.Contains(Required, l.name) || slices.Contains(o.Require, l.name)) {
-				return nil, fmt.Errorf("--kernel-config-fragment: %s turns CONFIG_%s off, which contend's guest needs", f, l.name)
-			}
-		}
 	}
 	if err := os.MkdirAll(filepath.Join(o.Dir, ImagesDir), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the kernel build directory: %v", err)
@@ -178,6 +148,51 @@ func Prepare(o Options) ([]string, error) {
 		}
 	}
 	return warns, nil
+}
+
+// Check checks o without writing anything: the tree a git repository
+// with a Makefile, the base one of the bases or a readable config file,
+// each fragment a file of config lines that turns off no option the
+// guest needs (each refusal one line naming its flag). It returns the
+// warnings: a fragment that turns off an option of Contention.
+func Check(o Options) ([]string, error) {
+	warns, _, err := check(o)
+	return warns, err
+}
+
+func check(o Options) ([]string, []byte, error) {
+	if o.Tree == "" {
+		return nil, nil, errors.New("--kernel-tree: give the kernel's source tree (a git repository)")
+	}
+	if err := esc.Check("--kernel-tree", o.Tree); err != nil {
+		return nil, nil, err
+	}
+	if _, err := gitOut(o.Tree, "rev-parse", "--git-dir"); err != nil {
+		return nil, nil, fmt.Errorf("--kernel-tree: %s is not a git repository: %v", o.Tree, err)
+	}
+	if _, err := os.Stat(filepath.Join(o.Tree, "Makefile")); err != nil {
+		return nil, nil, fmt.Errorf("--kernel-tree: %s has no Makefile: not a kernel source tree", o.Tree)
+	}
+	base, err := readBase(o.Base)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warns []string
+	for _, f := range o.Fragments {
+		ls, err := readFragment(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range ls {
+			if l.val == "n" && slices.Contains(Contention, l.name) {
+				warns = append(warns, fmt.Sprintf("the fragment %s turns CONFIG_%s off: it changes what contention looks like (the kernels measured differ from a distribution's)", f, l.name))
+			}
+			if l.val == "n" && (slices.Contains(Required, l.name) || slices.Contains(o.Require, l.name)) {
+				return nil, nil, fmt.Errorf("--kernel-config-fragment: %s turns CONFIG_%s off, which contend's guest needs", f, l.name)
+			}
+		}
+	}
+	return warns, base, nil
 }
 
 // readBase checks the base and returns its contents (nil for a make
@@ -561,24 +576,19 @@ func Diff(a, b map[string]string) []string {
 	return d
 }
 
-// Env returns the environment entries of k, as a result file's
-// environment records them: kernel.revision, kernel.config_sha256,
-// kernel.build_seconds, kernel.objects_rebuilt and kernel.config.NAME
-// for each option of Contention, sorted.
+// Env returns the environment entries of k, as a result file of a
+// guest records them (vm.Command.Facts): kbuild.revision,
+// kbuild.config_sha256, kbuild.build_seconds, kbuild.objects_rebuilt
+// and kbuild.config.NAME for each option of Contention.
 func (k *Kernel) Env() map[string]string {
 	m := map[string]string{
-		"kernel.revision":        k.Revision,
-		"kernel.config_sha256":   k.ConfigSHA256,
-		"kernel.build_seconds":   strconv.FormatFloat(k.BuildSeconds, 'f', 1, 64),
-		"kernel.objects_rebuilt": strconv.Itoa(k.Rebuilt),
+		"kbuild.revision":        k.Revision,
+		"kbuild.config_sha256":   k.ConfigSHA256,
+		"kbuild.build_seconds":   strconv.FormatFloat(k.BuildSeconds, 'f', 1, 64),
+		"kbuild.objects_rebuilt": strconv.Itoa(k.Rebuilt),
 	}
-	names := make([]string, 0, len(k.Options))
-	for n := range k.Options {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		m["kernel.config."+n] = k.Options[n]
+	for n, v := range k.Options {
+		m["kbuild.config."+n] = v
 	}
 	return m
 }
