@@ -41,9 +41,6 @@ func (f *bisectVMFlags) request(c *cli.Context) (*bisect.VMRequest, string) {
 		}
 		return nil, ""
 	}
-	if n := f.kernel.stray(c); n != "" {
-		return nil, n
-	}
 	v := f.guest.options(c)
 	return &bisect.VMRequest{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: v.Timeout, Accel: v.Accel,
 		BootsPerProbe: f.bootsPerProbe.N, RunsPerBoot: f.runsInOne.N, RunsSet: c.IsSet("runs")}, ""
@@ -54,6 +51,7 @@ func (f *bisectVMFlags) request(c *cli.Context) (*bisect.VMRequest, string) {
 // unless --repo names another, which Start refuses.
 func (f *bisectVMFlags) kernelRequest(c *cli.Context, r *bisect.Request) {
 	if f.kernel.tree == "" {
+		r.KernelStray = f.kernel.stray(c)
 		return
 	}
 	r.Kernel = &bisect.KernelRequest{Tree: f.kernel.tree, Config: f.kernel.config, Fragments: f.kernel.fragments.Value(), BuildDir: f.kernel.buildDir}

@@ -26,6 +26,7 @@ type Request struct {
 	Options                                      Options
 	VM                                           *VMRequest // nil: not a kernel search (no --vm)
 	Kernel                                       *KernelRequest // nil: --build builds (no --kernel-tree)
+	KernelStray                                  string         // a flag that goes with --kernel-tree, given without it
 	Stray                                        string     // a flag that goes with --vm, given without it
 }
 

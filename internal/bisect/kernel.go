@@ -12,6 +12,7 @@ import (
 
 	"contend/internal/jsonl"
 	"contend/internal/kbuild"
+	"contend/internal/plural"
 	"contend/internal/safefile"
 	"contend/internal/vm"
 )
@@ -59,6 +60,8 @@ type BuildRecord struct {
 func (r *Request) kernelPlan() (*KernelPlan, []string, error) {
 	k := r.Kernel
 	switch {
+	case k == nil && r.KernelStray != "":
+		return nil, nil, refuse("--%s goes with --kernel-tree", r.KernelStray)
 	case k == nil:
 		return nil, nil, nil
 	case r.VM == nil:
@@ -182,7 +185,7 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 		if k.CCache {
 			cc = ", ccache"
 		}
-		p.Progress(fmt.Sprintf("  build of %s: %.1f s, %d objects rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, k.Rebuilt, cc, k.ConfigSHA256[:12]))
+		p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
 	}
 	return &vmBuilt{p: p, c: c, k: VMKernel{Kernel: k.Image}, facts: k.Env()}, nil
 }

@@ -155,7 +155,7 @@ func TestVMSearchKernelTree(t *testing.T) {
 	}
 	built := 0
 	for _, l := range lines {
-		if strings.Contains(l, "objects rebuilt") {
+		if strings.Contains(l, " rebuilt") && strings.Contains(l, "build of ") {
 			built++
 		}
 	}
