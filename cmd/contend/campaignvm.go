@@ -139,7 +139,11 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 		if k.CCache {
 			cc = ", ccache"
 		}
-		fmt.Fprintf(log, "kernel %c: %s (%s) built in %.1f s, %s rebuilt%s; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12])
+		if k.Cached {
+			fmt.Fprintf(log, "kernel %c: %s (%s) kept from an earlier build; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.ConfigSHA256[:12])
+		} else {
+			fmt.Fprintf(log, "kernel %c: %s (%s) built in %.1f s, %s rebuilt%s; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12])
+		}
 		ks[i] = k
 		o.Sides[i].Kernel, o.Sides[i].Build = k.Image, k.Env()
 	}

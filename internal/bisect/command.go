@@ -24,10 +24,10 @@ type Request struct {
 	Prior                                        string   // a file of 'REV WEIGHT' lines ("": uniform)
 	Measure                                      []string // the measurement: run|exec ARGS...
 	Options                                      Options
-	VM                                           *VMRequest // nil: not a kernel search (no --vm)
+	VM                                           *VMRequest     // nil: not a kernel search (no --vm)
 	Kernel                                       *KernelRequest // nil: --build builds (no --kernel-tree)
 	KernelStray                                  string         // a flag that goes with --kernel-tree, given without it
-	Stray                                        string     // a flag that goes with --vm, given without it
+	Stray                                        string         // a flag that goes with --vm, given without it
 }
 
 // VMRequest is the guest of a kernel search (--vm): 0 CPUs or MemMiB

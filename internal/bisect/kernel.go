@@ -185,7 +185,11 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 		if k.CCache {
 			cc = ", ccache"
 		}
-		p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
+		if k.Cached {
+			p.Progress(fmt.Sprintf("  build of %s: its image kept from an earlier build; config %s", short(c.Hash), k.ConfigSHA256[:12]))
+		} else {
+			p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
+		}
 	}
 	return &vmBuilt{p: p, c: c, k: VMKernel{Kernel: k.Image}, facts: k.Env()}, nil
 }

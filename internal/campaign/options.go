@@ -86,8 +86,8 @@ type SideOptions struct {
 	// Build are the facts of Kernel's build when contend built it from a
 	// tree (--kernel-tree: internal/kbuild's Kernel.Env, kbuild.* keys):
 	// each boot's result file records them.
-	Build map[string]string
-	Expect      Expect // --a-release, --a-version, --a-cmdline
+	Build  map[string]string
+	Expect Expect // --a-release, --a-version, --a-cmdline
 }
 
 // OptionError is an option NewPlan refuses: one line naming the flag and

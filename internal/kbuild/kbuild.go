@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,6 +113,41 @@ type Kernel struct {
 	BuildSeconds float64           `json:"build_seconds"`
 	Rebuilt      int               `json:"objects_rebuilt"` // .o files written by this build
 	CCache       bool              `json:"ccache,omitempty"`
+	// Cached: the image of this revision and config was in ImagesDir
+	// already (nothing built: BuildSeconds and Rebuilt 0).
+	Cached bool `json:"cached,omitempty"`
+}
+
+// built is what ImagesDir/HASH.json keeps of a build: the kernel and the
+// hash of the config's inputs it was made from.
+type built struct {
+	Kernel
+	Inputs string `json:"inputs"`
+}
+
+// inputs returns the hash of what makes a revision's config: the base
+// (its name, or the kept file's contents), the fragments' contents and
+// the options required.
+func inputs(o Options) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "base %s\n", o.Base)
+	if o.Base != BaseDefconfig && o.Base != BaseTinyconfig {
+		b, err := os.ReadFile(filepath.Join(o.Dir, BaseFile))
+		if err != nil {
+			return "", fmt.Errorf("the config base of this build directory is gone (%v): make it again", err)
+		}
+		h.Write(b)
+	}
+	for _, f := range o.Fragments {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("--kernel-config-fragment: %v", err)
+		}
+		fmt.Fprintf(h, "\nfragment %d\n", len(b))
+		h.Write(b)
+	}
+	fmt.Fprintf(h, "\nrequire %s\n", strings.Join(o.Require, ","))
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // BuildError is a build that failed (make's exit status): the revision
@@ -283,7 +319,9 @@ func readFragment(f string) ([]line, error) {
 // what depends on them), makes the config in OutDir (the base, the
 // fragments, olddefconfig), checks the options the guest needs, builds
 // bzImage with -j, and keeps the image and its config in ImagesDir as
-// HASH.bzImage and HASH.config. Make runs under the launcher in its own
+// HASH.bzImage and HASH.config (and HASH.json: a revision built before
+// with the same config's inputs is not built again: its Kernel comes
+// back Cached). Make runs under the launcher in its own
 // process group (external.RunGroup): a cancelled ctx stops it (SIGTERM,
 // then SIGKILL) and Build returns ctx's error. A build that fails is a
 // *BuildError; a missing option an error naming it.
@@ -291,6 +329,21 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	hash, err := gitOut(o.Tree, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("--kernel-tree %s: %q is not a commit", o.Tree, rev)
+	}
+	in, err := inputs(o)
+	if err != nil {
+		return nil, err
+	}
+	meta := filepath.Join(o.Dir, ImagesDir, short(hash)+".json")
+	if b, err := os.ReadFile(meta); err == nil {
+		var prev built
+		if json.Unmarshal(b, &prev) == nil && prev.Inputs == in && prev.Revision == hash {
+			if _, err := os.Stat(prev.Image); err == nil {
+				k := prev.Kernel
+				k.Cached, k.BuildSeconds, k.Rebuilt = true, 0, 0
+				return &k, nil
+			}
+		}
 	}
 	src, out := filepath.Join(o.Dir, SrcDir), filepath.Join(o.Dir, OutDir)
 	if err := checkout(ctx, o, src, hash); err != nil {
@@ -333,6 +386,13 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 		return nil, fmt.Errorf("the build of %s made no %s: %v", short(hash), Image, err)
 	}
 	if err := safefile.WriteFile(strings.TrimSuffix(k.Image, ".bzImage")+".config", cfg, 0o644); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(built{Kernel: *k, Inputs: in})
+	if err != nil {
+		return nil, err
+	}
+	if err := safefile.WriteFile(meta, b, 0o644); err != nil {
 		return nil, err
 	}
 	return k, nil

@@ -154,6 +154,15 @@ func TestBuildIncremental(t *testing.T) {
 		image   string
 	}{{3, "a0\nb0\nc0\n"}, {1, "a0\nb1\nc0\n"}, {0, "a0\nb1\nc0\n"}, {2, "a3\nb1\nc0\nd3\n"}, {2, "a0\nb0\nc0\n"}}
 	for i, rev := range append(revs, revs[0]) {
+		if i == len(revs) {
+			// Back to the first revision: its image is kept, not built
+			// again; after its record is gone, built again.
+			k, err := Build(context.Background(), o, rev)
+			if err != nil || !k.Cached || k.Rebuilt != 0 || k.Revision != rev {
+				t.Errorf("the first revision again: %+v, %v; want its kept image", k, err)
+			}
+			os.Remove(filepath.Join(o.Dir, ImagesDir, rev[:12]+".json"))
+		}
 		k, err := Build(context.Background(), o, rev)
 		if err != nil {
 			t.Fatalf("build %d: %v", i, err)
@@ -240,6 +249,15 @@ func TestBuildConfig(t *testing.T) {
 	}
 	if k.Options["SMP"] != "n" || k.Options["SCHED_MC"] != "n" || k.Options["HZ"] != "1000" {
 		t.Errorf("options %v: want SMP, SCHED_MC off (the fragment, its dependency), HZ 1000", k.Options)
+	}
+	// A fragment changed: the revision's kept image is not the one its
+	// config now makes.
+	os.WriteFile(noSMP, []byte("# CONFIG_SMP is not set\nCONFIG_HZ=300\n"), 0o644)
+	if k, err := Build(context.Background(), o, revs[0]); err != nil || k.Cached || k.Options["HZ"] != "300" {
+		t.Errorf("after the fragment changed: %+v, %v; want a build with HZ 300", k, err)
+	}
+	if k, err := Build(context.Background(), o, revs[0]); err != nil || !k.Cached || k.Options["HZ"] != "300" {
+		t.Errorf("the same again: %+v, %v; want the kept image", k, err)
 	}
 	// An option the guest needs, asked for and missing.
 	o.Require = []string{"BPF_SYSCALL"}
