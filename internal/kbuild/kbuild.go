@@ -35,6 +35,7 @@ import (
 
 	"contend/internal/esc"
 	"contend/internal/external"
+	"contend/internal/lock"
 	"contend/internal/safefile"
 )
 
@@ -51,6 +52,7 @@ const (
 	OutDir    = "out"    // make O=, kept across revisions
 	ImagesDir = "images" // HASH.bzImage and HASH.config of each revision built
 	BaseFile  = "base.config"
+	LockFile  = ".lock" // held (flock) by the build under way
 )
 
 // Image is the image make builds, in OutDir.
@@ -345,6 +347,17 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 			}
 		}
 	}
+	// One build at a time in a build directory (--kernel-build-dir may
+	// be shared between campaigns and searches).
+	lk, err := lock.TryFile(filepath.Join(o.Dir, LockFile), fmt.Sprintf("pid %d", os.Getpid()))
+	var held *lock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("the kernel build directory %s is in use by another contend (%s): wait for it, or give another --kernel-build-dir", o.Dir, held.Holder)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Close()
 	src, out := filepath.Join(o.Dir, SrcDir), filepath.Join(o.Dir, OutDir)
 	if err := checkout(ctx, o, src, hash); err != nil {
 		return nil, err
@@ -410,6 +423,11 @@ func checkout(ctx context.Context, o Options, src, hash string) error {
 			return &BuildError{Step: "git worktree add", Err: err}
 		}
 		return nil
+	}
+	// A checkout killed with its build leaves the worktree's index
+	// locked; no other git works there (the directory's lock).
+	if gd, err := gitOut(src, "rev-parse", "--absolute-git-dir"); err == nil {
+		os.Remove(filepath.Join(gd, "index.lock"))
 	}
 	if err := run(ctx, o, "", "git", "-C", src, "checkout", "--quiet", "--detach", "--force", hash); err != nil {
 		return &BuildError{Step: "git checkout " + short(hash), Err: err}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"contend/internal/lock"
 )
 
 // fakeMakefile mimics the targets of a kernel tree that Build uses:
@@ -291,6 +293,37 @@ func TestBuildConfig(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), o, "nonsense"); err == nil || !strings.Contains(err.Error(), `"nonsense" is not a commit`) {
 		t.Errorf("a revision that is not one: %v", err)
+	}
+}
+
+// TestBuildLocked: a build directory in use by another build is
+// refused naming its holder; a checkout killed with its build (the
+// worktree's index left locked) does not stop the next build.
+func TestBuildLocked(t *testing.T) {
+	noCCache(t)
+	tree, revs := fakeTree(t, map[string]string{"src/a.c": "a0\n"}, map[string]string{"src/a.c": "a1\n"})
+	o := Options{Tree: tree, Dir: t.TempDir(), Base: BaseTinyconfig}
+	if _, err := Prepare(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), o, revs[0]); err != nil {
+		t.Fatal(err)
+	}
+	gd, err := gitOut(filepath.Join(o.Dir, SrcDir), "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(gd, "index.lock"), nil, 0o644)
+	f, err := lock.TryFile(filepath.Join(o.Dir, LockFile), "pid 4242")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), o, revs[1]); err == nil || !strings.Contains(err.Error(), "is in use by another contend (pid 4242)") {
+		t.Errorf("a build directory in use: %v", err)
+	}
+	f.Close()
+	if k, err := Build(context.Background(), o, revs[1]); err != nil || k.Rebuilt != 1 {
+		t.Errorf("after the other build and a killed checkout: %+v, %v", k, err)
 	}
 }
 
