@@ -128,8 +128,7 @@ type built struct {
 }
 
 // inputs returns the hash of what makes a revision's config: the base
-// (its name, or the kept file's contents), the fragments' contents and
-// the options required.
+// (its name, or the kept file's contents) and the fragments' contents.
 func inputs(o Options) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "base %s\n", o.Base)
@@ -148,7 +147,6 @@ func inputs(o Options) (string, error) {
 		fmt.Fprintf(h, "\nfragment %d\n", len(b))
 		h.Write(b)
 	}
-	fmt.Fprintf(h, "\nrequire %s\n", strings.Join(o.Require, ","))
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -339,8 +337,12 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	meta := filepath.Join(o.Dir, ImagesDir, short(hash)+".json")
 	if b, err := os.ReadFile(meta); err == nil {
 		var prev built
-		if json.Unmarshal(b, &prev) == nil && prev.Inputs == in && prev.Revision == hash {
+		cfg, cerr := os.ReadFile(strings.TrimSuffix(meta, ".json") + ".config")
+		if json.Unmarshal(b, &prev) == nil && prev.Inputs == in && prev.Revision == hash && cerr == nil {
 			if _, err := os.Stat(prev.Image); err == nil {
+				if err := checkRequired(o, hash, configValues(cfg)); err != nil {
+					return nil, err
+				}
 				k := prev.Kernel
 				k.Cached, k.BuildSeconds, k.Rebuilt = true, 0, 0
 				return &k, nil
@@ -373,10 +375,8 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 		return nil, fmt.Errorf("the build made no .config: %v", err)
 	}
 	vals := configValues(cfg)
-	for _, r := range append(slices.Clone(Required), o.Require...) {
-		if vals[r] != "y" {
-			return nil, fmt.Errorf("the kernel config of %s has no CONFIG_%s=y after olddefconfig, which contend's guest needs: add it to a --kernel-config-fragment (or what it depends on)", short(hash), r)
-		}
+	if err := checkRequired(o, hash, vals); err != nil {
+		return nil, err
 	}
 	k := &Kernel{Revision: hash, Options: map[string]string{}}
 	for _, c := range Contention {
@@ -409,6 +409,17 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// checkRequired refuses a config without an option of Required or
+// o.Require, naming it.
+func checkRequired(o Options, hash string, vals map[string]string) error {
+	for _, r := range append(slices.Clone(Required), o.Require...) {
+		if vals[r] != "y" {
+			return fmt.Errorf("the kernel config of %s has no CONFIG_%s=y after olddefconfig, which contend's guest needs: add it to a --kernel-config-fragment (or what it depends on)", short(hash), r)
+		}
+	}
+	return nil
 }
 
 // checkout puts hash into the worktree src: made with git worktree add
