@@ -111,10 +111,11 @@ type Kernel struct {
 	Revision     string            `json:"revision"` // the full hash
 	Image        string            `json:"image"`    // ImagesDir/HASH.bzImage
 	ConfigSHA256 string            `json:"config_sha256"`
-	Options      map[string]string `json:"options"` // each of Contention: its value, n when unset
-	BuildSeconds float64           `json:"build_seconds"`
-	Rebuilt      int               `json:"objects_rebuilt"` // .o files written by this build
-	CCache       bool              `json:"ccache,omitempty"`
+	Options      map[string]string `json:"options"`       // each of Contention: its value, n when unset
+	BuildSeconds float64           `json:"build_seconds"` // the checkout, the config and make
+
+	Rebuilt int  `json:"objects_rebuilt"` // .o files written by this build
+	CCache  bool `json:"ccache,omitempty"`
 	// Cached: the image of this revision and config was in ImagesDir
 	// already (nothing built: BuildSeconds and Rebuilt 0).
 	Cached bool `json:"cached,omitempty"`
@@ -360,6 +361,7 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 		return nil, err
 	}
 	defer lk.Close()
+	began := time.Now()
 	src, out := filepath.Join(o.Dir, SrcDir), filepath.Join(o.Dir, OutDir)
 	if err := checkout(ctx, o, src, hash); err != nil {
 		return nil, err
@@ -392,7 +394,7 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	if err := runMake(ctx, o, src, out, "bzImage"); err != nil {
 		return nil, err
 	}
-	k.BuildSeconds = time.Since(start).Seconds()
+	k.BuildSeconds = time.Since(began).Seconds()
 	k.Rebuilt = countNewer(out, start)
 	k.Image = filepath.Join(o.Dir, ImagesDir, short(hash)+".bzImage")
 	if err := copyFile(filepath.Join(out, Image), k.Image); err != nil {
