@@ -66,6 +66,7 @@ func (f *bisectFlags) request(c *cli.Context) bisect.Request {
 	r := bisect.Request{Repo: c.String("repo"), Good: c.String("good"), Bad: c.String("bad"), Build: c.String("build"), Dir: c.String("dir"),
 		Metric: c.String("metric"), Contend: c.String("contend"), Prior: c.String("prior"), Measure: c.Args().Slice(), Options: o}
 	r.VM, r.Stray = f.vm.request(c)
+	f.vm.kernelRequest(c, &r)
 	return r
 }
 

@@ -18,6 +18,8 @@ func TestBisectVMUsage(t *testing.T) {
 	// this process.
 	t.Parallel()
 	repo := bisectRepo(t, 4, 2, 40, 10)
+	// A kernel tree to kbuild.Check: a git repository with a Makefile.
+	os.WriteFile(filepath.Join(repo, "Makefile"), []byte("bzImage:\n"), 0o644)
 	dir := filepath.Join(t.TempDir(), "bs")
 	base := []string{"bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--dir", dir}
 	m := []string{"--", "run", "faultme", "--mem", "64MiB"}
@@ -38,6 +40,11 @@ func TestBisectVMUsage(t *testing.T) {
 		{[]string{"--boots-per-probe", "2"}, "--boots-per-probe goes with --vm"},
 		{[]string{"--vm"}, "--build: a --vm search needs a build command that prints the kernel"},
 		{[]string{"--vm", "--build", "cat boot.txt", "--contend", "bin/contend"}, "--contend: \"bin/contend\": with --vm"},
+		{[]string{"--kernel-tree", repo}, "--kernel-tree goes with --vm"},
+		{[]string{"--vm", "--build", "cat boot.txt", "--kernel-config", "tinyconfig"}, "--kernel-config goes with --kernel-tree"},
+		{[]string{"--vm", "--kernel-tree", repo, "--build", "cat boot.txt"}, "--build: --kernel-tree builds each commit itself"},
+		{[]string{"--vm", "--kernel-tree", repo, "--kernel-config", "nonsense"}, `nonsense" is not defconfig, tinyconfig, running, nor a readable config file`},
+		{[]string{"--vm", "--kernel-tree", repo, "--kernel-config-fragment", "/nonexistent.config"}, "--kernel-config-fragment: open /nonexistent.config"},
 	} {
 		args := append(append(append([]string{}, base...), c.args...), m...)
 		r := runCLI(t, args...)

@@ -3,12 +3,21 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"contend/internal/bisect"
 	"contend/internal/campaign"
+	"contend/internal/esc"
+	"contend/internal/kbuild"
+	"contend/internal/plural"
 	"contend/internal/value"
 	"contend/internal/vm"
 	"contend/internal/workload"
@@ -19,25 +28,39 @@ import (
 type vmFlags struct {
 	on, skipFaults bool
 	guest          guestFlags
+	kernel         kernelFlags
+	revs           [2]string // --a-rev, --b-rev: revisions of --kernel-tree
 }
 
 // vmInitFlags returns the --vm flags of 'campaign init'; the side
 // kernels fill o's sides.
 func vmInitFlags(f *vmFlags, o *campaign.Options) []cli.Flag {
-	return append(append([]cli.Flag{
+	return append(append(append([]cli.Flag{
 		&cli.BoolFlag{Name: "vm", Destination: &f.on, Usage: "each boot is a fresh QEMU guest of --a-kernel or --b-kernel that 'contend campaign run DIR' starts (docs/vm.md)"},
 		&cli.StringFlag{Name: "a-kernel", Destination: &o.Sides[0].Kernel, Usage: "with --vm: side A's kernel image (a bzImage: arch/x86/boot/bzImage, /boot/vmlinuz-...); --a-initrd and --a-append go with it"},
 		&cli.StringFlag{Name: "b-kernel", Destination: &o.Sides[1].Kernel, Usage: "with --vm: side B's kernel image"},
 	}, newGuestFlags(&f.guest, "a hang is killed then")...),
 		&cli.BoolFlag{Name: "vm-skip-faults", Destination: &f.skipFaults, Usage: "with --vm: a boot whose guest panics, hangs or dies is recorded as skipped and the campaign goes on (default: it stops)"},
-	)
+		&cli.StringFlag{Name: "a-rev", Destination: &f.revs[0], Usage: "with --kernel-tree: side A's revision of the tree (a commit, a tag, a branch)"},
+		&cli.StringFlag{Name: "b-rev", Destination: &f.revs[1], Usage: "with --kernel-tree: side B's revision (the same as --a-rev: an A/A campaign)"},
+	), newKernelFlags(&f.kernel, "the sides' kernels at --a-rev and --b-rev at init (instead of --a-kernel, --b-kernel)", "DIR/kbuild")...)
 }
 
 // apply puts the --vm flags into o, refusing those that do not go
 // together.
 func (f *vmFlags) apply(c *cli.Context, o *campaign.Options) error {
+	if n := f.kernel.stray(c); n != "" {
+		return usagef("--%s goes with --kernel-tree", n)
+	}
+	if f.kernel.tree == "" {
+		for _, n := range []string{"a-rev", "b-rev"} {
+			if c.IsSet(n) {
+				return usagef("--%s goes with --kernel-tree", n)
+			}
+		}
+	}
 	if !f.on {
-		for _, n := range []string{"vm-cpus", "vm-mem", "vm-timeout", "vm-accel", "vm-skip-faults"} {
+		for _, n := range []string{"vm-cpus", "vm-mem", "vm-timeout", "vm-accel", "vm-skip-faults", "kernel-tree"} {
 			if c.IsSet(n) {
 				return usagef("--%s goes with --vm", n)
 			}
@@ -52,6 +75,81 @@ func (f *vmFlags) apply(c *cli.Context, o *campaign.Options) error {
 	v := f.guest.options(c)
 	v.SkipFaults = f.skipFaults
 	o.VM = &v
+	if f.kernel.tree != "" {
+		return f.buildSides(c, o)
+	}
+	return nil
+}
+
+// buildSides builds the revisions of --kernel-tree that --a-rev and
+// --b-rev name into one build directory (internal/kbuild; B after A
+// rebuilds what differs), and makes their images the sides' kernels,
+// with their builds' facts; the options that change contention and
+// differ between the two configs are said.
+func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
+	for i, n := range []string{"a", "b"} {
+		if f.revs[i] == "" {
+			return usagef("--%s-rev: give side %s's revision of --kernel-tree", n, strings.ToUpper(n))
+		}
+		if c.IsSet(n + "-kernel") {
+			return usagef("--%s-kernel: --kernel-tree builds side %s's kernel from --%s-rev; give one of them", n, strings.ToUpper(n), n)
+		}
+	}
+	if o.Dir == "" {
+		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
+	}
+	bdir := f.kernel.buildDir
+	if bdir == "" {
+		bdir = filepath.Join(o.Dir, "kbuild")
+	}
+	bdir, err := filepath.Abs(bdir)
+	if err != nil {
+		return err
+	}
+	ko := kbuild.Options{Tree: f.kernel.tree, Dir: bdir, Base: f.kernel.config, Fragments: f.kernel.fragments.Value(),
+		Require: bisect.EvidenceNeeds(o.Command)}
+	if o.VM.CPUs != 1 {
+		ko.Require = append(ko.Require, "SMP")
+	}
+	if _, err := kbuild.Check(ko); err != nil {
+		return usagef("%v", err)
+	}
+	warns, err := kbuild.Prepare(ko)
+	if err != nil {
+		return err
+	}
+	log := c.App.ErrWriter
+	for _, w := range warns {
+		fmt.Fprintf(log, "campaign init: warning: %s\n", w)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var ks [2]*kbuild.Kernel
+	for i, rev := range f.revs {
+		tail := &kbuild.Tail{}
+		ko.Log = tail
+		k, err := kbuild.Build(ctx, ko, rev)
+		if ctx.Err() != nil {
+			return cli.Exit(fmt.Sprintf("campaign init: interrupted while building side %c's kernel (%s): nothing written; the build directory %s is kept for the next try", 'A'+i, rev, bdir), exitInterrupted)
+		}
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("campaign init: side %c's kernel (%s): %v", 'A'+i, esc.Line(rev), err), exitFailure)
+		}
+		cc := ""
+		if k.CCache {
+			cc = ", ccache"
+		}
+		if k.Cached {
+			fmt.Fprintf(log, "kernel %c: %s (%s) kept from an earlier build; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.ConfigSHA256[:12])
+		} else {
+			fmt.Fprintf(log, "kernel %c: %s (%s) built in %.1f s, %s rebuilt%s; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12])
+		}
+		ks[i] = k
+		o.Sides[i].Kernel, o.Sides[i].Build = k.Image, k.Env()
+	}
+	if d := kbuild.Diff(ks[0].Options, ks[1].Options); len(d) > 0 {
+		fmt.Fprintf(log, "campaign init: warning: the sides' configs differ in options that change contention: %s\n", strings.Join(d, ", "))
+	}
 	return nil
 }
 

@@ -24,8 +24,10 @@ type Request struct {
 	Prior                                        string   // a file of 'REV WEIGHT' lines ("": uniform)
 	Measure                                      []string // the measurement: run|exec ARGS...
 	Options                                      Options
-	VM                                           *VMRequest // nil: not a kernel search (no --vm)
-	Stray                                        string     // a flag that goes with --vm, given without it
+	VM                                           *VMRequest     // nil: not a kernel search (no --vm)
+	Kernel                                       *KernelRequest // nil: --build builds (no --kernel-tree)
+	KernelStray                                  string         // a flag that goes with --kernel-tree, given without it
+	Stray                                        string         // a flag that goes with --vm, given without it
 }
 
 // VMRequest is the guest of a kernel search (--vm): 0 CPUs or MemMiB
@@ -111,8 +113,8 @@ func (r *Request) vmPlan() (*VMPlan, error) {
 		return nil, refuse("--runs: with --vm the repetitions are boots: give --boots-per-probe N (boots of a probe) and --runs-per-boot N (runs in each)")
 	case r.Contend != "" && !filepath.IsAbs(r.Contend):
 		return nil, refuse("--contend: %q: with --vm the guest runs this contend or one given by an absolute path, not one built in the worktree", r.Contend)
-	case r.Build == "":
-		return nil, refuse("--build: a --vm search needs a build command that prints the kernel to boot, such as --build 'make -j8 bzImage && echo kernel: arch/x86/boot/bzImage'")
+	case r.Build == "" && r.Kernel == nil:
+		return nil, refuse("--build: a --vm search needs a build command that prints the kernel to boot, such as --build 'make -j8 bzImage && echo kernel: arch/x86/boot/bzImage', or --kernel-tree")
 	case len(r.Measure) > 0 && r.Measure[0] == "exec":
 		return nil, refuse("bisect --vm: the guest has no files but contend's: measure with '-- run WORKLOAD ...', not exec")
 	}
@@ -159,6 +161,15 @@ func Start(ctx context.Context, r Request, out Output) (*Result, error) {
 	if err := r.absPaths(); err != nil {
 		return nil, err
 	}
+	kp, warns, err := r.kernelPlan()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		if out.Log != nil {
+			fmt.Fprintf(out.Log, "bisect: warning: %s\n", w)
+		}
+	}
 	commits, err := Range(ctx, r.Repo, r.Good, r.Bad)
 	if err != nil {
 		return nil, interrupted(ctx, refuse("bisect: %v", err))
@@ -179,7 +190,11 @@ func Start(ctx context.Context, r Request, out Output) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ErrInterrupted
 	}
+	plan.Kernel = kp
 	if err := Create(r.Dir, plan); err != nil {
+		return nil, err
+	}
+	if err := kp.Prepare(r.Repo); err != nil {
 		return nil, err
 	}
 	return run(ctx, r.Dir, plan, nil, out)
@@ -285,8 +300,17 @@ func Step(ctx context.Context, r Request, maxRuns int) (v Verdict, hash string, 
 	case at == len(commits)-1:
 		return Verdict{Verdict: VerdictBad}, "", nil // --bad itself
 	}
-	plan, events, err := stepPlan(r.Dir, r.plan(commits, vmp))
+	kp, _, err := r.kernelPlan()
 	if err != nil {
+		return Verdict{}, "", err
+	}
+	want := r.plan(commits, vmp)
+	want.Kernel = kp
+	plan, events, err := stepPlan(r.Dir, want)
+	if err != nil {
+		return Verdict{}, "", err
+	}
+	if err := plan.Kernel.Prepare(plan.Repo); err != nil {
 		return Verdict{}, "", err
 	}
 	unlock, err := Lock(r.Dir)
@@ -397,6 +421,10 @@ func newVMProber(ctx context.Context, dir string, plan *Plan, out Output) (*VM, 
 	p := &VM{Repo: plan.Repo, Work: filepath.Join(dir, WorkDir), Runs: filepath.Join(dir, RunsDir), Logs: filepath.Join(dir, LogsDir),
 		Consoles: consoles, BuildCmd: plan.Build, Measure: plan.Measure, Metric: plan.Metric, Plan: *plan.VM, Boot: r.Boot,
 		Progress: out.Progress}
+	if plan.Kernel != nil {
+		o := plan.Kernel.options(plan.Repo)
+		p.Kernel, p.Builds = &o, filepath.Join(dir, BuildsFile)
+	}
 	return p, func() { r.Close() }, nil
 }
 

@@ -41,6 +41,9 @@ type Plan struct {
 	// VM, when set, makes it a kernel search: each repetition is a boot
 	// of the kernel the build names (VM, vmprober.go).
 	VM *VMPlan `json:"vm,omitempty"`
+	// Kernel, when set, builds each commit's kernel with internal/kbuild
+	// from Repo (--kernel-tree) instead of Build.
+	Kernel *KernelPlan `json:"kernel_build,omitempty"`
 }
 
 // PlanOptions are the Options a plan keeps.

@@ -15,6 +15,7 @@ import (
 
 	"contend/internal/campaign"
 	"contend/internal/esc"
+	"contend/internal/kbuild"
 	"contend/internal/results"
 	"contend/internal/safefile"
 	"contend/internal/vm"
@@ -68,6 +69,11 @@ type VM struct {
 	Boot func(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Result, error)
 	// Progress, when set, is told of each boot in one line.
 	Progress func(string)
+	// Kernel, when set, builds each commit with internal/kbuild
+	// (--kernel-tree) instead of BuildCmd; Builds is the builds' ledger
+	// (BuildsFile).
+	Kernel *kbuild.Options
+	Builds string
 
 	seq  int
 	boot campaign.BootFunc // Boot holding the benchmark lock
@@ -130,12 +136,18 @@ type vmBuilt struct {
 	dir  string
 	k    VMKernel
 	done bool
+	// facts are the kernel build's (kbuild.Kernel.Env), recorded in each
+	// boot's result file; nil for a --build kernel.
+	facts map[string]string
 }
 
 // Build makes the worktree of c, runs the build command in it and reads
 // the kernel it names. A build that fails or names no bootable image is
 // a *SkipError naming its log.
 func (p *VM) Build(ctx context.Context, c Commit) (Built, error) {
+	if p.Kernel != nil {
+		return p.kernelBuild(ctx, c)
+	}
 	var out bytes.Buffer
 	dir, logPath, err := buildAt(ctx, p.Repo, p.Work, p.Logs, p.BuildCmd, c, &out)
 	if err != nil {
@@ -208,7 +220,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 		if p.boot == nil {
 			p.boot = campaign.LockedBoot(p.Boot, p.Progress)
 		}
-		res, err := p.boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut})
+		res, err := p.boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Facts: b.facts})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -273,6 +285,9 @@ func (b *vmBuilt) Close() error {
 		return nil
 	}
 	b.done = true
+	if b.dir == "" {
+		return nil // a kbuild image: kept in the build directory
+	}
 	return removeWorktree(b.p.Repo, b.dir)
 }
 

@@ -83,7 +83,11 @@ type SideOptions struct {
 	Append      string // the command line of Kexec (--a-append; empty: the running one's)
 	BootCommand string // a shell command that arranges the boot and reboots (--a-boot-command)
 	Kernel      string // a kernel image booted in a virtual machine (--a-kernel, with --vm)
-	Expect      Expect // --a-release, --a-version, --a-cmdline
+	// Build are the facts of Kernel's build when contend built it from a
+	// tree (--kernel-tree: internal/kbuild's Kernel.Env, kbuild.* keys):
+	// each boot's result file records them.
+	Build  map[string]string
+	Expect Expect // --a-release, --a-version, --a-cmdline
 }
 
 // OptionError is an option NewPlan refuses: one line naming the flag and

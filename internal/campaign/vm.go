@@ -92,6 +92,10 @@ type VMKernel struct {
 	Kernel  string `json:"kernel"`
 	Initrd  string `json:"initrd,omitempty"`
 	Cmdline string `json:"cmdline,omitempty"` // words added to contend's
+	// Build are the facts of the image's build when contend built it
+	// (kbuild.*: revision, config hash, contention options, build time,
+	// objects rebuilt), recorded in each boot's result file.
+	Build map[string]string `json:"build,omitempty"`
 }
 
 // EvSkipped is a boot of a --vm plan that went wrong and was skipped
@@ -260,7 +264,7 @@ func (o *Options) vmSide(i int) (Side, error) {
 	if err != nil {
 		return side, refuse("--%s-kernel: %v", s, err)
 	}
-	k := &VMKernel{Kernel: kernel, Cmdline: so.Append}
+	k := &VMKernel{Kernel: kernel, Cmdline: so.Append, Build: so.Build}
 	if so.Initrd != "" {
 		if k.Initrd, err = regularFile(so.Initrd); err != nil {
 			return side, refuse("--%s-initrd: %q is not a file", s, so.Initrd)
@@ -445,7 +449,7 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
 	args := RunArgs(p, slot, label, vm.GuestOut)
 	booted := time.Now().UTC()
-	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Files: p.VM.Guest.guestFiles(dir), Env: p.VM.Guest.env()})
+	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Files: p.VM.Guest.guestFiles(dir), Env: p.VM.Guest.env(), Facts: k.Build})
 	stop := func(ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
 		ev.Slot, ev.Side, ev.Message = slot, string(label), msg

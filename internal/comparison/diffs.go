@@ -126,12 +126,39 @@ func envCauses(diffs []Diff, sides []SideReport) []string {
 		}
 		thp = append(thp, d.Key+": "+strings.Join(vs, ", "))
 	}
-	if len(thp) == 0 {
-		return nil
+	var out []string
+	if cfg := configCause(diffs, sides); cfg != "" {
+		out = append(out, cfg)
 	}
-	return []string{fmt.Sprintf("transparent huge pages differ between the sides (%s): that alone changes page faults, "+
+	if len(thp) == 0 {
+		return out
+	}
+	return append(out, fmt.Sprintf("transparent huge pages differ between the sides (%s): that alone changes page faults, "+
 		"memory and their times (THP 'always' maps the huge zero page on read faults, one fault per 2 MiB instead of one per "+
-		"4 KiB page); compare with the same THP setting, or run faultme with --thp never on every side", strings.Join(thp, "; "))}
+		"4 KiB page); compare with the same THP setting, or run faultme with --thp never on every side", strings.Join(thp, "; ")))
+}
+
+// configCause says which options that change contention differ between
+// the kernels contend built from a tree (kbuild.config.NAME, recorded by
+// internal/kbuild), "" when none does.
+func configCause(diffs []Diff, sides []SideReport) string {
+	var opts []string
+	for _, d := range diffs {
+		name, ok := strings.CutPrefix(d.Key, "kbuild.config.")
+		if !ok {
+			continue
+		}
+		var vs []string
+		for i, v := range d.Values {
+			vs = append(vs, sides[i].Label+" "+v)
+		}
+		opts = append(opts, "CONFIG_"+name+": "+strings.Join(vs, ", "))
+	}
+	if len(opts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the kernels' configs differ in options that change what contention looks like (%s): a difference "+
+		"may come from the config, not the code; build both sides with one config", strings.Join(opts, "; "))
 }
 
 // envDiffs lists the environment keys (env.Diff) that differ between any

@@ -213,7 +213,10 @@ func Diff(a, b Fingerprint) []string {
 }
 
 // volatileKeys change between runs without meaning a different setup.
-var volatileKeys = map[string]bool{"mem.available": true, "loadavg": true, "kernel.boot_id": true}
+// A kernel's build time and the objects it rebuilt (internal/kbuild)
+// depend on the build before it, not on the kernel.
+var volatileKeys = map[string]bool{"mem.available": true, "loadavg": true, "kernel.boot_id": true,
+	"kbuild.build_seconds": true, "kbuild.objects_rebuilt": true}
 
 func cstr(b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {

@@ -14,8 +14,10 @@ import (
 // runs: a JSON object of "vm.*" keys.
 const VMEnvVar = "CONTEND_VM_ENV"
 
-// vmFacts returns the vm.* keys of $CONTEND_VM_ENV; a key of another
-// name or a value with a control character is left out.
+// vmFacts returns the vm.* and kbuild.* keys of $CONTEND_VM_ENV (the
+// virtual machine; the kernel's build when contend built it,
+// internal/kbuild); a key of another name or a value with a control
+// character is left out.
 func vmFacts() Fingerprint {
 	s := os.Getenv(VMEnvVar)
 	if s == "" {
@@ -27,7 +29,7 @@ func vmFacts() Fingerprint {
 	}
 	f := Fingerprint{}
 	for k, v := range m {
-		if strings.HasPrefix(k, "vm.") && esc.Check(k, k) == nil && esc.Check(k, v) == nil {
+		if (strings.HasPrefix(k, "vm.") || strings.HasPrefix(k, "kbuild.")) && esc.Check(k, k) == nil && esc.Check(k, v) == nil {
 			f[k] = v
 		}
 	}

@@ -106,3 +106,49 @@ func TestBriefSaysTheCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNamesKernelConfig: sides whose kernels contend built from a
+// tree with configs that differ in an option that changes contention
+// (kbuild.config.*) get a warning naming the options before the
+// headline; the build's time and objects rebuilt differ without being an
+// environment difference; kernels of one config get no warning.
+func TestCompareNamesKernelConfig(t *testing.T) {
+	mk := func(mc, rev string, secs string, base float64) *results.File {
+		v := make([]float64, 8)
+		for i := range v {
+			v[i] = base * (1 + 0.01*float64(i%4))
+		}
+		f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{"time": {v}})
+		f.Env["kbuild.config.SCHED_MC"], f.Env["kbuild.config.NR_CPUS"] = mc, "64"
+		f.Env["kbuild.revision"], f.Env["kbuild.build_seconds"], f.Env["kbuild.objects_rebuilt"] = rev, secs, secs
+		return f
+	}
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", mk("y", "aaa", "100", 1e6), 0), comparison.FileSide("b", mk("n", "bbb", "7", 2e6), 0)}, comparison.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "CONFIG_SCHED_MC: A y, B n") || strings.Contains(r.Causes[0], "NR_CPUS") {
+		t.Fatalf("causes %q", r.Causes)
+	}
+	var keys []string
+	for _, d := range r.EnvDiffs {
+		keys = append(keys, d.Key)
+	}
+	if strings.Join(keys, " ") != "kbuild.config.SCHED_MC kbuild.revision" {
+		t.Errorf("environment differences %q: want the option and the revision, not the build's time nor objects", keys)
+	}
+	var text strings.Builder
+	if err := Write(&text, r, "text"); err != nil {
+		t.Fatal(err)
+	}
+	one := strings.Join(strings.Fields(text.String()), " ")
+	warn := strings.Index(one, "warning: the kernels' configs differ in options that change what contention looks like")
+	head := strings.Index(one, HeadlineFor(r, r.Pairs[0]))
+	if warn < 0 || head < 0 || warn > head {
+		t.Errorf("the config warning (at %d) is not before the headline (at %d):\n%s", warn, head, text.String())
+	}
+	r, err = comparison.Build([]comparison.Side{comparison.FileSide("a", mk("y", "aaa", "100", 1e6), 0), comparison.FileSide("b", mk("y", "bbb", "7", 2e6), 0)}, comparison.Options{Alpha: 0.05})
+	if err != nil || len(r.Causes) != 0 {
+		t.Errorf("one config: causes %q, %v", r.Causes, err)
+	}
+}

@@ -95,6 +95,11 @@ type Command struct {
 	// NAME=VALUE words added to the command's environment.
 	Files []File
 	Env   []string
+	// Facts are environment entries the command's result file records
+	// beside the vm.* ones (the kernel's build: kbuild.*, from
+	// internal/kbuild's Kernel.Env); the guest's contend keeps vm.* and
+	// kbuild.* keys (internal/env).
+	Facts map[string]string
 }
 
 // File is a file of the host (Host) put into the guest at Guest, an
@@ -349,7 +354,11 @@ func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, pro
 	for _, p := range []string{console, port, qlog} {
 		os.Remove(p)
 	}
-	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: vmEnv(accel, r.version, g.CPUs, g.MemMiB, r.host), Vars: c.Env})
+	facts := vmEnv(accel, r.version, g.CPUs, g.MemMiB, r.host)
+	for k, v := range c.Facts {
+		facts[k] = v
+	}
+	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: facts, Vars: c.Env})
 	if err != nil {
 		return nil, err
 	}
