@@ -423,17 +423,6 @@ func (s *Search) Run(ctx context.Context) (res *Result, err error) {
 	return s.Result(stop), nil
 }
 
-// values returns the values recorded by events of kind ev (and side).
-func (s *Search) values(ev string, commit int, side string) []float64 {
-	var xs []float64
-	for _, e := range s.events {
-		if e.Event == ev && e.Commit == commit && e.Side == side {
-			xs = append(xs, e.Values...)
-		}
-	}
-	return xs
-}
-
 // calibration returns the sequential rule of the calibration.
 func (s *Search) calibration() (*analysis.Sequential, error) {
 	return analysis.NewSequentialSpending(s.Opt.Alpha, s.Opt.CalibrateMin, s.Opt.CalibrateMax, 0, analysis.SpendOBrienFleming)
