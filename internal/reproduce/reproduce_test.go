@@ -274,7 +274,7 @@ func TestPlanContendBlock(t *testing.T) {
 		!strings.HasSuffix(p.Commands[1].Line, "-- run faultme --mem 10GiB --stride 4KiB --threads 400 -n N") {
 		t.Errorf("workload %q %q metric %q\n%s", p.Workload, p.WorkloadArgs, p.Metric, out)
 	}
-	p, out = plan(contendBlock("commit", "a.json", "b.json", "4;reboot"))
+	_, out = plan(contendBlock("commit", "a.json", "b.json", "4;reboot"))
 	if strings.Contains(out, "reboot -n") || !strings.Contains(out, "parameter threads=4;reboot: not a flag of contend run faultme") {
 		t.Errorf("a value that is no flag's:\n%s", out)
 	}
