@@ -85,7 +85,7 @@ func TestVMBisect(t *testing.T) {
 	os.RemoveAll(dir)
 	args := []string{"bisect", "--vm", "--vm-accel", accel, "--vm-cpus", "1", "--vm-mem", "1GiB", "--vm-timeout", "2m",
 		"--repo", src, "--good", hashes[0], "--bad", hashes[n], "--build", "cat boot.txt", "--dir", dir,
-		"--boots-per-probe", "2", "--runs-per-boot", "3", "--calibrate", "4", "--calibrate-max", "4", "--verify-runs", "4",
+		"--boots-per-probe", "2", "--runs-per-boot", "3", "--calibrate", "4", "--calibrate-max", "8", "--verify-runs", "4",
 		"--metric", "faults", "--format", "json",
 		"--", "run", "faultme", "--threads", "1", "--mem", "64MiB"}
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)

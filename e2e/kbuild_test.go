@@ -100,7 +100,7 @@ func TestKernelTreeBisect(t *testing.T) {
 	dir := filepath.Join(work, "bs")
 	os.RemoveAll(dir)
 	args := append(append([]string{"bisect", "--vm", "--good", hashes[0], "--bad", hashes[16], "--dir", dir,
-		"--boots-per-probe", "2", "--runs-per-boot", "3", "--calibrate", "4", "--calibrate-max", "4", "--verify-runs", "4",
+		"--boots-per-probe", "2", "--runs-per-boot", "3", "--calibrate", "4", "--calibrate-max", "8", "--verify-runs", "4",
 		"--metric", "time", "--format", "json"}, kflags...), measure...)
 	t0 := time.Now()
 	o, _ := run(args...)
