@@ -120,8 +120,9 @@ func Check(what, s string) error {
 
 // ShellQuote returns s as one word for sh: as it is when it holds only
 // letters, digits and -_./=:,+@%, else in single quotes (a quote in it
-// closed, escaped with a backslash and reopened). The commands contend runs through sh (a campaign's reboot)
-// and the ones it records for a person to run again use it.
+// closed, escaped with a backslash and reopened). The commands contend
+// runs through sh (a campaign's reboot) and the ones it records for a
+// person to run again use it.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
 		return s
