@@ -54,7 +54,14 @@ type WisResult struct {
 	Iterations  uint64
 	PerTask     []uint64
 	ExtraTasks  int
+	// LateTeardown: a cancelled task thread did not end within
+	// TeardownSeconds; the counts, taken before the stop, stand.
+	LateTeardown bool
 }
+
+// TeardownSeconds is how long the leader waits for cancelled task threads
+// (CT_WIS_JOIN_S).
+const TeardownSeconds = C.CT_WIS_JOIN_S
 
 // Wis loads the compiled test at p.SO and runs one repetition of it
 // (native/wis.c).
@@ -66,10 +73,11 @@ func Wis(p WisParams) (WisResult, error) {
 	var cr C.struct_ct_wis_result
 	rc := C.ct_wis_run((*C.struct_ct_wis_params)(unsafe.Pointer(&p)), &cr)
 	r := WisResult{
-		Description: C.GoString(&cr.description[0]),
-		ElapsedNs:   uint64(cr.elapsed_ns),
-		Iterations:  uint64(cr.iterations),
-		ExtraTasks:  int(cr.extra_tasks),
+		Description:  C.GoString(&cr.description[0]),
+		ElapsedNs:    uint64(cr.elapsed_ns),
+		Iterations:   uint64(cr.iterations),
+		ExtraTasks:   int(cr.extra_tasks),
+		LateTeardown: cr.late_teardown != 0,
 	}
 	if rc != 0 {
 		err := statusError("wis", rc, &cr.status)

@@ -23,6 +23,8 @@
  *     warmup and again after the measured interval.
  *
  * Timed: the interval between the two samples, read with CLOCK_MONOTONIC.
+ * A task thread that does not end within CT_WIS_JOIN_S of its cancellation
+ * is a warning, not a failure: the counts were taken before the stop.
  * A task process that dies before the end (an assert, a signal) fails the
  * repetition, naming it; in thread mode a crash kills the leader, named by
  * its signal.
@@ -120,7 +122,10 @@ static void wis_sample(struct wis *w, uint64_t *out)
 
 /* wis_stop tells the leader to end the tasks (threads cancelled and
  * joined, processes killed and reaped), run testcase_cleanup and exit, and
- * reaps it. */
+ * reaps it. A task thread that outlives its cancellation (malloc1 on some
+ * glibc versions: will-it-scale's own runner hangs there after printing its
+ * figure) does not fail the run: the interval was measured before the stop,
+ * so its counts stand and r->late_teardown says what happened. */
 static int wis_stop(struct wis *w)
 {
 	char sig[32];
@@ -137,9 +142,10 @@ static int wis_stop(struct wis *w)
 	if (WIFSIGNALED(st))
 		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process was killed by %s (in testcase_cleanup?)",
 			       ct_signame(WTERMSIG(st), sig, sizeof(sig)));
-	if (WEXITSTATUS(st) == CT_WIS_EXIT_LATE)
-		return ct_fail(&w->r->status, ETIMEDOUT, "pthread_cancel", "a task thread did not end within %d s of its cancellation",
-			       CT_WIS_JOIN_S);
+	if (WEXITSTATUS(st) == CT_WIS_EXIT_LATE) {
+		w->r->late_teardown = 1;
+		return 0;
+	}
 	if (WEXITSTATUS(st) != 0)
 		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process exited with status %d", WEXITSTATUS(st));
 	return 0;

@@ -28,7 +28,9 @@ struct ct_wis_control {
 };
 
 /* The leader's exit status when a cancelled task thread did not end
- * within CT_WIS_JOIN_S seconds (testcase_cleanup is then not run). */
+ * within CT_WIS_JOIN_S seconds (testcase_cleanup is then not run): the
+ * measured interval was over by then, so its counts stand (late_teardown
+ * says so). */
 #define CT_WIS_JOIN_S 10
 #define CT_WIS_EXIT_LATE 4
 
@@ -51,6 +53,7 @@ struct ct_wis_result {
 	uint64_t iterations;  /* sum over the tasks, in the interval */
 	char description[128];
 	int extra_tasks;      /* started by the test with new_task */
+	int late_teardown;    /* a cancelled task thread did not end within CT_WIS_JOIN_S */
 };
 
 int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r);

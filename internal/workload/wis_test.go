@@ -270,3 +270,33 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 		}
 	}
 }
+
+// TestWisLateTeardownKeepsCounts: a task thread that ignores its
+// cancellation (as malloc1's threads do on some glibc versions, where
+// will-it-scale's own runner hangs after printing its figure) costs the
+// repetition nothing it measured: the counts of the interval are kept and
+// a note says the teardown was late.
+func TestWisLateTeardownKeepsCounts(t *testing.T) {
+	dir := t.TempDir()
+	test := filepath.Join(dir, "stubborn.c")
+	src := `#include <pthread.h>
+void testcase(unsigned long long *iterations, unsigned long nr) {
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, 0);
+	for (;;) (*(volatile unsigned long long *)iterations)++;
+}
+`
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runWis(wisParams(t, test, bind.WisThread, 2), Runtime{ReportFD: -1})
+	if err != nil {
+		t.Fatalf("a task thread that outlives its cancellation failed the repetition: %v", err)
+	}
+	if s.Metrics["iterations"] <= 0 || len(s.Series["iterations"]) != 2 {
+		t.Errorf("counts %v / %v, want the interval's counts of 2 tasks", s.Metrics["iterations"], s.Series["iterations"])
+	}
+	want := fmt.Sprintf("did not end within %d s of its cancellation", bind.TeardownSeconds)
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], want) || !strings.Contains(s.Notes[0], "kept") {
+		t.Errorf("notes %q, want one saying %q and that the counts are kept", s.Notes, want)
+	}
+}
