@@ -18,6 +18,7 @@ import "C"
 import (
 	"fmt"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -81,6 +82,26 @@ func CCFlags() string { return C.GoString(C.ct_cc_flags()) }
 // LaunchArg is argv[1] of the launcher of external programs
 // (native/launch.c): a C constructor runs it before the Go runtime starts.
 const LaunchArg = "__launch"
+
+// LeanArg is argv[1] of a lean repetition child (native/lean.c): `contend
+// __lean NAME PARAMS-HEX` runs the workload's C from a constructor before
+// the Go runtime starts, and reports "lean RC RESULT-HEX".
+const LeanArg = "__lean"
+
+// leanBytes returns the bytes of a parameter struct whose layout is its C
+// struct's (registerParams checks it), for a lean child.
+func leanBytes[T any](p *T) []byte {
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))...)
+}
+
+// leanStruct fills a C result struct from the bytes a lean child reported.
+func leanStruct[T any](dst *T, b []byte) error {
+	if n := int(unsafe.Sizeof(*dst)); len(b) != n {
+		return fmt.Errorf("the lean child's result has %d bytes, not the %d of its C struct: a child of another contend build?", len(b), n)
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(dst)), len(b)), b)
+	return nil
+}
 
 func errnoOrNil(e C.int) error {
 	if e == 0 {

@@ -54,6 +54,23 @@ type MutexResult struct {
 func Mutex(p MutexParams) (MutexResult, error) {
 	var cr C.struct_ct_mutex_result
 	rc := C.ct_mutex_run((*C.struct_ct_mutex_params)(unsafe.Pointer(&p)), &cr)
+	return mutexResult(rc, &cr)
+}
+
+// MutexLean returns the bytes of p as struct ct_mutex_params for a lean
+// child (native/lean.c), and the function that reads that child's result
+// bytes back into a MutexResult.
+func MutexLean(p MutexParams) (params []byte, result func(rc int, b []byte) (MutexResult, error)) {
+	return leanBytes(&p), func(rc int, b []byte) (MutexResult, error) {
+		var cr C.struct_ct_mutex_result
+		if err := leanStruct(&cr, b); err != nil {
+			return MutexResult{}, err
+		}
+		return mutexResult(C.int(rc), &cr)
+	}
+}
+
+func mutexResult(rc C.int, cr *C.struct_ct_mutex_result) (MutexResult, error) {
 	r := MutexResult{
 		ThreadsNs:      uint64(cr.threads_ns),
 		Counter:        uint64(cr.counter),

@@ -7,11 +7,13 @@ package harness
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"contend/bind"
 	"contend/internal/evidence"
 	"contend/internal/results"
 	"contend/internal/workload"
@@ -73,9 +76,18 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	if err != nil {
 		return fail(err)
 	}
+	argv := []string{exe, ChildArg, w.Name, string(pj)}
+	var lean func(rc int, result []byte) (workload.Sample, error)
+	if w.Lean != nil {
+		params, sample, err := w.Lean(v)
+		if err != nil {
+			return fail(err)
+		}
+		argv, lean = []string{exe, bind.LeanArg, w.Name, hex.EncodeToString(params)}, sample
+	}
 	var stderr strings.Builder
 	spec := Spec{
-		Argv:   []string{exe, ChildArg, w.Name, string(pj)},
+		Argv:   argv,
 		Env:    append(append(os.Environ(), ChildEnv...), reportEnv+"=3"),
 		Stdout: os.Stderr, // a workload prints nothing; anything it does is a diagnostic
 		Stderr: &limitedWriter{w: &stderr, n: 8192},
@@ -94,13 +106,25 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 	if rep.Status == results.StatusFailed {
 		return Outcome{Rep: rep}
 	}
-	var resultMsg, errorMsg string
+	var resultMsg, errorMsg, leanMsg string
 	for _, line := range e.Report {
 		switch verb, rest, _ := strings.Cut(line, " "); verb {
 		case "result":
 			resultMsg = rest
+		case "lean":
+			leanMsg = rest
 		case "error":
 			errorMsg = rest
+		}
+	}
+	var s workload.Sample
+	var serr error
+	switch {
+	case lean != nil && leanMsg != "":
+		s, serr = leanSample(lean, leanMsg)
+	case resultMsg != "":
+		if err := json.Unmarshal([]byte(resultMsg), &s); err != nil {
+			serr = fmt.Errorf("unreadable result from the child: %v", err)
 		}
 	}
 	switch {
@@ -109,14 +133,11 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		rep.Status, rep.Error = results.StatusFailed, errorMsg
 	case e.Wait != nil:
 		rep.Status, rep.Error = results.StatusFailed, describeExit(e.Wait, stderr.String())
-	case resultMsg == "":
+	case resultMsg == "" && leanMsg == "":
 		rep.Status, rep.Error = results.StatusFailed, "the child exited without a result"
+	case serr != nil:
+		rep.Status, rep.Error = results.StatusFailed, oneLine(serr.Error())
 	default:
-		var s workload.Sample
-		if err := json.Unmarshal([]byte(resultMsg), &s); err != nil {
-			rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("unreadable result from the child: %v", err)
-			break
-		}
 		rep.Status = results.StatusOK
 		rep.Metrics.Merge(s.Metrics)
 		rep.Series = s.Series
@@ -131,6 +152,17 @@ func RunRep(ctx context.Context, w *workload.Workload, v workload.Values, timeou
 		}
 	}
 	return Outcome{Rep: rep, Cleaned: e.Cleaned}
+}
+
+// leanSample reads a lean child's report "RC RESULT-HEX" into its Sample.
+func leanSample(sample func(rc int, result []byte) (workload.Sample, error), msg string) (workload.Sample, error) {
+	rcText, h, _ := strings.Cut(msg, " ")
+	rc, err := strconv.Atoi(rcText)
+	b, herr := hex.DecodeString(h)
+	if err != nil || herr != nil {
+		return workload.Sample{}, fmt.Errorf("unreadable result from the lean child: %q", msg)
+	}
+	return sample(rc, b)
 }
 
 func describeExit(err error, stderr string) string {

@@ -37,6 +37,10 @@ type Typed[P any] struct {
 	// Run runs one repetition in the child: it sets the runtime fields
 	// of p (ReportFD, SemKey) and makes one cgo call.
 	Run func(p *P, rt Runtime) (Sample, error)
+	// Lean, when set, gives the repetition to a lean child (see
+	// Workload.Lean): the bytes of p's C struct, and the function that
+	// turns the C result's bytes into the Sample.
+	Lean func(p *P) (params []byte, sample func(rc int, result []byte) (Sample, error))
 	// SemSet, Original, Timeout, ForValues: see Workload.
 	SemSet    func(p *P) int
 	Original  func(p *P, s Sample, proc map[string]float64) []string
@@ -120,6 +124,16 @@ func define[P any](w *Workload, t Typed[P]) {
 				return Sample{}, err
 			}
 			return f(p, rt)
+		}
+	}
+	if f := t.Lean; f != nil {
+		w.Lean = func(v Values) ([]byte, func(int, []byte) (Sample, error), error) {
+			p, err := dec(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			params, sample := f(p)
+			return params, sample, nil
 		}
 	}
 	if f := t.ForValues; f != nil {

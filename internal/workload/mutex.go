@@ -80,6 +80,7 @@ mappings are checked against the machine's limits before the run.`,
 	Funcs: Typed[bind.MutexParams]{
 		Check:    checkMutex,
 		Run:      runMutex,
+		Lean:     leanMutex,
 		Original: originalMutex,
 		Timeout: func(p *bind.MutexParams) time.Duration {
 			// Generous: this 2-core VM needs about 30 ns per pair.
@@ -132,12 +133,33 @@ func checkMutex(p *bind.MutexParams, m limits.Machine) ([]string, error) {
 }
 
 func runMutex(p *bind.MutexParams, rt Runtime) (Sample, error) {
-	threads, locks, variant := int64(p.Threads), int64(p.Locks), p.Variant
 	p.ReportFD = int32(rt.ReportFD)
 	r, err := bind.Mutex(*p)
 	if err != nil {
 		return Sample{}, err
 	}
+	return mutexSample(p, r)
+}
+
+// leanMutex runs the mutex test in a lean child: the original is timed as
+// a whole process (`time ./mainc`), so contend's child must start and end
+// as a C program does, not with the Go runtime's start-up in its real,
+// user and sys.
+func leanMutex(p *bind.MutexParams) ([]byte, func(int, []byte) (Sample, error)) {
+	p.ReportFD = -1 // the mutex test reports nothing while it runs
+	params, result := bind.MutexLean(*p)
+	return params, func(rc int, b []byte) (Sample, error) {
+		r, err := result(rc, b)
+		if err != nil {
+			return Sample{}, err
+		}
+		return mutexSample(p, r)
+	}
+}
+
+// mutexSample checks what one repetition did and makes its Sample.
+func mutexSample(p *bind.MutexParams, r bind.MutexResult) (Sample, error) {
+	threads, locks, variant := int64(p.Threads), int64(p.Locks), p.Variant
 	pairs := uint64(threads * locks)
 	if r.Counter != pairs {
 		return Sample{}, fmt.Errorf("mutex: the counter ended at %d, not threads x locks = %d: the run did not do its work", r.Counter, pairs)

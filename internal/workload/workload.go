@@ -109,6 +109,15 @@ type Workload struct {
 	SemSet func(v Values) int
 	// Run runs one repetition in the child process: one cgo call.
 	Run func(v Values, rt Runtime) (Sample, error)
+	// Lean, when set, runs the repetition in a lean child instead
+	// (`contend __lean`, native/lean.c): the workload's C called from a
+	// constructor before the Go runtime starts, for a workload timed as a
+	// whole process (mutex: real, user and sys as `time ./mainc` gave
+	// them), so that its child starts as a C program does. It returns the
+	// bytes of the C parameter struct and the function that turns the
+	// child's result bytes (and the C run's return) into the Sample, in
+	// the parent.
+	Lean func(v Values) (params []byte, sample func(rc int, result []byte) (Sample, error), err error)
 	// Original returns the lines the original program printed for one
 	// repetition. proc holds the parent's process metrics of that
 	// repetition (real, user, sys in ns).

@@ -1,0 +1,1 @@
+#include "../native/lean.c"

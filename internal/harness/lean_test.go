@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"contend/bind"
+	"contend/internal/results"
+	"contend/internal/workload"
+)
+
+// TestRunRepLeanChild: the mutex test, timed as a whole process like
+// `time ./mainc`, runs in a lean child (native/lean.c): its result comes
+// back whole, and the child takes fewer page faults than a Go process
+// does merely to start (the test binary running no test), the start-up
+// that made contend's real 1.06-1.09x the original's.
+func TestRunRepLeanChild(t *testing.T) {
+	w, _ := workload.Lookup("mutex")
+	v, err := w.Resolve(map[string]string{"threads": "2", "locks": "1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := RunRep(context.Background(), w, v, time.Minute, nil)
+	if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("counter") != 2000 || o.Rep.Metrics.Get("stack_honoured") != 1 {
+		t.Fatalf("status %q (%s), metrics %v", o.Rep.Status, o.Rep.Error, o.Rep.Metrics)
+	}
+	goStart := exec.Command(os.Args[0], "-test.run=^$")
+	if err := goStart.Run(); err != nil {
+		t.Fatal(err)
+	}
+	floor := goStart.ProcessState.SysUsage().(*syscall.Rusage).Minflt
+	if got := o.Rep.Metrics.Get("minflt"); got <= 0 || got >= float64(floor) {
+		t.Errorf("the lean child took %v minor faults; a Go process takes %d to start: want fewer", got, floor)
+	}
+}
+
+// TestLeanChildRefusals: a lean child given a workload it cannot run
+// lean, or parameters of the wrong size or spelling, says so in one
+// "error" line and exits 1; the parent refuses a malformed report.
+func TestLeanChildRefusals(t *testing.T) {
+	for _, args := range [][]string{{"faultme", "00"}, {"mutex", "zz"}, {"mutex"}} {
+		cmd := exec.Command(os.Args[0], append([]string{bind.LeanArg}, args...)...)
+		out, err := cmd.Output()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.HasPrefix(string(out), "error ") || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("__lean %q: %q, %v; want one error line and exit 1", args, out, err)
+		}
+	}
+	sample := func(int, []byte) (workload.Sample, error) { return workload.Sample{}, nil }
+	for _, msg := range []string{"", "x 00", "0 0g"} {
+		if _, err := leanSample(sample, msg); err == nil || !strings.Contains(err.Error(), "unreadable result from the lean child") {
+			t.Errorf("report %q: %v", msg, err)
+		}
+	}
+	w, _ := workload.Lookup("mutex")
+	v, _ := w.Resolve(map[string]string{"threads": "2", "locks": "10"})
+	_, read, err := w.Lean(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(0, []byte{1, 2, 3}); err == nil || !strings.Contains(err.Error(), "not the") {
+		t.Errorf("a result of the wrong size: %v", err)
+	}
+}
