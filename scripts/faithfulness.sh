@@ -5,9 +5,12 @@
 #
 #   faultme        faultme --threads 40 --mem 1GiB     against faultme40
 #   mutex          mutex --threads 100 --locks 30000   against mainc100 (trylock variant)
+#   mutex-1000     mutex --threads 1000 --locks 20000  against mainc1000 (the
+#                  original's thread count, where thread creation and the
+#                  child's start-up show)
 #   faultme-small  faultme --threads 1, 2 and 4 --mem 256MiB
 #                                                      against faultme1x256, 2x256, 4x256
-#   all            the three
+#   all            the four
 #
 # RUNS is the repetitions a side: 10 by default for faultme and mutex, 30
 # for faultme-small (its timed region is 20-30 ms, where a 5% margin needs
@@ -28,9 +31,9 @@ if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
 fi
 runs=${1:-}
 case $set_ in
-all | faultme | mutex | faultme-small) ;;
+all | faultme | mutex | mutex-1000 | faultme-small) ;;
 *)
-	echo "faithfulness.sh: unknown set '$set_'; accepted: all, faultme, mutex, faultme-small" >&2
+	echo "faithfulness.sh: unknown set '$set_'; accepted: all, faultme, mutex, mutex-1000, faultme-small" >&2
 	exit 2
 	;;
 esac
@@ -65,6 +68,9 @@ if [[ $set_ == all || $set_ == faultme ]]; then
 fi
 if [[ $set_ == all || $set_ == mutex ]]; then
 	verify mutex "mutex 100 threads x 30000 locks" "${runs:-10}" mainc100 mutex --threads 100 --locks 30000
+fi
+if [[ $set_ == all || $set_ == mutex-1000 ]]; then
+	verify mutex1000 "mutex 1000 threads x 20000 locks" "${runs:-20}" mainc1000 mutex --threads 1000 --locks 20000
 fi
 if [[ $set_ == all || $set_ == faultme-small ]]; then
 	for t in 1 2 4; do
