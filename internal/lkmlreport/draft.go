@@ -342,12 +342,12 @@ func versions(b *body, s *Source, goodName, badName string) {
 		b.line("  last good: " + goodName + " (the good end)")
 		b.line("  first bad: " + badName + " (the bad end)")
 		if len(res.Top) > 0 {
-			b.para(fmt.Sprintf("  most probable culprit: %s, probability %s (asked: %.2f)", commitName(res.Top[0].Commit), prob(res.Top[0].P), res.Confidence))
+			b.para(fmt.Sprintf("  most probable culprit: %s, probability %s (asked: %.2f)", commitName(res.Top[0].Commit), bisect.Prob(res.Top[0].P), res.Confidence))
 		}
 	} else {
 		b.line("  last good: " + goodName)
 		b.line("  first bad: " + badName)
-		b.para(fmt.Sprintf("  the culprit with probability %s (asked: %.2f), after %d probes of %d commits", prob(c.P), res.Confidence, res.Probes, res.Probed))
+		b.para(fmt.Sprintf("  the culprit with probability %s (asked: %.2f), after %d probes of %d commits", bisect.Prob(c.P), res.Confidence, res.Probes, res.Probed))
 	}
 	cal := res.Calibration
 	b.para(fmt.Sprintf("  the ends: %s, p %s (%d and %d %s)", rangeOf(cal.Change, cal.Lo, cal.Hi), pval(cal.P), cal.NGood, cal.NBad, unitOf(res)))
@@ -369,18 +369,6 @@ func unitOf(r *bisect.Result) string {
 		return "runs"
 	}
 	return r.Unit
-}
-
-// prob formats a probability as bisect does: three decimals, "> 0.999"
-// and "< 0.001" at the edges.
-func prob(p float64) string {
-	switch {
-	case p > 0.999:
-		return "> 0.999"
-	case p < 0.001:
-		return "< 0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
 }
 
 // kernels writes both kernels: release, version, config hash, taint.

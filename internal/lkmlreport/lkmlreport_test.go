@@ -157,7 +157,7 @@ func TestDraftOfBisect(t *testing.T) {
 	contains(t, "subject", m.Header.Get("Subject"), "since "+c.Hash[:12]+` ("commit 9")`)
 	contains(t, "body", unwrap(body), "with commit "+c.Hash[:12]+` ("commit 9")`,
 		"last good: "+s.Plan.Commits[8].Hash[:12]+` ("commit 8")`, "first bad: "+c.Hash[:12]+` ("commit 9")`,
-		"the culprit with probability "+prob(c.P)+" (asked: 0.95)", ": verified",
+		"the culprit with probability "+bisect.Prob(c.P)+" (asked: 0.95)", ": verified",
 		"over the 15 commits of v6.1..v6.2-rc1")
 	contains(t, "body", body, "\n  contend run mutex --threads 4\n")
 	// The comparison is the culprit's parent against the culprit.
