@@ -128,7 +128,7 @@ func commands() []*cli.Command {
 		listCommand(), runCommand(), showCommand(), compareCommand(), abCommand(), sweepCommand(),
 		plotCommand(), execCommand(), importCommand(), verifyCommand(), portCommand(), envCommand(),
 		tuneCommand(), checkCommand(), cleanupCommand(), completionCommand(), helpCommand(),
-		campaignCommand(), bisectCommand(), reproduceCommand(), completeCommand(),
+		campaignCommand(), bisectCommand(), reproduceCommand(), reportCommand(), completeCommand(),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,6 +55,7 @@ func (f Fingerprint) Keys() []string {
 
 var keyOrder = []string{
 	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline", "kernel.boot_id",
+	"kernel.tainted", "kernel.config_sha256",
 	"cpu.model", "cpu.online", "cpu.possible", "cpu.affinity", "cpu.affinity_list", "cpu.governor", "smt", "virt",
 	"vm.accel", "vm.timing", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
@@ -77,6 +80,7 @@ func Capture(native Fingerprint) Fingerprint {
 	f["kernel.preempt"] = preemptModel(f["kernel.version"])
 	f["kernel.cmdline"] = read("/proc/cmdline")
 	f["kernel.boot_id"] = BootID()
+	kernelFacts(f, os.Getenv("CONTEND_SYSROOT"))
 	f["cpu.model"] = cpuModel()
 	cpuFacts(f, tune.Root())
 	if g := read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); g != "" {
@@ -301,8 +305,30 @@ func preemptModel(version string) string {
 	return model
 }
 
-func kernelConfig() map[string]string {
-	f, err := os.Open("/proc/config.gz")
+// kernelFacts records under root ("" for /) the kernel's taint
+// (/proc/sys/kernel/tainted, the number the kernel prints: 0 untainted)
+// and the SHA-256 of its configuration: /boot/config-RELEASE, else
+// /proc/config.gz decompressed (CONFIG_IKCONFIG_PROC), the .config
+// either way, so that it matches kbuild.config_sha256 of a kernel contend
+// built. Neither is recorded when it cannot be read.
+func kernelFacts(f Fingerprint, root string) {
+	f["kernel.tainted"] = read(filepath.Join(root, "/proc/sys/kernel/tainted"))
+	var cfg []byte
+	if rel := f["kernel.release"]; rel != "" && !strings.ContainsRune(rel, '/') {
+		cfg, _ = os.ReadFile(filepath.Join(root, "/boot/config-"+rel))
+	}
+	if cfg == nil {
+		cfg = configGz(filepath.Join(root, "/proc/config.gz"))
+	}
+	if cfg != nil {
+		f["kernel.config_sha256"] = fmt.Sprintf("%x", sha256.Sum256(cfg))
+	}
+}
+
+// configGz returns the decompressed content of the gzip file path
+// (/proc/config.gz), nil when it cannot be read.
+func configGz(path string) []byte {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -313,6 +339,14 @@ func kernelConfig() map[string]string {
 	}
 	b, err := io.ReadAll(io.LimitReader(z, 8<<20))
 	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func kernelConfig() map[string]string {
+	b := configGz("/proc/config.gz")
+	if b == nil {
 		return nil
 	}
 	cfg := map[string]string{}

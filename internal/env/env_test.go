@@ -1,6 +1,10 @@
 package env
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +22,7 @@ func TestCaptureHasTheFingerprint(t *testing.T) {
 	if f["cc.version"] != "cc 1.0" {
 		t.Errorf("cc.version = %q, want the native fact passed in", f["cc.version"])
 	}
-	for _, k := range []string{"kernel.release", "kernel.version", "kernel.preempt", "cpu.online", "mem.total", "contend.version", "contend.native", "go.version", "cc.version", "tracefs", "virt", "cpu.governor"} {
+	for _, k := range []string{"kernel.release", "kernel.version", "kernel.preempt", "kernel.tainted", "cpu.online", "mem.total", "contend.version", "contend.native", "go.version", "cc.version", "tracefs", "virt", "cpu.governor"} {
 		if f[k] == "" {
 			t.Errorf("fingerprint lacks %s", k)
 		}
@@ -256,5 +260,38 @@ func TestCPUFactsUnderTaskset(t *testing.T) {
 	want := []string{strconv.Itoa(len(online)), strconv.Itoa(len(possible)), "1", one}
 	if len(got) < 4 || !slices.Equal(got[:4], want) {
 		t.Errorf("under taskset -c %s: cpu.online, cpu.possible, cpu.affinity, cpu.affinity_list = %q, want %q", one, got, want)
+	}
+}
+
+// TestKernelFacts: the taint as the kernel prints it, and the SHA-256 of
+// the kernel's .config, from /boot/config-RELEASE, else /proc/config.gz
+// decompressed; nothing when neither can be read.
+func TestKernelFacts(t *testing.T) {
+	root := t.TempDir()
+	cfg := []byte("CONFIG_SMP=y\nCONFIG_PREEMPT_NONE=y\n")
+	sum := sha256.Sum256(cfg)
+	hash := hex.EncodeToString(sum[:])
+	os.MkdirAll(filepath.Join(root, "proc/sys/kernel"), 0o755)
+	os.WriteFile(filepath.Join(root, "proc/sys/kernel/tainted"), []byte("4609\n"), 0o644)
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write(cfg)
+	z.Close()
+	os.WriteFile(filepath.Join(root, "proc/config.gz"), gz.Bytes(), 0o444)
+	f := Fingerprint{"kernel.release": "6.1.0"}
+	kernelFacts(f, root)
+	if f["kernel.tainted"] != "4609" || f["kernel.config_sha256"] != hash {
+		t.Errorf("from /proc/config.gz: %v, want tainted 4609 and config %s", f, hash)
+	}
+	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
+	os.WriteFile(filepath.Join(root, "boot/config-6.1.0"), []byte("CONFIG_SMP=n\n"), 0o644)
+	kernelFacts(f, root)
+	if sum := sha256.Sum256([]byte("CONFIG_SMP=n\n")); f["kernel.config_sha256"] != hex.EncodeToString(sum[:]) {
+		t.Errorf("/boot/config-6.1.0 not preferred: %v", f)
+	}
+	f = Fingerprint{"kernel.release": "6.1.0"}
+	kernelFacts(f, t.TempDir())
+	if _, ok := f["kernel.config_sha256"]; ok || f["kernel.tainted"] != "" {
+		t.Errorf("nothing readable: %v", f)
 	}
 }
