@@ -137,6 +137,13 @@ type Comparison struct {
 	// OneSided are the evidence metrics only some sides have values of
 	// (evidence.go): not compared, and said so.
 	OneSided []OneSided
+	// MedianCIMin is the fewest values of which a median has an
+	// interval at Options.Level (fewer: "-" in the tables).
+	MedianCIMin int
+	// PerBoot holds every boot of every side on the headline metric, in
+	// the order of the plan or of their first runs, when the boot is the
+	// unit (BootUnit; bootunit.go).
+	PerBoot []PerBoot
 
 	parts [][]Part // the parts of each side
 }
@@ -200,6 +207,15 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 		return nil, err
 	}
 	r.buildBootLevel()
+	for i := range r.Pairs {
+		p := &r.Pairs[i]
+		p.Replication, p.ReplicationNote = r.ReplicationOf(*p)
+		p.Instability = r.instability(*p)
+	}
+	if r.BootUnit() {
+		r.PerBoot = r.perBoot()
+	}
+	r.MedianCIMin = analysis.MinSamplesForMedianCI(opt.Level())
 	return r, nil
 }
 
@@ -315,9 +331,10 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 // values sorted are sa and sb, its scratch arrays.
 func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, base analysis.CompareOptions) (MetricRow, error) {
 	xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
-	row := MetricRow{Metric: m, Direction: direction(m.Better)}
+	row := MetricRow{Metric: m, Direction: direction(m.Better), NA: len(xa), NB: len(xb)}
 	if allEqual(xa, xb) {
 		row.Identical = true
+		row.MedianA, row.MedianB = xa[0], xa[0]
 		return row, nil
 	}
 	o := base
@@ -328,6 +345,7 @@ func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, ba
 		return row, fmt.Errorf("%s: %v", m.Name, err)
 	}
 	row.Cmp = &c
+	row.MedianA, row.MedianB = c.SummaryA.Median, c.SummaryB.Median
 	return row, nil
 }
 
