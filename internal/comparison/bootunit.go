@@ -2,6 +2,7 @@ package comparison
 
 import (
 	"math"
+	"sort"
 	"strings"
 
 	"contend/analysis"
@@ -30,6 +31,12 @@ type BootRow struct {
 	// MDEUp and MDEDown are the changes the test would find with power
 	// BootPower at the level alpha/FamilySize, from its standard error.
 	MDEUp, MDEDown float64
+	// MeanA and MeanB are the centres of the two sides the change is of:
+	// the geometric means of the per-boot geometric means, or, on the
+	// shift scale, the means of the per-boot means (NaN without Cmp).
+	// Value is the value every repetition has when Identical.
+	MeanA, MeanB float64
+	Value        float64
 }
 
 // Change returns the boot-level change B/A-1 and its interval.
@@ -40,14 +47,10 @@ func (b BootRow) Change() (est, lo, hi float64) {
 	return b.Cmp.Ratio - 1, b.Cmp.Lo - 1, b.Cmp.Hi - 1
 }
 
-// Means returns the centres of the two sides the change is of: the
+// means returns the centres of the two sides the change of c is of: the
 // geometric means of the per-boot geometric means, or, on the shift
 // scale, the means of the per-boot means.
-func (b BootRow) Means() (a, bb float64) {
-	c := b.Cmp
-	if c == nil {
-		return math.NaN(), math.NaN()
-	}
+func means(c *analysis.BootComparison) (a, b float64) {
 	if c.Shift {
 		return analysis.MomentsOf(c.MeansA).Mean, analysis.MomentsOf(c.MeansB).Mean
 	}
@@ -69,8 +72,10 @@ func (r *Comparison) bootRows(p PairReport) []BootRow {
 	var out []BootRow
 	for _, row := range p.Rows {
 		br := BootRow{Metric: row.Metric.Name, Direction: row.Direction, Identical: row.Identical,
-			AdjustedP: math.NaN(), MDEUp: math.NaN(), MDEDown: math.NaN()}
-		if !row.Identical {
+			AdjustedP: math.NaN(), MDEUp: math.NaN(), MDEDown: math.NaN(), MeanA: math.NaN(), MeanB: math.NaN()}
+		if row.Identical {
+			br.Value = row.MedianA
+		} else {
 			ba, okA := SideBoots(r.parts[p.A], row.Metric.Name)
 			bb, okB := SideBoots(r.parts[p.B], row.Metric.Name)
 			var ga, gb [][]float64
@@ -89,6 +94,7 @@ func (r *Comparison) bootRows(p PairReport) []BootRow {
 					br.Reason = strings.TrimPrefix(err.Error(), "analysis: ")
 				} else {
 					br.Cmp = &c
+					br.MeanA, br.MeanB = means(&c)
 				}
 			}
 		}
@@ -214,4 +220,57 @@ func (r *Comparison) BootRowOf(p PairReport, metric string) *BootRow {
 		}
 	}
 	return nil
+}
+
+// A PerBoot is one boot of the per-boot table of the headline metric
+// (Comparison.PerBoot).
+type PerBoot struct {
+	Boot   Boot
+	Side   string // the side's label
+	Number int    // boot of the plan from 1, or the order of the first runs
+	Info   *BootInfo
+	Median float64
+	Spread float64 // standard deviation over the mean (NaN for one run or a mean of 0)
+}
+
+// perBoot returns every boot of every side on the headline metric, in the
+// order of the plan (the campaign's slots) or of their first runs.
+func (r *Comparison) perBoot() []PerBoot {
+	var out []PerBoot
+	seen := map[string]bool{}
+	for si := range r.Sides {
+		boots, ok := SideBoots(r.parts[si], r.Headline)
+		if !ok {
+			continue
+		}
+		for _, b := range boots {
+			key := r.Sides[si].Label + "\x00" + b.ID
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			row := PerBoot{Boot: b, Side: r.Sides[si].Label, Median: analysis.Median(b.Values), Spread: math.NaN()}
+			if s, err := analysis.Summarize(b.Values, Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
+				row.Spread = s.StdDev / math.Abs(s.Mean)
+			}
+			if inf, ok := r.Options.BootInfo[b.ID]; ok {
+				row.Info = &inf
+			}
+			out = append(out, row)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Info != nil && b.Info != nil {
+			return a.Info.Slot < b.Info.Slot
+		}
+		return a.Boot.First.Before(b.Boot.First)
+	})
+	for i := range out {
+		out[i].Number = i + 1
+		if out[i].Info != nil {
+			out[i].Number = out[i].Info.Slot + 1
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"contend/analysis"
@@ -137,6 +138,13 @@ type Comparison struct {
 	// OneSided are the evidence metrics only some sides have values of
 	// (evidence.go): not compared, and said so.
 	OneSided []OneSided
+	// MedianCIMin is the fewest values of which a median has an
+	// interval at Options.Level (fewer: "-" in the tables).
+	MedianCIMin int
+	// PerBoot holds every boot of every side on the headline metric, in
+	// the order of the plan or of their first runs, when the boot is the
+	// unit (BootUnit; bootunit.go).
+	PerBoot []PerBoot
 
 	parts [][]Part // the parts of each side
 }
@@ -200,6 +208,15 @@ func Build(sides []Side, opt Options) (*Comparison, error) {
 		return nil, err
 	}
 	r.buildBootLevel()
+	for i := range r.Pairs {
+		p := &r.Pairs[i]
+		p.Replication, p.ReplicationNote = r.ReplicationOf(*p)
+		p.Instability = r.instability(*p)
+	}
+	if r.BootUnit() {
+		r.PerBoot = r.perBoot()
+	}
+	r.MedianCIMin = analysis.MinSamplesForMedianCI(opt.Level())
 	return r, nil
 }
 
@@ -263,10 +280,7 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 	errs := make([]error, ns*nm)
 	outs := make([][]Outlier, ns*nm) // side si's outliers of metric mi at si*nm+mi
 	for mi, m := range r.Metrics {
-		sorted := make([][]float64, ns)
-		for si := range r.Sides {
-			sorted[si] = analysis.Sorted(r.Sides[si].Values(m.Name))
-		}
+		sorted := r.sortedSides(m.Name)
 		for si := range r.Sides {
 			outs[si*nm+mi] = metricOutliers(&r.Sides[si], si, m, sorted[si])
 		}
@@ -311,13 +325,46 @@ func (r *Comparison) comparePairs() (head, rest, ev, prof []*analysis.Comparison
 	return head, rest, ev, prof, nil
 }
 
+// sortedParallelMin is the number of values from which sortedSides sorts
+// the sides on several goroutines.
+const sortedParallelMin = 1 << 14
+
+// sortedSides returns each side's values of metric, sorted: sides of
+// sortedParallelMin values or more two at a time (the sorts are
+// independent; compare of 2 x 100,000 values has a CPU idle otherwise).
+func (r *Comparison) sortedSides(metric string) [][]float64 {
+	sorted := make([][]float64, len(r.Sides))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 1) // one sort on another goroutine, one here
+	for si := range r.Sides {
+		xs := r.Sides[si].Values(metric)
+		if len(xs) < sortedParallelMin {
+			sorted[si] = analysis.Sorted(xs)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				sorted[si] = analysis.Sorted(xs)
+			}()
+		default:
+			sorted[si] = analysis.Sorted(xs)
+		}
+	}
+	wg.Wait()
+	return sorted
+}
+
 // compareMetric is the row of metric m of side b against side 0, whose
 // values sorted are sa and sb, its scratch arrays.
 func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, base analysis.CompareOptions) (MetricRow, error) {
 	xa, xb := r.Sides[0].Values(m.Name), r.Sides[b].Values(m.Name)
-	row := MetricRow{Metric: m, Direction: direction(m.Better)}
+	row := MetricRow{Metric: m, Direction: direction(m.Better), NA: len(xa), NB: len(xb)}
 	if allEqual(xa, xb) {
 		row.Identical = true
+		row.MedianA, row.MedianB = xa[0], xa[0]
 		return row, nil
 	}
 	o := base
@@ -328,6 +375,7 @@ func (r *Comparison) compareMetric(b int, m results.Metric, sa, sb []float64, ba
 		return row, fmt.Errorf("%s: %v", m.Name, err)
 	}
 	row.Cmp = &c
+	row.MedianA, row.MedianB = c.SummaryA.Median, c.SummaryB.Median
 	return row, nil
 }
 

@@ -11,6 +11,7 @@
 //		for _, row := range p.Rows {     // one metric: c.Headline's row first
 //			row.Metric.Name, row.Metric.Unit // the metric
 //			row.Identical                    // every value the same: not tested, Cmp nil
+//			row.NA, row.NB, row.MedianA, row.MedianB // counts and medians, with or without Cmp
 //			row.Cmp.SummaryA.Median, row.Cmp.SummaryB.Median
 //			row.Cmp.Estimate, row.Cmp.ChangeLo, row.Cmp.ChangeHi // HL change B/A-1 and its interval
 //			row.Cmp.AdjustedP, row.Cmp.Verdict                   // Holm-adjusted p, the verdict
@@ -22,7 +23,11 @@
 // table: differences of parameters and environment, outliers, the checks
 // between the files of a pooled side, the boot level (when the sides span
 // boots, BootUnit: the boot is the unit of the verdicts, BootRowOf), the
-// evidence metrics only some sides have. The package decides and
-// computes; it writes nothing (the words of a verdict, such as
-// report.VerdictWord, are the renderers').
+// evidence metrics only some sides have. Each PairReport carries its unit
+// of replication and its instability, each BootRow its centres, and
+// Comparison.PerBoot the per-boot table: Build computes every number a
+// report prints, before any is printed, as benchstat computes its table
+// before rendering it. The package decides and computes; it writes
+// nothing, and the renderers compute nothing (the words of a verdict,
+// such as report.VerdictWord, are the renderers').
 package comparison

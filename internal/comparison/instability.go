@@ -11,7 +11,8 @@ import (
 // Instability is what makes the headline of a pair doubtful although its
 // test is exact: a side whose headline metric varies by more than
 // analysis.UnstableCV, or a run whose load average rose above the online
-// CPUs. Reports print it beside the verdict (report.HeadlineFor).
+// CPUs. Build puts it in each PairReport; reports print it beside the verdict
+// (report.HeadlineFor).
 type Instability struct {
 	// CV holds the coefficient of variation (stdev/mean) of the headline
 	// metric of sides A and B of the pair; Unstable says which exceed
@@ -29,9 +30,9 @@ type Instability struct {
 // Any is true when the pair is unstable or loaded.
 func (in Instability) Any() bool { return in.Unstable[0] || in.Unstable[1] || in.Loaded }
 
-// Instability returns what makes pair p's headline doubtful (see
+// instability returns what makes pair p's headline doubtful (see
 // Instability).
-func (r *Comparison) Instability(p PairReport) Instability {
+func (r *Comparison) instability(p PairReport) Instability {
 	var in Instability
 	for k, s := range [2]int{p.A, p.B} {
 		xs := r.Sides[s].Values(r.Headline)

@@ -43,7 +43,7 @@ func TestInstabilityFromColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := r.Instability(r.Pairs[0])
+	in := r.Pairs[0].Instability
 	// numpy: [10,12,14,16] -> 0.19861453057473932; [10,10.1,10.2,10.3] -> 0.012719157130402049
 	if math.Abs(in.CV[0]-0.19861453057473932) > 1e-12 || math.Abs(in.CV[1]-0.012719157130402049) > 1e-12 || !in.Unstable[0] || in.Unstable[1] {
 		t.Errorf("CV %v unstable %v", in.CV, in.Unstable)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"contend/analysis"
@@ -148,26 +149,68 @@ func ParseTest(word string) (analysis.Test, error) {
 // Sides makes the sides of a comparison from the file specs of each side
 // (OpenPart): a side's name joins its parts' names with " + ". sweeps are
 // the sweep files among them (given without a selector), which are
-// compared curve against curve instead.
+// compared curve against curve instead. The files are read two at a time
+// (openParts); the error is that of the first spec that has one.
 func Sides(specs [][]string) (sides []Side, sweeps []*results.File, err error) {
+	var all []string
+	for _, files := range specs {
+		all = append(all, files...)
+	}
+	opened := openParts(all)
 	for _, files := range specs {
 		var s Side
 		var names []string
-		for _, spec := range files {
-			p, sweep, err := OpenPart(spec)
-			if err != nil {
-				return nil, nil, err
+		for range files {
+			o := opened[0]
+			opened = opened[1:]
+			if o.err != nil {
+				return nil, nil, o.err
 			}
-			if sweep {
-				sweeps = append(sweeps, p.File)
+			if o.sweep {
+				sweeps = append(sweeps, o.part.File)
 			}
-			s.Parts = append(s.Parts, p)
-			names = append(names, p.Name)
+			s.Parts = append(s.Parts, o.part)
+			names = append(names, o.part.Name)
 		}
 		s.Name = strings.Join(names, " + ")
 		sides = append(sides, s)
 	}
 	return sides, sweeps, nil
+}
+
+// openedPart is what OpenPart returned for one spec.
+type openedPart struct {
+	part  Part
+	sweep bool
+	err   error
+}
+
+// openParts opens the parts of specs (OpenPart), in their order, two at
+// a time: the first pass of a large file (reading it to count its lines)
+// runs on one CPU, and the decoding's pieces leave a CPU idle between
+// them, which the other file takes (compare of two files of 100,000
+// repetitions, 2 CPUs). Two, not more: each read holds a buffer
+// (results.Read), and the files' columns are kept anyway.
+func openParts(specs []string) []openedPart {
+	out := make([]openedPart, len(specs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(2, len(specs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				o := &out[i]
+				o.part, o.sweep, o.err = OpenPart(specs[i])
+			}
+		}()
+	}
+	for i := range specs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // CheckSides refuses files given with --a (a) but not --b (b) or the other

@@ -107,3 +107,28 @@ func TestSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestSidesReadTogetherInOrder: the files, read two at a time, keep the
+// order of their specs in each side, and the error is the first spec's
+// that has one, whichever file was read first.
+func TestSidesReadTogetherInOrder(t *testing.T) {
+	specs := [][]string{{seeds + "mitake-ab.json:a", seeds + "xiao-ab.json:a", seeds + "rostedt-with.json"}, {seeds + "mitake-ab.json:b", seeds + "xiao-ab.json:b"}}
+	sides, _, err := Sides(specs)
+	if err != nil || len(sides) != 2 {
+		t.Fatalf("%d sides, err %v", len(sides), err)
+	}
+	for si, files := range specs {
+		if len(sides[si].Parts) != len(files) {
+			t.Fatalf("side %d: %d parts, want %d", si, len(sides[si].Parts), len(files))
+		}
+		for pi, spec := range files {
+			if p := sides[si].Parts[pi]; p.Name != spec || p.File == nil {
+				t.Errorf("side %d part %d: %q, want %q read", si, pi, p.Name, spec)
+			}
+		}
+	}
+	_, _, err = Sides([][]string{{seeds + "rostedt-with.json"}, {seeds + "none1.json", seeds + "mitake-ab.json:b"}, {seeds + "none2.json"}})
+	if err == nil || !strings.Contains(err.Error(), "none1.json") || strings.Contains(err.Error(), "none2.json") {
+		t.Errorf("error %v, want the first missing file's (none1.json)", err)
+	}
+}

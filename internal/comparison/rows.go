@@ -9,6 +9,12 @@ import (
 type PairReport struct {
 	A, B int
 	Rows []MetricRow
+	// Replication is the unit of replication of the pair, ReplicationNote
+	// the sentence that says it under the headline (ReplicationOf).
+	Replication     Replication
+	ReplicationNote string
+	// Instability is what makes the headline doubtful (Instability).
+	Instability Instability
 }
 
 // A MetricRow is one metric of a PairReport.
@@ -20,4 +26,9 @@ type MetricRow struct {
 	// test, and not counted in the Holm families.
 	Identical bool
 	Cmp       *analysis.Comparison // nil when Identical
+	// NA and NB are the numbers of values of sides A and B, MedianA and
+	// MedianB their medians (Cmp's summaries', the same numbers, when
+	// there is a comparison).
+	NA, NB           int
+	MedianA, MedianB float64
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -95,7 +94,7 @@ func bootHeadline(r *comparison.Comparison, p comparison.PairReport) string {
 	}
 	m := r.Metric(r.Headline)
 	b := r.BootLevelOf(p)
-	ma, mb := row.Means()
+	ma, mb := row.MeanA, row.MeanB
 	sc := units.ScaleFor(m.Unit, ma)
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s %s: %s -> %s, boot level", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
@@ -211,13 +210,12 @@ func writeBootTable(r *comparison.Comparison, w io.Writer, p comparison.PairRepo
 		m := r.Metric(row.Metric)
 		switch {
 		case row.Identical:
-			xa := r.Sides[p.A].Values(row.Metric)
-			sc := units.ScaleFor(m.Unit, xa[0])
-			lines = append(lines, line{row.Metric, []string{sc.Format(xa[0]), sc.Format(xa[0]), "0", "-", "identical"}})
+			sc := units.ScaleFor(m.Unit, row.Value)
+			lines = append(lines, line{row.Metric, []string{sc.Format(row.Value), sc.Format(row.Value), "0", "-", "identical"}})
 		case row.Cmp == nil:
 			lines = append(lines, line{row.Metric, []string{"-", "-", "-", "-", "not compared: " + row.Reason}})
 		default:
-			ma, mb := row.Means()
+			ma, mb := row.MeanA, row.MeanB
 			sc := units.ScaleFor(m.Unit, ma)
 			v := bootVerdictWord(&row, comparison.TimeLike(m))
 			if row.Verdict == analysis.VerdictNoChange {
@@ -288,61 +286,9 @@ func bootMethodNote(r *comparison.Comparison) string {
 	return s + "."
 }
 
-// perBootRow is one boot of the per-boot table.
-type perBootRow struct {
-	Boot   comparison.Boot
-	Side   string
-	Number int // boot of the plan from 1, or the order of the first runs
-	Info   *comparison.BootInfo
-	Median float64
-	Spread float64 // standard deviation over the mean, of the headline metric
-}
-
-// perBoot returns every boot of every side on the headline metric, in the
-// order of the plan (the campaign's slots) or of their first runs.
-func perBoot(r *comparison.Comparison) []perBootRow {
-	var out []perBootRow
-	seen := map[string]bool{}
-	for si := range r.Sides {
-		boots, ok := comparison.SideBoots(r.SideParts(si), r.Headline)
-		if !ok {
-			continue
-		}
-		for _, b := range boots {
-			key := r.Sides[si].Label + "\x00" + b.ID
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			row := perBootRow{Boot: b, Side: r.Sides[si].Label, Median: analysis.Median(b.Values), Spread: math.NaN()}
-			if s, err := analysis.Summarize(b.Values, comparison.Confidence); err == nil && s.Mean != 0 && len(b.Values) > 1 {
-				row.Spread = s.StdDev / math.Abs(s.Mean)
-			}
-			if inf, ok := r.Options.BootInfo[b.ID]; ok {
-				row.Info = &inf
-			}
-			out = append(out, row)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Info != nil && b.Info != nil {
-			return a.Info.Slot < b.Info.Slot
-		}
-		return a.Boot.First.Before(b.Boot.First)
-	})
-	for i := range out {
-		out[i].Number = i + 1
-		if out[i].Info != nil {
-			out[i].Number = out[i].Info.Slot + 1
-		}
-	}
-	return out
-}
-
 // writePerBoot writes the per-boot table of the headline metric.
 func writePerBoot(r *comparison.Comparison, w io.Writer) {
-	rows := perBoot(r)
+	rows := r.PerBoot
 	if len(rows) == 0 {
 		return
 	}
@@ -471,7 +417,7 @@ func bootMetricData(r *comparison.Comparison, p comparison.PairReport, j MetricJ
 		bm.Scale = "shift"
 		j.Estimator = "difference of means of per-boot means over |mean(A)|"
 	}
-	ma, mb := row.Means()
+	ma, mb := row.MeanA, row.MeanB
 	bm.MeanA, bm.MeanB, bm.DF, bm.SE = Num(ma), Num(mb), Num(c.DF), Num(c.SE)
 	bm.VarWithin, bm.VarBetween = Num(c.Components.Within), Num(c.Components.Between)
 	est, lo, hi := row.Change()
@@ -501,7 +447,7 @@ type jsonPerBoot struct {
 
 func perBootJSON(r *comparison.Comparison) []jsonPerBoot {
 	var out []jsonPerBoot
-	for _, x := range perBoot(r) {
+	for _, x := range r.PerBoot {
 		j := jsonPerBoot{Boot: x.Number, Side: x.Side, BootID: x.Boot.ID, Kernel: x.Boot.Kernel, File: x.Boot.Part,
 			Runs: len(x.Boot.Values), Metric: r.Headline, Median: Num(x.Median), Spread: Num(x.Spread), Load: Num(x.Boot.Load),
 			SettleS: Num(math.NaN()), SettleLoad: Num(math.NaN())}
@@ -552,9 +498,8 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 			}
 			if row.Identical {
 				if !evidence.IsEvidence(m.Name) {
-					xa := a.Values(m.Name)
-					sc := units.ScaleFor(m.Unit, xa[0])
-					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(xa[0]), sc.Format(xa[0]))
+					sc := units.ScaleFor(m.Unit, row.Value)
+					fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(row.Value), sc.Format(row.Value))
 				}
 				continue
 			}
@@ -562,7 +507,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 				fmt.Fprintf(w, "| %s | - | - | - | - | not compared: %s |\n", m.Name, mdCell(row.Reason))
 				continue
 			}
-			ma, mb := row.Means()
+			ma, mb := row.MeanA, row.MeanB
 			sc := units.ScaleFor(m.Unit, ma)
 			est, lo, hi := row.Change()
 			fmt.Fprintf(w, "| %s | %s | %s | %s %s | %s | %s |\n", m.Name, sc.Format(ma), sc.Format(mb), units.Percent(est), PercentRange(lo, hi),
@@ -582,8 +527,7 @@ func writeBootMarkdown(r *comparison.Comparison, w io.Writer) {
 		prim, _, _ := splitEvidence(p)
 		for _, row := range prim.Rows {
 			m := row.Metric
-			xa, xb := a.Values(m.Name), b.Values(m.Name)
-			ma, mb := rowMedians(row, xa, xb)
+			ma, mb := row.MedianA, row.MedianB
 			sc := units.ScaleFor(m.Unit, ma)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 |\n", m.Name, sc.Format(ma), sc.Format(mb))

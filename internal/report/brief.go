@@ -127,7 +127,7 @@ func writeRunsBrief(r *comparison.Comparison, w io.Writer, d Detail) briefCount 
 	var n briefCount
 	for _, p := range r.Pairs {
 		writeHeadlineText(w, HeadlineFor(r, p))
-		writeReplication(r, w, p)
+		writeReplication(w, p)
 	}
 	writeParamNote(r, w)
 	tilde := false
@@ -164,7 +164,7 @@ func writeBootBrief(r *comparison.Comparison, w io.Writer, d Detail) briefCount 
 	var n briefCount
 	for _, p := range r.Pairs {
 		writeHeadlineText(w, bootHeadline(r, p))
-		writeReplication(r, w, p)
+		writeReplication(w, p)
 	}
 	writeParamNote(r, w)
 	tilde := false

@@ -146,13 +146,12 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 		}
 	}
 	m := row.Metric
-	xa, xb := r.Sides[p.A].Values(m.Name), r.Sides[p.B].Values(m.Name)
-	ma, mb := rowMedians(row, xa, xb)
+	ma, mb := row.MedianA, row.MedianB
 	sc := rowScale(m.Unit, ma, mb)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s -> %s", r.Workload, m.Name, sc.Format(ma), sc.Format(mb))
 	if row.Identical {
-		fmt.Fprintf(&b, " (n=%d+%d): identical values", len(xa), len(xb))
+		fmt.Fprintf(&b, " (n=%d+%d): identical values", row.NA, row.NB)
 		return b.String()
 	}
 	c := row.Cmp
@@ -187,15 +186,6 @@ func HeadlineFor(r *comparison.Comparison, p comparison.PairReport) string {
 		b.WriteString("; " + d)
 	}
 	return b.String()
-}
-
-// rowMedians returns the medians of xa and xb, the values of row: those
-// its comparison computed (the same numbers) when it has one.
-func rowMedians(row comparison.MetricRow, xa, xb []float64) (float64, float64) {
-	if row.Cmp != nil {
-		return row.Cmp.SummaryA.Median, row.Cmp.SummaryB.Median
-	}
-	return analysis.Median(xa), analysis.Median(xb)
 }
 
 // verdictPhrase is the verdict of row as the end of a headline.

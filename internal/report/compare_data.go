@@ -143,14 +143,11 @@ type jsonWithin struct {
 
 // RowJSON is one metric of one pair with every number, NaN when absent.
 func RowJSON(r *comparison.Comparison, p comparison.PairReport, row comparison.MetricRow) MetricJSON {
-	a, b := r.Sides[p.A], r.Sides[p.B]
-	xa, xb := a.Values(row.Metric.Name), b.Values(row.Metric.Name)
-	ma, mb := rowMedians(row, xa, xb)
 	nan := Num(math.NaN())
 	j := MetricJSON{
 		Metric: row.Metric.Name, Unit: row.Metric.Unit, Better: row.Metric.Better,
-		NA: len(xa), NB: len(xb),
-		MedianA: Num(ma), MedianB: Num(mb),
+		NA: row.NA, NB: row.NB,
+		MedianA: Num(row.MedianA), MedianB: Num(row.MedianB),
 		MedianALo: nan, MedianAHi: nan, MedianBLo: nan, MedianBHi: nan,
 		Change: nan, ChangeLo: nan, ChangeHi: nan, MedianChg: nan, P: nan, PAdjusted: nan,
 		CliffsDelta: nan, MDE: nan, MDEUp: nan, MDEDown: nan, Verdict: VerdictWord(row), Warnings: []string{},
@@ -207,11 +204,11 @@ func writeJSON(r *comparison.Comparison, w io.Writer) error {
 		out.UnitOfAnalysis, out.PerBoot, out.Test = "boot", perBootJSON(r), "Student t on per-boot means"
 	}
 	for _, p := range r.Pairs {
-		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p), Unstable: InstabilityNote(r, p)}
+		jp := jsonPair{A: r.Sides[p.A].Label, B: r.Sides[p.B].Label, Headline: HeadlineFor(r, p), Unstable: InstabilityNote(r, p),
+			Replication: p.Replication, ReplicationNote: p.ReplicationNote}
 		if boot {
 			jp.Headline = bootHeadline(r, p)
 		}
-		jp.Replication, jp.ReplicationNote = r.ReplicationOf(p)
 		for _, row := range p.Rows {
 			j := RowJSON(r, p, row)
 			if boot {
@@ -270,8 +267,7 @@ func writeCSV(r *comparison.Comparison, w io.Writer) error {
 				j = bootMetricData(r, p, j)
 				extra = bootCSVCells(j)
 			}
-			unit, _ := r.ReplicationOf(p)
-			extra = append(extra, string(unit))
+			extra = append(extra, string(p.Replication))
 			cw.Write(append([]string{r.Sides[p.A].Name, r.Sides[p.B].Name, j.Metric, j.Unit, j.Better,
 				strconv.Itoa(j.NA), csvNum(j.MedianA), csvNum(j.MedianALo), csvNum(j.MedianAHi),
 				strconv.Itoa(j.NB), csvNum(j.MedianB), csvNum(j.MedianBLo), csvNum(j.MedianBHi),
@@ -367,8 +363,8 @@ func writeMarkdown(r *comparison.Comparison, w io.Writer) error {
 func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
 		fmt.Fprintf(w, "- **%s**\n", mdCell(HeadlineFor(r, p)))
-		if _, note := r.ReplicationOf(p); note != "" {
-			fmt.Fprintf(w, "  - %s\n", mdCell(note))
+		if p.ReplicationNote != "" {
+			fmt.Fprintf(w, "  - %s\n", mdCell(p.ReplicationNote))
 		}
 	}
 	for _, p := range r.Pairs {
@@ -389,8 +385,7 @@ func writeMarkdownTables(r *comparison.Comparison, w io.Writer) {
 			if evidence.IsEvidence(m.Name) && row.Identical {
 				continue // all values the same (mostly zero): no evidence
 			}
-			xa, xb := a.Values(m.Name), b.Values(m.Name)
-			ma, mb := rowMedians(row, xa, xb)
+			ma, mb := row.MedianA, row.MedianB
 			sc := rowScale(m.Unit, ma, mb)
 			if row.Identical {
 				fmt.Fprintf(w, "| %s | %s | %s | 0 | - | identical |\n", m.Name, sc.Format(ma), sc.Format(mb))

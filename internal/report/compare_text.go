@@ -144,7 +144,7 @@ func writeTextNotes(r *comparison.Comparison, w io.Writer) {
 func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	for _, p := range r.Pairs {
 		writeHeadlineText(w, HeadlineFor(r, p))
-		writeReplication(r, w, p)
+		writeReplication(w, p)
 	}
 	// Next to the headline, so that "+867.5% slower" is read with
 	// "threads A 40, B 400" in view.
@@ -169,7 +169,7 @@ func writeRunsText(r *comparison.Comparison, w io.Writer) {
 	legend = append(legend, methodNote(r))
 	legend = append(legend, estimatorNote(r))
 	if usedDash {
-		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", analysis.MinSamplesForMedianCI(r.Options.Level())))
+		legend = append(legend, fmt.Sprintf("-: too few runs for an interval (the median needs %d).", r.MedianCIMin))
 	}
 	textfmt.WriteWrapped(w, strings.Join(legend, " "), "")
 
@@ -251,8 +251,7 @@ func writePairTable(r *comparison.Comparison, w io.Writer, p comparison.PairRepo
 	describe := r.BootUnit()
 	for _, row := range p.Rows {
 		m := row.Metric
-		xa, xb := a.Values(m.Name), b.Values(m.Name)
-		ma, mb := rowMedians(row, xa, xb)
+		ma, mb := row.MedianA, row.MedianB
 		sc := rowScale(m.Unit, ma, mb)
 		if row.Identical {
 			lines = append(lines, line{m.Name, []string{sc.Format(ma), sc.Format(mb), "0", "-", "identical"}})

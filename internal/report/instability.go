@@ -13,9 +13,9 @@ import (
 // with an A/A, ab --aa"; no parenthesis, so that a long headline still
 // breaks before its test's), or "" when nothing does: a side whose headline
 // metric varies by more than analysis.UnstableCV, a load average above
-// the online CPUs (comparison.Instability).
+// the online CPUs (comparison.Instability, in p.Instability).
 func InstabilityNote(r *comparison.Comparison, p comparison.PairReport) string {
-	in := r.Instability(p)
+	in := p.Instability
 	if !in.Any() {
 		return ""
 	}

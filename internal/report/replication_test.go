@@ -134,7 +134,7 @@ func TestReplicationThreeSides(t *testing.T) {
 		{comparison.ReplicationBoots, "A and B ran in 3 and 3 boots: the p-value takes the runs of every boot as independent (the full report has the boot level, the boot as the unit)"},
 		{comparison.ReplicationUneven, "C ran in one boot, A in 3: the difference includes boot-to-boot variance, which one boot of C cannot separate; run a campaign (two or more boots a side)"},
 	} {
-		if u, note := r.ReplicationOf(r.Pairs[i]); u != want.unit || note != want.note {
+		if u, note := r.Pairs[i].Replication, r.Pairs[i].ReplicationNote; u != want.unit || note != want.note {
 			t.Errorf("pair %d: %q %q, want %q %q", i, u, note, want.unit, want.note)
 		}
 	}
@@ -144,5 +144,38 @@ func TestReplicationThreeSides(t *testing.T) {
 	}
 	if flat := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(flat, "A and B ran in 3 and 3 boots") || !strings.Contains(flat, "C ran in one boot, A in 3") {
 		t.Errorf("brief:\n%s", out.String())
+	}
+}
+
+// TestRenderersFormatTheModel: the renderers print the numbers and
+// sentences Build left in the model, and compute none of their own: a
+// model whose row medians, counts and replication sentence are changed
+// after Build is printed with the changed ones in every format.
+func TestRenderersFormatTheModel(t *testing.T) {
+	a := bootFile(map[string][]float64{"x": {10, 11, 12, 13, 14, 15}}, "x")
+	b := bootFile(map[string][]float64{"y": {12, 13, 14, 15, 16, 17}}, "y")
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", a), comparison.FileSide("b", b)}, comparison.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &r.Pairs[0]
+	if p.Replication != comparison.ReplicationTwoBoots || p.ReplicationNote == "" {
+		t.Fatalf("replication %q %q, want two boots with its note", p.Replication, p.ReplicationNote)
+	}
+	p.ReplicationNote = "the note of the model"
+	p.Rows[0].MedianA, p.Rows[0].MedianB, p.Rows[0].NA = 777, 888, 4242
+	for _, c := range []struct{ format, want string }{
+		{"text", "the note of the model"}, {"text", "777 ns"}, {"text", "888 ns"},
+		{"markdown", "the note of the model"}, {"markdown", "777"},
+		{"json", `"median_a": 777`}, {"json", `"n_a": 4242`}, {"json", "the note of the model"},
+		{"csv", ",4242,777,"},
+	} {
+		var out bytes.Buffer
+		if err := Write(&out, r, c.format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%s: no %q in\n%s", c.format, c.want, out.String())
+		}
 	}
 }
