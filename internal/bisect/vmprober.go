@@ -215,7 +215,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 			return nil, ctx.Err()
 		}
 		if err != nil {
-			return nil, b.failure(err, args, i, n, gdir, path)
+			return nil, vmFailure(err, args, i, n, gdir, path)
 		}
 		metric := p.Metric
 		if metric == "" {
@@ -226,7 +226,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 		}
 		xs := m.File.Values(-1, metric)
 		if len(xs) == 0 {
-			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(m.File))}
+			return nil, noRunSkip(i, n, path, m.File)
 		}
 		v := BootValue(xs)
 		vals = append(vals, v)
@@ -238,13 +238,13 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 	return vals, nil
 }
 
-// failure is what the search makes of boot i of n that gave no
+// vmFailure is what the search makes of boot i of n that gave no
 // measurement (guest.Measure's error): a guest's fault, a command that
 // failed in it or a result file without a successful run skip the
 // commit (a *SkipError naming the boot's logs); a measurement refused in
 // the guest (exit 2), QEMU's own failure or another error end the
 // search.
-func (b *vmBuilt) failure(err error, args []string, i, n int, gdir, path string) error {
+func vmFailure(err error, args []string, i, n int, gdir, path string) error {
 	var f *guest.Failure
 	if !errors.As(err, &f) {
 		return err
@@ -252,8 +252,11 @@ func (b *vmBuilt) failure(err error, args []string, i, n int, gdir, path string)
 	switch f.Kind {
 	case guest.Faulted:
 		var vf *vm.Fault
-		errors.As(err, &vf)
-		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest did not run the measurement: %s (%s); its logs: %s", i, n, oneLine(f.Why), vf.Kind, gdir)}
+		kind := string(f.Kind)
+		if errors.As(err, &vf) {
+			kind = vf.Kind // panic, timeout, console...
+		}
+		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest did not run the measurement: %s (%s); its logs: %s", i, n, oneLine(f.Why), kind, gdir)}
 	case guest.Refused:
 		return fmt.Errorf("the measurement 'contend %s' was refused in the guest: %s", strings.Join(args, " "), oneLine(f.Why))
 	case guest.Failed, guest.NoResult:
@@ -265,7 +268,13 @@ func (b *vmBuilt) failure(err error, args []string, i, n int, gdir, path string)
 	case guest.BadResult:
 		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest's result file: %s", i, n, f.Why)}
 	}
-	return &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(f.File))}
+	return noRunSkip(i, n, path, f.File)
+}
+
+// noRunSkip skips the commit whose boot i of n has no successful run of
+// the metric in its result file f (at path).
+func noRunSkip(i, n int, path string, f *results.File) error {
+	return &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(f))}
 }
 
 // oneLine is s on one line, shortened.

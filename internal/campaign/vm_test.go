@@ -124,6 +124,7 @@ type fakeBoots struct {
 	t      *testing.T
 	faults map[int]error
 	wrong  map[int]bool
+	exits  map[int]int // the command's exit status, without a result file
 	n      int
 	got    []string // the release of every kernel booted
 	args   [][]string
@@ -148,6 +149,13 @@ func (f *fakeBoots) boot(ctx context.Context, g vm.Guest, c vm.Command) (*vm.Res
 		r = "6.1.0-wrong"
 	}
 	id := fmt.Sprintf("guest-boot-%d", i)
+	if x, ok := f.exits[i]; ok {
+		why := fmt.Sprintf("exit status %d", x)
+		if x == 0 {
+			why = "no result file: open " + vm.GuestOut + ": no such file or directory"
+		}
+		return &vm.Result{Accel: vm.AccelTCG, Report: vm.Report{Release: r, BootID: id, Exit: x, Error: why}}, nil
+	}
 	return &vm.Result{Accel: vm.AccelTCG, CPUs: g.CPUs, MemMiB: g.MemMiB, Report: vm.Report{Release: r, BootID: id},
 		Output: resultFile(f.t, "x", id, 3), StartedAfter: time.Second}, nil
 }
@@ -308,14 +316,19 @@ func TestRunVMStops(t *testing.T) {
 		name   string
 		faults map[int]error
 		wrong  map[int]bool
+		exits  map[int]int
 		skip   bool
 		want   string
 		done   int
 		boots  int // guests booted in all, after a second run
 	}{
-		{"a panic", map[int]error{1: panicked}, nil, false, "boot 2 (side B): the guest's kernel panicked", 1, 5},
-		{"the wrong kernel", nil, map[int]bool{0: true}, false, `boot 1 expects side A (release 6.1.0-kA), but the guest's kernel has release "6.1.0-wrong": stopped`, 0, 5},
-		{"a panic skipped", map[int]error{2: panicked}, nil, true, "", 3, 4},
+		{"a panic", map[int]error{1: panicked}, nil, nil, false, "boot 2 (side B): the guest's kernel panicked", 1, 5},
+		{"the wrong kernel", nil, map[int]bool{0: true}, nil, false, `boot 1 expects side A (release 6.1.0-kA), but the guest's kernel has release "6.1.0-wrong": stopped`, 0, 5},
+		{"a panic skipped", map[int]error{2: panicked}, nil, nil, true, "", 3, 4},
+		// A command that fails is no fault of the guest: never skipped.
+		{"the command fails", nil, nil, map[int]int{1: 1}, true, "boot 2 (side B): 'contend run --out " + vm.GuestOut + " --label B boot 2 faultme -n 3' failed in the guest (exit 1: exit status 1); see ", 1, 5},
+		{"the command is refused", nil, nil, map[int]int{0: 2}, false, "boot 1 (side A): 'contend run --out " + vm.GuestOut + " --label A boot 1 faultme -n 3' failed in the guest (exit 2: exit status 2); see ", 0, 5},
+		{"no result file", nil, nil, map[int]int{3: 0}, false, "boot 4 (side A): the guest sent no result file (no result file: open " + vm.GuestOut + ": no such file or directory); see ", 3, 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := vmOptions(t, t.TempDir())
@@ -326,7 +339,7 @@ func TestRunVMStops(t *testing.T) {
 				t.Fatal(err)
 			}
 			WritePlan(p.Dir, p)
-			f := &fakeBoots{t: t, faults: c.faults, wrong: c.wrong}
+			f := &fakeBoots{t: t, faults: c.faults, wrong: c.wrong, exits: c.exits}
 			var log strings.Builder
 			err = RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot, Log: &log})
 			if c.want != "" {
@@ -340,20 +353,22 @@ func TestRunVMStops(t *testing.T) {
 			if len(led.Done()) != c.done {
 				t.Errorf("%d boots done, want %d", len(led.Done()), c.done)
 			}
-			if c.skip {
-				var sk []Event
-				for _, e := range led.Events {
-					if e.Event == EvSkipped {
-						sk = append(sk, e)
-					}
+			var sk []Event
+			for _, e := range led.Events {
+				if e.Event == EvSkipped {
+					sk = append(sk, e)
 				}
+			}
+			if c.skip && c.want == "" {
 				if len(sk) != 1 || sk[0].Slot != 2 || !strings.Contains(sk[0].Message, "panicked") || !strings.Contains(log.String(), "1 boot skipped") {
 					t.Errorf("skipped: %+v; log %s", sk, log.String())
 				}
+			} else if len(sk) != 0 {
+				t.Errorf("skipped: %+v", sk)
 			}
 			// Run again: the stopped boot is redone, the done ones
 			// are not; a skipped one is never redone.
-			f.faults, f.wrong = nil, nil
+			f.faults, f.wrong, f.exits = nil, nil, nil
 			if err := RunVM(context.Background(), p.Dir, RunVMOptions{Boot: f.boot}); err != nil {
 				t.Fatal(err)
 			}
