@@ -15,15 +15,6 @@ import (
 	"contend/internal/vm"
 )
 
-// TestMain runs the tests without the machine-wide benchmark lock,
-// unless $CONTEND_LOCK names one: the tests of the lock set their own.
-func TestMain(m *testing.M) {
-	if os.Getenv("CONTEND_LOCK") == "" {
-		os.Setenv("CONTEND_LOCK", "off")
-	}
-	os.Exit(m.Run())
-}
-
 // resultFile returns a result file of faultme whose repetitions have
 // the statuses given, the first warm repetition marked a warm-up when
 // warm.
