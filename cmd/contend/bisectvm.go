@@ -41,8 +41,7 @@ func (f *bisectVMFlags) request(c *cli.Context) (*bisect.VMRequest, string) {
 		}
 		return nil, ""
 	}
-	v := f.guest.options(c)
-	return &bisect.VMRequest{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: v.Timeout, Accel: v.Accel,
+	return &bisect.VMRequest{Machine: f.guest.machine(c),
 		BootsPerProbe: f.bootsPerProbe.N, RunsPerBoot: f.runsInOne.N, RunsSet: c.IsSet("runs")}, ""
 }
 

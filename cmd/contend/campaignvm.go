@@ -16,6 +16,7 @@ import (
 	"contend/internal/bisect"
 	"contend/internal/campaign"
 	"contend/internal/esc"
+	"contend/internal/guest"
 	"contend/internal/kbuild"
 	"contend/internal/plural"
 	"contend/internal/value"
@@ -72,9 +73,7 @@ func (f *vmFlags) apply(c *cli.Context, o *campaign.Options) error {
 			return usagef("--%s: a --vm campaign does not settle (each guest starts fresh; the host's load at each boot is recorded); drop --%s", n, n)
 		}
 	}
-	v := f.guest.options(c)
-	v.SkipFaults = f.skipFaults
-	o.VM = &v
+	o.VM = &campaign.VMOptions{Machine: f.guest.machine(c), SkipFaults: f.skipFaults}
 	if f.kernel.tree != "" {
 		return f.buildSides(c, o)
 	}
@@ -165,7 +164,7 @@ type guestFlags struct {
 // newGuestFlags returns the guest's flags; hang says what becomes of a
 // guest that outlives --vm-timeout.
 func newGuestFlags(g *guestFlags, hang string) []cli.Flag {
-	g.cpus = value.Int{N: min(campaign.DefaultVMCPUs, runtime.NumCPU()), Min: 1, Max: runtime.NumCPU()}
+	g.cpus = value.Int{N: min(guest.DefaultCPUs, runtime.NumCPU()), Min: 1, Max: runtime.NumCPU()}
 	g.mem = memSize{MiB: vm.DefaultMemMiB}
 	g.timeout = value.Duration{D: vm.DefaultTimeout, Min: vm.MinTimeout, Max: vm.MaxTimeout}
 	g.accel = value.Enum{W: vm.AccelAuto, Words: []string{vm.AccelAuto, vm.AccelKVM, vm.AccelTCG}}
@@ -177,10 +176,10 @@ func newGuestFlags(g *guestFlags, hang string) []cli.Flag {
 	}
 }
 
-// options returns the guest the flags ask for; --vm-cpus and --vm-mem
-// unset (0) take the campaign's defaults, which fit the host.
-func (g *guestFlags) options(c *cli.Context) campaign.VMOptions {
-	v := campaign.VMOptions{Timeout: g.timeout.D, Accel: g.accel.W}
+// machine returns the guest the flags ask for; --vm-cpus and --vm-mem
+// unset (0) take guest.Machine.Check's defaults, which fit the host.
+func (g *guestFlags) machine(c *cli.Context) guest.Machine {
+	v := guest.Machine{Timeout: g.timeout.D, Accel: g.accel.W}
 	if c.IsSet("vm-cpus") {
 		v.CPUs = g.cpus.N
 	}

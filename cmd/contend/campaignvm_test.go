@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"contend/internal/campaign"
+	"contend/internal/guest"
 )
 
 // fakeKernel writes a file with an x86 boot header of release r, in dir.
@@ -94,7 +95,7 @@ func TestCampaignVMInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.VM == nil || *p.VM != (campaign.VMPlan{CPUs: 1, MemMiB: 512, Timeout: p.VM.Timeout, Accel: "tcg", SkipFaults: true}) || p.Order != "ABBA" {
+	if p.VM == nil || *p.VM != (campaign.VMPlan{Machine: guest.Machine{CPUs: 1, MemMiB: 512, Timeout: p.VM.Timeout, Accel: "tcg"}, SkipFaults: true}) || p.Order != "ABBA" {
 		t.Errorf("plan: %+v %+v", p, p.VM)
 	}
 	if p.Sides[1].Boot.VM == nil || p.Sides[1].Boot.VM.Cmdline != "mitigations=off" || p.Sides[0].Expect.Release != "6.1.0-a" {

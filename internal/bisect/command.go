@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"contend/internal/campaign"
 	"contend/internal/esc"
+	"contend/internal/guest"
 	"contend/internal/safefile"
 	"contend/internal/vm"
 )
@@ -30,12 +30,11 @@ type Request struct {
 	Stray                                        string         // a flag that goes with --vm, given without it
 }
 
-// VMRequest is the guest of a kernel search (--vm): 0 CPUs or MemMiB
-// take the campaign's defaults, which fit the host.
+// VMRequest is the guest of a kernel search (--vm): its Machine (0 CPUs
+// or MemMiB take guest.Machine.Check's defaults, which fit the host),
+// the boots of a probe and the runs in each.
 type VMRequest struct {
-	CPUs, MemMiB               int
-	Timeout                    time.Duration
-	Accel                      string
+	guest.Machine
 	BootsPerProbe, RunsPerBoot int
 	RunsSet                    bool // --runs was given: refused, a probe counts boots
 }
@@ -118,12 +117,12 @@ func (r *Request) vmPlan() (*VMPlan, error) {
 	case len(r.Measure) > 0 && r.Measure[0] == "exec":
 		return nil, refuse("bisect --vm: the guest has no files but contend's: measure with '-- run WORKLOAD ...', not exec")
 	}
-	p, err := campaign.VMOptions{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: v.Timeout, Accel: v.Accel}.Check()
+	m, err := v.Machine.Check(guest.Host{})
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
 	r.Options.Runs = v.BootsPerProbe
-	return &VMPlan{CPUs: p.CPUs, MemMiB: p.MemMiB, Timeout: time.Duration(p.Timeout), Accel: p.Accel, RunsPerBoot: v.RunsPerBoot}, nil
+	return &VMPlan{Machine: m, RunsPerBoot: v.RunsPerBoot}, nil
 }
 
 // plan returns the search's plan over commits, its repository and

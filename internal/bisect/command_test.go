@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"bytes"
+	"contend/internal/guest"
 	"context"
 	"errors"
 	"os"
@@ -34,7 +35,7 @@ func TestStartRefuses(t *testing.T) {
 	vmReq := func(f func(*VMRequest)) func(*Request) {
 		return func(r *Request) {
 			r.Measure = []string{"run", "faultme", "--mem", "64MiB"}
-			r.VM = &VMRequest{Timeout: 10 * time.Minute, Accel: "auto", BootsPerProbe: 3, RunsPerBoot: 5}
+			r.VM = &VMRequest{Machine: guest.Machine{Timeout: 10 * time.Minute, Accel: "auto"}, BootsPerProbe: 3, RunsPerBoot: 5}
 			f(r.VM)
 		}
 	}
@@ -57,8 +58,7 @@ func TestStartRefuses(t *testing.T) {
 		{func(r *Request) { r.Options.CalibrateMin, r.Options.CalibrateMax = 30, 20 }, "--calibrate-max: 20 is below --calibrate 30"},
 		{func(r *Request) { r.Stray = "vm-cpus" }, "--vm-cpus goes with --vm"},
 		{vmReq(func(v *VMRequest) { v.RunsSet = true }), "--runs: with --vm the repetitions are boots"},
-		{vmReq(func(v *VMRequest) { v.CPUs = 100000 }), "--vm-cpus: 100000 is not accepted"},
-		{vmReq(func(v *VMRequest) { v.MemMiB = 100 }), "--vm-mem: 100 MiB is not accepted; accepted: 256 MiB to"},
+		{vmReq(func(v *VMRequest) { v.CPUs = 100000 }), "--vm-cpus: 100000 is not accepted"}, // the ranges: guest.TestMachineCheck
 		{vmReq(func(*VMRequest) {}), ""}, // accepted up to its measurement below
 		{func(r *Request) { vmReq(func(*VMRequest) {})(r); r.Build = "" }, "--build: a --vm search needs a build command"},
 		{func(r *Request) { vmReq(func(*VMRequest) {})(r); r.Contend = "bin/contend" }, `--contend: "bin/contend": with --vm`},
@@ -166,7 +166,7 @@ func TestStepPlan(t *testing.T) {
 // a kernel search's counts boots.
 func TestStatusReadsTheLedger(t *testing.T) {
 	cs, _ := simCommits(64)
-	for _, vmp := range []*VMPlan{nil, {CPUs: 1, MemMiB: 512, Timeout: time.Minute, RunsPerBoot: 3}} {
+	for _, vmp := range []*VMPlan{nil, {Machine: guest.Machine{CPUs: 1, MemMiB: 512, Timeout: time.Minute}, RunsPerBoot: 3}} {
 		dir := t.TempDir()
 		if err := Create(dir, &Plan{Repo: "r", Good: "g", Bad: "b", Commits: cs, Measure: []string{"run", "mutex"}, Metric: "ops", VM: vmp}); err != nil {
 			t.Fatal(err)

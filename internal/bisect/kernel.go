@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"contend/internal/guest"
 	"contend/internal/jsonl"
 	"contend/internal/kbuild"
 	"contend/internal/plural"
@@ -191,7 +192,7 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 			p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
 		}
 	}
-	return &vmBuilt{p: p, c: c, k: VMKernel{Kernel: k.Image}, facts: k.Env()}, nil
+	return &vmBuilt{p: p, c: c, k: guest.Kernel{Kernel: k.Image, Build: k.Env()}}, nil
 }
 
 // ReadBuilds returns the kernel builds recorded in dir (none for a

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/guest"
 	"contend/internal/kbuild"
 	"contend/internal/vm"
 )
@@ -178,7 +179,7 @@ func TestKernelTreeRefused(t *testing.T) {
 	os.WriteFile(bad, []byte("SCHED_MC=y\n"), 0o644)
 	off := filepath.Join(files, "off.config")
 	os.WriteFile(off, []byte("# CONFIG_DEVTMPFS is not set\n"), 0o644)
-	vmr := &VMRequest{Timeout: 10 * time.Minute, Accel: "tcg", BootsPerProbe: 2, RunsPerBoot: 2}
+	vmr := &VMRequest{Machine: guest.Machine{Timeout: 10 * time.Minute, Accel: "tcg"}, BootsPerProbe: 2, RunsPerBoot: 2}
 	for _, c := range []struct {
 		mod  func(*Request)
 		want string

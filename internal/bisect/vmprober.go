@@ -11,13 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"contend/internal/campaign"
 	"contend/internal/esc"
+	"contend/internal/guest"
 	"contend/internal/kbuild"
 	"contend/internal/results"
-	"contend/internal/safefile"
 	"contend/internal/vm"
 )
 
@@ -26,13 +24,10 @@ import (
 const VMDir = "vm"
 
 // VMPlan is the virtual machine of every boot of a kernel search
-// (--vm): the guest, the accelerator and the runs in each boot.
+// (--vm) and the runs in each boot.
 type VMPlan struct {
-	CPUs        int           `json:"cpus"`
-	MemMiB      int           `json:"mem_mib"`
-	Timeout     time.Duration `json:"timeout"`
-	Accel       string        `json:"accel"`
-	RunsPerBoot int           `json:"runs_per_boot"`
+	guest.Machine
+	RunsPerBoot int `json:"runs_per_boot"`
 }
 
 // The build contract of a kernel search: the build command prints, on
@@ -76,20 +71,15 @@ type VM struct {
 	Builds string
 
 	seq  int
-	boot campaign.BootFunc // Boot holding the benchmark lock
-}
-
-// VMKernel is what a kernel commit's build named.
-type VMKernel struct {
-	Kernel, Initrd, Append string
+	boot guest.BootFunc // Boot holding the benchmark lock
 }
 
 // ParseBuildOutput reads the build contract's lines from a build's
 // standard output; relative paths are taken in dir. No kernel line, a
 // path that is not a regular file, or a control character is an error
 // (the commit is skipped).
-func ParseBuildOutput(out []byte, dir string) (VMKernel, error) {
-	var k VMKernel
+func ParseBuildOutput(out []byte, dir string) (guest.Kernel, error) {
+	var k guest.Kernel
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -97,7 +87,7 @@ func ParseBuildOutput(out []byte, dir string) (VMKernel, error) {
 		for _, kv := range []struct {
 			key string
 			dst *string
-		}{{BuildKernel, &k.Kernel}, {BuildInitrd, &k.Initrd}, {BuildAppend, &k.Append}} {
+		}{{BuildKernel, &k.Kernel}, {BuildInitrd, &k.Initrd}, {BuildAppend, &k.Cmdline}} {
 			if v, ok := strings.CutPrefix(line, kv.key); ok {
 				*kv.dst = strings.TrimSpace(v)
 			}
@@ -124,21 +114,21 @@ func ParseBuildOutput(out []byte, dir string) (VMKernel, error) {
 			return k, fmt.Errorf("the build's %s %s is not a file", p.what, *p.v)
 		}
 	}
-	if err := esc.Check("the build's append", k.Append); err != nil {
+	if err := esc.Check("the build's append", k.Cmdline); err != nil {
 		return k, err
 	}
 	return k, nil
 }
 
 type vmBuilt struct {
-	p    *VM
-	c    Commit
-	dir  string
-	k    VMKernel
+	p   *VM
+	c   Commit
+	dir string
+	// k is the kernel to boot; its Build the kernel build's facts
+	// (kbuild.Kernel.Env), recorded in each boot's result file, nil for
+	// a --build kernel.
+	k    guest.Kernel
 	done bool
-	// facts are the kernel build's (kbuild.Kernel.Env), recorded in each
-	// boot's result file; nil for a --build kernel.
-	facts map[string]string
 }
 
 // Build makes the worktree of c, runs the build command in it and reads
@@ -192,9 +182,9 @@ func BootValue(xs []float64) float64 {
 }
 
 // Measure boots n fresh guests one after the other, each holding the
-// machine-wide benchmark lock (campaign.LockedBoot), and returns one value
-// a boot. A fault of a guest (panic, hang, no console, death) or a
-// command that fails inside is a *SkipError in one line; QEMU's own
+// machine-wide benchmark lock (guest.Locked, guest.Measure), and returns
+// one value a boot. A fault of a guest (panic, hang, no console, death)
+// or a command that fails inside is a *SkipError in one line; QEMU's own
 // failure, a measurement refused as a usage error, or a missing metric
 // is an error (every commit would fail the same way).
 func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
@@ -209,6 +199,9 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 		tag = fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
 	}
 	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(max(p.Plan.RunsPerBoot, 1)), "--out", vm.GuestOut, "--quiet"}, p.Measure[1:]...)
+	if p.boot == nil {
+		p.boot = guest.Locked(p.Boot, p.Progress)
+	}
 	var vals []float64
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("%s-b%d", tag, i)
@@ -216,58 +209,72 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 		if err := os.MkdirAll(gdir, 0o755); err != nil {
 			return nil, err
 		}
-		g := vm.Guest{Kernel: b.k.Kernel, Initrd: b.k.Initrd, Append: b.k.Append, CPUs: p.Plan.CPUs, MemMiB: p.Plan.MemMiB, Timeout: p.Plan.Timeout, Dir: gdir}
-		if p.boot == nil {
-			p.boot = campaign.LockedBoot(p.Boot, p.Progress)
-		}
-		res, err := p.boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Facts: b.facts})
+		path := filepath.Join(p.Runs, name+".jsonl")
+		m, err := guest.Measure(ctx, p.boot, guest.Run{Machine: p.Plan.Machine, Kernel: b.k, Dir: gdir, File: path, Command: vm.Command{Args: args, Out: vm.GuestOut}})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var f *vm.Fault
-		if errors.As(err, &f) && f.Kind != vm.FaultQEMU {
-			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest did not run the measurement: %s (%s); its logs: %s", i, n, oneLine(f.Error()), f.Kind, gdir)}
-		}
 		if err != nil {
-			return nil, err
-		}
-		if res.Report.Exit == 2 {
-			return nil, fmt.Errorf("the measurement 'contend %s' was refused in the guest: %s", strings.Join(args, " "), oneLine(res.Report.Error))
-		}
-		if res.Report.Exit != 0 || len(res.Output) == 0 {
-			why := res.Report.Error
-			if why == "" {
-				why = "no result file came back"
-			}
-			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the measurement failed in the guest (exit %d: %s); its console: %s", i, n, res.Report.Exit, oneLine(why), filepath.Join(gdir, "console.log"))}
-		}
-		path := filepath.Join(p.Runs, name+".jsonl")
-		if err := safefile.WriteFile(path, res.Output, 0o644); err != nil {
-			return nil, err
-		}
-		rf, err := results.Read(path)
-		if err != nil {
-			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest's result file: %v", i, n, err)}
+			return nil, vmFailure(err, args, i, n, gdir, path)
 		}
 		metric := p.Metric
 		if metric == "" {
-			metric = rf.Primary
+			metric = m.File.Primary
 		}
-		if _, ok := rf.Metric(metric); !ok {
-			return nil, fmt.Errorf("the measurement has no metric %q (its metrics: %s): choose one with --metric", metric, metricNames(rf))
+		if _, ok := m.File.Metric(metric); !ok {
+			return nil, fmt.Errorf("the measurement has no metric %q (its metrics: %s): choose one with --metric", metric, metricNames(m.File))
 		}
-		xs := rf.Values(-1, metric)
+		xs := m.File.Values(-1, metric)
 		if len(xs) == 0 {
-			return nil, &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(rf))}
+			return nil, noRunSkip(i, n, path, m.File)
 		}
 		v := BootValue(xs)
 		vals = append(vals, v)
 		if p.Progress != nil {
 			p.Progress(fmt.Sprintf("  boot %d of %d of %s: kernel %s in a VM (%s), %d runs, value %.6g; the command started %.1f s after QEMU, QEMU ended after %.1f s",
-				i, n, short(b.c.Hash), res.Report.Release, strings.ToUpper(res.Accel), len(xs), v, res.StartedAfter.Seconds(), res.Elapsed.Seconds()))
+				i, n, short(b.c.Hash), m.Report.Release, strings.ToUpper(m.Accel), len(xs), v, m.StartedAfter.Seconds(), m.Elapsed.Seconds()))
 		}
 	}
 	return vals, nil
+}
+
+// vmFailure is what the search makes of boot i of n that gave no
+// measurement (guest.Measure's error): a guest's fault, a command that
+// failed in it or a result file without a successful run skip the
+// commit (a *SkipError naming the boot's logs); a measurement refused in
+// the guest (exit 2), QEMU's own failure or another error end the
+// search.
+func vmFailure(err error, args []string, i, n int, gdir, path string) error {
+	var f *guest.Failure
+	if !errors.As(err, &f) {
+		return err
+	}
+	switch f.Kind {
+	case guest.Faulted:
+		var vf *vm.Fault
+		kind := string(f.Kind)
+		if errors.As(err, &vf) {
+			kind = vf.Kind // panic, timeout, console...
+		}
+		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest did not run the measurement: %s (%s); its logs: %s", i, n, oneLine(f.Why), kind, gdir)}
+	case guest.Refused:
+		return fmt.Errorf("the measurement 'contend %s' was refused in the guest: %s", strings.Join(args, " "), oneLine(f.Why))
+	case guest.Failed, guest.NoResult:
+		why := f.Why
+		if why == "" {
+			why = "no result file came back"
+		}
+		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the measurement failed in the guest (exit %d: %s); its console: %s", i, n, f.Exit, oneLine(why), filepath.Join(gdir, "console.log"))}
+	case guest.BadResult:
+		return &SkipError{Reason: fmt.Sprintf("boot %d of %d: the guest's result file: %s", i, n, f.Why)}
+	}
+	return noRunSkip(i, n, path, f.File)
+}
+
+// noRunSkip skips the commit whose boot i of n has no successful run of
+// the metric in its result file f (at path).
+func noRunSkip(i, n int, path string, f *results.File) error {
+	return &SkipError{Reason: fmt.Sprintf("boot %d of %d: no run succeeded (%s)%s", i, n, path, firstError(f))}
 }
 
 // oneLine is s on one line, shortened.

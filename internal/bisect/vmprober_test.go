@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/guest"
 	"contend/internal/results"
 	"contend/internal/vm"
 )
@@ -126,7 +127,7 @@ func vmProber(t *testing.T, repo string, f *fakeGuest) *VM {
 	}
 	return &VM{Repo: repo, Work: filepath.Join(d, "work"), Runs: filepath.Join(d, "runs"), Logs: filepath.Join(d, "logs"), Consoles: filepath.Join(d, "vm"),
 		BuildCmd: "cat boot.txt", Measure: []string{"run", "faultme", "--mem", "64MiB"}, Metric: "faults",
-		Plan: VMPlan{CPUs: 1, MemMiB: 512, Timeout: time.Minute, RunsPerBoot: 3}, Boot: f.Boot}
+		Plan: VMPlan{Machine: guest.Machine{CPUs: 1, MemMiB: 512, Timeout: time.Minute}, RunsPerBoot: 3}, Boot: f.Boot}
 }
 
 // TestVMProberBootValues: a measurement of n is n boots of the kernel the
@@ -267,7 +268,7 @@ func TestVMSearch(t *testing.T) {
 // 'bisect resume' boots the same guests.
 func TestVMPlanResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bs")
-	want := VMPlan{CPUs: 1, MemMiB: 1024, Timeout: 2 * time.Minute, Accel: vm.AccelTCG, RunsPerBoot: 3}
+	want := VMPlan{Machine: guest.Machine{CPUs: 1, MemMiB: 1024, Timeout: 2 * time.Minute, Accel: vm.AccelTCG}, RunsPerBoot: 3}
 	v := want
 	if err := Create(dir, &Plan{Repo: "/r", Commits: []Commit{{Hash: "a"}, {Hash: "b"}, {Hash: "c"}}, Measure: []string{"run", "faultme"}, VM: &v}); err != nil {
 		t.Fatal(err)

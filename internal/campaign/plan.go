@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"contend/internal/env"
+	"contend/internal/guest"
 	"contend/internal/safefile"
 	"contend/internal/vm"
 )
@@ -83,7 +84,7 @@ type Boot struct {
 	// Reboot is the command that reboots after GrubEntry or Kexec.
 	Reboot string `json:"reboot,omitempty"`
 	// VM is a kernel booted in a virtual machine (a --vm plan).
-	VM *VMKernel `json:"vm,omitempty"`
+	VM *guest.Kernel `json:"vm,omitempty"`
 }
 
 // Kexec is a kernel image to boot with kexec.

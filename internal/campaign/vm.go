@@ -1,22 +1,20 @@
 package campaign
 
 import (
-	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"contend/internal/env"
+	"contend/internal/guest"
 	"contend/internal/plural"
-	"contend/internal/results"
 	"contend/internal/safefile"
 	"contend/internal/vm"
 )
@@ -24,19 +22,15 @@ import (
 // VMOptions make a campaign whose boots are virtual machines that
 // 'campaign run' starts itself (--vm): each side is a kernel image
 // (SideOptions.Kernel, --a-kernel) booted in a fresh QEMU guest per boot
-// of the plan, with contend as its init (internal/vm).
+// of the plan, with contend as its init (internal/vm), on Machine
+// (checked against Host by guest.Machine.Check).
 type VMOptions struct {
-	CPUs    int           // vCPUs (--vm-cpus), 1 to the host's CPUs; 0: DefaultVMCPUs
-	MemMiB  int           // guest memory in MiB (--vm-mem), vm.MinMemMiB to half the host's; 0: vm.DefaultMemMiB
-	Timeout time.Duration // per boot (--vm-timeout), vm.MinTimeout to vm.MaxTimeout; 0: vm.DefaultTimeout
-	Accel   string        // auto, kvm, tcg (--vm-accel); empty: auto
+	guest.Machine
+	Host guest.Host
 	// SkipFaults: a boot that goes wrong (a panic, a hang, a guest that
 	// dies) is recorded as skipped and the campaign goes on
 	// (--vm-skip-faults); false: it stops the campaign.
 	SkipFaults bool
-	// HostCPUs and HostMemMiB are the host's, for the ranges; 0: this
-	// machine's.
-	HostCPUs, HostMemMiB int
 	// Files are files of the host every guest gets (a will-it-scale
 	// test and its compiled objects: 'contend reproduce --run'): copied
 	// into the campaign directory by WritePlan, put into each guest by
@@ -54,20 +48,40 @@ type GuestFile struct{ Host, Guest string }
 // (VMPlan.Files).
 const FilesDir = "files"
 
-// DefaultVMCPUs is the vCPUs of a guest whose options name none (fewer
-// when the host has fewer).
-const DefaultVMCPUs = 2
-
 // VMPlan is the virtual machine of every boot of a --vm plan.
 type VMPlan struct {
-	CPUs       int      `json:"cpus"`
-	MemMiB     int      `json:"mem_mib"`
-	Timeout    Duration `json:"timeout"`
-	Accel      string   `json:"accel"`
-	SkipFaults bool     `json:"skip_faults,omitempty"`
+	guest.Machine
+	SkipFaults bool
 	// Guest is what every guest gets beside the command (files, the
 	// environment); nil: nothing. A pointer: a VMPlan stays comparable.
-	Guest *GuestSetup `json:"guest,omitempty"`
+	Guest *GuestSetup
+}
+
+// vmPlanJSON is a VMPlan as plan.json holds it: the timeout a duration
+// string, as every duration of the plan.
+type vmPlanJSON struct {
+	CPUs       int         `json:"cpus"`
+	MemMiB     int         `json:"mem_mib"`
+	Timeout    Duration    `json:"timeout"`
+	Accel      string      `json:"accel"`
+	SkipFaults bool        `json:"skip_faults,omitempty"`
+	Guest      *GuestSetup `json:"guest,omitempty"`
+}
+
+// MarshalJSON writes p as plan.json holds it.
+func (p VMPlan) MarshalJSON() ([]byte, error) {
+	m := p.Machine
+	return json.Marshal(vmPlanJSON{CPUs: m.CPUs, MemMiB: m.MemMiB, Timeout: Duration(m.Timeout), Accel: m.Accel, SkipFaults: p.SkipFaults, Guest: p.Guest})
+}
+
+// UnmarshalJSON reads p as plan.json holds it.
+func (p *VMPlan) UnmarshalJSON(b []byte) error {
+	var j vmPlanJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*p = VMPlan{Machine: guest.Machine{CPUs: j.CPUs, MemMiB: j.MemMiB, Timeout: time.Duration(j.Timeout), Accel: j.Accel}, SkipFaults: j.SkipFaults, Guest: j.Guest}
+	return nil
 }
 
 // GuestSetup is what every guest of a plan gets beside its command:
@@ -87,17 +101,6 @@ type VMFile struct {
 	Guest string `json:"guest"`
 }
 
-// VMKernel is the kernel a side boots in a virtual machine.
-type VMKernel struct {
-	Kernel  string `json:"kernel"`
-	Initrd  string `json:"initrd,omitempty"`
-	Cmdline string `json:"cmdline,omitempty"` // words added to contend's
-	// Build are the facts of the image's build when contend built it
-	// (kbuild.*: revision, config hash, contention options, build time,
-	// objects rebuilt), recorded in each boot's result file.
-	Build map[string]string `json:"build,omitempty"`
-}
-
 // EvSkipped is a boot of a --vm plan that went wrong and was skipped
 // (--vm-skip-faults): not measured, never redone.
 const EvSkipped = "skipped"
@@ -110,45 +113,16 @@ func (o *Options) vmPlan() (*VMPlan, error) {
 	return o.VM.Check()
 }
 
-// Check checks the virtual machine against the host (vCPUs, memory,
-// timeout, accelerator: each refusal one line naming its flag and
-// range) and returns it with the defaults filled in. 'contend bisect
-// --vm' checks its guests with it too.
+// Check checks the virtual machine against the host
+// (guest.Machine.Check) and the guests' files and environment, and
+// returns the plan's VMPlan with the defaults filled in; each refusal is
+// an *OptionError of one line naming its flag.
 func (v VMOptions) Check() (*VMPlan, error) {
-	hostCPUs, hostMem := v.HostCPUs, v.HostMemMiB
-	if hostCPUs == 0 {
-		hostCPUs = runtime.NumCPU()
+	m, err := v.Machine.Check(v.Host)
+	if err != nil {
+		return nil, refuse("%v", err)
 	}
-	if hostMem == 0 {
-		hostMem = hostMemMiB()
-	}
-	if v.CPUs == 0 {
-		v.CPUs = min(DefaultVMCPUs, hostCPUs)
-	}
-	if v.CPUs < 1 || v.CPUs > hostCPUs {
-		return nil, refuse("--vm-cpus: %d is not accepted; accepted: 1 to %d (the host's CPUs)", v.CPUs, hostCPUs)
-	}
-	maxMem := hostMem / 2
-	if v.MemMiB == 0 {
-		v.MemMiB = min(vm.DefaultMemMiB, maxMem)
-	}
-	if v.MemMiB < vm.MinMemMiB || v.MemMiB > maxMem {
-		return nil, refuse("--vm-mem: %d MiB is not accepted; accepted: %d MiB to %d MiB (half the host's memory, %d MiB)", v.MemMiB, vm.MinMemMiB, maxMem, hostMem)
-	}
-	if v.Timeout == 0 {
-		v.Timeout = vm.DefaultTimeout
-	}
-	if v.Timeout < vm.MinTimeout || v.Timeout > vm.MaxTimeout {
-		return nil, refuse("--vm-timeout: %s is not accepted; accepted: a duration from %s to %s", v.Timeout, vm.MinTimeout, vm.MaxTimeout)
-	}
-	switch v.Accel {
-	case "":
-		v.Accel = vm.AccelAuto
-	case vm.AccelAuto, vm.AccelKVM, vm.AccelTCG:
-	default:
-		return nil, refuse("--vm-accel: %q is not accepted; accepted: auto, kvm, tcg", v.Accel)
-	}
-	p := &VMPlan{CPUs: v.CPUs, MemMiB: v.MemMiB, Timeout: Duration(v.Timeout), Accel: v.Accel, SkipFaults: v.SkipFaults}
+	p := &VMPlan{Machine: m, SkipFaults: v.SkipFaults}
 	if len(v.Files) > 0 || len(v.Env) > 0 {
 		p.Guest = &GuestSetup{}
 		if err := p.Guest.add(v.Files, v.Env); err != nil {
@@ -264,7 +238,7 @@ func (o *Options) vmSide(i int) (Side, error) {
 	if err != nil {
 		return side, refuse("--%s-kernel: %v", s, err)
 	}
-	k := &VMKernel{Kernel: kernel, Cmdline: so.Append, Build: so.Build}
+	k := &guest.Kernel{Kernel: kernel, Cmdline: so.Append, Build: so.Build}
 	if so.Initrd != "" {
 		if k.Initrd, err = regularFile(so.Initrd); err != nil {
 			return side, refuse("--%s-initrd: %q is not a file", s, so.Initrd)
@@ -277,23 +251,6 @@ func (o *Options) vmSide(i int) (Side, error) {
 	side.Expect = so.Expect
 	side.Expect.Release = release
 	return side, nil
-}
-
-// hostMemMiB returns the host's memory (MemTotal) in MiB.
-func hostMemMiB() int {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if w := strings.Fields(sc.Text()); len(w) >= 2 && w[0] == "MemTotal:" {
-			kb, _ := strconv.Atoi(w[1])
-			return kb / 1024
-		}
-	}
-	return 0
 }
 
 // RunVMOptions configures RunVM.
@@ -323,7 +280,7 @@ const ConsoleDir = "vm"
 // that fails, or (without SkipFaults) a boot that goes wrong stops the
 // campaign (ErrStopped, one line); 'campaign run' again goes on from the
 // boot that stopped. Each guest runs holding the machine-wide benchmark
-// lock (LockedBoot).
+// lock (guest.Locked).
 func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
 	p, err := ReadPlan(dir)
 	if err != nil {
@@ -362,7 +319,7 @@ func RunVM(ctx context.Context, dir string, o RunVMOptions) error {
 		defer r.Close()
 		o.Boot = r.Boot
 	}
-	o.Boot = LockedBoot(o.Boot, func(s string) { fmt.Fprintln(o.Log, s) })
+	o.Boot = guest.Locked(o.Boot, func(s string) { fmt.Fprintln(o.Log, s) })
 	if err := os.MkdirAll(filepath.Join(dir, ConsoleDir), 0o755); err != nil {
 		return err
 	}
@@ -426,12 +383,12 @@ func interruptionOr(ctx context.Context) string {
 	return ctx.Err().Error()
 }
 
-// runVMBoot runs boot slot of plan p in a guest and records it; skip
-// reports a fault recorded as skipped (SkipFaults).
+// runVMBoot runs boot slot of plan p in a guest and records it (the
+// measurement: guest.Boot, guest.Keep); skip reports a fault recorded
+// as skipped (SkipFaults).
 func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOptions) (skip bool, err error) {
 	label := p.Order[slot]
 	side := p.Side(label)
-	k := side.Boot.VM
 	result := ResultName(slot, label)
 	hostBoot := env.BootID()
 	if err := Append(dir, Event{Event: EvStart, Slot: slot, Side: string(label), BootID: "host:" + hostBoot, Result: result}); err != nil {
@@ -446,10 +403,11 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 	}
 	consoleKeep := filepath.Join(gdir, "console.log")
 	load := o.Load()
-	g := vm.Guest{Kernel: k.Kernel, Initrd: k.Initrd, Append: k.Cmdline, CPUs: p.VM.CPUs, MemMiB: p.VM.MemMiB, Timeout: time.Duration(p.VM.Timeout), Dir: gdir}
 	args := RunArgs(p, slot, label, vm.GuestOut)
+	run := guest.Run{Machine: p.VM.Machine, Kernel: *side.Boot.VM, Dir: gdir, File: filepath.Join(dir, result),
+		Command: vm.Command{Args: args, Out: vm.GuestOut, Files: p.VM.Guest.guestFiles(dir), Env: p.VM.Guest.env()}}
 	booted := time.Now().UTC()
-	res, berr := o.Boot(ctx, g, vm.Command{Args: args, Out: vm.GuestOut, Files: p.VM.Guest.guestFiles(dir), Env: p.VM.Guest.env(), Facts: k.Build})
+	res, berr := guest.Boot(ctx, o.Boot, run)
 	stop := func(ev Event, format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
 		ev.Slot, ev.Side, ev.Message = slot, string(label), msg
@@ -461,39 +419,39 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 		}
 		return fmt.Errorf("%w: %s", ErrStopped, msg)
 	}
-	if berr != nil {
-		if ctx.Err() != nil {
-			return false, stop(Event{}, "boot %d: stopped by %s; 'contend campaign run %s' redoes it", slot+1, interruptionOr(ctx), dir)
-		}
-		var f *vm.Fault
-		if errors.As(berr, &f) && p.VM.SkipFaults && f.Kind != vm.FaultQEMU {
-			msg := fmt.Sprintf("boot %d (side %c): %v; skipped (--vm-skip-faults)", slot+1, label, berr)
-			fmt.Fprintln(o.Log, msg)
-			return true, Append(dir, Event{Event: EvSkipped, Slot: slot, Side: string(label), Message: msg})
-		}
+	var f *guest.Failure
+	switch {
+	case berr != nil && ctx.Err() != nil:
+		return false, stop(Event{}, "boot %d: stopped by %s; 'contend campaign run %s' redoes it", slot+1, interruptionOr(ctx), dir)
+	case errors.As(berr, &f) && p.VM.SkipFaults:
+		msg := fmt.Sprintf("boot %d (side %c): %v; skipped (--vm-skip-faults)", slot+1, label, berr)
+		fmt.Fprintln(o.Log, msg)
+		return true, Append(dir, Event{Event: EvSkipped, Slot: slot, Side: string(label), Message: msg})
+	case berr != nil:
 		return false, stop(Event{}, "boot %d (side %c): %v", slot+1, label, berr)
 	}
 	gk := env.Kernel{Release: res.Report.Release, Version: res.Report.Version, Cmdline: res.Report.Cmdline, BootID: res.Report.BootID}
 	if why := side.Expect.Mismatch(gk); why != "" {
 		return false, stop(Event{Event: EvMismatch, Kernel: &gk, BootID: gk.BootID}, "boot %d expects side %c (%s), but the guest's kernel has %s: stopped", slot+1, label, side.Expect, why)
 	}
-	if res.Report.Exit != 0 {
-		return false, stop(Event{BootID: gk.BootID, Kernel: &gk}, "boot %d (side %c): 'contend %s' failed in the guest (exit %d: %s); see %s", slot+1, label, strings.Join(args, " "), res.Report.Exit, res.Report.Error, consoleKeep)
+	m, err := guest.Keep(res, run)
+	if errors.As(err, &f) {
+		ev := Event{BootID: gk.BootID, Kernel: &gk}
+		switch f.Kind {
+		case guest.Refused, guest.Failed:
+			return false, stop(ev, "boot %d (side %c): 'contend %s' failed in the guest (exit %d: %s); see %s", slot+1, label, strings.Join(args, " "), f.Exit, f.Why, consoleKeep)
+		case guest.NoResult:
+			return false, stop(ev, "boot %d (side %c): the guest sent no result file (%s); see %s", slot+1, label, f.Why, consoleKeep)
+		case guest.BadResult:
+			ev.Result = result
+			return false, stop(ev, "boot %d: %s", slot+1, f.Why)
+		default:
+			ev.Result = result
+			return false, stop(ev, "boot %d: no successful repetition in %s", slot+1, result)
+		}
 	}
-	if len(res.Output) == 0 {
-		return false, stop(Event{BootID: gk.BootID, Kernel: &gk}, "boot %d (side %c): the guest sent no result file (%s); see %s", slot+1, label, res.Report.Error, consoleKeep)
-	}
-	path := filepath.Join(dir, result)
-	if err := safefile.WriteFile(path, res.Output, 0o644); err != nil {
-		return false, err
-	}
-	f, err := results.Read(path)
 	if err != nil {
-		return false, stop(Event{BootID: gk.BootID, Kernel: &gk, Result: result}, "boot %d: %v", slot+1, err)
-	}
-	ok := f.Counts(-1)[results.StatusOK]
-	if ok == 0 {
-		return false, stop(Event{BootID: gk.BootID, Kernel: &gk, Result: result}, "boot %d: no successful repetition in %s", slot+1, result)
+		return false, err
 	}
 	// The guest's start as the reboot into this boot and the command's
 	// start in it as the step's start: the boot's cost (BootCosts) is
@@ -509,6 +467,6 @@ func runVMBoot(ctx context.Context, dir string, p *Plan, slot int, o RunVMOption
 		return false, err
 	}
 	fmt.Fprintf(o.Log, "  kernel %s, boot %s, %s; the command started %.1f s after QEMU, QEMU ended after %.1f s (%s)\n",
-		gk.Release, short(gk.BootID), plural.N(ok, "run", "runs"), res.StartedAfter.Seconds(), res.Elapsed.Seconds(), strings.ToUpper(res.Accel))
-	return false, Append(dir, Event{Event: EvDone, Slot: slot, Side: string(label), BootID: gk.BootID, Result: result, OK: ok})
+		gk.Release, short(gk.BootID), plural.N(m.OK, "run", "runs"), res.StartedAfter.Seconds(), res.Elapsed.Seconds(), strings.ToUpper(res.Accel))
+	return false, Append(dir, Event{Event: EvDone, Slot: slot, Side: string(label), BootID: gk.BootID, Result: result, OK: m.OK})
 }

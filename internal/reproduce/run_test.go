@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"contend/internal/campaign"
+	"contend/internal/guest"
 	"contend/internal/results"
 	"contend/internal/robotmail"
 	"contend/internal/wisbuild"
@@ -125,7 +126,7 @@ func TestCampaignOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := KernelRun{Dir: filepath.Join(t.TempDir(), "c"), Runs: 4, VM: campaign.VMOptions{HostCPUs: 2, HostMemMiB: 4096}}
+	k := KernelRun{Dir: filepath.Join(t.TempDir(), "c"), Runs: 4, VM: campaign.VMOptions{Host: guest.Host{CPUs: 2, MemMiB: 4096}}}
 	c, err := p.CampaignOptions(k)
 	if err != nil {
 		t.Fatal(err)
