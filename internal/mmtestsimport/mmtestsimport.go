@@ -215,7 +215,6 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-
 // Fill makes f the result file of run r: a metric per operation (higher
 // better where mmtests prefers higher values, else lower), one
 // configuration named after the run, and a repetition per value: the
