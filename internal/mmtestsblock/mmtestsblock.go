@@ -260,12 +260,8 @@ func footer(r *comparison.Comparison, opt Options, rows []int, starred []string)
 	var sides []string
 	for i, s := range r.Sides {
 		n := plural.N(s.Count(r.Headline), "run", "runs")
-		for _, b := range r.Boots {
-			if b.B == i && !b.OneBoot() {
-				n = fmt.Sprintf("%s (%s)", plural.N(len(b.BootsB), "boot", "boots"), n)
-			} else if i == 0 && b.A == 0 && !b.OneBoot() && b.B == 1 {
-				n = fmt.Sprintf("%s (%s)", plural.N(len(b.BootsA), "boot", "boots"), n)
-			}
+		if k := sideBoots(r, i); k > 0 {
+			n = fmt.Sprintf("%s (%s)", plural.N(k, "boot", "boots"), n)
 		}
 		sides = append(sides, fmt.Sprintf("%s %s", sideName(r, i), n))
 	}
@@ -298,6 +294,21 @@ func footer(r *comparison.Comparison, opt Options, rows []int, starred []string)
 		f = append(f, "no starred cell")
 	}
 	return append(f, starred...)
+}
+
+// sideBoots is the number of boots of side i where the boot is the unit
+// of its comparison (both sides of a pair span two or more), else 0.
+func sideBoots(r *comparison.Comparison, i int) int {
+	for _, b := range r.Boots {
+		switch {
+		case b.OneBoot():
+		case b.A == i:
+			return len(b.BootsA)
+		case b.B == i:
+			return len(b.BootsB)
+		}
+	}
+	return 0
 }
 
 // WriteAB writes the comparison of an ab file's sides a and b in mmtests'

@@ -28,7 +28,10 @@ runs = [module("Hackbench", "6.2.0-rc3-vanilla", hb, 8, {}, False),
         module("Hackbench", "6.2.0-rc3-patched", hb, 8, {"time-16": 0.93, "time-4": 0.99}, False),
         module("Hackbench", "6.2.0-rc3-revert", hb, 8, {"time-1": 1.08}, False)]
 json.dump(runs, open("hackbench.json", "w"), indent=1)
-json.dump({"_ModuleName": "CompareShellpackhackbench", "_ExtractModules": runs}, open("export.json", "w"))
+export = [dict(m, _Precision=4, _PreferredVal="Lower", _FieldLength=18,
+               _Operations=["time-1", "time-4", "time-16"]) for m in runs]
+json.dump({"_ModuleName": "CompareShellpackhackbench", "_FieldLength": 18, "_Precision": 4,
+           "_ExtractModules": export}, open("export.json", "w"))
 
 eb = {"total_rsec-1": (41000, 900), "total_rsec-8": (280000, 2500)}
 runs = [module("Ebizzy", "6.8-base", eb, 6, {}, True),
