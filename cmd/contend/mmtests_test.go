@@ -59,7 +59,7 @@ func TestMmtestsFlags(t *testing.T) {
 // two cells its data were drawn to change.
 func TestImportMmtestsCompare(t *testing.T) {
 	dir := t.TempDir()
-	r := runCLI(t, "import", "mmtests", "--out-dir", dir, "--unit", "s", "../../internal/mmtestsimport/testdata/export.json")
+	r := runCLI(t, "import", "mmtests", "--out-dir", dir, "--unit", "s", "../../examples/mmtests-hackbench.json")
 	if r.code != 0 {
 		t.Fatalf("import mmtests: exit %d: %s", r.code, r.stderr)
 	}
@@ -71,7 +71,7 @@ func TestImportMmtestsCompare(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	again := runCLI(t, "import", "mmtests", "--out-dir", dir, "../../internal/mmtestsimport/testdata/export.json")
+	again := runCLI(t, "import", "mmtests", "--out-dir", dir, "../../examples/mmtests-hackbench.json")
 	if again.code != 2 || !strings.Contains(again.stderr, "--replace") {
 		t.Errorf("import over existing files: exit %d, %q", again.code, again.stderr)
 	}

@@ -18,7 +18,7 @@ import (
 // DecimalPlaces 4, lower better; and the same runs as the --from-json
 // array, gzip- and xz-compressed.
 func TestReadExport(t *testing.T) {
-	runs, err := ReadJSON("testdata/export.json")
+	runs, err := ReadJSON("../../examples/mmtests-hackbench.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestReadExport(t *testing.T) {
 			}
 		}
 	}
-	data, _ := os.ReadFile("testdata/export.json")
+	data, _ := os.ReadFile("../../examples/mmtests-hackbench.json")
 	dir := t.TempDir()
 	var gz bytes.Buffer
 	z := gzip.NewWriter(&gz)

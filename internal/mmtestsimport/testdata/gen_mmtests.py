@@ -3,7 +3,7 @@
 compare-mmtests.pl --from-json reads them (an array of extract modules,
 _TestName and _ResultData: per operation, per iteration, Values and
 SampleNrs), with values drawn from a fixed seed. hackbench prefers lower
-values (Amean), ebizzy higher (Hmean). export.json is the same hackbench
+values (Amean), ebizzy higher (Hmean). ../../../examples/mmtests-hackbench.json is the same hackbench
 runs in the shape of --json-export (the comparison object, its
 _ExtractModules)."""
 import json, random
@@ -31,7 +31,7 @@ json.dump(runs, open("hackbench.json", "w"), indent=1)
 export = [dict(m, _Precision=4, _PreferredVal="Lower", _FieldLength=18,
                _Operations=["time-1", "time-4", "time-16"]) for m in runs]
 json.dump({"_ModuleName": "CompareShellpackhackbench", "_FieldLength": 18, "_Precision": 4,
-           "_ExtractModules": export}, open("export.json", "w"))
+           "_ExtractModules": export}, open("../../../examples/mmtests-hackbench.json", "w"))
 
 eb = {"total_rsec-1": (41000, 900), "total_rsec-8": (280000, 2500)}
 runs = [module("Ebizzy", "6.8-base", eb, 6, {}, True),
