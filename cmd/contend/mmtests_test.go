@@ -97,3 +97,19 @@ func TestImportMmtestsCompare(t *testing.T) {
 		t.Errorf("the footer does not name the unit:\n%s", c.stdout)
 	}
 }
+
+// TestABMmtests runs ab exec with --format mmtests: the table of the two
+// sides, named a and b, and the footer of mmtests' band rule.
+func TestABMmtests(t *testing.T) {
+	dir := chdirTemp(t)
+	r := runCLI(t, "ab", "exec", "--order", "ab", "--a", "/bin/echo a", "--b", "/bin/echo b", "-n", "3", "-q",
+		"--format", "mmtests", "--star", "mmtests", "--out", filepath.Join(dir, "ab.json"))
+	if r.code != 0 {
+		t.Fatalf("ab exec --format mmtests: exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	if len(lines) < 9 || strings.Join(strings.Fields(lines[1]), " ") != "a b" || !strings.HasPrefix(lines[2], "Min       real ") ||
+		!strings.Contains(r.stdout, "contend: n a 3 runs, b 3 runs of real") || !strings.Contains(r.stdout, "star: mmtests' band rule") {
+		t.Errorf("not mmtests' table of a and b:\n%s", r.stdout)
+	}
+}
