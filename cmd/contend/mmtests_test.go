@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,29 @@ func TestABMmtests(t *testing.T) {
 	if len(lines) < 9 || strings.Join(strings.Fields(lines[1]), " ") != "a b" || !strings.HasPrefix(lines[2], "Min       real ") ||
 		!strings.Contains(r.stdout, "contend: n a 3 runs, b 3 runs of real") || !strings.Contains(r.stdout, "star: mmtests' band rule") {
 		t.Errorf("not mmtests' table of a and b:\n%s", r.stdout)
+	}
+}
+
+// TestImportMmtestsRealExport imports mmtests' own --json-export of a
+// log tree and prints it with --star mmtests: the table is mmtests' own
+// (compare-mmtests.pl on the same tree, testdata/log.mmtests.txt),
+// character for character.
+func TestImportMmtestsRealExport(t *testing.T) {
+	if _, err := exec.LookPath("zstd"); err != nil {
+		t.Skip("no zstd to read mmtests' export")
+	}
+	td := "../../internal/mmtestsimport/testdata/"
+	dir := t.TempDir()
+	if r := runCLI(t, "import", "mmtests", "-q", "--out-dir", dir, td+"hackbench-process-pipes.json.zst"); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
+	f := func(n string) string { return filepath.Join(dir, "mmtests-hackbench-process-pipes-6.2.0-"+n+".jsonl") }
+	r := runCLI(t, "compare", "--format", "mmtests", "--star", "mmtests", f("vanilla"), f("patched"))
+	want, err := os.ReadFile(td + "log.mmtests.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table, _, _ := strings.Cut(r.stdout, "\n\n"); r.code != 0 || table+"\n" != string(want) {
+		t.Errorf("exit %d; table\n%s\nwant mmtests'\n%s", r.code, table, want)
 	}
 }

@@ -103,6 +103,18 @@ func TestReadLogTree(t *testing.T) {
 		t.Errorf("rep 3 holds time-1 %v, want the first value of iteration 1", v)
 	}
 
+	// mmtests' own --json-export of the same tree (zstd-compressed, its
+	// values strings): the same runs.
+	if _, err := exec.LookPath("zstd"); err == nil {
+		exp, err := ReadJSON("testdata/hackbench-process-pipes.json.zst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(exp) != 2 || exp[0].Name != "6.2.0-vanilla" || exp[0].Benchmark != "hackbench-process-pipes" || exp[0].Precision != 4 || exp[0].Higher ||
+			!reflect.DeepEqual(exp[0].Values, runs[0].Values) || !reflect.DeepEqual(exp[1].Values, runs[1].Values) {
+			t.Errorf("mmtests' export of the tree: %+v", exp)
+		}
+	}
 	if _, err := ReadLogTree("testdata/log", LogOptions{Benchmark: "schbench"}); err == nil {
 		t.Error("schbench's logs read without mmtests")
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"sort"
@@ -54,7 +55,28 @@ type module struct {
 }
 
 type iterData struct {
-	Values []json.Number `json:"Values"`
+	Values []number `json:"Values"`
+}
+
+// number is a value of an export: a JSON number, or a string holding one
+// (Perl's JSON writes the values it read from the logs as strings).
+type number string
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	} else {
+		var x json.Number
+		if err := json.Unmarshal(b, &x); err != nil {
+			return err
+		}
+		s = string(x)
+	}
+	*n = number(strings.TrimSpace(s))
+	return nil
 }
 
 // ReadJSON reads a file of compare-mmtests.pl --json-export (path ending
@@ -135,8 +157,8 @@ func (m module) run() (Run, error) {
 		for _, it := range its {
 			var v []float64
 			for _, x := range it.Values {
-				f, err := x.Float64()
-				if err != nil {
+				f, err := strconv.ParseFloat(string(x), 64)
+				if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 					return Run{}, fmt.Errorf("operation %s: value %q: %v", op, x, err)
 				}
 				v = append(v, f)
