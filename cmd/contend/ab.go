@@ -14,6 +14,7 @@ import (
 	"contend/internal/export"
 	"contend/internal/limits"
 	"contend/internal/lkmlblock"
+	"contend/internal/mmtestsblock"
 	"contend/internal/run"
 	"contend/internal/value"
 	"contend/internal/workload"
@@ -50,7 +51,7 @@ func abCommand() *cli.Command {
 // abFormatFlag is the --format of ab and ab exec, which print no
 // original output.
 func abFormatFlag() *valueFlag {
-	return formatFlag("output: text, json or lkml (the kernel test robot's block: docs/lkml.md)", "text", "json", "lkml")
+	return formatFlag("output: text, json, lkml (the kernel test robot's block: docs/lkml.md) or mmtests (compare-mmtests.pl's table: docs/compare.md)", "text", "json", "lkml", "mmtests")
 }
 
 // abFlags are the flags of every A/B subcommand; sideUsage describes what
@@ -153,6 +154,10 @@ func runABJob(c *cli.Context, opt repOptions, p ab.Plan, job run.Job) error {
 			c.App.Writer.Write(b)
 		} else if opt.format == "lkml" {
 			if err := lkmlblock.WriteAB(c.App.Writer, o.Out.File, p.Alpha); err != nil {
+				return err
+			}
+		} else if opt.format == "mmtests" {
+			if err := mmtestsblock.WriteAB(c.App.Writer, o.Out.File, p.Alpha, mmtestsOptions(c)); err != nil {
 				return err
 			}
 		} else {

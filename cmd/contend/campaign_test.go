@@ -258,6 +258,11 @@ func TestCampaignLoop(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "contend: n 3 boots vs 3 boots;") || !strings.Contains(r.stdout, "Student's t on the per-boot means (12 and 12 runs") {
 		t.Errorf("campaign report --format lkml: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// In mmtests' layout: n in boots, the star from the boot-level test.
+	r = runCLI(t, "campaign", "report", "--format", "mmtests", f.dir)
+	if r.code != 0 || strings.Count(r.stdout, "3 boots (12 runs)") != 2 || !strings.Contains(r.stdout, "Student's t on the per-boot means (the boot is the unit)") {
+		t.Errorf("campaign report --format mmtests: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// A boot cost given on the command line is labelled so, not measured.
 	r = runCLI(t, "compare", "--full", "--boot-cost", "24h", f.dir)
 	if one := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || !strings.Contains(one, "a boot 24h0m0s (given)") || strings.Contains(one, "(measured)") {

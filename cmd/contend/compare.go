@@ -140,5 +140,5 @@ func testFlag() *valueFlag {
 
 // compareFormatFlag is the --format of compare and campaign report.
 func compareFormatFlag() *valueFlag {
-	return formatFlag("text, markdown, csv, json, bench or lkml (the kernel test robot's block: docs/lkml.md)", append(append([]string{}, report.CompareFormats...), "lkml")...)
+	return formatFlag("text, markdown, csv, json, bench, lkml (the kernel test robot's block: docs/lkml.md) or mmtests (compare-mmtests.pl's table: docs/compare.md)", append(append([]string{}, report.CompareFormats...), "lkml", "mmtests")...)
 }

@@ -33,7 +33,8 @@ func importCommand() *cli.Command {
 			formatFlag("output: text or json", "text", "json"),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no warnings on stderr"},
 		),
-		Action: runImport,
+		Action:      runImport,
+		Subcommands: []*cli.Command{importMmtestsCommand()},
 	}
 }
 

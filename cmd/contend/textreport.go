@@ -9,7 +9,9 @@ import (
 	"contend/internal/comparison"
 	"contend/internal/esc"
 	"contend/internal/lkmlblock"
+	"contend/internal/mmtestsblock"
 	"contend/internal/report"
+	"contend/internal/value"
 )
 
 // detailFlags are the flags of how much a text comparison says, for
@@ -17,8 +19,10 @@ import (
 // the metrics that changed and a count of the others.
 func detailFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "all", Usage: "text and lkml: every metric in the table, not only those that changed significantly"},
+		&cli.BoolFlag{Name: "all", Usage: "text, lkml and mmtests: every metric in the table, not only those that changed significantly (mmtests: not only the workload's own)"},
 		&cli.BoolFlag{Name: "full", Usage: "text: the full report: every metric with its intervals, the method, the warnings of the tests, outliers, the differences of parameters and environment"},
+		enumFlag("star", &value.Enum{W: mmtestsblock.StarContend, Words: mmtestsblock.Stars},
+			"with --format mmtests: which cells get mmtests' star: contend (contend's test, Holm-adjusted; boots as the unit in a campaign) or mmtests (mmtests' band rule: the bands mean ± 1.96·SD of single runs do not overlap)"),
 	}
 }
 
@@ -45,14 +49,23 @@ func textDetail(c *cli.Context) report.Detail {
 }
 
 // checkDetail refuses --all and --full with a format other than text
-// (--all goes with lkml too).
+// (--all goes with lkml and mmtests too), and --star with a format other
+// than mmtests.
 func checkDetail(c *cli.Context, format string) error {
 	for _, f := range []string{"all", "full"} {
-		if c.Bool(f) && format != "text" && !(f == "all" && format == "lkml") {
+		if c.Bool(f) && format != "text" && !(f == "all" && (format == "lkml" || format == "mmtests")) {
 			return usagef("--%s: goes with --format text (the other formats always hold every metric), got --format %s", f, format)
 		}
 	}
+	if c.IsSet("star") && format != "mmtests" {
+		return usagef("--star: goes with --format mmtests (the stars of mmtests' table), got --format %s", format)
+	}
 	return nil
+}
+
+// mmtestsOptions are the options of --format mmtests: --all and --star.
+func mmtestsOptions(c *cli.Context) mmtestsblock.Options {
+	return mmtestsblock.Options{All: c.Bool("all"), Star: c.String("star")}
 }
 
 // noDetail refuses --all and --full where the report has one form: what
@@ -72,8 +85,11 @@ func writeComparison(c *cli.Context, r *comparison.Comparison, format string) er
 	if err := checkDetail(c, format); err != nil {
 		return err
 	}
-	if format == "lkml" {
+	switch format {
+	case "lkml":
 		return lkmlblock.Write(c.App.Writer, r, c.Bool("all"))
+	case "mmtests":
+		return mmtestsblock.Write(c.App.Writer, r, mmtestsOptions(c))
 	}
 	if format != "text" {
 		return report.Write(c.App.Writer, r, format)

@@ -34,10 +34,14 @@ func Reorder(app *cli.App, args []string) []string {
 	if len(cmd.Subcommands) > 0 {
 		args = WorkloadFirst(cmd, args)
 		sub := cmd.Command(args[2])
-		if sub == nil || ProgramArgs[cmd.Name+" "+sub.Name] {
+		switch {
+		case sub == nil && OwnArgs[cmd.Name]:
+			// The command's own arguments (import LOG): its flags.
+		case sub == nil || ProgramArgs[cmd.Name+" "+sub.Name]:
 			return args
+		default:
+			cmd, i = sub, 3
 		}
-		cmd, i = sub, 3
 	}
 	return append(append([]string{}, args[:i]...), reorderRest(cmd, args[i:])...)
 }
@@ -45,6 +49,11 @@ func Reorder(app *cli.App, args []string) []string {
 // ProgramArgs names the commands whose arguments are a program and its
 // own flags: contend's flags stop at the program's name.
 var ProgramArgs = map[string]bool{"exec": true, "ab exec": true}
+
+// OwnArgs names the commands with subcommands that take arguments of
+// their own too: 'contend import LOG --out x' is import's, 'contend import
+// mmtests EXPORT' its subcommand's.
+var OwnArgs = map[string]bool{"import": true}
 
 // WorkloadFirst moves a workload (subcommand) name given after flags to its
 // place after the command: 'contend run --threads 4 faultme' is taken as

@@ -14,7 +14,8 @@ func (*words) TakesWords() {}
 
 // testApp is a small tree: run with the workloads w and v (--threads
 // takes a value, -q not), compare with the words flags --a and --b and
-// --metric, exec (a program's arguments), and skip (parses nothing).
+// --metric, exec (a program's arguments), skip (parses nothing), and
+// import (arguments of its own, and the subcommand mmtests).
 func testApp() *cli.App {
 	wflags := func() []cli.Flag {
 		return []cli.Flag{&cli.IntFlag{Name: "threads", Aliases: []string{"t"}}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}}
@@ -24,6 +25,8 @@ func testApp() *cli.App {
 		{Name: "compare", Flags: []cli.Flag{&words{cli.StringSliceFlag{Name: "a"}}, &words{cli.StringSliceFlag{Name: "b"}}, &cli.StringFlag{Name: "metric"}}},
 		{Name: "exec", Flags: []cli.Flag{&cli.IntFlag{Name: "runs", Aliases: []string{"n"}}}},
 		{Name: "skip", SkipFlagParsing: true},
+		{Name: "import", Flags: []cli.Flag{&cli.StringFlag{Name: "preset"}, &cli.StringFlag{Name: "out"}},
+			Subcommands: []*cli.Command{{Name: "mmtests", Flags: []cli.Flag{&cli.StringFlag{Name: "unit"}}}}},
 	}}
 }
 
@@ -46,6 +49,8 @@ func TestReorder(t *testing.T) {
 		{"contend skip --x y", "contend skip --x y"},
 		{"contend nosuch --x y", "contend nosuch --x y"},
 		{"contend run", "contend run"},
+		{"contend import --preset p log --out x", "contend import --preset p --out x -- log"},
+		{"contend import mmtests e.json --unit s", "contend import mmtests --unit s -- e.json"},
 	} {
 		if got := strings.Join(Reorder(app, strings.Fields(c.in)), " "); got != c.want {
 			t.Errorf("Reorder(%s) = %s, want %s", c.in, got, c.want)
