@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"contend/internal/campaign"
-	"contend/internal/campaignreport"
 	"contend/internal/comparison"
 	"contend/internal/plothelper"
 	"contend/internal/value"
@@ -255,8 +254,8 @@ func campaignReportAction(c *cli.Context, dir string) error {
 // when plot is set, draws each boot's runs to it ('campaign report', and
 // 'contend compare DIR' with no plot).
 func writeCampaignReport(c *cli.Context, dir string, opt comparison.Options, format, plot string) error {
-	r, err := campaignreport.Build(dir, opt)
-	var rf *campaignreport.Refusal
+	r, err := campaign.BuildReport(dir, opt)
+	var rf *campaign.ReportRefusal
 	if errors.As(err, &rf) {
 		return &usageError{err.Error()}
 	} else if err != nil {

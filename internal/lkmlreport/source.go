@@ -9,7 +9,6 @@ import (
 
 	"contend/internal/bisect"
 	"contend/internal/campaign"
-	"contend/internal/campaignreport"
 	"contend/internal/comparison"
 )
 
@@ -102,9 +101,9 @@ func openDir(dir string, opt comparison.Options) (*Source, error) {
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
-	rep, err := campaignreport.Build(dir, opt)
+	rep, err := campaign.BuildReport(dir, opt)
 	if err != nil {
-		var rf *campaignreport.Refusal
+		var rf *campaign.ReportRefusal
 		if errors.As(err, &rf) {
 			return nil, &Refusal{err.Error()}
 		}

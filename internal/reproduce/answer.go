@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"contend/internal/campaignreport"
+	"contend/internal/campaign"
 	"contend/internal/comparison"
 	"contend/internal/lkml"
 	"contend/internal/lkmlblock"
@@ -98,13 +98,13 @@ func statFirst(plan *Plan, build func(comparison.Options) (*comparison.Compariso
 
 // AnswerBoots writes to w the answer to rep from the campaign in dir,
 // the plan's campaign of two kernels: its boot-level comparison
-// (campaignreport.Build) with the reported stat as the headline, in the
+// (campaign.Build) with the reported stat as the headline, in the
 // robot's layout with the reported row quoted above contend's, whose n
 // and test are the boots' (Student's t on the per-boot means), and the
 // verdict from that comparison.
 func AnswerBoots(w io.Writer, dir string, rep *robotmail.Report, plan *Plan) error {
 	r, err := statFirst(plan, func(o comparison.Options) (*comparison.Comparison, error) {
-		cr, err := campaignreport.Build(dir, o)
+		cr, err := campaign.BuildReport(dir, o)
 		if err != nil {
 			return nil, err
 		}

@@ -1,28 +1,27 @@
-// Package campaignreport builds the boot-level comparison of a campaign
-// ('contend campaign report DIR', 'contend compare DIR') from its plan,
-// its ledger and the result files of its finished boots.
-package campaignreport
+package campaign
+
+// The report: the boot-level comparison of a campaign ('contend campaign
+// report DIR', 'contend compare DIR') from its plan, its ledger and the
+// result files of its finished boots.
 
 import (
+	"contend/internal/comparison"
+	"contend/internal/results"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
-
-	"contend/internal/campaign"
-	"contend/internal/comparison"
-	"contend/internal/results"
 )
 
-// Refusal is an error of the user's campaign (no plan, a side with no
+// ReportRefusal is an error of the user's campaign (no plan, a side with no
 // finished boot, sides that cannot be compared): the command's usage
 // error, its text as it is.
-type Refusal struct{ Err error }
+type ReportRefusal struct{ Err error }
 
-func (r *Refusal) Error() string { return r.Err.Error() }
-func (r *Refusal) Unwrap() error { return r.Err }
+func (r *ReportRefusal) Error() string { return r.Err.Error() }
+func (r *ReportRefusal) Unwrap() error { return r.Err }
 
 // Report is a campaign's comparison and what drew it.
 type Report struct {
@@ -34,15 +33,15 @@ type Report struct {
 	Order string
 }
 
-// Build returns the comparison of the campaign in dir with the boot as
+// BuildReport returns the comparison of the campaign in dir with the boot as
 // the unit. opt.BootCost, when zero, is the median boot cost measured
 // from the ledger; opt.BootInfo is filled from the ledger.
-func Build(dir string, opt comparison.Options) (*Report, error) {
-	p, err := campaign.ReadPlan(dir)
+func BuildReport(dir string, opt comparison.Options) (*Report, error) {
+	p, err := ReadPlan(dir)
 	if err != nil {
-		return nil, &Refusal{err}
+		return nil, &ReportRefusal{err}
 	}
-	led, err := campaign.ReadLedger(dir)
+	led, err := ReadLedger(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -59,14 +58,14 @@ func Build(dir string, opt comparison.Options) (*Report, error) {
 	opt.BootInfo = BootInfo(led)
 	out.Comparison, err = comparison.Build(sides[:], opt)
 	if errors.Is(err, comparison.ErrIncompatible) {
-		return nil, &Refusal{err}
+		return nil, &ReportRefusal{err}
 	}
 	return out, err
 }
 
 // finished returns the two sides of the campaign's finished boots, a
 // part per boot in the order of the plan, and their files.
-func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]comparison.Side, *Report, error) {
+func finished(dir string, p *Plan, led *Ledger) ([2]comparison.Side, *Report, error) {
 	var sides [2]comparison.Side
 	out := &Report{}
 	done := led.Done()
@@ -92,7 +91,7 @@ func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]comparison
 	}
 	for i, name := range []string{"A", "B"} {
 		if len(sides[i].Parts) == 0 {
-			return sides, nil, &Refusal{fmt.Errorf("campaign %s: no finished boot of side %s yet: nothing to compare ('contend campaign status %s')", dir, name, dir)}
+			return sides, nil, &ReportRefusal{fmt.Errorf("campaign %s: no finished boot of side %s yet: nothing to compare ('contend campaign status %s')", dir, name, dir)}
 		}
 	}
 	sides[0].Name, sides[1].Name = "A: "+p.Sides[0].Expect.String(), "B: "+p.Sides[1].Expect.String()
@@ -102,11 +101,11 @@ func finished(dir string, p *campaign.Plan, led *campaign.Ledger) ([2]comparison
 // BootInfo returns what the ledger knows of each finished boot, by boot
 // id: its slot and the settling of its step (the last start event of the
 // slot in that boot).
-func BootInfo(led *campaign.Ledger) map[string]comparison.BootInfo {
+func BootInfo(led *Ledger) map[string]comparison.BootInfo {
 	out := map[string]comparison.BootInfo{}
 	done := led.Done()
 	for _, e := range led.Events {
-		if e.Event != campaign.EvStart || e.BootID == "" {
+		if e.Event != EvStart || e.BootID == "" {
 			continue
 		}
 		if d, ok := done[e.Slot]; !ok || d.BootID != e.BootID {

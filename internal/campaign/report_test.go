@@ -1,6 +1,8 @@
-package campaignreport
+package campaign
 
 import (
+	"contend/internal/comparison"
+	"contend/internal/results"
 	"errors"
 	"fmt"
 	"os"
@@ -8,10 +10,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"contend/internal/campaign"
-	"contend/internal/comparison"
-	"contend/internal/results"
 )
 
 // campaignDir makes a campaign of order whose first done boots finished,
@@ -30,32 +28,32 @@ func campaignDir(t *testing.T, order string, done int, cost time.Duration) strin
 func campaignDirWith(t *testing.T, order string, done int, cost time.Duration, ext string, write func(path, boot string, slot int, side byte, t0 time.Time)) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "kc")
-	p := &campaign.Plan{Format: campaign.FormatName, Version: campaign.FormatVersion, Order: order,
-		Sides:   [2]campaign.Side{{Label: "A", Boot: campaign.Boot{Command: "boot-a"}, Expect: campaign.Expect{Release: "6.1"}}, {Label: "B", Boot: campaign.Boot{Command: "boot-b"}, Expect: campaign.Expect{Release: "6.2"}}},
+	p := &Plan{Format: FormatName, Version: FormatVersion, Order: order,
+		Sides:   [2]Side{{Label: "A", Boot: Boot{Command: "boot-a"}, Expect: Expect{Release: "6.1"}}, {Label: "B", Boot: Boot{Command: "boot-b"}, Expect: Expect{Release: "6.2"}}},
 		Command: []string{"run", "mutex", "-n", "3"}}
-	if err := campaign.WritePlan(dir, p); err != nil {
+	if err := WritePlan(dir, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, campaign.BootsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, BootsDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for s := 0; s < done; s++ {
 		boot := fmt.Sprintf("boot%d", s)
-		rel := filepath.Join(campaign.BootsDir, fmt.Sprintf("%02d-%c%s", s+1, order[s], ext))
+		rel := filepath.Join(BootsDir, fmt.Sprintf("%02d-%c%s", s+1, order[s], ext))
 		write(filepath.Join(dir, rel), boot, s, order[s], t0)
 		start := t0.Add(time.Duration(s) * time.Hour)
-		events := []campaign.Event{
-			{Time: start.Add(cost), Event: campaign.EvStart, Slot: s, BootID: boot, Settle: &campaign.SettleRecord{Waited: campaign.Duration(30 * time.Second), Load: 0.5}},
-			{Time: start.Add(cost + time.Minute), Event: campaign.EvDone, Slot: s, BootID: boot, Result: rel, OK: 3},
-			{Time: start.Add(time.Hour), Event: campaign.EvReboot, Slot: s + 1, BootID: boot},
+		events := []Event{
+			{Time: start.Add(cost), Event: EvStart, Slot: s, BootID: boot, Settle: &SettleRecord{Waited: Duration(30 * time.Second), Load: 0.5}},
+			{Time: start.Add(cost + time.Minute), Event: EvDone, Slot: s, BootID: boot, Result: rel, OK: 3},
+			{Time: start.Add(time.Hour), Event: EvReboot, Slot: s + 1, BootID: boot},
 		}
 		if s == 0 {
 			events = events[:2]
-			events = append([]campaign.Event{{Time: start, Event: campaign.EvReboot, Slot: 0}}, events...)
+			events = append([]Event{{Time: start, Event: EvReboot, Slot: 0}}, events...)
 		}
 		for _, e := range events {
-			if err := campaign.Append(dir, e); err != nil {
+			if err := Append(dir, e); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -93,7 +91,7 @@ func writeResult(t *testing.T, path, boot string, base float64, t0 time.Time) {
 // means.
 func TestBuild(t *testing.T) {
 	dir := campaignDir(t, "ABBAAB", 6, 90*time.Second)
-	r, err := Build(dir, comparison.Options{Alpha: 0.05})
+	r, err := BuildReport(dir, comparison.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,22 +118,22 @@ func TestBuild(t *testing.T) {
 }
 
 // TestBuildRefuses: no plan, and a side without a finished boot, are the
-// user's campaign (a Refusal) with the text that says what to do.
+// user's campaign (a ReportRefusal) with the text that says what to do.
 func TestBuildRefuses(t *testing.T) {
-	var rf *Refusal
-	if _, err := Build(t.TempDir(), comparison.Options{}); !errors.As(err, &rf) {
+	var rf *ReportRefusal
+	if _, err := BuildReport(t.TempDir(), comparison.Options{}); !errors.As(err, &rf) {
 		t.Errorf("no plan: %v", err)
 	}
 	dir := campaignDir(t, "ABBA", 1, time.Minute)
-	_, err := Build(dir, comparison.Options{})
+	_, err := BuildReport(dir, comparison.Options{})
 	want := fmt.Sprintf("campaign %s: no finished boot of side B yet: nothing to compare ('contend campaign status %s')", dir, dir)
 	if !errors.As(err, &rf) || err.Error() != want {
 		t.Errorf("one side: %v\nwant %s", err, want)
 	}
 }
 
-func mustLedger(t *testing.T, dir string) *campaign.Ledger {
-	led, err := campaign.ReadLedger(dir)
+func mustLedger(t *testing.T, dir string) *Ledger {
+	led, err := ReadLedger(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

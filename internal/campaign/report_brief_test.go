@@ -1,16 +1,14 @@
-package campaignreport
+package campaign
 
 import (
+	"contend/internal/comparison"
+	"contend/internal/report"
+	"contend/internal/results"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"contend/internal/campaign"
-	"contend/internal/comparison"
-	"contend/internal/report"
-	"contend/internal/results"
 )
 
 // vmWarning, loadWarning and unstableWarning are environment warnings as
@@ -73,7 +71,7 @@ func briefCampaign(t *testing.T, ext string) string {
 // (146 lines for the README's VM campaign). --full still lists every file
 // and every file's warnings.
 func TestBriefReportCountsBoots(t *testing.T) {
-	r, err := Build(briefCampaign(t, ".jsonl"), comparison.Options{Alpha: 0.05})
+	r, err := BuildReport(briefCampaign(t, ".jsonl"), comparison.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +132,14 @@ func TestBriefReportCountsBoots(t *testing.T) {
 // named .jsonl (boots/NN-S.json, the names in its ledger) still reports.
 func TestReportOfOldBootNames(t *testing.T) {
 	dir := briefCampaign(t, ".json")
-	r, err := Build(dir, comparison.Options{Alpha: 0.05})
+	r, err := BuildReport(dir, comparison.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Files) != 8 || filepath.Base(r.Files[0]) != "01-A.json" || !r.BootUnit() {
 		t.Errorf("files %q, boot unit %v", r.Files, r.BootUnit())
 	}
-	if got := campaign.ResultName(0, 'A'); got != filepath.Join(campaign.BootsDir, "01-A.jsonl") {
+	if got := ResultName(0, 'A'); got != filepath.Join(BootsDir, "01-A.jsonl") {
 		t.Errorf("a new boot's file is %s, want boots/01-A.jsonl", got)
 	}
 }
