@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,22 +37,13 @@ func tableRows(out string, points []string) int {
 		case len(f) > 1 && f[0] == "threads":
 			in = true
 			rows++
-		case in && len(f) > 1 && slicesContains(points, f[0]):
+		case in && len(f) > 1 && slices.Contains(points, f[0]):
 			rows++
 		default:
 			in = false
 		}
 	}
 	return rows
-}
-
-func slicesContains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // TestOutputsFitTheWidth: at 80 and at 100 columns ($COLUMNS) a sweep's

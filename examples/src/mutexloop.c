@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
+
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start;
 static long locks;
@@ -45,19 +47,6 @@ static void *locker(void *arg)
 	return NULL;
 }
 
-static long number(const char *s, const char *what, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 1 || v > max) {
-		fprintf(stderr, "mutexloop: %s %s: accepted 1 to %ld\n", what, s, max);
-		exit(2);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -71,9 +60,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (argc > 1)
-		threads = number(argv[1], "THREADS", 4096);
+		threads = number("mutexloop", argv[1], "THREADS", 1, 4096);
 	if (argc > 2)
-		locks = number(argv[2], "LOCKS", 1000000000L);
+		locks = number("mutexloop", argv[2], "LOCKS", 1, 1000000000L);
 	tid = calloc((size_t)threads, sizeof(*tid));
 	if (!tid || pthread_barrier_init(&start, NULL, (unsigned)threads)) {
 		fprintf(stderr, "mutexloop: out of memory\n");

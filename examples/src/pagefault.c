@@ -15,7 +15,6 @@
  *
  * usage: pagefault [THREADS [MiB]]   (default 4 threads, 64 MiB)
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "number.h"
 
 static pthread_barrier_t start, stop;
 static char *map;
@@ -42,19 +43,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static long number(const char *s, const char *what, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 1 || v > max) {
-		fprintf(stderr, "pagefault: %s %s: accepted 1 to %ld\n", what, s, max);
-		exit(2);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -70,9 +58,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (argc > 1)
-		threads = number(argv[1], "THREADS", 4096);
+		threads = number("pagefault", argv[1], "THREADS", 1, 4096);
 	if (argc > 2)
-		mib = number(argv[2], "MiB", 1L << 20);
+		mib = number("pagefault", argv[2], "MiB", 1, 1L << 20);
 	pagesize = (size_t)sysconf(_SC_PAGESIZE);
 	size = (size_t)mib << 20;
 	pages = size / pagesize;

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "number.h"
+
 union semun {
 	int val;
 	struct semid_ds *buf;
@@ -52,19 +54,6 @@ static void onsignal(int sig)
 	raise(sig);
 }
 
-static long number(const char *s, const char *what, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "semloop: %s %s: accepted %ld to %ld\n", what, s, min, max);
-		exit(2);
-	}
-	return v;
-}
 
 static int semop1(int id, unsigned short num, short op, short flg)
 {
@@ -107,11 +96,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: semloop SEMS TASKS LOOPS BUSYIN BUSYOUT\n");
 		return 2;
 	}
-	sems = number(argv[1], "SEMS", 1, 30000);
-	tasks = number(argv[2], "TASKS", 1, 100000);
-	loops = number(argv[3], "LOOPS", 1, 1000000000L);
-	in = number(argv[4], "BUSYIN", 0, 1000000000L);
-	out = number(argv[5], "BUSYOUT", 0, 1000000000L);
+	sems = number("semloop", argv[1], "SEMS", 1, 30000);
+	tasks = number("semloop", argv[2], "TASKS", 1, 100000);
+	loops = number("semloop", argv[3], "LOOPS", 1, 1000000000L);
+	in = number("semloop", argv[4], "BUSYIN", 0, 1000000000L);
+	out = number("semloop", argv[5], "BUSYOUT", 0, 1000000000L);
 	per = (loops + tasks - 1) / tasks;
 
 	signal(SIGINT, onsignal);
