@@ -47,7 +47,7 @@ func readmePages(root string) ([]string, error) {
 }
 
 // readmeExamples returns the commands of file's code blocks: lines of an
-// indented block starting with "contend " or "$ ", and lines of a fenced
+// indented block starting with "contend ", "make " or "$ ", and lines of a fenced
 // block (other than a C one) starting with "contend ", each continued by
 // a trailing backslash, without its trailing "  # comment". Synopses
 // (with "[", "..." or a FILE.json placeholder) are not commands. c is the
@@ -84,7 +84,7 @@ func readmeExamples(file, text string) (ex []readmeExample, c string) {
 			if t, ok = strings.CutPrefix(l, "    "); !ok {
 				continue
 			}
-			if t, dollar = strings.CutPrefix(t, "$ "); !dollar && !strings.HasPrefix(t, "contend ") {
+			if t, dollar = strings.CutPrefix(t, "$ "); !dollar && !strings.HasPrefix(t, "contend ") && !strings.HasPrefix(t, "make ") {
 				continue
 			}
 		}
@@ -130,6 +130,9 @@ var readmeSmall = []struct{ re, to string }{
 var readmeSkips = []struct {
 	re, why string
 }{
+	{`^make install\b`, "builds and installs contend into the reader's PREFIX; scripts/install-check.sh runs the README's install blocks on a fresh clone of each distribution, as root with the network (.ci/run)"},
+	{`^make (run|test)\b`, "a build, then faultme at 40 threads x 1 GiB (make run) or the whole test suite, this test included (make test): what CI runs"},
+	{`^make e2e\b`, "root, QEMU guests and Debian's kernels fetched over the network"},
 	{`^contend campaign (init|run|report) (kc|doc)\b`, "a campaign in QEMU guests: root, KVM (or minutes of TCG) and Debian's kernels fetched over the network; scripts/readme-outputs.sh runs docs/vm.md's block, make e2e the same campaign (TestVMCampaigns)"},
 	{`^contend bisect .*--vm\b`, "a bisect of kernels in QEMU guests: a kernel tree, root and KVM; make e2e runs one (TestVMBisect, TestKernelTreeBisect)"},
 	{`^contend bisect\b`, "a search over the reader's own project (its tag v1.0, its ./bench, its search directory bs); the bisect tests build a repository for it (cmd/contend/bisect_test.go)"},
