@@ -373,3 +373,22 @@ func TestREADMESaysRealCarriesStartUp(t *testing.T) {
 		}
 	}
 }
+
+// TestMakefileWritesJSONL: every result file the Makefile's targets name
+// (--out) is .jsonl, the extension of a result file ('make run' wrote
+// results/make-run-faultme.json).
+func TestMakefileWritesJSONL(t *testing.T) {
+	text, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := regexp.MustCompile(`--out[ =](\S+)`).FindAllStringSubmatch(string(text), -1)
+	if len(outs) == 0 {
+		t.Fatal("no --out in the Makefile")
+	}
+	for _, o := range outs {
+		if !strings.HasSuffix(o[1], ".jsonl") {
+			t.Errorf("the Makefile writes %s, not a .jsonl", o[1])
+		}
+	}
+}
