@@ -10,7 +10,7 @@ TAGS := -tags urfave_cli_no_docs
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build bpf man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e e2e-kbuild readme-outputs readme-check clean
+.PHONY: all build bpf man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e e2e-kbuild readme-outputs readme-check examples clean
 
 all: build
 
@@ -47,9 +47,14 @@ uninstall:
 bpf:
 	cd internal/bpfobj && $(GO) generate ./
 
+# The example programs the manual's exec, ab exec and verify examples run
+# (examples/src, contend's own): examples/bin/pagefault, mutexloop, semloop.
+examples:
+	./scripts/build-examples.sh examples/bin
+
 # The main job at a size that fits a 2-core machine (under two minutes).
 run: build
-	./$(BIN) run faultme --threads 40 --mem 1GiB -n 6 --out results/make-run-faultme.json --replace
+	./$(BIN) run faultme --threads 40 --mem 1GiB -n 6 --out results/make-run-faultme.jsonl --replace
 
 test: vet staticcheck
 	$(GO) test -count=1 -timeout 20m ./...
@@ -159,4 +164,4 @@ readme-check:
 	./scripts/readme-outputs.sh --check
 
 clean:
-	rm -rf bin
+	rm -rf bin examples/bin

@@ -31,14 +31,13 @@
 #                                        script (names, commands, stamp, shape;
 #                                        never the figures): make readme-check
 #
-# SEEDS (default ../shared/seeds beside the repository) holds the seed
-# mails the worked example imports. README=FILE writes another file in
+# Nothing beside the clone is needed: the worked example imports the
+# mail's figures of examples/. README=FILE writes another file in
 # place of README.md (the docs/ pages are this checkout's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 readme=${README:-$repo/README.md}
-seeds=${SEEDS:-$repo/../shared/seeds}
 
 # The blocks, in the order of pages (pages below) and within each page:
 # NAME, then its commands (one a line, as they appear after "$ " in the
@@ -131,14 +130,12 @@ if [[ "${1:-}" == --check ]]; then
 	exit
 fi
 [[ -z "${1:-}" ]] || { echo "usage: readme-outputs.sh [--check]" >&2; exit 2; }
-[[ -f "$seeds/000_d7e92e058cbd48a1.txt" ]] || { echo "readme-outputs: no seed mails in $seeds (set SEEDS)" >&2; exit 1; }
 markers || exit 1
 
 (cd "$repo" && make -s build)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo" "$work/out"
-ln -s "$(cd "$seeds/.." && pwd)" "$work/shared" # the programs' seed mails
 ln -s "$repo/examples" "$work/repo/examples"       # the examples' inputs
 # The plugin's source is the C block of the plugin's page.
 awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "${file[plugin]}" >"$work/repo/pthread_mutex1.c"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"time"
 
@@ -40,6 +41,6 @@ func checkAction(c *cli.Context) error {
 	if h, held := lock.Current(lock.Path()); held {
 		holder = h.String()
 	}
-	tune.WriteCheck(c.App.Writer, r, iv, holder)
+	writeWrapped(c.App.Writer, func(w io.Writer) { tune.WriteCheck(w, r, iv, holder) })
 	return nil
 }

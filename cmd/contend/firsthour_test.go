@@ -124,3 +124,50 @@ func TestVersionNamesTheBuild(t *testing.T) {
 		t.Errorf("header %q, environment %q, want %q", f.Contend, f.Env["contend.version"], contend.FullVersion())
 	}
 }
+
+// TestHelpCommandIsDashHelp: 'contend help COMMAND' prints what 'contend
+// COMMAND --help' prints, for every command (help run lacked the
+// workloads and the flags, help bisect its OPTIONS).
+func TestHelpCommandIsDashHelp(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	n := 0
+	for _, c := range commands() {
+		if c.Hidden || c.Name == "help" {
+			continue
+		}
+		n++
+		help, dash := runCLI(t, "help", c.Name), runCLI(t, c.Name, "--help")
+		if help.code != 0 || dash.code != 0 || help.stdout != dash.stdout || !strings.HasPrefix(help.stdout, "NAME:\n   contend "+c.Name+" ") {
+			t.Errorf("help %s (exit %d) and %s --help (exit %d) differ:\n%s\n----\n%s", c.Name, help.code, c.Name, dash.code, help.stdout, dash.stdout)
+		}
+	}
+	if n < 15 {
+		t.Errorf("only %d commands", n)
+	}
+}
+
+// TestRunHelpListsEveryCommonFlag: 'contend run --help' names every flag
+// a workload's run takes besides its parameters (the text listed six of
+// them by hand: not --all, --full, --evidence, --append, --replace,
+// --no-lock, --no-wait).
+func TestRunHelpListsEveryCommonFlag(t *testing.T) {
+	r := runCLI(t, "run", "--help")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, w := range workload.All() {
+		params := map[string]bool{}
+		for _, f := range paramFlags(w) {
+			params[f.Names()[0]] = true
+		}
+		for _, f := range runWorkloadCommand(w).Flags {
+			name := f.Names()[0]
+			if params[name] || name == "help" {
+				continue
+			}
+			if !regexp.MustCompile(`(?m)^\s+(-\w, )?--` + regexp.QuoteMeta(name) + `\b`).MatchString(r.stdout) {
+				t.Errorf("run --help does not list --%s (a flag of run %s)", name, w.Name)
+			}
+		}
+	}
+}

@@ -41,10 +41,10 @@ func helpCommand() *cli.Command {
 			}
 			for _, cmd := range c.App.Commands {
 				if cmd.HasName(name) {
-					if l := c.Lineage(); len(l) > 1 {
-						return cli.ShowCommandHelp(l[1], name)
-					}
-					return cli.ShowCommandHelp(c, name)
+					// What 'contend NAME --help' prints, by the same path:
+					// urfave/cli's ShowCommandHelp renders a command
+					// not yet set up, without its subcommands and flags.
+					return c.App.RunContext(c.Context, []string{c.App.Name, cmd.Name, "--help"})
 				}
 			}
 			return usagef("help: no command or workload %q; commands: see 'contend --help', workloads: %s", name, joinNames())

@@ -21,3 +21,13 @@ func wrappedHelp(w io.Writer, templ string, data any) {
 	cli.HelpPrinterCustom(&b, templ, data, nil)
 	io.WriteString(w, textfmt.Rewrap(b.String(), textfmt.HelpWidth()))
 }
+
+// writeWrapped writes what write prints to w, wrapped to the width of the
+// terminal w is (textfmt.Columns; as it is into a file or a pipe) by
+// textfmt.Rewrap, the rule help is wrapped by: check's report and
+// reproduce's plan.
+func writeWrapped(w io.Writer, write func(io.Writer)) {
+	var b bytes.Buffer
+	write(&b)
+	io.WriteString(w, textfmt.Rewrap(b.String(), textfmt.Columns(w, 0)))
+}

@@ -33,7 +33,7 @@ func TestDefaultRunsGiveAnInterval(t *testing.T) {
 
 func TestRunHelpShowsCommonFlags(t *testing.T) {
 	r := runCLI(t, "run", "--help")
-	for _, want := range []string{"-n, --runs", "--out", "--timeout", "default 6"} {
+	for _, want := range []string{"--runs value, -n value", "--out", "--timeout", "(default: 6)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("run --help lacks %q", want)
 		}

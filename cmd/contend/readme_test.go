@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,38 +21,72 @@ type readmeExample struct {
 	cmd  string
 }
 
-// readmePages are the files whose examples TestREADMEExamples runs, in
-// this order, in one directory: the README's first, then the pages of
-// docs/ the README's longer examples moved to (docs/commands.md uses the
-// README's result files, docs/compare.md its import of Rostedt's mail).
-var readmePages = []string{"README.md", "docs/commands.md", "docs/compare.md"}
+// readmeFirst are the pages whose examples TestREADMEExamples runs
+// first, in this order, in one directory: the README's, then the pages
+// of docs/ that use its result files (docs/commands.md: the README's
+// first.jsonl; docs/compare.md: its import of Rostedt's mail and
+// commands.md's before.jsonl); readmePages adds every other docs/*.md.
+var readmeFirst = []string{"README.md", "docs/commands.md", "docs/compare.md"}
 
-// readmeExamples returns the commands of file's indented code
-// blocks: lines starting with "contend " or "$ " (continued by a trailing
-// backslash), without their trailing "  # comment". Synopses (with "[",
-// "..." or a FILE placeholder) are not commands. c is the text of the
-// fenced block (the plugin's source: docs/commands.md's C block).
+// readmePages returns README.md and every page of docs/ under root, in the
+// order TestREADMEExamples runs their examples: readmeFirst, then the
+// rest of docs/*.md by name.
+func readmePages(root string) ([]string, error) {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	pages := append([]string(nil), readmeFirst...)
+	for _, d := range docs {
+		rel := filepath.ToSlash(strings.TrimPrefix(d, root+string(filepath.Separator)))
+		if !slices.Contains(pages, rel) {
+			pages = append(pages, rel)
+		}
+	}
+	return pages, nil
+}
+
+// readmeExamples returns the commands of file's code blocks: lines of an
+// indented block starting with "contend ", "make " or "$ ", and lines of a fenced
+// block (other than a C one) starting with "contend ", each continued by
+// a trailing backslash, without its trailing "  # comment". Synopses
+// (with "[", "..." or a FILE.json placeholder) are not commands. c is the
+// text of the ```c blocks (the plugin's source: docs/commands.md's).
 func readmeExamples(file, text string) (ex []readmeExample, c string) {
 	lines := strings.Split(text, "\n")
-	fenced := false
+	fence := ""
 	comment := regexp.MustCompile(`\s{2,}#\s.*$`)
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if strings.HasPrefix(l, "```") {
-			fenced = !fenced
+			if fence == "" {
+				fence = "text"
+				if strings.TrimPrefix(l, "```") == "c" {
+					fence = "c"
+				}
+			} else {
+				fence = ""
+			}
 			continue
 		}
-		if fenced {
+		var t string
+		switch {
+		case fence == "c":
 			c += l + "\n"
 			continue
-		}
-		t, ok := strings.CutPrefix(l, "    ")
-		if !ok {
-			continue
-		}
-		t, dollar := strings.CutPrefix(t, "$ ")
-		if !dollar && !strings.HasPrefix(t, "contend ") {
-			continue
+		case fence != "":
+			if !strings.HasPrefix(l, "contend ") {
+				continue
+			}
+			t = l
+		default:
+			var ok, dollar bool
+			if t, ok = strings.CutPrefix(l, "    "); !ok {
+				continue
+			}
+			if t, dollar = strings.CutPrefix(t, "$ "); !dollar && !strings.HasPrefix(t, "contend ") && !strings.HasPrefix(t, "make ") {
+				continue
+			}
 		}
 		start := i + 1
 		for strings.HasSuffix(t, "\\") && i+1 < len(lines) {
@@ -69,13 +104,16 @@ func readmeExamples(file, text string) (ex []readmeExample, c string) {
 
 // readmeSmall shrinks the sizes of an example so that it runs in seconds
 // (CONTEND_README_SIZES=small, the default of TestREADMEExamples; "full"
-// runs the README as written).
+// runs the README as written). The example programs (examples/src) take
+// their sizes on the command line and are shrunk with the workloads.
 var readmeSmall = []struct{ re, to string }{
 	{`'--threads 40'`, "'--threads 3'"},
 	{`--mem \S+`, "--mem 1MiB"},
 	{`--threads (1000|400|100|40)\b`, "--threads 4"},
 	{`--locks \d+`, "--locks 1000"},
-	{`osim 64 256 1000000 0 0`, "osim 4 8 4000 0 0"},
+	{`\b(osim|semloop) 64 256 1000000 0 0`, "$1 4 8 4000 0 0"},
+	{`\b(pagefault(-O0)?) 40 1024\b`, "$1 4 1"},
+	{`\bmutexloop 100 30000\b`, "mutexloop 4 1000"},
 	{`--tasks 1\.\.64x2`, "--tasks 1..8x2"},
 	{`--loops 100000`, "--loops 4000"},
 	{`locks=1000,10000,100000`, "locks=100,1000"},
@@ -85,18 +123,32 @@ var readmeSmall = []struct{ re, to string }{
 	{`--threads 1,2,4,8`, "--threads 1,2"},
 }
 
-// vmCampaign matches the commands of the README's campaign in VMs (its
-// directory kc).
-var vmCampaign = regexp.MustCompile(`^contend campaign (init|run|report) kc\b`)
+// readmeSkips are the examples TestREADMEExamples does not run, each with
+// why: what they need is root, a VM, KVM or the network, or a history
+// that is the reader's own. Everything else runs from a copy of the
+// clone, without ../shared.
+var readmeSkips = []struct {
+	re, why string
+}{
+	{`^make install\b`, "builds and installs contend into the reader's PREFIX; scripts/install-check.sh runs the README's install blocks on a fresh clone of each distribution, as root with the network (.ci/run)"},
+	{`^make (run|test)\b`, "a build, then faultme at 40 threads x 1 GiB (make run) or the whole test suite, this test included (make test): what CI runs"},
+	{`^make e2e\b`, "root, QEMU guests and Debian's kernels fetched over the network"},
+	{`^contend campaign (init|run|report) (kc|doc)\b`, "a campaign in QEMU guests: root, KVM (or minutes of TCG) and Debian's kernels fetched over the network; scripts/readme-outputs.sh runs docs/vm.md's block, make e2e the same campaign (TestVMCampaigns)"},
+	{`^contend bisect .*--vm\b`, "a bisect of kernels in QEMU guests: a kernel tree, root and KVM; make e2e runs one (TestVMBisect, TestKernelTreeBisect)"},
+	{`^contend bisect\b`, "a search over the reader's own project (its tag v1.0, its ./bench, its search directory bs); the bisect tests build a repository for it (cmd/contend/bisect_test.go)"},
+	{`^contend reproduce report\.mail\b`, "a robot's report mail and will-it-scale's tests (the network); the reproduce tests read real robot mails (internal/robotmail/testdata/real)"},
+	{`will-it-scale/tests|wis --test tests/`, "will-it-scale's tests, a clone of github.com/antonblanchard/will-it-scale (the network; its GPL sources are never copied here); the wis tests compile tests of their own in its shape"},
+}
 
-// TestREADMEExamples runs every command of README.md and of the pages of
-// readmePages in order, in a fresh
-// directory, with the programs built by scripts/readme-programs.sh and the
-// seed mails where the README says (../shared/seeds beside the repository,
-// or $CONTEND_SEEDS). Each must exit 0. Skipped, and said: examples that
-// need ./osim (its source is not in the repository: set OSIM_SRC to a copy
-// of ipcscale's sem-lockunlock.c).
-// The README's placeholder knob kernel.x is set by a no-op (true kernel.x=1).
+// TestREADMEExamples runs every command of README.md and of every page of
+// docs/ (readmePages), in order, in one directory that is a copy of the
+// clone (the files git tracks; nothing beside it: no ../shared, and
+// CONTEND_SEEDS and SEEDS name a directory that does not exist). The
+// example programs are the clone's own (examples/src, built by the
+// manual's "make examples"); the plugin's source is the manual's C block.
+// Each must exit 0. Skipped, and said with the reason: readmeSkips.
+// The placeholder knob kernel.x is set by a no-op (true kernel.x=1), and
+// a result-file recipe's FILE is the README's first.jsonl.
 //
 // Examples that use tracefs (--trace-events, --evidence lock) run against
 // a private tracefs tree (CONTEND_TRACEFS, the files contend touches,
@@ -115,19 +167,18 @@ func TestREADMEExamples(t *testing.T) {
 	// its own, in its own directories, with its own tracefs.
 	t.Parallel()
 	root, _ := filepath.Abs("../..")
-	seedsDir := os.Getenv("CONTEND_SEEDS")
-	if seedsDir == "" {
-		seedsDir = filepath.Join(root, "..", "shared", "seeds")
+	for _, tool := range []string{"gcc", "make", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(seedsDir, "000_d7e92e058cbd48a1.txt")); err != nil {
-		t.Skipf("no seed mails at %s (set CONTEND_SEEDS)", seedsDir)
-	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
+	pages, err := readmePages(root)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var examples []readmeExample
 	var csrc string
-	for _, f := range readmePages {
+	for _, f := range pages {
 		text, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
@@ -135,8 +186,8 @@ func TestREADMEExamples(t *testing.T) {
 		ex, c := readmeExamples(f, string(text))
 		examples, csrc = append(examples, ex...), csrc+c
 	}
-	if len(examples) < 30 {
-		t.Fatalf("found only %d examples in %s", len(examples), strings.Join(readmePages, ", "))
+	if len(examples) < 60 {
+		t.Fatalf("found only %d examples in %s", len(examples), strings.Join(pages, ", "))
 	}
 	sizes := os.Getenv("CONTEND_README_SIZES")
 	if sizes == "" {
@@ -155,51 +206,48 @@ func TestREADMEExamples(t *testing.T) {
 	}
 	write(filepath.Join(bin, "contend"), "#!/bin/sh\nCONTEND_TEST_AS_MAIN=1 exec "+exe+" \"$@\"\n", 0o755)
 	write(filepath.Join(bin, "contend-plot"), "#!/bin/sh\nCONTEND_TEST_AS_PLOT=1 exec "+exe+" \"$@\"\n", 0o755)
-	// The README's relative paths: ../shared/seeds from the repository.
-	dir := filepath.Join(work, "repo")
-	os.MkdirAll(dir, 0o755)
-	os.Symlink(filepath.Dir(seedsDir), filepath.Join(work, "shared"))
-	os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")) // the examples' inputs
-	write(filepath.Join(dir, "pthread_mutex1.c"), csrc, 0o644)
-	build := exec.Command(filepath.Join(root, "scripts", "readme-programs.sh"), dir)
-	build.Env = append(os.Environ(), "CONTEND_README_SIZES="+sizes, "SEEDS="+seedsDir)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("scripts/readme-programs.sh: %v\n%s", err, out)
+	dir := filepath.Join(work, "contend")
+	copyClone(t, root, dir)
+	if _, err := os.Stat(filepath.Join(work, "shared")); err == nil {
+		t.Fatal("the clone's copy has a ../shared beside it")
 	}
+	write(filepath.Join(dir, "pthread_mutex1.c"), csrc, 0o644)
 	machineTrace := os.Getenv("CONTEND_README_TRACEFS") == "machine"
 	_, tracing := os.Stat("/sys/kernel/tracing/events/lock/enable")
 	trace, traceState := readmeTracefs(t)
 	traceBefore := traceState()
 	knob := regexp.MustCompile(`sysctl -w (kernel\.x=\d)`)
-	ran := 0
+	file := regexp.MustCompile(`\bFILE\b`)
+	ran, skipped := 0, 0
+	skips := make([]int, len(readmeSkips))
+examples:
 	for _, e := range examples {
+		for i, s := range readmeSkips {
+			if regexp.MustCompile(s.re).MatchString(e.cmd) {
+				t.Logf("%s:%d skipped (%s): %s", e.file, e.line, s.why, e.cmd)
+				skips[i]++
+				skipped++
+				continue examples
+			}
+		}
 		cmd := knob.ReplaceAllString(e.cmd, "true $1")
+		cmd = file.ReplaceAllString(cmd, "first.jsonl")
 		if sizes == "small" {
 			for _, r := range readmeSmall {
 				cmd = regexp.MustCompile(r.re).ReplaceAllString(cmd, r.to)
 			}
 		}
-		if strings.Contains(cmd, "./osim") {
-			if _, err := os.Stat(filepath.Join(dir, "osim")); err != nil {
-				t.Logf("%s:%d skipped (no ./osim; set OSIM_SRC): %s", e.file, e.line, e.cmd)
-				continue
-			}
-		}
-		if vmCampaign.MatchString(cmd) {
-			// QEMU guests of Debian's kernels: scripts/readme-outputs.sh
-			// runs this block, make e2e the same campaign (TestVMCampaigns).
-			t.Logf("%s:%d skipped (a campaign in VMs): %s", e.file, e.line, e.cmd)
-			continue
-		}
 		usesTrace := strings.Contains(cmd, "--trace-events") || regexp.MustCompile(`--(\w-)?evidence\s+\S*lock`).MatchString(cmd)
 		if usesTrace && machineTrace && (tracing != nil || os.Geteuid() != 0) {
 			t.Logf("%s:%d skipped (no tracefs lock events, or not root): %s", e.file, e.line, e.cmd)
+			skipped++
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		c := exec.CommandContext(ctx, "bash", "-c", cmd)
 		c.Dir = dir
-		c.Env = append(os.Environ(), "PATH="+bin+":"+dir+":"+os.Getenv("PATH"), "CONTEND_PLOT_HELPER="+filepath.Join(bin, "contend-plot"))
+		c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CONTEND_PLOT_HELPER="+filepath.Join(bin, "contend-plot"),
+			"CONTEND_SEEDS="+filepath.Join(work, "no-seeds"), "SEEDS="+filepath.Join(work, "no-seeds"))
 		if !machineTrace {
 			// Also for the examples not known to use it: none may touch
 			// the machine's tracefs.
@@ -218,9 +266,57 @@ func TestREADMEExamples(t *testing.T) {
 		if usesTrace && !machineTrace {
 			t.Logf("%s:%d ran against a private tracefs tree (CONTEND_README_TRACEFS=machine: the machine's): %s", e.file, e.line, e.cmd)
 		}
+		t.Logf("%s:%d ran: %s", e.file, e.line, cmd)
 		ran++
 	}
-	t.Logf("%d of %d README examples ran (sizes %s)", ran, len(examples), sizes)
+	t.Logf("%d of %d examples of README.md and docs/ ran (sizes %s), %d skipped", ran, len(examples), sizes, skipped)
+	for i, n := range skips {
+		if n == 0 {
+			t.Errorf("readmeSkips[%d] (%s) matches no example: remove it", i, readmeSkips[i].re)
+		}
+	}
+}
+
+// copyClone copies the files git tracks in root (a clone, its changes not
+// yet committed included) to dir: what a fresh clone has, and nothing
+// built or left beside it.
+func copyClone(t *testing.T, root, dir string) {
+	t.Helper()
+	ls := exec.Command("git", "-C", root, "ls-files", "-z", "--cached")
+	out, err := ls.Output()
+	if err != nil {
+		t.Fatalf("git ls-files in %s: %v (TestREADMEExamples runs from a clone)", root, err)
+	}
+	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		src, dst := filepath.Join(root, f), filepath.Join(dir, f)
+		fi, err := os.Lstat(src)
+		if os.IsNotExist(err) {
+			continue // removed in the work tree, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // readmeTracefs makes a private tracefs-like tree with the files that ab
@@ -274,6 +370,25 @@ func TestREADMESaysRealCarriesStartUp(t *testing.T) {
 		para := flat[i:min(len(flat), i+1500)]
 		if !strings.Contains(para, want.says) || !strings.Contains(para, "0.49 ms") || !strings.Contains(para, "2.3–2.6 ms") {
 			t.Errorf("docs/commands.md after %q does not say %q with the figures", want.where, want.says)
+		}
+	}
+}
+
+// TestMakefileWritesJSONL: every result file the Makefile's targets name
+// (--out) is .jsonl, the extension of a result file ('make run' wrote
+// results/make-run-faultme.json).
+func TestMakefileWritesJSONL(t *testing.T) {
+	text, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := regexp.MustCompile(`--out[ =](\S+)`).FindAllStringSubmatch(string(text), -1)
+	if len(outs) == 0 {
+		t.Fatal("no --out in the Makefile")
+	}
+	for _, o := range outs {
+		if !strings.HasSuffix(o[1], ".jsonl") {
+			t.Errorf("the Makefile writes %s, not a .jsonl", o[1])
 		}
 	}
 }

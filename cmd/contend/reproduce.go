@@ -102,7 +102,7 @@ func runReproduce(c *cli.Context, f *reproduceFlags) error {
 	if !c.Bool("run") {
 		err := reproduce.CheckPlanOnly(c.IsSet)
 		if err == nil {
-			plan.Write(c.App.Writer)
+			writeWrapped(c.App.Writer, plan.Write)
 		}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,10 +17,9 @@ import (
 
 func runCommand() *cli.Command {
 	cmd := &cli.Command{
-		Name:        "run",
-		Usage:       "repeat one configuration of a workload, each repetition in a fresh process",
-		ArgsUsage:   "WORKLOAD [parameters]",
-		Description: helpText("run"),
+		Name:      "run",
+		Usage:     "repeat one configuration of a workload, each repetition in a fresh process",
+		ArgsUsage: "WORKLOAD [parameters]",
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("run: which workload? one of: %s (see 'contend list')", joinNames())
@@ -30,7 +30,36 @@ func runCommand() *cli.Command {
 	for _, w := range workload.All() {
 		cmd.Subcommands = append(cmd.Subcommands, runWorkloadCommand(w))
 	}
+	w := workload.All()[0]
+	cmd.Description = strings.Replace(helpText("run"), "%FLAGS%", flagsText(commonFlags(runWorkloadCommand(w).Flags, w)), 1)
 	return cmd
+}
+
+// commonFlags returns flags without the parameters of w and the help
+// flag: what a command's workload subcommands all take.
+func commonFlags(flags []cli.Flag, w *workload.Workload) []cli.Flag {
+	params := map[string]bool{"help": true}
+	for _, f := range paramFlags(w) {
+		params[f.Names()[0]] = true
+	}
+	var common []cli.Flag
+	for _, f := range flags {
+		if !params[f.Names()[0]] {
+			common = append(common, f)
+		}
+	}
+	return common
+}
+
+// flagsText renders flags as the OPTIONS of a command's help do (urfave/cli's
+// columns, sorted by name), each line indented by three spaces, for a
+// description that lists flags its command's subcommands take.
+func flagsText(flags []cli.Flag) string {
+	flags = slices.Clone(flags)
+	slices.SortFunc(flags, func(a, b cli.Flag) int { return strings.Compare(a.Names()[0], b.Names()[0]) })
+	var b strings.Builder
+	cli.HelpPrinterCustom(&b, "{{range .VisibleFlags}}   {{.}}\n{{end}}", &cli.Command{Flags: flags}, nil)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func runWorkloadCommand(w *workload.Workload) *cli.Command {

@@ -30,6 +30,16 @@ func Raw(w io.Writer) io.Writer {
 	return w
 }
 
+// Fd is the file descriptor of the writer under e, so that the width of
+// the terminal it is can be asked (textfmt.Columns); ^uintptr(0), no
+// descriptor, when that writer has none.
+func (e *Writer) Fd() uintptr {
+	if f, ok := e.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // Write writes p escaped; it returns len(p) when the escaped bytes were
 // written.
 func (e *Writer) Write(p []byte) (int, error) {

@@ -10,6 +10,7 @@ import (
 	"contend/internal/report"
 	"contend/internal/results"
 	"contend/internal/summary"
+	"contend/internal/textfmt"
 )
 
 // ErrNoSuccess is End's error when no repetition succeeded.
@@ -29,7 +30,7 @@ func End(stderr io.Writer, o Outcome, quiet bool) error {
 	}
 	if !quiet {
 		for _, w := range UnstableWarnings(wr.File) {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
+			fmt.Fprintln(stderr, textfmt.Message("warning: "+w, textfmt.Columns(stderr, 0)))
 		}
 		fmt.Fprintf(stderr, "results: %s\n", wr.Path())
 		for _, p := range o.Folded {

@@ -11,6 +11,7 @@ import (
 
 	"contend/internal/esc"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 	"contend/internal/units"
 )
 
@@ -62,18 +63,19 @@ func isTerminal(w io.Writer) bool {
 	return err == nil
 }
 
-// Notice prints line unless quiet.
+// Notice prints line unless quiet, wrapped to the terminal's width
+// (textfmt.Message; as it is into a file or a pipe).
 func (t *Terminal) Notice(line string) {
 	if !t.opt.Quiet {
 		t.clear()
-		fmt.Fprintln(t.w, line)
+		fmt.Fprintln(t.w, textfmt.Message(line, textfmt.Columns(t.raw, 0)))
 	}
 }
 
-// Problem prints line.
+// Problem prints line, wrapped as Notice's.
 func (t *Terminal) Problem(line string) {
 	t.clear()
-	fmt.Fprintln(t.w, line)
+	fmt.Fprintln(t.w, textfmt.Message(line, textfmt.Columns(t.raw, 0)))
 }
 
 // Rep counts rep, redraws the progress line and prints the line of a

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -47,5 +48,40 @@ func TestPairProgress(t *testing.T) {
 	b := results.Rep{Config: 1}
 	if o.Total != 60 || o.Count(3, b) != "pair 2 of 30, side B" || o.Label(b) != "side b" || o.Side(b) != "side B" {
 		t.Errorf("%d %q %q %q", o.Total, o.Count(3, b), o.Label(b), o.Side(b))
+	}
+}
+
+// TestNoticeWrapsToTheTerminal: a notice or a problem wider than the
+// terminal ($COLUMNS here) wraps between words, its continuation two
+// spaces in; without a width (a file, a pipe) it is one line, whole.
+func TestNoticeWrapsToTheTerminal(t *testing.T) {
+	line := "warning: running in a virtual machine (cpu flag hypervisor; PVM): steal time and hypervisor-bound faults add noise"
+	for _, width := range []int{80, 100, 0} {
+		t.Setenv("COLUMNS", "")
+		if width > 0 {
+			t.Setenv("COLUMNS", fmt.Sprint(width))
+		}
+		var b bytes.Buffer
+		term := NewTerminal(&b, TerminalOptions{})
+		term.Notice(line)
+		term.Problem(line)
+		got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if width == 0 {
+			if len(got) != 2 || got[0] != line || got[1] != line {
+				t.Errorf("no width: %q", got)
+			}
+			continue
+		}
+		if strings.Join(strings.Fields(b.String()), " ") != line+" "+line || len(got) != 4 {
+			t.Errorf("COLUMNS=%d: want each in 2 lines, the same words: %q", width, got)
+		}
+		for i, l := range got {
+			if len(l) > width {
+				t.Errorf("COLUMNS=%d: a line of %d: %q", width, len(l), l)
+			}
+			if !strings.HasPrefix(l, "warning: ") && !strings.HasPrefix(l, "  ") {
+				t.Errorf("COLUMNS=%d: line %d not a continuation: %q", width, i, l)
+			}
+		}
 	}
 }

@@ -212,7 +212,13 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			warn = append(warn, fmt.Sprintf("%s: %d and %d repetitions cannot reach significance; run more (-n)", p.Name, c.SummaryA.N, c.SummaryB.N))
 		}
 	}
-	t.Write(w)
+	width := textfmt.Columns(w, textfmt.Width)
+	wrapped := func(text string) {
+		for _, l := range textfmt.Wrap(text, width, "  ") {
+			fmt.Fprintln(w, l)
+		}
+	}
+	t.WriteWidth(w, width)
 	fmt.Fprintln(w, "A, B: medians; HL change: Hodges-Lehmann estimate of B/A-1 and its 95% CI")
 	if cc.Holm {
 		fmt.Fprintf(w, "p: %s, Holm-adjusted over %s\n", cc.Points[0].method(), plural.N(cc.PointsUsed, "point", "points"))
@@ -246,19 +252,19 @@ func CompareCurves(w io.Writer, a, b *results.File, opt CurveOptions) error {
 			t.Row(s.Name, num(s.Name, s.A), num(s.Name, s.ASE), num(s.Name, s.B), num(s.Name, s.BSE), num(s.Name, s.Diff), num(s.Name, s.DiffSE), rel)
 		}
 		t.Row("fit R^2", fmt.Sprintf("%.2f", cc.FitR2A), "", fmt.Sprintf("%.2f", cc.FitR2B), "", "", "", "")
-		t.Write(w)
+		t.WriteWidth(w, width)
 		if s := cc.USLShift[3]; !math.IsNaN(s.DiffSE) && s.DiffSE > 0 {
 			fmt.Fprintf(w, "peak shift: %.2f standard errors\n", s.Diff/s.DiffSE)
 		}
 		if cc.PoorFit {
-			textfmt.WriteWrapped(w, "warning: "+poorFitText(cc), "  ")
+			wrapped("warning: " + poorFitText(cc))
 		}
 	}
 	for _, n := range cc.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		wrapped("note: " + n)
 	}
 	for _, x := range warn {
-		fmt.Fprintf(w, "warning: %s\n", x)
+		wrapped("warning: " + x)
 	}
 	return nil
 }

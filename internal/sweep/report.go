@@ -18,10 +18,19 @@ import (
 	"contend/internal/units"
 )
 
-// Report prints a sweep's per-point tables, fits and warnings to w, in
-// 80 columns, at a.Detail.
+// Report prints a sweep's per-point tables, fits and warnings to w, at
+// a.Detail, in the width of the terminal w is (textfmt.Columns: 80 when
+// w is none): a table wider than that is split into groups of columns,
+// each starting with the points again (Table.WriteWidth), and text is
+// wrapped between words.
 func Report(w io.Writer, a *Analysis) {
 	f := a.File
+	width := textfmt.Columns(w, textfmt.Width)
+	wrapped := func(text, indent string) {
+		for _, l := range textfmt.Wrap(text, width, indent) {
+			fmt.Fprintln(w, l)
+		}
+	}
 	fmt.Fprintf(w, "%s sweep over %s\n", f.Workload, strings.Join(a.Swept, ", "))
 	if fixed := fixedParams(a); fixed != "" {
 		fmt.Fprintf(w, "fixed: %s\n", fixed)
@@ -66,7 +75,7 @@ func Report(w io.Writer, a *Analysis) {
 		}
 		t.Row(name(p), countText(p.Counts), bare(sc, s.Median), ciText(sc, s), cvText(s))
 	}
-	t.Write(w)
+	t.WriteWidth(w, width)
 
 	// Throughput and speedup.
 	if a.Throughput.Name != "" && a.Throughput.Name != pm.Name {
@@ -89,9 +98,9 @@ func Report(w io.Writer, a *Analysis) {
 			}
 			t.Row(row...)
 		}
-		t.Write(w)
-		fmt.Fprintf(w, "medians; %s: %s\n", a.Throughput.Name, a.Throughput.Desc)
-		fmt.Fprintf(w, "speedup: median throughput over that of %s\n", smallestName(a))
+		t.WriteWidth(w, width)
+		wrapped(fmt.Sprintf("medians; %s: %s", a.Throughput.Name, a.Throughput.Desc), "  ")
+		wrapped(fmt.Sprintf("speedup: median throughput over that of %s", smallestName(a)), "  ")
 	} else if a.Throughput.Name != "" && a.Smallest >= 0 {
 		fmt.Fprintf(w, "throughput is %s; speedup against %s:", pm.Name, smallestName(a))
 		for _, p := range a.Points {
@@ -101,7 +110,7 @@ func Report(w io.Writer, a *Analysis) {
 	}
 
 	// Medians of the other metrics, then of the kernel evidence, columns
-	// split to fit 80 characters.
+	// split to fit the width.
 	var others, ev []results.Metric
 	for _, m := range f.Metrics {
 		if m.Name == pm.Name || m.Name == a.Throughput.Name || allZero(a, m.Name) {
@@ -114,25 +123,25 @@ func Report(w io.Writer, a *Analysis) {
 		}
 	}
 	if a.Detail != report.Brief {
-		writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others)
-		writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev)
+		writeMedians(w, a, head, name, "medians of the other metrics (all intervals: --format csv):", others, width)
+		writeMedians(w, a, head, name, "kernel evidence per point, medians (k.sys.*: the whole machine):", ev, width)
 	}
 
 	fmt.Fprintln(w)
 	if a.Detail == report.Full {
 		WriteFits(w, a)
 	} else {
-		writeBriefFits(w, a)
+		writeBriefFits(w, a, width)
 	}
 	if !a.WarningsShown {
 		for _, x := range f.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", x)
+			wrapped("warning: "+x, "  ")
 		}
 	}
 	printFailures(w, f)
 	if a.Detail != report.Full {
 		fmt.Fprintln(w)
-		textfmt.WriteWrapped(w, briefCountText(a, len(others), len(ev)), "")
+		wrapped(briefCountText(a, len(others), len(ev)), "")
 	}
 }
 
@@ -168,7 +177,12 @@ func briefCountText(a *Analysis, others, ev int) string {
 
 // writeBriefFits writes each fit of a in one line (the USL's peak, or
 // Amdahl's limit without a USL fit, and R^2), and why a fit is missing.
-func writeBriefFits(w io.Writer, a *Analysis) {
+func writeBriefFits(w io.Writer, a *Analysis, width int) {
+	wrapped := func(text, indent string) {
+		for _, l := range textfmt.Wrap(text, width, indent) {
+			fmt.Fprintln(w, l)
+		}
+	}
 	poor := func(r2 float64, warns []string) string {
 		s := fmt.Sprintf("R^2 = %.2f", r2)
 		if math.IsNaN(r2) || r2 < analysis.FitPoorR2 {
@@ -192,54 +206,58 @@ func writeBriefFits(w io.Writer, a *Analysis) {
 		default:
 			peak = fmt.Sprintf("peak %s at %s = %.3g", units.Human(a.Throughput.Unit, u.PeakX), x, u.PeakN)
 		}
-		textfmt.WriteWrapped(w, fmt.Sprintf("USL fit: %s (sigma %.3g, kappa %.3g); %s", peak, u.Sigma, u.Kappa, poor(u.R2, u.Warnings)), "  ")
+		wrapped(fmt.Sprintf("USL fit: %s (sigma %.3g, kappa %.3g); %s", peak, u.Sigma, u.Kappa, poor(u.R2, u.Warnings)), "  ")
 	} else if m := a.Amdahl; m != nil {
 		limit := "flat, throughput does not depend on " + x
 		if !m.Flat {
 			limit = "limit " + units.Human(a.Throughput.Unit, m.Asymptote)
 		}
-		textfmt.WriteWrapped(w, fmt.Sprintf("Amdahl fit: %s (serial fraction %.3g); %s", limit, m.Sigma, poor(m.R2, m.Warnings)), "  ")
+		wrapped(fmt.Sprintf("Amdahl fit: %s (serial fraction %.3g); %s", limit, m.Sigma, poor(m.R2, m.Warnings)), "  ")
 	}
 	for _, n := range a.FitNotes {
-		textfmt.WriteWrapped(w, "note: "+n, "  ")
+		wrapped("note: "+n, "  ")
 	}
 }
 
-// writeMedians prints the medians of metrics per point under title, five
-// metrics per table.
-func writeMedians(w io.Writer, a *Analysis, head string, name func(PointStat) string, title string, metrics []results.Metric) {
+// writeMedians prints the medians of metrics per point under title, in
+// groups of as many metrics as fit width (Table.WriteWidth).
+func writeMedians(w io.Writer, a *Analysis, head string, name func(PointStat) string, title string, metrics []results.Metric, width int) {
 	if len(metrics) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, title)
-	for len(metrics) > 0 {
-		k := min(len(metrics), 5)
-		t := &textfmt.Table{}
-		row := []string{head}
-		for _, m := range metrics[:k] {
-			row = append(row, m.Name)
+	t := &textfmt.Table{}
+	row := []string{head}
+	for _, m := range metrics {
+		row = append(row, m.Name)
+	}
+	t.Row(row...)
+	for _, p := range a.Points {
+		row := []string{name(p)}
+		for _, m := range metrics {
+			s, ok := p.Summaries[m.Name]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, units.Human(m.Unit, s.Median))
 		}
 		t.Row(row...)
-		for _, p := range a.Points {
-			row := []string{name(p)}
-			for _, m := range metrics[:k] {
-				s, ok := p.Summaries[m.Name]
-				if !ok {
-					row = append(row, "-")
-					continue
-				}
-				row = append(row, units.Human(m.Unit, s.Median))
-			}
-			t.Row(row...)
-		}
-		t.Write(w)
-		metrics = metrics[k:]
 	}
+	t.WriteWidth(w, width)
 }
 
-// WriteFits prints the USL and Amdahl fits of a, or why there are none.
+// WriteFits prints the USL and Amdahl fits of a, or why there are none,
+// wrapped to the width of w's terminal (80 when none: textfmt.Columns).
 func WriteFits(w io.Writer, a *Analysis) {
+	var b strings.Builder
+	writeFits(&b, a)
+	io.WriteString(w, textfmt.Rewrap(b.String(), textfmt.Columns(w, textfmt.Width)))
+}
+
+// writeFits is WriteFits before its lines are wrapped.
+func writeFits(w io.Writer, a *Analysis) {
 	unit := a.Throughput.Unit
 	hum := func(v float64) string {
 		if math.IsInf(v, 1) {

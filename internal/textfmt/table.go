@@ -1,12 +1,14 @@
 // Package textfmt lays out contend's text reports: the width of an
 // 80-column mail (Width), tables padded to their widest cell (Table) and
-// text wrapped at spaces (Wrap, WrapRest); help rewrapped to the
-// terminal's width (Rewrap, HelpWidth).
+// text wrapped at spaces, never inside a word (Wrap, WrapRest, Rewrap: one
+// rule, fill); the width of the terminal text goes to (Columns, HelpWidth),
+// and tables split into groups of columns to fit it (Table.WriteWidth).
 package textfmt
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,7 +34,33 @@ func (t *Table) AlignLeft(cols ...int) {
 func (t *Table) Row(cells ...string) { t.rows = append(t.rows, cells) }
 
 // Write prints the table with two spaces between columns.
-func (t *Table) Write(w io.Writer) {
+func (t *Table) Write(w io.Writer) { t.write(w, t.widths(), nil) }
+
+// WriteWidth prints the table in at most max columns of text: when its
+// rows are wider, the columns after the first go in groups, each printed
+// as a table of its own that starts with the first column again, as many
+// to a group as fit. A column too wide to share a line with the first is
+// a group of its own. No cell is ever wrapped.
+func (t *Table) WriteWidth(w io.Writer, max int) {
+	width := t.widths()
+	if len(width) < 2 {
+		t.Write(w)
+		return
+	}
+	group, used := []int{}, width[0]
+	for i := 1; i < len(width); i++ {
+		if len(group) > 0 && used+2+width[i] > max {
+			t.write(w, width, group)
+			group, used = nil, width[0]
+		}
+		group = append(group, i)
+		used += 2 + width[i]
+	}
+	t.write(w, width, group)
+}
+
+// widths returns the width of every column: its widest cell.
+func (t *Table) widths() []int {
 	var width []int
 	for _, r := range t.rows {
 		for i, c := range r {
@@ -44,9 +72,17 @@ func (t *Table) Write(w io.Writer) {
 			}
 		}
 	}
+	return width
+}
+
+// write prints the first column and the columns cols (nil: all of them).
+func (t *Table) write(w io.Writer, width []int, cols []int) {
 	for _, r := range t.rows {
 		var b strings.Builder
 		for i, c := range r {
+			if i > 0 && cols != nil && !slices.Contains(cols, i) {
+				continue
+			}
 			pad := width[i] - utf8.RuneCountInString(c)
 			if i > 0 {
 				b.WriteString("  ")
@@ -66,36 +102,12 @@ func (t *Table) Write(w io.Writer) {
 // Width is the width of contend's text reports: an 80-column mail.
 const Width = 80
 
-// Wrap breaks text into lines of at most width runes at spaces; lines
-// after the first start with indent. A word longer than a line is cut.
+// Wrap breaks text into lines of at most width runes at spaces (fill,
+// as Rewrap); lines after the first start with indent. A word longer
+// than a line is never split: it stands on a line of its own.
 func Wrap(text string, width int, indent string) []string {
-	var lines []string
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
-	line := ""
-	for _, word := range strings.Fields(text) {
-		prefix := lead
-		if len(lines) > 0 {
-			prefix = indent
-		}
-		switch {
-		case line == "":
-			line = prefix + word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = indent + word
-		}
-		for utf8.RuneCountInString(line) > width {
-			r := []rune(line)
-			lines = append(lines, string(r[:width]))
-			line = indent + string(r[width:])
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
+	return strings.Split(fill(text, lead, indent, width), "\n")
 }
 
 // WrapRest breaks s into lines of at most width columns of text; lines
