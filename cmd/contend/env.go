@@ -34,6 +34,12 @@ func envCommand() *cli.Command {
 				return printJSON(c.App.Writer, f)
 			}
 			for _, k := range f.Keys() {
+				if v := f[k]; len(v) > 59 && !strings.ContainsAny(v, " ,") {
+					// One word too long for the column (a hash): on a
+					// line of its own, whole.
+					fmt.Fprintf(c.App.Writer, "%s\n    %s\n", k, v)
+					continue
+				}
 				fmt.Fprintf(c.App.Writer, "%-19s %s\n", k, wrap(f[k], 59, strings.Repeat(" ", 20)))
 			}
 			return nil

@@ -136,6 +136,7 @@ var readmeSkips = []struct {
 	{`^contend campaign (init|run|report) (kc|doc)\b`, "a campaign in QEMU guests: root, KVM (or minutes of TCG) and Debian's kernels fetched over the network; scripts/readme-outputs.sh runs docs/vm.md's block, make e2e the same campaign (TestVMCampaigns)"},
 	{`^contend bisect .*--vm\b`, "a bisect of kernels in QEMU guests: a kernel tree, root and KVM; make e2e runs one (TestVMBisect, TestKernelTreeBisect)"},
 	{`^contend bisect\b`, "a search over the reader's own project (its tag v1.0, its ./bench, its search directory bs); the bisect tests build a repository for it (cmd/contend/bisect_test.go)"},
+	{`^contend report --for-lkml\b`, "results of two kernels (a campaign's boots, a bisect of a kernel tree, or files from two boots): reboots or QEMU guests; the report's tests build each kind (internal/lkmlreport, TestReportForLKML)"},
 	{`^contend reproduce report\.mail\b`, "a robot's report mail and will-it-scale's tests (the network); the reproduce tests read real robot mails (internal/robotmail/testdata/real)"},
 	{`will-it-scale/tests|wis --test tests/`, "will-it-scale's tests, a clone of github.com/antonblanchard/will-it-scale (the network; its GPL sources are never copied here); the wis tests compile tests of their own in its shape"},
 }
