@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"contend/analysis"
@@ -51,18 +52,20 @@ func ReadLedger(path string) ([]Record, int, error) {
 }
 
 // Summary is what the builds of a ledger cost: the builds made and the
-// images kept (nothing built), the time of the builds made (median,
-// largest, total; the first, usually the clean one, separately) and
-// the objects they rebuilt.
+// images kept (nothing built); the first build made (a clean one when
+// the build directory was new) apart, and the builds after it (a
+// probe's or a side's rebuild): the median and largest time and
+// objects rebuilt; the total time and objects of all.
 type Summary struct {
 	Builds        int     `json:"builds"`
 	Kept          int     `json:"kept"`
 	FirstSeconds  float64 `json:"first_seconds"`
-	MedianSeconds float64 `json:"median_seconds"`
-	MaxSeconds    float64 `json:"max_seconds"`
+	FirstRebuilt  int     `json:"first_objects_rebuilt"`
+	MedianSeconds float64 `json:"later_median_seconds"`
+	MaxSeconds    float64 `json:"later_max_seconds"`
+	MedianRebuilt float64 `json:"later_median_objects_rebuilt"`
+	MaxRebuilt    int     `json:"later_max_objects_rebuilt"`
 	TotalSeconds  float64 `json:"total_seconds"`
-	MedianRebuilt float64 `json:"median_objects_rebuilt"`
-	MaxRebuilt    int     `json:"max_objects_rebuilt"`
 	TotalRebuilt  int     `json:"total_objects_rebuilt"`
 }
 
@@ -78,17 +81,18 @@ func Summarize(rs []Record) *Summary {
 			s.Kept++
 			continue
 		}
-		if s.Builds == 0 {
-			s.FirstSeconds = r.BuildSeconds
-		}
 		s.Builds++
-		secs = append(secs, r.BuildSeconds)
-		objs = append(objs, float64(r.Rebuilt))
 		s.TotalSeconds += r.BuildSeconds
 		s.TotalRebuilt += r.Rebuilt
+		if s.Builds == 1 {
+			s.FirstSeconds, s.FirstRebuilt = r.BuildSeconds, r.Rebuilt
+			continue
+		}
+		secs = append(secs, r.BuildSeconds)
+		objs = append(objs, float64(r.Rebuilt))
 		s.MaxRebuilt = max(s.MaxRebuilt, r.Rebuilt)
 	}
-	if s.Builds > 0 {
+	if len(secs) > 0 {
 		s.MedianSeconds, s.MaxSeconds = analysis.Median(secs), slices.Max(secs)
 		s.MedianRebuilt = analysis.Median(objs)
 	}
@@ -98,15 +102,19 @@ func Summarize(rs []Record) *Summary {
 // String is the summary in one line, as 'bisect status' and 'campaign
 // status' show it.
 func (s *Summary) String() string {
-	line := "kernel builds: " + plural.N(s.Builds, "build", "builds")
+	line := "kernel builds: " + strconv.Itoa(s.Builds)
 	if s.Kept > 0 {
 		line += fmt.Sprintf(" (and %s kept from earlier builds)", plural.N(s.Kept, "image", "images"))
 	}
 	if s.Builds == 0 {
 		return line
 	}
-	return line + fmt.Sprintf(": the first %s; time median %s, max %s, total %s; objects rebuilt median %g, max %d, total %d",
-		seconds(s.FirstSeconds), seconds(s.MedianSeconds), seconds(s.MaxSeconds), seconds(s.TotalSeconds), s.MedianRebuilt, s.MaxRebuilt, s.TotalRebuilt)
+	line += fmt.Sprintf(": the first %s, %s rebuilt", seconds(s.FirstSeconds), plural.N(s.FirstRebuilt, "object", "objects"))
+	if s.Builds > 1 {
+		line += fmt.Sprintf("; the %d after it: time median %s, max %s, objects rebuilt median %g, max %d", s.Builds-1,
+			seconds(s.MedianSeconds), seconds(s.MaxSeconds), s.MedianRebuilt, s.MaxRebuilt)
+	}
+	return line + "; total " + seconds(s.TotalSeconds)
 }
 
 // seconds writes a build time: seconds below 10 minutes, else minutes.

@@ -51,18 +51,21 @@ func TestSummarize(t *testing.T) {
 		return Record{Kernel: Kernel{Revision: "r", BuildSeconds: secs, Rebuilt: objs, Cached: kept}}
 	}
 	s := Summarize([]Record{rec(2520, 12000, false), rec(50, 40, false), rec(0, 0, true), rec(65.5, 7, false), rec(48, 90, false)})
-	// Made: 2520, 50, 65.5, 48 s; median (50+65.5)/2; objects 12000, 40,
-	// 7, 90: median 65.
-	want := Summary{Builds: 4, Kept: 1, FirstSeconds: 2520, MedianSeconds: 57.75, MaxSeconds: 2520, TotalSeconds: 2683.5,
-		MedianRebuilt: 65, MaxRebuilt: 12000, TotalRebuilt: 12137}
+	// The first 2520 s, 12000 objects; after it 50, 65.5, 48 s
+	// (median 50, max 65.5) and 40, 7, 90 objects (median 40, max 90).
+	want := Summary{Builds: 4, Kept: 1, FirstSeconds: 2520, FirstRebuilt: 12000, MedianSeconds: 50, MaxSeconds: 65.5,
+		MedianRebuilt: 40, MaxRebuilt: 90, TotalSeconds: 2683.5, TotalRebuilt: 12137}
 	if *s != want {
 		t.Errorf("Summarize: %+v, want %+v", *s, want)
 	}
-	line := "kernel builds: 4 builds (and 1 image kept from earlier builds): the first 42.0 min; time median 57.8 s, max 42.0 min, total 44.7 min; objects rebuilt median 65, max 12000, total 12137"
+	line := "kernel builds: 4 (and 1 image kept from earlier builds): the first 42.0 min, 12000 objects rebuilt; the 3 after it: time median 50.0 s, max 65.5 s, objects rebuilt median 40, max 90; total 44.7 min"
 	if s.String() != line {
 		t.Errorf("the line:\n%s\nwant\n%s", s, line)
 	}
-	if s := Summarize([]Record{rec(0, 0, true)}); s.String() != "kernel builds: 0 builds (and 1 image kept from earlier builds)" {
+	if s := Summarize([]Record{rec(30, 1, false)}); s.String() != "kernel builds: 1: the first 30.0 s, 1 object rebuilt; total 30.0 s" {
+		t.Errorf("one build: %s", s)
+	}
+	if s := Summarize([]Record{rec(0, 0, true)}); s.String() != "kernel builds: 0 (and 1 image kept from earlier builds)" {
 		t.Errorf("kept only: %s", s)
 	}
 }
