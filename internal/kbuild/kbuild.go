@@ -386,7 +386,7 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	}
 	if patch != nil {
 		// The next checkout --force and clean take the patch away.
-		if err := runIn(ctx, o, "", bytes.NewReader(patch), "git", "-C", src, "apply", "--whitespace=nowarn", "-"); err != nil {
+		if err := runIn(ctx, o, "", bytes.NewReader(patch), nil, "git", "-C", src, "apply", "--whitespace=nowarn", "-"); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -589,11 +589,21 @@ func runMake(ctx context.Context, o Options, src, out, target string) error {
 	}
 	args := []string{"-C", src, "O=" + out, "-j" + strconv.Itoa(jobs),
 		"KBUILD_BUILD_TIMESTAMP=0", "KBUILD_BUILD_USER=contend", "KBUILD_BUILD_HOST=contend", "KBUILD_BUILD_VERSION=1"}
+	var env []string
 	if cc, ok := ccache(); ok {
 		args = append(args, "CC="+cc+" gcc")
+		// kbuild gives gcc the source's absolute paths: relative to
+		// the build directory they are the same in every build
+		// directory of the tree, so that a new one (each campaign's
+		// DIR/kbuild) finds what another compiled in ccache.
+		if _, set := os.LookupEnv("CCACHE_BASEDIR"); !set {
+			if abs, err := filepath.Abs(o.Dir); err == nil {
+				env = append(env, "CCACHE_BASEDIR="+abs)
+			}
+		}
 	}
 	args = append(args, target)
-	if err := run(ctx, o, src, mk, args...); err != nil {
+	if err := runIn(ctx, o, src, nil, env, mk, args...); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -604,12 +614,12 @@ func runMake(ctx context.Context, o Options, src, out, target string) error {
 
 // run runs a command under the launcher, its output to o.Log.
 func run(ctx context.Context, o Options, dir, prog string, args ...string) error {
-	return runIn(ctx, o, dir, nil, prog, args...)
+	return runIn(ctx, o, dir, nil, nil, prog, args...)
 }
 
 // runIn runs a command in dir under the launcher with stdin (nil:
-// none), its output to o.Log.
-func runIn(ctx context.Context, o Options, dir string, stdin io.Reader, prog string, args ...string) error {
+// none) and env added to the environment, its output to o.Log.
+func runIn(ctx context.Context, o Options, dir string, stdin io.Reader, env []string, prog string, args ...string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -624,7 +634,7 @@ func runIn(ctx context.Context, o Options, dir string, stdin io.Reader, prog str
 		w = io.Discard
 	}
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = w, w, stdin
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C"), env...)
 	err = external.RunGroup(ctx, cmd, 10*time.Second)
 	if ctx.Err() != nil {
 		return ctx.Err()

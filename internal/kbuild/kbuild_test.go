@@ -25,8 +25,8 @@ import (
 // each src/*.c into O/obj/*.o when the source is newer (a file holding
 // FAIL does not compile; one holding SLEEP records its shell's and a
 // sleep's pids in $PIDS and waits) and concatenates them into
-// O/arch/x86/boot/bzImage; it writes the variables it was given into
-// O/vars.
+// O/arch/x86/boot/bzImage; it writes the variables it was given (and
+// ccache's base directory) into O/vars.
 const fakeMakefile = `O ?= .
 SRCS := $(sort $(wildcard src/*.c))
 OBJS := $(patsubst src/%.c,$(O)/obj/%.o,$(SRCS))
@@ -42,7 +42,7 @@ $(O)/obj/%.o: src/%.c
 bzImage: $(OBJS)
 	@mkdir -p $(O)/arch/x86/boot
 	@cat $(OBJS) > $(O)/arch/x86/boot/bzImage
-	@echo "CC=$(CC) TS=$(KBUILD_BUILD_TIMESTAMP) USER=$(KBUILD_BUILD_USER) HOST=$(KBUILD_BUILD_HOST)" > $(O)/vars
+	@echo "CC=$(CC) TS=$(KBUILD_BUILD_TIMESTAMP) USER=$(KBUILD_BUILD_USER) HOST=$(KBUILD_BUILD_HOST) BASE=$(CCACHE_BASEDIR)" > $(O)/vars
 `
 
 const fakeOlddefconfig = `/^CONFIG_[A-Za-z0-9_]+=/ { i = index($0, "="); n = substr($0, 1, i - 1); v = substr($0, i + 1); if (!(n in val)) order[++k] = n; val[n] = v; next }
@@ -191,7 +191,7 @@ func TestBuildIncremental(t *testing.T) {
 		}
 	}
 	vars, _ := os.ReadFile(filepath.Join(o.Dir, OutDir, "vars"))
-	if !strings.Contains(string(vars), "TS=0 USER=contend HOST=contend") || strings.Contains(string(vars), "ccache") {
+	if !strings.Contains(string(vars), "TS=0 USER=contend HOST=contend BASE=\n") || strings.Contains(string(vars), "ccache") {
 		t.Errorf("make's variables: %s", vars)
 	}
 	// The source tree stays clean (make O=): nothing but the revision.
@@ -202,7 +202,9 @@ func TestBuildIncremental(t *testing.T) {
 }
 
 // TestBuildCCache: with ccache installed, make's compiler is "ccache
-// gcc", and the kernel records it.
+// gcc", with the build directory as ccache's base directory (so that
+// another build directory of the tree hits what this one compiled),
+// and the kernel records it.
 func TestBuildCCache(t *testing.T) {
 	noCCache(t)
 	bin := strings.Split(os.Getenv("PATH"), ":")[0]
@@ -223,6 +225,9 @@ func TestBuildCCache(t *testing.T) {
 	}
 	if k.Options["NR_CPUS"] != "64" || k.Options["TRANSPARENT_HUGEPAGE"] != "y" {
 		t.Errorf("defconfig's options: %v", k.Options)
+	}
+	if !strings.Contains(string(vars), "BASE="+o.Dir+"\n") {
+		t.Errorf("ccache's base directory: %s; want the build directory %s", vars, o.Dir)
 	}
 }
 
