@@ -114,12 +114,6 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 	if o.Dir == "" {
 		return usagef("campaign init: give the campaign directory, then -- and the contend command to run in each boot")
 	}
-	if f.patch != "" {
-		if _, err := kbuild.CheckPatch(f.kernel.tree, f.revs[0], f.patch); err != nil {
-			return usagef("--b-patch: %v", err)
-		}
-		f.revs[1] = f.revs[0]
-	}
 	bdir := f.kernel.buildDir
 	if bdir == "" {
 		bdir = filepath.Join(o.Dir, "kbuild")
@@ -135,6 +129,12 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 	}
 	if _, err := kbuild.Check(ko); err != nil {
 		return usagef("%v", err)
+	}
+	if f.patch != "" {
+		if _, err := kbuild.CheckPatch(f.kernel.tree, f.revs[0], f.patch); err != nil {
+			return usagef("--b-patch: %v", err)
+		}
+		f.revs[1] = f.revs[0]
 	}
 	warns, err := kbuild.Prepare(ko)
 	if err != nil {
