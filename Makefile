@@ -10,7 +10,7 @@ TAGS := -tags urfave_cli_no_docs
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build bpf man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm faithfulness faithfulness-wis fuzz e2e e2e-kbuild readme-outputs readme-check examples clean
+.PHONY: all build bpf man install uninstall run test race race-procs vet staticcheck lowest-go bench bench-vm bench-kbuild-bisect faithfulness faithfulness-wis fuzz e2e e2e-kbuild readme-outputs readme-check examples clean
 
 all: build
 
@@ -152,6 +152,15 @@ e2e-kbuild:
 # faultme campaign in VMs (docs/vm.md; about 3 minutes).
 bench-vm: build
 	./scripts/bench-vm.sh
+
+# A kernel bisect from a tree (issue 40's benchmark, not in CI): 32 commits
+# of linux-source-6.1 (6.12 when installed), defconfig plus
+# scripts/kernel/contend-guest.config, from an empty make O= directory and
+# ccache, builds, TCG boots and runs included (goal: at most 2 hours on 2
+# cores; docs/bisect.md). BENCH_KBUILD_TINY=1: 4 commits of the e2e's tree
+# with its tinyconfig and ccache (minutes); BENCH_KBUILD_DRY=1: what would run.
+bench-kbuild-bisect:
+	./scripts/bench-kbuild-bisect.sh
 
 # Every output README.md, docs/commands.md and docs/vm.md show (and docs/scaling-faultme.png), rewritten
 # from small real runs on this machine, each block stamped with the date,

@@ -172,6 +172,9 @@ func campaignInit(c *cli.Context, f *initFlags) error {
 	if err != nil {
 		return optionUsage(err)
 	}
+	if err := f.vm.record(p.Dir); err != nil {
+		return err
+	}
 	campaign.WriteInit(c.App.Writer, p)
 	return nil
 }

@@ -31,6 +31,10 @@ type vmFlags struct {
 	guest          guestFlags
 	kernel         kernelFlags
 	revs           [2]string // --a-rev, --b-rev: revisions of --kernel-tree
+	patch          string    // --b-patch: side B is --a-rev with it
+	// built are the sides' kernels built by buildSides, recorded in
+	// the campaign's builds ledger once its plan is written.
+	built [2]*kbuild.Kernel
 }
 
 // vmInitFlags returns the --vm flags of 'campaign init'; the side
@@ -44,7 +48,8 @@ func vmInitFlags(f *vmFlags, o *campaign.Options) []cli.Flag {
 		&cli.BoolFlag{Name: "vm-skip-faults", Destination: &f.skipFaults, Usage: "with --vm: a boot whose guest panics, hangs or dies is recorded as skipped and the campaign goes on (default: it stops)"},
 		&cli.StringFlag{Name: "a-rev", Destination: &f.revs[0], Usage: "with --kernel-tree: side A's revision of the tree (a commit, a tag, a branch)"},
 		&cli.StringFlag{Name: "b-rev", Destination: &f.revs[1], Usage: "with --kernel-tree: side B's revision (the same as --a-rev: an A/A campaign)"},
-	), newKernelFlags(&f.kernel, "the sides' kernels at --a-rev and --b-rev at init (instead of --a-kernel, --b-kernel)", "DIR/kbuild")...)
+		&cli.StringFlag{Name: "b-patch", Destination: &f.patch, Usage: "with --kernel-tree, instead of --b-rev: side B is --a-rev with this patch (git format-patch's or a unified diff, applied with git apply; one that does not apply is refused)"},
+	), newKernelFlags(&f.kernel, "the sides' kernels at --a-rev and --b-rev (or --b-patch) at init (instead of --a-kernel, --b-kernel)", "DIR/kbuild")...)
 }
 
 // apply puts the --vm flags into o, refusing those that do not go
@@ -54,7 +59,7 @@ func (f *vmFlags) apply(c *cli.Context, o *campaign.Options) error {
 		return usagef("--%s goes with --kernel-tree", n)
 	}
 	if f.kernel.tree == "" {
-		for _, n := range []string{"a-rev", "b-rev"} {
+		for _, n := range []string{"a-rev", "b-rev", "b-patch"} {
 			if c.IsSet(n) {
 				return usagef("--%s goes with --kernel-tree", n)
 			}
@@ -81,15 +86,26 @@ func (f *vmFlags) apply(c *cli.Context, o *campaign.Options) error {
 }
 
 // buildSides builds the revisions of --kernel-tree that --a-rev and
-// --b-rev name into one build directory (internal/kbuild; B after A
-// rebuilds what differs), and makes their images the sides' kernels,
-// with their builds' facts; the options that change contention and
-// differ between the two configs are said.
+// --b-rev name (or --a-rev, then --a-rev with --b-patch) into one build
+// directory (internal/kbuild; B after A rebuilds what differs), and
+// makes their images the sides' kernels, with their builds' facts; the
+// options that change contention and differ between the two configs are
+// said. A patch that does not apply to --a-rev is refused before
+// anything is built.
 func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
-	for i, n := range []string{"a", "b"} {
-		if f.revs[i] == "" {
-			return usagef("--%s-rev: give side %s's revision of --kernel-tree", n, strings.ToUpper(n))
-		}
+	if f.patch != "" && c.IsSet("b-rev") {
+		return usagef("--b-rev: --b-patch makes side B from --a-rev and the patch; give --b-rev or --b-patch, not both")
+	}
+	if c.IsSet("b-patch") && f.patch == "" {
+		return usagef("--b-patch: give a patch file (git format-patch's or a unified diff)")
+	}
+	if f.revs[0] == "" {
+		return usagef("--a-rev: give side A's revision of --kernel-tree")
+	}
+	if f.revs[1] == "" && f.patch == "" {
+		return usagef("--b-rev: give side B's revision of --kernel-tree, or --b-patch")
+	}
+	for _, n := range []string{"a", "b"} {
 		if c.IsSet(n + "-kernel") {
 			return usagef("--%s-kernel: --kernel-tree builds side %s's kernel from --%s-rev; give one of them", n, strings.ToUpper(n), n)
 		}
@@ -113,6 +129,12 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 	if _, err := kbuild.Check(ko); err != nil {
 		return usagef("%v", err)
 	}
+	if f.patch != "" {
+		if _, err := kbuild.CheckPatch(f.kernel.tree, f.revs[0], f.patch); err != nil {
+			return usagef("--b-patch: %v", err)
+		}
+		f.revs[1] = f.revs[0]
+	}
 	warns, err := kbuild.Prepare(ko)
 	if err != nil {
 		return err
@@ -123,10 +145,13 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var ks [2]*kbuild.Kernel
+	ks := &f.built
 	for i, rev := range f.revs {
 		tail := &kbuild.Tail{}
 		ko.Log = tail
+		if i == 1 {
+			ko.Patch = f.patch
+		}
 		k, err := kbuild.Build(ctx, ko, rev)
 		if ctx.Err() != nil {
 			return cli.Exit(fmt.Sprintf("campaign init: interrupted while building side %c's kernel (%s): nothing written; the build directory %s is kept for the next try", 'A'+i, rev, bdir), exitInterrupted)
@@ -134,20 +159,36 @@ func (f *vmFlags) buildSides(c *cli.Context, o *campaign.Options) error {
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("campaign init: side %c's kernel (%s): %v", 'A'+i, esc.Line(rev), err), exitFailure)
 		}
-		cc := ""
+		cc, what := "", esc.Line(rev)+" ("+k.Revision[:12]+")"
 		if k.CCache {
 			cc = ", ccache"
 		}
+		if k.Patch != "" {
+			what += " with " + esc.Line(k.Patch) + " (" + k.PatchSHA256[:12] + ")"
+		}
 		if k.Cached {
-			fmt.Fprintf(log, "kernel %c: %s (%s) kept from an earlier build; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.ConfigSHA256[:12])
+			fmt.Fprintf(log, "kernel %c: %s kept from an earlier build; config %s\n", 'A'+i, what, k.ConfigSHA256[:12])
 		} else {
-			fmt.Fprintf(log, "kernel %c: %s (%s) built in %.1f s, %s rebuilt%s; config %s\n", 'A'+i, esc.Line(rev), k.Revision[:12], k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12])
+			fmt.Fprintf(log, "kernel %c: %s built in %.1f s, %s rebuilt%s; config %s\n", 'A'+i, what, k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12])
 		}
 		ks[i] = k
 		o.Sides[i].Kernel, o.Sides[i].Build = k.Image, k.Env()
 	}
 	if d := kbuild.Diff(ks[0].Options, ks[1].Options); len(d) > 0 {
 		fmt.Fprintf(log, "campaign init: warning: the sides' configs differ in options that change contention: %s\n", strings.Join(d, ", "))
+	}
+	return nil
+}
+
+// record appends the sides' builds (buildSides) to the builds ledger of
+// the campaign in dir (kbuild.BuildsFile).
+func (f *vmFlags) record(dir string) error {
+	for i, k := range f.built {
+		if k != nil {
+			if err := kbuild.Append(filepath.Join(dir, kbuild.BuildsFile), k, string(rune('A'+i))); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

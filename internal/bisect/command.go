@@ -13,6 +13,7 @@ import (
 
 	"contend/internal/esc"
 	"contend/internal/guest"
+	"contend/internal/kbuild"
 	"contend/internal/safefile"
 	"contend/internal/vm"
 )
@@ -236,7 +237,9 @@ func run(ctx context.Context, dir string, plan *Plan, events []Event, out Output
 		}
 		return nil, fmt.Errorf("bisect: %w (the search so far is in %s: 'contend bisect resume %s' continues it)", err, dir, dir)
 	}
-	describe(res, dir, plan)
+	if err := describe(res, dir, plan); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -257,19 +260,30 @@ func Status(dir string) (*Result, error) {
 		}
 	}
 	res := s.Result(stop)
-	describe(res, dir, plan)
+	if err := describe(res, dir, plan); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
 // describe says in res what its metric is and, for a kernel search, that
 // a repetition is a boot, in a VM under the accelerator its result files
-// record.
-func describe(res *Result, dir string, plan *Plan) {
+// record, and what its kernel builds cost (--kernel-tree: its builds
+// ledger).
+func describe(res *Result, dir string, plan *Plan) error {
 	res.Metric = MetricOf(filepath.Join(dir, RunsDir), plan.Metric)
 	if plan.VM != nil {
 		res.Unit = "boots"
 		res.Where = WhereOf(filepath.Join(dir, RunsDir))
 	}
+	if plan.Kernel != nil {
+		bs, err := ReadBuilds(dir)
+		if err != nil {
+			return err
+		}
+		res.Builds = kbuild.Summarize(bs)
+	}
+	return nil
 }
 
 // Step is 'contend bisect step': the verdict on HEAD of r.Repo for git

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"contend/internal/kbuild"
 )
 
 // okRequest is a request that Start accepts on repo (kernelRepo's), into
@@ -189,6 +191,58 @@ func TestStatusReadsTheLedger(t *testing.T) {
 	}
 	if _, err := Status(t.TempDir()); err == nil {
 		t.Error("the status of a directory without a search: no error")
+	}
+}
+
+// TestStatusSumsUpBuilds: the status of a search that builds its
+// kernels (--kernel-tree) sums up its builds ledger, and its text says
+// so in one line; a damaged builds ledger is refused naming it; a
+// search without kernel builds says nothing of builds.
+func TestStatusSumsUpBuilds(t *testing.T) {
+	cs, _ := simCommits(8)
+	dir := t.TempDir()
+	vmp := &VMPlan{Machine: guest.Machine{CPUs: 1, MemMiB: 512, Timeout: time.Minute}, RunsPerBoot: 3}
+	if err := Create(dir, &Plan{Repo: "r", Good: "g", Bad: "b", Commits: cs, Measure: []string{"run", "faultme"}, VM: vmp,
+		Kernel: &KernelPlan{Config: "tinyconfig", BuildDir: filepath.Join(dir, KbuildDir)}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Status(dir)
+	if err != nil || res.Builds != nil {
+		t.Fatalf("no build yet: %+v, %v", res.Builds, err)
+	}
+	for i, b := range []struct {
+		secs float64
+		objs int
+		kept bool
+	}{{612, 2100, false}, {48, 12, false}, {0, 0, true}, {55, 30, false}} {
+		k := &kbuild.Kernel{Revision: cs[i].Hash, BuildSeconds: b.secs, Rebuilt: b.objs, Cached: b.kept}
+		if err := kbuild.Append(filepath.Join(dir, BuildsFile), k, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err = Status(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kbuild.Summary{Builds: 3, Kept: 1, FirstSeconds: 612, FirstRebuilt: 2100, MedianSeconds: 51.5, MaxSeconds: 55, MedianRebuilt: 21, MaxRebuilt: 30,
+		TotalSeconds: 715, TotalRebuilt: 2142}
+	if res.Builds == nil || *res.Builds != want {
+		t.Errorf("builds %+v, want %+v", res.Builds, want)
+	}
+	var b strings.Builder
+	if err := Write(&b, res, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if line := "kernel builds: 3 (and 1 image kept from earlier builds): the first 10.2 min, 2100 objects rebuilt; the 2 after it: time median 51.5 s, max 55.0 s, objects rebuilt median 21, max 30; total 11.9 min\n"; !strings.Contains(b.String(), line) {
+		t.Errorf("the text does not hold %q:\n%s", line, b.String())
+	}
+	b.Reset()
+	if err := Write(&b, res, "json"); err != nil || !strings.Contains(b.String(), `"kernel_builds": {`) {
+		t.Errorf("the JSON: %v\n%s", err, b.String())
+	}
+	os.WriteFile(filepath.Join(dir, BuildsFile), []byte("garbage\n"), 0o644)
+	if _, err := Status(dir); err == nil || !strings.Contains(err.Error(), BuildsFile+" is damaged: line 1") {
+		t.Errorf("a damaged builds ledger: %v", err)
 	}
 }
 

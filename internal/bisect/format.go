@@ -159,6 +159,9 @@ func writeText(w io.Writer, r *Result, md bool) error {
 	}
 	line("%s: %d calibration + %d probes + %d of the ends beside them + %d verification = %d%s; %s of %s; %s",
 		r.unit(), r.Runs.Calibration, r.Runs.Probes, r.Runs.Ends, r.Runs.Verify, r.Runs.Total, where, plural.N(r.Probes, "probe", "probes"), plural.N(r.Probed, "commit", "commits"), time3(r.Elapsed))
+	if r.Builds != nil {
+		line("%s", r.Builds)
+	}
 	if len(r.Skipped) > 0 {
 		mass := 0.0
 		for _, s := range r.Skipped {

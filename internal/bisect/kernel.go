@@ -8,10 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"contend/internal/guest"
-	"contend/internal/jsonl"
 	"contend/internal/kbuild"
 	"contend/internal/plural"
 	"contend/internal/safefile"
@@ -42,17 +40,9 @@ type KernelPlan struct {
 // KbuildDir is a search's build directory when none is given.
 const KbuildDir = "kbuild"
 
-// BuildsFile is the ledger of a search's kernel builds: one BuildRecord
-// a line (internal/jsonl), appended after each build.
-const BuildsFile = "builds.jsonl"
-
-// BuildRecord is one kernel build of a search: what kbuild made (the
-// revision, the image, the config's hash and contention options, the
-// build's time and objects rebuilt), when.
-type BuildRecord struct {
-	Time time.Time `json:"time"`
-	kbuild.Kernel
-}
+// BuildsFile is the ledger of a search's kernel builds, in its
+// directory (kbuild.BuildsFile: one kbuild.Record a line).
+const BuildsFile = kbuild.BuildsFile
 
 // kernelPlan checks the kernel build of r (a --vm search, without
 // --build; kbuild.Check: the tree, the base and the fragments) and
@@ -177,7 +167,7 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 		return nil, &SkipError{Reason: fmt.Sprintf("the build made no bootable image: %v; its output: %s", err, logPath)}
 	}
 	if p.Builds != "" {
-		if err := jsonl.Append(p.Builds, BuildRecord{Time: time.Now().UTC(), Kernel: *k}); err != nil {
+		if err := kbuild.Append(p.Builds, k, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -197,12 +187,7 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 
 // ReadBuilds returns the kernel builds recorded in dir (none for a
 // search that did not build its kernels).
-func ReadBuilds(dir string) ([]BuildRecord, error) {
-	bs, _, err := jsonl.Read(filepath.Join(dir, BuildsFile), safefile.Self, func(b BuildRecord) error {
-		if b.Revision == "" {
-			return errors.New("no revision")
-		}
-		return nil
-	})
+func ReadBuilds(dir string) ([]kbuild.Record, error) {
+	bs, _, err := kbuild.ReadLedger(filepath.Join(dir, BuildsFile))
 	return bs, err
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"contend/analysis"
+	"contend/internal/kbuild"
 )
 
 // Result is what a search found.
@@ -34,6 +35,9 @@ type Result struct {
 	// ran ("in a VM (TCG)...", WhereOf). Both set by the caller.
 	Unit  string `json:"unit,omitempty"`
 	Where string `json:"where,omitempty"`
+	// Builds sums up the kernel builds of a search that builds its
+	// kernels (--kernel-tree; its BuildsFile), set by the caller.
+	Builds *kbuild.Summary `json:"kernel_builds,omitempty"`
 }
 
 // unit is r.Unit, "runs" when unset.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"contend/internal/esc"
+	"contend/internal/kbuild"
 	"contend/internal/safefile"
 )
 
@@ -72,7 +73,9 @@ func WriteInit(w io.Writer, p *Plan) {
 	fmt.Fprintf(w, "next: 'contend campaign unit %s' (install it), 'contend campaign arm %s', then boot side %c and 'contend campaign step %s'\n", dir, dir, p.Order[0], dir)
 }
 
-// ShowStatus writes the status of the campaign in dir (WriteStatus).
+// ShowStatus writes the status of the campaign in dir (WriteStatus)
+// and, for one whose kernels contend built, what the builds cost (its
+// builds ledger, kbuild.Summary).
 func ShowStatus(w io.Writer, dir string) error {
 	p, err := ReadPlan(dir)
 	if err != nil {
@@ -82,6 +85,13 @@ func ShowStatus(w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
+	builds, _, err := kbuild.ReadLedger(filepath.Join(dir, kbuild.BuildsFile))
+	if err != nil {
+		return err
+	}
 	WriteStatus(w, dir, p, led)
+	if s := kbuild.Summarize(builds); s != nil {
+		fmt.Fprintln(w, s)
+	}
 	return nil
 }

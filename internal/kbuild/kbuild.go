@@ -104,6 +104,11 @@ type Options struct {
 	Log io.Writer
 	// Make is the make program (empty: make).
 	Make string
+	// Patch, when set, is a patch file (git format-patch's, or a plain
+	// unified diff) applied with git apply on top of the revision built
+	// (campaign init --b-patch): the kernel is the revision and the
+	// patch, its image kept apart from the revision's own.
+	Patch string
 }
 
 // Kernel is what one build made and what it was made from.
@@ -113,6 +118,11 @@ type Kernel struct {
 	ConfigSHA256 string            `json:"config_sha256"`
 	Options      map[string]string `json:"options"`       // each of Contention: its value, n when unset
 	BuildSeconds float64           `json:"build_seconds"` // the checkout, the config and make
+
+	// Patch is the base name of Options.Patch, PatchSHA256 its
+	// contents' hash (both empty without a patch).
+	Patch       string `json:"patch,omitempty"`
+	PatchSHA256 string `json:"patch_sha256,omitempty"`
 
 	Rebuilt int  `json:"objects_rebuilt"` // .o files written by this build
 	CCache  bool `json:"ccache,omitempty"`
@@ -335,11 +345,19 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := filepath.Join(o.Dir, ImagesDir, short(hash)+".json")
+	var patch []byte
+	psum := ""
+	if o.Patch != "" {
+		if patch, psum, err = readPatch(o.Patch); err != nil {
+			return nil, err
+		}
+	}
+	name := imageName(hash, psum)
+	meta := filepath.Join(o.Dir, ImagesDir, name+".json")
 	if b, err := os.ReadFile(meta); err == nil {
 		var prev built
 		cfg, cerr := os.ReadFile(strings.TrimSuffix(meta, ".json") + ".config")
-		if json.Unmarshal(b, &prev) == nil && prev.Inputs == in && prev.Revision == hash && cerr == nil {
+		if json.Unmarshal(b, &prev) == nil && prev.Inputs == in && prev.Revision == hash && prev.PatchSHA256 == psum && cerr == nil {
 			if _, err := os.Stat(prev.Image); err == nil {
 				if err := checkRequired(o, hash, configValues(cfg)); err != nil {
 					return nil, err
@@ -366,6 +384,15 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	if err := checkout(ctx, o, src, hash); err != nil {
 		return nil, err
 	}
+	if patch != nil {
+		// The next checkout --force and clean take the patch away.
+		if err := runIn(ctx, o, "", bytes.NewReader(patch), nil, "git", "-C", src, "apply", "--whitespace=nowarn", "-"); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &BuildError{Step: "git apply " + filepath.Base(o.Patch), Err: err, Log: tailOf(o.Log)}
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
@@ -380,7 +407,10 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	if err := checkRequired(o, hash, vals); err != nil {
 		return nil, err
 	}
-	k := &Kernel{Revision: hash, Options: map[string]string{}}
+	k := &Kernel{Revision: hash, Options: map[string]string{}, PatchSHA256: psum}
+	if psum != "" {
+		k.Patch = filepath.Base(o.Patch)
+	}
 	for _, c := range Contention {
 		k.Options[c] = "n"
 		if v, ok := vals[c]; ok {
@@ -396,9 +426,9 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 	}
 	k.BuildSeconds = time.Since(began).Seconds()
 	k.Rebuilt = countNewer(out, start)
-	k.Image = filepath.Join(o.Dir, ImagesDir, short(hash)+".bzImage")
+	k.Image = filepath.Join(o.Dir, ImagesDir, name+".bzImage")
 	if err := copyFile(filepath.Join(out, Image), k.Image); err != nil {
-		return nil, fmt.Errorf("the build of %s made no %s: %v", short(hash), Image, err)
+		return nil, fmt.Errorf("the build of %s made no %s: %v", name, Image, err)
 	}
 	if err := safefile.WriteFile(strings.TrimSuffix(k.Image, ".bzImage")+".config", cfg, 0o644); err != nil {
 		return nil, err
@@ -411,6 +441,58 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// imageName is the name of a revision's files in ImagesDir: its short
+// hash, and with a patch "+" and the patch's short hash.
+func imageName(hash, patchSHA string) string {
+	if patchSHA == "" {
+		return short(hash)
+	}
+	return short(hash) + "+" + short(patchSHA)
+}
+
+// readPatch reads a patch file and returns its contents and their
+// SHA-256.
+func readPatch(path string) ([]byte, string, error) {
+	if err := esc.Check("the patch", path); err != nil {
+		return nil, "", err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read the patch: %v", err)
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
+// CheckPatch checks that the patch file applies with git apply on top
+// of revision rev of tree, without writing in the tree or its worktree
+// (an index of its own), and returns the patch's SHA-256. The error is
+// one line: git's last.
+func CheckPatch(tree, rev, patch string) (string, error) {
+	b, sum, err := readPatch(patch)
+	if err != nil {
+		return "", err
+	}
+	hash, err := gitOut(tree, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%q is not a commit of %s", rev, tree)
+	}
+	idx, err := os.CreateTemp("", "contend-kbuild-index-")
+	if err != nil {
+		return "", err
+	}
+	idx.Close()
+	defer os.Remove(idx.Name())
+	env := []string{"GIT_INDEX_FILE=" + idx.Name(), "LC_ALL=C"}
+	if _, err := gitEnv(tree, env, nil, "read-tree", hash); err != nil {
+		return "", fmt.Errorf("cannot read %s's tree: %v", short(hash), err)
+	}
+	if _, err := gitEnv(tree, env, b, "apply", "--cached", "--check", "--whitespace=nowarn", "-"); err != nil {
+		return "", fmt.Errorf("%s does not apply to %s (%s): %v", filepath.Base(patch), esc.Line(rev), short(hash), err)
+	}
+	return sum, nil
 }
 
 // checkRequired refuses a config without an option of Required or
@@ -507,11 +589,21 @@ func runMake(ctx context.Context, o Options, src, out, target string) error {
 	}
 	args := []string{"-C", src, "O=" + out, "-j" + strconv.Itoa(jobs),
 		"KBUILD_BUILD_TIMESTAMP=0", "KBUILD_BUILD_USER=contend", "KBUILD_BUILD_HOST=contend", "KBUILD_BUILD_VERSION=1"}
+	var env []string
 	if cc, ok := ccache(); ok {
 		args = append(args, "CC="+cc+" gcc")
+		// kbuild gives gcc the source's absolute paths: relative to
+		// the build directory they are the same in every build
+		// directory of the tree, so that a new one (each campaign's
+		// DIR/kbuild) finds what another compiled in ccache.
+		if _, set := os.LookupEnv("CCACHE_BASEDIR"); !set {
+			if abs, err := filepath.Abs(o.Dir); err == nil {
+				env = append(env, "CCACHE_BASEDIR="+abs)
+			}
+		}
 	}
 	args = append(args, target)
-	if err := run(ctx, o, src, mk, args...); err != nil {
+	if err := runIn(ctx, o, src, nil, env, mk, args...); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -522,6 +614,12 @@ func runMake(ctx context.Context, o Options, src, out, target string) error {
 
 // run runs a command under the launcher, its output to o.Log.
 func run(ctx context.Context, o Options, dir, prog string, args ...string) error {
+	return runIn(ctx, o, dir, nil, nil, prog, args...)
+}
+
+// runIn runs a command in dir under the launcher with stdin (nil:
+// none) and env added to the environment, its output to o.Log.
+func runIn(ctx context.Context, o Options, dir string, stdin io.Reader, env []string, prog string, args ...string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -535,8 +633,8 @@ func run(ctx context.Context, o Options, dir, prog string, args ...string) error
 	if w == nil {
 		w = io.Discard
 	}
-	cmd.Stdout, cmd.Stderr = w, w
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = w, w, stdin
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C"), env...)
 	err = external.RunGroup(ctx, cmd, 10*time.Second)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -623,7 +721,20 @@ func copyFile(from, to string) error {
 }
 
 func gitOut(dir string, args ...string) (string, error) {
+	return gitEnv(dir, nil, nil, args...)
+}
+
+// gitEnv runs git in dir with env added to the environment and stdin
+// (nil: none), and returns its output; its error ends with git's last
+// line of errors.
+func gitEnv(dir string, env []string, stdin []byte, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var e bytes.Buffer
 	cmd.Stderr = &e
 	b, err := cmd.Output()
@@ -670,7 +781,8 @@ func Diff(a, b map[string]string) []string {
 // Env returns the environment entries of k, as a result file of a
 // guest records them (vm.Command.Facts): kbuild.revision,
 // kbuild.config_sha256, kbuild.build_seconds, kbuild.objects_rebuilt
-// and kbuild.config.NAME for each option of Contention.
+// and kbuild.config.NAME for each option of Contention; with a patch,
+// kbuild.patch (its file's base name) and kbuild.patch_sha256.
 func (k *Kernel) Env() map[string]string {
 	m := map[string]string{
 		"kbuild.revision":        k.Revision,
@@ -680,6 +792,9 @@ func (k *Kernel) Env() map[string]string {
 	}
 	for n, v := range k.Options {
 		m["kbuild.config."+n] = v
+	}
+	if k.PatchSHA256 != "" {
+		m["kbuild.patch"], m["kbuild.patch_sha256"] = k.Patch, k.PatchSHA256
 	}
 	return m
 }

@@ -25,8 +25,8 @@ import (
 // each src/*.c into O/obj/*.o when the source is newer (a file holding
 // FAIL does not compile; one holding SLEEP records its shell's and a
 // sleep's pids in $PIDS and waits) and concatenates them into
-// O/arch/x86/boot/bzImage; it writes the variables it was given into
-// O/vars.
+// O/arch/x86/boot/bzImage; it writes the variables it was given (and
+// ccache's base directory) into O/vars.
 const fakeMakefile = `O ?= .
 SRCS := $(sort $(wildcard src/*.c))
 OBJS := $(patsubst src/%.c,$(O)/obj/%.o,$(SRCS))
@@ -42,7 +42,7 @@ $(O)/obj/%.o: src/%.c
 bzImage: $(OBJS)
 	@mkdir -p $(O)/arch/x86/boot
 	@cat $(OBJS) > $(O)/arch/x86/boot/bzImage
-	@echo "CC=$(CC) TS=$(KBUILD_BUILD_TIMESTAMP) USER=$(KBUILD_BUILD_USER) HOST=$(KBUILD_BUILD_HOST)" > $(O)/vars
+	@echo "CC=$(CC) TS=$(KBUILD_BUILD_TIMESTAMP) USER=$(KBUILD_BUILD_USER) HOST=$(KBUILD_BUILD_HOST) BASE=$(CCACHE_BASEDIR)" > $(O)/vars
 `
 
 const fakeOlddefconfig = `/^CONFIG_[A-Za-z0-9_]+=/ { i = index($0, "="); n = substr($0, 1, i - 1); v = substr($0, i + 1); if (!(n in val)) order[++k] = n; val[n] = v; next }
@@ -191,7 +191,7 @@ func TestBuildIncremental(t *testing.T) {
 		}
 	}
 	vars, _ := os.ReadFile(filepath.Join(o.Dir, OutDir, "vars"))
-	if !strings.Contains(string(vars), "TS=0 USER=contend HOST=contend") || strings.Contains(string(vars), "ccache") {
+	if !strings.Contains(string(vars), "TS=0 USER=contend HOST=contend BASE=\n") || strings.Contains(string(vars), "ccache") {
 		t.Errorf("make's variables: %s", vars)
 	}
 	// The source tree stays clean (make O=): nothing but the revision.
@@ -202,7 +202,9 @@ func TestBuildIncremental(t *testing.T) {
 }
 
 // TestBuildCCache: with ccache installed, make's compiler is "ccache
-// gcc", and the kernel records it.
+// gcc", with the build directory as ccache's base directory (so that
+// another build directory of the tree hits what this one compiled),
+// and the kernel records it.
 func TestBuildCCache(t *testing.T) {
 	noCCache(t)
 	bin := strings.Split(os.Getenv("PATH"), ":")[0]
@@ -223,6 +225,9 @@ func TestBuildCCache(t *testing.T) {
 	}
 	if k.Options["NR_CPUS"] != "64" || k.Options["TRANSPARENT_HUGEPAGE"] != "y" {
 		t.Errorf("defconfig's options: %v", k.Options)
+	}
+	if !strings.Contains(string(vars), "BASE="+o.Dir+"\n") {
+		t.Errorf("ccache's base directory: %s; want the build directory %s", vars, o.Dir)
 	}
 }
 
@@ -416,5 +421,129 @@ func TestDiff(t *testing.T) {
 	}
 	if d := Diff(a, a); len(d) != 0 {
 		t.Errorf("Diff of a kernel with itself: %q", d)
+	}
+}
+
+// TestBuildPatch: a revision with a patch (git format-patch's, or a
+// plain unified diff) is built after the revision alone, rebuilding
+// the sources the patch touches, and kept apart from it (its own image,
+// the patch's name and hash recorded); the next revision built has the
+// patch's changes and its new file gone; a patch that does not apply is
+// refused by CheckPatch in one line naming it and the revision, the
+// tree untouched.
+func TestBuildPatch(t *testing.T) {
+	noCCache(t)
+	tree, revs := fakeTree(t,
+		map[string]string{"src/a.c": "a0\n", "src/b.c": "b0\n", "src/c.c": "c0\n"},
+		map[string]string{"src/c.c": "c1\n"},
+	)
+	files := t.TempDir()
+	// A format-patch of a change to b.c and a new file, made in a clone.
+	clone := filepath.Join(t.TempDir(), "clone")
+	if b, err := exec.Command("git", "clone", "-q", tree, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, b)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", clone}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return string(b)
+	}
+	git("checkout", "-q", revs[0])
+	writeFile(t, filepath.Join(clone, "src"), "b.c", "b-patched\n")
+	writeFile(t, filepath.Join(clone, "src"), "n.c", "new\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "mm: the fix")
+	fp := writeFile(t, files, "0001-mm-the-fix.patch", git("format-patch", "--stdout", "-1"))
+	plain := writeFile(t, files, "plain.diff", "--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-a0\n+a-plain\n")
+	bad := writeFile(t, files, "bad.diff", "--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-zz\n+a-bad\n")
+
+	o := Options{Tree: tree, Dir: filepath.Join(t.TempDir(), "kb"), Base: BaseTinyconfig}
+	if _, err := Prepare(o); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fp, plain} {
+		sum, err := CheckPatch(tree, revs[0], p)
+		b, _ := os.ReadFile(p)
+		want := sha256.Sum256(b)
+		if err != nil || sum != hex.EncodeToString(want[:]) {
+			t.Errorf("CheckPatch(%s): %q, %v", filepath.Base(p), sum, err)
+		}
+	}
+	_, err := CheckPatch(tree, revs[0], bad)
+	if err == nil || !strings.Contains(err.Error(), "bad.diff does not apply to "+revs[0]+" ("+revs[0][:12]+")") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a patch that does not apply: %v; want one line naming it and the revision", err)
+	}
+	if _, err := CheckPatch(tree, revs[0], filepath.Join(files, "none.patch")); err == nil || !strings.Contains(err.Error(), "cannot read the patch") {
+		t.Errorf("a patch that is not there: %v", err)
+	}
+	if _, err := CheckPatch(tree, "nonsense", fp); err == nil || !strings.Contains(err.Error(), `"nonsense" is not a commit`) {
+		t.Errorf("a revision that is not one: %v", err)
+	}
+	if st, _ := exec.Command("git", "-C", tree, "status", "--porcelain").Output(); len(st) > 0 {
+		t.Errorf("CheckPatch wrote in the tree: %s", st)
+	}
+
+	a, err := Build(context.Background(), o, revs[0])
+	if err != nil || a.Rebuilt != 3 || a.Patch != "" {
+		t.Fatalf("the revision: %+v, %v", a, err)
+	}
+	op := o
+	op.Patch = fp
+	b, err := Build(context.Background(), op, revs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	psum, _ := CheckPatch(tree, revs[0], fp)
+	if b.Revision != revs[0] || b.Rebuilt != 2 || b.Patch != "0001-mm-the-fix.patch" || b.PatchSHA256 != psum ||
+		b.Image != filepath.Join(o.Dir, ImagesDir, revs[0][:12]+"+"+psum[:12]+".bzImage") {
+		t.Errorf("the revision with the patch: %+v; want b.c and n.c rebuilt, the patch recorded", b)
+	}
+	if img, _ := os.ReadFile(b.Image); string(img) != "a0\nb-patched\nc0\nnew\n" {
+		t.Errorf("the patched image: %q", img)
+	}
+	if img, _ := os.ReadFile(a.Image); string(img) != "a0\nb0\nc0\n" {
+		t.Errorf("the revision's image changed: %q", img)
+	}
+	env := b.Env()
+	if env["kbuild.patch"] != "0001-mm-the-fix.patch" || env["kbuild.patch_sha256"] != psum || env["kbuild.revision"] != revs[0] {
+		t.Errorf("the patched kernel's facts: %v", env)
+	}
+	if _, ok := a.Env()["kbuild.patch"]; ok {
+		t.Errorf("the revision's facts name a patch: %v", a.Env())
+	}
+	// Both are kept, each its own.
+	if k, err := Build(context.Background(), op, revs[0]); err != nil || !k.Cached || k.PatchSHA256 != psum || k.Image != b.Image {
+		t.Errorf("the patched revision again: %+v, %v; want its kept image", k, err)
+	}
+	if k, err := Build(context.Background(), o, revs[0]); err != nil || !k.Cached || k.PatchSHA256 != "" || k.Image != a.Image {
+		t.Errorf("the revision again: %+v, %v; want its kept image", k, err)
+	}
+	// The next revision: the patch's changes gone (b.c back, n.c
+	// removed), c.c changed.
+	n, err := Build(context.Background(), o, revs[1])
+	if err != nil || n.Rebuilt != 2 {
+		t.Errorf("the next revision: %+v, %v; want b.c and c.c rebuilt", n, err)
+	}
+	if img, _ := os.ReadFile(n.Image); string(img) != "a0\nb0\nc1\n" {
+		t.Errorf("the next revision's image: %q", img)
+	}
+	// A plain diff, on the next revision.
+	op.Patch = plain
+	if k, err := Build(context.Background(), op, revs[1]); err != nil || k.Rebuilt != 1 || k.Patch != "plain.diff" {
+		t.Errorf("a plain diff: %+v, %v", k, err)
+	} else if img, _ := os.ReadFile(k.Image); string(img) != "a-plain\nb0\nc1\n" {
+		t.Errorf("the image of a plain diff: %q", img)
+	}
+	// A patch that does not apply, given to Build: a build error naming
+	// the step.
+	op.Patch = bad
+	var be *BuildError
+	if _, err := Build(context.Background(), op, revs[1]); !errors.As(err, &be) || be.Step != "git apply bad.diff" {
+		t.Errorf("Build with a patch that does not apply: %v", err)
 	}
 }

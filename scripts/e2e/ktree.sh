@@ -16,15 +16,36 @@
 # and authors, so their hashes are the same on every machine and a cached
 # build directory stays valid. linux-source-6.1 is installed with apt-get
 # when missing (as root).
+#
+# The benchmark (scripts/bench-kbuild-bisect.sh) asks for a longer series:
+# KTREE_COMMITS (16, at most 32) commits after the first, the slowdown
+# planted at KTREE_PLANT (11), from KTREE_SOURCE (linux-source-6.1, or
+# linux-source-6.12 when installed); a series other than the e2e's is
+# cached as ktree-VERSION-cN-pK.
 set -euo pipefail
-if ! compgen -G '/usr/src/linux-source-6.1*.tar.xz' >/dev/null; then
+ncommits=${KTREE_COMMITS:-16}
+plant=${KTREE_PLANT:-11}
+source=${KTREE_SOURCE:-linux-source-6.1}
+if ! [[ $ncommits =~ ^[0-9]+$ ]] || ((ncommits < 2 || ncommits > 32)); then
+	echo "ktree.sh: KTREE_COMMITS=$ncommits: give 2 to 32" >&2
+	exit 2
+fi
+if ! [[ $plant =~ ^[0-9]+$ ]] || ((plant < 1 || plant > ncommits)); then
+	echo "ktree.sh: KTREE_PLANT=$plant: give 1 to KTREE_COMMITS ($ncommits)" >&2
+	exit 2
+fi
+if [[ $source != linux-source-6.1 && $source != linux-source-6.12 ]]; then
+	echo "ktree.sh: KTREE_SOURCE=$source: give linux-source-6.1 or linux-source-6.12" >&2
+	exit 2
+fi
+if [[ ! -f /usr/src/$source.tar.xz ]]; then
 	if ((EUID != 0)); then
-		echo "ktree.sh: /usr/src/linux-source-6.1.tar.xz is missing: install linux-source-6.1 (as root)" >&2
+		echo "ktree.sh: /usr/src/$source.tar.xz is missing: install $source (as root)" >&2
 		exit 2
 	fi
-	echo "ktree.sh: installing linux-source-6.1, flex, bison, bc, libelf-dev" >&2
+	echo "ktree.sh: installing $source, flex, bison, bc, libelf-dev" >&2
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils make gcc >&2
+		"$source" flex bison bc libelf-dev libssl-dev xz-utils make gcc >&2
 fi
 for t in flex bison bc; do
 	command -v $t >/dev/null || {
@@ -32,10 +53,13 @@ for t in flex bison bc; do
 		break
 	}
 done
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz | head -n1)
-ver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || basename "$tarball" .tar.xz)
+tarball=/usr/src/$source.tar.xz
+ver=$(dpkg-query -W -f '${Version}' "$source" 2>/dev/null || basename "$tarball" .tar.xz)
 cache=${CONTEND_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/contend-e2e}
 out=$cache/ktree-$ver
+if ((ncommits != 16 || plant != 11)); then
+	out=$out-c$ncommits-p$plant
+fi
 mkdir -p "$cache"
 exec 9>"$cache/.lock-ktree"
 flock 9
@@ -58,12 +82,21 @@ if [[ ! -f $out/.contend-ktree-done ]]; then
 	git -C "$tmp" init -q -b main
 	git -C "$tmp" config gc.auto 0
 	commit "linux-source $ver"
+	# Files every config compiles (tinyconfig included); mm/memory.c is
+	# the planted commit's.
 	files=(kernel/fork.c kernel/exit.c fs/read_write.c mm/mmap.c kernel/sched/core.c lib/string.c
 		kernel/printk/printk.c fs/open.c mm/page_alloc.c kernel/sys.c mm/memory.c kernel/signal.c
-		init/main.c fs/exec.c mm/filemap.c kernel/time/timer.c)
-	for i in $(seq 1 16); do
+		init/main.c fs/exec.c mm/filemap.c kernel/time/timer.c
+		kernel/cred.c kernel/pid.c kernel/panic.c kernel/resource.c kernel/softirq.c kernel/notifier.c
+		mm/mprotect.c mm/mremap.c mm/rmap.c mm/vmscan.c fs/namei.c fs/dcache.c fs/inode.c fs/super.c
+		lib/vsprintf.c kernel/time/hrtimer.c)
+	if ((plant != 11)); then
+		files[10]=${files[$((plant - 1))]}
+		files[$((plant - 1))]=mm/memory.c
+	fi
+	for i in $(seq 1 "$ncommits"); do
 		f=${files[$((i - 1))]}
-		if ((i == 11)); then
+		if ((i == plant)); then
 			# The planted slowdown: a 20 us busy wait in every anonymous fault.
 			grep -q '^static vm_fault_t do_anonymous_page(struct vm_fault \*vmf)$' "$tmp/$f"
 			sed -i '/^static vm_fault_t do_anonymous_page(struct vm_fault \*vmf)$/,/^{$/ s/^{$/{\n\tudelay(20);\t\/* contend e2e: the planted slowdown *\//' "$tmp/$f"
