@@ -64,8 +64,22 @@ type Report struct {
 	// Bare is a block without the mail around it (contend's --format
 	// lkml): Testcase is its testcase axis, Commit its new side.
 	Bare bool
+	// Quoted is a report read from the lines a reply quotes ("> "); the
+	// reply may have cut rows or the whole details (then Blocks is
+	// empty), and a testcase: line it cut is taken from the headline's
+	// stat (Testcase "stress-ng" of "stress-ng.switch.ops_per_sec"), a
+	// commit: line from the subject.
+	// InReplyTo is the reply's In-Reply-To: the report's Message-ID.
+	Quoted    bool
+	InReplyTo string
 	// skippedStat maps the stat of a skipped row to its note.
 	skippedStat map[string]string
+	// subjectCommit is the commit id of the subject ("7c4f75a21f").
+	subjectCommit string
+	// blockErr is why the first unreadable block was skipped;
+	// firstBlockBad: it was the first block, the headline's.
+	blockErr      error
+	firstBlockBad bool
 }
 
 // Headline is the change the subject and the first paragraph announce.
@@ -109,7 +123,17 @@ type Row struct {
 	BaseSD, NewSD  float64 // in percent of the mean
 	Change         float64
 	AbsoluteChange bool
-	Line           string // the row as the mail has it
+	// More are the further sides of a block of three or more (each
+	// against the first side, as lkp-tests' compare prints them).
+	More []Cell
+	Line string // the row as the mail has it
+}
+
+// Cell is a further side of a row: its change against the first side,
+// its mean and its relative standard deviation.
+type Cell struct {
+	Change, New, NewSD float64
+	AbsoluteChange     bool
 }
 
 // Param returns the value of the test parameter key.
@@ -210,13 +234,26 @@ func parseMessage(m []byte) (*Report, error) {
 			rep.Subject = strings.Join(strings.Fields(s), " ")
 		}
 		rep.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
+		rep.InReplyTo = strings.Trim(msg.Header.Get("In-Reply-To"), "<> ")
 		b, err := textBody(msg)
 		if err != nil {
 			return nil, err
 		}
 		body = b
 	}
-	if err := rep.parseBody(string(body)); err != nil {
+	err := rep.parseBody(string(body))
+	if q, ok := unquote(string(body)); err != nil && ok {
+		// A reply: the report it quotes.
+		rep = &Report{Subject: rep.Subject, MessageID: rep.MessageID, InReplyTo: rep.InReplyTo, Quoted: true}
+		if qerr := rep.parseQuoted(q); qerr != nil {
+			return nil, qerr
+		}
+		err = nil
+	}
+	if err != nil {
+		if strings.HasPrefix(strings.ToLower(rep.Subject), "re: ") && reSubject().MatchString(rep.Subject) {
+			return nil, fmt.Errorf("a reply in a robot report's thread that quotes none of the report (%v): give contend reproduce the report itself, or a reply that quotes it", err)
+		}
 		return nil, err
 	}
 	rep.parseSubject()
@@ -224,6 +261,77 @@ func parseMessage(m []byte) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// parseQuoted reads the report a reply quotes (q: the quoted lines, their
+// "> " taken off): a testcase: line the reply cut is the prefix of the
+// headline's stat, a commit: line the subject's commit.
+func (rep *Report) parseQuoted(q string) error {
+	err := rep.parseBody(q)
+	if err == nil {
+		return nil
+	}
+	rep.parseSubject()
+	if rep.Testcase == "" && rep.Change.Stat != "" {
+		rep.Testcase, _, _ = strings.Cut(rep.Change.Stat, ".")
+	}
+	if rep.Commit == "" {
+		rep.Commit = rep.subjectCommit
+	}
+	var kept []Block
+	for _, b := range rep.Blocks {
+		if len(b.Rows) > 0 {
+			kept = append(kept, b)
+		} else {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("the quoted block of %s has no rows (the reply cut them): that block skipped", b.Machine))
+		}
+	}
+	rep.Blocks = kept
+	if len(rep.Blocks) == 0 && rep.Testcase != "" && reSHA().MatchString(rep.Commit) && rep.Change.Stat != "" {
+		// The reply cut the details: the head of the report is all
+		// there is (a plan without the robot's rows).
+		return nil
+	}
+	return rep.checkBody()
+}
+
+// quoteDepth returns how deeply line l is quoted ("> > text": 2) and the
+// line without its quote marks (one space after each taken off).
+func quoteDepth(l string) (int, string) {
+	d := 0
+	for {
+		t := strings.TrimLeft(l, " ")
+		if !strings.HasPrefix(t, ">") {
+			return d, l
+		}
+		l = strings.TrimPrefix(t[1:], " ")
+		d++
+	}
+}
+
+// unquote returns the lines of body at the quote depth of the robot's
+// report (the first quoted line of its template), their quote marks
+// taken off, every other line blank; ok false if body quotes no report.
+func unquote(body string) (string, bool) {
+	lines := strings.Split(body, "\n")
+	depth := 0
+	for _, l := range lines {
+		d, t := quoteDepth(l)
+		if d > 0 && (reNoticed().MatchString(t) || reCommit().MatchString(strings.TrimRight(t, " \t")) || strings.HasPrefix(t, "testcase: ") || strings.HasPrefix(t, "in testcase: ")) {
+			depth = d
+			break
+		}
+	}
+	if depth == 0 {
+		return "", false
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if d, t := quoteDepth(l); d == depth {
+			out[i] = t
+		}
+	}
+	return strings.Join(out, "\n"), true
 }
 
 // check refuses what the robot does not write: a control character in a
@@ -262,6 +370,10 @@ func (rep *Report) check() error {
 				return fmt.Errorf("the headline's row (%s) is unreadable: %s", st, line)
 			}
 		}
+	}
+	if rep.firstBlockBad && !rep.Quoted {
+		// The first block is the headline's (the robot's template).
+		return rep.blockErr
 	}
 	return nil
 }
@@ -345,7 +457,7 @@ func plain(s string) bool {
 }
 
 var (
-	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
+	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd):\s*|\[LKP\]\s*)*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
 	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
 	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
 	reSHA      = lazyre.New(`^[0-9a-f]{7,40}$`)
@@ -361,7 +473,10 @@ func (rep *Report) parseSubject() {
 	if m == nil {
 		return
 	}
-	if br := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(m[1])); len(br) > 0 {
+	rep.subjectCommit = m[2]
+	// The branch is a first bracket "tree:branch"; the robot's older
+	// subjects have only the subsystem's ("[xfs]").
+	if br := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(m[1])); len(br) > 0 && strings.Contains(br[0], ":") {
 		rep.Branch = br[0]
 	}
 	if rep.Change.Stat == "" {
@@ -395,17 +510,17 @@ func (rep *Report) parseBody(body string) error {
 				set(&rep.PatchLink, v)
 			case "patch subject":
 				set(&rep.PatchSubject, v)
-			case "testcase":
+			case "testcase", "in testcase":
 				set(&rep.Testcase, v)
 			case "config":
 				set(&rep.Config, v)
 			case "compiler":
 				set(&rep.Compiler, v)
-			case "test machine":
+			case "test machine", "on test machine":
 				set(&rep.Machine, v)
 			}
 		}
-		if l == "parameters:" && rep.Params == nil {
+		if (l == "parameters:" || l == "with following parameters:") && rep.Params == nil {
 			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
 			}
 			for ; i < len(lines); i++ {
@@ -425,18 +540,30 @@ func (rep *Report) parseBody(body string) error {
 		if m := reMachine().FindStringSubmatch(l); m != nil {
 			desc = l
 		}
+		if strings.HasPrefix(l, "<below more details") && len(rep.Blocks) > 0 {
+			// The rest of the last block's rows, after the signature
+			// ("<below more details following above table FYI>").
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
+			}
+			next, skipped := rep.Blocks[len(rep.Blocks)-1].readRows(lines, i, true)
+			rep.skip(skipped)
+			i = next - 1
+			continue
+		}
 		if reRule().MatchString(l) {
 			b, next, skipped, err := parseBlock(lines, i+1)
 			if err != nil {
-				return err
-			}
-			for _, sk := range skipped {
-				rep.Skipped = append(rep.Skipped, sk.note)
-				if rep.skippedStat == nil {
-					rep.skippedStat = map[string]string{}
+				// A block that cannot be read (a reply's own table, cut
+				// by the reply) is skipped with a note; the report
+				// needs one block.
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%v: that block skipped", err))
+				if rep.blockErr == nil {
+					rep.blockErr, rep.firstBlockBad = err, len(rep.Blocks) == 0
 				}
-				rep.skippedStat[sk.stat] = sk.note
+				desc = ""
+				continue
 			}
+			rep.skip(skipped)
 			b.Describe = desc
 			desc = ""
 			rep.Blocks = append(rep.Blocks, b)
@@ -445,18 +572,24 @@ func (rep *Report) parseBody(body string) error {
 	}
 	if rep.Testcase == "" && rep.Commit == "" && len(rep.Blocks) > 0 {
 		// A block without the mail around it (contend's own --format
-		// lkml, a block quoted alone): its testcase axis and its new side.
+		// lkml, a block quoted alone, a reply's own table): its testcase
+		// axis and its second side (the rows' change is of it).
 		b := rep.Blocks[0]
 		rep.Testcase = b.Axis("testcase")
 		if b.CompareKey == "commit" {
-			s := b.Sides[len(b.Sides)-1]
+			s := b.Sides[1]
 			rep.Commit, rep.CommitSubject = s.ID, s.Subject
 		}
 		if rep.Commit == "" {
-			rep.Commit = b.Sides[len(b.Sides)-1].ID
+			rep.Commit = b.Sides[1].ID
 		}
 		rep.Bare = true
 	}
+	return rep.checkBody()
+}
+
+// checkBody refuses a body without the parts a plan needs.
+func (rep *Report) checkBody() error {
 	switch {
 	case rep.Testcase == "":
 		return errors.New("not a kernel test robot report: no 'testcase:' line")
@@ -464,6 +597,8 @@ func (rep *Report) parseBody(body string) error {
 		return errors.New("not a kernel test robot report: no 'commit: SHA' line")
 	case !rep.Bare && !reSHA().MatchString(rep.Commit):
 		return fmt.Errorf("commit %q is not a commit id", rep.Commit)
+	case len(rep.Blocks) == 0 && rep.blockErr != nil:
+		return rep.blockErr
 	case len(rep.Blocks) == 0:
 		return errors.New("not a kernel test robot report: no comparison block (a '=====' line, the axes, 'commit:', the id columns, '%stddev')")
 	}
@@ -473,6 +608,17 @@ func (rep *Report) parseBody(body string) error {
 		}
 	}
 	return nil
+}
+
+// skip notes the rows that could not be read.
+func (rep *Report) skip(skipped []skip) {
+	for _, sk := range skipped {
+		rep.Skipped = append(rep.Skipped, sk.note)
+		if rep.skippedStat == nil {
+			rep.skippedStat = map[string]string{}
+		}
+		rep.skippedStat[sk.stat] = sk.note
+	}
 }
 
 func finite(vs ...float64) bool {
@@ -545,6 +691,19 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
 		i++
 	}
+	if i+1 < len(lines) && reIDRule().MatchString(lines[i+1]) {
+		// No 'commit:' lines (the robot's follow-up tables): the
+		// sides are the id columns.
+		b.CompareKey = "commit"
+		for _, id := range strings.Fields(lines[i]) {
+			b.Sides = append(b.Sides, Side{ID: id})
+		}
+		if len(b.Sides) < 2 {
+			return b, i, nil, fmt.Errorf("line %d: a comparison block with %d id columns", i+1, len(b.Sides))
+		}
+		i, skipped = b.readRows(lines, i+2, false)
+		return b, i, skipped, nil
+	}
 	if i >= len(lines) || !strings.HasSuffix(strings.TrimRight(lines[i], " "), ":") {
 		return b, i, nil, fmt.Errorf("line %d: a comparison block without its 'commit:' line", i+1)
 	}
@@ -552,6 +711,12 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 	for i++; i < len(lines); i++ {
 		m := reSideLine().FindStringSubmatch(lines[i])
 		if m == nil {
+			// "  e0bf1dc859fdd mm: memcg: ..." (a side without the
+			// parentheses, as people write them).
+			if f := strings.Fields(lines[i]); len(f) > 1 && strings.HasPrefix(lines[i], "  ") && reSHA().MatchString(f[0]) {
+				b.Sides = append(b.Sides, Side{f[0], strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), f[0]))})
+				continue
+			}
 			break
 		}
 		b.Sides = append(b.Sides, Side{m[1], m[2]})
@@ -565,19 +730,28 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 		}
 		i++
 	}
-	perf := false
-	for i++; i < len(lines); i++ {
+	i, skipped = b.readRows(lines, i+1, false)
+	return b, i, skipped, nil
+}
+
+// readRows reads the sections of a block from line i to a blank line
+// (the rows of its %stddev sections; perf: the lines start in one) and
+// returns the line after it.
+func (b *Block) readRows(lines []string, i int, perf bool) (int, []skip) {
+	var skipped []skip
+	for ; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
 		switch {
 		case l == "":
-			return b, i + 1, skipped, nil
+			return i + 1, skipped
 		case strings.Contains(l, "%stddev"):
 			perf = true
 			continue
 		case strings.Contains(l, "fail:runs"):
 			perf = false
 			continue
-		case strings.TrimSpace(l) == `\          |                \`, strings.TrimSpace(l) == "|             |":
+		case strings.Trim(l, `\| `) == "", strings.Trim(l, ". ") == "":
+			// The id rule's marks, and a reply's elision ("...").
 			continue
 		}
 		if !perf {
@@ -591,7 +765,7 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 		}
 		b.Rows = append(b.Rows, r)
 	}
-	return b, i, skipped, nil
+	return i, skipped
 }
 
 // parseRow reads one %stddev row: base [± N%] change new [± N%] stat.
@@ -647,9 +821,38 @@ func parseRow(l string) (Row, error) {
 	if r.NewSD, err = pct(); err != nil {
 		return r, err
 	}
+	// Further sides (a block of three or more commits): change new [± N%].
+	for len(t) >= 3 && isChange(t[0]) {
+		c := Cell{AbsoluteChange: !strings.HasSuffix(t[0], "%")}
+		var e1, e2 error
+		c.Change, e1 = num(strings.TrimSuffix(t[0], "%"))
+		c.New, e2 = num(t[1])
+		if e1 != nil || e2 != nil || !finite(c.Change, c.New) {
+			return r, bad
+		}
+		t = t[2:]
+		if c.NewSD, err = pct(); err != nil {
+			return r, err
+		}
+		r.More = append(r.More, c)
+	}
+	// A note after the stat, as the robot marks a row it discusses:
+	// "fsmark.files_per_sec     <-------- (a)".
+	if len(t) > 1 && strings.HasPrefix(t[1], "<") {
+		t = t[:1]
+	}
 	if len(t) != 1 || !finite(r.Base, r.New, r.Change) {
 		return r, bad
 	}
 	r.Stat = t[0]
 	return r, nil
+}
+
+// isChange tells whether s is a change column: "+12.3%", "-0.4", "+1.6e+05%".
+func isChange(s string) bool {
+	if len(s) < 2 || s[0] != '+' && s[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	return err == nil
 }
