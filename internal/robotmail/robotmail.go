@@ -770,7 +770,7 @@ func (b *Block) readRows(lines []string, i int, perf bool) (int, []skip) {
 
 // parseRow reads one %stddev row: base [± N%] change new [± N%] stat.
 func parseRow(l string) (Row, error) {
-	t := strings.Fields(l)
+	t := strings.Fields(misreadPM.Replace(l))
 	r := Row{Line: l}
 	num := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	bad := fmt.Errorf("%q is not a row of the robot's block (base [± N%%] change new [± N%%] stat)", l)
@@ -847,6 +847,11 @@ func parseRow(l string) (Row, error) {
 	r.Stat = t[0]
 	return r, nil
 }
+
+// misreadPM maps the robot's "±" (the byte 0xB1 of its iso-8859-1) as a
+// reply's mailer may have read it: "ą" (iso-8859-2, windows-1250), or the
+// replacement character of a UTF-8 decoder.
+var misreadPM = strings.NewReplacer("ą", "±", "\uFFFD", "±")
 
 // isChange tells whether s is a change column: "+12.3%", "-0.4", "+1.6e+05%".
 func isChange(s string) bool {
