@@ -491,7 +491,11 @@ func (p *Plan) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  commit %s\n", described(robotmail.Side{ID: r.Commit, Subject: r.CommitSubject}))
 	if p.HasRow {
-		fmt.Fprintf(w, "  reported on %s: %s %s (%s -> %s)\n", p.Block.Machine, p.Stat, Change(p.Reported.Change, !p.Reported.AbsoluteChange), num(p.Reported.Base), num(p.Reported.New))
+		on := ""
+		if p.Block.Machine != "" {
+			on = " on " + p.Block.Machine // contend's own block has no machine
+		}
+		fmt.Fprintf(w, "  reported%s: %s %s (%s -> %s)\n", on, p.Stat, Change(p.Reported.Change, !p.Reported.AbsoluteChange), num(p.Reported.Base), num(p.Reported.New))
 	}
 	for _, im := range r.Also {
 		fmt.Fprintf(w, "  also reported: %s, on %s (%s)\n", im.Change, im.Machine, paramList(im.Params))
