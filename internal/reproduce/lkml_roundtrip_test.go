@@ -29,10 +29,10 @@ func TestLKMLRoundTripShapes(t *testing.T) {
 		rows = append(rows, lkml.Row{Stat: stat, Base: base, New: new, Percent: percent, Changed: true})
 	}
 	add("time.elapsed_time", lkml.Stats{Mean: 22.58, StdDev: 1.9, N: 3}, lkml.Stats{Mean: 16.80, StdDev: 0.4, N: 3}, false)
-	add("contend.mutex.wait_ns", lkml.Stats{Mean: 1.0, StdDev: 2.0, N: 4}, lkml.Stats{Mean: 0.11, StdDev: 0.03, N: 4}, false)   // ±173%
-	add("contend.faultme.ops", lkml.Stats{Mean: 2.37, StdDev: 4.1, N: 10}, lkml.Stats{Mean: 900, StdDev: 1, N: 10}, false)       // ±164%, +37875%
-	add("contend.osim.spread", lkml.Stats{Mean: -17.5, StdDev: 3, N: 6}, lkml.Stats{Mean: -12, StdDev: 1, N: 6}, false)         // negative means
-	add("contend.osim.huge", lkml.Stats{Mean: 0.01, StdDev: 0.001, N: 5}, lkml.Stats{Mean: 29.8, StdDev: 1, N: 5}, false)       // +3e+05%
+	add("contend.mutex.wait_ns", lkml.Stats{Mean: 1.0, StdDev: 2.0, N: 4}, lkml.Stats{Mean: 0.11, StdDev: 0.03, N: 4}, false) // ±173%
+	add("contend.faultme.ops", lkml.Stats{Mean: 2.37, StdDev: 4.1, N: 10}, lkml.Stats{Mean: 900, StdDev: 1, N: 10}, false)    // ±164%, +37875%
+	add("contend.osim.spread", lkml.Stats{Mean: -17.5, StdDev: 3, N: 6}, lkml.Stats{Mean: -12, StdDev: 1, N: 6}, false)       // negative means
+	add("contend.osim.huge", lkml.Stats{Mean: 0.01, StdDev: 0.001, N: 5}, lkml.Stats{Mean: 29.8, StdDev: 1, N: 5}, false)     // +3e+05%
 	add("contend.semop.ops", lkml.Stats{Mean: 2.131e+08, StdDev: 1e6, N: 8}, lkml.Stats{Mean: 1.351e+08, StdDev: 4e6, N: 8}, false)
 	add("mpstat.cpu.all.sys%", lkml.Stats{Mean: 24.47, StdDev: 0.1, N: 5}, lkml.Stats{Mean: 17.29, StdDev: 0.2, N: 5}, true)
 	add("contend.zero.base", lkml.Stats{Mean: 0, StdDev: 0, N: 5}, lkml.Stats{Mean: 3.5, StdDev: 0.1, N: 5}, false)

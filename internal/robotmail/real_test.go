@@ -162,15 +162,7 @@ func TestRealMails(t *testing.T) {
 func TestRealMailsDetails(t *testing.T) {
 	get := func(file string) *Report {
 		t.Helper()
-		data, err := os.ReadFile(filepath.Join("testdata/real", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Parse(data)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		return r
+		return read(t, "real/"+file)
 	}
 	r := get("will-it-scale-tlb_flush3-375700bab5.mail")
 	row, _ := r.Blocks[0].Row("perf-sched.wait_and_delay.avg.ms.anon_pipe_read.vfs_read.ksys_read.do_syscall_64")
@@ -229,7 +221,7 @@ func latin1(data []byte) string {
 // and a subject whose only bracket is the subsystem's ("[xfs]": no
 // branch).
 func TestRealMailsOlderTemplate(t *testing.T) {
-	r := realReport(t, "real/aim7-disk_src-490d451fa5.mail")
+	r := read(t, "real/aim7-disk_src-490d451fa5.mail")
 	want := []Param{{"disk", "4BRD_12G"}, {"md", "RAID0"}, {"fs", "xfs"}, {"test", "disk_src"}, {"load", "3000"}, {"cpufreq_governor", "performance"}, {"ucode", "0x200005e"}}
 	if len(r.Params) != len(want) {
 		t.Fatalf("params %v", r.Params)
@@ -245,12 +237,12 @@ func TestRealMailsOlderTemplate(t *testing.T) {
 	if s := r.Blocks[0].Sides; s[0] != (Side{"494dba7b27", "xfs: refactor inode geometry setup routines"}) || r.Blocks[0].Axis("load") != "3000" {
 		t.Errorf("sides %+v", s)
 	}
-	r = realReport(t, "real/unixbench-pipe-4c40d6efc8.mail")
+	r = read(t, "real/unixbench-pipe-4c40d6efc8.mail")
 	if len(r.Also) != 1 || r.Also[0].Change != "will-it-scale: will-it-scale.per_thread_ops -1.3% regression" || len(r.Also[0].Params) != 5 ||
 		r.Base != "https://git.kernel.org/cgit/linux/kernel/git/jack/linux-fs.git fsnotify" || r.Blocks[1].Axis("test") != "eventfd1" {
 		t.Errorf("other test %+v, base %q", r.Also, r.Base)
 	}
-	r = realReport(t, "real/phoronix-test-suite-fio-b6c81e63ec.mail")
+	r = read(t, "real/phoronix-test-suite-fio-b6c81e63ec.mail")
 	if r.PatchLink != "https://lore.kernel.org/io-uring/20220608171741.3875418-9-shr@fb.com" || len(r.Params) != 9 || r.Blocks[0].Axis("option_a") != "Sequential Write" {
 		t.Errorf("patch %q params %v axes %v", r.PatchLink, r.Params, r.Blocks[0].Axes)
 	}
@@ -262,7 +254,7 @@ func TestRealMailsOlderTemplate(t *testing.T) {
 // the robot marks ("<-------- (a)", skipped), and a change with an
 // exponent ("+8.8e+101%").
 func TestRealMailsRowShapes(t *testing.T) {
-	r := realReport(t, "real/vm-scalability-5893446d01.mail")
+	r := read(t, "real/vm-scalability-5893446d01.mail")
 	b := r.Blocks[0]
 	if len(b.Rows) != 3248 {
 		t.Errorf("%d rows, want the 23 before the signature and the 3225 after it", len(b.Rows))
@@ -270,27 +262,14 @@ func TestRealMailsRowShapes(t *testing.T) {
 	if row, _ := b.Row("perf-profile.self.cycles-pp.intel_idle"); row.Base != 34.34 || row.BaseSD != 15 || row.Change != 4.5 || !row.AbsoluteChange || row.New != 38.83 || row.NewSD != 9 {
 		t.Errorf("the last row after the signature: %+v", row)
 	}
-	r = realReport(t, "real/fsmark-app_overhead-ab62726202.mail")
+	r = read(t, "real/fsmark-app_overhead-ab62726202.mail")
 	if row, ok := r.Blocks[0].Row("fsmark.files_per_sec"); !ok || row.Base != 6.4 || row.New != 6.4 || row.Change != 0 || len(r.Skipped) != 0 {
 		t.Errorf("the marked row: %+v (found %v), skipped %v", row, ok, r.Skipped)
 	}
-	r = realReport(t, "real/fio-basic-4f3d1e4533.mail")
+	r = read(t, "real/fio-basic-4f3d1e4533.mail")
 	if row, _ := r.Blocks[0].Row("meminfo.Mlocked"); row.Change != 8.8e101 || row.New != 0.88 || row.NewSD != 264 {
 		t.Errorf("the +8.8e+101%% row: %+v", row)
 	}
-}
-
-func realReport(t *testing.T, file string) *Report {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Parse(data)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return r
 }
 
 // TestRealReplies reads six real replies in robot reports' threads
@@ -301,36 +280,36 @@ func realReport(t *testing.T, file string) *Report {
 // parent), and two whose own table compares three and four commits
 // without 'commit:' lines (one base64, with the reply's "..." elisions).
 func TestRealReplies(t *testing.T) {
-	r := realReport(t, "replies/reply-fsmark-39d432fc76.mail")
+	r := read(t, "replies/reply-fsmark-39d432fc76.mail")
 	row, _ := r.Blocks[0].Row("fsmark.files_per_sec")
 	if !r.Quoted || r.Bare || r.MessageID != "ZOdZ7DiQ4jqhoj0i@tissot.1015granger.net" || r.InReplyTo != "202308241229.68396422-oliver.sang@intel.com" ||
 		r.Testcase != "fsmark" || r.Commit != "39d432fc76301cf0a0c454022117601994ca9397" || len(r.Blocks) != 2 || len(r.Also) != 1 ||
 		row.Base != 61.92 || row.New != 0 || row.Change != -100 || row.BaseSD != 5 {
 		t.Errorf("quoted report: quoted %v id %q in reply to %q, %s %s, %d blocks %d other tests, row %+v", r.Quoted, r.MessageID, r.InReplyTo, r.Testcase, r.Commit, len(r.Blocks), len(r.Also), row)
 	}
-	r = realReport(t, "replies/reply-qp-fsmark-b4be3ccf1c.mail")
+	r = read(t, "replies/reply-qp-fsmark-b4be3ccf1c.mail")
 	row, _ = r.Blocks[0].Row("fsmark.app_overhead")
 	if !r.Quoted || r.Branch != "snitzer:cel-nfsd-next-6.12-rc5" || r.Change != (Headline{"fsmark.app_overhead", 92, "regression"}) || len(r.Params) != 10 ||
 		row.Base != 2015880 || row.New != 3870164 || row.BaseSD != 3 || row.NewSD != 0 {
 		t.Errorf("quoted-printable reply: quoted %v branch %q %+v params %v row %+v", r.Quoted, r.Branch, r.Change, r.Params, row)
 	}
-	r = realReport(t, "replies/reply-qp-utf8-pm-fsmark-38f83090f5.mail")
+	r = read(t, "replies/reply-qp-utf8-pm-fsmark-38f83090f5.mail")
 	row, _ = r.Blocks[0].Row("fsmark.app_overhead")
 	if !r.Quoted || len(r.Skipped) != 0 || row.Base != 2032015 || row.BaseSD != 3 || row.Change != 51.9 || row.New != 3087623 {
 		t.Errorf("the robot's ± read as ą: quoted %v skipped %v row %+v", r.Quoted, r.Skipped, row)
 	}
-	r = realReport(t, "replies/reply-head-only-will-it-scale-9bd0e337c6.mail")
+	r = read(t, "replies/reply-head-only-will-it-scale-9bd0e337c6.mail")
 	if !r.Quoted || len(r.Blocks) != 0 || r.Testcase != "will-it-scale" || r.Commit != "9bd0e337c6" || r.Change != (Headline{"will-it-scale.per_process_ops", -4.8, "regression"}) {
 		t.Errorf("head only: quoted %v, %d blocks, %s %s %+v", r.Quoted, len(r.Blocks), r.Testcase, r.Commit, r.Change)
 	}
-	r = realReport(t, "replies/reply-base64-aim7-92a8f471fa.mail")
+	r = read(t, "replies/reply-base64-aim7-92a8f471fa.mail")
 	b := r.Blocks[0]
 	row, _ = b.Row("aim7.jobs-per-min")
 	if !r.Bare || len(b.Sides) != 3 || b.Sides[2] != (Side{"92a8f471fa", "fixup-for-32678f1513"}) || r.Commit != "32678f1513" || len(r.Skipped) != 0 ||
 		row.Base != 464232 || row.Change != -5.6 || row.New != 438315 || len(row.More) != 1 || row.More[0] != (Cell{Change: -6.4, New: 434563}) {
 		t.Errorf("three sides: bare %v sides %+v commit %q skipped %v row %+v", r.Bare, b.Sides, r.Commit, r.Skipped, row)
 	}
-	r = realReport(t, "replies/reply-four-sides-will-it-scale.mail")
+	r = read(t, "replies/reply-four-sides-will-it-scale.mail")
 	b = r.Blocks[0]
 	row, _ = b.Row("will-it-scale.per_process_ops")
 	if len(b.Sides) != 4 || b.CompareKey != "commit" || b.Axis("test") != "page_fault2" || len(row.More) != 2 || row.More[1] != (Cell{Change: -13, New: 79833}) {
