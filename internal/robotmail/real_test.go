@@ -326,3 +326,29 @@ func TestReplyQuotingNothing(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestMboxPrefersTheReport reads a thread's mbox (constructed from two
+// real mails: a reply that quotes a report, then the report) as the
+// report, not the reply's quote of it; the reply alone is read as quoted.
+func TestMboxPrefersTheReport(t *testing.T) {
+	reply, err := os.ReadFile("testdata/replies/reply-fsmark-39d432fc76.mail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile("testdata/real/fsmark-app_overhead-ab62726202.mail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mbox := "From mboxrd@z Thu Jan  1 00:00:00 1970\n" + string(reply) + "\nFrom mboxrd@z Thu Jan  1 00:00:00 1970\n" + string(report)
+	r, err := Parse([]byte(mbox))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Quoted || r.MessageID != "202412271641.cfba5666-lkp@intel.com" {
+		t.Errorf("thread mbox: quoted %v, id %q", r.Quoted, r.MessageID)
+	}
+	mbox = "From mboxrd@z Thu Jan  1 00:00:00 1970\n" + string(reply)
+	if r, err := Parse([]byte(mbox)); err != nil || !r.Quoted {
+		t.Errorf("the reply alone: %v", err)
+	}
+}

@@ -178,19 +178,28 @@ func Read(r io.Reader) (*Report, error) {
 	return Parse(data)
 }
 
-// Parse parses one mail, or the first robot report of an mbox.
+// Parse parses one mail, or the first robot report of an mbox (a thread:
+// the report rather than a reply that quotes it).
 func Parse(data []byte) (*Report, error) {
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	msgs := splitMbox(data)
 	var first error
+	var quoted *Report
 	for _, m := range msgs {
 		rep, err := parseMessage(m)
-		if err == nil {
+		switch {
+		case err == nil && !rep.Quoted:
 			return rep, nil
-		}
-		if first == nil {
+		case err == nil && quoted == nil:
+			// A reply that quotes a report: the report itself, if the
+			// mbox has it, is read rather than the reply's quote.
+			quoted = rep
+		case err != nil && first == nil:
 			first = err
 		}
+	}
+	if quoted != nil {
+		return quoted, nil
 	}
 	if len(msgs) > 1 {
 		return nil, fmt.Errorf("none of the %d mails of the mbox is a robot report (the first: %v)", len(msgs), first)
