@@ -272,12 +272,13 @@ func TestRealMailsRowShapes(t *testing.T) {
 	}
 }
 
-// TestRealReplies reads six real replies in robot reports' threads
+// TestRealReplies reads seven real replies in robot reports' threads
 // (testdata/replies, README.md there), all refused before: three that
 // quote a whole report ("> ", two quoted-printable, one of them UTF-8 in
-// which the robot's iso-8859-1 "±" became "ą"), one that quotes its
-// head only (a report without blocks: the plan's base is the commit's
-// parent), and two whose own table compares three and four commits
+// which the robot's iso-8859-1 "±" became "ą"), two that quote its head
+// only (a report without blocks: the plan's base is the commit's parent;
+// one of 2018, two quotes deep, its change signed: "+23.0% improvement"),
+// and two whose own table compares three and four commits
 // without 'commit:' lines (one base64, with the reply's "..." elisions).
 func TestRealReplies(t *testing.T) {
 	r := read(t, "replies/reply-fsmark-39d432fc76.mail")
@@ -301,6 +302,11 @@ func TestRealReplies(t *testing.T) {
 	r = read(t, "replies/reply-head-only-will-it-scale-9bd0e337c6.mail")
 	if !r.Quoted || len(r.Blocks) != 0 || r.Testcase != "will-it-scale" || r.Commit != "9bd0e337c6" || r.Change != (Headline{"will-it-scale.per_process_ops", -4.8, "regression"}) {
 		t.Errorf("head only: quoted %v, %d blocks, %s %s %+v", r.Quoted, len(r.Blocks), r.Testcase, r.Commit, r.Change)
+	}
+	r = read(t, "replies/reply-2018-head-only-vm-scalability-309fe96bfc.mail")
+	if !r.Quoted || len(r.Blocks) != 0 || r.Testcase != "vm-scalability" || r.Commit != "309fe96bfc0ae387f53612927a8f0dc3eb056efd" || len(r.Params) != 4 ||
+		r.Change != (Headline{"vm-scalability.throughput", 23, "improvement"}) || r.Branch != "" || !strings.HasPrefix(r.Machine, "144 threads Intel(R) Xeon(R) CPU E7-8890 v3") {
+		t.Errorf("2018, quoted twice deep, '+23.0%%': quoted %v, %d blocks, %s %s %+v branch %q machine %q", r.Quoted, len(r.Blocks), r.Testcase, r.Commit, r.Change, r.Branch, r.Machine)
 	}
 	r = read(t, "replies/reply-base64-aim7-92a8f471fa.mail")
 	b := r.Blocks[0]

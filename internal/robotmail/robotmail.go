@@ -466,8 +466,8 @@ func plain(s string) bool {
 }
 
 var (
-	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd):\s*|\[LKP\]\s*)*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
-	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
+	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd):\s*|\[LKP\]\s*)*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) ([-+]?[0-9.]+)% (regression|improvement)`)
+	reNoticed  = lazyre.New(`noticed an? ([-+]?[0-9.]+)% (regression|improvement) of (\S+)`)
 	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
 	reSHA      = lazyre.New(`^[0-9a-f]{7,40}$`)
 	reRule     = lazyre.New(`^={40,}\s*$`)
