@@ -272,10 +272,11 @@ func TestRealMailsRowShapes(t *testing.T) {
 	}
 }
 
-// TestRealReplies reads seven real replies in robot reports' threads
-// (testdata/replies, README.md there), all refused before: three that
+// TestRealReplies reads eight real replies in robot reports' threads
+// (testdata/replies, README.md there), all refused before: four that
 // quote a whole report ("> ", two quoted-printable, one of them UTF-8 in
-// which the robot's iso-8859-1 "±" became "ą"), two that quote its head
+// which the robot's iso-8859-1 "±" became "ą"; one format=flowed whose
+// mailer made the block's spaces no-break ones), two that quote its head
 // only (a report without blocks: the plan's base is the commit's parent;
 // one of 2018, two quotes deep, its change signed: "+23.0% improvement"),
 // and two whose own table compares three and four commits
@@ -307,6 +308,10 @@ func TestRealReplies(t *testing.T) {
 	if !r.Quoted || len(r.Blocks) != 0 || r.Testcase != "vm-scalability" || r.Commit != "309fe96bfc0ae387f53612927a8f0dc3eb056efd" || len(r.Params) != 4 ||
 		r.Change != (Headline{"vm-scalability.throughput", 23, "improvement"}) || r.Branch != "" || !strings.HasPrefix(r.Machine, "144 threads Intel(R) Xeon(R) CPU E7-8890 v3") {
 		t.Errorf("2018, quoted twice deep, '+23.0%%': quoted %v, %d blocks, %s %s %+v branch %q machine %q", r.Quoted, len(r.Blocks), r.Testcase, r.Commit, r.Change, r.Branch, r.Machine)
+	}
+	r = read(t, "replies/reply-nbsp-fxmark-ca6dee6b79.mail")
+	if rows := len(r.Blocks[0].Rows); !r.Quoted || r.Testcase != "fxmark" || rows != 60 || len(r.Skipped) != 0 || len(r.Blocks[0].Sides) != 2 {
+		t.Errorf("no-break spaces: quoted %v %s, %d rows, skipped %v, sides %+v", r.Quoted, r.Testcase, rows, r.Skipped, r.Blocks[0].Sides)
 	}
 	r = read(t, "replies/reply-base64-aim7-92a8f471fa.mail")
 	b := r.Blocks[0]

@@ -322,7 +322,7 @@ func quoteDepth(l string) (int, string) {
 // report (the first quoted line of its template), their quote marks
 // taken off, every other line blank; ok false if body quotes no report.
 func unquote(body string) (string, bool) {
-	lines := strings.Split(body, "\n")
+	lines := strings.Split(strings.ReplaceAll(body, "\u00a0", " "), "\n")
 	depth := 0
 	for _, l := range lines {
 		d, t := quoteDepth(l)
@@ -474,7 +474,7 @@ var (
 	reIDRule   = lazyre.New(`^-{16} -{27}`)
 	reParam    = lazyre.New(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
 	reMachine  = lazyre.New(`^([A-Za-z0-9_.-]+): (\d+ threads .*)$`)
-	reSideLine = lazyre.New(`^  (\S+)(?: \("(.*)"\))?\s*$`)
+	reSideLine = lazyre.New(`^ {2,4}(\S+)(?: \("(.*)"\))?\s*$`)
 )
 
 func (rep *Report) parseSubject() {
@@ -496,7 +496,8 @@ func (rep *Report) parseSubject() {
 
 // parseBody reads the robot's template.
 func (rep *Report) parseBody(body string) error {
-	lines := strings.Split(body, "\n")
+	// A reply's mailer may have made the block's spaces no-break ones.
+	lines := strings.Split(strings.ReplaceAll(body, "\u00a0", " "), "\n")
 	desc := ""
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
