@@ -363,3 +363,23 @@ func TestMboxPrefersTheReport(t *testing.T) {
 		t.Errorf("the reply alone: %v", err)
 	}
 }
+
+// TestForwardedAsAttachment reads a report forwarded as an attachment
+// (constructed: a forwarder's note, then a real report as message/rfc822):
+// the note is not a report, the attached one is.
+func TestForwardedAsAttachment(t *testing.T) {
+	report, err := os.ReadFile("testdata/real/fsmark-app_overhead-ab62726202.mail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mail := "Subject: Fwd: [cel:nfsd-testing] [nfsd] ab62726202: fsmark.app_overhead 186.4% regression\nMessage-ID: <fwd@example.org>\n" +
+		"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"fwd\"\n\n--fwd\nContent-Type: text/plain\n\nFYI, the robot's report below.\n\n" +
+		"--fwd\nContent-Type: message/rfc822\n\n" + string(report) + "\n--fwd--\n"
+	r, err := Parse([]byte(mail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Testcase != "fsmark" || r.Commit != "ab627262022ed8c6a68e619ed03a14e47acf2e39" || r.MessageID != "fwd@example.org" || len(r.Blocks) != 1 {
+		t.Errorf("forwarded: %s %s %s, %d blocks", r.Testcase, r.Commit, r.MessageID, len(r.Blocks))
+	}
+}

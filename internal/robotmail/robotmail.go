@@ -235,25 +235,42 @@ func splitMbox(data []byte) [][]byte {
 }
 
 func parseMessage(m []byte) (*Report, error) {
-	rep := &Report{}
-	body := m
+	head := Report{}
+	texts := [][]byte{m}
 	if msg, err := mail.ReadMessage(bytes.NewReader(m)); err == nil && len(msg.Header) > 0 {
 		dec := new(mime.WordDecoder)
 		if s, err := dec.DecodeHeader(msg.Header.Get("Subject")); err == nil {
-			rep.Subject = strings.Join(strings.Fields(s), " ")
+			head.Subject = strings.Join(strings.Fields(s), " ")
 		}
-		rep.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
-		rep.InReplyTo = strings.Trim(msg.Header.Get("In-Reply-To"), "<> ")
-		b, err := textBody(msg)
-		if err != nil {
+		head.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
+		head.InReplyTo = strings.Trim(msg.Header.Get("In-Reply-To"), "<> ")
+		if texts, err = textBodies(msg); err != nil {
 			return nil, err
 		}
-		body = b
 	}
-	err := rep.parseBody(string(body))
-	if q, ok := unquote(string(body)); err != nil && ok {
+	// The first text part that is a report (a forwarder's note before a
+	// report attached as message/rfc822 is not).
+	var first error
+	for _, body := range texts {
+		rep, err := parseText(head, string(body))
+		if err == nil {
+			return rep, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// parseText reads one text part of a mail with the headers of head: the
+// report, or the report a reply quotes.
+func parseText(head Report, body string) (*Report, error) {
+	rep := &Report{Subject: head.Subject, MessageID: head.MessageID, InReplyTo: head.InReplyTo}
+	err := rep.parseBody(body)
+	if q, ok := unquote(body); err != nil && ok {
 		// A reply: the report it quotes.
-		rep = &Report{Subject: rep.Subject, MessageID: rep.MessageID, InReplyTo: rep.InReplyTo, Quoted: true}
+		rep = &Report{Subject: head.Subject, MessageID: head.MessageID, InReplyTo: head.InReplyTo, Quoted: true}
 		if qerr := rep.parseQuoted(q); qerr != nil {
 			return nil, qerr
 		}
@@ -391,16 +408,21 @@ func (rep *Report) check() error {
 // text/plain; a forwarded one a few levels).
 const maxDepth = 8
 
-// textBody returns the text of msg: its body decoded, or its first
-// text/plain part (nested multiparts searched depth first).
-func textBody(msg *mail.Message) ([]byte, error) {
-	return partText(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body, 0)
+// textBodies returns the texts of msg: its body decoded, or its
+// text/plain parts in order (nested multiparts and forwarded messages
+// searched depth first).
+func textBodies(msg *mail.Message) ([][]byte, error) {
+	return partTexts(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body, 0)
 }
 
-func partText(ct, enc string, r io.Reader, depth int) ([]byte, error) {
+func partTexts(ct, enc string, r io.Reader, depth int) ([][]byte, error) {
 	mt, params, _ := mime.ParseMediaType(ct)
 	if !strings.HasPrefix(mt, "multipart/") {
-		return decode(r, enc, params["charset"])
+		b, err := decode(r, enc, params["charset"])
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{b}, nil
 	}
 	if depth >= maxDepth {
 		return nil, fmt.Errorf("multipart parts nested more than %d deep: not a robot report", maxDepth)
@@ -409,22 +431,43 @@ func partText(ct, enc string, r io.Reader, depth int) ([]byte, error) {
 		return nil, errors.New("a multipart mail without a boundary: not a robot report")
 	}
 	mr := multipart.NewReader(r, params["boundary"])
+	var texts [][]byte
+	var first error
 	for {
 		p, err := mr.NextPart()
 		if err != nil {
-			return nil, errors.New("a multipart mail without a text/plain part: not a robot report")
+			break
 		}
 		pct := p.Header.Get("Content-Type")
 		pt, pp, _ := mime.ParseMediaType(pct)
+		var sub [][]byte
 		switch {
 		case pt == "" || pt == "text/plain":
-			return decode(p, p.Header.Get("Content-Transfer-Encoding"), pp["charset"])
+			var b []byte
+			if b, err = decode(p, p.Header.Get("Content-Transfer-Encoding"), pp["charset"]); err == nil {
+				sub = [][]byte{b}
+			}
 		case strings.HasPrefix(pt, "multipart/"):
-			if b, err := partText(pct, "", p, depth+1); err == nil {
-				return b, nil
+			sub, err = partTexts(pct, "", p, depth+1)
+		case pt == "message/rfc822":
+			// A report forwarded as an attachment: its own body.
+			var fm *mail.Message
+			if fm, err = mail.ReadMessage(p); err == nil {
+				sub, err = partTexts(fm.Header.Get("Content-Type"), fm.Header.Get("Content-Transfer-Encoding"), fm.Body, depth+1)
 			}
 		}
+		if err != nil && first == nil {
+			first = err
+		}
+		texts = append(texts, sub...)
 	}
+	switch {
+	case len(texts) > 0:
+		return texts, nil
+	case first != nil:
+		return nil, first
+	}
+	return nil, errors.New("a multipart mail without a text/plain part: not a robot report")
 }
 
 // decode undoes a body's Content-Transfer-Encoding (quoted-printable and
