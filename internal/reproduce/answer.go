@@ -60,7 +60,7 @@ func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m M
 	}
 	if kind == RunSwitch {
 		fmt.Fprintf(w, "  the switch (%s: %s against %s) ran here as an A/B, interleaved, on one kernel (%s); n in runs\n",
-			plan.Block.CompareKey, plan.Block.Sides[0].ID, plan.Block.Sides[len(plan.Block.Sides)-1].ID, m.Kernel)
+			plan.Block.CompareKey, plan.Block.Sides[0].ID, plan.Block.Sides[1].ID, m.Kernel)
 		return nil
 	}
 	fmt.Fprintf(w, "  A/A: both sides ran this kernel (%s) and the same test: the run measures the noise here, not the\n", m.Kernel)

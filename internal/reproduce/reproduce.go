@@ -108,11 +108,19 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 	if opt.Duration == "" {
 		opt.Duration = "5s"
 	}
-	if len(rep.Blocks) == 0 {
-		return nil, errors.New("the report has no comparison block")
+	block, quoted, err := planBlock(rep)
+	if err != nil {
+		return nil, err
 	}
-	p := &Plan{Report: rep, Block: &rep.Blocks[0], Stat: rep.Change.Stat, cpus: m.CPUs, Kernels: opt.Kernels}
+	p := &Plan{Report: rep, Block: block, Stat: rep.Change.Stat, cpus: m.CPUs, Kernels: opt.Kernels}
 	p.Reported, p.HasRow = p.Block.Row(p.Stat)
+	if quoted != "" {
+		p.Unmapped = append(p.Unmapped, quoted)
+		if !p.HasRow {
+			// The headline's change, without its means.
+			p.Reported = robotmail.Row{Stat: p.Stat, Change: rep.Change.Percent}
+		}
+	}
 	if !p.HasRow && len(p.Block.Rows) > 0 {
 		p.Reported, p.HasRow, p.Stat = p.Block.Rows[0], true, p.Block.Rows[0].Stat
 	}
@@ -158,6 +166,29 @@ func Make(rep *robotmail.Report, m Machine, opt Options) (*Plan, error) {
 	return p, nil
 }
 
+// planBlock returns the block a plan is made for: the report's first; for
+// a reply that quotes the report without its details, one made of the
+// quoted head (the testcase, the parameters, the commit against its
+// parent), and the note that says so.
+func planBlock(rep *robotmail.Report) (*robotmail.Block, string, error) {
+	reply := "the reply"
+	if rep.MessageID != "" {
+		reply += " " + rep.MessageID
+	}
+	switch {
+	case len(rep.Blocks) > 0 && rep.Quoted:
+		return &rep.Blocks[0], fmt.Sprintf("read from the lines %s quotes: the rows it cut are not here", reply), nil
+	case len(rep.Blocks) > 0:
+		return &rep.Blocks[0], "", nil
+	case !rep.Quoted:
+		return nil, "", errors.New("the report has no comparison block")
+	}
+	b := &robotmail.Block{CompareKey: "commit", Machine: "the robot's machine",
+		Axes:  append([]robotmail.Param{{Key: "testcase", Value: rep.Testcase}}, rep.Params...),
+		Sides: []robotmail.Side{{ID: short(rep.Commit) + "^", Subject: "its parent"}, {ID: rep.Commit, Subject: rep.CommitSubject}}}
+	return b, fmt.Sprintf("%s quotes the report without its comparison block: the base is taken as the commit's parent (%s^), the change as the headline's (%s %g%% %s), without the robot's means", reply, short(rep.Commit), rep.Change.Stat, rep.Change.Percent, rep.Change.Kind), nil
+}
+
 func materials(k string) string {
 	switch k {
 	case "kconfig":
@@ -170,6 +201,11 @@ func materials(k string) string {
 
 func (p *Plan) mapWis(param func(string) string, m Machine, opt Options) {
 	p.Mode = param("mode")
+	if m, ok := map[string]string{"will-it-scale.per_thread_ops": "thread", "will-it-scale.per_process_ops": "process"}[p.Stat]; p.Mode == "" && ok {
+		// A reply that cut the parameters: the stat names the mode.
+		p.Mode = m
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("mode: none quoted; %s, as the stat %s says", m, p.Stat))
+	}
 	if p.Mode != "thread" && p.Mode != "process" {
 		p.Unmapped = append(p.Unmapped, fmt.Sprintf("mode %q: will-it-scale runs thread or process", p.Mode))
 		p.Mode = "thread"
@@ -284,7 +320,16 @@ func (p *Plan) plan(m Machine, opt Options) {
 		aa = "contend ab exec --aa -n 10 --format lkml -- YOUR-COMMAND"
 	}
 	sides := p.Block.Sides
-	base, next := sides[0], sides[len(sides)-1]
+	// The rows' change is of the second side against the first; the
+	// further sides of a block of three or more are said, not planned.
+	base, next := sides[0], sides[1]
+	if len(sides) > 2 {
+		var more []string
+		for _, s := range sides[2:] {
+			more = append(more, described(s))
+		}
+		p.Unmapped = append(p.Unmapped, fmt.Sprintf("the block compares %d sides: planned for the first two; not planned: %s", len(sides), strings.Join(more, ", ")))
+	}
 	what := fmt.Sprintf("kernel %s against %s", described(base), described(next))
 	if p.Report.PatchLink != "" {
 		what += fmt.Sprintf("; the new one is the patch %s applied on %s", p.Report.PatchLink, p.Report.Base)
@@ -446,7 +491,11 @@ func (p *Plan) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  commit %s\n", described(robotmail.Side{ID: r.Commit, Subject: r.CommitSubject}))
 	if p.HasRow {
-		fmt.Fprintf(w, "  reported on %s: %s %s (%s -> %s)\n", p.Block.Machine, p.Stat, Change(p.Reported.Change, !p.Reported.AbsoluteChange), num(p.Reported.Base), num(p.Reported.New))
+		on := ""
+		if p.Block.Machine != "" {
+			on = " on " + p.Block.Machine // contend's own block has no machine
+		}
+		fmt.Fprintf(w, "  reported%s: %s %s (%s -> %s)\n", on, p.Stat, Change(p.Reported.Change, !p.Reported.AbsoluteChange), num(p.Reported.Base), num(p.Reported.New))
 	}
 	for _, im := range r.Also {
 		fmt.Fprintf(w, "  also reported: %s, on %s (%s)\n", im.Change, im.Machine, paramList(im.Params))
@@ -458,7 +507,7 @@ func (p *Plan) Write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  note: %s\n", esc.Line(n))
 	}
-	for i, b := range r.Blocks[1:] {
+	for i, b := range others(r.Blocks) {
 		if i == 0 {
 			fmt.Fprintf(w, "  the blocks of the other tests (not planned here; a smaller machine may map one of them better):\n")
 		}
@@ -620,4 +669,13 @@ func JudgeAA(reported, estimate, p, alpha, mdeUp, mdeDown float64) Verdict {
 		}
 	}
 	return Verdict{AASame, line}
+}
+
+// others are the blocks after the first (none of a report without
+// blocks: a reply that quotes none).
+func others(bs []robotmail.Block) []robotmail.Block {
+	if len(bs) < 2 {
+		return nil
+	}
+	return bs[1:]
 }

@@ -303,3 +303,42 @@ func TestPlanNotesSkippedRows(t *testing.T) {
 		t.Errorf("no note of the skipped row:\n%s", sb.String())
 	}
 }
+
+// TestPlanReplies plans real replies (robotmail's testdata/replies): one
+// quoting only the head of a will-it-scale report has a plan, its base
+// the commit's parent and its mode from the stat, each said; one quoting
+// a whole report says it was read from the quote; a reply's own table of
+// three commits is planned for the first two, the third said.
+func TestPlanReplies(t *testing.T) {
+	m := Machine{CPUs: 4, Governor: "performance"}
+	p, err := Make(mail(t, "replies/reply-head-only-will-it-scale-9bd0e337c6.mail"), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	un := strings.Join(p.Unmapped, "\n")
+	if p.HasRow || p.Reported.Change != -4.8 || p.Mode != "process" || p.Metric != "per_process_ops" || len(p.Commands) != 3 ||
+		!strings.Contains(p.Commands[1].Why, "kernel 9bd0e337c6^ (its parent) against 9bd0e337c6") ||
+		!strings.Contains(un, "quotes the report without its comparison block") || !strings.Contains(un, "mode: none quoted; process") {
+		t.Errorf("head only: row %v %+v, mode %s, commands %+v\n%s", p.HasRow, p.Reported, p.Mode, p.Commands, un)
+	}
+	var sb strings.Builder
+	p.Write(&sb)
+	if !strings.Contains(sb.String(), "report: Re: [iov_iter] 9bd0e337c6: will-it-scale.per_process_ops -4.8% regression") {
+		t.Errorf("plan:\n%s", sb.String())
+	}
+	p, err = Make(mail(t, "replies/reply-fsmark-39d432fc76.mail"), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.HasRow || p.Reported.Change != -100 || !strings.Contains(strings.Join(p.Unmapped, "\n"), "read from the lines the reply ZOdZ7DiQ4jqhoj0i@tissot.1015granger.net quotes") {
+		t.Errorf("quoted report: %+v\n%s", p.Reported, strings.Join(p.Unmapped, "\n"))
+	}
+	p, err = Make(mail(t, "replies/reply-base64-aim7-92a8f471fa.mail"), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Reported.Change != -5.6 || !strings.Contains(p.Commands[1].Why, "against 32678f1513 (xfs: detect self referencing btree sibling pointers)") ||
+		!strings.Contains(strings.Join(p.Unmapped, "\n"), "the block compares 3 sides: planned for the first two; not planned: 92a8f471fa (fixup-for-32678f1513)") {
+		t.Errorf("three sides: %+v %+v\n%s", p.Reported, p.Commands, strings.Join(p.Unmapped, "\n"))
+	}
+}

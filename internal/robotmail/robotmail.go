@@ -64,8 +64,22 @@ type Report struct {
 	// Bare is a block without the mail around it (contend's --format
 	// lkml): Testcase is its testcase axis, Commit its new side.
 	Bare bool
+	// Quoted is a report read from the lines a reply quotes ("> "); the
+	// reply may have cut rows or the whole details (then Blocks is
+	// empty), and a testcase: line it cut is taken from the headline's
+	// stat (Testcase "stress-ng" of "stress-ng.switch.ops_per_sec"), a
+	// commit: line from the subject.
+	// InReplyTo is the reply's In-Reply-To: the report's Message-ID.
+	Quoted    bool
+	InReplyTo string
 	// skippedStat maps the stat of a skipped row to its note.
 	skippedStat map[string]string
+	// subjectCommit is the commit id of the subject ("7c4f75a21f").
+	subjectCommit string
+	// blockErr is why the first unreadable block was skipped;
+	// firstBlockBad: it was the first block, the headline's.
+	blockErr      error
+	firstBlockBad bool
 }
 
 // Headline is the change the subject and the first paragraph announce.
@@ -109,7 +123,17 @@ type Row struct {
 	BaseSD, NewSD  float64 // in percent of the mean
 	Change         float64
 	AbsoluteChange bool
-	Line           string // the row as the mail has it
+	// More are the further sides of a block of three or more (each
+	// against the first side, as lkp-tests' compare prints them).
+	More []Cell
+	Line string // the row as the mail has it
+}
+
+// Cell is a further side of a row: its change against the first side,
+// its mean and its relative standard deviation.
+type Cell struct {
+	Change, New, NewSD float64
+	AbsoluteChange     bool
 }
 
 // Param returns the value of the test parameter key.
@@ -154,19 +178,28 @@ func Read(r io.Reader) (*Report, error) {
 	return Parse(data)
 }
 
-// Parse parses one mail, or the first robot report of an mbox.
+// Parse parses one mail, or the first robot report of an mbox (a thread:
+// the report rather than a reply that quotes it).
 func Parse(data []byte) (*Report, error) {
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	msgs := splitMbox(data)
 	var first error
+	var quoted *Report
 	for _, m := range msgs {
 		rep, err := parseMessage(m)
-		if err == nil {
+		switch {
+		case err == nil && !rep.Quoted:
 			return rep, nil
-		}
-		if first == nil {
+		case err == nil && quoted == nil:
+			// A reply that quotes a report: the report itself, if the
+			// mbox has it, is read rather than the reply's quote.
+			quoted = rep
+		case err != nil && first == nil:
 			first = err
 		}
+	}
+	if quoted != nil {
+		return quoted, nil
 	}
 	if len(msgs) > 1 {
 		return nil, fmt.Errorf("none of the %d mails of the mbox is a robot report (the first: %v)", len(msgs), first)
@@ -202,21 +235,51 @@ func splitMbox(data []byte) [][]byte {
 }
 
 func parseMessage(m []byte) (*Report, error) {
-	rep := &Report{}
-	body := m
+	head := Report{}
+	texts := [][]byte{m}
 	if msg, err := mail.ReadMessage(bytes.NewReader(m)); err == nil && len(msg.Header) > 0 {
 		dec := new(mime.WordDecoder)
 		if s, err := dec.DecodeHeader(msg.Header.Get("Subject")); err == nil {
-			rep.Subject = strings.Join(strings.Fields(s), " ")
+			head.Subject = strings.Join(strings.Fields(s), " ")
 		}
-		rep.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
-		b, err := textBody(msg)
-		if err != nil {
+		head.MessageID = strings.Trim(msg.Header.Get("Message-ID"), "<> ")
+		head.InReplyTo = strings.Trim(msg.Header.Get("In-Reply-To"), "<> ")
+		if texts, err = textBodies(msg); err != nil {
 			return nil, err
 		}
-		body = b
 	}
-	if err := rep.parseBody(string(body)); err != nil {
+	// The first text part that is a report (a forwarder's note before a
+	// report attached as message/rfc822 is not).
+	var first error
+	for _, body := range texts {
+		rep, err := parseText(head, string(body))
+		if err == nil {
+			return rep, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// parseText reads one text part of a mail with the headers of head: the
+// report, or the report a reply quotes.
+func parseText(head Report, body string) (*Report, error) {
+	rep := &Report{Subject: head.Subject, MessageID: head.MessageID, InReplyTo: head.InReplyTo}
+	err := rep.parseBody(body)
+	if q, ok := unquote(body); err != nil && ok {
+		// A reply: the report it quotes.
+		rep = &Report{Subject: head.Subject, MessageID: head.MessageID, InReplyTo: head.InReplyTo, Quoted: true}
+		if qerr := rep.parseQuoted(q); qerr != nil {
+			return nil, qerr
+		}
+		err = nil
+	}
+	if err != nil {
+		if strings.HasPrefix(strings.ToLower(rep.Subject), "re: ") && reSubject().MatchString(rep.Subject) {
+			return nil, fmt.Errorf("a reply in a robot report's thread that quotes none of the report (%v): give contend reproduce the report itself, or a reply that quotes it", err)
+		}
 		return nil, err
 	}
 	rep.parseSubject()
@@ -224,6 +287,77 @@ func parseMessage(m []byte) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// parseQuoted reads the report a reply quotes (q: the quoted lines, their
+// "> " taken off): a testcase: line the reply cut is the prefix of the
+// headline's stat, a commit: line the subject's commit.
+func (rep *Report) parseQuoted(q string) error {
+	err := rep.parseBody(q)
+	if err == nil {
+		return nil
+	}
+	rep.parseSubject()
+	if rep.Testcase == "" && rep.Change.Stat != "" {
+		rep.Testcase, _, _ = strings.Cut(rep.Change.Stat, ".")
+	}
+	if rep.Commit == "" {
+		rep.Commit = rep.subjectCommit
+	}
+	var kept []Block
+	for _, b := range rep.Blocks {
+		if len(b.Rows) > 0 {
+			kept = append(kept, b)
+		} else {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("the quoted block of %s has no rows (the reply cut them): that block skipped", b.Machine))
+		}
+	}
+	rep.Blocks = kept
+	if len(rep.Blocks) == 0 && rep.Testcase != "" && reSHA().MatchString(rep.Commit) && rep.Change.Stat != "" {
+		// The reply cut the details: the head of the report is all
+		// there is (a plan without the robot's rows).
+		return nil
+	}
+	return rep.checkBody()
+}
+
+// quoteDepth returns how deeply line l is quoted ("> > text": 2) and the
+// line without its quote marks (one space after each taken off).
+func quoteDepth(l string) (int, string) {
+	d := 0
+	for {
+		t := strings.TrimLeft(l, " ")
+		if !strings.HasPrefix(t, ">") {
+			return d, l
+		}
+		l = strings.TrimPrefix(t[1:], " ")
+		d++
+	}
+}
+
+// unquote returns the lines of body at the quote depth of the robot's
+// report (the first quoted line of its template), their quote marks
+// taken off, every other line blank; ok false if body quotes no report.
+func unquote(body string) (string, bool) {
+	lines := strings.Split(strings.ReplaceAll(body, "\u00a0", " "), "\n")
+	depth := 0
+	for _, l := range lines {
+		d, t := quoteDepth(l)
+		if d > 0 && (reNoticed().MatchString(t) || reCommit().MatchString(strings.TrimRight(t, " \t")) || strings.HasPrefix(t, "testcase: ") || strings.HasPrefix(t, "in testcase: ")) {
+			depth = d
+			break
+		}
+	}
+	if depth == 0 {
+		return "", false
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if d, t := quoteDepth(l); d == depth {
+			out[i] = t
+		}
+	}
+	return strings.Join(out, "\n"), true
 }
 
 // check refuses what the robot does not write: a control character in a
@@ -263,6 +397,10 @@ func (rep *Report) check() error {
 			}
 		}
 	}
+	if rep.firstBlockBad && !rep.Quoted {
+		// The first block is the headline's (the robot's template).
+		return rep.blockErr
+	}
 	return nil
 }
 
@@ -270,16 +408,21 @@ func (rep *Report) check() error {
 // text/plain; a forwarded one a few levels).
 const maxDepth = 8
 
-// textBody returns the text of msg: its body decoded, or its first
-// text/plain part (nested multiparts searched depth first).
-func textBody(msg *mail.Message) ([]byte, error) {
-	return partText(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body, 0)
+// textBodies returns the texts of msg: its body decoded, or its
+// text/plain parts in order (nested multiparts and forwarded messages
+// searched depth first).
+func textBodies(msg *mail.Message) ([][]byte, error) {
+	return partTexts(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body, 0)
 }
 
-func partText(ct, enc string, r io.Reader, depth int) ([]byte, error) {
+func partTexts(ct, enc string, r io.Reader, depth int) ([][]byte, error) {
 	mt, params, _ := mime.ParseMediaType(ct)
 	if !strings.HasPrefix(mt, "multipart/") {
-		return decode(r, enc, params["charset"])
+		b, err := decode(r, enc, params["charset"])
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{b}, nil
 	}
 	if depth >= maxDepth {
 		return nil, fmt.Errorf("multipart parts nested more than %d deep: not a robot report", maxDepth)
@@ -288,22 +431,43 @@ func partText(ct, enc string, r io.Reader, depth int) ([]byte, error) {
 		return nil, errors.New("a multipart mail without a boundary: not a robot report")
 	}
 	mr := multipart.NewReader(r, params["boundary"])
+	var texts [][]byte
+	var first error
 	for {
 		p, err := mr.NextPart()
 		if err != nil {
-			return nil, errors.New("a multipart mail without a text/plain part: not a robot report")
+			break
 		}
 		pct := p.Header.Get("Content-Type")
 		pt, pp, _ := mime.ParseMediaType(pct)
+		var sub [][]byte
 		switch {
 		case pt == "" || pt == "text/plain":
-			return decode(p, p.Header.Get("Content-Transfer-Encoding"), pp["charset"])
+			var b []byte
+			if b, err = decode(p, p.Header.Get("Content-Transfer-Encoding"), pp["charset"]); err == nil {
+				sub = [][]byte{b}
+			}
 		case strings.HasPrefix(pt, "multipart/"):
-			if b, err := partText(pct, "", p, depth+1); err == nil {
-				return b, nil
+			sub, err = partTexts(pct, "", p, depth+1)
+		case pt == "message/rfc822":
+			// A report forwarded as an attachment: its own body.
+			var fm *mail.Message
+			if fm, err = mail.ReadMessage(p); err == nil {
+				sub, err = partTexts(fm.Header.Get("Content-Type"), fm.Header.Get("Content-Transfer-Encoding"), fm.Body, depth+1)
 			}
 		}
+		if err != nil && first == nil {
+			first = err
+		}
+		texts = append(texts, sub...)
 	}
+	switch {
+	case len(texts) > 0:
+		return texts, nil
+	case first != nil:
+		return nil, first
+	}
+	return nil, errors.New("a multipart mail without a text/plain part: not a robot report")
 }
 
 // decode undoes a body's Content-Transfer-Encoding (quoted-printable and
@@ -345,15 +509,15 @@ func plain(s string) bool {
 }
 
 var (
-	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd): )*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) (-?[0-9.]+)% (regression|improvement)`)
-	reNoticed  = lazyre.New(`noticed an? (-?[0-9.]+)% (regression|improvement) of (\S+)`)
+	reSubject  = lazyre.New(`^(?:(?:Re|RE|Fwd):\s*|\[LKP\]\s*)*((?:\[[^\]]*\]\s*)*)(?:([0-9a-f]{7,40}): )?(\S+) ([-+]?[0-9.]+)% (regression|improvement)`)
+	reNoticed  = lazyre.New(`noticed an? ([-+]?[0-9.]+)% (regression|improvement) of (\S+)`)
 	reCommit   = lazyre.New(`^commit: ([0-9a-f]{7,40})(?: \("(.*)"\))?\s*$`)
 	reSHA      = lazyre.New(`^[0-9a-f]{7,40}$`)
 	reRule     = lazyre.New(`^={40,}\s*$`)
 	reIDRule   = lazyre.New(`^-{16} -{27}`)
 	reParam    = lazyre.New(`^\s+([A-Za-z0-9_.-]+): (.*?)\s*$`)
 	reMachine  = lazyre.New(`^([A-Za-z0-9_.-]+): (\d+ threads .*)$`)
-	reSideLine = lazyre.New(`^  (\S+)(?: \("(.*)"\))?\s*$`)
+	reSideLine = lazyre.New(`^ {2,4}(\S+)(?: \("(.*)"\))?\s*$`)
 )
 
 func (rep *Report) parseSubject() {
@@ -361,7 +525,10 @@ func (rep *Report) parseSubject() {
 	if m == nil {
 		return
 	}
-	if br := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(m[1])); len(br) > 0 {
+	rep.subjectCommit = m[2]
+	// The branch is a first bracket "tree:branch"; the robot's older
+	// subjects have only the subsystem's ("[xfs]").
+	if br := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(m[1])); len(br) > 0 && strings.Contains(br[0], ":") {
 		rep.Branch = br[0]
 	}
 	if rep.Change.Stat == "" {
@@ -372,7 +539,8 @@ func (rep *Report) parseSubject() {
 
 // parseBody reads the robot's template.
 func (rep *Report) parseBody(body string) error {
-	lines := strings.Split(body, "\n")
+	// A reply's mailer may have made the block's spaces no-break ones.
+	lines := strings.Split(strings.ReplaceAll(body, "\u00a0", " "), "\n")
 	desc := ""
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
@@ -395,17 +563,17 @@ func (rep *Report) parseBody(body string) error {
 				set(&rep.PatchLink, v)
 			case "patch subject":
 				set(&rep.PatchSubject, v)
-			case "testcase":
+			case "testcase", "in testcase":
 				set(&rep.Testcase, v)
 			case "config":
 				set(&rep.Config, v)
 			case "compiler":
 				set(&rep.Compiler, v)
-			case "test machine":
+			case "test machine", "on test machine":
 				set(&rep.Machine, v)
 			}
 		}
-		if l == "parameters:" && rep.Params == nil {
+		if (l == "parameters:" || l == "with following parameters:") && rep.Params == nil {
 			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
 			}
 			for ; i < len(lines); i++ {
@@ -425,18 +593,30 @@ func (rep *Report) parseBody(body string) error {
 		if m := reMachine().FindStringSubmatch(l); m != nil {
 			desc = l
 		}
+		if strings.HasPrefix(l, "<below more details") && len(rep.Blocks) > 0 {
+			// The rest of the last block's rows, after the signature
+			// ("<below more details following above table FYI>").
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) == ""; i++ {
+			}
+			next, skipped := rep.Blocks[len(rep.Blocks)-1].readRows(lines, i, true)
+			rep.skip(skipped)
+			i = next - 1
+			continue
+		}
 		if reRule().MatchString(l) {
 			b, next, skipped, err := parseBlock(lines, i+1)
 			if err != nil {
-				return err
-			}
-			for _, sk := range skipped {
-				rep.Skipped = append(rep.Skipped, sk.note)
-				if rep.skippedStat == nil {
-					rep.skippedStat = map[string]string{}
+				// A block that cannot be read (a reply's own table, cut
+				// by the reply) is skipped with a note; the report
+				// needs one block.
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%v: that block skipped", err))
+				if rep.blockErr == nil {
+					rep.blockErr, rep.firstBlockBad = err, len(rep.Blocks) == 0
 				}
-				rep.skippedStat[sk.stat] = sk.note
+				desc = ""
+				continue
 			}
+			rep.skip(skipped)
 			b.Describe = desc
 			desc = ""
 			rep.Blocks = append(rep.Blocks, b)
@@ -445,18 +625,24 @@ func (rep *Report) parseBody(body string) error {
 	}
 	if rep.Testcase == "" && rep.Commit == "" && len(rep.Blocks) > 0 {
 		// A block without the mail around it (contend's own --format
-		// lkml, a block quoted alone): its testcase axis and its new side.
+		// lkml, a block quoted alone, a reply's own table): its testcase
+		// axis and its second side (the rows' change is of it).
 		b := rep.Blocks[0]
 		rep.Testcase = b.Axis("testcase")
 		if b.CompareKey == "commit" {
-			s := b.Sides[len(b.Sides)-1]
+			s := b.Sides[1]
 			rep.Commit, rep.CommitSubject = s.ID, s.Subject
 		}
 		if rep.Commit == "" {
-			rep.Commit = b.Sides[len(b.Sides)-1].ID
+			rep.Commit = b.Sides[1].ID
 		}
 		rep.Bare = true
 	}
+	return rep.checkBody()
+}
+
+// checkBody refuses a body without the parts a plan needs.
+func (rep *Report) checkBody() error {
 	switch {
 	case rep.Testcase == "":
 		return errors.New("not a kernel test robot report: no 'testcase:' line")
@@ -464,6 +650,8 @@ func (rep *Report) parseBody(body string) error {
 		return errors.New("not a kernel test robot report: no 'commit: SHA' line")
 	case !rep.Bare && !reSHA().MatchString(rep.Commit):
 		return fmt.Errorf("commit %q is not a commit id", rep.Commit)
+	case len(rep.Blocks) == 0 && rep.blockErr != nil:
+		return rep.blockErr
 	case len(rep.Blocks) == 0:
 		return errors.New("not a kernel test robot report: no comparison block (a '=====' line, the axes, 'commit:', the id columns, '%stddev')")
 	}
@@ -473,6 +661,17 @@ func (rep *Report) parseBody(body string) error {
 		}
 	}
 	return nil
+}
+
+// skip notes the rows that could not be read.
+func (rep *Report) skip(skipped []skip) {
+	for _, sk := range skipped {
+		rep.Skipped = append(rep.Skipped, sk.note)
+		if rep.skippedStat == nil {
+			rep.skippedStat = map[string]string{}
+		}
+		rep.skippedStat[sk.stat] = sk.note
+	}
 }
 
 func finite(vs ...float64) bool {
@@ -545,6 +744,19 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
 		i++
 	}
+	if i+1 < len(lines) && reIDRule().MatchString(lines[i+1]) {
+		// No 'commit:' lines (the robot's follow-up tables): the
+		// sides are the id columns.
+		b.CompareKey = "commit"
+		for _, id := range strings.Fields(lines[i]) {
+			b.Sides = append(b.Sides, Side{ID: id})
+		}
+		if len(b.Sides) < 2 {
+			return b, i, nil, fmt.Errorf("line %d: a comparison block with %d id columns", i+1, len(b.Sides))
+		}
+		i, skipped = b.readRows(lines, i+2, false)
+		return b, i, skipped, nil
+	}
 	if i >= len(lines) || !strings.HasSuffix(strings.TrimRight(lines[i], " "), ":") {
 		return b, i, nil, fmt.Errorf("line %d: a comparison block without its 'commit:' line", i+1)
 	}
@@ -552,6 +764,12 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 	for i++; i < len(lines); i++ {
 		m := reSideLine().FindStringSubmatch(lines[i])
 		if m == nil {
+			// "  e0bf1dc859fdd mm: memcg: ..." (a side without the
+			// parentheses, as people write them).
+			if f := strings.Fields(lines[i]); len(f) > 1 && strings.HasPrefix(lines[i], "  ") && reSHA().MatchString(f[0]) {
+				b.Sides = append(b.Sides, Side{f[0], strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), f[0]))})
+				continue
+			}
 			break
 		}
 		b.Sides = append(b.Sides, Side{m[1], m[2]})
@@ -565,19 +783,28 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 		}
 		i++
 	}
-	perf := false
-	for i++; i < len(lines); i++ {
+	i, skipped = b.readRows(lines, i+1, false)
+	return b, i, skipped, nil
+}
+
+// readRows reads the sections of a block from line i to a blank line
+// (the rows of its %stddev sections; perf: the lines start in one) and
+// returns the line after it.
+func (b *Block) readRows(lines []string, i int, perf bool) (int, []skip) {
+	var skipped []skip
+	for ; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t")
 		switch {
 		case l == "":
-			return b, i + 1, skipped, nil
+			return i + 1, skipped
 		case strings.Contains(l, "%stddev"):
 			perf = true
 			continue
 		case strings.Contains(l, "fail:runs"):
 			perf = false
 			continue
-		case strings.TrimSpace(l) == `\          |                \`, strings.TrimSpace(l) == "|             |":
+		case strings.Trim(l, `\| `) == "", strings.Trim(l, ". ") == "":
+			// The id rule's marks, and a reply's elision ("...").
 			continue
 		}
 		if !perf {
@@ -591,12 +818,12 @@ func parseBlock(lines []string, i int) (Block, int, []skip, error) {
 		}
 		b.Rows = append(b.Rows, r)
 	}
-	return b, i, skipped, nil
+	return i, skipped
 }
 
 // parseRow reads one %stddev row: base [± N%] change new [± N%] stat.
 func parseRow(l string) (Row, error) {
-	t := strings.Fields(l)
+	t := strings.Fields(misreadPM.Replace(l))
 	r := Row{Line: l}
 	num := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	bad := fmt.Errorf("%q is not a row of the robot's block (base [± N%%] change new [± N%%] stat)", l)
@@ -647,9 +874,43 @@ func parseRow(l string) (Row, error) {
 	if r.NewSD, err = pct(); err != nil {
 		return r, err
 	}
+	// Further sides (a block of three or more commits): change new [± N%].
+	for len(t) >= 3 && isChange(t[0]) {
+		c := Cell{AbsoluteChange: !strings.HasSuffix(t[0], "%")}
+		var e1, e2 error
+		c.Change, e1 = num(strings.TrimSuffix(t[0], "%"))
+		c.New, e2 = num(t[1])
+		if e1 != nil || e2 != nil || !finite(c.Change, c.New) {
+			return r, bad
+		}
+		t = t[2:]
+		if c.NewSD, err = pct(); err != nil {
+			return r, err
+		}
+		r.More = append(r.More, c)
+	}
+	// A note after the stat, as the robot marks a row it discusses:
+	// "fsmark.files_per_sec     <-------- (a)".
+	if len(t) > 1 && strings.HasPrefix(t[1], "<") {
+		t = t[:1]
+	}
 	if len(t) != 1 || !finite(r.Base, r.New, r.Change) {
 		return r, bad
 	}
 	r.Stat = t[0]
 	return r, nil
+}
+
+// misreadPM maps the robot's "±" (the byte 0xB1 of its iso-8859-1) as a
+// reply's mailer may have read it: "ą" (iso-8859-2, windows-1250), or the
+// replacement character of a UTF-8 decoder.
+var misreadPM = strings.NewReplacer("ą", "±", "\uFFFD", "±")
+
+// isChange tells whether s is a change column: "+12.3%", "-0.4", "+1.6e+05%".
+func isChange(s string) bool {
+	if len(s) < 2 || s[0] != '+' && s[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	return err == nil
 }
