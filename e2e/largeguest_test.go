@@ -205,25 +205,11 @@ func reals(f *results.File) []float64 {
 // that finds them; the test fails without perf.
 func guestPerf(t *testing.T) ([]vm.File, []string) {
 	t.Helper()
-	perf := "/usr/bin/perf"
-	if _, err := os.Stat(perf); err != nil {
-		t.Fatalf("no %s for the profile (apt-get install linux-perf): %v", perf, err)
-	}
-	libs, err := vm.Libraries(perf)
+	files, libPath, err := vm.ProgramFiles("/usr/bin/perf", "/bin/perf", "/perf/lib")
 	if err != nil {
-		t.Fatalf("perf's libraries: %v", err)
+		t.Fatalf("perf for the guest's profile (apt-get install linux-perf): %v", err)
 	}
-	files := []vm.File{{Host: perf, Guest: "/bin/perf"}}
-	seen := map[string]bool{}
-	for _, l := range libs {
-		// The interpreter comes twice (PT_INTERP and a library); the
-		// guest has its own, at the path perf names.
-		if b := filepath.Base(l); !seen[b] && !strings.HasPrefix(b, "ld-linux") {
-			seen[b] = true
-			files = append(files, vm.File{Host: l, Guest: "/perf/lib/" + b})
-		}
-	}
-	return files, []string{"LD_LIBRARY_PATH=/perf/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"}
+	return files, []string{libPath}
 }
 
 // envInt is the integer in environment variable name, or def.
