@@ -104,28 +104,13 @@ cpu_set_t *ct_cpu_one(int cpu, size_t *size)
 
 int ct_pinned_cpu(void)
 {
-	cpu_set_t *set = NULL;
-	size_t size = 0;
-	int c, ncpu, got = -2;
+	struct ct_status st;
+	int *cpus = NULL, n, got;
 
-	for (ncpu = CPU_SETSIZE; ncpu <= CT_MAX_CPUS; ncpu *= 2) {
-		if (!(set = CPU_ALLOC(ncpu)))
-			return -1;
-		size = CPU_ALLOC_SIZE(ncpu);
-		if (sched_getaffinity(0, size, set) == 0)
-			break;
-		CPU_FREE(set);
-		set = NULL;
-		if (errno != EINVAL)
-			return -1;
-	}
-	if (!set)
+	if ((n = ct_allowed_cpus(&cpus, &st)) < 0)
 		return -1;
-	if (CPU_COUNT_S(size, set) == 1)
-		for (c = 0; c < (int)(size * 8); c++)
-			if (CPU_ISSET_S(c, size, set))
-				got = c;
-	CPU_FREE(set);
+	got = n == 1 ? cpus[0] : -2;
+	free(cpus);
 	return got;
 }
 

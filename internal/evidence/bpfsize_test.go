@@ -2,9 +2,7 @@ package evidence
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -99,16 +97,8 @@ func TestBPFLostCounted(t *testing.T) {
 		}
 		s := &Set{Active: []Collector{lk, oc}, Avail: map[string]string{"lock": "available", "offcpu": "available"}}
 		defer s.Close()
-		cmd := exec.Command("/bin/sh", "-c", script)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		ev, err := Start(s, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-		return ev.Stop()
+		m, notes, _ := runSet(t, s, "/bin/sh", "-c", script)
+		return m, notes
 	}
 	tiny := bpfSizes{Tasks: 2, Starts: 2, Locks: 2, Callers: 2, Offs: 2, Futexes: 2, CPUs: 2}
 	m, notes := run(tiny)
