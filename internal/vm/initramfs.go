@@ -256,8 +256,9 @@ func CheckGuestPath(p string) error {
 // ProgramFiles returns the dynamic program host (such as /usr/bin/perf)
 // as files of a guest: the program at guest, its libraries in libDir
 // (outside what the guest's init owns), and the LD_LIBRARY_PATH word for
-// Command.Env that finds them before the guest's own. The interpreter
-// is the guest's, at the path the program names.
+// Command.Env that finds them after the guest's own (the libraries the
+// guest has, glibc's, stay the ones every other program of the guest
+// loads). The interpreter is the guest's, at the path the program names.
 func ProgramFiles(host, guest, libDir string) ([]File, string, error) {
 	libs, err := Libraries(host)
 	if err != nil {
@@ -276,5 +277,5 @@ func ProgramFiles(host, guest, libDir string) ([]File, string, error) {
 			return nil, "", err
 		}
 	}
-	return files, "LD_LIBRARY_PATH=" + strings.Join(append([]string{libDir}, libDirs...), ":"), nil
+	return files, "LD_LIBRARY_PATH=" + strings.Join(append(append([]string{}, libDirs...), libDir), ":"), nil
 }

@@ -518,7 +518,8 @@ func TestPayloadGzipAndNoPVH(t *testing.T) {
 
 // TestProgramFiles: a dynamic program goes into the guest with each of
 // its libraries once, in the directory given, never the interpreter (the
-// guest's own), with a library path that looks there first; a library
+// guest's own), with a library path that looks there after the guest's
+// own directories; a library
 // directory the guest's init owns is refused.
 func TestProgramFiles(t *testing.T) {
 	prog := "/bin/sh"
@@ -540,7 +541,7 @@ func TestProgramFiles(t *testing.T) {
 		}
 		seen[f.Guest] = true
 	}
-	if len(files) < 2 || !strings.HasPrefix(env, "LD_LIBRARY_PATH=/tools/lib:") {
+	if len(files) < 2 || !strings.HasPrefix(env, "LD_LIBRARY_PATH="+strings.Join(libDirs, ":")) || !strings.HasSuffix(env, ":/tools/lib") {
 		t.Errorf("%d files, env %q", len(files), env)
 	}
 	if _, _, err := ProgramFiles(prog, "/tools/sh", "/usr/lib"); err == nil {
