@@ -138,7 +138,7 @@ fuzz:
 # mail (TestVMReproduce, docs/lkml.md): 3 boots a side of a small wis test,
 # the answer in the robot's layout: 2.2 minutes here at load 10-13.
 e2e:
-	CONTEND_E2E=1 $(GO) test -count=1 -timeout 85m -v -run 'TestCampaignReboots|TestVMCampaigns|TestVMBisect|TestVMReproduce|TestKernelTreeBisect' ./e2e
+	CONTEND_E2E=1 $(GO) test -count=1 -timeout 85m -v -run 'TestCampaignReboots|TestVMCampaigns|TestVMBisect|TestVMReproduce|TestKernelTreeBisect|TestLargeGuest' ./e2e
 
 # The end-to-end kernel-tree bisect alone, whatever the cache holds: its
 # first run on a machine unpacks linux-source-6.1 and builds a clean

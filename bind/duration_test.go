@@ -2,6 +2,7 @@ package bind
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,6 +139,25 @@ func TestDurationRunnerPins(t *testing.T) {
 		if want := allowed[i%len(allowed)]; r.CPU[i] != want || r.RanOn[i] != want {
 			t.Errorf("worker %d given CPU %d, ran on %d; want %d", i, r.CPU[i], r.RanOn[i], want)
 		}
+	}
+}
+
+// TestDurationRunnerChecksPinning: each pinned worker reads its mask
+// back; a worker whose mask is not the one CPU it was pinned to (widened
+// to every CPU after pinning, as a cpuset change would) fails the run,
+// naming the worker and the CPU.
+func TestDurationRunnerChecksPinning(t *testing.T) {
+	allowed, err := cpuset.Affinity(0)
+	if err != nil || len(allowed) < 2 {
+		t.Skipf("needs 2 allowed CPUs: %v %v", allowed, err)
+	}
+	_, err = durationProbe(durationProbeParams{Threads: 4, DurationNs: 50e6, Pin: true, Inject: InjectPinMoved, FailWorker: -1})
+	want := fmt.Sprintf("worker 3 of 4 was pinned to CPU %d but its mask holds other CPUs", allowed[2%len(allowed)])
+	if err == nil || !errors.Is(err, syscall.EINVAL) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want EINVAL and %q", err, want)
+	}
+	if _, err := durationProbe(durationProbeParams{Threads: 4, DurationNs: 50e6, Pin: false, Inject: InjectPinMoved, FailWorker: -1}); err != nil {
+		t.Errorf("unpinned: %v", err)
 	}
 }
 

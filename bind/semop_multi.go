@@ -25,6 +25,10 @@ const (
 	// InjectMadviseEINVAL makes faultme's madvise fail with EINVAL, as it
 	// does on a kernel built without THP.
 	InjectMadviseEINVAL Inject = C.CT_INJECT_MADVISE_EINVAL
+	// InjectPinMoved widens the middle pinned worker's CPU mask to every
+	// CPU after it was pinned, as a cpuset change would: the runner's
+	// check of each worker's mask must fail the run.
+	InjectPinMoved Inject = C.CT_INJECT_PIN_MOVED
 )
 
 // SemopMultiParams is struct ct_semop_multi_params: the parameters of one

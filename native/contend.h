@@ -102,6 +102,7 @@ enum {
 	CT_INJECT_FORK_EAGAIN = 2,   /* the middle fork/pthread_create fails with EAGAIN */
 	CT_INJECT_DIE_AFTER_SEMGET = 4, /* SIGKILL between semget and its report */
 	CT_INJECT_MADVISE_EINVAL = 8,   /* faultme's madvise fails with EINVAL, as on a kernel without THP */
+	CT_INJECT_PIN_MOVED = 16,       /* the middle pinned worker's mask is widened to every CPU after pinning */
 };
 
 #endif

@@ -17,7 +17,8 @@
  *     returned, not exit()ed;
  *   - --pin reads the allowed CPUs with a mask as large as the kernel's
  *     and pins with sets as large as the CPU's number (CPU_ALLOC), not
- *     cpu_set_t's fixed 1024 CPUs.
+ *     cpu_set_t's fixed 1024 CPUs; each pinned worker reads its own mask
+ *     back (ct_pinned_cpu) and the run fails when it is not the CPU asked.
  *
  * Timed: from opening the gate to the last worker's return (elapsed_ns)
  * and to the last join (joined_ns). Not timed: allocation, thread
@@ -101,6 +102,32 @@ cpu_set_t *ct_cpu_one(int cpu, size_t *size)
 	return set;
 }
 
+int ct_pinned_cpu(void)
+{
+	struct ct_status st;
+	int *cpus = NULL, n, got;
+
+	if ((n = ct_allowed_cpus(&cpus, &st)) < 0)
+		return -1;
+	got = n == 1 ? cpus[0] : -2;
+	free(cpus);
+	return got;
+}
+
+int ct_check_pinned(struct ct_status *st, unsigned i, unsigned n, int want, int got)
+{
+	if (want < 0 || got == want)
+		return 0;
+	if (got == -1)
+		return ct_fail(st, EINVAL, "sched_getaffinity", "worker %u of %u could not read its CPU mask (pinned to CPU %d, --pin)",
+			       i + 1, n, want);
+	if (got == -2)
+		return ct_fail(st, EINVAL, "sched_setaffinity", "worker %u of %u was pinned to CPU %d but its mask holds other CPUs (--pin; a cpuset changed?)",
+			       i + 1, n, want);
+	return ct_fail(st, EINVAL, "sched_setaffinity", "worker %u of %u was pinned to CPU %d but runs on CPU %d (--pin)",
+		       i + 1, n, want, got);
+}
+
 /* The gate and the finish line, shared by main and the workers. */
 struct gate {
 	const struct ct_duration *d;
@@ -122,6 +149,18 @@ static void *duration_thread(void *arg)
 	struct gate *g = t->g;
 	int abort_;
 
+	if (t->w.cpu >= 0 && (g->d->inject & CT_INJECT_PIN_MOVED) && t->w.id == t->w.n / 2) {
+		size_t size = CPU_ALLOC_SIZE(CPU_SETSIZE);
+		cpu_set_t *all = CPU_ALLOC(CPU_SETSIZE);
+
+		if (all) {
+			memset(all, 0xff, size);
+			sched_setaffinity(0, size, all);
+			CPU_FREE(all);
+		}
+	}
+	if (t->w.cpu >= 0)
+		t->w.slot->got_cpu = ct_pinned_cpu();
 	if (g->d->prepare)
 		g->d->prepare(g->d->arg, &t->w);
 	pthread_mutex_lock(&g->lock);
@@ -241,6 +280,9 @@ int ct_duration_run(struct ct_duration *d, struct ct_status *st)
 		d->joined_ns = ct_now_ns() - start;
 		d->elapsed_ns = g.end_ns - start;
 		ct_slots_sum(slots, n, d->per_thread, &d->total);
+		/* Each pinned worker got the CPU it was asked to run on. */
+		for (i = 0; i < n && !err; i++)
+			err = ct_check_pinned(st, i, n, t[i].w.cpu, ct_slot_at(slots, i)->got_cpu);
 		for (i = 0; i < n && !err; i++) {
 			if (!(err = ct_slot_at(slots, i)->err))
 				continue;

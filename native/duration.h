@@ -30,6 +30,7 @@ struct ct_slot {
 	uint64_t counters[CT_COUNTERS]; /* a plugin's extra counters */
 	int err;                        /* the worker's failure: a positive errno */
 	int done;                       /* worker processes: the worker returned */
+	int got_cpu;                    /* a pinned worker: the CPU its affinity holds (ct_pinned_cpu) */
 };
 
 /* ct_worker is what the runner gives each worker thread. */
@@ -98,6 +99,18 @@ int ct_allowed_cpus(int **cpus, struct ct_status *st);
 /* ct_cpu_one returns a CPU_ALLOC'ed set of the one CPU cpu, its size in
  * *size (CPU_FREE it), or NULL. */
 cpu_set_t *ct_cpu_one(int cpu, size_t *size);
+
+/* ct_pinned_cpu returns the one CPU in the calling thread's affinity mask
+ * (read by sched_getaffinity with a mask as large as the kernel's), -2
+ * when it holds more or fewer than one, -1 when it cannot be read. A
+ * pinned worker records it in its slot's got_cpu; the parent compares it
+ * with the CPU it asked for (ct_check_pinned). */
+int ct_pinned_cpu(void);
+
+/* ct_check_pinned fails st, and returns the errno, when worker i of n,
+ * asked to run on CPU want, recorded another in got (ct_pinned_cpu); 0
+ * when it got what it asked. */
+int ct_check_pinned(struct ct_status *st, unsigned i, unsigned n, int want, int got);
 #endif
 
 /* The probe: the runner with workers that record what they were given,

@@ -223,6 +223,7 @@ proc_worker(const struct procs *pr, unsigned i, pid_t parent)
 			s->err = one ? errno : ENOMEM;
 			_exit(1);
 		}
+		s->got_cpu = ct_pinned_cpu();
 	}
 	if (__atomic_add_fetch(&pr->ctl->ready, 1, __ATOMIC_SEQ_CST) == run->n)
 		futex_wake(&pr->ctl->ready);
@@ -251,6 +252,8 @@ static int proc_status(struct procs *pr, unsigned i, int st)
 	if (s->err)
 		return ct_fail(&run->r->status, s->err, "sched_setaffinity", "of worker %u of %u to CPU %d (--pin)",
 			       i + 1, run->n, worker_cpu(run, i));
+	if (worker_cpu(run, i) >= 0 && ct_check_pinned(&run->r->status, i, run->n, worker_cpu(run, i), s->got_cpu))
+		return EINVAL;
 	if (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
 		return ct_fail(&run->r->status, ECHILD, "worker",
 			       "worker %u of %u (pid %d) exited with status %d before contend_worker returned "

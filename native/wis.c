@@ -295,6 +295,10 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 	stoperr = wis_stop(&w);
 	if (!err)
 		err = stoperr;
+	if (!err && ctl->pin_task)
+		err = ct_fail(&r->status, EINVAL, "sched_setaffinity", ctl->pin_got == -2 ? "task %d of %u was pinned to CPU %d but its mask holds other CPUs (--pin; a cpuset changed?)"
+			      : ctl->pin_got == -1 ? "task %d of %u could not read its CPU mask (pinned to CPU %d, --pin)" : "task %d of %u was pinned to CPU %d but runs on CPU %d (--pin)",
+			      ctl->pin_task - 1, (unsigned)p->tasks, ctl->pin_want, ctl->pin_got);
 	if (!err && ctl->extra_err)
 		err = ct_fail(&r->status, ctl->extra_err, "new_task", p->mode ? "could not fork an extra task process" : "could not start an extra task thread");
 	if (!err) {

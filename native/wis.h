@@ -25,6 +25,10 @@ struct ct_wis_control {
 	int dead_status;  /* ... -signal, or its exit status (0: none died) */
 	int extra;        /* extra tasks started with new_task */
 	int extra_err;    /* a new_task fork failed: its errno */
+	/* The first pinned task whose CPU mask, read back with
+	 * sched_getaffinity, is not the CPU it was pinned to: task + 1 (0:
+	 * none), the CPU asked, the CPU got (-2: several, -1: unreadable). */
+	int pin_task, pin_want, pin_got;
 };
 
 /* The leader's exit status when a cancelled task thread did not end

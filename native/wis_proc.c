@@ -54,6 +54,10 @@ extern void testcase_cleanup(void);
 
 static struct ct_wis_control *ctl;
 static char *shm;
+/* The allowed CPUs task i is pinned to, modulo (pin_n 0: not pinned). */
+static int *pin_cpus;
+static unsigned pin_n;
+static void check_pin(unsigned i);
 
 static unsigned long long *count_of(unsigned i)
 {
@@ -135,6 +139,7 @@ static void *task_thread(void *arg)
 {
 	unsigned i = (unsigned)(uintptr_t)arg;
 
+	check_pin(i);
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 	gate_wait();
 	testcase(count_of(i), i);
@@ -182,6 +187,29 @@ static int *allowed_cpus(unsigned *n)
 				cpus[(*n)++] = c;
 	CPU_FREE(set);
 	return cpus;
+}
+
+/* check_pin reads the mask task i runs with back and records in the
+ * control block, for the runner to fail the run, when it is not the one
+ * CPU the task was pinned to (the first such task only). */
+static void check_pin(unsigned i)
+{
+	unsigned n = 0;
+	int want, got = -1, *now;
+
+	if (pin_n == 0)
+		return;
+	want = pin_cpus[i % pin_n];
+	if ((now = allowed_cpus(&n)))
+		got = n == 1 ? now[0] : -2;
+	free(now);
+	if (got == want)
+		return;
+	int none = 0;
+	if (__atomic_compare_exchange_n(&ctl->pin_task, &none, (int)i + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		ctl->pin_want = want;
+		ctl->pin_got = got;
+	}
 }
 
 /* start_threads starts n task threads, task i pinned to cpus[i % ncpus]
@@ -250,6 +278,7 @@ static unsigned start_processes(pid_t *pids, unsigned n, const int *cpus, unsign
 
 				if (set)
 					sched_setaffinity(0, size, set);
+				check_pin(i);
 			}
 			gate_wait();
 			testcase(count_of(i), i);
@@ -316,8 +345,11 @@ int main(int argc, char **argv)
 		return 3;
 	ctl = (struct ct_wis_control *)shm;
 	ct_wis_shim.new_task = procs ? proc_new_task : thread_new_task;
-	if (pin)
+	if (pin) {
 		cpus = allowed_cpus(&ncpus);
+		pin_cpus = cpus;
+		pin_n = cpus ? ncpus : 0;
+	}
 	testcase_prepare(n);
 	if (procs) {
 		n = start_processes(pids, n, cpus, ncpus);

@@ -72,10 +72,17 @@ func detach(ls []link.Link) {
 }
 
 // clearMap deletes every entry of a hash or stack map (an array's
-// entries are set to zero).
+// entries, per-CPU ones too, are set to zero).
 func clearMap(m *ebpf.Map) {
-	if m.Type() == ebpf.Array {
+	switch m.Type() {
+	case ebpf.Array:
 		zero := make([]byte, m.ValueSize())
+		for i := uint32(0); i < m.MaxEntries(); i++ {
+			m.Put(i, zero)
+		}
+		return
+	case ebpf.PerCPUArray:
+		zero := make([]uint64, ebpf.MustPossibleCPU())
 		for i := uint32(0); i < m.MaxEntries(); i++ {
 			m.Put(i, zero)
 		}
@@ -110,9 +117,27 @@ func clearMaps(maps ...*ebpf.Map) {
 	}
 }
 
-// lostCount reads the lost[0] counter.
-func lostCount(m *ebpf.Map) uint64 {
-	var v uint64
-	m.Lookup(uint32(0), &v)
-	return v
+// lostCount reads the lost[0] counter: the events a program could not
+// record, counted on each CPU apart (a counter shared by the CPUs would
+// bounce between them just when a full map makes every event fail).
+func lostCount(m *ebpf.Map) (uint64, error) {
+	n, err := perCPUSum(m, 0)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read the BPF count of lost events: %v", err)
+	}
+	return n, nil
+}
+
+// perCPUSum is the sum over the CPUs of entry i of a per-CPU array of
+// 64-bit counters.
+func perCPUSum(m *ebpf.Map, i uint32) (uint64, error) {
+	var vs []uint64
+	if err := m.Lookup(i, &vs); err != nil {
+		return 0, err
+	}
+	var sum uint64
+	for _, v := range vs {
+		sum += v
+	}
+	return sum, nil
 }

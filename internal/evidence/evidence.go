@@ -154,11 +154,17 @@ type Set struct {
 	view  bool // a View: the collectors belong to another Set
 }
 
-// Open opens the collectors names (as Parse returns them). It never
-// fails: a collector that cannot work is recorded in Avail with the
-// reason. Close the set when the run ends, on every path.
-func Open(names []string) *Set {
+// Open opens the collectors names (as Parse returns them) for a run of
+// unknown size (OpenFor, Run{}).
+func Open(names []string) *Set { return OpenFor(names, Run{}) }
+
+// OpenFor opens the collectors names (as Parse returns them), the BPF
+// ones with maps sized for run r. It never fails: a collector that
+// cannot work is recorded in Avail with the reason. Close the set when
+// the run ends, on every path.
+func OpenFor(names []string, r Run) *Set {
 	s := &Set{Avail: map[string]string{}}
+	sizes := sizesFor(r)
 	for _, n := range names {
 		var c Collector
 		var err error
@@ -174,13 +180,13 @@ func Open(names []string) *Set {
 		case "system":
 			c, err = openSystem()
 		case "lock":
-			c, err = openLock()
+			c, err = openLock(sizes)
 		case "locktrace":
 			c, err = openLockTrace(n)
 		case "offcpu":
-			c, err = openOffcpu()
+			c, err = openOffcpu(sizes)
 		case "profile":
-			c, err = openProfile()
+			c, err = openProfile(sizes.CPUs)
 		default:
 			err = fmt.Errorf("unknown collector")
 		}

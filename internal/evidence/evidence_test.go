@@ -220,6 +220,12 @@ func runGated(t *testing.T, names []string, argv ...string) (map[string]float64,
 			t.Skipf("%s %s", n, s.Avail[n])
 		}
 	}
+	return runSet(t, s, argv...)
+}
+
+// runSet runs argv under the collectors of s, as runGated does.
+func runSet(t *testing.T, s *Set, argv ...string) (map[string]float64, []string, *syscall.Rusage) {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	ev, err := Start(s, cmd)

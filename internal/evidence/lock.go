@@ -83,8 +83,8 @@ const (
 // openLock opens the lock collector: with BPF (lockBPF) where the
 // kernel allows it, else the tracefs collector, whose header note says
 // why BPF could not be used.
-func openLock() (Collector, error) {
-	b, berr := openLockBPF()
+func openLock(sizes bpfSizes) (Collector, error) {
+	b, berr := openLockBPF(sizes)
 	if berr == nil {
 		return b, nil
 	}
@@ -194,6 +194,7 @@ func (l *lock) Metrics() []results.Metric {
 	for _, k := range lockKinds {
 		add(k.name, k.desc, k.one)
 	}
+	ms = append(ms, results.Metric{Name: LockLost, Unit: "count", Better: "lower", Desc: "lock contention events of the child's tasks not recorded (a full BPF map, or trace events lost from a full trace buffer): while it is above 0, every k.lock figure of the repetition is a lower bound"})
 	if l.mmap {
 		for _, rw := range []struct{ name, ing string }{{"read", "reading"}, {"write", "writing"}} {
 			ms = append(ms,
@@ -243,6 +244,7 @@ func (l *lock) Stop() (map[string]float64, []string, error) {
 		return nil, nil, fmt.Errorf("cannot read the trace buffer: %v", err)
 	}
 	m, lost := aggregateTrace(string(b), l.mmap)
+	m[LockLost] = float64(lost)
 	var notes []string
 	if lost > 0 {
 		notes = append(notes, fmt.Sprintf("lock evidence: %s lost (buffer full; raise %s/buffer_size_kb): counts are lower bounds", plural.N(lost, "trace event", "trace events"), l.root))

@@ -25,6 +25,11 @@ const (
 	LockCallerWait      = "k.lock.caller.wait."
 	LockCallerMaxWait   = "k.lock.caller.max_wait."
 	LockCallerAvgWait   = "k.lock.caller.avg_wait."
+	// LockLost counts the contentions of a repetition that could not
+	// be recorded (a map full, trace events lost); OffcpuLost the
+	// switches, wakeups and futex waits offcpu could not record.
+	LockLost   = "k.lock.lost"
+	OffcpuLost = "k.offcpu.lost"
 )
 
 // lockTop is the most locks, and the most callers, kept per repetition
@@ -91,9 +96,15 @@ type lockBPF struct {
 	// offsets); perCPUWhy says what of it could not be found.
 	perCPU    *perCPU
 	perCPUWhy string
+	sizes     bpfSizes
 }
 
-func openLockBPF() (*lockBPF, error) {
+// lockMaps are the entries of the lock program's maps for sizes s.
+func (s bpfSizes) lockMaps() map[string]int {
+	return map[string]int{"tgids": s.Tasks, "starts": s.Starts, "waits": s.Locks, "callers": s.Callers, "stacks": s.Callers}
+}
+
+func openLockBPF(sizes bpfSizes) (*lockBPF, error) {
 	if err := bpfAllowed(true); err != nil {
 		return nil, err
 	}
@@ -101,10 +112,13 @@ func openLockBPF() (*lockBPF, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot name locks and callers: %v", err)
 	}
-	l := &lockBPF{syms: syms}
+	l := &lockBPF{syms: syms, sizes: sizes}
 	spec, err := bpfobj.LoadLock()
 	if err != nil {
 		return nil, bpfLoadError(err)
+	}
+	if err := size(spec, sizes.lockMaps()); err != nil {
+		return nil, err
 	}
 	if err := spec.Variables["stack_every"].Set(uint32(lockStackEvery)); err != nil {
 		return nil, fmt.Errorf("cannot set the lock program's sample: %v", err)
@@ -136,7 +150,7 @@ func (l *lockBPF) tracepoints() []tracepoint {
 func (l *lockBPF) Name() string { return "lock" }
 
 func (l *lockBPF) note() string {
-	n := fmt.Sprintf("BPF: lock:contention_begin/end aggregated in the kernel per lock and caller (callers from the stacks of each lock's first contention and one in %d)", lockStackEvery)
+	n := fmt.Sprintf("BPF: lock:contention_begin/end aggregated in the kernel per lock and caller (callers from the stacks of each lock's first contention and one in %d); %s", lockStackEvery, l.sizes)
 	if l.perCPUWhy != "" {
 		n += "; run-queue locks are named by their callers: " + l.perCPUWhy
 	}
@@ -246,9 +260,14 @@ func (l *lockBPF) Stop() (map[string]float64, []string, error) {
 		return nil, nil, fmt.Errorf("cannot read the BPF map of waits: %v", err)
 	}
 	m := aggregateLocks(locks, callers)
+	n, err := lostCount(l.objs.Lost)
+	if err != nil {
+		return nil, nil, err
+	}
+	m[LockLost] = float64(n)
 	var notes []string
-	if n := lostCount(l.objs.Lost); n > 0 {
-		notes = append(notes, fmt.Sprintf("lock evidence: %s not recorded (a BPF map was full): counts are lower bounds", plural.N(int(n), "event", "events")))
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("lock evidence: %s not recorded (a BPF map was full; %s): k.lock counts and waits are lower bounds", plural.N(int(n), "event", "events"), l.sizes))
 	}
 	return m, notes, nil
 }

@@ -20,6 +20,7 @@ var offcpuMetrics = []results.Metric{
 	{Name: "k.offcpu.futex_waits", Unit: "count", Better: "lower", Desc: "futex system calls that wait"},
 	{Name: "k.offcpu.sleeps", Unit: "count", Better: "lower", Desc: "switches out of the child's tasks blocked (voluntary)"},
 	{Name: "k.offcpu.preemptions", Unit: "count", Better: "lower", Desc: "switches out of the child's tasks still runnable (preempted, or yielded)"},
+	{Name: OffcpuLost, Unit: "count", Better: "lower", Desc: "switches, new tasks and futex waits of the child's tasks not recorded (a full BPF map): while it is above 0, every k.offcpu time of the repetition is a lower bound"},
 }
 
 // offcpu records the off-CPU time of the child and its descendants with
@@ -28,14 +29,27 @@ var offcpuMetrics = []results.Metric{
 type offcpu struct {
 	objs  bpfobj.OffcpuObjects
 	links []link.Link
+	sizes bpfSizes
 }
 
-func openOffcpu() (*offcpu, error) {
+// offcpuMaps are the entries of the offcpu program's maps for sizes s.
+func (s bpfSizes) offcpuMaps() map[string]int {
+	return map[string]int{"tgids": s.Tasks, "offs": s.Offs, "futexes": s.Futexes}
+}
+
+func openOffcpu(sizes bpfSizes) (*offcpu, error) {
 	if err := bpfAllowed(false); err != nil {
 		return nil, err
 	}
-	o := &offcpu{}
-	if err := bpfobj.LoadOffcpuObjects(&o.objs, nil); err != nil {
+	o := &offcpu{sizes: sizes}
+	spec, err := bpfobj.LoadOffcpu()
+	if err != nil {
+		return nil, bpfLoadError(err)
+	}
+	if err := size(spec, sizes.offcpuMaps()); err != nil {
+		return nil, err
+	}
+	if err := spec.LoadAndAssign(&o.objs, nil); err != nil {
 		return nil, bpfLoadError(err)
 	}
 	ls, err := attach(o.tracepoints())
@@ -82,19 +96,26 @@ func (o *offcpu) Stop() (map[string]float64, []string, error) {
 	o.links = nil
 	defer clearMaps(o.objs.Tgids, o.objs.Offs, o.objs.Futexes, o.objs.Totals, o.objs.Lost)
 	m := map[string]float64{}
-	for i, mt := range offcpuMetrics {
-		var v uint64
-		if err := o.objs.Totals.Lookup(uint32(i), &v); err != nil {
+	for i, mt := range offcpuMetrics[:len(offcpuMetrics)-1] {
+		v, err := perCPUSum(o.objs.Totals, uint32(i))
+		if err != nil {
 			return nil, nil, fmt.Errorf("cannot read the BPF totals: %v", err)
 		}
 		m[mt.Name] = float64(v)
 	}
+	n, err := lostCount(o.objs.Lost)
+	if err != nil {
+		return nil, nil, err
+	}
+	m[OffcpuLost] = float64(n)
 	var notes []string
-	if n := lostCount(o.objs.Lost); n > 0 {
-		notes = append(notes, fmt.Sprintf("offcpu evidence: %s not recorded (a BPF map was full): times are lower bounds", plural.N(int(n), "event", "events")))
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("offcpu evidence: %s not recorded (a BPF map was full; %s): k.offcpu times are lower bounds", plural.N(int(n), "event", "events"), o.sizes))
 	}
 	return m, notes, nil
 }
+
+func (o *offcpu) note() string { return o.sizes.String() }
 
 func (o *offcpu) Close() error {
 	detach(o.links)

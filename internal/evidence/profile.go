@@ -36,8 +36,27 @@ const profileRate = 499
 // 4 MiB in tens of seconds, where perf's default (512 KiB) filled half in under
 // a second; what is left is drained after the child ends. (The machine's
 // task records, comm, mmap and fork, wake it too: a 4 s recording at
-// load 14 woke it 8 times, against 12 with the default.)
-const profileBuffer = "8M"
+// load 14 woke it 8 times, against 12 with the default.) On many CPUs
+// the buffers are bounded as a whole (profileBuffers): 8 MiB a CPU up to
+// 32 CPUs, then a share of 256 MiB, at least 512 KiB (perf's default): at
+// 512 CPUs 512 KiB each, which perf empties more often (the header says
+// so).
+const (
+	profileBuffer   = 8 << 20
+	profileBuffers  = 256 << 20
+	profileBufferLo = 512 << 10
+)
+
+// profileBufferFor is the ring buffer of each CPU (bytes, a power of 2)
+// for a system-wide recording on cpus CPUs: profileBuffer, or a share of
+// profileBuffers.
+func profileBufferFor(cpus int) int {
+	b := profileBuffer
+	for b > profileBufferLo && b*max(cpus, 1) > profileBuffers {
+		b /= 2
+	}
+	return b
+}
 
 // profileNice is perf record's nice value while it records: when it
 // wakes, it takes a CPU from the child's tasks only when they leave one
@@ -85,6 +104,7 @@ type profile struct {
 	why    string      // why not wide
 	dir    string      // private directory of the recordings
 	td     *tmpdir.Dir // dir, owned (internal/tmpdir)
+	buffer int         // bytes of ring buffer a CPU (-m), system-wide
 	n      int         // repetitions recorded
 	rec    *recording
 	folded map[string]float64 // the last repetition's folded stacks
@@ -107,7 +127,7 @@ func (r *recording) stderr(err error) string {
 	return firstLineOr(string(b), err)
 }
 
-func openProfile() (*profile, error) {
+func openProfile(cpus int) (*profile, error) {
 	if injected("no-perf") {
 		return nil, fmt.Errorf("perf_event_open: no permission (injected)")
 	}
@@ -126,7 +146,7 @@ func openProfile() (*profile, error) {
 		return nil, err
 	}
 	dir := td.Path
-	p := &profile{perf: bin, event: event, dir: dir, td: td}
+	p := &profile{perf: bin, event: event, dir: dir, td: td, buffer: profileBufferFor(cpus)}
 	// Probes: a recording of a process that ends at once, as the run's
 	// will be made (permission, events, the perf build), system-wide
 	// first.
@@ -170,7 +190,7 @@ const profileDirPrefix = tmpdir.Profile
 func (p *profile) recordArgs(data string, wide bool) []string {
 	args := []string{"record", "-q", "-N", "-B", "--no-bpf-event", "-e", p.event, "-F", strconv.Itoa(profileRate), "-g", "-o", data}
 	if wide {
-		args = append(args, "-m", profileBuffer)
+		args = append(args, "-m", strconv.Itoa(p.buffer>>10)+"K")
 	}
 	return args
 }
@@ -190,6 +210,9 @@ func (p *profile) note() string {
 	var n []string
 	if p.event == "cpu-clock" {
 		n = append(n, "sampling cpu-clock (no hardware cycles counter here)")
+	}
+	if p.wide && p.buffer < profileBuffer {
+		n = append(n, fmt.Sprintf("%d KiB of ring buffer a CPU (%d MiB in all at most): perf is woken more often than with %d MiB", p.buffer>>10, profileBuffers>>20, profileBuffer>>20))
 	}
 	if !p.wide {
 		n = append(n, "attached to the child (-p), its threads inherit the sampling: it costs each of their switches; system-wide sampling: "+p.why)

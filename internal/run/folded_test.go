@@ -33,7 +33,7 @@ func TestDoWritesFoldedStacks(t *testing.T) {
 	job.Out = strings.TrimSuffix(job.Out, ".json") + ".jsonl"
 	oldOpen := openEvidence
 	t.Cleanup(func() { openEvidence = oldOpen })
-	openEvidence = func(names []string) *evidence.Set {
+	openEvidence = func(names []string, _ evidence.Run) *evidence.Set {
 		return &evidence.Set{Active: []evidence.Collector{&foldingCollector{}}, Avail: map[string]string{"count": "available"}}
 	}
 	job.Evidence = []string{"count"}

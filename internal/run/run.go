@@ -146,8 +146,19 @@ func (e *OutError) Unwrap() error { return e.Err }
 // "" (tests replace it).
 var Stale = staleWarning
 
-// openEvidence opens the collectors (tests replace it).
-var openEvidence = evidence.Open
+// openEvidence opens the collectors for a run of the size given (tests
+// replace it).
+var openEvidence = evidence.OpenFor
+
+// evidenceRun is the size of job's run the collectors are opened for:
+// its largest thread or task count (of either side), 0 when unknown.
+func evidenceRun(job Job) evidence.Run {
+	r := evidence.Run{Tasks: job.Threads}
+	for _, n := range job.SideThreads {
+		r.Tasks = max(r.Tasks, n)
+	}
+	return r
+}
 
 // Do runs job. It returns the outcome and the error of the report (or,
 // without a report, of the run), or the error that kept the run from
@@ -236,7 +247,7 @@ func start(ctx context.Context, job Job, ui UI, taken *stack) (*results.Writer, 
 	if x := Stale(); x != "" {
 		f.Warnings = append(f.Warnings, x)
 	}
-	set := openEvidence(job.Evidence)
+	set := openEvidence(job.Evidence, evidenceRun(job))
 	taken.push(func() {
 		if err := set.Close(); err != nil {
 			ui.Problem(fmt.Sprintf("contend: %v", err))

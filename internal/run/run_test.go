@@ -113,7 +113,7 @@ func TestDoRunsTheJob(t *testing.T) {
 	c := &testutil.CountingCollector{}
 	oldOpen := openEvidence
 	t.Cleanup(func() { openEvidence = oldOpen })
-	openEvidence = func(names []string) *evidence.Set {
+	openEvidence = func(names []string, _ evidence.Run) *evidence.Set {
 		return &evidence.Set{Active: []evidence.Collector{c}, Avail: map[string]string{"count": "available"}}
 	}
 	job.Evidence = []string{"count"}
@@ -418,5 +418,33 @@ func TestTerminal(t *testing.T) {
 	ui.Problem("contend: broken")
 	if got := b.String(); got != "contend: broken\n" {
 		t.Errorf("quiet %q", got)
+	}
+}
+
+// TestDoSizesTheEvidence: the collectors are opened for the run's
+// largest thread count, of either side of an A/B run (the BPF maps are
+// sized by it), 0 when the job does not say.
+func TestDoSizesTheEvidence(t *testing.T) {
+	for _, c := range []struct {
+		threads int64
+		sides   []int64
+		want    int64
+	}{{24576, nil, 24576}, {8, []int64{10, 300}, 300}, {0, nil, 0}} {
+		job := newJob(t, &fakeRunner{})
+		job.Threads, job.SideThreads = c.threads, c.sides
+		oldOpen := openEvidence
+		var got []evidence.Run
+		openEvidence = func(names []string, r evidence.Run) *evidence.Set {
+			got = append(got, r)
+			return &evidence.Set{}
+		}
+		_, err := Do(context.Background(), job, &fakeUI{})
+		openEvidence = oldOpen
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Tasks != c.want {
+			t.Errorf("threads %d, sides %v: the collectors were opened for %+v, want one run of %d tasks", c.threads, c.sides, got, c.want)
+		}
 	}
 }

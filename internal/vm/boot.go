@@ -100,6 +100,19 @@ type Command struct {
 	// internal/kbuild's Kernel.Env); the guest's contend keeps vm.* and
 	// kbuild.* keys (internal/env).
 	Facts map[string]string
+	// More are contend commands run after Args in the same boot, each
+	// with its own result file brought back (Result.More), whatever the
+	// exit of the ones before (a large guest's boot takes minutes under
+	// TCG: e2e's TestLargeGuest runs every workload in one).
+	More []Step
+}
+
+// Step is one more contend command of a boot: Args without the program
+// name, writing its result file to Out in the guest (empty: none comes
+// back).
+type Step struct {
+	Args []string `json:"args"`
+	Out  string   `json:"out,omitempty"`
 }
 
 // File is a file of the host (Host) put into the guest at Guest, an
@@ -118,6 +131,9 @@ type Result struct {
 	Report Report
 	// Output is the result file (nil: none came back).
 	Output []byte
+	// More are the result files of Command.More, in order (nil: none
+	// came back); their exit statuses are Report.More.
+	More [][]byte
 	// StartedAfter is the time from QEMU's start to the command's
 	// start in the guest (as the host saw the guest say so); Elapsed
 	// to QEMU's end.
@@ -358,7 +374,7 @@ func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, pro
 	for k, v := range c.Facts {
 		facts[k] = v
 	}
-	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: facts, Vars: c.Env})
+	job, err := json.Marshal(Job{Args: c.Args, Out: c.Out, Env: facts, Vars: c.Env, More: c.More})
 	if err != nil {
 		return nil, err
 	}
@@ -477,6 +493,9 @@ func (r *Runner) verdict(res *Result, cons []byte, port, qlog string, exit error
 		return &Fault{Kind: FaultTransfer, Msg: fmt.Sprintf("the guest's report is not JSON: %v", err)}
 	}
 	res.Output = frames[frameResult]
+	for i := range res.Report.More {
+		res.More = append(res.More, frames[moreFrame(i)])
+	}
 	return nil
 }
 

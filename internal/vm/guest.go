@@ -23,6 +23,7 @@ type Job struct {
 	Out  string            `json:"out"`
 	Env  map[string]string `json:"env,omitempty"`
 	Vars []string          `json:"vars,omitempty"`
+	More []Step            `json:"more,omitempty"`
 }
 
 // Report is what the guest's init sends back about its boot and the run,
@@ -36,6 +37,9 @@ type Report struct {
 	// killed; Error says why).
 	Exit  int    `json:"exit"`
 	Error string `json:"error,omitempty"`
+	// More are the exit statuses of the job's further commands
+	// (Command.More), in order: -1 when one could not be run.
+	More []int `json:"more,omitempty"`
 }
 
 // The frames of a guest: "started" just before the command starts (its
@@ -46,6 +50,10 @@ const (
 	frameReport  = "report"
 	frameResult  = "result"
 )
+
+// moreFrame names the frame of the result file of the job's further
+// command i (Command.More).
+func moreFrame(i int) string { return fmt.Sprintf("%s.%d", frameResult, i+1) }
 
 // EnvVar carries the facts about the virtual machine (the accelerator,
 // vCPUs, memory, QEMU, the host's CPU: keys "vm.*") from the guest's init
@@ -120,7 +128,20 @@ func guestRun(port *os.File, say func(string, ...any)) Report {
 		rep.Error = fmt.Sprintf("no job in /%s: %v", jobFile, err)
 		return rep
 	}
-	cmd := exec.Command(GuestBinary, job.Args...)
+	WriteFrame(port, frameStarted, []byte(rep.BootID))
+	rep.Exit, rep.Error = guestCommand(port, job, Step{Args: job.Args, Out: job.Out}, frameResult, say)
+	for i, st := range job.More {
+		exit, _ := guestCommand(port, job, st, moreFrame(i), say)
+		rep.More = append(rep.More, exit)
+	}
+	return rep
+}
+
+// guestCommand runs one contend command of the job and sends its result
+// file over port in the frame named frame; it returns the exit status
+// (-1: not run, or killed) and what went wrong.
+func guestCommand(port *os.File, job Job, st Step, frame string, say func(string, ...any)) (int, string) {
+	cmd := exec.Command(GuestBinary, st.Args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = []string{"PATH=/bin", "HOME=/root", "TMPDIR=/tmp", "LD_LIBRARY_PATH=" + strings.Join(libDirs, ":")}
 	if len(job.Env) > 0 {
@@ -129,29 +150,29 @@ func guestRun(port *os.File, say func(string, ...any)) Report {
 	}
 	cmd.Env = append(cmd.Env, job.Vars...)
 	t := time.Now()
-	WriteFrame(port, frameStarted, []byte(rep.BootID))
-	err = cmd.Run()
-	say("'contend %s' ended after %s: %v", strings.Join(job.Args, " "), time.Since(t).Round(time.Millisecond), err)
+	err := cmd.Run()
+	say("'contend %s' ended after %s: %v", strings.Join(st.Args, " "), time.Since(t).Round(time.Millisecond), err)
+	exit, why := -1, ""
 	switch {
 	case err == nil:
-		rep.Exit = 0
+		exit = 0
 	case cmd.ProcessState != nil && cmd.ProcessState.Exited():
-		rep.Exit = cmd.ProcessState.ExitCode()
-		rep.Error = err.Error()
+		exit = cmd.ProcessState.ExitCode()
+		why = err.Error()
 	default:
-		rep.Error = err.Error()
+		why = err.Error()
 	}
-	if job.Out != "" {
-		data, err := os.ReadFile(job.Out)
+	if st.Out != "" {
+		data, err := os.ReadFile(st.Out)
 		if err != nil {
-			if rep.Error == "" {
-				rep.Error = fmt.Sprintf("no result file: %v", err)
+			if why == "" {
+				why = fmt.Sprintf("no result file: %v", err)
 			}
-		} else if err := WriteFrame(port, frameResult, data); err != nil {
-			rep.Error = fmt.Sprintf("writing the result file to %s: %v", guestPort, err)
+		} else if err := WriteFrame(port, frame, data); err != nil {
+			why = fmt.Sprintf("writing the result file to %s: %v", guestPort, err)
 		}
 	}
-	return rep
+	return exit, why
 }
 
 // openPort opens a serial port for writing, raw (no newline turned into

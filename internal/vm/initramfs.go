@@ -252,3 +252,30 @@ func CheckGuestPath(p string) error {
 	}
 	return nil
 }
+
+// ProgramFiles returns the dynamic program host (such as /usr/bin/perf)
+// as files of a guest: the program at guest, its libraries in libDir
+// (outside what the guest's init owns), and the LD_LIBRARY_PATH word for
+// Command.Env that finds them after the guest's own (the libraries the
+// guest has, glibc's, stay the ones every other program of the guest
+// loads). The interpreter is the guest's, at the path the program names.
+func ProgramFiles(host, guest, libDir string) ([]File, string, error) {
+	libs, err := Libraries(host)
+	if err != nil {
+		return nil, "", err
+	}
+	files := []File{{Host: host, Guest: guest}}
+	seen := map[string]bool{}
+	for _, l := range libs {
+		if b := path.Base(l); !seen[b] && !strings.HasPrefix(b, "ld-linux") {
+			seen[b] = true
+			files = append(files, File{Host: l, Guest: path.Join(libDir, b)})
+		}
+	}
+	for _, f := range files {
+		if err := CheckGuestPath(f.Guest); err != nil {
+			return nil, "", err
+		}
+	}
+	return files, "LD_LIBRARY_PATH=" + strings.Join(append(append([]string{}, libDirs...), libDir), ":"), nil
+}

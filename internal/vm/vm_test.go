@@ -515,3 +515,36 @@ func TestPayloadGzipAndNoPVH(t *testing.T) {
 		t.Errorf("a kernel without PVH: %v", err)
 	}
 }
+
+// TestProgramFiles: a dynamic program goes into the guest with each of
+// its libraries once, in the directory given, never the interpreter (the
+// guest's own), with a library path that looks there after the guest's
+// own directories; a library
+// directory the guest's init owns is refused.
+func TestProgramFiles(t *testing.T) {
+	prog := "/bin/sh"
+	libs, err := Libraries(prog)
+	if err != nil || len(libs) == 0 {
+		t.Skipf("%s is not a dynamic program here: %v", prog, err)
+	}
+	files, env, err := ProgramFiles(prog, "/tools/sh", "/tools/lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[0] != (File{Host: prog, Guest: "/tools/sh"}) {
+		t.Errorf("first file %+v, want the program", files[0])
+	}
+	seen := map[string]bool{}
+	for _, f := range files[1:] {
+		if filepath.Dir(f.Guest) != "/tools/lib" || seen[f.Guest] || strings.HasPrefix(filepath.Base(f.Guest), "ld-linux") {
+			t.Errorf("library %+v: want one of each in /tools/lib, no interpreter", f)
+		}
+		seen[f.Guest] = true
+	}
+	if len(files) < 2 || !strings.HasPrefix(env, "LD_LIBRARY_PATH="+strings.Join(libDirs, ":")) || !strings.HasSuffix(env, ":/tools/lib") {
+		t.Errorf("%d files, env %q", len(files), env)
+	}
+	if _, _, err := ProgramFiles(prog, "/tools/sh", "/usr/lib"); err == nil {
+		t.Errorf("libraries in /usr/lib (the guest's own) accepted")
+	}
+}

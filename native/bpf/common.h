@@ -1,7 +1,9 @@
 /* common.h: what contend's BPF programs share: the set of the child's
  * process ids (seeded by contend with the child's pid while it is held
  * stopped, grown by sched_process_fork), and a counter of what could not
- * be recorded (a full map). No vmlinux.h: tracepoint records are declared
+ * be recorded (a full map). The sizes of the maps here are defaults:
+ * contend sets every hash map's from the run before loading
+ * (internal/evidence/bpfsize.go). No vmlinux.h: tracepoint records are declared
  * from their format files (/sys/kernel/tracing/events/.../format); the
  * few kernel structures read go through CO-RE relocations. */
 #ifndef CONTEND_BPF_COMMON_H
@@ -28,9 +30,11 @@ struct {
 	__type(value, __u8);
 } tgids SEC(".maps");
 
-/* lost[0]: events not recorded because a map was full. */
+/* lost[0]: events not recorded because a map was full, counted on each
+ * CPU apart (contend sums them): a counter shared by the CPUs would
+ * bounce between them just when a full map makes every event fail. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -41,7 +45,7 @@ static __always_inline void count_lost(void)
 	__u32 k = 0;
 	__u64 *v = bpf_map_lookup_elem(&lost, &k);
 	if (v)
-		__sync_fetch_and_add(v, 1);
+		*v += 1;
 }
 
 static __always_inline int ours(void)

@@ -47,8 +47,10 @@ enum {
 	T_NTOTALS,
 };
 
+/* Per CPU (contend sums them): the child's switches happen on every CPU
+ * at once, and a shared total would bounce between them. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, T_NTOTALS);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -82,7 +84,7 @@ static __always_inline void add(__u32 i, __u64 v)
 {
 	__u64 *t = bpf_map_lookup_elem(&totals, &i);
 	if (t)
-		__sync_fetch_and_add(t, v);
+		*t += v;
 }
 
 /* TASK_REPORT bits of prev_state (0: R, running); 0x100 marks a
