@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"contend/internal/testsize"
 )
 
 // The functions ...Before are the statistics as they were before they
@@ -509,7 +511,7 @@ func sortedTestSample(rng *rand.Rand, n, kind int, shift float64) []float64 {
 func TestCompareSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	sizes := [][2]int{{1, 1}, {2, 3}, {3, 3}, {5, 4}, {8, 9}, {20, 30}, {50, 50}, {49, 51}, {200, 150}}
-	for trial := range 600 {
+	for trial := range testsize.Pick(200, 600) {
 		sz := sizes[rng.IntN(len(sizes))]
 		if trial%100 == 0 {
 			sz = [2]int{1100, 1000 + rng.IntN(3)}
@@ -551,7 +553,7 @@ func TestCompareSameAsBefore(t *testing.T) {
 // bit for bit, on the samples of TestCompareSameAsBefore.
 func TestFastPathsSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	for trial := range 400 {
+	for trial := range testsize.Pick(160, 400) {
 		n1, n2 := 1+rng.IntN(60), 1+rng.IntN(60)
 		if trial%80 == 0 {
 			n1, n2 = 1030, 1025
