@@ -52,26 +52,48 @@ int main(void)
 }
 `
 
-// futexC has a thread wait 150 ms on a futex that the main thread wakes
-// after a 150 ms sleep (FUTEX_WAIT with no time-out: a wait of at least
-// the main thread's sleep).
+// futexC has a thread wait on a futex that the main thread wakes after a
+// 150 ms sleep, which starts once the waiter is asleep in FUTEX_WAIT (its
+// state S in /proc: the only call of the waiter that blocks). The wait
+// (no time-out) is then at least the sleep, however late a loaded machine
+// runs the waiter.
 const futexC = `
+#define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-static int word;
+static int word, tid;
 static void *waiter(void *a)
 {
+	__atomic_store_n(&tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&word, __ATOMIC_SEQ_CST) == 0)
 		syscall(SYS_futex, &word, FUTEX_WAIT, 0, 0, 0, 0);
 	return a;
+}
+static int asleep(int id)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", id);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
 }
 int main(void)
 {
 	pthread_t t;
 	pthread_create(&t, 0, waiter, 0);
+	while (__atomic_load_n(&tid, __ATOMIC_SEQ_CST) == 0 || !asleep(tid))
+		sched_yield();
 	struct timespec ts = {0, 150000000};
 	nanosleep(&ts, 0);
 	__atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
@@ -224,7 +246,9 @@ func TestOffcpuSleep(t *testing.T) {
 
 // TestOffcpuFutex: a thread that waits on a futex for the main thread's
 // 150 ms sleep shows at least 140 ms of futex wait, in at least one wait;
-// both threads' sleeps are blocked time (at least 280 ms together).
+// both threads' sleeps are blocked time (at least 280 ms together). The
+// sleep starts once the waiter is blocked: at load 22 a waiter that
+// started its wait 12 ms late failed the bound (138.5 ms).
 func TestOffcpuFutex(t *testing.T) {
 	needBPF(t)
 	bin := buildC(t, "futexc", futexC)
