@@ -1,7 +1,8 @@
 // Package textfmt lays out contend's text reports: the width of an
 // 80-column mail (Width), tables padded to their widest cell (Table) and
 // text wrapped at spaces (Wrap, WrapRest); help rewrapped to the
-// terminal's width (Rewrap, HelpWidth).
+// terminal's width (Rewrap, HelpWidth); a short id and the last line of
+// an error output (Cut, LastLine).
 package textfmt
 
 import (
