@@ -125,8 +125,9 @@ func TestMedianCI(t *testing.T) {
 	}
 }
 
-// medianCIBefore is MedianCI as it was, scanning every l from 1.
-func medianCIBefore(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
+// medianCIScan is the reference implementation of MedianCI that scans
+// every l from 1 (as MedianCI did before it bisected first).
+func medianCIScan(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
 	n := len(sorted)
 	if n == 0 {
 		return math.NaN(), math.NaN(), 0, false
@@ -170,7 +171,7 @@ func TestMedianCISameAsScan(t *testing.T) {
 				continue
 			}
 			lo, hi, cov, ok := MedianCI(xs, c)
-			wlo, whi, wcov, wok := medianCIBefore(xs, c)
+			wlo, whi, wcov, wok := medianCIScan(xs, c)
 			same := func(a, b float64) bool {
 				return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 			}
