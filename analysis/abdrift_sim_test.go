@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"contend/internal/testsize"
 )
 
 // abDriftScenario is a machine that changes while an A/A run takes 2n
@@ -97,15 +99,13 @@ func abDriftRates(sc abDriftScenario, order string, n, sims int, alpha float64, 
 //     change in most runs; abba is in step with a level switching every
 //     2 runs from run 1.
 //
-// CONTEND_ABDRIFT_SIMS sets the runs per cell (200 by default; 4000 for
-// the figures in docs/ab-until.md); -v prints the table.
+// The runs per cell are 100 (200 at the full size, internal/testsize),
+// the bound recomputed for them; CONTEND_ABDRIFT_SIMS sets them (4000
+// for the figures in docs/ab-until.md); -v prints the table.
 func TestABDriftAA(t *testing.T) {
-	sims := 200
+	sims := testsize.Pick(100, 200)
 	if s, _ := strconv.Atoi(os.Getenv("CONTEND_ABDRIFT_SIMS")); s > 0 {
 		sims = s
-	}
-	if testing.Short() {
-		sims = 100
 	}
 	const n, alpha = 20, 0.05
 	bound := alpha + 3*math.Sqrt(alpha*(1-alpha)/float64(sims))

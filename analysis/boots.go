@@ -127,22 +127,10 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// EstimateComponents returns the variance components of log values, each
-// side's boots in a slice of groups, pooled over the sides (a common
-// within- and between-boot variance, as in the mixed model; each side
-// keeps its own mean). Values must be positive.
-func EstimateComponents(sides ...[][]float64) (VarianceComponents, error) {
-	var logs [][][]float64
-	for i, s := range sides {
-		l, err := logGroups(string(rune('A'+i)), s)
-		if err != nil {
-			return VarianceComponents{}, err
-		}
-		logs = append(logs, l)
-	}
-	return components(logs), nil
-}
-
+// components returns the variance components of each side's boots (a
+// slice of groups each), pooled over the sides (a common within- and
+// between-boot variance, as in the mixed model; each side keeps its own
+// mean).
 func components(sides [][][]float64) VarianceComponents {
 	var ssw, ssb, sumN0 float64
 	n, k := 0, 0

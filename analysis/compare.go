@@ -235,7 +235,7 @@ func compareChecked(a, b, sa, sb []float64, opt CompareOptions, own bool) (Compa
 	}
 	// Each sample sorted once, for the summaries, the test, the effect
 	// size and the change: the same numbers as each sorting its own copy
-	// (TestCompareSameAsBefore), several times faster for large samples.
+	// (TestCompareSameAsSortEach), several times faster for large samples.
 	// Two arrays serve in turn: the scaled values of each summary, the
 	// logarithms of each sample for the change, then for the noise.
 	var scratch, scratchB []float64

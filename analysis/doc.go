@@ -28,10 +28,8 @@
 //     for drift over run order (trend.go); Sequential, a group-sequential
 //     stopping rule for A/B runs with Lan-DeMets alpha spending over the
 //     rank test's exact null (sequential.go).
-//   - Moments, NormalPredictive, NormalMarginal and NormalMarginalPooled:
-//     Jeffreys-prior normal predictive densities and marginal likelihoods
-//     from sufficient statistics, the likelihood of contend bisect's
-//     posterior (predictive.go).
+//   - Moments: a sample's size, mean and sum of squared deviations by
+//     Welford's update (moments.go).
 //
 // Programmer errors (mismatched slice lengths, levels outside (0, 1))
 // panic with an "analysis:" prefix; bad data (NaN, Inf, empty input where

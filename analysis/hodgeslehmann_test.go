@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"contend/internal/testsize"
 )
 
 func TestHodgesLehmannEdgeCases(t *testing.T) {
@@ -231,7 +233,7 @@ func TestKthPairwiseDiffSameAsBisect(t *testing.T) {
 			t.Fatalf("n=%d m=%d k=%d: %v (%#x), bisection %v (%#x)", len(a), len(b), k, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 	}
-	for trial := range 80 {
+	for trial := range testsize.Pick(40, 80) {
 		kthSortMin = 1 // sample down to n+m candidates
 		a, b := gen(1+rng.IntN(30), rng.IntN(5)), gen(1+rng.IntN(30), rng.IntN(5))
 		if trial%7 == 0 {
@@ -242,7 +244,7 @@ func TestKthPairwiseDiffSameAsBisect(t *testing.T) {
 		}
 	}
 	kthSortMin = 1 << 12
-	for trial := range 12 {
+	for trial := range testsize.Pick(5, 12) { // every kind of sample at both sizes
 		a, b := gen(500+rng.IntN(3000), trial%5), gen(500+rng.IntN(3000), (trial+1)%5)
 		nn := len(a) * len(b)
 		for _, k := range []int{1, nn / 2, nn/2 + 1, nn / 40, nn - nn/40, 1 + rng.IntN(nn), nn} {
@@ -298,7 +300,7 @@ func TestSelectKth(t *testing.T) {
 // bit for bit, on samples with ties and of extreme magnitudes.
 func TestRelativeChangeSortedOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for trial := range 200 {
+	for trial := range testsize.Pick(80, 200) {
 		scale := []float64{1, 1e300, 1e-310, 3}[trial%4]
 		gen := func(n int) []float64 {
 			x := make([]float64, n)

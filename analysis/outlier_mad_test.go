@@ -28,12 +28,12 @@ func sortedDeviations(s []float64, med float64) []float64 {
 	return dev
 }
 
-// TestMedianDeviationSameAsBefore: on random samples (sizes 1 to 3,000,
+// TestMedianDeviationSameAsStored: on random samples (sizes 1 to 3,000,
 // odd and even, many ties, all equal, negative, tiny and huge values) the
 // median deviation found without storing the deviations is the same
 // number, bit for bit, as the median of the deviations stored and sorted
-// (the scores: TestModifiedZScoresSameAsBefore).
-func TestMedianDeviationSameAsBefore(t *testing.T) {
+// (the scores: TestModifiedZScoresSameAsSortEach).
+func TestMedianDeviationSameAsStored(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	for trial := range 2000 {
 		n := 1 + rng.IntN(40)

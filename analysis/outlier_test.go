@@ -59,10 +59,10 @@ func TestOutliersMADZero(t *testing.T) {
 	}
 }
 
-// TestModifiedZScoresSameAsBefore: random samples, with ties, zeros of
+// TestModifiedZScoresSameAsSortEach: random samples, with ties, zeros of
 // both signs, subnormal and huge values, get bit for bit the scores
 // they got before, and ModifiedZScores allocates two arrays of the sample's length, not four.
-func TestModifiedZScoresSameAsBefore(t *testing.T) {
+func TestModifiedZScoresSameAsSortEach(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	special := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-310, math.MaxFloat64, -math.MaxFloat64, 1, 1, 2}
 	for trial := range 2000 {
@@ -81,7 +81,7 @@ func TestModifiedZScoresSameAsBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := modifiedZScoresBefore(xs) // sorted_test.go
+		want, _ := modifiedZScoresSortEach(xs) // sorted_test.go
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("trial %d: %v: scores %v, before %v", trial, xs, got, want)

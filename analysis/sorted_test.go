@@ -10,15 +10,18 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"contend/internal/testsize"
 )
 
-// The functions ...Before are the statistics as they were before they
-// shared one sort of each sample (kept as the references of
-// TestCompareSameAsBefore and TestFastPathsSameAsBefore): the summaries,
-// the test, the effect size, the change and the outlier scores now sort
-// each sample once and walk sorted samples instead of sorting again.
+// The functions ...SortEach are the reference implementations of the
+// statistics in which each sorts its own copy of each sample (as they did
+// before they shared one sort; the references of TestCompareSameAsSortEach
+// and TestFastPathsSameAsSortEach): the summaries, the test, the effect
+// size, the change and the outlier scores now sort each sample once and
+// walk sorted samples instead of sorting again.
 
-func summarizeBefore(xs []float64, confidence float64) (Summary, error) {
+func summarizeSortEach(xs []float64, confidence float64) (Summary, error) {
 	if len(xs) == 0 {
 		return Summary{}, ErrNoData
 	}
@@ -63,7 +66,7 @@ func summarizeBefore(xs []float64, confidence float64) (Summary, error) {
 	return sum, nil
 }
 
-func mannWhitneyMethodBefore(a, b []float64, alt Alternative, method MWMethod) (MWResult, error) {
+func mannWhitneyMethodSortEach(a, b []float64, alt Alternative, method MWMethod) (MWResult, error) {
 	if err := checkSample("A", a); err != nil {
 		return MWResult{}, err
 	}
@@ -150,7 +153,7 @@ func mannWhitneyMethodBefore(a, b []float64, alt Alternative, method MWMethod) (
 	return res, nil
 }
 
-func cliffsDeltaBefore(a, b []float64) (float64, error) {
+func cliffsDeltaSortEach(a, b []float64) (float64, error) {
 	if err := checkSample("A", a); err != nil {
 		return 0, err
 	}
@@ -168,7 +171,7 @@ func cliffsDeltaBefore(a, b []float64) (float64, error) {
 	return float64(gt-lt) / (float64(len(a)) * float64(len(b))), nil
 }
 
-func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error) {
+func relativeChangeSortEach(a, b []float64, confidence float64) (RelChange, error) {
 	if err := checkSample("A", a); err != nil {
 		return RelChange{}, err
 	}
@@ -200,7 +203,7 @@ func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error)
 	}
 	if positive {
 		r.Method = RelLogShift
-		hl := hodgesLehmannScaledBefore(logs(a), logs(b), confidence)
+		hl := hodgesLehmannScaledSortEach(logs(a), logs(b), confidence)
 		r.Estimate = math.Expm1(hl.Shift)
 		r.HasCI, r.Coverage, r.Warnings = hl.HasCI, hl.Coverage, hl.Warnings
 		if hl.HasCI {
@@ -212,7 +215,7 @@ func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error)
 	if allNonNegative(a) && allNonNegative(b) {
 		r.Method = RelAbsShift
 	}
-	hl := hodgesLehmannScaledBefore(sa, sb, confidence)
+	hl := hodgesLehmannScaledSortEach(sa, sb, confidence)
 	r.Coverage, r.Warnings = hl.Coverage, hl.Warnings
 	r.Shift, r.HasShiftCI = math.Ldexp(hl.Shift, k), hl.HasCI
 	if hl.HasCI {
@@ -237,7 +240,7 @@ func relativeChangeBefore(a, b []float64, confidence float64) (RelChange, error)
 	return r, nil
 }
 
-func hodgesLehmannScaledBefore(a, b []float64, confidence float64) HLResult {
+func hodgesLehmannScaledSortEach(a, b []float64, confidence float64) HLResult {
 	nn := len(a) * len(b)
 	var kth func(k int) float64 // k-th smallest difference, 1-based
 	if nn <= hlSortLimit {
@@ -269,7 +272,7 @@ func hodgesLehmannScaledBefore(a, b []float64, confidence float64) HLResult {
 	return r
 }
 
-func modifiedZScoresBefore(xs []float64) ([]float64, error) {
+func modifiedZScoresSortEach(xs []float64) ([]float64, error) {
 	if err := checkSample("X", xs); err != nil {
 		return nil, err
 	}
@@ -300,7 +303,7 @@ func modifiedZScoresBefore(xs []float64) ([]float64, error) {
 	return z, nil
 }
 
-func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
+func compareSortEach(a, b []float64, opt CompareOptions) (Comparison, error) {
 	if err := checkSample("A", a); err != nil {
 		return Comparison{}, err
 	}
@@ -319,10 +322,10 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 		Better:     opt.Better,
 	}
 	var err error
-	if c.SummaryA, err = summarizeBefore(a, opt.Confidence); err != nil {
+	if c.SummaryA, err = summarizeSortEach(a, opt.Confidence); err != nil {
 		return Comparison{}, err
 	}
-	if c.SummaryB, err = summarizeBefore(b, opt.Confidence); err != nil {
+	if c.SummaryB, err = summarizeSortEach(b, opt.Confidence); err != nil {
 		return Comparison{}, err
 	}
 	for _, w := range c.SummaryA.Warnings {
@@ -335,7 +338,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 
 	switch opt.Test {
 	case TestMannWhitney:
-		mw, err := mannWhitneyMethodBefore(a, b, TwoSided, MWAuto)
+		mw, err := mannWhitneyMethodSortEach(a, b, TwoSided, MWAuto)
 		if err != nil {
 			return Comparison{}, err
 		}
@@ -368,7 +371,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 		c.Warnings = append(c.Warnings, tooFewWarning(opt.Test, n1, n2, opt.Alpha))
 	}
 
-	rel, err := relativeChangeBefore(a, b, opt.Confidence)
+	rel, err := relativeChangeSortEach(a, b, opt.Confidence)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -377,7 +380,7 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 	c.Shift, c.ShiftLo, c.ShiftHi, c.HasShiftCI = rel.Shift, rel.ShiftLo, rel.ShiftHi, rel.HasShiftCI
 	c.Warnings = append(c.Warnings, rel.Warnings...)
 
-	if c.CliffsDelta, err = cliffsDeltaBefore(a, b); err != nil {
+	if c.CliffsDelta, err = cliffsDeltaSortEach(a, b); err != nil {
 		return Comparison{}, err
 	}
 	c.Magnitude = DeltaMagnitude(c.CliffsDelta)
@@ -396,9 +399,9 @@ func compareBefore(a, b []float64, opt CompareOptions) (Comparison, error) {
 	return c, nil
 }
 
-func hodgesLehmannBefore(a, b []float64, confidence float64) HLResult {
+func hodgesLehmannSortEach(a, b []float64, confidence float64) HLResult {
 	k := scaleExp(a, b)
-	r := hodgesLehmannScaledBefore(rescaled(a, k), rescaled(b, k), confidence)
+	r := hodgesLehmannScaledSortEach(rescaled(a, k), rescaled(b, k), confidence)
 	r.Shift, r.Lo, r.Hi = math.Ldexp(r.Shift, k), math.Ldexp(r.Lo, k), math.Ldexp(r.Hi, k)
 	return r
 }
@@ -500,16 +503,16 @@ func sortedTestSample(rng *rand.Rand, n, kind int, shift float64) []float64 {
 	return xs
 }
 
-// TestCompareSameAsBefore checks that Compare, which sorts each sample
+// TestCompareSameAsSortEach checks that Compare, which sorts each sample
 // once and walks the sorted samples, gives every number, bit for bit, as
-// it did when each statistic sorted its own copy (compareBefore): random
+// it did when each statistic sorted its own copy (compareSortEach): random
 // samples of every kind, with ties, zeros of both signs, negative,
 // subnormal and huge values, small and large (beyond hlSortLimit
 // differences, where the interval is selected rather than sorted).
-func TestCompareSameAsBefore(t *testing.T) {
+func TestCompareSameAsSortEach(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	sizes := [][2]int{{1, 1}, {2, 3}, {3, 3}, {5, 4}, {8, 9}, {20, 30}, {50, 50}, {49, 51}, {200, 150}}
-	for trial := range 600 {
+	for trial := range testsize.Pick(200, 600) {
 		sz := sizes[rng.IntN(len(sizes))]
 		if trial%100 == 0 {
 			sz = [2]int{1100, 1000 + rng.IntN(3)}
@@ -522,7 +525,7 @@ func TestCompareSameAsBefore(t *testing.T) {
 		b := sortedTestSample(rng, sz[1], kb, []float64{0, 0.01, 0.3}[rng.IntN(3)])
 		opt := CompareOptions{Test: Test(rng.IntN(2)), Better: Direction(rng.IntN(3)), Threshold: []float64{0, 0.02}[rng.IntN(2)]}
 		got, gerr := Compare(a, b, opt)
-		want, werr := compareBefore(a, b, opt)
+		want, werr := compareSortEach(a, b, opt)
 		what := fmt.Sprintf("trial %d Compare(%d values of kind %d, %d of kind %d, %+v)", trial, len(a), ka, len(b), kb, opt)
 		checkSame(t, what, got, want, gerr, werr)
 		if len(a) > 0 && len(b) > 0 {
@@ -545,13 +548,13 @@ func TestCompareSameAsBefore(t *testing.T) {
 	}
 }
 
-// TestFastPathsSameAsBefore checks the statistics that now walk sorted
+// TestFastPathsSameAsSortEach checks the statistics that now walk sorted
 // samples (Summarize, MannWhitneyMethod, CliffsDelta, RelativeChange,
 // HodgesLehmann, ModifiedZScores) against their versions from before,
-// bit for bit, on the samples of TestCompareSameAsBefore.
-func TestFastPathsSameAsBefore(t *testing.T) {
+// bit for bit, on the samples of TestCompareSameAsSortEach.
+func TestFastPathsSameAsSortEach(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	for trial := range 400 {
+	for trial := range testsize.Pick(160, 400) {
 		n1, n2 := 1+rng.IntN(60), 1+rng.IntN(60)
 		if trial%80 == 0 {
 			n1, n2 = 1030, 1025
@@ -560,7 +563,7 @@ func TestFastPathsSameAsBefore(t *testing.T) {
 		a, b := sortedTestSample(rng, n1, ka, 0), sortedTestSample(rng, n2, kb, 0.01)
 		what := fmt.Sprintf("trial %d (%d values of kind %d, %d of kind %d)", trial, n1, ka, n2, kb)
 		s, err := Summarize(a, 0.95)
-		s0, err0 := summarizeBefore(a, 0.95)
+		s0, err0 := summarizeSortEach(a, 0.95)
 		checkSame(t, what+" Summarize", s, s0, err, err0)
 		for alt := TwoSided; alt <= Greater; alt++ {
 			for m := MWAuto; m <= MWNormal; m++ {
@@ -568,20 +571,20 @@ func TestFastPathsSameAsBefore(t *testing.T) {
 					continue // slow, and the same code as before
 				}
 				r, err := MannWhitneyMethod(a, b, alt, m)
-				r0, err0 := mannWhitneyMethodBefore(a, b, alt, m)
+				r0, err0 := mannWhitneyMethodSortEach(a, b, alt, m)
 				checkSame(t, fmt.Sprintf("%s MannWhitneyMethod(%v, %v)", what, alt, m), r, r0, err, err0)
 			}
 		}
 		d, err := CliffsDelta(a, b)
-		d0, err0 := cliffsDeltaBefore(a, b)
+		d0, err0 := cliffsDeltaSortEach(a, b)
 		checkSame(t, what+" CliffsDelta", d, d0, err, err0)
 		rc, err := RelativeChange(a, b, 0.9)
-		rc0, err0 := relativeChangeBefore(a, b, 0.9)
+		rc0, err0 := relativeChangeSortEach(a, b, 0.9)
 		checkSame(t, what+" RelativeChange", rc, rc0, err, err0)
 		hl, err := HodgesLehmann(a, b, 0.95)
-		checkSame(t, what+" HodgesLehmann", hl, hodgesLehmannBefore(a, b, 0.95), err, nil)
+		checkSame(t, what+" HodgesLehmann", hl, hodgesLehmannSortEach(a, b, 0.95), err, nil)
 		z, err := ModifiedZScores(a)
-		z0, err0 := modifiedZScoresBefore(a)
+		z0, err0 := modifiedZScoresSortEach(a)
 		checkSame(t, what+" ModifiedZScores", z, z0, err, err0)
 	}
 }

@@ -231,7 +231,7 @@ func summarizeSorted(s []float64, confidence float64, scratch *[]float64) Summar
 		// difference or square of them, or of them divided by 2^k,
 		// overflows or is subnormal, so each step rounds alike on both
 		// scales and the values give the same numbers, without their
-		// scaled copy (TestCompareSameAsBefore).
+		// scaled copy (TestCompareSameAsSortEach).
 		m, d := s[0], 0.0
 		if len(s) > 1 {
 			m, d = stat.MeanStdDev(s, nil)

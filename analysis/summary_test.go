@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"contend/internal/testsize"
 )
 
 func TestSummarizeEdgeCases(t *testing.T) {
@@ -123,8 +125,9 @@ func TestMedianCI(t *testing.T) {
 	}
 }
 
-// medianCIBefore is MedianCI as it was, scanning every l from 1.
-func medianCIBefore(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
+// medianCIScan is the reference implementation of MedianCI that scans
+// every l from 1 (as MedianCI did before it bisected first).
+func medianCIScan(sorted []float64, confidence float64) (lo, hi, coverage float64, ok bool) {
 	n := len(sorted)
 	if n == 0 {
 		return math.NaN(), math.NaN(), 0, false
@@ -148,11 +151,15 @@ func medianCIBefore(sorted []float64, confidence float64) (lo, hi, coverage floa
 
 // TestMedianCISameAsScan: the interval that starts its scan after a
 // bisection is the one the scan from 1 found, bit for bit, for every n
-// up to 1,500 and large ones, at several confidences.
+// up to 300, every 7th up to 1,500 (every n at the full size,
+// internal/testsize) and large ones, at several confidences.
 func TestMedianCISameAsScan(t *testing.T) {
 	sizes := []int{10000, 99999, 100000, 123457}
+	step := testsize.Pick(7, 1)
 	for n := 0; n <= 1500; n++ {
-		sizes = append(sizes, n)
+		if n <= 300 || n%step == 0 {
+			sizes = append(sizes, n)
+		}
 	}
 	for _, n := range sizes {
 		xs := make([]float64, n)
@@ -164,7 +171,7 @@ func TestMedianCISameAsScan(t *testing.T) {
 				continue
 			}
 			lo, hi, cov, ok := MedianCI(xs, c)
-			wlo, whi, wcov, wok := medianCIBefore(xs, c)
+			wlo, whi, wcov, wok := medianCIScan(xs, c)
 			same := func(a, b float64) bool {
 				return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 			}

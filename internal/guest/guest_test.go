@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func TestMeasureCommandFailures(t *testing.T) {
 			rep := vm.Report{Release: "6.1.0-test", BootID: "b", Exit: c.exit, Error: c.why}
 			_, err := Measure(context.Background(), (&fake{res: &vm.Result{Report: rep, Output: c.out}}).boot, r)
 			var f *Failure
-			if !errors.As(err, &f) || f.Kind != c.kind || f.Exit != c.exit || f.Report == nil || *f.Report != rep || !strings.Contains(err.Error(), c.text) || strings.Contains(err.Error(), "\n") {
+			if !errors.As(err, &f) || f.Kind != c.kind || f.Exit != c.exit || f.Report == nil || !reflect.DeepEqual(*f.Report, rep) || !strings.Contains(err.Error(), c.text) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%#v (%v), want a one-line Failure of kind %s with %q", err, err, c.kind, c.text)
 			}
 			switch c.kind {

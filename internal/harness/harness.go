@@ -24,6 +24,7 @@ import (
 	"contend/bind"
 	"contend/internal/evidence"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 	"contend/internal/workload"
 )
 
@@ -176,16 +177,9 @@ func describeExit(err error, stderr string) string {
 		}
 	}
 	if s := strings.TrimSpace(stderr); s != "" {
-		msg += ": " + oneLine(lastLine(s))
+		msg += ": " + oneLine(textfmt.LastLine(s))
 	}
 	return msg
-}
-
-func lastLine(s string) string {
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }
 
 // killGroup kills every process left in process group pgid and reaps the

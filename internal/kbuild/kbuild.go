@@ -37,6 +37,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/lock"
 	"contend/internal/safefile"
+	"contend/internal/textfmt"
 )
 
 // The bases a config is made from (Options.Base), beside a file's path.
@@ -740,24 +741,16 @@ func gitEnv(dir string, env []string, stdin []byte, args ...string) (string, err
 	b, err := cmd.Output()
 	if err != nil {
 		if s := strings.TrimSpace(e.String()); s != "" {
-			return "", fmt.Errorf("%v: %s", err, esc.Line(lastLine(s)))
+			return "", fmt.Errorf("%v: %s", err, esc.Line(textfmt.LastLine(s)))
 		}
 		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
 }
 
-func lastLine(s string) string {
-	ls := strings.Split(strings.TrimSpace(s), "\n")
-	return ls[len(ls)-1]
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+// short is a commit's id as the kernel's Fixes: tags give it (12 hex
+// digits).
+func short(h string) string { return textfmt.Cut(h, 12) }
 
 // Diff returns the options of Contention whose values differ between a
 // and b, "NAME a -> b" each, in Contention's order.

@@ -391,13 +391,22 @@ func TestBuildCancel(t *testing.T) {
 	if time.Since(start) > 2*time.Minute {
 		t.Errorf("the build ended %s after it started: its sleep was not killed", time.Since(start))
 	}
+	// A killed process that is not contend's child is gone once the
+	// kernel has run its exit, which a loaded machine can put off: wait
+	// for that (up to 30 s) rather than look once.
 	for _, p := range ps {
-		if syscall.Kill(p, 0) == nil && !zombie(p) {
+		for deadline := time.Now().Add(30 * time.Second); alive(p) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(p) {
 			syscall.Kill(p, syscall.SIGKILL)
 			t.Errorf("process %d of the build outlived its cancel", p)
 		}
 	}
 }
+
+// alive tells whether process pid exists and is not a zombie.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
 
 func zombie(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -14,6 +14,7 @@ import (
 	"contend/internal/results"
 	"contend/internal/run"
 	"contend/internal/summary"
+	"contend/internal/testsize"
 )
 
 // importRepsBefore is how import made its repetitions before it streamed
@@ -53,7 +54,8 @@ func importRepsBefore(recs []external.Record, skip int) []results.Rep {
 // selections, lines skipped by --from, and one log of 30,000 records,
 // several pieces of the file), the file import streams record by record
 // holds the same bytes as the file written from all the records held,
-// and the summary printed from its Tally is the same text.
+// and the summary printed from its Tally is the same text. 100 logs (300
+// at the full size, internal/testsize).
 func TestImportStreamSameAsBefore(t *testing.T) {
 	var specs []external.Spec
 	for _, s := range []string{`t=took (\d+) ns:ns:lower`, `pages=(\d+) pages`, `x=x=(\S+)`, `pages=p(\d+)`} {
@@ -67,7 +69,8 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	dir := t.TempDir()
 	streamed := 0
-	for trial := range 300 {
+	trials := testsize.Pick(100, 300)
+	for trial := range trials {
 		n := rng.IntN(60)
 		if trial == 0 {
 			n = 200000
@@ -140,8 +143,8 @@ func TestImportStreamSameAsBefore(t *testing.T) {
 		os.Remove(pn)
 		streamed++
 	}
-	if streamed < 150 {
-		t.Errorf("only %d logs compared", streamed)
+	if streamed < trials/2 {
+		t.Errorf("only %d logs of %d compared", streamed, trials)
 	}
 }
 

@@ -64,7 +64,7 @@ func Answer(w io.Writer, f *results.File, rep *robotmail.Report, plan *Plan, m M
 		return nil
 	}
 	fmt.Fprintf(w, "  A/A: both sides ran this kernel (%s) and the same test: the run measures the noise here, not the\n", m.Kernel)
-	fmt.Fprintf(w, "  commit; a change found between them is a false positive (at most %g of A/As). %s is a kernel change:\n", Alpha, short10(rep.Commit))
+	fmt.Fprintf(w, "  commit; a change found between them is a false positive (at most %g of A/As). %s is a kernel change:\n", Alpha, short(rep.Commit))
 	fmt.Fprintf(w, "  build its parent and it, then 'contend reproduce %s --run --a-kernel BASE --b-kernel NEW' boots each in VMs\n", mail)
 	writeRunsAtNoise(w, f, rep, plan, m)
 	return nil
@@ -213,12 +213,4 @@ func quotedRow(r robotmail.Row) *lkml.Row {
 	}
 	return &lkml.Row{Stat: r.Stat, Base: lkml.Stats{Mean: r.Base, StdDev: sd(r.Base, r.BaseSD)}, New: lkml.Stats{Mean: r.New, StdDev: sd(r.New, r.NewSD)},
 		Percent: r.AbsoluteChange, FixedChange: true, Change: r.Change}
-}
-
-// short10 is s cut to its first 10 bytes (a commit's short id).
-func short10(s string) string {
-	if len(s) > 10 {
-		return s[:10]
-	}
-	return s
 }

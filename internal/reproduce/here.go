@@ -88,7 +88,7 @@ func (p *Plan) CheckRun(rep *robotmail.Report, tests string) error {
 // results/reproduce-COMMIT-DATE.jsonl (the directory created).
 func DefaultOut(commit string, now time.Time) string {
 	os.MkdirAll("results", 0o755)
-	return filepath.Join("results", "reproduce-"+short10(commit)+"-"+now.Format("20060102-150405")+".jsonl")
+	return filepath.Join("results", "reproduce-"+short(commit)+"-"+now.Format("20060102-150405")+".jsonl")
 }
 
 func readTrim(path string) string {

@@ -21,6 +21,7 @@ import (
 	"contend/internal/lazyre"
 	"contend/internal/plural"
 	"contend/internal/robotmail"
+	"contend/internal/textfmt"
 )
 
 // Machine is what the plan needs of this machine.
@@ -470,12 +471,8 @@ func cmp(s, def string) string {
 	return s
 }
 
-func short(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
-}
+// short is a commit's or a campaign's id cut to 10 bytes.
+func short(id string) string { return textfmt.Cut(id, 10) }
 
 // Write prints the plan.
 func (p *Plan) Write(w io.Writer) {

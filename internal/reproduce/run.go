@@ -143,5 +143,5 @@ func (p *Plan) CampaignOptions(k KernelRun) (*Campaign, error) {
 // DefaultCampaignDir is the campaign directory of a --run with kernels
 // where --out is not given: results/reproduce-COMMIT-DATE (not created).
 func DefaultCampaignDir(rep *robotmail.Report, stamp string) string {
-	return filepath.Join("results", "reproduce-"+short10(rep.Commit)+"-"+stamp)
+	return filepath.Join("results", "reproduce-"+short(rep.Commit)+"-"+stamp)
 }

@@ -2,7 +2,8 @@
 // 80-column mail (Width), tables padded to their widest cell (Table) and
 // text wrapped at spaces, never inside a word (Wrap, WrapRest, Rewrap: one
 // rule, fill); the width of the terminal text goes to (Columns, HelpWidth),
-// and tables split into groups of columns to fit it (Table.WriteWidth).
+// and tables split into groups of columns to fit it (Table.WriteWidth); a
+// short id and the last line of an error output (Cut, LastLine).
 package textfmt
 
 import (

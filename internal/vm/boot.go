@@ -253,25 +253,12 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 // Close removes the runner's files.
 func (r *Runner) Close() error { return r.td.Close() }
 
-// QEMUVersion returns the version of the runner's QEMU.
-func (r *Runner) QEMUVersion() string { return r.version }
-
 // Accel returns the accelerator chosen ("" before the first boot of
 // auto).
 func (r *Runner) Accel() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.accel
-}
-
-// Boot boots g once with a Runner of the default Config and runs c in it.
-func Boot(ctx context.Context, g Guest, c Command) (*Result, error) {
-	r, err := NewRunner(ctx, Config{})
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.Boot(ctx, g, c)
 }
 
 // errKVMHang is a KVM guest that showed no kernel banner in time.

@@ -104,14 +104,8 @@ func StartProcess(qemu string, args []string, out string) (*Process, error) {
 	return p, nil
 }
 
-// Pid returns QEMU's process id (and its group's).
-func (p *Process) Pid() int { return p.pid }
-
 // Done is closed when QEMU has ended and been waited for.
 func (p *Process) Done() <-chan struct{} { return p.done }
-
-// Err is how QEMU ended (nil: exit status 0), once Done is closed.
-func (p *Process) Err() error { return p.err }
 
 // Kill kills QEMU's process group and waits for QEMU.
 func (p *Process) Kill() {
