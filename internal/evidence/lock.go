@@ -244,7 +244,6 @@ func (l *lock) Stop() (map[string]float64, []string, error) {
 		return nil, nil, fmt.Errorf("cannot read the trace buffer: %v", err)
 	}
 	m, lost := aggregateTrace(string(b), l.mmap)
-	m[LockLost] = float64(lost)
 	var notes []string
 	if lost > 0 {
 		notes = append(notes, fmt.Sprintf("lock evidence: %s lost (buffer full; raise %s/buffer_size_kb): counts are lower bounds", plural.N(lost, "trace event", "trace events"), l.root))
@@ -280,8 +279,8 @@ type traceRE struct{ line, entries, addr, flags, write *regexp.Regexp }
 type waitAgg struct{ count, total, max float64 }
 
 // aggregateTrace turns the text of a trace buffer into the lock metrics
-// (every kind present, zero when nothing happened) and the number of
-// events lost.
+// (every kind present, zero when nothing happened; LockLost the events
+// lost) and the number of events lost.
 func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
 	re := traceRegexps()
 	type begin struct {
@@ -356,6 +355,7 @@ func aggregateTrace(text string, mmap bool) (map[string]float64, int) {
 		out["k.lock."+k+".wait"] = a.total
 		out["k.lock."+k+".max_wait"] = a.max
 	}
+	out[LockLost] = float64(lost)
 	return out, lost
 }
 
