@@ -14,6 +14,7 @@ import (
 	"contend/internal/external"
 	"contend/internal/results"
 	"contend/internal/safefile"
+	"contend/internal/textfmt"
 )
 
 // Command is the Prober of userspace changes: each commit is checked out
@@ -220,10 +221,7 @@ func firstError(f *results.File) string {
 }
 
 func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
+	s = textfmt.LastLine(s)
 	if len(s) > 200 {
 		s = s[:200] + "..."
 	}

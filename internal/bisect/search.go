@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"contend/analysis"
+	"contend/internal/textfmt"
 )
 
 // Commit is one commit of the range, oldest first.
@@ -815,9 +816,4 @@ func (s *Search) closeAll() error {
 	return first
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func short(h string) string { return textfmt.Cut(h, 12) }

@@ -17,6 +17,7 @@ import (
 	"contend/internal/env"
 	"contend/internal/esc"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // Arm allows the steps of campaign dir to reboot.
@@ -544,11 +545,8 @@ func BootCommands(b Boot) []string {
 }
 
 func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
 	if id == "" {
 		return "(unknown)"
 	}
-	return id
+	return textfmt.Cut(id, 8)
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"contend/internal/plural"
+	"contend/internal/textfmt"
 )
 
 // The robot's column widths (lib/compare.rb): a mean is ABSWidth wide, its
@@ -157,7 +158,7 @@ func writeHeader(sb *strings.Builder, b Block) {
 		}
 	}
 	sb.WriteString("\n")
-	fmt.Fprintf(sb, "%*s %*s \n", FirstWidth, cut(b.Base.ID, FirstWidth), Width, cut(b.New.ID, Width))
+	fmt.Fprintf(sb, "%*s %*s \n", FirstWidth, textfmt.Cut(b.Base.ID, FirstWidth), Width, textfmt.Cut(b.New.ID, Width))
 	fmt.Fprintf(sb, "%s %s \n", strings.Repeat("-", FirstWidth), strings.Repeat("-", Width))
 	sb.WriteString("         %stddev     %change         %stddev\n")
 	sb.WriteString("             \\          |                \\  \n")
@@ -170,13 +171,6 @@ func short(id string) string {
 		return id[:10]
 	}
 	return id
-}
-
-func cut(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // FormatRow is one row as show_perf_change prints it, with the stat's name

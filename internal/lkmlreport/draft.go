@@ -249,12 +249,7 @@ func parentOf(s *Source, c bisect.Candidate) bisect.Commit {
 	return s.Plan.Commits[0]
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func short(h string) string { return textfmt.Cut(h, 12) }
 
 // commitName is a commit as the kernel's mails name one: 12 digits and
 // its subject, cut to 60 characters.

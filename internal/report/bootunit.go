@@ -320,12 +320,7 @@ func writePerBoot(r *comparison.Comparison, w io.Writer) {
 	t.Write(w)
 }
 
-func shortBootID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+func shortBootID(id string) string { return textfmt.Cut(id, 8) }
 
 // writeParamNote writes the note on differing parameters next to the
 // headline.
