@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 
 	"contend/internal/campaign"
 	"contend/internal/kbuild"
+	"contend/internal/kbuild/kbuildtest"
 )
 
 // fakeKernelTree makes a git repository that mimics a kernel tree's
@@ -20,44 +20,13 @@ import (
 // that differ in one source.
 func fakeKernelTree(t *testing.T) string {
 	t.Helper()
-	repo := filepath.Join(t.TempDir(), "linux")
-	os.MkdirAll(filepath.Join(repo, "src"), 0o755)
-	img := make([]byte, 0x1000)
-	copy(img[0x202:], "HdrS")
-	binary.LittleEndian.PutUint16(img[0x20e:], 0x300)
-	copy(img[0x500:], "6.1.0-tree (test) #1 SMP\x00")
-	os.WriteFile(filepath.Join(repo, "header.bin"), img, 0o644)
-	os.WriteFile(filepath.Join(repo, "Makefile"), []byte(`O ?= .
-OBJS := $(patsubst src/%.c,$(O)/obj/%.o,$(sort $(wildcard src/*.c)))
-tinyconfig:
-	mkdir -p $(O) && cp tiny.config $(O)/.config
-olddefconfig:
-	@true
-$(O)/obj/%.o: src/%.c
-	@mkdir -p $(O)/obj && cat $< > $@
-bzImage: $(OBJS)
-	@mkdir -p $(O)/arch/x86/boot && cat header.bin $(OBJS) > $(O)/arch/x86/boot/bzImage
-`), 0o644)
-	var cfg strings.Builder
-	for _, r := range append(kbuild.Required, "SMP", "SCHED_MC") {
-		fmt.Fprintf(&cfg, "CONFIG_%s=y\n", r)
-	}
-	os.WriteFile(filepath.Join(repo, "tiny.config"), []byte(cfg.String()), 0o644)
+	tr := kbuildtest.New(t, "6.1.0-tree")
 	for i, body := range []string{"a0\n", "a1\n"} {
-		os.WriteFile(filepath.Join(repo, "src", "a.c"), []byte(body), 0o644)
-		os.WriteFile(filepath.Join(repo, "src", "b.c"), []byte("b\n"), 0o644)
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", fmt.Sprint("commit ", i)}} {
-			if i > 0 && args[0] == "init" {
-				continue
-			}
-			cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v\n%s", args, err, b)
-			}
-		}
+		tr.Write("src/a.c", body)
+		tr.Write("src/b.c", "b\n")
+		tr.Commit(fmt.Sprint("commit ", i))
 	}
-	return repo
+	return tr.Dir
 }
 
 // TestCampaignVMInitKernelTree: 'campaign init --vm --kernel-tree' builds

@@ -2,7 +2,6 @@ package bisect
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,58 +12,20 @@ import (
 
 	"contend/internal/guest"
 	"contend/internal/kbuild"
+	"contend/internal/kbuild/kbuildtest"
 	"contend/internal/vm"
 )
-
-// fakeKernelMakefile mimics the targets of a kernel tree that kbuild
-// uses: tinyconfig copies tiny.config; olddefconfig keeps it; bzImage
-// puts header.bin (a boot header naming release 6.1.0-test) before the
-// objects of src/*.c, each compiled when its source is newer.
-const fakeKernelMakefile = `O ?= .
-OBJS := $(patsubst src/%.c,$(O)/obj/%.o,$(sort $(wildcard src/*.c)))
-tinyconfig:
-	mkdir -p $(O) && cp tiny.config $(O)/.config
-olddefconfig:
-	@true
-$(O)/obj/%.o: src/%.c
-	@mkdir -p $(O)/obj && cat $< > $@
-bzImage: $(OBJS)
-	@mkdir -p $(O)/arch/x86/boot && cat header.bin $(OBJS) > $(O)/arch/x86/boot/bzImage
-`
 
 // kernelTree makes a fake kernel tree of n+1 commits, each changing one
 // of its sources; from commit k on mm.c holds SLOW.
 func kernelTree(t *testing.T, n, k int) (string, []Commit) {
 	t.Helper()
-	repo := filepath.Join(t.TempDir(), "linux")
-	os.MkdirAll(filepath.Join(repo, "src"), 0o755)
-	img := make([]byte, 0x1000)
-	copy(img[0x202:], "HdrS")
-	binary.LittleEndian.PutUint16(img[0x20e:], 0x300)
-	copy(img[0x500:], "6.1.0-test (test) #1 SMP\x00")
-	os.WriteFile(filepath.Join(repo, "header.bin"), img, 0o644)
-	os.WriteFile(filepath.Join(repo, "Makefile"), []byte(fakeKernelMakefile), 0o644)
-	var cfg strings.Builder
-	for _, r := range append(kbuild.Required, "SMP", "SCHED_MC") {
-		fmt.Fprintf(&cfg, "CONFIG_%s=y\n", r)
-	}
-	os.WriteFile(filepath.Join(repo, "tiny.config"), []byte(cfg.String()), 0o644)
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, b)
-		}
-		return strings.TrimSpace(string(b))
-	}
-	git("init", "-q", "-b", "main")
+	tr := kbuildtest.New(t, "6.1.0-test")
 	var cs []Commit
 	for i := 0; i <= n; i++ {
 		for _, f := range []string{"a", "b", "c"} {
 			if i == 0 || i%3 == int(f[0]-'a') {
-				os.WriteFile(filepath.Join(repo, "src", f+".c"), []byte(fmt.Sprintf("%s %d\n", f, i)), 0o644)
+				tr.Write("src/"+f+".c", fmt.Sprintf("%s %d\n", f, i))
 			}
 		}
 		if i == 0 || i == k {
@@ -72,13 +33,11 @@ func kernelTree(t *testing.T, n, k int) (string, []Commit) {
 			if i == k {
 				body = "SLOW\n"
 			}
-			os.WriteFile(filepath.Join(repo, "src", "mm.c"), []byte(body), 0o644)
+			tr.Write("src/mm.c", body)
 		}
-		git("add", "-A")
-		git("commit", "-q", "-m", fmt.Sprintf("commit %d", i))
-		cs = append(cs, Commit{Hash: git("rev-parse", "HEAD"), Subject: fmt.Sprintf("commit %d", i)})
+		cs = append(cs, Commit{Hash: tr.Commit(fmt.Sprintf("commit %d", i)), Subject: fmt.Sprintf("commit %d", i)})
 	}
-	return repo, cs
+	return tr.Dir, cs
 }
 
 // TestVMSearchKernelTree: a kernel search that builds each commit from
