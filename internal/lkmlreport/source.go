@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"contend/internal/bisect"
 	"contend/internal/campaign"
 	"contend/internal/comparison"
+	"contend/internal/esc"
+	"contend/internal/plural"
 )
 
 // Kinds of Source.
@@ -58,8 +61,11 @@ func Open(args []string, opt comparison.Options) (*Source, error) {
 			return openDir(args[0], opt)
 		}
 	}
+	if len(args) == 1 {
+		return nil, refuse("report --for-lkml: %s is not a directory; give a campaign directory, a bisect directory, or two result files (the last good kernel's, then the first bad one's)", strconv.Quote(esc.Line(args[0])))
+	}
 	if len(args) != 2 {
-		return nil, refuse("report --for-lkml: give a campaign directory, a bisect directory, or two result files (the last good kernel's, then the first bad one's); got %d arguments", len(args))
+		return nil, refuse("report --for-lkml: give a campaign directory, a bisect directory, or two result files (the last good kernel's, then the first bad one's); got %s", plural.N(len(args), "argument", "arguments"))
 	}
 	sides, sweeps, err := comparison.Sides([][]string{{args[0]}, {args[1]}})
 	if err != nil {
