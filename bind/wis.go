@@ -38,6 +38,7 @@ type WisParams struct {
 	WarmupNs   Nanos   `param:"warmup-time" default:"1s" min:"10ms" max:"1h" unit:"ns" usage:"the tasks run this long before the measured interval (will-it-scale: 6 s)"`
 	Pin        Bool    `param:"pin" default:"true" usage:"pin task i to the i-th allowed CPU, modulo (will-it-scale's default; false is its -n)"`
 	ReportFD   int32
+	JoinS      int32   // the leader's wait for cancelled task threads, s (0: TeardownSeconds)
 	SO         CString // thread mode: the compiled test, a shared object read for its description (set by the workload's run)
 	Exe        CString // the compiled leader, an executable that runs the tasks (set by the workload's run)
 	PerTask    *uint64 // out: each task's count in the interval (set by Wis)
@@ -60,7 +61,7 @@ type WisResult struct {
 }
 
 // TeardownSeconds is how long the leader waits for cancelled task threads
-// (CT_WIS_JOIN_S).
+// (CT_WIS_JOIN_S) unless WisParams.JoinS says otherwise.
 const TeardownSeconds = C.CT_WIS_JOIN_S
 
 // Wis loads the compiled test at p.SO and runs one repetition of it

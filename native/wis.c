@@ -23,7 +23,7 @@
  *     warmup and again after the measured interval.
  *
  * Timed: the interval between the two samples, read with CLOCK_MONOTONIC.
- * A task thread that does not end within CT_WIS_JOIN_S of its cancellation
+ * A task thread that does not end within join_s of its cancellation
  * is a warning, not a failure: the counts were taken before the stop.
  * A task process that dies before the end (an assert, a signal) fails the
  * repetition, naming it; in thread mode a crash kills the leader, named by
@@ -266,6 +266,7 @@ int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r)
 		goto out;
 	}
 	ctl = (struct ct_wis_control *)w.shm;
+	ctl->join_s = p->join_s > 0 ? p->join_s : CT_WIS_JOIN_S;
 	s0 = calloc(n, sizeof(*s0));
 	if (!s0) {
 		err = ct_fail(&r->status, ENOMEM, "calloc", "for %u tasks", n);

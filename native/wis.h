@@ -29,6 +29,7 @@ struct ct_wis_control {
 	 * sched_getaffinity, is not the CPU it was pinned to: task + 1 (0:
 	 * none), the CPU asked, the CPU got (-2: several, -1: unreadable). */
 	int pin_task, pin_want, pin_got;
+	int join_s;       /* the leader's wait for cancelled task threads, s */
 };
 
 /* The leader's exit status when a cancelled task thread did not end
@@ -46,6 +47,7 @@ struct ct_wis_params {
 	uint64_t warmup_ns;   /* tasks run this long before the interval starts */
 	int pin;              /* pin task i to the i-th allowed CPU (mod their number) */
 	int report_fd;
+	int join_s;           /* the wait for cancelled task threads, s (0: CT_WIS_JOIN_S) */
 	const char *so;       /* thread mode: the compiled test (test + wis_shim.c), for dlopen */
 	const char *exe;      /* process mode: the leader (test + wis_shim.c + wis_proc.c) */
 	uint64_t *per_task;   /* out, caller's memory: tasks entries, counts in the interval */
@@ -57,7 +59,7 @@ struct ct_wis_result {
 	uint64_t iterations;  /* sum over the tasks, in the interval */
 	char description[128];
 	int extra_tasks;      /* started by the test with new_task */
-	int late_teardown;    /* a cancelled task thread did not end within CT_WIS_JOIN_S */
+	int late_teardown;    /* a cancelled task thread did not end within join_s */
 };
 
 int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r);

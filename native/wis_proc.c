@@ -239,7 +239,7 @@ static unsigned start_threads(pthread_t *th, unsigned n, const int *cpus, unsign
 }
 
 /* stop_threads cancels and joins the tasks and the extra threads: exit
- * status CT_WIS_EXIT_LATE when one did not end within CT_WIS_JOIN_S. */
+ * status CT_WIS_EXIT_LATE when one did not end within ctl->join_s. */
 static int stop_threads(pthread_t *th, unsigned n)
 {
 	struct timespec dl;
@@ -253,7 +253,7 @@ static int stop_threads(pthread_t *th, unsigned n)
 		pthread_cancel(xthreads[i]);
 	pthread_mutex_unlock(&xlock);
 	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += CT_WIS_JOIN_S;
+	dl.tv_sec += ctl->join_s;
 	for (i = 0; i < n; i++)
 		late |= pthread_timedjoin_np(th[i], NULL, &dl) != 0;
 	for (i = 0; i < nx; i++)

@@ -107,7 +107,7 @@ ab faultme --a '--evidence none'
 ab faultme --a '--threads 2 --threads 3'
 ab faultme --a '--threads'
 ab faultme --a "'unclosed"
-ab faultme --b '--threads 2' --seed 3
+ab faultme --b '--threads 2' --order ab --seed 3
 ab faultme --b '--threads 2' --order nope
 ab faultme --b '--threads 2' --min-runs 4
 ab faultme --b '--threads 2' --until 5% -n 4

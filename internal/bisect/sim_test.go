@@ -217,19 +217,19 @@ func (st simStats) String() string {
 }
 
 // simSize is the number of searches per scenario: 300 with
-// CONTEND_FULL_SIM=1 (CI), 60 by default, or CONTEND_BISECT_SIM=N.
+// CONTEND_FULL_SIM=1 (CI), 24 by default, or CONTEND_BISECT_SIM=N.
 func simSize() (count int, full bool) {
 	if v, err := strconv.Atoi(os.Getenv("CONTEND_BISECT_SIM")); err == nil && v > 0 {
 		return v, v >= 300
 	}
-	return testsize.Pick(60, 300), testsize.Full()
+	return testsize.Pick(24, 300), testsize.Full()
 }
 
 // TestSimulationScenarios: the real search, 64 commits, a step of one
 // noise SD (half in one row), 5 runs a batch, under each condition of
 // simScenarios. With one culprit, at least 95% of the culprits claimed
-// are right (90% at the default size of 60, where a true 97% still
-// fails one time in 50 at 95%); with none or two, at least 95% of the
+// are right (90% at the default size of 24, which a true 97% still
+// fails one time in 30); with none or two, at least 95% of the
 // searches end without a culprit or name one of the true ones (90% at
 // the default size); and never more than 5% of the searches name an end
 // wrongly (drift once pushed most wrong answers to one end). On the

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -186,21 +187,28 @@ func TestRunRepInterrupted(t *testing.T) {
 // at 1-4 threads 7-15% slower than the original, issue 24). The runtime's
 // few steps of the hand-off are allowed: 4-7 sleeps were seen at load 12,
 // 23 once under the race detector beside another test run; at most 30
-// pass (the defect made about 60). Not under the race detector, whose
-// own work changes what the runtime's threads do.
+// pass (the defect made about 60 every time). A loaded machine can add
+// sleeps to one call (34 were seen beside a kernel build at load 4), so
+// the fewest of up to three calls is judged: the defect is in every call,
+// the load's sleeps are not. Not under the race detector, whose own work
+// changes what the runtime's threads do.
 func TestChildRuntimeQuietDuringCall(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector's work is in the runtime's sleeps")
 	}
-	o, _ := runTestChild(t, context.Background(), nil, "quiet", time.Minute)
-	if o.Rep.Status != results.StatusOK {
-		t.Fatalf("rep %+v", o.Rep)
+	fewest := math.Inf(1)
+	for try := 0; try < 3 && fewest > 30; try++ {
+		o, _ := runTestChild(t, context.Background(), nil, "quiet", time.Minute)
+		if o.Rep.Status != results.StatusOK {
+			t.Fatalf("rep %+v", o.Rep)
+		}
+		if got := o.Rep.Metrics.Get("x"); got != 1 {
+			t.Fatalf("GOMAXPROCS in the workload: %v, want 1", got)
+		}
+		fewest = math.Min(fewest, o.Rep.Metrics.Get("switches"))
 	}
-	if got := o.Rep.Metrics.Get("x"); got != 1 {
-		t.Errorf("GOMAXPROCS in the workload: %v, want 1", got)
-	}
-	if got := o.Rep.Metrics.Get("switches"); got > 30 {
-		t.Errorf("the runtime's threads slept %v times during a 50 ms call, want at most 30", got)
+	if fewest > 30 {
+		t.Errorf("the runtime's threads slept at least %v times during a 50 ms call (the fewest of 3 calls), want at most 30", fewest)
 	}
 }
 

@@ -40,13 +40,6 @@ func sdPct(v float64) string {
 	return pctAbout(math.Sqrt(v))
 }
 
-func pluralBoots(n int) string {
-	if n == 1 {
-		return "one boot"
-	}
-	return fmt.Sprintf("%d boots", n)
-}
-
 // writeBoots renders the boot-level section of the text report for the
 // pairs whose sides span two or more boots each (a side of one boot is
 // said under the headline, writeReplication).
@@ -58,7 +51,7 @@ func writeBoots(r *comparison.Comparison, w io.Writer) {
 		}
 		fmt.Fprintln(w)
 		if b.Cmp == nil {
-			textfmt.WriteWrapped(w, fmt.Sprintf("Boot level (%s in %s, %s in %s): not analysed: %s", la, pluralBoots(len(b.BootsA)), lb, pluralBoots(len(b.BootsB)), b.Reason), "  ")
+			textfmt.WriteWrapped(w, fmt.Sprintf("Boot level (%s in %s, %s in %s): not analysed: %s", la, plural.N(len(b.BootsA), "boot", "boots"), lb, plural.N(len(b.BootsB), "boot", "boots"), b.Reason), "  ")
 			continue
 		}
 		for _, l := range bootLines(&b, la, lb) {

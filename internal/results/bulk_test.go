@@ -126,7 +126,7 @@ func TestReadInPiecesSameAsParse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	path := filepath.Join(t.TempDir(), "r.json")
 	pieces, outputs := 0, 0
-	trials := testsize.Pick(100, 300)
+	trials := testsize.Pick(40, 300)
 	for trial := range trials {
 		for k, b := range testFiles(t, rng, trial) {
 			readChunk, readWholeMax = 16+rng.IntN(600), rng.IntN(100)

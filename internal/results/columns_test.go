@@ -25,7 +25,7 @@ func TestColumnsReadSameAsReps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	path := filepath.Join(t.TempDir(), "r.json")
 	direct, files := 0, 0
-	trials := testsize.Pick(60, 200)
+	trials := testsize.Pick(25, 200)
 	for trial := range trials {
 		for k, b := range testFiles(t, rng, trial) {
 			// Pieces that hold the header, else the file is read at once.

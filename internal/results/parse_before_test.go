@@ -266,7 +266,7 @@ func testFiles(t *testing.T, rng *rand.Rand, trial int) [][]byte {
 // of whole bytes, the same error.
 func TestParseSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	for trial := range testsize.Pick(120, 400) {
+	for trial := range testsize.Pick(50, 400) {
 		for k, b := range testFiles(t, rng, trial) {
 			got, ggood, gerr := parse(b)
 			want, wgood, werr := parseBefore(b)
