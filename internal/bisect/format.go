@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"contend/internal/plural"
+	"contend/internal/textfmt"
 )
 
 // Formats are the --format words of bisect and bisect status.
@@ -74,9 +75,9 @@ func eqProb(p float64) string {
 
 func name(c Commit) string {
 	if c.Subject == "" {
-		return short(c.Hash)
+		return textfmt.Commit(c.Hash)
 	}
-	return fmt.Sprintf("%s %q", short(c.Hash), c.Subject)
+	return fmt.Sprintf("%s %q", textfmt.Commit(c.Hash), c.Subject)
 }
 
 func writeText(w io.Writer, r *Result, md bool) error {
@@ -94,7 +95,7 @@ func writeText(w io.Writer, r *Result, md bool) error {
 	if md {
 		fmt.Fprintf(&b, "## bisect of %s: %s\n\n", plural.N(r.Commits, "commit", "commits"), r.StopText)
 	} else {
-		fmt.Fprintf(&b, "bisect of %s after %s (good) up to %s (bad)", plural.N(r.Commits, "commit", "commits"), short(r.Good.Hash), short(r.Bad.Hash))
+		fmt.Fprintf(&b, "bisect of %s after %s (good) up to %s (bad)", plural.N(r.Commits, "commit", "commits"), textfmt.Commit(r.Good.Hash), textfmt.Commit(r.Bad.Hash))
 		if metric != "" {
 			fmt.Fprintf(&b, ", metric %s", metric)
 		}
@@ -121,25 +122,25 @@ func writeText(w io.Writer, r *Result, md bool) error {
 			line("culprit: %s, P %s (stopped: %s; asked for %.3g)", name(t.Commit), eqProb(t.P), r.StopText, r.Confidence)
 		default:
 			line("%s; asked for %.3g", r.StopText, r.Confidence)
-			line("the range may hold no single step: no change, several smaller ones, or a level that moved in a way the blocks could not absorb; the most probable commit, %s at P %s, is not an answer", short(t.Hash), eqProb(t.P))
+			line("the range may hold no single step: no change, several smaller ones, or a level that moved in a way the blocks could not absorb; the most probable commit, %s at P %s, is not an answer", textfmt.Commit(t.Hash), eqProb(t.P))
 		}
 		if len(t.Skipped) > 0 && r.Stop != "" && r.Stop == StopConfident {
 			var hs []string
 			for _, s := range t.Skipped {
-				hs = append(hs, short(s.Hash))
+				hs = append(hs, textfmt.Commit(s.Hash))
 			}
 			line("  or one of the skipped commits right before it, which no probe can tell from it: %s (the commit alone: P %s)", strings.Join(hs, " "), eqProb(t.POwn))
 		}
 		if md {
 			b.WriteString("\n| rank | commit | P | subject |\n|---|---|---|---|\n")
 			for i, t := range r.Top {
-				fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, short(t.Hash), prob(t.P), strings.ReplaceAll(t.Subject, "|", "\\|"))
+				fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, textfmt.Commit(t.Hash), prob(t.P), strings.ReplaceAll(t.Subject, "|", "\\|"))
 			}
 			b.WriteString("\n")
 		} else {
 			b.WriteString("top three:\n")
 			for i, t := range r.Top {
-				fmt.Fprintf(&b, "  %d. %s  P %-7s  %s\n", i+1, short(t.Hash), eqProb(t.P), t.Subject)
+				fmt.Fprintf(&b, "  %d. %s  P %-7s  %s\n", i+1, textfmt.Commit(t.Hash), eqProb(t.P), t.Subject)
 			}
 		}
 	}
@@ -149,7 +150,7 @@ func writeText(w io.Writer, r *Result, md bool) error {
 			verdict = "NOT verified: " + v.Note
 		}
 		line("verification (parent %s beside candidate %s in %s, %d and %d %s): change %s%s: %s",
-			short(v.Parent.Hash), short(v.Culprit.Hash), plural.N(v.Blocks, "block", "blocks"), v.NParent, v.NCulprit, r.unit(), pct(v.Change), interval(v.Lo, v.Hi), verdict)
+			textfmt.Commit(v.Parent.Hash), textfmt.Commit(v.Culprit.Hash), plural.N(v.Blocks, "block", "blocks"), v.NParent, v.NCulprit, r.unit(), pct(v.Change), interval(v.Lo, v.Hi), verdict)
 	} else if r.Stop != "" && r.Stop != StopNoDifference {
 		line("verification: none")
 	}

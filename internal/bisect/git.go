@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"contend/internal/external"
+	"contend/internal/textfmt"
 )
 
 // git runs git -C repo args and returns its standard output.
@@ -45,7 +46,7 @@ func Range(ctx context.Context, repo, good, bad string) ([]Commit, error) {
 		return nil, err
 	}
 	if g == b {
-		return nil, fmt.Errorf("--good and --bad are the same commit %s: nothing to bisect", short(g))
+		return nil, fmt.Errorf("--good and --bad are the same commit %s: nothing to bisect", textfmt.Commit(g))
 	}
 	if _, err := git(ctx, repo, "merge-base", "--is-ancestor", g, b); err != nil {
 		return nil, fmt.Errorf("--good %s is not an ancestor of --bad %s: give an older good commit", good, bad)

@@ -13,6 +13,7 @@ import (
 	"contend/internal/kbuild"
 	"contend/internal/plural"
 	"contend/internal/safefile"
+	"contend/internal/textfmt"
 	"contend/internal/vm"
 )
 
@@ -145,8 +146,8 @@ func EvidenceNeeds(measure []string) []string {
 // commit; a config without an option the guest needs stops the search.
 func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 	o := *p.Kernel
-	logPath := filepath.Join(p.Logs, short(c.Hash)+".build.log")
-	log, err := safefile.CreateTemp(p.Logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
+	logPath := filepath.Join(p.Logs, textfmt.Commit(c.Hash)+".build.log")
+	log, err := safefile.CreateTemp(p.Logs, "."+textfmt.Commit(c.Hash)+".build.log.tmp-", "", 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +178,9 @@ func (p *VM) kernelBuild(ctx context.Context, c Commit) (Built, error) {
 			cc = ", ccache"
 		}
 		if k.Cached {
-			p.Progress(fmt.Sprintf("  build of %s: its image kept from an earlier build; config %s", short(c.Hash), k.ConfigSHA256[:12]))
+			p.Progress(fmt.Sprintf("  build of %s: its image kept from an earlier build; config %s", textfmt.Commit(c.Hash), k.ConfigSHA256[:12]))
 		} else {
-			p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", short(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
+			p.Progress(fmt.Sprintf("  build of %s: %.1f s, %s rebuilt%s; config %s", textfmt.Commit(c.Hash), k.BuildSeconds, plural.N(k.Rebuilt, "object", "objects"), cc, k.ConfigSHA256[:12]))
 		}
 	}
 	return &vmBuilt{p: p, c: c, k: guest.Kernel{Kernel: k.Image, Build: k.Env()}}, nil

@@ -92,7 +92,7 @@ func (p *Command) Build(ctx context.Context, c Commit) (Built, error) {
 // naming its log; a cancelled ctx is ctx's error; on every error the
 // worktree is removed. Both probers build through it.
 func buildAt(ctx context.Context, repo, work, logs, build string, c Commit, out io.Writer) (dir, logPath string, err error) {
-	dir = filepath.Join(work, short(c.Hash))
+	dir = filepath.Join(work, textfmt.Commit(c.Hash))
 	if _, err := os.Lstat(dir); err == nil {
 		if err := removeWorktree(repo, dir); err != nil {
 			return "", "", err
@@ -108,8 +108,8 @@ func buildAt(ctx context.Context, repo, work, logs, build string, c Commit, out 
 	if build == "" {
 		return dir, "", nil
 	}
-	logPath = filepath.Join(logs, short(c.Hash)+".build.log")
-	log, err := safefile.CreateTemp(logs, "."+short(c.Hash)+".build.log.tmp-", "", 0o644)
+	logPath = filepath.Join(logs, textfmt.Commit(c.Hash)+".build.log")
+	log, err := safefile.CreateTemp(logs, "."+textfmt.Commit(c.Hash)+".build.log.tmp-", "", 0o644)
 	if err != nil {
 		removeWorktree(repo, dir)
 		return "", "", err
@@ -157,10 +157,10 @@ func exitText(err error) string {
 func (b *built) Measure(ctx context.Context, n int) ([]float64, error) {
 	p := b.p
 	p.seq++
-	base := filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash)))
+	base := filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, textfmt.Commit(b.c.Hash)))
 	for resultExists(base) {
 		p.seq++
-		base = filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash)))
+		base = filepath.Join(p.Runs, fmt.Sprintf("%03d-%s", p.seq, textfmt.Commit(b.c.Hash)))
 	}
 	out := base + ".jsonl"
 	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(n), "--out", out, "--quiet"}, p.Measure[1:]...)

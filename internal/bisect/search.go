@@ -471,7 +471,7 @@ func (s *Search) calibrate(ctx context.Context) (string, error) {
 		if err := s.measureBlock(ctx, EvCalibrate, 0, EvCalibrate, n, k); err != nil {
 			return "", err
 		}
-		s.say("calibration: block %d of the good end %s and the bad end %s", s.nextBlock()-1, short(s.Commits[0].Hash), short(s.Commits[n].Hash))
+		s.say("calibration: block %d of the good end %s and the bad end %s", s.nextBlock()-1, textfmt.Commit(s.Commits[0].Hash), textfmt.Commit(s.Commits[n].Hash))
 	}
 }
 
@@ -496,7 +496,7 @@ func (s *Search) measureBlock(ctx context.Context, ea string, a int, eb string, 
 		if err != nil {
 			var se *SkipError
 			if errors.As(err, &se) && (sd.commit == 0 || sd.commit == s.m.n) {
-				return fmt.Errorf("the %s end %s cannot be measured: %s", endName(sd.commit, s.m.n), short(s.Commits[sd.commit].Hash), se.Reason)
+				return fmt.Errorf("the %s end %s cannot be measured: %s", endName(sd.commit, s.m.n), textfmt.Commit(s.Commits[sd.commit].Hash), se.Reason)
 			}
 			return err
 		}
@@ -576,7 +576,7 @@ func (s *Search) probe(ctx context.Context) (string, error) {
 			if err := s.skipOr(err); err != nil {
 				return "", err
 			}
-			s.say("verification: parent %s beside culprit %s (P %.3f before)", short(s.Commits[parent].Hash), short(s.Commits[best.last].Hash), best.p)
+			s.say("verification: parent %s beside culprit %s (P %.3f before)", textfmt.Commit(s.Commits[parent].Hash), textfmt.Commit(s.Commits[best.last].Hash), best.p)
 			continue
 		}
 		i := s.m.next(p)
@@ -591,7 +591,7 @@ func (s *Search) probe(ctx context.Context) (string, error) {
 		if err := s.skipOr(err); err != nil {
 			return "", err
 		}
-		s.say("probe %s beside the %s end (P(bad) before %.3f)", short(s.Commits[i].Hash), endName(end, n), cdf(p, i))
+		s.say("probe %s beside the %s end (P(bad) before %.3f)", textfmt.Commit(s.Commits[i].Hash), endName(end, n), cdf(p, i))
 	}
 }
 
@@ -610,7 +610,7 @@ func (s *Search) skipOr(err error) error {
 	if err := s.record(Event{Event: EvSkip, Commit: i, Reason: se.Reason}); err != nil {
 		return err
 	}
-	s.say("skip %s: %s", short(s.Commits[i].Hash), se.Reason)
+	s.say("skip %s: %s", textfmt.Commit(s.Commits[i].Hash), se.Reason)
 	return nil
 }
 
@@ -729,7 +729,7 @@ func (s *Search) measure(ctx context.Context, i, k int) ([]float64, error) {
 	s.lastMeasured = i
 	b, ok := s.built[i]
 	if !ok {
-		s.say("build %s", short(s.Commits[i].Hash))
+		s.say("build %s", textfmt.Commit(s.Commits[i].Hash))
 		var err error
 		if b, err = s.Prober.Build(ctx, s.Commits[i]); err != nil {
 			return nil, err
@@ -815,5 +815,3 @@ func (s *Search) closeAll() error {
 	s.built, s.order = map[int]Built{}, nil
 	return first
 }
-
-func short(h string) string { return textfmt.Cut(h, 12) }

@@ -16,6 +16,7 @@ import (
 	"contend/internal/guest"
 	"contend/internal/kbuild"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 	"contend/internal/vm"
 )
 
@@ -190,13 +191,13 @@ func BootValue(xs []float64) float64 {
 func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 	p := b.p
 	p.seq++
-	tag := fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
+	tag := fmt.Sprintf("%03d-%s", p.seq, textfmt.Commit(b.c.Hash))
 	for {
 		if !resultExists(filepath.Join(p.Runs, tag+"-b1")) {
 			break
 		}
 		p.seq++
-		tag = fmt.Sprintf("%03d-%s", p.seq, short(b.c.Hash))
+		tag = fmt.Sprintf("%03d-%s", p.seq, textfmt.Commit(b.c.Hash))
 	}
 	args := append([]string{p.Measure[0], "--runs", strconv.Itoa(max(p.Plan.RunsPerBoot, 1)), "--out", vm.GuestOut, "--quiet"}, p.Measure[1:]...)
 	if p.boot == nil {
@@ -232,7 +233,7 @@ func (b *vmBuilt) Measure(ctx context.Context, n int) ([]float64, error) {
 		vals = append(vals, v)
 		if p.Progress != nil {
 			p.Progress(fmt.Sprintf("  boot %d of %d of %s: kernel %s in a VM (%s), %d runs, value %.6g; the command started %.1f s after QEMU, QEMU ended after %.1f s",
-				i, n, short(b.c.Hash), m.Report.Release, strings.ToUpper(m.Accel), len(xs), v, m.StartedAfter.Seconds(), m.Elapsed.Seconds()))
+				i, n, textfmt.Commit(b.c.Hash), m.Report.Release, strings.ToUpper(m.Accel), len(xs), v, m.StartedAfter.Seconds(), m.Elapsed.Seconds()))
 		}
 	}
 	return vals, nil

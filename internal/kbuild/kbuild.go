@@ -448,9 +448,9 @@ func Build(ctx context.Context, o Options, rev string) (*Kernel, error) {
 // hash, and with a patch "+" and the patch's short hash.
 func imageName(hash, patchSHA string) string {
 	if patchSHA == "" {
-		return short(hash)
+		return textfmt.Commit(hash)
 	}
-	return short(hash) + "+" + short(patchSHA)
+	return textfmt.Commit(hash) + "+" + textfmt.Commit(patchSHA)
 }
 
 // readPatch reads a patch file and returns its contents and their
@@ -488,10 +488,10 @@ func CheckPatch(tree, rev, patch string) (string, error) {
 	defer os.Remove(idx.Name())
 	env := []string{"GIT_INDEX_FILE=" + idx.Name(), "LC_ALL=C"}
 	if _, err := gitEnv(tree, env, nil, "read-tree", hash); err != nil {
-		return "", fmt.Errorf("cannot read %s's tree: %v", short(hash), err)
+		return "", fmt.Errorf("cannot read %s's tree: %v", textfmt.Commit(hash), err)
 	}
 	if _, err := gitEnv(tree, env, b, "apply", "--cached", "--check", "--whitespace=nowarn", "-"); err != nil {
-		return "", fmt.Errorf("%s does not apply to %s (%s): %v", filepath.Base(patch), esc.Line(rev), short(hash), err)
+		return "", fmt.Errorf("%s does not apply to %s (%s): %v", filepath.Base(patch), esc.Line(rev), textfmt.Commit(hash), err)
 	}
 	return sum, nil
 }
@@ -501,7 +501,7 @@ func CheckPatch(tree, rev, patch string) (string, error) {
 func checkRequired(o Options, hash string, vals map[string]string) error {
 	for _, r := range append(slices.Clone(Required), o.Require...) {
 		if vals[r] != "y" {
-			return fmt.Errorf("the kernel config of %s has no CONFIG_%s=y after olddefconfig, which contend's guest needs: add it to a --kernel-config-fragment (or what it depends on)", short(hash), r)
+			return fmt.Errorf("the kernel config of %s has no CONFIG_%s=y after olddefconfig, which contend's guest needs: add it to a --kernel-config-fragment (or what it depends on)", textfmt.Commit(hash), r)
 		}
 	}
 	return nil
@@ -526,7 +526,7 @@ func checkout(ctx context.Context, o Options, src, hash string) error {
 		os.Remove(filepath.Join(gd, "index.lock"))
 	}
 	if err := run(ctx, o, "", "git", "-C", src, "checkout", "--quiet", "--detach", "--force", hash); err != nil {
-		return &BuildError{Step: "git checkout " + short(hash), Err: err}
+		return &BuildError{Step: "git checkout " + textfmt.Commit(hash), Err: err}
 	}
 	// make O= wants a clean source tree; nothing else writes there.
 	if err := run(ctx, o, "", "git", "-C", src, "clean", "-fdxq"); err != nil {
@@ -747,10 +747,6 @@ func gitEnv(dir string, env []string, stdin []byte, args ...string) (string, err
 	}
 	return strings.TrimSpace(string(b)), nil
 }
-
-// short is a commit's id as the kernel's Fixes: tags give it (12 hex
-// digits).
-func short(h string) string { return textfmt.Cut(h, 12) }
 
 // Diff returns the options of Contention whose values differ between a
 // and b, "NAME a -> b" each, in Contention's order.

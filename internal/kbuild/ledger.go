@@ -11,6 +11,7 @@ import (
 	"contend/internal/jsonl"
 	"contend/internal/plural"
 	"contend/internal/safefile"
+	"contend/internal/textfmt"
 )
 
 // BuildsFile is the ledger of the kernel builds of a search or a
@@ -45,7 +46,7 @@ func ReadLedger(path string) ([]Record, int, error) {
 		case r.Revision == "":
 			return errors.New("a build with no revision")
 		case r.BuildSeconds < 0 || r.Rebuilt < 0:
-			return fmt.Errorf("a build of %s with %g s and %d objects", short(r.Revision), r.BuildSeconds, r.Rebuilt)
+			return fmt.Errorf("a build of %s with %g s and %d objects", textfmt.Commit(r.Revision), r.BuildSeconds, r.Rebuilt)
 		}
 		return nil
 	})

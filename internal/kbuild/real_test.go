@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/internal/textfmt"
 	"contend/internal/vm"
 )
 
@@ -34,7 +35,7 @@ func TestRealKernel(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		// Not the kept image: make runs each time.
 		if h, err := gitOut(tree, "rev-parse", rev); err == nil {
-			os.Remove(filepath.Join(dir, ImagesDir, short(h)+".json"))
+			os.Remove(filepath.Join(dir, ImagesDir, textfmt.Commit(h)+".json"))
 		}
 		start := time.Now()
 		k, err := Build(context.Background(), o, rev)

@@ -215,9 +215,9 @@ func ends(s *Source, good, bad Kernel) (goodName, badName, introduced string) {
 	if s.Kind == KindBisect {
 		g, b := s.Plan.Commits[0], s.Plan.Commits[len(s.Plan.Commits)-1]
 		if c, ok := culprit(s); ok {
-			return commitName(parentOf(s, c)), commitName(c.Commit), short(c.Hash)
+			return commitName(parentOf(s, c)), commitName(c.Commit), textfmt.Commit(c.Hash)
 		}
-		introduced = short(g.Hash) + ".." + short(b.Hash)
+		introduced = textfmt.Commit(g.Hash) + ".." + textfmt.Commit(b.Hash)
 		if ref(s.Plan.Good) && ref(s.Plan.Bad) {
 			introduced = s.Plan.Good + ".." + s.Plan.Bad
 		}
@@ -249,19 +249,17 @@ func parentOf(s *Source, c bisect.Candidate) bisect.Commit {
 	return s.Plan.Commits[0]
 }
 
-func short(h string) string { return textfmt.Cut(h, 12) }
-
 // commitName is a commit as the kernel's mails name one: 12 digits and
 // its subject, cut to 60 characters.
 func commitName(c bisect.Commit) string {
 	if c.Subject == "" {
-		return short(c.Hash)
+		return textfmt.Commit(c.Hash)
 	}
 	subj := []rune(c.Subject)
 	if len(subj) > 60 {
 		subj = append(subj[:57], []rune("...")...)
 	}
-	return fmt.Sprintf("%s (\"%s\")", short(c.Hash), string(subj))
+	return fmt.Sprintf("%s (\"%s\")", textfmt.Commit(c.Hash), string(subj))
 }
 
 // kernelName names a kernel: its release, and the commit contend built
@@ -272,7 +270,7 @@ func kernelName(k Kernel) string {
 		n = "(release not recorded)"
 	}
 	if k.Revision != "" {
-		n += " (" + short(k.Revision) + ")"
+		n += " (" + textfmt.Commit(k.Revision) + ")"
 	}
 	return n
 }
@@ -281,7 +279,7 @@ func kernelName(k Kernel) string {
 // built it from, else its release's tag; "" for neither.
 func kernelRef(k Kernel) string {
 	if reCommit.MatchString(k.Revision) {
-		return short(k.Revision)
+		return textfmt.Commit(k.Revision)
 	}
 	return TagOf(k.Release)
 }
@@ -352,7 +350,7 @@ func versions(b *body, s *Source, goodName, badName string) {
 			verdict = "not verified: " + v.Note
 		}
 		b.para(fmt.Sprintf("  verification: %s against its parent %s, %d and %d %s in %d blocks: %s, p %s: %s",
-			short(v.Culprit.Hash), short(v.Parent.Hash), v.NCulprit, v.NParent, unitOf(res), v.Blocks, rangeOf(v.Change, v.Lo, v.Hi), pval(v.P), verdict))
+			textfmt.Commit(v.Culprit.Hash), textfmt.Commit(v.Parent.Hash), v.NCulprit, v.NParent, unitOf(res), v.Blocks, rangeOf(v.Change, v.Lo, v.Hi), pval(v.P), verdict))
 	}
 	if res.Where != "" {
 		b.para("  the boots ran " + res.Where)

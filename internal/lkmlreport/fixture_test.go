@@ -13,6 +13,7 @@ import (
 	"contend/internal/bisect"
 	"contend/internal/campaign"
 	"contend/internal/results"
+	"contend/internal/textfmt"
 )
 
 // t0 is the start of every fixture's runs.
@@ -160,7 +161,7 @@ func (b *fakeBuilt) Measure(_ context.Context, n int) ([]float64, error) {
 	if i >= p.culprit {
 		rel = "6.1.0+"
 	}
-	writeFile(p.t, filepath.Join(p.runs, fmt.Sprintf("%03d-%s.jsonl", p.seq, short(b.c.Hash))), "mutex", kernelEnv(rel, "0"), "", vs)
+	writeFile(p.t, filepath.Join(p.runs, fmt.Sprintf("%03d-%s.jsonl", p.seq, textfmt.Commit(b.c.Hash))), "mutex", kernelEnv(rel, "0"), "", vs)
 	return vs, nil
 }
 
