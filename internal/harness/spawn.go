@@ -86,12 +86,12 @@ type Ended struct {
 	OutputCut bool
 }
 
-// Grace periods after the group kill for readers of pipes that a process
-// which left the child's group may still hold.
-const (
-	reportGrace = 5 * time.Second
-	outputGrace = 2 * time.Second
-)
+// reportGrace and outputGrace are the grace periods after the group kill
+// for readers of pipes that a process which left the child's group may
+// still hold (outputGrace a variable for the tests, which wait less).
+const reportGrace = 5 * time.Second
+
+var outputGrace = 2 * time.Second
 
 // NewRep returns a repetition record started now: its start time, the
 // load average and the boot id.

@@ -337,6 +337,8 @@ func TestSpawnTimeoutKillsGroup(t *testing.T) {
 // output pipe (opened through /proc/PID/fd/1) does not hold the runner:
 // the output is cut after the grace period, and said.
 func TestSpawnProcessHoldsOutput(t *testing.T) {
+	defer func(g time.Duration) { outputGrace = g }(outputGrace)
+	outputGrace = 200 * time.Millisecond
 	var out strings.Builder
 	dir := t.TempDir()
 	pidFile, held := dir+"/pid", dir+"/held"
@@ -439,7 +441,7 @@ echo ready >&3`
 			timeout := time.Minute
 			if end == "timeout" {
 				script += "\nexec sleep 100"
-				timeout = 2 * time.Second
+				timeout = 500 * time.Millisecond // doubled until the script is ready in time
 			}
 			for ; ; timeout *= 2 {
 				before := below()

@@ -17,37 +17,52 @@ import (
 // wisSnapshot is will-it-scale's unmodified snapshot (test input only).
 const wisSnapshot = "../../../shared/will-it-scale/tests"
 
+// TestMain clears $CONTEND_WIS_DIR once: each test's run compiles its
+// will-it-scale test itself, as a child started without the parent's
+// Build does (wisbuild.Object), so the tests may run in parallel.
+func TestMain(m *testing.M) {
+	os.Unsetenv(wisbuild.DirEnv)
+	os.Exit(m.Run())
+}
+
+// wisParams is a small repetition of test (100 ms measured after 20 ms):
+// the wis tests assert counts, pinning and teardown, not figures, and
+// run in parallel (TestWisValidation, which builds through wisbuild's
+// shared state, does not).
 func wisParams(t *testing.T, test string, mode bind.WisMode, tasks int) *bind.WisParams {
 	t.Helper()
-	t.Setenv(wisbuild.DirEnv, "") // the child compiles it itself
 	return &bind.WisParams{Test: bind.CStringOf(test), Tasks: int32(tasks), Mode: mode,
-		DurationNs: bind.Nanos(200e6), WarmupNs: bind.Nanos(50e6), Pin: 1}
+		DurationNs: bind.Nanos(100e6), WarmupNs: bind.Nanos(20e6), Pin: 1}
 }
 
 // TestWisRunsSnapshotTests runs will-it-scale's own futex4 and
 // pthread_mutex1 in both modes: every task counted, the per-task metric
 // named by the mode, the total its sum.
 func TestWisRunsSnapshotTests(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(wisSnapshot); err != nil {
 		t.Skip("no will-it-scale snapshot at " + wisSnapshot)
 	}
 	for _, name := range []string{"futex4", "pthread_mutex1"} {
 		for _, mode := range []bind.WisMode{bind.WisThread, bind.WisProcess} {
-			p := wisParams(t, filepath.Join(wisSnapshot, name+".c"), mode, 2)
-			s, err := runWis(p, Runtime{ReportFD: -1})
-			if err != nil {
-				t.Fatalf("%s %d: %v", name, mode, err)
-			}
-			per := s.Metrics[WisTaskMetric(mode)]
-			if per <= 0 || per != s.Metrics["per_task_ops"] || s.Metrics["ops_per_sec"] != 2*per {
-				t.Errorf("%s %d: metrics %v", name, mode, s.Metrics)
-			}
-			if len(s.Series["iterations"]) != 2 || s.Series["iterations"][0] <= 0 || s.Series["iterations"][1] <= 0 {
-				t.Errorf("%s %d: per-task counts %v, want 2 counts above 0", name, mode, s.Series["iterations"])
-			}
-			if f := s.Metrics["fairness"]; f <= 0 || f > 1 {
-				t.Errorf("%s %d: fairness %v", name, mode, f)
-			}
+			t.Run(fmt.Sprintf("%s/%d", name, mode), func(t *testing.T) {
+				t.Parallel()
+				p := wisParams(t, filepath.Join(wisSnapshot, name+".c"), mode, 2)
+				s, err := runWis(p, Runtime{ReportFD: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				per := s.Metrics[WisTaskMetric(mode)]
+				if per <= 0 || per != s.Metrics["per_task_ops"] || s.Metrics["ops_per_sec"] != 2*per {
+					t.Errorf("metrics %v", s.Metrics)
+				}
+				if len(s.Series["iterations"]) != 2 || s.Series["iterations"][0] <= 0 || s.Series["iterations"][1] <= 0 {
+					t.Errorf("per-task counts %v, want 2 counts above 0", s.Series["iterations"])
+				}
+				if f := s.Metrics["fairness"]; f <= 0 || f > 1 {
+					t.Errorf("fairness %v", f)
+				}
+			})
 		}
 	}
 }
@@ -56,6 +71,7 @@ func TestWisRunsSnapshotTests(t *testing.T) {
 // the task count before the tasks, testcase_cleanup after every task ended
 // (no count moves after it), new_task's extra task not counted.
 func TestWisPrepareCleanupOrder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	src := `#include <stdio.h>
@@ -101,6 +117,7 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 // assert) fails the repetition naming the signal, and that a test without
 // testcase is refused.
 func TestWisTaskProcessDeathFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	die := filepath.Join(dir, "die.c")
 	os.WriteFile(die, []byte("#include <assert.h>\nvoid testcase(unsigned long long *it, unsigned long nr) { (*it)++; assert(nr != 1); for (;;) (*it)++; }\n"), 0o644)
@@ -165,6 +182,7 @@ func TestWisValidation(t *testing.T) {
 // multi-threaded repetition child is not, and ran pthread_mutex1 2-4x
 // slower (glibc's single-threaded paths).
 func TestWisProcessTasksSingleThreaded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	test := filepath.Join(dir, "single.c")
 	src := `#include <stdlib.h>
@@ -192,6 +210,7 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 // would share the process with (3-8% slower there); and that a crashing
 // task thread fails the repetition naming the signal.
 func TestWisThreadTasksInTheLeader(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "threads.log")
 	test := filepath.Join(dir, "threads.c")
@@ -234,6 +253,7 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 // as large as the kernel's, that task i runs on the i-th allowed CPU alone
 // (modulo), in both modes, as will-it-scale pins.
 func TestWisTasksPinned(t *testing.T) {
+	t.Parallel()
 	allowed, err := cpuset.Affinity(0)
 	if err != nil {
 		t.Skip(err)
@@ -277,6 +297,7 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 // repetition nothing it measured: the counts of the interval are kept and
 // a note says the teardown was late.
 func TestWisLateTeardownKeepsCounts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	test := filepath.Join(dir, "stubborn.c")
 	src := `#include <pthread.h>
