@@ -38,7 +38,7 @@ type WisParams struct {
 	WarmupNs   Nanos   `param:"warmup-time" default:"1s" min:"10ms" max:"1h" unit:"ns" usage:"the tasks run this long before the measured interval (will-it-scale: 6 s)"`
 	Pin        Bool    `param:"pin" default:"true" usage:"pin task i to the i-th allowed CPU, modulo (will-it-scale's default; false is its -n)"`
 	ReportFD   int32
-	JoinS      int32   // the leader's wait for cancelled task threads, s (0: TeardownSeconds)
+	JoinS      int32   // the leader's wait for cancelled task threads, s (0: CT_WIS_JOIN_S, 10)
 	SO         CString // thread mode: the compiled test, a shared object read for its description (set by the workload's run)
 	Exe        CString // the compiled leader, an executable that runs the tasks (set by the workload's run)
 	PerTask    *uint64 // out: each task's count in the interval (set by Wis)
@@ -55,14 +55,11 @@ type WisResult struct {
 	Iterations  uint64
 	PerTask     []uint64
 	ExtraTasks  int
-	// LateTeardown: a cancelled task thread did not end within
-	// TeardownSeconds; the counts, taken before the stop, stand.
-	LateTeardown bool
+	// LateTeardown: a cancelled task thread did not end within this
+	// many seconds (0: every task ended); the counts, taken before the
+	// stop, stand.
+	LateTeardown int
 }
-
-// TeardownSeconds is how long the leader waits for cancelled task threads
-// (CT_WIS_JOIN_S) unless WisParams.JoinS says otherwise.
-const TeardownSeconds = C.CT_WIS_JOIN_S
 
 // Wis loads the compiled test at p.SO and runs one repetition of it
 // (native/wis.c).
@@ -78,7 +75,7 @@ func Wis(p WisParams) (WisResult, error) {
 		ElapsedNs:    uint64(cr.elapsed_ns),
 		Iterations:   uint64(cr.iterations),
 		ExtraTasks:   int(cr.extra_tasks),
-		LateTeardown: cr.late_teardown != 0,
+		LateTeardown: int(cr.late_teardown),
 	}
 	if rc != 0 {
 		err := statusError("wis", rc, &cr.status)

@@ -143,7 +143,7 @@ static int wis_stop(struct wis *w)
 		return ct_fail(&w->r->status, EIO, "task", "the tasks' leader process was killed by %s (in testcase_cleanup?)",
 			       ct_signame(WTERMSIG(st), sig, sizeof(sig)));
 	if (WEXITSTATUS(st) == CT_WIS_EXIT_LATE) {
-		w->r->late_teardown = 1;
+		w->r->late_teardown = ((struct ct_wis_control *)w->shm)->join_s;
 		return 0;
 	}
 	if (WEXITSTATUS(st) != 0)

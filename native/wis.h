@@ -59,7 +59,7 @@ struct ct_wis_result {
 	uint64_t iterations;  /* sum over the tasks, in the interval */
 	char description[128];
 	int extra_tasks;      /* started by the test with new_task */
-	int late_teardown;    /* a cancelled task thread did not end within join_s */
+	int late_teardown;    /* a cancelled task thread did not end: the seconds waited (join_s), else 0 */
 };
 
 int ct_wis_run(const struct ct_wis_params *p, struct ct_wis_result *r);

@@ -152,12 +152,8 @@ func runWis(p *bind.WisParams, rt Runtime) (Sample, error) {
 	if r.Iterations == 0 {
 		s.Notes = append(s.Notes, "no iteration counted in the interval: does testcase add to *iterations?")
 	}
-	if r.LateTeardown {
-		join := int(p.JoinS)
-		if join <= 0 {
-			join = bind.TeardownSeconds
-		}
-		s.Notes = append(s.Notes, fmt.Sprintf("a task thread did not end within %d s of its cancellation (testcase_cleanup not run; will-it-scale's own runner hangs there): the counts, taken before the stop, are kept", join))
+	if r.LateTeardown > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("a task thread did not end within %d s of its cancellation (testcase_cleanup not run; will-it-scale's own runner hangs there): the counts, taken before the stop, are kept", r.LateTeardown))
 	}
 	return s, nil
 }

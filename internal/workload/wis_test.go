@@ -314,7 +314,7 @@ void testcase(unsigned long long *iterations, unsigned long nr) {
 		t.Fatal(err)
 	}
 	p := wisParams(t, test, bind.WisThread, 2)
-	p.JoinS = 1 // bind.TeardownSeconds by default: the same wait, longer
+	p.JoinS = 1 // 10 s by default (CT_WIS_JOIN_S): the same wait, longer
 	s, err := runWis(p, Runtime{ReportFD: -1})
 	if err != nil {
 		t.Fatalf("a task thread that outlives its cancellation failed the repetition: %v", err)
