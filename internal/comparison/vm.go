@@ -25,6 +25,9 @@ func vmNotes(sides []Side) []string {
 			} else {
 				any = true
 				d := fmt.Sprintf("%s vCPUs, %s, QEMU %s", e["vm.cpus"], e["vm.mem"], e["vm.qemu"])
+				if m := e["vm.tcg"]; m != "" {
+					d = fmt.Sprintf("%s vCPUs %s-threaded, %s, QEMU %s", e["vm.cpus"], m, e["vm.mem"], e["vm.qemu"])
+				}
 				if h := e["vm.host_cpu"]; h != "" {
 					d += ", host " + h
 				}

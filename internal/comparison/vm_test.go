@@ -35,6 +35,14 @@ func TestVMNotes(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
+	// The thread mode of TCG, where recorded, is said with the vCPUs.
+	single := []Side{vmSide("tcg"), vmSide("tcg")}
+	for _, s := range single {
+		s.Parts[0].File.Env["vm.tcg"] = "single"
+	}
+	if got := vmNotes(single); len(got) != 1 || !strings.Contains(got[0], "(TCG; 2 vCPUs single-threaded, 1024 MiB") {
+		t.Errorf("single-threaded TCG: %q", got)
+	}
 	if got := vmNotes([]Side{vmSide(""), vmSide("")}); got != nil {
 		t.Errorf("no VM: %q", got)
 	}

@@ -57,7 +57,7 @@ var keyOrder = []string{
 	"hostname", "kernel.release", "kernel.version", "kernel.preempt", "kernel.cmdline", "kernel.boot_id",
 	"kernel.tainted", "kernel.config_sha256",
 	"cpu.model", "cpu.online", "cpu.possible", "cpu.affinity", "cpu.affinity_list", "cpu.governor", "smt", "virt",
-	"vm.accel", "vm.timing", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
+	"vm.accel", "vm.timing", "vm.tcg", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
 	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
 	"tune.state", "tune.aslr", "tune.turbo", "tune.perf_rate", "tune.irq",

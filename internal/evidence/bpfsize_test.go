@@ -76,6 +76,31 @@ func TestProfileBufferBounded(t *testing.T) {
 	}
 }
 
+// TestProfileRateBounded: each CPU is sampled at profileRate up to 16
+// CPUs, then at a share of profileSamples (at least profileRateLo), so
+// the samples a second in all stop growing with the CPUs; the rate is
+// what perf record is given and what the header and metric say.
+func TestProfileRateBounded(t *testing.T) {
+	for _, c := range []struct{ cpus, want int }{{0, 499}, {1, 499}, {2, 499}, {16, 499}, {17, 469}, {64, 124}, {512, 15}, {4096, 10}} {
+		got := profileRateFor(c.cpus)
+		if got != c.want {
+			t.Errorf("%d CPUs: %d Hz a CPU, want %d", c.cpus, got, c.want)
+		}
+		if c.cpus >= 16 && c.cpus*got > profileSamples && got != profileRateLo {
+			t.Errorf("%d CPUs at %d Hz: %d samples a second, more than %d", c.cpus, got, c.cpus*got, profileSamples)
+		}
+	}
+	p, err := openProfile(64)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer p.Close()
+	args := strings.Join(p.recordArgs("x", true), " ")
+	if !strings.Contains(args, "-F 124 ") || !strings.Contains(p.note(), "124 Hz a CPU on 64 CPUs") || !strings.Contains(p.Metrics()[0].Desc, "at 124 Hz") {
+		t.Errorf("64 CPUs: perf record %s; header %q; metric %q", args, p.note(), p.Metrics()[0].Desc)
+	}
+}
+
 // TestBPFLostCounted: maps forced too small for the run (a set of 2
 // process ids for a shell that forks 20 processes, 2 switched-out tasks)
 // make the programs count what they could not record: k.lock.lost and

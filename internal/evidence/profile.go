@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,27 @@ import (
 // this VM's noise); a half-second repetition still has about 450 samples
 // (notes/measurements.md).
 const profileRate = 499
+
+// profileSamples bounds the samples a second of a recording in all:
+// every CPU the child's tasks run on is sampled (a system-wide recording
+// samples every CPU, busy or idle), so at profileRate a CPU perf would
+// take 255,000 samples a second on 512 CPUs, each an interrupt and a
+// call-chain walk, more than perf record drains. Up to 16 CPUs each is
+// sampled at profileRate; on more, at a share of profileSamples, at least
+// profileRateLo: 124 Hz on 64 CPUs, 15 Hz on 512 (tens of thousands of
+// samples in a second's run still). The cost then does not grow with the
+// CPUs; a 64-vCPU guest under TCG, where every sample is emulated, took
+// 22 times as long for a mutex repetition at 499 Hz a vCPU.
+const (
+	profileSamples = 16 * profileRate
+	profileRateLo  = 10
+)
+
+// profileRateFor is the sampling frequency of each CPU on a machine of
+// cpus CPUs.
+func profileRateFor(cpus int) int {
+	return max(min(profileRate, profileSamples/max(cpus, 1)), profileRateLo)
+}
 
 // profileBuffer is perf record's ring buffer on each CPU in a
 // system-wide recording (-m): perf is woken when half of one is full, and
@@ -105,6 +127,8 @@ type profile struct {
 	dir    string      // private directory of the recordings
 	td     *tmpdir.Dir // dir, owned (internal/tmpdir)
 	buffer int         // bytes of ring buffer a CPU (-m), system-wide
+	rate   int         // samples a second a CPU (-F)
+	cpus   int         // the CPUs the rate is for
 	n      int         // repetitions recorded
 	rec    *recording
 	folded map[string]float64 // the last repetition's folded stacks
@@ -146,15 +170,18 @@ func openProfile(cpus int) (*profile, error) {
 		return nil, err
 	}
 	dir := td.Path
-	p := &profile{perf: bin, event: event, dir: dir, td: td, buffer: profileBufferFor(cpus)}
+	p := &profile{perf: bin, event: event, dir: dir, td: td, buffer: profileBufferFor(cpus), rate: profileRateFor(cpus), cpus: cpus}
 	// Probes: a recording of a process that ends at once, as the run's
 	// will be made (permission, events, the perf build), system-wide
-	// first.
+	// first. The process is perf's own --version, the one program sure
+	// to be there (a guest's initramfs has no true: perf record then
+	// exits 255), and the probe is not quiet, so a failure says why.
 	probe := func(target ...string) error {
 		data := filepath.Join(dir, "probe.data")
 		defer os.Remove(data)
-		args := append(p.recordArgs(data, len(target) > 0), target...)
-		out, err := exec.Command(bin, append(args, "--", "true")...).CombinedOutput()
+		args := slices.DeleteFunc(p.recordArgs(data, len(target) > 0), func(a string) bool { return a == "-q" })
+		args = append(append(args, target...), "--", bin, "--version")
+		out, err := exec.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%s", firstLineOr(string(out), err))
 		}
@@ -188,7 +215,7 @@ const profileDirPrefix = tmpdir.Profile
 // 13, 0.2-0.7 s without), the event and rate, frame-pointer call
 // chains; wide adds the larger ring buffer of a system-wide recording.
 func (p *profile) recordArgs(data string, wide bool) []string {
-	args := []string{"record", "-q", "-N", "-B", "--no-bpf-event", "-e", p.event, "-F", strconv.Itoa(profileRate), "-g", "-o", data}
+	args := []string{"record", "-q", "-N", "-B", "--no-bpf-event", "-e", p.event, "-F", strconv.Itoa(p.rate), "-g", "-o", data}
 	if wide {
 		args = append(args, "-m", strconv.Itoa(p.buffer>>10)+"K")
 	}
@@ -210,6 +237,9 @@ func (p *profile) note() string {
 	var n []string
 	if p.event == "cpu-clock" {
 		n = append(n, "sampling cpu-clock (no hardware cycles counter here)")
+	}
+	if p.rate < profileRate {
+		n = append(n, fmt.Sprintf("%d Hz a CPU on %d CPUs (%d on 16 or fewer): %d samples a second in all at most", p.rate, p.cpus, profileRate, profileSamples))
 	}
 	if p.wide && p.buffer < profileBuffer {
 		n = append(n, fmt.Sprintf("%d KiB of ring buffer a CPU (%d MiB in all at most): perf is woken more often than with %d MiB", p.buffer>>10, profileBuffers>>20, profileBuffer>>20))
@@ -240,7 +270,7 @@ func ProfileEvent(desc string) string {
 
 func (p *profile) Metrics() []results.Metric {
 	return []results.Metric{
-		{Name: ProfileSamples, Unit: "count", Desc: "samples of the child's tasks the profile's shares are of (perf record, " + p.event + " at " + strconv.Itoa(profileRate) + " Hz)"},
+		{Name: ProfileSamples, Unit: "count", Desc: "samples of the child's tasks the profile's shares are of (perf record, " + p.event + " at " + strconv.Itoa(p.rate) + " Hz)"},
 		{Name: ProfileSelf + "*", Unit: "%", Desc: "share of the " + p.event + " samples of the child's tasks taken in the symbol itself (perf record, self)"},
 		{Name: ProfileChildren + "*", Unit: "%", Desc: "share of the " + p.event + " samples of the child's tasks with the symbol on the stack (perf record, children)"},
 	}

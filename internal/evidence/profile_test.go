@@ -290,6 +290,32 @@ func TestProfileAttachedWhereNotWide(t *testing.T) {
 	}
 }
 
+// TestProfileOpensWithPerfAlone: where perf is the only program on PATH,
+// as in a guest's initramfs, the profile still opens (its probe recorded
+// true, which a guest lacks: perf record exited 255 and said nothing).
+func TestProfileOpensWithPerfAlone(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("no perf")
+	}
+	s := Open([]string{"profile"})
+	avail := s.Avail["profile"]
+	s.Close()
+	if !strings.HasPrefix(avail, "available") {
+		t.Skipf("profile %s", avail)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(perf, filepath.Join(dir, "perf")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	s = Open([]string{"profile"})
+	defer s.Close()
+	if a := s.Avail["profile"]; !strings.HasPrefix(a, "available") {
+		t.Errorf("with perf alone on PATH, profile %q", a)
+	}
+}
+
 // TestLiveProfileDirKeptFromAnotherPIDNamespace: a contend in another PID
 // namespace (a container, unshare -p) cannot see a live run's pid; its
 // profile must not take the run's directory of recordings for stale and

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,10 @@ type Config struct {
 	Log io.Writer
 	// NoPVH boots the bzImage as it is, never its ELF kernel (pvh.go).
 	NoPVH bool
+	// HostCPUs is the CPUs QEMU's threads may run on, which choose
+	// TCG's thread mode (TCGThreads); default: this process's
+	// affinity mask's.
+	HostCPUs int
 }
 
 // Guest is one virtual machine: the kernel image (a bzImage), an
@@ -122,6 +127,7 @@ type File struct{ Host, Guest string }
 // Result is what one boot brought back.
 type Result struct {
 	Accel   string // kvm or tcg
+	TCG     string // TCG's thread mode, multi or single ("" under KVM)
 	QEMU    string // QEMU's version
 	CPUs    int
 	MemMiB  int
@@ -144,9 +150,11 @@ type Result struct {
 
 // Env returns the facts about the virtual machine every result file of
 // it records (keys vm.*).
-func (r *Result) Env() map[string]string { return vmEnv(r.Accel, r.QEMU, r.CPUs, r.MemMiB, r.HostCPU) }
+func (r *Result) Env() map[string]string {
+	return vmEnv(r.Accel, r.TCG, r.QEMU, r.CPUs, r.MemMiB, r.HostCPU)
+}
 
-func vmEnv(accel, qemu string, cpus, mem int, host string) map[string]string {
+func vmEnv(accel, tcg, qemu string, cpus, mem int, host string) map[string]string {
 	e := map[string]string{
 		"vm.accel":    accel,
 		"vm.cpus":     strconv.Itoa(cpus),
@@ -156,6 +164,7 @@ func vmEnv(accel, qemu string, cpus, mem int, host string) map[string]string {
 	}
 	if accel == AccelTCG {
 		e["vm.timing"] = "emulated (TCG): timings include the emulation"
+		e["vm.tcg"] = tcg
 	}
 	return e
 }
@@ -215,6 +224,9 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
+	}
+	if cfg.HostCPUs <= 0 {
+		cfg.HostCPUs = runtime.NumCPU()
 	}
 	if cfg.Contend == "" {
 		exe, err := os.Executable()
@@ -353,11 +365,14 @@ var kernelBanner = []byte("Linux version ")
 // errKVMHang returned.
 func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, probe time.Duration) (*Result, error) {
 	res := &Result{Accel: accel, QEMU: r.version, CPUs: g.CPUs, MemMiB: g.MemMiB, HostCPU: r.host}
+	if accel == AccelTCG {
+		res.TCG = TCGThreads(g.CPUs, r.cfg.HostCPUs)
+	}
 	console, port, qlog, initrd := filepath.Join(g.Dir, "console.log"), filepath.Join(g.Dir, "port.log"), filepath.Join(g.Dir, "qemu.log"), filepath.Join(g.Dir, "initrd.img")
 	for _, p := range []string{console, port, qlog} {
 		os.Remove(p)
 	}
-	facts := vmEnv(accel, r.version, g.CPUs, g.MemMiB, r.host)
+	facts := res.Env()
 	for k, v := range c.Facts {
 		facts[k] = v
 	}
@@ -377,7 +392,7 @@ func (r *Runner) boot(ctx context.Context, g Guest, c Command, accel string, pro
 	if len(cmdline) > maxCmdline {
 		return nil, &Fault{Kind: FaultConsole, Msg: fmt.Sprintf("the kernel command line is %d bytes; the kernel takes %d", len(cmdline), maxCmdline)}
 	}
-	args := qemuArgs(accel, g.CPUs, g.MemMiB, g.Kernel, initrd, cmdline, console, port)
+	args := qemuArgs(accel, res.TCG, g.CPUs, g.MemMiB, g.Kernel, initrd, cmdline, console, port)
 	start := time.Now()
 	p, err := StartProcess(r.cfg.QEMU, args, qlog)
 	if err != nil {

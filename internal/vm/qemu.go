@@ -46,13 +46,36 @@ func qemuVersion(ctx context.Context, qemu string) (string, error) {
 	return m[1] + "." + m[2] + m[3], nil
 }
 
+// TCG's thread modes (-accel tcg,thread=MODE).
+const (
+	TCGMulti  = "multi"  // a host thread a vCPU (MTTCG)
+	TCGSingle = "single" // one host thread runs the vCPUs in turn
+)
+
+// TCGThreads returns the TCG thread mode of a guest of cpus vCPUs on a
+// host whose QEMU may run on hostCPUs CPUs: multi while every vCPU can
+// have a host CPU of its own, single when they would outnumber them.
+// Multi-threaded with more vCPU threads than CPUs, the host preempts a
+// vCPU that holds a guest spinlock and the vCPUs waiting for it spin for
+// whole host timeslices: TCG has no paravirtual spinlocks, so 64 vCPUs
+// on 2 CPUs did not finish a 4,096-thread mutex repetition in 16
+// minutes. Single-threaded, a vCPU that spins executes PAUSE, which TCG
+// ends its turn on ("let another CPU run"), so the holder runs next: the
+// same guest ran its mutex repetitions in 6 s (docs/vm.md).
+func TCGThreads(cpus, hostCPUs int) string {
+	if cpus > hostCPUs {
+		return TCGSingle
+	}
+	return TCGMulti
+}
+
 // qemuArgs returns the arguments of a guest under accelerator accel
-// ("kvm" or "tcg"): kernel, initrd and command line, the serial ports
-// ttyS0 (the console) into console and ttyS1 (the frames) into port, no
-// devices besides, and no reboot (the guest's reset or a panic ends
-// QEMU).
-func qemuArgs(accel string, cpus, memMiB int, kernel, initrd, cmdline, console, port string) []string {
-	a := []string{"-accel", "tcg,thread=multi"}
+// ("kvm" or "tcg", with TCG thread mode tcg): kernel, initrd and command
+// line, the serial ports ttyS0 (the console) into console and ttyS1 (the
+// frames) into port, no devices besides, and no reboot (the guest's reset
+// or a panic ends QEMU).
+func qemuArgs(accel, tcg string, cpus, memMiB int, kernel, initrd, cmdline, console, port string) []string {
+	a := []string{"-accel", "tcg,thread=" + tcg}
 	if accel == "kvm" {
 		a = []string{"-accel", "kvm", "-cpu", "host"}
 	}

@@ -548,3 +548,29 @@ func TestProgramFiles(t *testing.T) {
 		t.Errorf("libraries in /usr/lib (the guest's own) accepted")
 	}
 }
+
+// TestTCGThreadMode: a guest with more vCPUs than the host has CPUs
+// runs single-threaded under TCG (a spinning vCPU's PAUSE then passes
+// the turn to the lock holder), one that fits multi-threaded; the mode
+// is in QEMU's -accel and in the result's vm.tcg.
+func TestTCGThreadMode(t *testing.T) {
+	for _, c := range []struct {
+		cpus, host int
+		want       string
+	}{{2, 2, TCGMulti}, {1, 2, TCGMulti}, {3, 2, TCGSingle}, {64, 2, TCGSingle}, {64, 64, TCGMulti}} {
+		qemu, pids, kernel := fake(t, "ok", "", guestFrames(t, true))
+		r, err := NewRunner(context.Background(), Config{QEMU: qemu, Contend: "/bin/true", Accel: AccelTCG, HostCPUs: c.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Boot(context.Background(), Guest{Kernel: kernel, CPUs: c.cpus, Timeout: time.Minute}, Command{Args: []string{"run"}, Out: GuestOut})
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := pidsOf(t, pids)
+		if len(ps) != 1 || ps[0][1] != "tcg,thread="+c.want || res.TCG != c.want || res.Env()["vm.tcg"] != c.want {
+			t.Errorf("%d vCPUs on %d CPUs: QEMU started %v, result's mode %q, vm.tcg %q; want thread=%s", c.cpus, c.host, ps, res.TCG, res.Env()["vm.tcg"], c.want)
+		}
+	}
+}

@@ -3,8 +3,9 @@
 // docs/evidence.md): for each count it boots one guest (TCG unless
 // -accel says otherwise) and runs in it, one 'contend ab' per collector,
 // the workload with --a-evidence none against --b-evidence COLLECTOR,
-// interleaved; it prints, per count, the median B/A ratio of the
-// repetitions' wall time. TCG inflates every time alike: compare the
+// interleaved in a random order of each pair; it prints, per count, the
+// B/A ratio of the repetitions' wall time (the Hodges-Lehmann estimate of
+// the ratio, with its 95% interval). TCG inflates every time alike: compare the
 // ratios, not the times. The load is printed beside the figures.
 //
 //	go run ./scripts/collectorcost [-cpus 2,16,64] [-n 6] [-kernel vmlinuz]
@@ -17,11 +18,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"contend/analysis"
 	"contend/internal/results"
 	"contend/internal/vm"
 )
@@ -87,7 +88,7 @@ func run(cpuList string, n int, kernel, accel string, perCPU, locks int) error {
 			if c == "default" {
 				b = "sched,system"
 			}
-			steps = append(steps, vm.Step{Out: out, Args: []string{"ab", "--out", out, "--order", "ab", "-n", strconv.Itoa(n),
+			steps = append(steps, vm.Step{Out: out, Args: []string{"ab", "--out", out, "-n", strconv.Itoa(n),
 				"--a-evidence", "none", "--b-evidence", b, "mutex", "--threads", strconv.Itoa(perCPU * cpus), "--locks", strconv.Itoa(locks)}})
 		}
 		load, start := loadavg(), time.Now()
@@ -132,18 +133,14 @@ func ratio(work string, i int, outs [][]byte) string {
 			b = append(b, rep.Metrics.Get("real"))
 		}
 	}
-	if len(a) == 0 || len(b) == 0 {
+	if len(a) < 2 || len(b) < 2 {
 		return "no repetition"
 	}
-	return fmt.Sprintf("%.3f", median(b)/median(a))
-}
-
-func median(x []float64) float64 {
-	sort.Float64s(x)
-	if len(x)%2 == 1 {
-		return x[len(x)/2]
+	c, err := analysis.RelativeChange(a, b, 0.95)
+	if err != nil {
+		return err.Error()
 	}
-	return (x[len(x)/2-1] + x[len(x)/2]) / 2
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", 1+c.Estimate, 1+c.Lo, 1+c.Hi)
 }
 
 func loadavg() string {
