@@ -114,3 +114,24 @@ func TestMutexWorkMutexOwnsItsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestMutexGateOwnsItsLine: the gate mutex (the original's
+// thread_start_mutex) has a cache line no other global of native/mutex.c
+// shares, as in mainc.c's layout; left to the linker it shared one with
+// the counters the threads increment in the loop.
+func TestMutexGateOwnsItsLine(t *testing.T) {
+	const line = 64
+	addr, size := mutexGlobals()
+	if len(addr) < 6 {
+		t.Fatalf("%d globals, want the work mutex, the gate and 4 others", len(addr))
+	}
+	gate := addr[1]
+	if gate%line != 0 || size[1] > line {
+		t.Errorf("gate mutex at %#x (%d bytes), not alone on a %d-byte line", gate, size[1], line)
+	}
+	for i := 2; i < len(addr); i++ {
+		if addr[i] < gate+line && addr[i]+size[i] > gate {
+			t.Errorf("global %d of native/mutex.c at %#x (%d bytes) shares the gate's line [%#x, %#x)", i, addr[i], size[i], gate, gate+line)
+		}
+	}
+}

@@ -10,7 +10,7 @@ int ct_mutex_layout(uintptr_t *addr, size_t *size, int n)
 		size_t size;
 	} g[] = {
 		{ &mutex_work.m, sizeof(mutex_work.m) },
-		{ &mutex_gate, sizeof(mutex_gate) },
+		{ &mutex_gate.m, sizeof(mutex_gate.m) },
 		{ &mutex_counter, sizeof(mutex_counter) },
 		{ &mutex_contended, sizeof(mutex_contended) },
 		{ (const void *)&mutex_abort, sizeof(mutex_abort) },

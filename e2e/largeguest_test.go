@@ -25,7 +25,7 @@ import (
 const largeCPUs = 64
 
 // largeTimeout bounds the whole boot (CONTEND_E2E_LARGE_TIMEOUT).
-const largeTimeout = 25 * time.Minute
+const largeTimeout = 40 * time.Minute
 
 // yieldTest is the will-it-scale test the large guest runs: a
 // sched_yield loop (the robot's sched_yield report), in both modes.

@@ -8,8 +8,11 @@
 #   faultme1x256, faultme2x256, faultme4x256
 #                 the same at THREADS 1, 2 and 4, MEM 256 MiB
 #   mainc100      Mitake's mainc.c, 100 threads x 30000 locks
-#   mainc1000     the same at its own 1000 threads, 20000 locks (not its
-#                 300000: about 7 minutes a run here)
+#   mainc1000     the same at its own 1000 threads, 20000 locks
+#   faultme400, mainc
+#                 the originals at their own sizes: faultme.c at 400 threads
+#                 x 10 GiB (its byte volatile), mainc.c as it is, 1000
+#                 threads x 300000 locks (57 s and 12 s a run here, late 2026)
 #
 # Each is built with gcc -O2 -pthread, as the mails say. Prints OUT-DIR.
 set -euo pipefail
@@ -65,6 +68,7 @@ faultme() {
 		{ echo "build-originals: faultme.c not as expected in $(mail faultme.c)" >&2; exit 1; }
 }
 faultme 40 '1ULL<<30' faultme40
+faultme 400 '10ULL*4096*1024*1024/4' faultme400
 for t in 1 2 4; do
 	faultme "$t" '256ULL<<20' "faultme${t}x256"
 done
@@ -78,7 +82,12 @@ written+=("$out/mainc1000.c" "$out/mainc1000")
 extract mainc.c | sed -e 's/^#define MUTEX_LOCKS\t300000/#define MUTEX_LOCKS\t20000/' >"$out/mainc1000.c"
 grep -q 'define THREADS_NUM.1000$' "$out/mainc1000.c" && grep -q 'define MUTEX_LOCKS.20000$' "$out/mainc1000.c" ||
 	{ echo "build-originals: mainc.c not as expected in $(mail mainc.c)" >&2; exit 1; }
-for f in faultme40 faultme1x256 faultme2x256 faultme4x256; do
+written+=("$out/mainc.c" "$out/mainc")
+extract mainc.c >"$out/mainc.c"
+grep -q 'define THREADS_NUM.1000$' "$out/mainc.c" && grep -q 'define MUTEX_LOCKS.300000$' "$out/mainc.c" ||
+	{ echo "build-originals: mainc.c not as expected in $(mail mainc.c)" >&2; exit 1; }
+gcc -O2 -pthread -o "$out/mainc" "$out/mainc.c"
+for f in faultme40 faultme400 faultme1x256 faultme2x256 faultme4x256; do
 	gcc -O2 -pthread -o "$out/$f" "$out/$f.c"
 done
 gcc -O2 -pthread -o "$out/mainc100" "$out/mainc100.c"

@@ -10,11 +10,15 @@
 #                  child's start-up show)
 #   faultme-small  faultme --threads 1, 2 and 4 --mem 256MiB
 #                                                      against faultme1x256, 2x256, 4x256
-#   all            the four
+#   mutex-full     mutex at the original's size, 1000 threads x 300000 locks,
+#                  against mainc.c as it is (about 12 s a run here)
+#   faultme-full   faultme at the original's size, 400 threads x 10 GiB,
+#                  against faultme400 (about 57 s a run here)
+#   all            the four reduced sets; full the two at full size
 #
-# RUNS is the repetitions a side: 10 by default for faultme and mutex, 30
-# for faultme-small (its timed region is 20-30 ms, where a 5% margin needs
-# more runs). A number alone as the first argument is RUNS for all.
+# RUNS is the repetitions a side: 20 by default, 30 for faultme-small (its
+# timed region is tens of ms, where a 5% margin needs more runs). A number
+# alone as the first argument is RUNS for all.
 #
 # The last lines sum up each verify: the ratio contend/original of the
 # timed region's median with its 95% interval, and the verdict against the
@@ -31,9 +35,9 @@ if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
 fi
 runs=${1:-}
 case $set_ in
-all | faultme | mutex | mutex-1000 | faultme-small) ;;
+all | full | faultme | mutex | mutex-1000 | faultme-small | mutex-full | faultme-full) ;;
 *)
-	echo "faithfulness.sh: unknown set '$set_'; accepted: all, faultme, mutex, mutex-1000, faultme-small" >&2
+	echo "faithfulness.sh: unknown set '$set_'; accepted: all, full, faultme, mutex, mutex-1000, faultme-small, mutex-full, faultme-full" >&2
 	exit 2
 	;;
 esac
@@ -56,18 +60,19 @@ verify() {
 	shift 4
 	out=$(./bin/contend verify "$@" -n "$n" --out "results/verify-$name-$stamp.jsonl" -- "$orig/$program")
 	printf '%s\n\n' "$out"
-	# The primary metric's row: NAME MEDIAN UNIT MEDIAN UNIT RATIO [LO, HI] P.
+	# The row of the metric the verdict is on (faultme's time, the
+	# mutex's real): NAME MEDIAN UNIT MEDIAN UNIT RATIO [LO, HI] P.
 	awk -v d="$desc" -v n="$n" -v load="$(cut -d' ' -f1 /proc/loadavg)" '
-		$1 == "time" && !row { row = sprintf("%-34s ratio %s %s %s (n %s a side, load %s)", d, $6, $7, $8, n, load) }
-		/^verdict on / { getline; v = $0; sub(/^ +/, "", v); sub(/:.*/, "", v) }
-		END { print row "  " v }' <<<"$out" >>"$summary"
+		!($1 in row) { row[$1] = sprintf("%-34s %s ratio %s %s %s (n %s a side, load %s)", d, $1, $6, $7, $8, n, load) }
+		/^verdict on / { m = $3; sub(/,$/, "", m); getline; v = $0; sub(/^ +/, "", v); sub(/:.*/, "", v) }
+		END { print row[m] "  " v }' <<<"$out" >>"$summary"
 }
 
 if [[ $set_ == all || $set_ == faultme ]]; then
-	verify faultme "faultme 40 threads x 1 GiB" "${runs:-10}" faultme40 faultme --threads 40 --mem 1GiB
+	verify faultme "faultme 40 threads x 1 GiB" "${runs:-20}" faultme40 faultme --threads 40 --mem 1GiB
 fi
 if [[ $set_ == all || $set_ == mutex ]]; then
-	verify mutex "mutex 100 threads x 30000 locks" "${runs:-10}" mainc100 mutex --threads 100 --locks 30000
+	verify mutex "mutex 100 threads x 30000 locks" "${runs:-20}" mainc100 mutex --threads 100 --locks 30000
 fi
 if [[ $set_ == all || $set_ == mutex-1000 ]]; then
 	verify mutex1000 "mutex 1000 threads x 20000 locks" "${runs:-20}" mainc1000 mutex --threads 1000 --locks 20000
@@ -78,6 +83,12 @@ if [[ $set_ == all || $set_ == faultme-small ]]; then
 		[[ $t == 1 ]] && th=thread
 		verify "faultme${t}x256" "faultme $t $th x 256 MiB" "${runs:-30}" "faultme${t}x256" faultme --threads "$t" --mem 256MiB
 	done
+fi
+if [[ $set_ == full || $set_ == mutex-full ]]; then
+	verify mutexfull "mutex 1000 threads x 300000 locks" "${runs:-20}" mainc mutex --threads 1000 --locks 300000
+fi
+if [[ $set_ == full || $set_ == faultme-full ]]; then
+	verify faultmefull "faultme 400 threads x 10 GiB" "${runs:-20}" faultme400 faultme --threads 400 --mem 10GiB
 fi
 echo "contend/original, timed region (median ratio, 95% CI), verdict at 5%:"
 cat "$summary"

@@ -96,6 +96,9 @@ func TestProfileRateBounded(t *testing.T) {
 	}
 	defer p.Close()
 	args := strings.Join(p.recordArgs("x", true), " ")
+	if p.event == "cpu-clock" && !strings.Contains(args, "-e cpu-clock:I ") {
+		t.Errorf("perf record %s: cpu-clock sampled in the idle task too", args)
+	}
 	if !strings.Contains(args, "-F 124 ") || !strings.Contains(p.note(), "124 Hz a CPU on 64 CPUs") || !strings.Contains(p.Metrics()[0].Desc, "at 124 Hz") {
 		t.Errorf("64 CPUs: perf record %s; header %q; metric %q", args, p.note(), p.Metrics()[0].Desc)
 	}
