@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"contend"
 	"contend/internal/results"
+	"contend/internal/testutil"
 	"contend/internal/vm"
 	"contend/internal/wisbuild"
 )
@@ -36,30 +36,6 @@ void testcase(unsigned long long *iterations, unsigned long nr)
 		sched_yield();
 		(*iterations)++;
 	}
-}
-`
-
-// lockPlugin is a plugin in contend's ABI for the large guest: a
-// pthread mutex every worker takes, with a count of the attempts that
-// found it taken.
-const lockPlugin = `#include <errno.h>
-#include <pthread.h>
-#include "contend_plugin.h"
-
-CONTEND_PLUGIN(CONTEND_DURATION, "contended pthread mutex lock/unlock", "busy");
-
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-
-void contend_worker(void *state, unsigned id, struct contend_thread *t)
-{
-	do {
-		if (pthread_mutex_trylock(&m) == EBUSY) {
-			pthread_mutex_lock(&m);
-			t->counters[0]++;
-		}
-		pthread_mutex_unlock(&m);
-		(*t->iterations)++;
-	} while (!contend_stopped(t));
 }
 `
 
@@ -125,7 +101,7 @@ func TestLargeGuest(t *testing.T) {
 		{Host: built.Exe, Guest: "/wis/obj/" + filepath.Base(built.Exe)},
 	}
 	env := []string{wisbuild.ObjectsEnv + "=/wis/obj"}
-	so := buildLockPlugin(t, work)
+	so := testutil.BuildPlugin(t, work, "lock", testutil.MutexPlugin)
 	files = append(files, vm.File{Host: so, Guest: "/plugin/lock.so"})
 	// perf for the profile, with its libraries beside it.
 	perfFiles, perfEnv := guestPerf(t)
@@ -241,27 +217,6 @@ func reals(f *results.File) []float64 {
 		out = append(out, r.Metrics.Get("real")/1e9)
 	}
 	return out
-}
-
-// buildLockPlugin compiles lockPlugin against contend's plugin header
-// (as contend port --header writes it) into dir/lock.so.
-func buildLockPlugin(t *testing.T, dir string) string {
-	t.Helper()
-	hdr, err := contend.Native.ReadFile("native/contend_plugin.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, so := filepath.Join(dir, "lock.c"), filepath.Join(dir, "lock.so")
-	if err := os.WriteFile(filepath.Join(dir, "contend_plugin.h"), hdr, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(c, []byte(lockPlugin), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("cc", "-O2", "-Wall", "-fPIC", "-shared", "-o", so, c).CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
-	return so
 }
 
 // guestPerf returns perf (Debian's linux-perf) and its libraries as
