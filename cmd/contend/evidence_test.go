@@ -122,7 +122,13 @@ func TestEvidenceMigrations(t *testing.T) {
 // it waited for, to the microsecond of rusage's timevals (it was the
 // taskstats CPU time, 0.55-0.65 of it on a quiet machine: the records lack
 // each thread's last slice and the address-space teardown); the
-// switches before the exit records are at most rusage's.
+// switches before the exit records are at most rusage's. The workers are
+// in perf's inherited counters: their switches (osim's worker_vcsw and
+// worker_ivcsw, from their own rusage) are in k.context_switches. The task
+// clock is not held to rusage's CPU time from below: under other processes'
+// load a switch-heavy child's task clock falls to 0.69-0.96 of it (six
+// spinning shells on 2 CPUs; 1.01 for a CPU-bound shell loop), the
+// switches' cost being in the scheduler's CPU time and not perf's.
 func TestEvidenceOsimCountedInFull(t *testing.T) {
 	f, _ := runEvidence(t, "run", "osim", "--sems", "2", "--tasks", "4", "--loops", "20000", "-n", "1", "--evidence", "perf,faults,sched")
 	needEvidence(t, f, "perf", "faults", "sched")
@@ -130,8 +136,11 @@ func TestEvidenceOsimCountedInFull(t *testing.T) {
 		t.Errorf("collectors %v, want perf, faults and sched only", f.Evidence)
 	}
 	m := f.Reps[0].Metrics.Map()
-	if m["k.task_clock"] < 0.8*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
+	if m["k.task_clock"] < 0.5*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
 		t.Errorf("task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
+	}
+	if w := m["worker_vcsw"] + m["worker_ivcsw"]; w == 0 || m["k.context_switches"] < w || m["k.context_switches"] > m["vcsw"]+m["ivcsw"] {
+		t.Errorf("perf switches %v: want the workers' %v and at most rusage's %v", m["k.context_switches"], w, m["vcsw"]+m["ivcsw"])
 	}
 	if csw := m["vcsw"] + m["ivcsw"]; m["k.csw"] > csw {
 		t.Errorf("taskstats switches %v, more than rusage's %v", m["k.csw"], csw)
