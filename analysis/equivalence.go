@@ -1,5 +1,7 @@
 package analysis
 
+import "math"
+
 // EquivalenceConfidence is the coverage of the interval Equivalence
 // decides by: two one-sided tests at alpha 0.05 are the 90% interval.
 const EquivalenceConfidence = 0.90
@@ -34,8 +36,9 @@ const (
 type EquivalenceResult struct {
 	Verdict EquivalenceVerdict
 	// Lo and Hi bound the 90% interval of the ratio B/A (1 + the
-	// relative change) when Verdict is not NoEquivalenceVerdict.
-	Lo, Hi float64
+	// relative change) when Verdict is not NoEquivalenceVerdict; Ratio is
+	// its Hodges–Lehmann estimate.
+	Lo, Hi, Ratio float64
 	// Why says why there is no verdict (one of the Why constants), Err
 	// the error of WhyInvalid.
 	Why string
@@ -61,11 +64,37 @@ func Equivalence(a, b []float64, margin float64) EquivalenceResult {
 	case !rc.HasCI:
 		return EquivalenceResult{Why: WhyTooFew}
 	}
-	r := EquivalenceResult{Lo: 1 + rc.Lo, Hi: 1 + rc.Hi, Verdict: NotShownEquivalent}
+	r := EquivalenceResult{Lo: 1 + rc.Lo, Hi: 1 + rc.Hi, Ratio: 1 + rc.Estimate, Verdict: NotShownEquivalent}
 	switch {
 	case rc.Lo >= -margin && rc.Hi <= margin:
 		r.Verdict = Equivalent
 	case rc.Lo > margin || rc.Hi < -margin:
+		r.Verdict = NotEquivalent
+	}
+	return r
+}
+
+// PairedEquivalence decides as Equivalence does, from paired runs: d
+// holds ln(b/a) of each pair (an A/B round), and the interval is the 90%
+// signed-rank interval of their centre (SignedRankInterval), as a ratio
+// exp(lo) to exp(hi). A change of the machine between the pairs, which
+// widens Equivalence's interval, does not widen this one.
+func PairedEquivalence(d []float64, margin float64) EquivalenceResult {
+	if len(d) == 0 {
+		return EquivalenceResult{Why: WhyNoData}
+	}
+	ci, err := SignedRankInterval(d, EquivalenceConfidence)
+	switch {
+	case err != nil:
+		return EquivalenceResult{Why: WhyInvalid, Err: err}
+	case !ci.HasCI:
+		return EquivalenceResult{Why: WhyTooFew}
+	}
+	r := EquivalenceResult{Lo: math.Exp(ci.Lo), Hi: math.Exp(ci.Hi), Ratio: math.Exp(ci.Estimate), Verdict: NotShownEquivalent}
+	switch {
+	case r.Lo >= 1-margin && r.Hi <= 1+margin:
+		r.Verdict = Equivalent
+	case r.Lo > 1+margin || r.Hi < 1-margin:
 		r.Verdict = NotEquivalent
 	}
 	return r

@@ -95,3 +95,36 @@ func TestDriftReference(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedEquivalenceUnderDrift: the machine slows by half over the
+// run while B stays 2% (±0.5%) above A within every round. The two
+// samples' interval takes the drift for spread and cannot decide at ±5%;
+// the rounds' interval is the 2%, inside the margin, and wholly outside
+// ±1%.
+func TestPairedEquivalenceUnderDrift(t *testing.T) {
+	var a, b, d []float64
+	for i := range 20 {
+		x := 10 * (1 + 0.5*float64(i)/19)
+		y := x * 1.02 * (1 + 0.005*float64((i*7)%5-2)/2)
+		a, b, d = append(a, x), append(b, y), append(d, math.Log(y/x))
+	}
+	if r := Equivalence(a, b, 0.05); r.Verdict != NotShownEquivalent {
+		t.Fatalf("the samples under drift: %+v, want not shown (the drift's spread)", r)
+	}
+	r := PairedEquivalence(d, 0.05)
+	if r.Verdict != Equivalent || !(r.Lo > 1.01 && r.Hi < 1.03) || math.Abs(r.Ratio-1.02) > 0.003 {
+		t.Errorf("the rounds at ±5%%: %+v, want equivalent, about 1.02", r)
+	}
+	if r := PairedEquivalence(d, 0.01); r.Verdict != NotEquivalent {
+		t.Errorf("the rounds at ±1%%: %+v, want not equivalent", r)
+	}
+	if r := PairedEquivalence(d[:4], 0.05); r.Why != WhyTooFew {
+		t.Errorf("4 rounds: %+v, want too few", r)
+	}
+	if r := PairedEquivalence(nil, 0.05); r.Why != WhyNoData {
+		t.Errorf("no rounds: %+v", r)
+	}
+	if r := PairedEquivalence([]float64{0, math.Inf(1)}, 0.05); r.Why != WhyInvalid {
+		t.Errorf("an infinite ratio: %+v", r)
+	}
+}

@@ -118,6 +118,17 @@ func SignedRank(d []float64) (SignedRankResult, error) {
 // random signs: the number of subsets of 1..n summing to w or less over
 // 2^n.
 func signedRankCDF(n, w int) float64 {
+	c := signedRankCounts(n)
+	sum := 0.0
+	for s := 0; s <= w && s < len(c); s++ {
+		sum += c[s]
+	}
+	return sum / math.Exp2(float64(n))
+}
+
+// signedRankCounts returns, for each sum s from 0 to n(n+1)/2, the
+// number of subsets of the ranks 1..n that sum to s.
+func signedRankCounts(n int) []float64 {
 	max := n * (n + 1) / 2
 	c := make([]float64, max+1)
 	c[0] = 1
@@ -126,11 +137,7 @@ func signedRankCDF(n, w int) float64 {
 			c[s] += c[s-k]
 		}
 	}
-	sum := 0.0
-	for s := 0; s <= w && s <= max; s++ {
-		sum += c[s]
-	}
-	return sum / math.Exp2(float64(n))
+	return c
 }
 
 // walshMedian is the median of the Walsh averages (d_i+d_j)/2, i <= j:

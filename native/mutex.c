@@ -76,10 +76,10 @@ static int mutex_locks;
 
 /*
  * The loops count down from the locks read once, as gcc -O2 compiles the
- * original's `for (i = 0; i < MUTEX_LOCKS; i++)` (sub, je): counted up to a
- * register (add, cmp, je, one more register saved), the same loop took 1.5-2%
- * more time at 1000 threads on this project's machine, layout and start-up
- * being equal (docs/workloads.md).
+ * original's `for (i = 0; i < MUTEX_LOCKS; i++)` (sub, je): counted up to
+ * a register (add, cmp, je, one more register saved), the same loop took
+ * 1.5-2.5% more time at 1000 threads on this project's machine, layout and
+ * start-up being equal (docs/workloads.md).
  */
 static void *mutex_trylock_thread(void *arg)
 {

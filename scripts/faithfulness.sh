@@ -21,11 +21,13 @@
 # alone as the first argument is RUNS for all.
 #
 # The last lines sum up each verify: the ratio contend/original of the
-# timed region's median with its 95% interval, and the verdict against the
-# 5% margin. Timings on a shared or virtual machine are noisy: read the
-# ratio's interval, not the verdict alone, and say the load (printed). The
-# result files are kept in results/ (verify-NAME-DATE.jsonl); the built
-# originals are removed at the end.
+# timed region's median with its 95% interval, the verdict against the 5%
+# margin, and the verdict within rounds with its 90% interval (each round
+# one run of a side a moment after the other's: a drift of the machine
+# between rounds does not widen it). Timings on a shared or virtual
+# machine are noisy: read the ratio's interval, not the verdict alone, and
+# say the load (printed). The result files are kept in results/
+# (verify-NAME-DATE.jsonl); the built originals are removed at the end.
 set -euo pipefail
 set_=all
 runs=
@@ -65,7 +67,11 @@ verify() {
 	awk -v d="$desc" -v n="$n" -v load="$(cut -d' ' -f1 /proc/loadavg)" '
 		!($1 in row) { row[$1] = sprintf("%-34s %s ratio %s %s %s (n %s a side, load %s)", d, $1, $6, $7, $8, n, load) }
 		/^verdict on / { m = $3; sub(/,$/, "", m); getline; v = $0; sub(/^ +/, "", v); sub(/:.*/, "", v) }
-		END { print row[m] "  " v }' <<<"$out" >>"$summary"
+		/^within rounds, / {
+			getline; w = $0; sub(/^ +/, "", w); sub(/:.*/, "", w)
+			if (match($0, /\[[0-9.]+, [0-9.]+\]/)) w = w " " substr($0, RSTART, RLENGTH)
+		}
+		END { print row[m] "  " v (w == "" ? "" : "; within rounds " w) }' <<<"$out" >>"$summary"
 }
 
 if [[ $set_ == all || $set_ == faultme ]]; then
@@ -90,5 +96,5 @@ fi
 if [[ $set_ == full || $set_ == faultme-full ]]; then
 	verify faultmefull "faultme 400 threads x 10 GiB" "${runs:-20}" faultme400 faultme --threads 400 --mem 10GiB
 fi
-echo "contend/original, timed region (median ratio, 95% CI), verdict at 5%:"
+echo "contend/original, timed region (median ratio, 95% CI), verdict at 5%; within rounds (90% CI):"
 cat "$summary"

@@ -282,7 +282,7 @@ func TestABExecAADrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, rel := ab.PairDiffs(f, "t")
+	d, rel := f.PairDiffs("t")
 	sr, err := analysis.SignedRank(d)
 	if err != nil || len(d) != 6 || !rel {
 		t.Fatalf("pairs: %v, %d differences (rel %v)", err, len(d), rel)

@@ -98,7 +98,7 @@ func TestReportPairs(t *testing.T) {
 	f.Reps = append(f.Reps, results.Rep{Index: 20, Config: 0, Round: 10, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1})},
 		results.Rep{Index: 21, Config: 1, Round: 10, Status: results.StatusFailed},
 		results.Rep{Index: 22, Config: 0, Round: 0, Warmup: true, Status: results.StatusOK, Metrics: results.ValuesOf(map[string]float64{"time": 1})})
-	d, rel := PairDiffs(f, "time")
+	d, rel := f.PairDiffs("time")
 	if len(d) != 10 || !rel {
 		t.Fatalf("PairDiffs: %d differences (rel %v), want the 10 complete rounds", len(d), rel)
 	}
@@ -124,7 +124,7 @@ func TestReportPairs(t *testing.T) {
 		t.Errorf("order random:\n%s", out.String())
 	}
 	// Values <= 0: differences b - a.
-	if d, rel := PairDiffs(pairsFileOf([]float64{0, 1}, []float64{2, 4}), "time"); rel || len(d) != 2 || d[0] != 2 || d[1] != 3 {
+	if d, rel := pairsFileOf([]float64{0, 1}, []float64{2, 4}).PairDiffs("time"); rel || len(d) != 2 || d[0] != 2 || d[1] != 3 {
 		t.Errorf("PairDiffs with a 0: %v (rel %v), want [2 3]", d, rel)
 	}
 }

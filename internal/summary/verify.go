@@ -88,8 +88,17 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintln(w)
 	v := Equivalence(f.Values(1, f.Primary), f.Values(0, f.Primary), margin)
 	fmt.Fprintf(w, "verdict on %s, margin ±%s:\n  %s\n", f.Primary, trimPct(margin), textfmt.WrapRest(v.Text, 76, "  "))
+	rounds, pv := RoundsEquivalence(f, margin)
+	if rounds > 0 {
+		fmt.Fprintf(w, "within rounds, %s in each of %s:\n  %s\n", f.Primary, plural.N(rounds, "round", "rounds"), textfmt.WrapRest(pv.Text, 76, "  "))
+		if pv.Kind != v.Kind && pv.Kind != VerdictNone && v.Kind != VerdictNone {
+			fmt.Fprintln(w, textfmt.WrapRest("the verdicts differ: a change of the machine between rounds widens the first interval, not the rounds' (trust the rounds' then, unless a load came and went in step with the order AB BA); near the margin they can also differ by chance", 78, "  "))
+		}
+	}
 	fmt.Fprintln(w, "ratio: contend / original, Hodges-Lehmann estimate on logs and its 95% CI;")
-	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin.")
+	fmt.Fprintln(w, "verdict: two one-sided tests at alpha 0.05 = the 90% CI inside 1 ± margin;")
+	fmt.Fprintln(w, "within rounds: the same on the ratio within each round (its two runs a")
+	fmt.Fprintln(w, "moment apart), the 90% CI of the Wilcoxon signed-rank test.")
 	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
 	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
 }
@@ -138,14 +147,43 @@ func Equivalence(a, b []float64, margin float64) Verdict {
 	switch r.Why {
 	case analysis.WhyNoData:
 		return Verdict{VerdictNone, "no verdict: a side has no successful repetition"}
-	case analysis.WhyInvalid:
-		return Verdict{VerdictNone, "no verdict: " + r.Err.Error()}
 	case analysis.WhyZeros:
 		return Verdict{VerdictNone, "no verdict: some values are 0, and no ratio is defined at 0"}
 	case analysis.WhyTooFew:
 		return Verdict{VerdictNone, fmt.Sprintf("too few runs for a 90%% interval (have %d and %d); raise -n", len(a), len(b))}
 	}
-	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]", r.Lo, r.Hi)
+	return verdictWords(r, margin, "")
+}
+
+// RoundsEquivalence is analysis.PairedEquivalence of contend (config 0)
+// against the original (config 1) on f's primary metric within each
+// round that has both (File.PairDiffs), in words, and how many rounds
+// there were (0: none, and no verdict).
+func RoundsEquivalence(f *results.File, margin float64) (int, Verdict) {
+	d, rel := f.PairDiffs(f.Primary)
+	switch {
+	case len(d) == 0:
+		return 0, Verdict{VerdictNone, "no verdict: no round has a successful repetition of each side"}
+	case !rel:
+		return len(d), Verdict{VerdictNone, "no verdict: some values are 0 or below, and no ratio is defined there"}
+	}
+	for i := range d {
+		d[i] = -d[i] // PairDiffs is ln(original/contend)
+	}
+	r := analysis.PairedEquivalence(d, margin)
+	if r.Why == analysis.WhyTooFew {
+		return len(d), Verdict{VerdictNone, fmt.Sprintf("too few rounds for a 90%% interval (have %d, need 5); raise -n", len(d))}
+	}
+	return len(d), verdictWords(r, margin, fmt.Sprintf(" (estimate %.3f)", r.Ratio))
+}
+
+// verdictWords says r, a verdict with an interval or an invalid input, in
+// words; tail follows the interval.
+func verdictWords(r analysis.EquivalenceResult, margin float64, tail string) Verdict {
+	if r.Why == analysis.WhyInvalid {
+		return Verdict{VerdictNone, "no verdict: " + r.Err.Error()}
+	}
+	in := fmt.Sprintf("90%% CI of the ratio [%.3f, %.3f]%s", r.Lo, r.Hi, tail)
 	switch r.Verdict {
 	case analysis.Equivalent:
 		return Verdict{VerdictEquivalent, fmt.Sprintf("EQUIVALENT: the %s is inside [%.3f, %.3f]", in, 1-margin, 1+margin)}

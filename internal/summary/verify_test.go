@@ -132,3 +132,44 @@ func TestVerifyZerosNoRatioBelowZero(t *testing.T) {
 		t.Errorf("equivalence of counts with zeros: %+v", v)
 	}
 }
+
+// TestVerifyWithinRounds: verify runs its sides in rounds (AB BA ...);
+// while the machine slows by half over the run, contend is 2% above the
+// original within every round. The two samples' verdict cannot decide
+// at ±5%, the rounds' is EQUIVALENT with its estimate, and the report says
+// the verdicts differ and what may have made them. Before, only the samples' verdict was
+// printed.
+func TestVerifyWithinRounds(t *testing.T) {
+	f := &results.File{Kind: "verify", Workload: "mutex", Primary: "real",
+		Metrics: []results.Metric{{Name: "real", Unit: "ns", Better: "lower"}},
+		Configs: []results.Config{{Name: "contend"}, {Name: "original"}}}
+	for i := range 20 {
+		orig := 1e9 * (1 + 0.5*float64(i)/19)
+		val := []float64{orig * 1.02 * (1 + 0.005*float64((i*7)%5-2)/2), orig} // by config
+		first := i % 2                                                         // AB, then BA
+		for j, c := range []int{first, 1 - first} {
+			f.Reps = append(f.Reps, results.Rep{Index: 2*i + j, Config: c, Round: i, Status: results.StatusOK,
+				Metrics: results.ValuesOf(map[string]float64{"real": val[c]})})
+		}
+	}
+	var b strings.Builder
+	WriteVerify(&b, f, 0.05)
+	out := strings.Join(strings.Fields(b.String()), " ") // unwrapped
+	for _, want := range []string{
+		"verdict on real, margin ±5%: NOT SHOWN EQUIVALENT",
+		"within rounds, real in each of 20 rounds: EQUIVALENT: the 90% CI of the ratio [1.019, 1.021] (estimate 1.020) is inside [0.950, 1.050]",
+		"the verdicts differ: a change of the machine between rounds widens the first interval, not the rounds'",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+	// A round whose original failed is left out; 4 rounds are too few.
+	f.Reps = f.Reps[:10]
+	f.Reps[9].Status = results.StatusFailed
+	b.Reset()
+	WriteVerify(&b, f, 0.05)
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "within rounds, real in each of 4 rounds: too few rounds for a 90% interval (have 4, need 5); raise -n") {
+		t.Errorf("4 complete rounds:\n%s", b.String())
+	}
+}
