@@ -105,9 +105,10 @@ bench: build
 	./scripts/bench-evidence.sh
 
 # The reproductions against the original programs, built from the seed mails,
-# 20 runs a side: the reduced sizes (faultme 40 x 1 GiB, mutex 100 x 30000 and
-# 1000 x 20000, faultme 1, 2, 4 x 256 MiB), then the originals' own sizes
-# (mutex 1000 x 300000, faultme 400 x 10 GiB: about 45 minutes here);
+# 20 runs a side (more where 1000 threads spread the runs: see
+# scripts/faithfulness.sh): the reduced sizes (faultme 40 x 1 GiB, mutex 100 x
+# 30000 and 1000 x 20000, faultme 1, 2, 4 x 256 MiB), then the originals' own
+# sizes (mutex 1000 x 300000, faultme 400 x 10 GiB: about 50 minutes here);
 # FAITHFULNESS_SETS=all leaves those out; one set: scripts/faithfulness.sh
 # faultme-small.
 FAITHFULNESS_SETS ?= all full

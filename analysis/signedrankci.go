@@ -23,7 +23,8 @@ type SignedRankCI struct {
 	// Lo and Hi are the k-th smallest and the k-th largest Walsh
 	// averages; Coverage is what they achieve under the signed-rank null
 	// distribution (exact up to 50 differences, else its normal
-	// approximation), at least Confidence for continuous data.
+	// approximation), at least Confidence for continuous data: tied or
+	// zero differences make it approximate.
 	Lo, Hi   float64
 	Coverage float64
 }

@@ -11,14 +11,16 @@
 #   faultme-small  faultme --threads 1, 2 and 4 --mem 256MiB
 #                                                      against faultme1x256, 2x256, 4x256
 #   mutex-full     mutex at the original's size, 1000 threads x 300000 locks,
-#                  against mainc.c as it is (about 12 s a run here)
+#                  against mainc.c as it is (about 13 s a run here)
 #   faultme-full   faultme at the original's size, 400 threads x 10 GiB,
-#                  against faultme400 (about 57 s a run here)
+#                  against faultme400 (45-57 s a run here)
 #   all            the four reduced sets; full the two at full size
 #
 # RUNS is the repetitions a side: 20 by default, 30 for faultme-small (its
-# timed region is tens of ms, where a 5% margin needs more runs). A number
-# alone as the first argument is RUNS for all.
+# timed region is tens of ms, where a 5% margin needs more runs), 100 for
+# mutex-1000 and 40 for mutex-full (1000 threads on 2 CPUs spread a run by
+# about 4%: at 20 a side the interval reaches past 5%). A number alone as
+# the first argument is RUNS for all.
 #
 # The last lines sum up each verify: the ratio contend/original of the
 # timed region's median with its 95% interval, the verdict against the 5%
@@ -81,7 +83,7 @@ if [[ $set_ == all || $set_ == mutex ]]; then
 	verify mutex "mutex 100 threads x 30000 locks" "${runs:-20}" mainc100 mutex --threads 100 --locks 30000
 fi
 if [[ $set_ == all || $set_ == mutex-1000 ]]; then
-	verify mutex1000 "mutex 1000 threads x 20000 locks" "${runs:-20}" mainc1000 mutex --threads 1000 --locks 20000
+	verify mutex1000 "mutex 1000 threads x 20000 locks" "${runs:-100}" mainc1000 mutex --threads 1000 --locks 20000
 fi
 if [[ $set_ == all || $set_ == faultme-small ]]; then
 	for t in 1 2 4; do
@@ -91,7 +93,7 @@ if [[ $set_ == all || $set_ == faultme-small ]]; then
 	done
 fi
 if [[ $set_ == full || $set_ == mutex-full ]]; then
-	verify mutexfull "mutex 1000 threads x 300000 locks" "${runs:-20}" mainc mutex --threads 1000 --locks 300000
+	verify mutexfull "mutex 1000 threads x 300000 locks" "${runs:-40}" mainc mutex --threads 1000 --locks 300000
 fi
 if [[ $set_ == full || $set_ == faultme-full ]]; then
 	verify faultmefull "faultme 400 threads x 10 GiB" "${runs:-20}" faultme400 faultme --threads 400 --mem 10GiB
