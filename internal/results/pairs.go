@@ -6,42 +6,36 @@ import "math"
 // of f (an A/B file: configurations 0 and 1, a round holding one
 // repetition of each): ln(b/a) when every value is positive (a relative
 // change, as the headline's), else b - a; rounds where a side failed are
-// left out. rel says which.
+// left out. rel says which. A round's two repetitions are neighbours in
+// the file: a session appended to it (--append) numbers its rounds from 0
+// again, and its rounds pair among themselves, not with the earlier
+// session's rounds of the same numbers.
 func (f *File) PairDiffs(metric string) (d []float64, rel bool) {
-	type pair struct {
-		v   [2]float64
-		has [2]bool
-	}
-	byRound := map[int]*pair{}
-	var rounds []int
 	cols := f.Columns()
 	vals, has := cols.Metric(metric)
-	for i := range cols.Len() {
-		c := cols.Config(i)
-		if !has[i] || cols.Warmup(i) || cols.Status(i) != StatusOK || c < 0 || c > 1 {
+	var ps [][2]float64
+	for i := 0; i+1 < cols.Len(); i++ {
+		j := i + 1
+		ci, cj := cols.Config(i), cols.Config(j)
+		if cols.Warmup(i) || cols.Warmup(j) || cols.Round(i) != cols.Round(j) || ci < 0 || ci > 1 || cj != 1-ci {
 			continue
 		}
-		p := byRound[cols.Round(i)]
-		if p == nil {
-			p = &pair{}
-			byRound[cols.Round(i)] = p
-			rounds = append(rounds, cols.Round(i))
+		if has[i] && has[j] && cols.Status(i) == StatusOK && cols.Status(j) == StatusOK {
+			var p [2]float64
+			p[ci], p[cj] = vals[i], vals[j]
+			ps = append(ps, p)
 		}
-		p.v[c], p.has[c] = vals[i], true
+		i++ // j is this round's too
 	}
 	rel = true
-	var ps []*pair
-	for _, r := range rounds {
-		if p := byRound[r]; p.has[0] && p.has[1] {
-			ps = append(ps, p)
-			rel = rel && p.v[0] > 0 && p.v[1] > 0
-		}
+	for _, p := range ps {
+		rel = rel && p[0] > 0 && p[1] > 0
 	}
 	for _, p := range ps {
 		if rel {
-			d = append(d, math.Log(p.v[1]/p.v[0]))
+			d = append(d, math.Log(p[1]/p[0]))
 		} else {
-			d = append(d, p.v[1]-p.v[0])
+			d = append(d, p[1]-p[0])
 		}
 	}
 	return d, rel
