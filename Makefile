@@ -110,7 +110,8 @@ bench: build
 # 30000 and 1000 x 20000, faultme 1, 2, 4 x 256 MiB), then the originals' own
 # sizes (mutex 1000 x 300000, faultme 400 x 10 GiB: about 50 minutes here);
 # FAITHFULNESS_SETS=all leaves those out; one set: scripts/faithfulness.sh
-# faultme-small.
+# faultme-small. osim too, at both sizes, when OSIM_SRC names ipcscale's
+# sem-lockunlock.c (GPL, so not in this repository).
 FAITHFULNESS_SETS ?= all full
 faithfulness: build
 	for s in $(FAITHFULNESS_SETS); do ./scripts/faithfulness.sh $$s || exit 1; done

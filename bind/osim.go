@@ -42,6 +42,24 @@ type OsimResult struct {
 func Osim(p OsimParams) (OsimResult, error) {
 	var cr C.struct_ct_osim_result
 	rc := C.ct_osim_run((*C.struct_ct_osim_params)(unsafe.Pointer(&p)), &cr)
+	return osimResult(rc, &cr)
+}
+
+// OsimLean returns the bytes of p as struct ct_osim_params for a lean
+// child (native/lean.c, which sets the report pipe, the set's key and a
+// test's injection itself), and the function that reads that child's
+// result bytes back into an OsimResult.
+func OsimLean(p OsimParams) (params []byte, result func(rc int, b []byte) (OsimResult, error)) {
+	return leanBytes(&p), func(rc int, b []byte) (OsimResult, error) {
+		var cr C.struct_ct_osim_result
+		if err := leanStruct(&cr, b); err != nil {
+			return OsimResult{}, err
+		}
+		return osimResult(C.int(rc), &cr)
+	}
+}
+
+func osimResult(rc C.int, cr *C.struct_ct_osim_result) (OsimResult, error) {
 	r := OsimResult{
 		LoopsPerTask: int(cr.loops_per_task),
 		TotalLoops:   int64(cr.total_loops),

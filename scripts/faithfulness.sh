@@ -14,7 +14,14 @@
 #                  against mainc.c as it is (about 13 s a run here)
 #   faultme-full   faultme at the original's size, 400 threads x 10 GiB,
 #                  against faultme400 (45-57 s a run here)
-#   all            the four reduced sets; full the two at full size
+#   osim           osim --sems 8 --tasks 16 --loops 100000 against Manfred
+#                  Spraul's sem-lockunlock.c (ipcscale, GPL: not in this
+#                  repository) at the same size, when OSIM_SRC names it:
+#                  git clone https://github.com/manfred-colorfu/ipcscale;
+#                  OSIM_SRC=ipcscale/sem-lockunlock.c
+#   osim-full      the same at the original's size, 64 256 1000000 0 0
+#   all            the four reduced sets, and osim when OSIM_SRC is set;
+#                  full the two at full size, and osim-full likewise
 #
 # RUNS is the repetitions a side: 20 by default, 30 for faultme-small (its
 # timed region is tens of ms, where a 5% margin needs more runs), 100 for
@@ -39,12 +46,21 @@ if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then
 fi
 runs=${1:-}
 case $set_ in
-all | full | faultme | mutex | mutex-1000 | faultme-small | mutex-full | faultme-full) ;;
+all | full | faultme | mutex | mutex-1000 | faultme-small | mutex-full | faultme-full | osim | osim-full) ;;
 *)
-	echo "faithfulness.sh: unknown set '$set_'; accepted: all, full, faultme, mutex, mutex-1000, faultme-small, mutex-full, faultme-full" >&2
+	echo "faithfulness.sh: unknown set '$set_'; accepted: all, full, faultme, mutex, mutex-1000, faultme-small, mutex-full, faultme-full, osim, osim-full" >&2
 	exit 2
 	;;
 esac
+osim_src=${OSIM_SRC:-}
+if [[ -n $osim_src && ! -f $osim_src ]]; then
+	echo "faithfulness.sh: OSIM_SRC '$osim_src' is not a file; give ipcscale's sem-lockunlock.c (git clone https://github.com/manfred-colorfu/ipcscale)" >&2
+	exit 2
+fi
+if [[ $set_ == osim* && -z $osim_src ]]; then
+	echo "faithfulness.sh: set '$set_' needs OSIM_SRC, the path of ipcscale's sem-lockunlock.c (git clone https://github.com/manfred-colorfu/ipcscale; GPL, so not in this repository)" >&2
+	exit 2
+fi
 if [[ -n $runs && ! $runs =~ ^[1-9][0-9]*$ ]]; then
 	echo "faithfulness.sh: RUNS '$runs' is not a positive number" >&2
 	exit 2
@@ -54,15 +70,24 @@ make -s build
 orig=$(scripts/build-originals.sh)
 summary=$(mktemp)
 trap 'rm -rf "$orig" "$summary"' EXIT
+if [[ -n $osim_src ]]; then
+	gcc -O2 -pthread -o "$orig/osim" "$osim_src"
+fi
 stamp=$(date +%Y%m%d-%H%M%S)
 mkdir -p results
 
-# verify NAME DESCRIPTION RUNS ORIGINAL WORKLOAD [PARAMETERS...]: one
+# verify NAME DESCRIPTION RUNS ORIGINAL WORKLOAD [PARAMETERS...] [-- ARGS...]: one
 # contend verify, its report on stdout and its summary line kept.
 verify() {
-	local name=$1 desc=$2 n=$3 program=$4 out
+	local name=$1 desc=$2 n=$3 program=$4 out params=() args=()
 	shift 4
-	out=$(./bin/contend verify "$@" -n "$n" --out "results/verify-$name-$stamp.jsonl" -- "$orig/$program")
+	while [[ $# -gt 0 && $1 != -- ]]; do
+		params+=("$1")
+		shift
+	done
+	[[ $# -gt 0 ]] && shift
+	args=("$@")
+	out=$(./bin/contend verify "${params[@]}" -n "$n" --out "results/verify-$name-$stamp.jsonl" -- "$orig/$program" "${args[@]}")
 	printf '%s\n\n' "$out"
 	# The row of the metric the verdict is on (faultme's time, the
 	# mutex's real): NAME MEDIAN UNIT MEDIAN UNIT RATIO [LO, HI] P.
@@ -94,6 +119,12 @@ if [[ $set_ == all || $set_ == faultme-small ]]; then
 fi
 if [[ $set_ == full || $set_ == mutex-full ]]; then
 	verify mutexfull "mutex 1000 threads x 300000 locks" "${runs:-40}" mainc mutex --threads 1000 --locks 300000
+fi
+if [[ -n $osim_src && ($set_ == all || $set_ == osim) ]]; then
+	verify osim "osim 8 sems, 16 tasks, 100000 loops" "${runs:-20}" osim osim --sems 8 --tasks 16 --loops 100000 -- 8 16 100000 0 0
+fi
+if [[ -n $osim_src && ($set_ == full || $set_ == osim-full) ]]; then
+	verify osimfull "osim 64 sems, 256 tasks, 1000000 loops" "${runs:-20}" osim osim --sems 64 --tasks 256 --loops 1000000 -- 64 256 1000000 0 0
 fi
 if [[ $set_ == full || $set_ == faultme-full ]]; then
 	verify faultmefull "faultme 400 threads x 10 GiB" "${runs:-20}" faultme400 faultme --threads 400 --mem 10GiB

@@ -124,7 +124,8 @@ func TestEvidenceMigrations(t *testing.T) {
 // each thread's last slice and the address-space teardown); the
 // switches before the exit records are at most rusage's. The workers are
 // in perf's inherited counters: their switches (osim's worker_vcsw and
-// worker_ivcsw, from their own rusage) are in k.context_switches. The task
+// worker_ivcsw, from their own rusage) are in k.context_switches, but for
+// the last of each. The task
 // clock is not held to rusage's CPU time from below: under other processes'
 // load a switch-heavy child's task clock falls to 0.69-0.96 of it (six
 // spinning shells on 2 CPUs; 1.01 for a CPU-bound shell loop), the
@@ -139,8 +140,10 @@ func TestEvidenceOsimCountedInFull(t *testing.T) {
 	if m["k.task_clock"] < 0.5*m["cpu"] || m["k.task_clock"] > 1.2*m["cpu"]+2e6 {
 		t.Errorf("task clock %v ns, rusage cpu %v ns", m["k.task_clock"], m["cpu"])
 	}
-	if w := m["worker_vcsw"] + m["worker_ivcsw"]; w == 0 || m["k.context_switches"] < w || m["k.context_switches"] > m["vcsw"]+m["ivcsw"] {
-		t.Errorf("perf switches %v: want the workers' %v and at most rusage's %v", m["k.context_switches"], w, m["vcsw"]+m["ivcsw"])
+	// Each worker's last switch, at its exit after perf has read its
+	// counter, is in its rusage only: at least the workers' less one each.
+	if w := m["worker_vcsw"] + m["worker_ivcsw"]; w == 0 || m["k.context_switches"] < w-4 || m["k.context_switches"] > m["vcsw"]+m["ivcsw"] {
+		t.Errorf("perf switches %v: want the workers' %v less one per worker (4) and at most rusage's %v", m["k.context_switches"], w, m["vcsw"]+m["ivcsw"])
 	}
 	if csw := m["vcsw"] + m["ivcsw"]; m["k.csw"] > csw {
 		t.Errorf("taskstats switches %v, more than rusage's %v", m["k.csw"], csw)

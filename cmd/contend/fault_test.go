@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"contend/bind"
 	"contend/internal/harness"
 	"contend/internal/ipcown"
 	"contend/internal/results"
@@ -223,11 +224,19 @@ func repChild(root int) int {
 		if p.ppid != root || p.state == "Z" {
 			continue
 		}
-		if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline")); strings.Contains(string(b), "__child") {
+		if isRepChild(p.pid) {
 			return p.pid
 		}
 	}
 	return 0
+}
+
+// isRepChild says whether pid is a repetition child: `contend __child` (Go)
+// or `contend __lean` (C before the Go runtime: mutex, osim).
+func isRepChild(pid int) bool {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	argv := strings.Split(string(b), "\x00")
+	return len(argv) > 1 && (argv[1] == harness.ChildArg || argv[1] == bind.LeanArg)
 }
 
 // TestSemWatchSeesOnlyOwnSets checks the leak check of the fault and

@@ -591,7 +591,7 @@ func waitMidRun(t *testing.T, root int, sems *semWatch, workers bool) int {
 			if p.ppid != root || p.state == "Z" {
 				continue
 			}
-			if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline")); strings.Contains(string(b), "__child") {
+			if isRepChild(p.pid) {
 				child = p.pid
 			}
 		}
