@@ -1,9 +1,6 @@
 package analysis
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // A SignedRankCI is the one-sample Hodges–Lehmann estimate of the centre
 // of paired differences with the confidence interval that the Wilcoxon
@@ -49,16 +46,10 @@ func SignedRankInterval(d []float64, confidence float64) (SignedRankCI, error) {
 		return SignedRankCI{}, err
 	}
 	checkLevel("confidence", confidence)
-	s := slices.Clone(d)
-	slices.Sort(s)
+	s := Sorted(d)
 	n := len(s)
 	m := n * (n + 1) / 2
-	r := SignedRankCI{N: n, Confidence: confidence, Lo: math.NaN(), Hi: math.NaN()}
-	if m%2 == 1 {
-		r.Estimate = kthWalsh(s, (m+1)/2)
-	} else {
-		r.Estimate = kthWalsh(s, m/2)/2 + kthWalsh(s, m/2+1)/2
-	}
+	r := SignedRankCI{N: n, Estimate: walshMedian(s), Confidence: confidence, Lo: math.NaN(), Hi: math.NaN()}
 	k, coverage, ok := signedRankRank(n, confidence)
 	if !ok {
 		r.Coverage = coverage
