@@ -57,6 +57,24 @@ type FaultmeResult struct {
 func Faultme(p FaultmeParams) (FaultmeResult, error) {
 	var cr C.struct_ct_faultme_result
 	rc := C.ct_faultme_run((*C.struct_ct_faultme_params)(unsafe.Pointer(&p)), &cr)
+	return faultmeResult(rc, &cr)
+}
+
+// FaultmeLean returns the bytes of p as struct ct_faultme_params for a lean
+// child (native/lean.c, which sets the report pipe and a test's injection
+// itself), and the function that reads that child's result bytes back into
+// a FaultmeResult.
+func FaultmeLean(p FaultmeParams) (params []byte, result func(rc int, b []byte) (FaultmeResult, error)) {
+	return leanBytes(&p), func(rc int, b []byte) (FaultmeResult, error) {
+		var cr C.struct_ct_faultme_result
+		if err := leanStruct(&cr, b); err != nil {
+			return FaultmeResult{}, err
+		}
+		return faultmeResult(C.int(rc), &cr)
+	}
+}
+
+func faultmeResult(rc C.int, cr *C.struct_ct_faultme_result) (FaultmeResult, error) {
 	r := FaultmeResult{
 		ElapsedNs:        uint64(cr.elapsed_ns),
 		PagesTouched:     uint64(cr.pages_touched),

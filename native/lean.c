@@ -10,9 +10,11 @@
  * made the 1000-thread mutex test 1.06-1.09x the original's time. osim
  * forks its workers from the child: forked from the Go child they took 6-8%
  * more time than sem-lockunlock.c's, or native/osim.c's built alone (their
- * CPU time 20% more). Here the process holds little more than ld.so and libc
- * when the workload runs, as the original's does, and it exits with _exit
- * before Go ever starts.
+ * CPU time 20% more). faultme's threads fault on a fresh mapping beside
+ * libc alone, as the original's do, not beside the runtime's threads. Here
+ * the process holds little more than ld.so and libc when the workload
+ * runs, as the original's does, and it exits with _exit before Go ever
+ * starts.
  *
  * PARAMS is the workload's C parameter struct in hex (the Go side's struct
  * has the C layout: bind/params.go checks it). The child reports on fd 3
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "faultme.h"
 #include "mutex.h"
 #include "osim.h"
 
@@ -46,6 +49,18 @@ static int lean_osim(void *params, void *result, int report_fd)
 	return ct_osim_run(p, result);
 }
 
+/* lean_faultme runs faultme with the report pipe and a test's injected
+ * failure (CONTEND_TEST_INJECT), as the Go child's runtime gives them. */
+static int lean_faultme(void *params, void *result, int report_fd)
+{
+	struct ct_faultme_params *p = params;
+	const char *inject = getenv("CONTEND_TEST_INJECT");
+
+	p->report_fd = report_fd;
+	p->inject = inject && strcmp(inject, "madvise-einval") == 0 ? CT_INJECT_MADVISE_EINVAL : 0;
+	return ct_faultme_run(p, result);
+}
+
 /* lean_mutex runs the mutex test, which reports nothing while it runs. */
 static int lean_mutex(void *params, void *result, int report_fd)
 {
@@ -59,6 +74,7 @@ static const struct {
 	size_t params, result;
 	int (*run)(void *params, void *result, int report_fd);
 } ct_lean_workloads[] = {
+	{ "faultme", sizeof(struct ct_faultme_params), sizeof(struct ct_faultme_result), lean_faultme },
 	{ "mutex", sizeof(struct ct_mutex_params), sizeof(struct ct_mutex_result), lean_mutex },
 	{ "osim", sizeof(struct ct_osim_params), sizeof(struct ct_osim_result), lean_osim },
 };

@@ -13,7 +13,7 @@
 #   mutex-full     mutex at the original's size, 1000 threads x 300000 locks,
 #                  against mainc.c as it is (about 13 s a run here)
 #   faultme-full   faultme at the original's size, 400 threads x 10 GiB,
-#                  against faultme400 (45-57 s a run here)
+#                  against faultme400 (34-82 s a run here, late 2026)
 #   osim           osim --sems 8 --tasks 16 --loops 100000 against Manfred
 #                  Spraul's sem-lockunlock.c (ipcscale, GPL: not in this
 #                  repository) at the same size, when OSIM_SRC names it:

@@ -29,10 +29,17 @@ func TestBisectEarlyInterrupt(t *testing.T) {
 
 // TestCampaignRunInterrupted: 'campaign run' of a --vm campaign
 // interrupted (a SIGTERM before Main, as a Ctrl-C at once) says it was
-// stopped and exits 130, as run and bisect do; not 1.
+// stopped and exits 130, as run and bisect do; not 1. A stand-in QEMU on
+// PATH: the signal comes before any boot, and the check that QEMU is
+// installed must not decide the exit on a machine without it.
 func TestCampaignRunInterrupted(t *testing.T) {
 	dir := chdirTemp(t)
 	allowVolatileTemp(t, dir)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "qemu-system-x86_64"), []byte("#!/bin/sh\n[ \"$1\" = -version ] && echo 'QEMU emulator version 7.2.0' && exit 0\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	k := fakeKernel(t, dir, "6.1.0-a")
 	if r := runCLI(t, "campaign", "init", "kc", "--vm", "--a-kernel", k, "--b-kernel", k, "--boots", "2", "--", "run", "faultme", "-n", "2"); r.code != 0 {
 		t.Fatalf("init: %d %s", r.code, r.stderr)

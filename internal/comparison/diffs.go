@@ -1,6 +1,7 @@
 package comparison
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,6 +102,24 @@ func buildDiffs(diffs []Diff) []string {
 // thpKeys are the fingerprint's transparent huge page settings.
 var thpKeys = []string{"thp.enabled", "thp.defrag", "thp.use_zero_page"}
 
+// pageReportingCause is the warning when the sides differ in free page
+// reporting (env key mem.page_reporting, tune.PageReporting), or "".
+func pageReportingCause(diffs []Diff, sides []SideReport) string {
+	for _, d := range diffs {
+		if d.Key != "mem.page_reporting" || strings.Contains(strings.Join(d.Values, "\x00"), "(not recorded)") {
+			continue
+		}
+		var vs []string
+		for i, v := range d.Values {
+			vs = append(vs, sides[i].Label+" "+cmp.Or(v, "(unknown)"))
+		}
+		return "free page reporting differs between the sides (" + strings.Join(vs, ", ") + "): where it is on, the host " +
+			"takes back the memory a run frees and the next run faults it in again from the host, so a workload that allocates " +
+			"memory is slower there; compare on guests set alike"
+	}
+	return ""
+}
+
 // envCauses returns a warning for each known cause among diffs: THP set
 // differently on the sides (always against madvise or never, or a kernel
 // without THP) changes page faults, memory and their times by itself.
@@ -129,6 +148,9 @@ func envCauses(diffs []Diff, sides []SideReport) []string {
 	var out []string
 	if cfg := configCause(diffs, sides); cfg != "" {
 		out = append(out, cfg)
+	}
+	if pr := pageReportingCause(diffs, sides); pr != "" {
+		out = append(out, pr)
 	}
 	if len(thp) == 0 {
 		return out

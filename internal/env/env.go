@@ -58,7 +58,7 @@ var keyOrder = []string{
 	"kernel.tainted", "kernel.config_sha256",
 	"cpu.model", "cpu.online", "cpu.possible", "cpu.affinity", "cpu.affinity_list", "cpu.governor", "smt", "virt",
 	"vm.accel", "vm.timing", "vm.tcg", "vm.cpus", "vm.mem", "vm.qemu", "vm.host_cpu", "mem.total", "mem.available",
-	"thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
+	"mem.page_reporting", "thp.enabled", "thp.defrag", "thp.use_zero_page", "zero_page",
 	"kernel.sem", "kernel.threads-max", "ulimit.nproc", "loadavg",
 	"tune.state", "tune.aslr", "tune.turbo", "tune.perf_rate", "tune.irq",
 	"tracefs", "contend.version", "contend.native", "go.version", "cc.version", "cc.flags",
@@ -95,6 +95,7 @@ func Capture(native Fingerprint) Fingerprint {
 	mi := readMeminfo()
 	f["mem.total"] = mi["MemTotal"]
 	f["mem.available"] = mi["MemAvailable"]
+	f["mem.page_reporting"] = tune.PageReporting(tune.Root())
 	thpFingerprint(f, os.Getenv("CONTEND_SYSROOT"))
 	if strings.Contains(f["kernel.cmdline"], "no_zero_page=1") {
 		f["zero_page"] = "disabled on the kernel command line: read faults allocate real pages"

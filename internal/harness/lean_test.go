@@ -70,11 +70,48 @@ func TestRunRepLeanOsim(t *testing.T) {
 	}
 }
 
+// TestRunRepLeanFaultme: faultme runs lean, as the original runs, its
+// 400 threads beside libc alone: its result comes back whole (every page
+// read, the timed region's faults), and outside its timed region the child
+// takes fewer page faults than a Go process merely to start. A THP refusal
+// injected into the lean child still fails the repetition on a kernel with
+// THP.
+func TestRunRepLeanFaultme(t *testing.T) {
+	w, _ := workload.Lookup("faultme")
+	if w.Lean == nil {
+		t.Fatal("faultme has no lean child")
+	}
+	v, err := w.Resolve(map[string]string{"threads": "3", "mem": "4MiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := RunRep(context.Background(), w, v, time.Minute, nil)
+	if o.Rep.Status != results.StatusOK || o.Rep.Metrics.Get("pages") != 1024 || o.Rep.Metrics.Get("faults") <= 0 {
+		t.Fatalf("status %q (%s), metrics %v", o.Rep.Status, o.Rep.Error, o.Rep.Metrics)
+	}
+	floor := goStartFaults(t)
+	if outside := o.Rep.Metrics.Get("minflt") - o.Rep.Metrics.Get("faults"); outside <= 0 || outside >= float64(floor) {
+		t.Errorf("the faultme child took %v minor faults outside its timed region; a Go process takes %d to start: want fewer", outside, floor)
+	}
+	if workload.THPBuilt() != workload.THPPresent {
+		return
+	}
+	t.Setenv("CONTEND_TEST_INJECT", "madvise-einval")
+	v, err = w.Resolve(map[string]string{"threads": "1", "mem": "4MiB", "thp": "never"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = RunRep(context.Background(), w, v, time.Minute, nil)
+	if o.Rep.Status == results.StatusOK || !strings.Contains(o.Rep.Error, "MADV_NOHUGEPAGE failed: EINVAL") {
+		t.Errorf("an injected EINVAL on a kernel with THP: status %q, error %q", o.Rep.Status, o.Rep.Error)
+	}
+}
+
 // TestLeanChildRefusals: a lean child given a workload it cannot run
 // lean, or parameters of the wrong size or spelling, says so in one
 // "error" line and exits 1; the parent refuses a malformed report.
 func TestLeanChildRefusals(t *testing.T) {
-	for _, args := range [][]string{{"faultme", "00"}, {"mutex", "zz"}, {"mutex"}} {
+	for _, args := range [][]string{{"semop-multi", "00"}, {"faultme", "00"}, {"mutex", "zz"}, {"mutex"}} {
 		cmd := exec.Command(os.Args[0], append([]string{bind.LeanArg}, args...)...)
 		out, err := cmd.Output()
 		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.HasPrefix(string(out), "error ") || strings.Count(string(out), "\n") != 1 {

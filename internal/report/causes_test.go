@@ -152,3 +152,31 @@ func TestCompareNamesKernelConfig(t *testing.T) {
 		t.Errorf("one config: causes %q, %v", r.Causes, err)
 	}
 }
+
+// TestCompareNamesPageReporting: sides where free page reporting differs
+// (a guest whose host takes back freed memory against one whose host does
+// not) get a warning naming it; sides that agree, or a side that did not
+// record it, get none.
+func TestCompareNamesPageReporting(t *testing.T) {
+	mk := func(pr string) *results.File {
+		f := file("faultme", []results.Metric{{Name: "time", Unit: "ns", Better: "lower"}}, []string{""}, map[string][][]float64{"time": {{1, 2, 3, 4, 5, 6}}})
+		if pr != "" {
+			f.Env["mem.page_reporting"] = pr
+		}
+		return f
+	}
+	on := "on (virtio-balloon, free blocks of 2 MiB and more)"
+	r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", mk(on), 0), comparison.FileSide("b", mk("off"), 0)}, comparison.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Causes) != 1 || !strings.Contains(r.Causes[0], "free page reporting differs between the sides (A "+on+", B off)") {
+		t.Fatalf("causes %q", r.Causes)
+	}
+	for _, c := range [][2]string{{on, on}, {"off", ""}} {
+		r, err := comparison.Build([]comparison.Side{comparison.FileSide("a", mk(c[0]), 0), comparison.FileSide("b", mk(c[1]), 0)}, comparison.Options{Alpha: 0.05})
+		if err != nil || len(r.Causes) != 0 {
+			t.Errorf("page reporting %q against %q: %v, causes %q", c[0], c[1], err, r.Causes)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func WriteVerify(w io.Writer, f *results.File, margin float64) {
 	fmt.Fprintln(w, "within rounds: the same on the ratio within each round (its two runs a")
 	fmt.Fprintln(w, "moment apart), the 90% CI of the Wilcoxon signed-rank test.")
 	fmt.Fprintln(w, "maxrss: the original's is its own (started by a C launcher); contend's")
-	fmt.Fprintln(w, "includes its Go runtime and the parent's RSS at exec ('contend help maxrss').")
+	fmt.Fprintln(w, "is at least the contend parent's RSS at exec ('contend help maxrss').")
 }
 
 // allZero says whether every value of xs is 0.

@@ -22,6 +22,9 @@ type Readiness struct {
 	SMT      string           // "on", "off", or "" (unknown)
 	Freq     string           // cpu0's frequency range, or ""
 	Throttle map[string]int64 // thermal_throttle counter name -> sum over CPUs
+	// PageReporting is PageReporting's word: does the host take back
+	// the memory a run frees?
+	PageReporting string
 }
 
 // Proc is one process and the CPU it used during the check's interval.
@@ -65,6 +68,7 @@ func CheckMachine(root string, opt Options, interval time.Duration) Readiness {
 			r.Throttle[filepath.Base(f)] += n
 		}
 	}
+	r.PageReporting = PageReporting(root)
 	r.Busy = busy(root, interval)
 	return r
 }

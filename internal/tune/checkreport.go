@@ -15,7 +15,7 @@ import (
 // then the advice they lead to, or 'ready'.
 func WriteCheck(w io.Writer, r Readiness, iv time.Duration, holder string) {
 	var advice []string
-	for _, section := range []func(io.Writer, Readiness, time.Duration) []string{writeTuneState, writeBusy, writeIsolation, writeHardware, writeThrottle} {
+	for _, section := range []func(io.Writer, Readiness, time.Duration) []string{writeTuneState, writeBusy, writeIsolation, writeHardware, writeMemory, writeThrottle} {
 		advice = append(advice, section(w, r, iv)...)
 	}
 	if holder != "" {
@@ -105,6 +105,17 @@ func writeHardware(w io.Writer, r Readiness, _ time.Duration) []string {
 		return []string{"SMT is on: sibling threads share a core's units; for per-core figures turn it off (echo off > /sys/devices/system/cpu/smt/control)"}
 	}
 	return nil
+}
+
+// writeMemory writes whether the host takes back the memory a run frees.
+func writeMemory(w io.Writer, r Readiness, _ time.Duration) []string {
+	fmt.Fprintf(w, "memory:    free page reporting %s\n", orNone(r.PageReporting, "unknown (no /sys/devices)"))
+	if !strings.HasPrefix(r.PageReporting, "on") {
+		return nil
+	}
+	return []string{"free page reporting is on: the host takes back the memory a run frees within seconds, and the next run " +
+		"faults it in again from the host, so a workload that allocates memory (faultme without a zero page) is faster right after " +
+		"another run than a few seconds later: compare sides run at one pace, alternated (ab, verify), not runs taken at different paces"}
 }
 
 // writeThrottle writes the thermal throttling counters.

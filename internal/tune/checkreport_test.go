@@ -30,6 +30,7 @@ CPU used during 500ms:
 isolated:  none; nohz_full: none (command line: quiet)
 SMT:       on
 frequency: not readable (no cpufreq: a VM, where the host decides)
+memory:    free page reporting unknown (no /sys/devices)
 throttling: core_throttle_count 2, package_throttle_count 1 (since boot, summed over CPUs)
 lock:      held by pid 12 (contend run)
 advice:
@@ -44,13 +45,14 @@ advice:
 		t.Errorf("check:\n%s\nwant:\n%s", b.String(), want)
 	}
 	b.Reset()
-	WriteCheck(&b, Readiness{Online: []int{0}, SMT: "off", Isolated: "1", Freq: "1 GHz"}, time.Second, "")
+	WriteCheck(&b, Readiness{Online: []int{0}, SMT: "off", Isolated: "1", Freq: "1 GHz", PageReporting: PageReportingOff}, time.Second, "")
 	want = `tune (what 'contend tune' would change):
 load:      unknown (1 CPU online)
 CPU used during 1s: none above 1%
 isolated:  1; nohz_full: none
 SMT:       off
 frequency: 1 GHz
+memory:    free page reporting off
 throttling: no thermal_throttle counters readable
 lock:      free
 ready: nothing to change that contend can see
