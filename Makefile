@@ -108,7 +108,7 @@ bench: build
 # 20 runs a side (more where 1000 threads spread the runs: see
 # scripts/faithfulness.sh): the reduced sizes (faultme 40 x 1 GiB, mutex 100 x
 # 30000 and 1000 x 20000, faultme 1, 2, 4 x 256 MiB), then the originals' own
-# sizes (mutex 1000 x 300000, faultme 400 x 10 GiB: about 50 minutes here);
+# sizes (mutex 1000 x 300000, faultme 400 x 10 GiB: about an hour here);
 # FAITHFULNESS_SETS=all leaves those out; one set: scripts/faithfulness.sh
 # faultme-small. osim too, at both sizes, when OSIM_SRC names ipcscale's
 # sem-lockunlock.c (GPL, so not in this repository).

@@ -23,7 +23,11 @@ import (
 // on the command line says transparent_hugepage=always, before it
 // never, so that faultme's read faults map the huge zero page (one fault
 // per 2 MiB) instead of the 4 KiB one: its fault count (a count, not a
-// time: the same on a loaded machine) falls by a factor of hundreds. The
+// time: the same on a loaded machine) falls from 16,385 to about 32, or
+// to about 545 where the mapping is not 2 MiB-aligned (kernels before 6.7
+// do not align it: in the lean child, a C process as faultme.c's, the 64
+// MiB land unaligned and its two ends take 512 faults of 4 KiB, where the
+// Go child's landed aligned): at least 20x. The
 // guests have 1 GiB: below 512 MiB of RAM Linux turns THP off whatever
 // the command line says. The bisect, each probe a few fresh guests, must name k with P >= 0.95,
 // verify it, say the accelerator, and leave no QEMU.
@@ -129,8 +133,8 @@ func TestVMBisect(t *testing.T) {
 	if res.Unit != "boots" || !strings.HasPrefix(res.Where, "in a VM (") {
 		t.Errorf("unit %q, where %q: want boots in a VM", res.Unit, res.Where)
 	}
-	if !res.Calibration.Differ || res.Calibration.MedianBad*50 > res.Calibration.MedianGood {
-		t.Errorf("calibration: faults good %v, bad %v: want the ends to differ by more than 50x", res.Calibration.MedianGood, res.Calibration.MedianBad)
+	if !res.Calibration.Differ || res.Calibration.MedianBad*20 > res.Calibration.MedianGood {
+		t.Errorf("calibration: faults good %v, bad %v: want the ends to differ by more than 20x", res.Calibration.MedianGood, res.Calibration.MedianBad)
 	}
 	// One result file a boot, each from the guest (its vm.accel).
 	files, _ := filepath.Glob(filepath.Join(dir, bisect.RunsDir, "*.jsonl"))

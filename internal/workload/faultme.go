@@ -39,7 +39,9 @@ madvise(MADV_NOHUGEPAGE) fails with EINVAL, there being no huge pages to
 refuse, and each repetition runs and notes "thp: not built" (the
 fingerprint's thp.enabled says "not built" too). Without --thp, a kernel
 with THP set to always maps the huge zero page on read faults (one fault per
-2 MiB): compare such kernels with --thp never.
+2 MiB where the mapping is 2 MiB-aligned; kernels before 6.7 do not align
+it, and its two unaligned ends take up to 511 faults of 4 KiB each):
+compare such kernels with --thp never.
 
 Default --threads 400 is the original's, kept for faithfulness: 400
 readers pile up on mmap_lock even on 2 CPUs, as in the original's figures.
